@@ -1,0 +1,61 @@
+// The clip model shared by the IVF and Annex-B readers: the error every reader throws, the
+// parsed clip, and the validation a clip passes before it is handed out (spec §6.12, §6.14).
+import type { Codec } from "../types.ts";
+
+/** RTP clock of every video codec WebRTC carries (RFC 7741, RFC 6184). */
+export const CLOCK_RATE = 90000;
+
+/** A clip that cannot be used; the message is the text the user sees. */
+export class ClipError extends Error {
+  override name = "ClipError";
+}
+
+/**
+ * A loopable sequence of encoded frames at a constant frame rate. VP8 frames are the IVF
+ * frame payloads; H.264 frames are access units in Annex-B form with 4-byte start codes.
+ */
+export interface Clip {
+  codec: Codec;
+  frames: Uint8Array[];
+  keyframes: boolean[];
+  /** frame duration in 90 kHz RTP ticks (3000 at 30 fps) */
+  ticks: number;
+  /** frames per second, CLOCK_RATE / ticks */
+  fps: number;
+  /** spacing of keyframes in frames when constant, else 0 (§6.14) */
+  keyframeInterval: number;
+}
+
+/** Spacing in frames between successive keyframes if it is constant, else 0 (§6.14). */
+export function keyframeIntervalOf(keyframes: readonly boolean[]): number {
+  let prev = -1;
+  let gap = 0;
+  for (let i = 0; i < keyframes.length; i++) {
+    if (!keyframes[i]) continue;
+    if (prev >= 0) {
+      if (gap !== 0 && i - prev !== gap) return 0;
+      gap = i - prev;
+    }
+    prev = i;
+  }
+  return gap;
+}
+
+/** Validates the parsed frames (§6.12: ≥ 1 frame, a keyframe first, ticks > 0) and builds the clip. */
+export function makeClip(codec: Codec, frames: Uint8Array[], keyframes: boolean[], ticks: number): Clip {
+  if (frames.length === 0) throw new ClipError(`${codec}: the clip has no frames`);
+  if (!keyframes[0]) {
+    throw new ClipError(
+      `${codec}: the clip must start with a keyframe, or the first pass of the loop is undecodable`,
+    );
+  }
+  if (!(ticks > 0)) throw new ClipError(`${codec}: the clip's frame duration is zero`);
+  return {
+    codec,
+    frames,
+    keyframes,
+    ticks,
+    fps: CLOCK_RATE / ticks,
+    keyframeInterval: keyframeIntervalOf(keyframes),
+  };
+}

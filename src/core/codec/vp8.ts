@@ -1,0 +1,92 @@
+// VP8 RTP payload format (RFC 7741): payloader, depacketiser and keyframe-start test.
+//
+//        0 1 2 3 4 5 6 7
+//       +-+-+-+-+-+-+-+-+
+//       |X|R|N|S|R| PID |  required
+//       +-+-+-+-+-+-+-+-+
+//   X:  |I|L|T|K| RSV   |  optional
+//   I:  |M| PictureID   |  optional, 7 or 15 bits (M = 1: 15 bits)
+//   L:  |   TL0PICIDX   |  optional
+//  T/K: |TID|Y| KEYIDX  |  optional
+
+/** Size of the descriptor this payloader writes: required byte, X byte, 15-bit picture ID. */
+const DESCRIPTOR_BYTES = 4;
+
+/**
+ * Splits one VP8 frame into RTP payloads of at most `mtu` bytes, each with a 4-byte
+ * descriptor: X = 1, I = 1, a 15-bit picture ID (M = 1), S = 1 on the first packet only,
+ * partition index 0. The caller advances `pictureId` per frame (mod 2^15). All payloads are
+ * views into one buffer allocated for the frame. Nothing comes out for an empty frame or an
+ * MTU that leaves no room for data.
+ */
+export function packetizeVp8(frame: Uint8Array, mtu: number, pictureId: number): Uint8Array[] {
+  const maxFragment = Math.floor(mtu) - DESCRIPTOR_BYTES;
+  if (frame.length === 0 || !(maxFragment > 0)) return [];
+  const count = Math.ceil(frame.length / maxFragment);
+  const buf = new Uint8Array(frame.length + count * DESCRIPTOR_BYTES);
+  const out = new Array<Uint8Array>(count);
+  const pidHigh = 0x80 | ((pictureId >>> 8) & 0x7f);
+  const pidLow = pictureId & 0xff;
+  let src = 0;
+  let dst = 0;
+  for (let i = 0; i < count; i++) {
+    const size = Math.min(maxFragment, frame.length - src);
+    buf[dst] = i === 0 ? 0x90 : 0x80; // X, and S on the first packet; PID 0
+    buf[dst + 1] = 0x80; // I
+    buf[dst + 2] = pidHigh;
+    buf[dst + 3] = pidLow;
+    buf.set(frame.subarray(src, src + size), dst + DESCRIPTOR_BYTES);
+    out[i] = buf.subarray(dst, dst + DESCRIPTOR_BYTES + size);
+    src += size;
+    dst += DESCRIPTOR_BYTES + size;
+  }
+  return out;
+}
+
+/**
+ * Offset of the VP8 payload after the descriptor, or -1 when the descriptor is malformed:
+ * a field it announces is missing, or no payload byte follows it.
+ */
+export function vp8DescriptorBytes(payload: Uint8Array): number {
+  const len = payload.length;
+  if (len === 0) return -1;
+  let i = 1;
+  if ((payload[0]! & 0x80) !== 0) {
+    if (i >= len) return -1;
+    const ext = payload[i++]!;
+    if ((ext & 0x80) !== 0) {
+      // I: picture ID, 2 bytes when its M bit is set
+      if (i >= len) return -1;
+      i += (payload[i]! & 0x80) !== 0 ? 2 : 1;
+    }
+    if ((ext & 0x40) !== 0) i++; // L: TL0PICIDX
+    if ((ext & 0x30) !== 0) i++; // T or K: TID/Y/KEYIDX
+  }
+  return i < len ? i : -1;
+}
+
+/**
+ * The data pieces of one frame's payloads (in sequence order), each with its descriptor
+ * skipped: views into the payloads, no copy. Their concatenation is the VP8 frame. null
+ * when a descriptor is malformed (the frame is rejected).
+ */
+export function depacketizeVp8(payloads: readonly Uint8Array[]): Uint8Array[] | null {
+  const out = new Array<Uint8Array>(payloads.length);
+  for (let i = 0; i < payloads.length; i++) {
+    const p = payloads[i]!;
+    const skip = vp8DescriptorBytes(p);
+    if (skip < 0) return null;
+    out[i] = p.subarray(skip);
+  }
+  return out;
+}
+
+/**
+ * Whether a payload starts a VP8 keyframe (§6.5): S set with partition index 0, and the
+ * first byte of the VP8 payload header has P (bit 0) = 0.
+ */
+export function keyframeStartVp8(payload: Uint8Array): boolean {
+  if (payload.length === 0 || (payload[0]! & 0x17) !== 0x10) return false;
+  const skip = vp8DescriptorBytes(payload);
+  return skip >= 0 && (payload[skip]! & 0x01) === 0;
+}

@@ -1,0 +1,77 @@
+// §4.8 aggregate: counts, exact summaries over joined viewers, sums, pooled blocks and verdict.
+
+import { exactSummary } from "../stats.ts";
+import type { ReportInput } from "./input.ts";
+import { type JoinedViewer, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
+import type { Aggregate, ViewerReport } from "./types.ts";
+import { decideVerdict, failedPercent } from "./verdict.ts";
+
+/** Values of one key over the joined viewers that have it. */
+function present(values: ReadonlyArray<number | undefined>): number[] {
+  return values.filter((v): v is number => v !== undefined);
+}
+
+/**
+ * @param viewers every viewer object of the report (joined or not)
+ * @param joined the joined viewers with their records and blocks
+ */
+export function buildAggregate(
+  input: ReportInput,
+  viewers: readonly ViewerReport[],
+  joined: readonly JoinedViewer[],
+): Aggregate {
+  const asked = Math.max(input.requestedViewers, viewers.length);
+  const joinedCount = viewers.filter((v) => v.joined).length;
+  const failed = asked - joinedCount;
+  const joinedReports = viewers.filter((v) => v.joined);
+  const sum = (pick: (v: ViewerReport) => number): number => joinedReports.reduce((a, v) => a + pick(v), 0);
+  const packetsReceived = sum((v) => v.rtp.received);
+  const packetsLost = sum((v) => v.rtp.lost);
+  const verdict = decideVerdict({
+    ...(input.publisher !== undefined
+      ? {
+          publisher: {
+            framesSent: input.publisher.framesSent,
+            ...(input.publisher.errorKind !== undefined ? { errorKind: input.publisher.errorKind } : {}),
+          },
+        }
+      : {}),
+    viewers: asked,
+    joined: joinedCount,
+    failed,
+    interrupted: input.interrupted,
+  });
+  return {
+    valid: verdict.valid,
+    verdict: verdict.verdict,
+    viewers: asked,
+    joined: joinedCount,
+    failed,
+    failedPercent: failedPercent(failed, asked),
+    droppedAfterJoin: joinedReports.filter((v) => v.droppedAfterJoin === true).length,
+    signallingMs: exactSummary(present(joinedReports.map((v) => v.signallingMs))),
+    joinFirstRtpMs: exactSummary(present(joinedReports.map((v) => v.firstRtpMs))),
+    joinFirstKeyframeMs: exactSummary(present(joinedReports.map((v) => v.firstKeyframeMs))),
+    lossPercent: exactSummary(joinedReports.map((v) => v.rtp.lossPercent)),
+    jitterMs: exactSummary(joinedReports.map((v) => v.rtp.jitterMs)),
+    keyframeIntervalMeanS: exactSummary(
+      joinedReports.filter((v) => v.rtp.keyframes > 1).map((v) => v.rtp.keyframeIntervalMeanS),
+    ),
+    stalls: sum((v) => v.rtp.stalls),
+    packetsReceived,
+    packetsLost,
+    lossPercentTotal:
+      packetsReceived + packetsLost === 0 ? 0 : (packetsLost / (packetsReceived + packetsLost)) * 100,
+    nacksSent: sum((v) => v.nacksSent),
+    oneWayDelay: [
+      pooledDelayBlock(joined, {
+        hasSendLog: input.hasSendLog,
+        loopFrames: input.loopFrames,
+        duplicateFrames: input.duplicateFrames,
+        loopMinNs: input.loopMinNs,
+        clock: input.clock,
+      }),
+    ],
+    packetTransit: pooledTransitBlock(joined),
+  };
+}

@@ -1,0 +1,175 @@
+// buildReport: the whole report object (§4) from the run's results, keys in schema order.
+
+import { rfc3339Nano } from "../gofmt.ts";
+import { host, redactScenario } from "../redact.ts";
+import type { Scenario } from "../scenario.ts";
+import { buildAggregate } from "./aggregate.ts";
+import type { PublisherInput, ReportInput } from "./input.ts";
+import { methodLines } from "./method.ts";
+import type { JoinedViewer } from "./pooled.ts";
+import { compareBytes } from "./reasons.ts";
+import {
+  type ClientResources,
+  type ClockBlock,
+  type PublisherReport,
+  REPORT_SCHEMA,
+  type Report,
+  type ReportClient,
+  type ReportScenario,
+  type ViewerReport,
+} from "./types.ts";
+import { viewerReport } from "./viewer-blocks.ts";
+
+function nonEmpty<K extends string>(key: K, text: string | undefined): { [P in K]?: string } {
+  return text === undefined || text === "" ? {} : ({ [key]: text } as { [P in K]?: string });
+}
+
+function nonZero<K extends string>(key: K, n: number | undefined): { [P in K]?: number } {
+  return n === undefined || n === 0 ? {} : ({ [key]: n } as { [P in K]?: number });
+}
+
+/** §3.1 in key order with the omitempty rules, from an already redacted scenario. */
+export function reportScenario(s: Scenario): ReportScenario {
+  return {
+    ...nonEmpty("name", s.name),
+    ...nonEmpty("whip", s.whip),
+    whep: s.whep,
+    ...nonEmpty("codec", s.codec),
+    viewers: s.viewers,
+    rampSeconds: s.rampSeconds ?? 0,
+    holdSeconds: s.holdSeconds,
+    ...(s.rampOffsetSeed !== undefined ? { rampOffsetSeed: s.rampOffsetSeed } : {}),
+    ...nonZero("rampOffsetMaxSeconds", s.rampOffsetMaxSeconds),
+    ...nonZero("warmupSeconds", s.warmupSeconds),
+    ...nonZero("joinTimeoutSeconds", s.joinTimeoutSeconds),
+    ...nonZero("stallMs", s.stallMs),
+    ...(s.excludeFirstSeconds !== undefined ? { excludeFirstSeconds: s.excludeFirstSeconds } : {}),
+    ...nonEmpty("bearerEnv", s.bearerEnv),
+    ...nonEmpty("metrics", s.metrics),
+    ...(s.includeLoopback === true ? { includeLoopback: true } : {}),
+    ...(s.loopbackOnly === true ? { loopbackOnly: true } : {}),
+    ...nonZero("workers", s.workers),
+  };
+}
+
+function publisherReport(p: PublisherInput): PublisherReport {
+  return {
+    codec: p.codec,
+    stamped: p.stamped,
+    connectMs: p.connectNs / 1e6,
+    framesSent: p.framesSent,
+    packetsSent: p.packetsSent,
+    bytesSent: p.bytesSent,
+    loops: p.loops,
+    scheduleSlips: p.scheduleSlips,
+    sendingSeconds: p.sendingNs / 1e9,
+    ...nonEmpty("error", p.error),
+    ...nonEmpty("errorKind", p.errorKind),
+    ...(p.disconnectedLate === true ? { disconnectedLate: true } : {}),
+  };
+}
+
+/** client.resources in key order. */
+function resourcesBlock(r: ClientResources): ClientResources {
+  return {
+    ...(r.cpuSeconds !== undefined ? { cpuSeconds: r.cpuSeconds } : {}),
+    ...(r.cpuUtilisationPercent !== undefined ? { cpuUtilisationPercent: r.cpuUtilisationPercent } : {}),
+    ...nonEmpty("cpuReason", r.cpuReason),
+    peakHeapBytes: r.peakHeapBytes,
+    peakRssBytes: r.peakRssBytes,
+    ...(r.eventLoopDelayMs !== undefined
+      ? {
+          eventLoopDelayMs: {
+            p50: r.eventLoopDelayMs.p50,
+            p99: r.eventLoopDelayMs.p99,
+            max: r.eventLoopDelayMs.max,
+          },
+        }
+      : {}),
+    workers: r.workers,
+  };
+}
+
+/** §4.5 clock in key order. */
+function clockBlock(c: ClockBlock): ClockBlock {
+  return {
+    method: c.method,
+    ...(c.offsetMs !== undefined ? { offsetMs: c.offsetMs } : {}),
+    ...(c.uncertaintyMs !== undefined ? { uncertaintyMs: c.uncertaintyMs } : {}),
+    ...(c.points !== undefined && c.points.length > 0
+      ? { points: c.points.map((p) => ({ tS: p.tS, offsetMs: p.offsetMs, rttMs: p.rttMs })) }
+      : {}),
+    ...nonEmpty("reason", c.reason),
+    stepDetected: c.stepDetected,
+  };
+}
+
+/** §4.11 counts by error kind, keys sorted. */
+function errorCounts(
+  viewers: readonly ViewerReport[],
+  publisher: PublisherInput | undefined,
+): Record<string, number> {
+  const counts = new Map<string, number>();
+  const bump = (kind: string): void => {
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  };
+  for (const v of viewers) if (v.errorKind !== undefined && v.errorKind !== "") bump(v.errorKind);
+  if (publisher?.errorKind !== undefined && publisher.errorKind !== "")
+    bump(`publisher_${publisher.errorKind}`);
+  const out: Record<string, number> = {};
+  for (const k of [...counts.keys()].sort(compareBytes)) out[k] = counts.get(k) ?? 0;
+  return out;
+}
+
+export function buildReport(input: ReportInput): Report {
+  const clock = clockBlock(input.clock);
+  const ordered = [...input.viewers].sort((a, b) => a.record.id - b.record.id);
+  const viewers: ViewerReport[] = [];
+  const joined: JoinedViewer[] = [];
+  for (const v of ordered) {
+    const report = viewerReport(v, input.hasSendLog, clock);
+    viewers.push(report);
+    if (report.joined) {
+      const delay = report.oneWayDelay[0];
+      if (delay === undefined) throw new Error("internal error: a viewer without a fingerprint block");
+      joined.push({ record: v.record, delay, transit: report.packetTransit });
+    }
+  }
+  const whip = input.scenario.whip ?? "";
+  const redacted = redactScenario(input.scenario);
+  const client: ReportClient = {
+    os: input.client.os,
+    arch: input.client.arch,
+    cpus: input.client.cpus,
+    go: input.client.runtime,
+    ...(input.resources !== undefined ? { resources: resourcesBlock(input.resources) } : {}),
+  };
+  return {
+    schema: REPORT_SCHEMA,
+    whipbenchVersion: input.version,
+    command: input.command,
+    ...(input.interrupted ? { interrupted: true } : {}),
+    startedAt: rfc3339Nano(input.startedAtUnixNs),
+    finishedAt: rfc3339Nano(input.finishedAtUnixNs),
+    server: {
+      ...(whip !== "" ? { whipHost: host(whip) } : {}),
+      whepHost: host(input.scenario.whep),
+    },
+    client,
+    topology: input.topology,
+    clock,
+    scenario: reportScenario(redacted),
+    ...(input.publisher !== undefined ? { publisher: publisherReport(input.publisher) } : {}),
+    aggregate: buildAggregate(input, viewers, joined),
+    errors: errorCounts(viewers, input.publisher),
+    ...(input.timeline.length > 0
+      ? { timeline: input.timeline.map((e) => ({ t: e.t, active: e.active, packets: e.packets })) }
+      : {}),
+    viewers: input.publisherFailedToConnect ? null : viewers,
+    method: methodLines({
+      hasRampOffsetSeed: input.scenario.rampOffsetSeed !== undefined,
+      clock,
+      hasResources: input.resources !== undefined,
+    }),
+  };
+}

@@ -1,0 +1,115 @@
+// Comparability of one-way delay blocks and the ranking rule (§4.15, WB-40).
+
+import { fmtG } from "../gofmt.ts";
+import { jsonValue } from "./json.ts";
+import type { ClockBlock, Comparability, DelaySource, PooledDelayBlock, Report } from "./types.ts";
+
+/** The largest clock uncertainty a ranking allows, ms. */
+export const MAX_RANKABLE_UNCERTAINTY_MS = 1;
+
+type WithoutComparability<B> = Omit<B, "uncertaintyMs" | "comparable" | "notComparableReason">;
+
+/** The §4.15 reason a block is not comparable under this clock; undefined when it is. */
+function notComparableReason(clock: ClockBlock): string | undefined {
+  if (clock.method === "none" || clock.method === "") {
+    const reason = clock.reason ?? "";
+    return reason === "" ? "publisher clock not measured" : `publisher clock not measured: ${reason}`;
+  }
+  if (clock.uncertaintyMs === undefined) return "clock uncertainty not measured";
+  if (clock.uncertaintyMs > MAX_RANKABLE_UNCERTAINTY_MS) {
+    return `clock uncertainty ${fmtG(clock.uncertaintyMs)} ms is above the ${MAX_RANKABLE_UNCERTAINTY_MS} ms a ranking allows`;
+  }
+  if (clock.stepDetected && clock.method !== "monotonic") return "the wall clock stepped during the run";
+  return undefined;
+}
+
+/** The §4.15 fields, in serialisation order, for a block of the given availability. */
+export function comparabilityOf(available: boolean, clock: ClockBlock): Comparability {
+  if (!available) return { comparable: false, notComparableReason: "no figure: the block is unavailable" };
+  const reason = notComparableReason(clock);
+  return {
+    ...(clock.uncertaintyMs !== undefined ? { uncertaintyMs: clock.uncertaintyMs } : {}),
+    comparable: reason === undefined,
+    ...(reason !== undefined ? { notComparableReason: reason } : {}),
+  };
+}
+
+/**
+ * Returns the block with uncertaintyMs / comparable / notComparableReason (re)set from the clock,
+ * appended after the block's own keys (their serialised position).
+ */
+export function applyComparability<B extends { available: boolean }>(
+  block: B,
+  clock: ClockBlock,
+): WithoutComparability<B> & Comparability {
+  const { uncertaintyMs: _u, comparable: _c, notComparableReason: _r, ...rest } = block as B & Comparability;
+  return { ...rest, ...comparabilityOf(block.available, clock) };
+}
+
+export type Rankability = { ok: true } | { ok: false; reason: string };
+
+/** Scenario keys that do not take part in the ranking comparison. */
+const IGNORED_SCENARIO_KEYS = new Set(["whip", "whep", "name", "bearerEnv", "metrics"]);
+
+function sourceBlock(r: Report, source: DelaySource): PooledDelayBlock | undefined {
+  return r.aggregate.oneWayDelay.find((b) => b.source === source);
+}
+
+function clipCodec(r: Report): string {
+  return r.publisher?.codec ?? r.scenario.codec ?? "";
+}
+
+/** Rankable(A, B, source) of §4.15: may the two reports be ranked on this source? */
+export function rankable(
+  a: Report | null | undefined,
+  b: Report | null | undefined,
+  source: DelaySource,
+): Rankability {
+  if (!a || !b) return { ok: false, reason: "a report is missing" };
+  const named: Array<[string, Report]> = [
+    ["A", a],
+    ["B", b],
+  ];
+  const blocks: PooledDelayBlock[] = [];
+  for (const [name, r] of named) {
+    const block = sourceBlock(r, source);
+    if (block === undefined) return { ok: false, reason: `report ${name} has no "${source}" source` };
+    blocks.push(block);
+  }
+  for (const [name, r] of named) {
+    if (!r.aggregate.valid)
+      return { ok: false, reason: `report ${name} has no verdict: ${r.aggregate.verdict}` };
+  }
+  for (const [i, [name]] of named.entries()) {
+    const block = blocks[i];
+    if (block === undefined || block.comparable !== true) {
+      const why = block?.notComparableReason ?? "it carries no comparability verdict";
+      return { ok: false, reason: `report ${name}'s ${source} figure is not comparable: ${why}` };
+    }
+  }
+  for (const [i, [name]] of named.entries()) {
+    const u = blocks[i]?.uncertaintyMs;
+    if (u === undefined || !(u <= MAX_RANKABLE_UNCERTAINTY_MS)) {
+      return {
+        ok: false,
+        reason: `report ${name}'s ${source} figure has no clock uncertainty of ${MAX_RANKABLE_UNCERTAINTY_MS} ms or less`,
+      };
+    }
+  }
+  const loopA = blocks[0]?.loopFrames ?? 0;
+  const loopB = blocks[1]?.loopFrames ?? 0;
+  if (clipCodec(a) !== clipCodec(b) || loopA !== loopB) {
+    return {
+      ok: false,
+      reason: `clips differ: ${clipCodec(a)} of ${loopA} frames, ${clipCodec(b)} of ${loopB} frames`,
+    };
+  }
+  const sa = a.scenario as unknown as Record<string, unknown>;
+  const sb = b.scenario as unknown as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(sa), ...Object.keys(sb)])].sort();
+  for (const key of keys) {
+    if (IGNORED_SCENARIO_KEYS.has(key)) continue;
+    if (jsonValue(sa[key]) !== jsonValue(sb[key])) return { ok: false, reason: `scenarios differ on ${key}` };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,40 @@
+// Console summary (§2.5 step 4) and the report file stem (§2.6).
+
+import { fileStamp, fmtFixed } from "../gofmt.ts";
+import type { Report } from "./types.ts";
+
+/** The verdict line, then, only for a valid aggregate, the two headline lines. */
+export function stdoutLines(r: Report): string[] {
+  const a = r.aggregate;
+  const lines = [a.verdict];
+  if (!a.valid) return lines;
+  const fp = a.oneWayDelay.find((b) => b.source === "fingerprint");
+  if (fp?.available === true && fp.ms !== undefined) {
+    lines.push(
+      `one-way delay (fingerprint) p50 ${fmtFixed(fp.ms.p50, 1)} ms, p99 ${fmtFixed(fp.ms.p99, 1)} ms`,
+    );
+  } else {
+    lines.push(`one-way delay unavailable: ${fp?.reason ?? ""}`);
+  }
+  const join = a.joinFirstKeyframeMs;
+  const t = a.packetTransit;
+  const transit =
+    t.available && t.ms !== undefined
+      ? `packet transit p50 ${fmtFixed(t.ms.p50, 1)} ms, p99 ${fmtFixed(t.ms.p99, 1)} ms`
+      : `packet transit unavailable: ${t.reason ?? ""}`;
+  lines.push(
+    `join (first keyframe) p50 ${fmtFixed(join.p50, 0)} ms, p95 ${fmtFixed(join.p95, 0)} ms; loss ${fmtFixed(a.lossPercentTotal, 3)}%; ${transit}`,
+  );
+  return lines;
+}
+
+/** Characters kept in a file name; every run of others becomes one "-". */
+export function sanitiseName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9._-]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
+/** `whipbench-YYYYMMDDTHHMMSSZ[-name]` (§2.6). */
+export function reportStem(startedAtUnixNs: bigint, scenarioName: string): string {
+  const name = sanitiseName(scenarioName);
+  return `whipbench-${fileStamp(startedAtUnixNs)}${name === "" ? "" : `-${name}`}`;
+}

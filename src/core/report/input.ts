@@ -1,0 +1,81 @@
+// What the report builder is given: everything in run units (nanoseconds, decoded histograms).
+
+import type { Scenario } from "../scenario.ts";
+import type { DelayHistogram } from "../stats.ts";
+import type { ViewerRecord } from "../types.ts";
+import type { ClientResources, ClockBlock, TimelineEntry, Topology } from "./types.ts";
+
+/** A ViewerRecord whose four histograms the caller has already decoded. */
+export type DecodedViewer = Omit<
+  ViewerRecord,
+  "delayHist" | "delayKeyHist" | "delayDeltaHist" | "transitHist"
+> & {
+  delayHist: DelayHistogram;
+  delayKeyHist: DelayHistogram;
+  delayDeltaHist: DelayHistogram;
+  transitHist: DelayHistogram;
+};
+
+export interface ViewerInput {
+  record: DecodedViewer;
+  /** scheduled start after t0 (ramp slot + offset); 0 for a viewer that never started */
+  startOffsetNs: number;
+  /** the seeded part of the start; only when the scenario has a seed */
+  rampOffsetNs?: number;
+}
+
+/** §4.6 publisher result, durations in ns. */
+export interface PublisherInput {
+  codec: string;
+  stamped: boolean;
+  /** POST → connected; 0 when it never connected */
+  connectNs: number;
+  framesSent: number;
+  packetsSent: number;
+  bytesSent: number;
+  loops: number;
+  scheduleSlips: number;
+  sendingNs: number;
+  error?: string;
+  errorKind?: string;
+  disconnectedLate?: boolean;
+}
+
+export interface ClientInput {
+  os: string;
+  arch: string;
+  cpus: number;
+  /** runtime string, e.g. "node v22.23.3" (serialised under the report's `go` key) */
+  runtime: string;
+}
+
+export interface ReportInput {
+  command: "run" | "view";
+  interrupted: boolean;
+  startedAtUnixNs: bigint;
+  finishedAtUnixNs: bigint;
+  /** §6.20 version string */
+  version: string;
+  /** the normalised scenario (not yet redacted: the builder redacts it to hosts) */
+  scenario: Scenario;
+  client: ClientInput;
+  resources?: ClientResources;
+  topology: Topology;
+  clock: ClockBlock;
+  /** present only when this process published */
+  publisher?: PublisherInput;
+  viewers: ViewerInput[];
+  /** scenario.viewers (what was asked for) */
+  requestedViewers: number;
+  /** this process published, so a send log exists */
+  hasSendLog: boolean;
+  /** clip length in frames (0 without a send log) */
+  loopFrames: number;
+  /** clip frames whose bytes repeat in the clip (0 without a send log) */
+  duplicateFrames: number;
+  /** shortest time to send loopFrames frames, ns; −1 when no whole loop was sent */
+  loopMinNs: number;
+  timeline: TimelineEntry[];
+  /** the publisher failed to connect: the report has `viewers: null` */
+  publisherFailedToConnect: boolean;
+}

@@ -1,0 +1,194 @@
+// The Markdown report (§5), rendered from the report object alone.
+
+import { fmtFixed, fmtG, mdStarted } from "../gofmt.ts";
+import {
+  clockText,
+  DASH,
+  esc,
+  frameEndsText,
+  ms1OrNa,
+  msOrDash,
+  parseRfc3339Ns,
+  resourcesText,
+  scenarioText,
+  summaryRow,
+} from "./md-cells.ts";
+import type { Aggregate, PooledDelayBlock, PublisherReport, Report, ViewerReport } from "./types.ts";
+import { fmtPercent } from "./verdict.ts";
+
+function header(r: Report): string[] {
+  const name = r.scenario.name ?? "";
+  const started = parseRfc3339Ns(r.startedAt);
+  const durationS = Number(parseRfc3339Ns(r.finishedAt) - started) / 1e9;
+  const c = r.client;
+  const lines = [
+    `# ${esc(name === "" ? `whipbench ${r.command}` : name)}`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| whipbench | ${esc(r.whipbenchVersion)} |`,
+    `| started | ${mdStarted(started)} |`,
+    `| duration | ${fmtFixed(durationS, 1)} s |`,
+  ];
+  if (r.server.whipHost !== undefined) lines.push(`| WHIP host | \`${esc(r.server.whipHost)}\` |`);
+  lines.push(
+    `| WHEP host | \`${esc(r.server.whepHost)}\` |`,
+    `| scenario | ${scenarioText(r.scenario)} |`,
+    `| client | ${esc(`${c.os}/${c.arch}, ${c.cpus} CPUs, ${c.go}`)} |`,
+  );
+  if (c.resources !== undefined) lines.push(`| client resources | ${resourcesText(c.resources)} |`);
+  lines.push(`| topology | ${esc(r.topology)} |`, `| clock | ${clockText(r.clock)} |`, "");
+  return lines;
+}
+
+function verdict(a: Aggregate): string[] {
+  return [
+    "## Verdict",
+    "",
+    `**${esc(a.verdict)}.**`,
+    "",
+    `${a.viewers} viewers asked for, ${a.joined} joined, ${a.failed} failed (${fmtPercent(a.failedPercent)}%), ${a.droppedAfterJoin} dropped after joining.`,
+    "",
+  ];
+}
+
+function fingerprintLines(fp: PooledDelayBlock, a: Aggregate, excludeS: number): string[] {
+  if (!fp.available) return [`**One-way delay: unavailable** ${DASH} ${esc(fp.reason ?? "")}.`, ""];
+  const loopMin =
+    fp.loopMinMs === undefined ? "" : `, sent in ${fmtFixed(fp.loopMinMs, 0)} ms at the fastest`;
+  const lines = [
+    `One-way delay (fingerprint): ${fp.samples} samples from ${fp.completeFrames} complete frames on ${fp.viewers} viewers (frame end: ${esc(frameEndsText(fp.viewersByFrameEnd))}); ${fp.incompleteFrames} incomplete, ${fp.unmatchedFrames} unmatched, ${fp.invalid} invalid, ${fp.excludedFrames} excluded as inside each viewer's first ${fmtG(excludeS)}s; ${fp.duplicateFrames} duplicate clip frames never sampled; ${fp.lateCompletedFrames} frames completed late, with ${a.nacksSent} NACKs sent; loop ${fp.loopFrames} frames${loopMin}.`,
+    "",
+  ];
+  if ((fp.reason ?? "") !== "") lines.push(`One-way delay ${esc(fp.reason ?? "")}.`, "");
+  if (!fp.comparable) {
+    lines.push(
+      `**One-way delay (fingerprint): not comparable** with another report's ${DASH} ${esc(fp.notComparableReason ?? "")}.`,
+      "",
+    );
+  }
+  return lines;
+}
+
+function aggregate(r: Report): string[] {
+  const a = r.aggregate;
+  if (!a.valid) return [];
+  const lines = [
+    "## Aggregate",
+    "",
+    "| metric | n | p50 | p95 | p99 | min | max |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+  ];
+  const fp = a.oneWayDelay.find((b) => b.source === "fingerprint");
+  if (fp?.available === true) {
+    lines.push(
+      summaryRow("one-way delay (fingerprint, per frame)", fp.ms, "ms"),
+      summaryRow("one-way delay, keyframes", fp.keyframes.ms, "ms"),
+      summaryRow("one-way delay, delta frames", fp.deltaFrames.ms, "ms"),
+    );
+  }
+  lines.push(
+    summaryRow("join: first keyframe", a.joinFirstKeyframeMs, "ms"),
+    summaryRow("join: first RTP packet", a.joinFirstRtpMs, "ms"),
+    summaryRow("signalling (POST → answer)", a.signallingMs, "ms"),
+  );
+  const t = a.packetTransit;
+  if (t.available) lines.push(summaryRow("packet transit (stamped packets)", t.ms, "ms"));
+  lines.push(
+    summaryRow("loss per viewer", a.lossPercent, "%"),
+    summaryRow("jitter per viewer", a.jitterMs, "ms"),
+    summaryRow("keyframe interval per viewer", a.keyframeIntervalMeanS, "s"),
+    "",
+  );
+  if (fp !== undefined) lines.push(...fingerprintLines(fp, a, r.scenario.excludeFirstSeconds ?? 0));
+  if (!t.available) {
+    lines.push(`**Packet transit: unavailable** ${DASH} ${esc(t.reason ?? "")}.`, "");
+  } else if ((t.reason ?? "") !== "") {
+    lines.push(`Packet transit ${esc(t.reason ?? "")}.`, "");
+  }
+  lines.push(
+    `Packets: ${a.packetsReceived} received, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 3)}% of expected), ${a.nacksSent} NACKs sent, ${a.stalls} stalls across all viewers.`,
+    "",
+  );
+  return lines;
+}
+
+function publisher(p: PublisherReport | undefined): string[] {
+  if (p === undefined) return [];
+  const stamp = p.stamped ? "yes" : `no ${DASH} the WHIP answer did not accept abs-capture-time`;
+  const kind = p.errorKind ?? "";
+  const err = p.error ?? "";
+  const error = kind === "" && err === "" ? "" : ` Error: ${esc(err)} (\`${esc(kind)}\`).`;
+  return [
+    "## Publisher",
+    "",
+    `codec ${esc(p.codec)}, connected in ${fmtFixed(p.connectMs, 0)} ms, ${p.framesSent} frames and ${p.packetsSent} packets sent over ${fmtFixed(p.sendingSeconds, 1)} s (${p.loops} loops), schedule slips ${p.scheduleSlips}, send-time stamp: ${stamp}.${error}`,
+    "",
+  ];
+}
+
+function errors(e: Record<string, number>): string[] {
+  const kinds = Object.keys(e).sort();
+  if (kinds.length === 0) return [];
+  return [
+    "## Errors",
+    "",
+    "| kind | count |",
+    "|---|---:|",
+    ...kinds.map((k) => `| \`${esc(k)}\` | ${e[k]} |`),
+    "",
+  ];
+}
+
+function viewerRow(v: ViewerReport): string {
+  const rtp = v.rtp;
+  const fp = v.oneWayDelay.find((b) => b.source === "fingerprint");
+  const delay = fp?.available === true ? fp.ms : undefined;
+  const transit = v.packetTransit.available ? v.packetTransit.ms : undefined;
+  const cells = [
+    String(v.id),
+    `${fmtFixed(v.startOffsetMs, 0)} ms`,
+    v.joined ? "yes" : "no",
+    msOrDash(v.firstRtpMs),
+    msOrDash(v.firstKeyframeMs),
+    String(rtp.received),
+    String(rtp.lost),
+    `${fmtFixed(rtp.lossPercent, 2)}%`,
+    String(v.nacksSent),
+    `${fmtFixed(rtp.jitterMs, 2)} ms`,
+    rtp.keyframes > 1 ? `${fmtFixed(rtp.keyframeIntervalMeanS, 2)} s` : DASH,
+    String(rtp.stalls),
+    ms1OrNa(delay?.p50),
+    ms1OrNa(delay?.p99),
+    ms1OrNa(transit?.p50),
+    ms1OrNa(transit?.p99),
+    esc(v.errorKind ?? ""),
+  ];
+  return `| ${cells.join(" | ")} |`;
+}
+
+function viewers(list: ViewerReport[] | null): string[] {
+  return [
+    "## Viewers",
+    "",
+    "| id | start | joined | first RTP | first keyframe | received | lost | loss | NACKs | jitter | keyframe | stalls | delay p50 | delay p99 | transit p50 | transit p99 | error |",
+    "|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...(list ?? []).map(viewerRow),
+    "",
+  ];
+}
+
+export function reportToMarkdown(r: Report): string {
+  const lines = [
+    ...header(r),
+    ...verdict(r.aggregate),
+    ...aggregate(r),
+    ...publisher(r.publisher),
+    ...errors(r.errors),
+    ...viewers(r.viewers),
+    "## Method",
+    "",
+    ...r.method.map((m) => `- ${esc(m)}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}

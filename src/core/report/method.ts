@@ -1,0 +1,76 @@
+// The report's `method` lines (§4.13): our own prose, in the spec's order and with its required
+// content. The one-way delay line is the only string of the report that contains the phrase
+// "one-way delay"; no line uses the word for delay that the spec bans.
+
+import { DelayHistogram } from "../stats.ts";
+import type { ClockBlock } from "./types.ts";
+
+export const JOIN_METHOD =
+  "Join time is measured from the WHEP POST, sent after host-candidate ICE gathering; the join timeout starts at the POST, so it includes signalling. signalling: the WHEP answer arrives. firstRtp: the first RTP packet arrives. firstKeyframe: the last packet of the first keyframe received complete arrives — no decoder runs, so this is when a frame could first be decoded, not when one was. A viewer has joined when it reaches firstKeyframe within the join timeout. whepFlow says which WHEP exchange the viewer completed: answer (the server answered the viewer's offer with 201) or counter-offer (the server replied 406 with its own offer and took the viewer's answer by PATCH).";
+
+export const LOSS_METHOD =
+  "Loss: expected = highest − first extended sequence number + 1 (RFC 3550 A.1), lost = expected − distinct packets received, so duplicates are not counted. It is measured on the stream the viewer receives, after NACK recovery: RTX is not negotiated, so a retransmission arrives on its original sequence number and counts as received, and lost is what never arrived by the end of the viewer's run. tooLate counts packets more than 65,535 sequence numbers behind the highest, too old to tell from a duplicate. Loss counts from the viewer's first packet; it is not windowed.";
+
+export const NACK_METHOD =
+  "NACKs: nacksSent counts the RTCP generic NACK messages (RFC 4585) a viewer wrote, not the packets they name; a packet still missing is asked for again every 100 ms. The aggregate sums joined viewers only.";
+
+export const JITTER_METHOD =
+  "Jitter: RFC 3550 §6.4.1 interarrival jitter, J += (|D| − J)/16 per packet in arrival order, retransmissions included, in milliseconds.";
+
+export const KEYFRAME_METHOD =
+  "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. The publisher's clip has a fixed 1 s GOP and cannot answer PLI, so a joining viewer waits for the next keyframe in the loop.";
+
+export const ONE_WAY_DELAY_METHOD =
+  "The one-way delay (source fingerprint) is, per frame, first-packet send to last-packet arrival, on the monotonic clock of the one process that runs both ends (process.hrtime, shared by its worker threads). The publisher logs t0 just before it hands a frame's first packet to the stack, by absolute frame index. Each viewer reassembles frames by RTP timestamp; t1 is the arrival of the frame's last packet — the marker packet, or, on a stream without markers, the last before the next timestamp (frameEnd). A complete frame is hashed — xxhash64 over the same bytes the reference hashes (the whole VP8 frame, or the H.264 VCL NAL units), not a SHA-256 prefix — and matched to the latest send of that clip frame at or before t1; the sample is t1 − t0. A frame still incomplete 1 s after its first packet counts in incompleteFrames and is never hashed; a viewer's first frame and the frames still pending when it stops are not counted. A frame the depacketiser rejects or that is not in the clip counts in unmatchedFrames; a frame whose bytes repeat in the clip (duplicateFrames) is never sampled; a match the RTP timestamps prove whole loops too new, or one with no logged send at or before t1, is invalid. loopMinMs is the shortest time the publisher took to send loopFrames frames: a delay longer than that is caught only by the RTP timestamp check, and a viewer's first match is taken as it is. A frame whose first packet arrived within excludeFirstSeconds (default 5) of the viewer's own first RTP packet is hashed and matched but counts in excludedFrames instead of giving a sample. lateCompletedFrames counts complete frames one of whose packets arrived after the frame's last packet (a retransmission or reordering); their sample still ends at that last packet. Retransmitted packets count like any other. It is network plus server forwarding plus both clients' stacks — not glass-to-glass; a `view` run has no send log and reports it unavailable. Percentiles come from a histogram within ±0.5 % of value and are printed to 0.1 ms. The CPU cost of reassembling and hashing every frame on every viewer is not measured.";
+
+export const FRAME_KIND_METHOD =
+  "Keyframes and delta frames: each fingerprint sample is also counted under keyframes or deltaFrames by whether its matched clip frame is a keyframe. The two halves take the same samples (the same window), add up to samples, and do not change the pooled figure; a half without a sample has no ms.";
+
+export const COMPARABILITY_METHOD =
+  "Comparability: topology is single-process when this process published and viewed, split otherwise. The clock block says how both ends share a time base — monotonic in a single-process run, offset 0 ± 0 ms by construction; exchange when a clock peer answered; none in a split run until the publisher's clock is measured, with no offset or uncertainty recorded — and stepDetected is set when, between two observations, wall-clock and monotonic elapsed time differ by more than 0.1 ms plus 500 ppm. A source block is comparable only when it is available, the clock was measured, its uncertainty is 1 ms or less and, for a method that reads a wall clock, no step was detected; an unavailable block carries no uncertainty. Two reports rank on a source only when both blocks are comparable, both aggregates valid, and the clip (codec, loop frames) and every scenario key but the name, the endpoint hosts, bearerEnv and metrics the same. Sources are never averaged and there is no merged best source.";
+
+export const TRANSIT_METHOD =
+  "Packet transit: the publisher stamps each packet's wall-clock send time in the abs-capture-time RTP header extension; a viewer's sample is its arrival time minus the stamp. It is network plus server forwarding plus both clients' stacks, per packet rather than per frame, meaningful on one host or with synchronised clocks — not glass-to-glass. A stamp whose transit is negative or above 60 s is invalid, and a viewer with more than 1 % invalid stamps has no figure. When the server does not negotiate or forward the extension, packet transit is reported unavailable, never estimated.";
+
+export const PERCENTILE_METHOD = `Percentiles are nearest-rank. Join, loss, jitter and keyframe-interval summaries take one exact value per joined viewer. Frame delays and packet transit pool every valid sample of every joined viewer that has them, merged exactly, within ±0.5 % of value, printed to 0.1 ms: ${DelayHistogram.precisionNote}.`;
+
+export const NO_VERDICT_METHOD =
+  "No-verdict rule: when more than 10% of the viewers failed to join (a viewer that never started counts as failed), when none joined, when the publisher never streamed, or when the run was interrupted, the aggregate is not valid and must not be quoted.";
+
+export const RAMP_OFFSET_METHOD =
+  "Ramp offset: with rampOffsetSeed, viewer i starts at its ramp slot plus an offset in [0, rampOffsetMaxSeconds) drawn from SplitMix64 seeded with rampOffsetSeed; offset i depends only on the seed and i, not on the number of viewers, so the same seed gives the same schedule. rampOffsetMs records each viewer's offset, startOffsetMs includes it, and the viewers stay rampOffsetMaxSeconds longer.";
+
+export const CLOCK_EXCHANGE_METHOD =
+  "Clock exchange: a split run measures the publisher's clock over UDP with 16 probes per point (request stamped t1, the peer's receipt t2 and reply t3, arrival t4); a point keeps the probe with the smallest round trip, offset ((t2 − t1) + (t3 − t4)) / 2, publisher minus viewer, known to ± rtt/2. Points are taken before the first viewer starts, every 30 s while viewers run and after they stop; offsetMs is the first point's offset and uncertaintyMs the largest rtt/2, rounded up to 0.001 ms. A point that fails is skipped; with no point the method is none and the reason says why. No figure applies the offset yet.";
+
+export const RESOURCES_METHOD =
+  "Client resources describe this process (publisher, viewers, reassembly and hashing), not the server. cpuSeconds is the process's user + system CPU time between startedAt and finishedAt (process.cpuUsage), and cpuUtilisationPercent = 100 × cpuSeconds / (wall seconds × cpus), 100 meaning every core busy all run. Node has no goroutines, so instead of peakGoroutines the report gives peakHeapBytes and peakRssBytes (the largest V8 heap in use and resident set size seen at the start, each timeline second and the end), eventLoopDelayMs (p50, p99 and max event-loop delay, the queueing this client adds to every arrival instant) and workers, the worker threads that ran viewers (0: the viewers ran in the main thread).";
+
+export interface MethodContext {
+  /** the scenario has a rampOffsetSeed */
+  hasRampOffsetSeed: boolean;
+  clock: ClockBlock;
+  /** client.resources is present */
+  hasResources: boolean;
+}
+
+/** The method lines in §4.13 order, with the applicable appended lines. */
+export function methodLines(ctx: MethodContext): string[] {
+  const lines = [
+    JOIN_METHOD,
+    LOSS_METHOD,
+    NACK_METHOD,
+    JITTER_METHOD,
+    KEYFRAME_METHOD,
+    ONE_WAY_DELAY_METHOD,
+    FRAME_KIND_METHOD,
+    COMPARABILITY_METHOD,
+    TRANSIT_METHOD,
+    PERCENTILE_METHOD,
+    NO_VERDICT_METHOD,
+  ];
+  if (ctx.hasRampOffsetSeed) lines.push(RAMP_OFFSET_METHOD);
+  if (ctx.clock.method === "exchange" || (ctx.clock.reason ?? "") !== "") lines.push(CLOCK_EXCHANGE_METHOD);
+  if (ctx.hasResources) lines.push(RESOURCES_METHOD);
+  return lines;
+}

@@ -1,0 +1,137 @@
+// Pooled blocks over joined viewers: one-way delay (§4.9.2) and packet transit (§4.10.2).
+// Histograms merge exactly; the reason texts and the most-common-reason rule follow the spec.
+
+import { DelayHistogram } from "../stats.ts";
+import { applyComparability } from "./comparability.ts";
+import type { DecodedViewer } from "./input.ts";
+import {
+  compareBytes,
+  mostCommonReason,
+  NO_SEND_LOG_REASON,
+  NO_VIEWER_JOINED_REASON,
+  pooledPartialReason,
+} from "./reasons.ts";
+import type {
+  ClockBlock,
+  PooledDelayBlock,
+  PooledTransitBlock,
+  ViewerDelayBlock,
+  ViewerTransitBlock,
+} from "./types.ts";
+import { frameKindSplit, nsToMs } from "./viewer-blocks.ts";
+
+/** A joined viewer with its already-built per-viewer blocks. */
+export interface JoinedViewer {
+  record: DecodedViewer;
+  delay: ViewerDelayBlock;
+  transit: ViewerTransitBlock;
+}
+
+export interface PoolContext {
+  hasSendLog: boolean;
+  loopFrames: number;
+  duplicateFrames: number;
+  /** −1 when no whole loop was sent */
+  loopMinNs: number;
+  clock: ClockBlock;
+}
+
+/** The pooled reason: no send log / partial / no viewer joined / most common viewer reason. */
+function pooledReason(
+  available: boolean,
+  pooled: number,
+  joined: number,
+  otherReasons: readonly string[],
+): string | undefined {
+  if (joined === 0) return NO_VIEWER_JOINED_REASON;
+  if (available) {
+    return pooled < joined ? pooledPartialReason(pooled, joined, mostCommonReason(otherReasons)) : undefined;
+  }
+  return mostCommonReason(otherReasons);
+}
+
+function sortedCounts(counts: Map<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const key of [...counts.keys()].sort(compareBytes)) out[key] = counts.get(key) ?? 0;
+  return out;
+}
+
+/** §4.9.2 pooled fingerprint block over the joined viewers' first fingerprint blocks. */
+export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolContext): PooledDelayBlock {
+  const all = new DelayHistogram();
+  const keyframes = new DelayHistogram();
+  const deltaFrames = new DelayHistogram();
+  const byFrameEnd = new Map<string, number>();
+  const others: string[] = [];
+  let pooled = 0;
+  let completeFrames = 0;
+  let incompleteFrames = 0;
+  let invalid = 0;
+  let unmatchedFrames = 0;
+  let excludedFrames = 0;
+  let lateCompletedFrames = 0;
+  for (const v of joined) {
+    const b = v.delay;
+    completeFrames += b.completeFrames;
+    incompleteFrames += b.incompleteFrames;
+    invalid += b.invalid;
+    unmatchedFrames += b.unmatchedFrames;
+    excludedFrames += b.excludedFrames;
+    lateCompletedFrames += b.lateCompletedFrames;
+    if (!b.available) {
+      others.push(b.reason ?? "");
+      continue;
+    }
+    pooled++;
+    all.add(v.record.delayHist);
+    keyframes.add(v.record.delayKeyHist);
+    deltaFrames.add(v.record.delayDeltaHist);
+    if (b.frameEnd !== undefined) byFrameEnd.set(b.frameEnd, (byFrameEnd.get(b.frameEnd) ?? 0) + 1);
+  }
+  const available = ctx.hasSendLog && all.count > 0;
+  const reason = ctx.hasSendLog ? pooledReason(available, pooled, joined.length, others) : NO_SEND_LOG_REASON;
+  const block = {
+    source: "fingerprint" as const,
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    viewers: pooled,
+    viewersByFrameEnd: sortedCounts(byFrameEnd),
+    completeFrames,
+    incompleteFrames,
+    samples: all.count,
+    invalid,
+    unmatchedFrames,
+    excludedFrames,
+    lateCompletedFrames,
+    duplicateFrames: ctx.hasSendLog ? ctx.duplicateFrames : 0,
+    loopFrames: ctx.hasSendLog ? ctx.loopFrames : 0,
+    ...(ctx.hasSendLog && ctx.loopMinNs >= 0 ? { loopMinMs: nsToMs(ctx.loopMinNs) } : {}),
+    ...(available ? { ms: all.summaryMs() } : {}),
+    keyframes: frameKindSplit(keyframes, available),
+    deltaFrames: frameKindSplit(deltaFrames, available),
+  };
+  return applyComparability(block, ctx.clock);
+}
+
+/** §4.10.2 pooled packet transit over the joined viewers. */
+export function pooledTransitBlock(joined: readonly JoinedViewer[]): PooledTransitBlock {
+  const all = new DelayHistogram();
+  const others: string[] = [];
+  let pooled = 0;
+  for (const v of joined) {
+    if (!v.transit.available) {
+      others.push(v.transit.reason ?? "");
+      continue;
+    }
+    pooled++;
+    all.add(v.record.transitHist);
+  }
+  const available = all.count > 0;
+  const reason = pooledReason(available, pooled, joined.length, others);
+  return {
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    viewers: pooled,
+    ...(available ? { ms: all.summaryMs() } : {}),
+  };
+}

@@ -1,0 +1,250 @@
+// The report model (schema whipbench.report/v0, spec §4). Every interface lists its keys in the
+// order they are serialised; optional keys are the spec's omitempty/pointer keys and are absent
+// (never undefined-valued) when empty. Builders must create objects in this key order.
+// Deliberate additions (DESIGN "Report compatibility"): client.resources carries Node figures
+// instead of peakGoroutines, and a viewer may carry whepFlow after codec.
+
+import type { RtpReport, Summary } from "../types.ts";
+
+export const REPORT_SCHEMA = "whipbench.report/v0";
+
+/** §4.5: how the two ends share a time base. */
+export type ClockMethod = "monotonic" | "exchange" | "none" | "same-wall-clock" | "";
+
+export interface ClockPoint {
+  tS: number;
+  offsetMs: number;
+  rttMs: number;
+}
+
+/** §4.5 `clock`. */
+export interface ClockBlock {
+  method: ClockMethod;
+  offsetMs?: number;
+  uncertaintyMs?: number;
+  points?: ClockPoint[];
+  reason?: string;
+  stepDetected: boolean;
+}
+
+/** §4.3 `server`. */
+export interface ReportServer {
+  whipHost?: string;
+  whepHost: string;
+}
+
+/** Event-loop delay in ms (perf_hooks histogram read at the end of the run). */
+export interface EventLoopDelayMs {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** `client.resources` with Node figures (replaces the reference's peakGoroutines). */
+export interface ClientResources {
+  cpuSeconds?: number;
+  cpuUtilisationPercent?: number;
+  cpuReason?: string;
+  peakHeapBytes: number;
+  peakRssBytes: number;
+  eventLoopDelayMs?: EventLoopDelayMs;
+  /** worker threads that ran viewers; 0 = viewers ran in the main thread */
+  workers: number;
+}
+
+/** §4.4 `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
+export interface ReportClient {
+  os: string;
+  arch: string;
+  cpus: number;
+  go: string;
+  resources?: ClientResources;
+}
+
+/** §3.1 scenario as serialised in a report (redacted to hosts, §3.5), keys in §3.1 order. */
+export interface ReportScenario {
+  name?: string;
+  whip?: string;
+  whep: string;
+  codec?: string;
+  viewers: number;
+  rampSeconds: number;
+  holdSeconds: number;
+  rampOffsetSeed?: bigint;
+  rampOffsetMaxSeconds?: number;
+  warmupSeconds?: number;
+  joinTimeoutSeconds?: number;
+  stallMs?: number;
+  excludeFirstSeconds?: number;
+  bearerEnv?: string;
+  metrics?: string;
+  includeLoopback?: boolean;
+  loopbackOnly?: boolean;
+  /** our addition: worker threads asked for (absent when the scenario does not set it) */
+  workers?: number;
+}
+
+/** §4.6 `publisher`. */
+export interface PublisherReport {
+  codec: string;
+  stamped: boolean;
+  connectMs: number;
+  framesSent: number;
+  packetsSent: number;
+  bytesSent: number;
+  loops: number;
+  scheduleSlips: number;
+  sendingSeconds: number;
+  error?: string;
+  errorKind?: string;
+  disconnectedLate?: boolean;
+}
+
+/** WB-44 keyframe / delta-frame half of a one-way delay block. */
+export interface FrameKindSplit {
+  samples: number;
+  ms?: Summary;
+}
+
+/** §4.15 fields appended to every one-way delay block. */
+export interface Comparability {
+  uncertaintyMs?: number;
+  comparable: boolean;
+  notComparableReason?: string;
+}
+
+export type DelaySource = "fingerprint" | "stamp";
+
+/** §4.9.1 per-viewer one-way delay block. */
+export interface ViewerDelayBlock extends Comparability {
+  source: DelaySource;
+  available: boolean;
+  reason?: string;
+  frameEnd?: "marker" | "timestamp";
+  completeFrames: number;
+  incompleteFrames: number;
+  samples: number;
+  invalid: number;
+  unmatchedFrames: number;
+  excludedFrames: number;
+  lateCompletedFrames: number;
+  ms?: Summary;
+  keyframes: FrameKindSplit;
+  deltaFrames: FrameKindSplit;
+}
+
+/** §4.9.2 pooled one-way delay block. */
+export interface PooledDelayBlock extends Comparability {
+  source: DelaySource;
+  available: boolean;
+  reason?: string;
+  viewers: number;
+  viewersByFrameEnd: Record<string, number>;
+  completeFrames: number;
+  incompleteFrames: number;
+  samples: number;
+  invalid: number;
+  unmatchedFrames: number;
+  excludedFrames: number;
+  lateCompletedFrames: number;
+  duplicateFrames: number;
+  loopFrames: number;
+  loopMinMs?: number;
+  ms?: Summary;
+  keyframes: FrameKindSplit;
+  deltaFrames: FrameKindSplit;
+}
+
+/** §4.10.1 per-viewer packet transit. */
+export interface ViewerTransitBlock {
+  available: boolean;
+  reason?: string;
+  negotiated: boolean;
+  stamped: number;
+  invalid: number;
+  ms?: Summary;
+}
+
+/** §4.10.2 pooled packet transit. */
+export interface PooledTransitBlock {
+  available: boolean;
+  reason?: string;
+  viewers: number;
+  ms?: Summary;
+}
+
+/** §4.7 one viewer. */
+export interface ViewerReport {
+  id: number;
+  startOffsetMs: number;
+  rampOffsetMs?: number;
+  joined: boolean;
+  codec?: string;
+  whepFlow?: "answer" | "counter-offer";
+  signallingMs?: number;
+  iceConnectedMs?: number;
+  firstRtpMs?: number;
+  firstKeyframeMs?: number;
+  rtp: RtpReport;
+  nacksSent: number;
+  oneWayDelay: ViewerDelayBlock[];
+  packetTransit: ViewerTransitBlock;
+  droppedAfterJoin?: boolean;
+  errorKind?: string;
+  error?: string;
+}
+
+/** §4.8 aggregate. */
+export interface Aggregate {
+  valid: boolean;
+  verdict: string;
+  viewers: number;
+  joined: number;
+  failed: number;
+  failedPercent: number;
+  droppedAfterJoin: number;
+  signallingMs: Summary;
+  joinFirstRtpMs: Summary;
+  joinFirstKeyframeMs: Summary;
+  lossPercent: Summary;
+  jitterMs: Summary;
+  keyframeIntervalMeanS: Summary;
+  stalls: number;
+  packetsReceived: number;
+  packetsLost: number;
+  lossPercentTotal: number;
+  nacksSent: number;
+  oneWayDelay: PooledDelayBlock[];
+  packetTransit: PooledTransitBlock;
+}
+
+/** §4.12 one timeline entry. */
+export interface TimelineEntry {
+  t: number;
+  active: number;
+  packets: number;
+}
+
+export type Topology = "single-process" | "split";
+
+/** §4.2 the whole report. */
+export interface Report {
+  schema: string;
+  whipbenchVersion: string;
+  command: "run" | "view";
+  interrupted?: boolean;
+  startedAt: string;
+  finishedAt: string;
+  server: ReportServer;
+  client: ReportClient;
+  topology: Topology;
+  clock: ClockBlock;
+  scenario: ReportScenario;
+  publisher?: PublisherReport;
+  aggregate: Aggregate;
+  errors: Record<string, number>;
+  timeline?: TimelineEntry[];
+  /** null only when the publisher failed to connect */
+  viewers: ViewerReport[] | null;
+  method: string[];
+}

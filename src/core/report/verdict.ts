@@ -1,0 +1,51 @@
+// Verdict and no-verdict rules (§4.14), evaluated in the spec's order.
+
+import { fmtFixed } from "../gofmt.ts";
+
+export interface VerdictInput {
+  /** present when this process published */
+  publisher?: { errorKind?: string; framesSent: number };
+  viewers: number;
+  joined: number;
+  failed: number;
+  interrupted: boolean;
+}
+
+export interface Verdict {
+  valid: boolean;
+  verdict: string;
+}
+
+/** A percentage printed without decimals when whole, else with one decimal (20, 15, 12.5). */
+export function fmtPercent(pct: number): string {
+  return Number.isInteger(pct) ? fmtFixed(pct, 0) : fmtFixed(pct, 1);
+}
+
+export function failedPercent(failed: number, viewers: number): number {
+  return viewers === 0 ? 0 : (failed / viewers) * 100;
+}
+
+function baseVerdict(v: VerdictInput): Verdict {
+  const kind = v.publisher?.errorKind ?? "";
+  if (v.publisher !== undefined && kind !== "" && v.publisher.framesSent === 0) {
+    return { valid: false, verdict: `no verdict: the publisher never streamed (${kind})` };
+  }
+  if (v.viewers === 0) return { valid: false, verdict: "no verdict: no viewers" };
+  if (v.joined === 0) return { valid: false, verdict: `no verdict: none of the ${v.viewers} viewers joined` };
+  if (v.failed > 0.1 * v.viewers) {
+    const pct = fmtPercent(failedPercent(v.failed, v.viewers));
+    return {
+      valid: false,
+      verdict: `no verdict: ${v.failed} of ${v.viewers} viewers (${pct}%) failed to join, above the 10% the rule allows`,
+    };
+  }
+  return { valid: true, verdict: `valid: ${v.joined} of ${v.viewers} viewers joined` };
+}
+
+export function decideVerdict(v: VerdictInput): Verdict {
+  const base = baseVerdict(v);
+  if (base.valid && v.interrupted) {
+    return { valid: false, verdict: "no verdict: the run was interrupted before its scheduled end" };
+  }
+  return base;
+}

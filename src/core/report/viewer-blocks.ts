@@ -1,0 +1,166 @@
+// Per-viewer report blocks: the one-way delay block (§4.9.1), packet transit (§4.10.1) and the
+// viewer object (§4.7). Durations arrive in ns and leave in ms (ns / 1e6).
+
+import type { DelayHistogram } from "../stats.ts";
+import type { RtpReport } from "../types.ts";
+import { applyComparability } from "./comparability.ts";
+import type { DecodedViewer, ViewerInput } from "./input.ts";
+import {
+  codecReason,
+  NO_SEND_LOG_REASON,
+  NO_TRACK_REASON,
+  noValidSampleReason,
+  TRANSIT_NO_STAMPS_REASON,
+  TRANSIT_NO_VALID_REASON,
+  TRANSIT_NOT_NEGOTIATED_REASON,
+  transitInvalidReason,
+} from "./reasons.ts";
+import type {
+  ClockBlock,
+  FrameKindSplit,
+  ViewerDelayBlock,
+  ViewerReport,
+  ViewerTransitBlock,
+} from "./types.ts";
+
+export function nsToMs(ns: number): number {
+  return ns / 1e6;
+}
+
+/** A keyframe or delta-frame half: `ms` only when the block is available and the half has samples. */
+export function frameKindSplit(hist: DelayHistogram, blockAvailable: boolean): FrameKindSplit {
+  const split: FrameKindSplit = { samples: hist.count };
+  if (blockAvailable && hist.count > 0) split.ms = hist.summaryMs();
+  return split;
+}
+
+/** The per-viewer fingerprint block's reason when it cannot be available; undefined when it can. */
+function blockedReason(v: DecodedViewer, hasSendLog: boolean): string | undefined {
+  if (!hasSendLog) return NO_SEND_LOG_REASON;
+  const blocker = v.oneWayDelayBlocker;
+  switch (blocker.kind) {
+    case "no_send_log":
+      return NO_SEND_LOG_REASON;
+    case "no_track":
+      return NO_TRACK_REASON;
+    case "codec":
+      return codecReason(blocker.codec);
+    case "none":
+      return undefined;
+  }
+}
+
+/** §4.9.1 one viewer's fingerprint block, comparability applied. */
+export function viewerDelayBlock(v: DecodedViewer, hasSendLog: boolean, clock: ClockBlock): ViewerDelayBlock {
+  const c = v.oneWayDelay;
+  const samples = v.delayHist.count;
+  let reason = blockedReason(v, hasSendLog);
+  if (reason === undefined && samples === 0) {
+    reason = noValidSampleReason(
+      c.completeFrames,
+      c.unmatchedFrames,
+      c.invalid,
+      c.excludedFrames,
+      c.incompleteFrames,
+    );
+  }
+  const available = reason === undefined;
+  const block = {
+    source: "fingerprint" as const,
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(c.frameEnd !== "" ? { frameEnd: c.frameEnd } : {}),
+    completeFrames: c.completeFrames,
+    incompleteFrames: c.incompleteFrames,
+    samples,
+    invalid: c.invalid,
+    unmatchedFrames: c.unmatchedFrames,
+    excludedFrames: c.excludedFrames,
+    lateCompletedFrames: c.lateCompletedFrames,
+    ...(available ? { ms: v.delayHist.summaryMs() } : {}),
+    keyframes: frameKindSplit(v.delayKeyHist, available),
+    deltaFrames: frameKindSplit(v.delayDeltaHist, available),
+  };
+  return applyComparability(block, clock);
+}
+
+/** §4.10.1 reason, checked in the spec's order; undefined when available. */
+function transitReason(v: DecodedViewer): string | undefined {
+  const t = v.packetTransit;
+  if (!t.negotiated || v.codec === undefined) return TRANSIT_NOT_NEGOTIATED_REASON;
+  if (t.stamped === 0) return TRANSIT_NO_STAMPS_REASON;
+  if (t.invalid > 0.01 * t.stamped) return transitInvalidReason(t.invalid, t.stamped);
+  if (v.transitHist.count === 0) return TRANSIT_NO_VALID_REASON;
+  return undefined;
+}
+
+/** §4.10.1 one viewer's packet transit block. */
+export function viewerTransitBlock(v: DecodedViewer): ViewerTransitBlock {
+  const reason = transitReason(v);
+  return {
+    available: reason === undefined,
+    ...(reason !== undefined ? { reason } : {}),
+    negotiated: v.packetTransit.negotiated,
+    stamped: v.packetTransit.stamped,
+    invalid: v.packetTransit.invalid,
+    ...(reason === undefined ? { ms: v.transitHist.summaryMs() } : {}),
+  };
+}
+
+/** §4.7.1 in key order (the record may have been built in another order). */
+export function rtpBlock(r: RtpReport): RtpReport {
+  return {
+    received: r.received,
+    expected: r.expected,
+    lost: r.lost,
+    duplicates: r.duplicates,
+    tooLate: r.tooLate,
+    lossPercent: r.lossPercent,
+    jitterMs: r.jitterMs,
+    receivingSeconds: r.receivingSeconds,
+    stalls: r.stalls,
+    stalledMs: r.stalledMs,
+    longestGapMs: r.longestGapMs,
+    keyframes: r.keyframes,
+    keyframeIntervalMinS: r.keyframeIntervalMinS,
+    keyframeIntervalMeanS: r.keyframeIntervalMeanS,
+    keyframeIntervalMaxS: r.keyframeIntervalMaxS,
+  };
+}
+
+/** §4.7: the codec key carries vp8/h264 only ("" for other codecs, so omitted). */
+function reportCodec(codec: string | undefined): string {
+  return codec === "vp8" || codec === "h264" ? codec : "";
+}
+
+function msIfSet<K extends string>(key: K, ns: number | undefined): { [P in K]?: number } {
+  return ns === undefined ? {} : ({ [key]: nsToMs(ns) } as { [P in K]?: number });
+}
+
+function textIfSet<K extends string>(key: K, text: string | undefined): { [P in K]?: string } {
+  return text === undefined || text === "" ? {} : ({ [key]: text } as { [P in K]?: string });
+}
+
+/** §4.7 one viewer object. */
+export function viewerReport(input: ViewerInput, hasSendLog: boolean, clock: ClockBlock): ViewerReport {
+  const v = input.record;
+  return {
+    id: v.id,
+    startOffsetMs: nsToMs(input.startOffsetNs),
+    ...msIfSet("rampOffsetMs", input.rampOffsetNs),
+    joined: v.joined,
+    ...textIfSet("codec", reportCodec(v.codec)),
+    ...(v.whepFlow !== undefined ? { whepFlow: v.whepFlow } : {}),
+    ...msIfSet("signallingMs", v.signallingNs),
+    ...msIfSet("iceConnectedMs", v.iceConnectedNs),
+    ...msIfSet("firstRtpMs", v.firstRtpNs),
+    ...msIfSet("firstKeyframeMs", v.firstKeyframeNs),
+    rtp: rtpBlock(v.rtp),
+    nacksSent: v.nacksSent,
+    oneWayDelay: [viewerDelayBlock(v, hasSendLog, clock)],
+    packetTransit: viewerTransitBlock(v),
+    ...(v.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
+    ...textIfSet("errorKind", v.errorKind),
+    ...textIfSet("error", v.error),
+  };
+}

@@ -1,0 +1,108 @@
+// Cross-module types of the core: what a viewer produces and what the report is built from.
+// Every duration crossing a module boundary is in nanoseconds of the monotonic clock
+// (`process.hrtime.bigint()` read as a Number), unless its name says otherwise.
+
+/** Seven-number summary (§4.8): all keys always present, all zero when n = 0. */
+export interface Summary {
+  n: number;
+  min: number;
+  mean: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export type Codec = "vp8" | "h264";
+
+/** One block of per-viewer RTP statistics, already in report units (§4.7.1). */
+export interface RtpReport {
+  received: number;
+  expected: number;
+  lost: number;
+  duplicates: number;
+  tooLate: number;
+  lossPercent: number;
+  jitterMs: number;
+  receivingSeconds: number;
+  stalls: number;
+  stalledMs: number;
+  longestGapMs: number;
+  keyframes: number;
+  keyframeIntervalMinS: number;
+  keyframeIntervalMeanS: number;
+  keyframeIntervalMaxS: number;
+}
+
+/** How a frame's end is recognised (§6.3); "" until the first frame completed. */
+export type FrameEnd = "" | "marker" | "timestamp";
+
+/**
+ * Encoded histogram: what crosses a thread boundary. `hdr` is hdr-histogram-js's compressed
+ * base64 encoding of the bucket counts (µs); n, sum, min and max are exact (ns).
+ */
+export interface EncodedHistogram {
+  hdr: string;
+  n: number;
+  sumNs: number;
+  minNs: number;
+  maxNs: number;
+}
+
+/** Raw one-way delay (fingerprint source) counters of one viewer, before the report decides availability. */
+export interface OneWayDelayCounters {
+  frameEnd: FrameEnd;
+  completeFrames: number;
+  incompleteFrames: number;
+  samples: number;
+  invalid: number;
+  unmatchedFrames: number;
+  excludedFrames: number;
+  duplicateFrames: number;
+  lateCompletedFrames: number;
+  keyframeSamples: number;
+  deltaFrameSamples: number;
+}
+
+export interface PacketTransitCounters {
+  negotiated: boolean;
+  stamped: number;
+  invalid: number;
+}
+
+/** Why a viewer could not produce a fingerprint figure, decided where the viewer runs. */
+export type OneWayDelayBlocker =
+  | { kind: "none" } // the pipeline ran: availability follows from the samples
+  | { kind: "no_send_log" }
+  | { kind: "no_track" }
+  | { kind: "codec"; codec: string };
+
+/**
+ * What one viewer yields at the end, in the encoded (thread-crossing) form. The main thread
+ * decodes the histograms and hands the result to the report builder.
+ */
+export interface ViewerRecord {
+  id: number;
+  joined: boolean;
+  /** negotiated codec of the received track: "vp8", "h264", another name, or absent without a track */
+  codec?: string;
+  /** which WHEP flow the viewer took (issue 6): 201 answer or 406 counter-offer */
+  whepFlow?: "answer" | "counter-offer";
+  signallingNs?: number;
+  iceConnectedNs?: number;
+  firstRtpNs?: number;
+  firstKeyframeNs?: number;
+  rtp: RtpReport;
+  nacksSent: number;
+  oneWayDelay: OneWayDelayCounters;
+  oneWayDelayBlocker: OneWayDelayBlocker;
+  /** histograms of one-way delay: all samples, keyframe samples, delta-frame samples */
+  delayHist: EncodedHistogram;
+  delayKeyHist: EncodedHistogram;
+  delayDeltaHist: EncodedHistogram;
+  packetTransit: PacketTransitCounters;
+  transitHist: EncodedHistogram;
+  droppedAfterJoin?: boolean;
+  errorKind?: string;
+  error?: string;
+}

@@ -1,0 +1,255 @@
+// One viewer's per-packet pipeline (spec §6.4), pure and synchronous: live counters, RTP
+// statistics and join, packet transit from abs-capture-time, and — when the run publishes and
+// the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the one-way delay
+// sample window. The caller (the viewer's read loop) owns the socket and the clock.
+import { depacketizeH264, keyframeStartH264 } from "./codec/h264.ts";
+import { depacketizeVp8, keyframeStartVp8 } from "./codec/vp8.ts";
+import type { ClipTable, Hasher } from "./fingerprint.ts";
+import { Matcher } from "./matcher.ts";
+import { type CompletedFrame, Reassembler } from "./reassembler.ts";
+import { RtpStats } from "./rtpstats.ts";
+import type { SendLog } from "./sendlog.ts";
+import { DelayHistogram } from "./stats.ts";
+import type { Codec, OneWayDelayBlocker, ViewerRecord } from "./types.ts";
+
+/** A packet transit above this, or below zero, is implausible (clocks or a rewritten stamp). */
+export const MAX_PLAUSIBLE_TRANSIT_NS = 60e9;
+const VIDEO_CLOCK_RATE = 90000;
+
+export interface ViewerPipelineOptions {
+  /** negotiated track codec: "vp8", "h264" or another name */
+  codec: string;
+  stallNs: number;
+  /** delay samples are taken only from frames whose first packet arrived this long after the viewer's first packet */
+  excludeFirstNs: number;
+  /** monotonic instant of the WHEP POST (ns) */
+  postNs: number;
+  /** wall clock (Unix ns) minus monotonic ns, to turn an arrival into a wall instant */
+  wallMinusMonoNs: number;
+  hasher: Hasher | null;
+  table: ClipTable | null;
+  sendLog: SendLog | null;
+  absCaptureNegotiated: boolean;
+  /** live-metric hook, called with every delay sample (the same samples as the histograms) */
+  onDelaySample?: (delayNs: number, keyframe: boolean) => void;
+  /** RTP clock rate of the track; 90 000 when omitted */
+  clockRate?: number;
+}
+
+export type ViewerPipelineResult = Pick<
+  ViewerRecord,
+  | "rtp"
+  | "oneWayDelay"
+  | "oneWayDelayBlocker"
+  | "delayHist"
+  | "delayKeyHist"
+  | "delayDeltaHist"
+  | "packetTransit"
+  | "transitHist"
+> & { codec: string };
+
+function isCodec(c: string): c is Codec {
+  return c === "vp8" || c === "h264";
+}
+
+const notKey = (_payload: Uint8Array): boolean => false;
+
+export class ViewerPipeline {
+  /** packets and payload bytes read (every packet, duplicates included), for per-second deltas */
+  packets = 0;
+  payloadBytes = 0;
+  /** POST → first RTP packet, ns; −1 before */
+  firstRtpNs = -1;
+  /** POST → marker packet of the first complete keyframe, ns; −1 before */
+  firstKeyframeNs = -1;
+
+  private readonly codec: string;
+  private readonly postNs: number;
+  private readonly excludeFirstNs: number;
+  private readonly wallMinusMonoNs: number;
+  private readonly negotiated: boolean;
+  private readonly blocker: OneWayDelayBlocker;
+  private readonly rtp: RtpStats;
+  private sampleFromNs = 0;
+
+  private stamped = 0;
+  private transitInvalid = 0;
+  private readonly transitHist = new DelayHistogram();
+
+  // one-way delay (fingerprint) pipeline; all null unless it runs
+  private readonly fpCodec: Codec | null = null;
+  private readonly reasm: Reassembler | null = null;
+  private readonly matcher: Matcher | null = null;
+  private readonly hasher: Hasher | null = null;
+  private readonly table: ClipTable | null = null;
+  private readonly onDelaySample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly out: CompletedFrame[] = [];
+  private readonly delayHist: DelayHistogram | null = null;
+  private readonly delayKeyHist: DelayHistogram | null = null;
+  private readonly delayDeltaHist: DelayHistogram | null = null;
+  private completeFrames = 0;
+  private samples = 0;
+  private invalid = 0;
+  private unmatched = 0;
+  private excluded = 0;
+  private duplicates = 0;
+  private keySamples = 0;
+  private deltaSamples = 0;
+
+  constructor(o: ViewerPipelineOptions) {
+    this.codec = o.codec;
+    this.postNs = o.postNs;
+    this.excludeFirstNs = o.excludeFirstNs;
+    this.wallMinusMonoNs = o.wallMinusMonoNs;
+    this.negotiated = o.absCaptureNegotiated;
+    this.onDelaySample = o.onDelaySample ?? null;
+    const keyframeStart =
+      o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
+    this.rtp = new RtpStats({
+      clockRate: o.clockRate ?? VIDEO_CLOCK_RATE,
+      stallNs: o.stallNs,
+      keyframeStart,
+    });
+
+    if (o.sendLog === null || o.table === null || o.hasher === null) {
+      this.blocker = { kind: "no_send_log" };
+    } else if (!isCodec(o.codec)) {
+      this.blocker = { kind: "codec", codec: o.codec };
+    } else {
+      this.blocker = { kind: "none" };
+      this.fpCodec = o.codec;
+      this.reasm = new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
+      this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
+      this.hasher = o.hasher;
+      this.table = o.table;
+      this.delayHist = new DelayHistogram();
+      this.delayKeyHist = new DelayHistogram();
+      this.delayDeltaHist = new DelayHistogram();
+    }
+  }
+
+  /** The viewer has received a complete keyframe (join criterion; the timeout is the caller's). */
+  get joined(): boolean {
+    return this.firstKeyframeNs >= 0;
+  }
+
+  /**
+   * One packet, in read order. `arrivalNs` is the monotonic instant it was read (ns);
+   * `captureWallNs` its abs-capture-time as Unix ns, or −1 when it had none. The payload is
+   * handed over: the pipeline may keep a reference until its frame completes.
+   */
+  onPacket(
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+    arrivalNs: number,
+    captureWallNs: number,
+  ): void {
+    const sincePost = arrivalNs - this.postNs;
+    if (this.packets === 0) {
+      this.sampleFromNs = arrivalNs + this.excludeFirstNs;
+      this.firstRtpNs = sincePost;
+    }
+    this.packets++;
+    this.payloadBytes += payload.length;
+
+    const rtp = this.rtp;
+    rtp.push(seq, ts, marker, payload, sincePost);
+    if (this.firstKeyframeNs < 0 && rtp.firstKeyframeArrivalNs >= 0) {
+      this.firstKeyframeNs = rtp.firstKeyframeArrivalNs;
+    }
+
+    if (this.negotiated && captureWallNs !== -1) {
+      this.stamped++;
+      const transit = arrivalNs + this.wallMinusMonoNs - captureWallNs;
+      if (transit < 0 || transit > MAX_PLAUSIBLE_TRANSIT_NS) this.transitInvalid++;
+      else this.transitHist.recordNs(transit);
+    }
+
+    if (this.reasm !== null) {
+      const out = this.out;
+      const n = this.reasm.push(seq, ts, marker, payload, arrivalNs, out);
+      for (let j = 0; j < n; j++) this.classify(out[j]!);
+      out.length = 0;
+    }
+  }
+
+  /** §6.4 step 5: one completed frame's outcome, then the sample window. */
+  private classify(f: CompletedFrame): void {
+    this.completeFrames++;
+    // 0 sample, 1 invalid, 2 unmatched, 3 duplicate
+    let outcome = 2;
+    let key = false;
+    let delayNs = 0;
+    if (f.pieces !== null) {
+      const fp = this.hasher!.fingerprint(this.fpCodec!, f.pieces);
+      if (fp !== null) {
+        const hit = this.table!.lookup(fp);
+        if (hit.status === "unique") {
+          const m = this.matcher!;
+          if (m.match(hit.index, f.timestamp, f.arrivalNs) === "sampled") {
+            outcome = 0;
+            delayNs = m.delayNs;
+            key = this.table!.isKeyframe(hit.index);
+          } else {
+            outcome = 1;
+          }
+        } else if (hit.status === "duplicate") {
+          outcome = 3;
+        }
+      }
+    }
+    if (f.firstNs < this.sampleFromNs) {
+      this.excluded++;
+      return;
+    }
+    if (outcome === 0) {
+      this.samples++;
+      this.delayHist!.recordNs(delayNs);
+      if (key) {
+        this.keySamples++;
+        this.delayKeyHist!.recordNs(delayNs);
+      } else {
+        this.deltaSamples++;
+        this.delayDeltaHist!.recordNs(delayNs);
+      }
+      if (this.onDelaySample !== null) this.onDelaySample(delayNs, key);
+    } else if (outcome === 1) {
+      this.invalid++;
+    } else if (outcome === 2) {
+      this.unmatched++;
+    } else {
+      this.duplicates++;
+    }
+  }
+
+  /** The viewer's figures at the end (histograms encoded for the thread crossing). */
+  finish(): ViewerPipelineResult {
+    const r = this.reasm;
+    const empty = (): DelayHistogram => new DelayHistogram();
+    return {
+      codec: this.codec,
+      rtp: this.rtp.report(),
+      oneWayDelay: {
+        frameEnd: r !== null ? r.frameEnd : "",
+        completeFrames: this.completeFrames,
+        incompleteFrames: r !== null ? r.incompleteFrames : 0,
+        samples: this.samples,
+        invalid: this.invalid,
+        unmatchedFrames: this.unmatched,
+        excludedFrames: this.excluded,
+        duplicateFrames: this.duplicates,
+        lateCompletedFrames: r !== null ? r.lateCompletedFrames : 0,
+        keyframeSamples: this.keySamples,
+        deltaFrameSamples: this.deltaSamples,
+      },
+      oneWayDelayBlocker: this.blocker,
+      delayHist: (this.delayHist ?? empty()).encode(),
+      delayKeyHist: (this.delayKeyHist ?? empty()).encode(),
+      delayDeltaHist: (this.delayDeltaHist ?? empty()).encode(),
+      packetTransit: { negotiated: this.negotiated, stamped: this.stamped, invalid: this.transitInvalid },
+      transitHist: this.transitHist.encode(),
+    };
+  }
+}

@@ -1,0 +1,68 @@
+// `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (§2.2).
+
+import { loadClip } from "../core/clip/clip.ts";
+import { fmtFixed, fmtG4 } from "../core/gofmt.ts";
+import { host } from "../core/redact.ts";
+import { takeWallAnchor } from "../net/clock.ts";
+import { EXIT_ERROR, EXIT_OK, withInterrupt } from "./execute.ts";
+import { bearerFrom, UsageError } from "./flags.ts";
+import { stderrLogger } from "./log.ts";
+import { Publisher, PublisherError } from "./publisher.ts";
+
+export interface PublishFlags {
+  whip?: string;
+  codec: "vp8" | "h264";
+  clip?: string;
+  fps?: number;
+  duration?: number;
+  bearerEnv?: string;
+  includeLoopback?: boolean;
+  loopbackOnly?: boolean;
+  stamp: boolean;
+}
+
+export async function publishCommand(flags: PublishFlags): Promise<number> {
+  if (!flags.whip) throw new UsageError("whipbench publish: --whip is required");
+  const bearer = bearerFrom(flags.bearerEnv, "publish");
+  const opts: { path?: string; fps?: number } = {};
+  if (flags.clip !== undefined) opts.path = flags.clip;
+  if (flags.fps !== undefined) opts.fps = flags.fps;
+  const clip = loadClip(flags.codec, opts);
+  const log = stderrLogger();
+  const whipHost = host(flags.whip);
+  log.line(
+    `publishing ${clip.codec} (${clip.frames.length} frames, ${fmtG4(90_000 / clip.ticks)} fps, keyframe every ${clip.keyframeInterval} frames) to ${whipHost}`,
+  );
+  const publisher = new Publisher({
+    whip: flags.whip,
+    bearer,
+    clip,
+    ice: { loopbackOnly: flags.loopbackOnly ?? false, includeLoopback: flags.includeLoopback ?? false },
+    noStamp: !flags.stamp,
+    sendLog: null,
+    anchor: takeWallAnchor(),
+  });
+  return withInterrupt(log, async (interrupt) => {
+    try {
+      await publisher.connect();
+    } catch (err) {
+      const msg = err instanceof PublisherError ? err.message : (err as Error).message;
+      process.stderr.write(`whipbench publish: ${msg}\n`);
+      return EXIT_ERROR;
+    }
+    const r = publisher.result;
+    log.line(`connected in ${Math.round(r.connectNs / 1e6)} ms; send-time stamp negotiated: ${r.stamped}`);
+    const stop = flags.duration
+      ? AbortSignal.any([interrupt, AbortSignal.timeout(flags.duration / 1e6)])
+      : interrupt;
+    const res = await publisher.stream(stop);
+    process.stdout.write(
+      `published ${res.framesSent} frames, ${res.packetsSent} packets, ${res.bytesSent} bytes in ${fmtFixed(res.sendingNs / 1e9, 1)} s (${res.loops} loops, ${res.scheduleSlips} schedule slips)\n`,
+    );
+    if (res.errorKind) {
+      process.stderr.write(`whipbench publish: ${res.error ?? res.errorKind}\n`);
+      return EXIT_ERROR;
+    }
+    return EXIT_OK;
+  });
+}

@@ -1,0 +1,128 @@
+// `whipbench run [SCENARIO.json]` and `whipbench view --whep URL`.
+import { readFile, stat } from "node:fs/promises";
+import {
+  normaliseScenario,
+  parseScenario,
+  type Scenario,
+  ScenarioError,
+  validateScenario,
+} from "../core/scenario.ts";
+import { type Engine, inThreadEngine } from "./engine.ts";
+import { execute } from "./execute.ts";
+import { UsageError } from "./flags.ts";
+import { stderrLogger } from "./log.ts";
+import { Relay } from "./relay/relay.ts";
+
+const MAX_SCENARIO_BYTES = 1 << 20;
+
+export interface RunFlags {
+  out: string;
+  metrics?: string;
+  rampOffsetSeed?: bigint;
+  rampOffsetMax?: number;
+  workers?: number;
+  quiet?: boolean;
+}
+
+/** The scenario `whipbench run` uses with no file: 10 VP8 viewers through the built-in relay. */
+export function defaultScenario(base: string): Scenario {
+  return {
+    name: "built-in-relay",
+    whip: `${base}/default/whip`,
+    whep: `${base}/default/whep`,
+    codec: "vp8",
+    viewers: 10,
+    rampSeconds: 5,
+    holdSeconds: 15,
+    warmupSeconds: 2,
+    excludeFirstSeconds: 2,
+    loopbackOnly: true,
+  };
+}
+
+async function readScenarioFile(file: string): Promise<Scenario> {
+  let text: string;
+  try {
+    const st = await stat(file);
+    if (st.isDirectory()) throw new UsageError("the scenario file is a directory");
+    if (st.size > MAX_SCENARIO_BYTES) throw new UsageError("the scenario file is larger than 1 MiB");
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as { code?: string }).code;
+    throw new UsageError(
+      code === "ENOENT" ? "the scenario file does not exist" : "the scenario file cannot be read",
+    );
+  }
+  return parseScenario(text);
+}
+
+function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
+  const out: Scenario = { ...s };
+  if (flags.metrics) out.metrics = flags.metrics;
+  if (flags.rampOffsetSeed !== undefined) out.rampOffsetSeed = flags.rampOffsetSeed;
+  if (flags.rampOffsetMax) out.rampOffsetMaxSeconds = flags.rampOffsetMax / 1e9;
+  if (flags.workers !== undefined) out.workers = flags.workers;
+  return out;
+}
+
+function engineFor(s: Scenario): Engine {
+  if (s.workers !== undefined && s.workers > 0) {
+    throw new UsageError("--workers: worker threads are not available in this version; use 0");
+  }
+  return inThreadEngine;
+}
+
+export async function runCommand(file: string | undefined, flags: RunFlags): Promise<number> {
+  const log = stderrLogger(flags.quiet ?? false);
+  if (file === undefined) {
+    const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+    const base = await relay.listen("127.0.0.1", 0);
+    log.line("no scenario given: 10 VP8 viewers through the built-in relay on 127.0.0.1");
+    try {
+      const s = validated(applyOverrides(defaultScenario(base), flags));
+      return await execute({ command: "run", scenario: s, out: flags.out, log, engine: engineFor(s) });
+    } finally {
+      await relay.close();
+    }
+  }
+  const s = validated(applyOverrides(await readScenarioFile(file), flags));
+  return execute({ command: "run", scenario: s, out: flags.out, log, engine: engineFor(s) });
+}
+
+export interface ViewFlags extends RunFlags {
+  whep?: string;
+  n: number;
+  ramp: number;
+  duration: number;
+  joinTimeout: number;
+  name?: string;
+  bearerEnv?: string;
+  includeLoopback?: boolean;
+  loopbackOnly?: boolean;
+}
+
+export async function viewCommand(flags: ViewFlags): Promise<number> {
+  const log = stderrLogger(flags.quiet ?? false);
+  const s: Scenario = {
+    whep: flags.whep ?? "",
+    viewers: flags.n,
+    rampSeconds: flags.ramp / 1e9,
+    holdSeconds: flags.duration / 1e9,
+    joinTimeoutSeconds: flags.joinTimeout / 1e9,
+  };
+  if (flags.name) s.name = flags.name;
+  if (flags.bearerEnv) s.bearerEnv = flags.bearerEnv;
+  if (flags.includeLoopback) s.includeLoopback = true;
+  if (flags.loopbackOnly) s.loopbackOnly = true;
+  const v = validated(applyOverrides(s, flags));
+  return execute({ command: "view", scenario: v, out: flags.out, log, engine: engineFor(v) });
+}
+
+function validated(s: Scenario): Scenario {
+  const n = normaliseScenario(s);
+  validateScenario(n);
+  return n;
+}
+
+export { ScenarioError };

@@ -1,0 +1,38 @@
+// One viewer leg of the built-in relay, and the LoseEvery fault: a packet lost beneath the
+// leg's NACK responder, so the responder's resend of that sequence number repairs it.
+import type { RTCRtpTransceiver } from "werift";
+
+export interface Leg {
+  tr: RTCRtpTransceiver;
+  /** negotiated abs-capture-time id on this leg, 0 when not negotiated */
+  absId: number;
+  sending: boolean;
+  /** packets offered to this leg, for DropEvery */
+  forwarded: number;
+}
+
+type SendRtp = (payload: Buffer, header: { sequenceNumber: number }) => Promise<number>;
+
+/**
+ * Wraps the leg's DTLS transport so every n-th first transmission never reaches the wire while
+ * the RTP sender still caches it; the sender's retransmission of that sequence number (on NACK)
+ * goes through. werift's RTCRtpSender writes first sends and NACK resends through the same
+ * `dtlsTransport.sendRtp`, which is what makes this possible.
+ */
+export function installLoss(leg: Leg, every: number): void {
+  const dtls = leg.tr.dtlsTransport as unknown as { sendRtp: SendRtp };
+  const send = dtls.sendRtp.bind(dtls);
+  const lost = new Set<number>();
+  let n = 0;
+  dtls.sendRtp = (payload, header) => {
+    const seq = header.sequenceNumber;
+    if (lost.delete(seq)) return send(payload, header);
+    n++;
+    if (n % every === 0) {
+      lost.add(seq);
+      if (lost.size > 1024) lost.clear();
+      return Promise.resolve(0);
+    }
+    return send(payload, header);
+  };
+}

@@ -1,0 +1,288 @@
+// The built-in WHIP/WHEP relay (§7): one publisher per stream, any number of viewer legs,
+// every RTP packet forwarded to every leg with the same sequence number and timestamp (SFU-like),
+// abs-capture-time re-mapped per leg, every other extension dropped. Fault knobs let the tests
+// check that the benchmark survives what real servers do. Never a production server.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
+import {
+  ABS_CAPTURE_TIME_URI,
+  absCaptureId,
+  filterCandidates,
+  gatheringComplete,
+  type IceOptions,
+  newPeer,
+  videoCodecs,
+} from "../../net/rtc.ts";
+import { installLoss, type Leg } from "./leg.ts";
+
+export interface RelayOptions {
+  ice: IceOptions;
+  /** require `Authorization: Bearer <token>` on every request */
+  token?: string | undefined;
+  /** refuse WHEP attempts past this many with 503 (0 = no limit) */
+  maxViewers?: number;
+  /** drop every n-th packet per leg before the leg's NACK responder sees it (unrecoverable) */
+  dropEvery?: number;
+  /** lose every n-th packet per leg beneath the NACK responder (a NACK repairs it) */
+  loseEvery?: number;
+  /** forward with every marker bit cleared */
+  clearMarker?: boolean;
+  /** forward with no header extension at all */
+  stripExtensions?: boolean;
+  /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer (issue 6) */
+  counterOffer?: boolean;
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+interface Stream {
+  publisher: RTCPeerConnection | null;
+  codec: "vp8" | "h264" | null;
+  ready: boolean;
+  readyWaiters: (() => void)[];
+  legs: Set<Leg>;
+  attempts: number;
+}
+
+export class Relay {
+  readonly opts: RelayOptions;
+  private server: Server | null = null;
+  private readonly streams = new Map<string, Stream>();
+  private readonly sessions = new Map<string, { stream: Stream; leg: Leg | null; pc: RTCPeerConnection }>();
+  private nextLeg = 1;
+  private nextPublisher = 1;
+
+  constructor(opts: RelayOptions) {
+    this.opts = opts;
+  }
+
+  async listen(hostName = "127.0.0.1", port = 0): Promise<string> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch(() => reply(res, 500, "internal error"));
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, hostName, () => resolve());
+    });
+    const addr = server.address() as AddressInfo;
+    return `http://${hostName}:${addr.port}`;
+  }
+
+  /** Resolves once a publisher's first RTP packet reached the stream. */
+  ready(name: string): Promise<void> {
+    const s = this.stream(name);
+    if (s.ready) return Promise.resolve();
+    return new Promise((resolve) => s.readyWaiters.push(resolve));
+  }
+
+  viewers(name: string): number {
+    return this.streams.get(name)?.legs.size ?? 0;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    const closing = [...this.sessions.values()].map((s) => s.pc.close().catch(() => {}));
+    this.sessions.clear();
+    await Promise.all(closing);
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  private stream(name: string): Stream {
+    let s = this.streams.get(name);
+    if (!s) {
+      s = { publisher: null, codec: null, ready: false, readyWaiters: [], legs: new Set(), attempts: 0 };
+      this.streams.set(name, s);
+    }
+    return s;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.opts.token && req.headers.authorization !== `Bearer ${this.opts.token}`) {
+      return reply(res, 401, "unauthorised");
+    }
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const parts = path.split("/").filter((p) => p !== "");
+    if (parts.length === 2 && parts[0] === "session") {
+      return this.handleSession(req, res, parts[1] ?? "");
+    }
+    if (parts.length === 2 && req.method === "POST" && (parts[1] === "whip" || parts[1] === "whep")) {
+      if (!(req.headers["content-type"] ?? "").startsWith("application/sdp")) {
+        req.resume();
+        return reply(res, 415, "want application/sdp");
+      }
+      const body = await readBody(req);
+      if (body === null) return reply(res, 413, "body too large");
+      if (!body.startsWith("v=0")) return reply(res, 400, "the body is not SDP");
+      const stream = this.stream(parts[0] ?? "");
+      return parts[1] === "whip" ? this.whip(stream, body, res) : this.whep(stream, body, res);
+    }
+    req.resume();
+    return reply(res, 404, "not found");
+  }
+
+  private async whip(stream: Stream, offer: string, res: ServerResponse): Promise<void> {
+    if (stream.publisher) return reply(res, 409, "a publisher is already connected");
+    const pc = newPeer(this.opts.ice, videoCodecs("viewer"));
+    stream.publisher = pc;
+    this.receivePublisher(stream, pc);
+    try {
+      await pc.setRemoteDescription({ type: "offer", sdp: offer });
+      const tr = pc.getTransceivers()[0];
+      if (!tr) throw new Error("no video in the offer");
+      tr.setDirection("recvonly");
+      const answer = await pc.createAnswer();
+      await pc.setLocalDescription(answer);
+      await gatheringComplete(pc, 5000);
+    } catch {
+      stream.publisher = null;
+      await pc.close().catch(() => {});
+      return reply(res, 400, "the offer was refused");
+    }
+    const id = `p${this.nextPublisher++}`;
+    this.sessions.set(id, { stream, leg: null, pc });
+    pc.connectionStateChange.subscribe((state) => {
+      if ((state === "failed" || state === "closed") && stream.publisher === pc) stream.publisher = null;
+    });
+    sdpReply(res, 201, filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice), `/session/${id}`);
+  }
+
+  private receivePublisher(stream: Stream, pc: RTCPeerConnection): void {
+    pc.onTrack.subscribe((track) => {
+      const mime = (
+        track.codec?.mimeType ??
+        pc.getTransceivers()[0]?.codecs[0]?.mimeType ??
+        ""
+      ).toLowerCase();
+      stream.codec = mime === "video/h264" ? "h264" : "vp8";
+      track.onReceiveRtp.subscribe((rtp, ext) => {
+        if (!stream.ready) {
+          stream.ready = true;
+          for (const w of stream.readyWaiters.splice(0)) w();
+        }
+        this.forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI]);
+      });
+    });
+  }
+
+  private forward(stream: Stream, rtp: RtpPacket, abs: unknown): void {
+    const absPayload = !this.opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
+    for (const leg of stream.legs) {
+      if (!leg.sending) continue;
+      leg.forwarded++;
+      if (this.opts.dropEvery && leg.forwarded % this.opts.dropEvery === 0) continue;
+      const header = new RtpHeader({
+        sequenceNumber: rtp.header.sequenceNumber,
+        timestamp: rtp.header.timestamp,
+        marker: this.opts.clearMarker ? false : rtp.header.marker,
+        payloadType: rtp.header.payloadType,
+      });
+      if (absPayload && leg.absId) {
+        header.extension = true;
+        header.extensions = [{ id: leg.absId, payload: absPayload }];
+      }
+      leg.tr.sender.sendRtp(new RtpPacket(header, rtp.payload)).catch(() => {});
+    }
+  }
+
+  private async whep(stream: Stream, offer: string, res: ServerResponse): Promise<void> {
+    if (!stream.ready || !stream.codec) return reply(res, 404, "no stream is being published");
+    stream.attempts++;
+    if (this.opts.maxViewers && stream.attempts > this.opts.maxViewers) {
+      return reply(res, 503, "viewer limit reached");
+    }
+    const pc = newPeer(this.opts.ice, videoCodecs(stream.codec));
+    const id = `v${this.nextLeg++}`;
+    let leg: Leg;
+    try {
+      if (this.opts.counterOffer) {
+        const tr = pc.addTransceiver("video", { direction: "sendonly" });
+        leg = { tr, absId: 0, sending: false, forwarded: 0 };
+        await pc.setLocalDescription(await pc.createOffer());
+      } else {
+        await pc.setRemoteDescription({ type: "offer", sdp: offer });
+        const tr = pc.getTransceivers()[0];
+        if (!tr) throw new Error("no video in the offer");
+        tr.setDirection("sendonly");
+        leg = { tr, absId: 0, sending: false, forwarded: 0 };
+        await pc.setLocalDescription(await pc.createAnswer());
+        leg.absId = absCaptureId(tr.headerExtensions);
+      }
+      await gatheringComplete(pc, 5000);
+    } catch {
+      await pc.close().catch(() => {});
+      return reply(res, 400, "the offer was refused");
+    }
+    if (this.opts.loseEvery) installLoss(leg, this.opts.loseEvery);
+    this.sessions.set(id, { stream, leg, pc });
+    stream.legs.add(leg);
+    pc.connectionStateChange.subscribe((state) => {
+      if (state === "connected") leg.sending = true;
+      if (state === "failed" || state === "closed") {
+        leg.sending = false;
+        stream.legs.delete(leg);
+      }
+    });
+    const sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
+    sdpReply(res, this.opts.counterOffer ? 406 : 201, sdp, `/session/${id}`);
+  }
+
+  private async handleSession(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) {
+      req.resume();
+      return reply(res, 404, "no such session");
+    }
+    if (req.method === "DELETE") {
+      req.resume();
+      this.sessions.delete(id);
+      if (session.leg) session.stream.legs.delete(session.leg);
+      if (session.stream.publisher === session.pc) session.stream.publisher = null;
+      await session.pc.close().catch(() => {});
+      return reply(res, 200, "");
+    }
+    if (req.method === "PATCH" && session.leg && this.opts.counterOffer) {
+      const body = await readBody(req);
+      if (body === null || !body.startsWith("v=0")) return reply(res, 400, "the body is not SDP");
+      try {
+        await session.pc.setRemoteDescription({ type: "answer", sdp: body });
+        session.leg.absId = absCaptureId(session.leg.tr.headerExtensions);
+      } catch {
+        return reply(res, 400, "the answer was refused");
+      }
+      res.writeHead(204).end();
+      return;
+    }
+    req.resume();
+    return reply(res, 405, "method not allowed");
+  }
+}
+
+function reply(res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(text);
+}
+
+function sdpReply(res: ServerResponse, status: number, sdp: string, location: string): void {
+  res.writeHead(status, { "content-type": "application/sdp", location }).end(sdp);
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let over = false;
+    req.on("data", (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > MAX_BODY_BYTES) over = true;
+      else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(over ? null : Buffer.concat(chunks).toString("utf8")));
+    req.on("error", () => resolve(null));
+  });
+}

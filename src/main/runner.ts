@@ -1,0 +1,256 @@
+// A run (§1): publisher (when the scenario has `whip`), warmup, the schedule, viewers sharded
+// over the engine, the per-second timeline, then everything the report builder needs.
+import { arch, cpus, platform } from "node:os";
+import { type Clip, loadClip } from "../core/clip/clip.ts";
+import { ClipTable, createHasher } from "../core/fingerprint.ts";
+import { fmtG } from "../core/gofmt.ts";
+import { host } from "../core/redact.ts";
+import type { PublisherInput, ReportInput, ViewerInput } from "../core/report/input.ts";
+import type { ClockBlock, TimelineEntry } from "../core/report/types.ts";
+import { buildSchedule, type Scenario } from "../core/scenario.ts";
+import { SendLog } from "../core/sendlog.ts";
+import { StepWatch } from "../core/stepwatch.ts";
+import type { ViewerRecord } from "../core/types.ts";
+import { monoNs, takeWallAnchor, type WallAnchor, wallNowUnixNs } from "../net/clock.ts";
+import type { IceOptions } from "../net/rtc.ts";
+import type { ShardTask, ShardTick } from "../workers/shard.ts";
+import { decodeRecord } from "./decode.ts";
+import type { Engine } from "./engine.ts";
+import type { Logger } from "./log.ts";
+import { Publisher, type PublisherResult } from "./publisher.ts";
+import { ResourceWatch } from "./resources.ts";
+import { version } from "./version.ts";
+
+export interface RunOptions {
+  command: "run" | "view";
+  scenario: Scenario;
+  bearer: string | undefined;
+  engine: Engine;
+  log: Logger;
+  /** aborted on SIGINT/SIGTERM: the run ends early and the report is marked interrupted */
+  interrupt: AbortSignal;
+  /** publisher without abs-capture-time */
+  noStamp?: boolean;
+  /** live per-second hook (progress, metrics) */
+  onTick?: (entry: TimelineEntry, ticks: ShardTick[]) => void;
+}
+
+export async function run(opts: RunOptions): Promise<ReportInput> {
+  const { scenario: s, log, interrupt } = opts;
+  const anchor = takeWallAnchor();
+  const ice: IceOptions = {
+    loopbackOnly: s.loopbackOnly ?? false,
+    includeLoopback: s.includeLoopback ?? false,
+  };
+  const startedAtUnixNs = wallNowUnixNs(anchor);
+  const startMono = monoNs();
+  const steps = new StepWatch(1e6); // Date.now() reads whole milliseconds
+  const observeStep = () => steps.observe(Date.now() * 1e6, monoNs());
+  observeStep();
+  const resources = new ResourceWatch(startMono);
+  const publishing = s.whip !== undefined && s.whip !== "";
+
+  let clip: Clip | null = null;
+  let sendLog: SendLog | null = null;
+  let duplicateFrames = 0;
+  let publisher: Publisher | null = null;
+  let publisherFailed = false;
+  if (publishing) {
+    clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
+    duplicateFrames = new ClipTable(await createHasher(), clip).duplicateFrames;
+    sendLog = SendLog.create(clip.frames.length);
+    publisher = new Publisher({
+      whip: s.whip as string,
+      bearer: opts.bearer,
+      clip,
+      ice,
+      noStamp: opts.noStamp ?? false,
+      sendLog,
+      anchor,
+    });
+    log.line(`publishing ${clip.codec} to ${host(s.whip as string)}`);
+    try {
+      await publisher.connect();
+      log.line(
+        `publisher connected in ${Math.round(publisher.result.connectNs / 1e6)} ms; send-time stamp negotiated: ${publisher.result.stamped}`,
+      );
+    } catch (err) {
+      publisherFailed = true;
+      const e = err as { kind?: string; message: string };
+      publisher.result.errorKind = e.kind ?? "webrtc";
+      publisher.result.error = e.message;
+      log.line(`publisher failed: ${e.message}`);
+    }
+  }
+
+  const stopPublisher = new AbortController();
+  const streaming = publisher && !publisherFailed ? publisher.stream(stopPublisher.signal) : null;
+  let records: ViewerRecord[] = [];
+  const timeline: TimelineEntry[] = [];
+  let schedule: ReturnType<typeof buildSchedule> | null = null;
+  if (!publisherFailed) {
+    if (publishing) await sleepUnless((s.warmupSeconds ?? 0) * 1000, interrupt);
+    schedule = buildSchedule(s);
+    const t0 = monoNs();
+    logStart(log, s);
+    const tasks = shardTasks(opts, s, schedule, t0, anchor, ice, sendLog, clip);
+    // a per-second entry is keyed by its second, whatever order the shards' ticks arrive in
+    const bySecond = new Map<number, ShardTick[]>();
+    records = await opts.engine.run(tasks, interrupt, (tick) => {
+      const list = bySecond.get(tick.second) ?? [];
+      list.push(tick);
+      bySecond.set(tick.second, list);
+      if (list.length === tasks.length) {
+        observeStep();
+        resources.sample();
+        opts.onTick?.(timelineEntry(tick.second, list), list);
+      }
+    });
+    for (const second of [...bySecond.keys()].sort((a, b) => a - b)) {
+      timeline.push(timelineEntry(second, bySecond.get(second) ?? []));
+    }
+  }
+  stopPublisher.abort();
+  const pub: PublisherResult | null = streaming ? await streaming : (publisher?.result ?? null);
+  const finishedMono = monoNs();
+  observeStep();
+  const figures = resources.finish(finishedMono);
+  const finishedAtUnixNs = wallNowUnixNs(anchor);
+
+  const viewers: ViewerInput[] = records
+    .slice()
+    .sort((a, b) => a.id - b.id)
+    .map((r) => {
+      const v: ViewerInput = {
+        record: decodeRecord(r),
+        startOffsetNs: r.errorKind === "not_started" ? 0 : (schedule?.startNs[r.id] ?? 0),
+      };
+      const off = schedule?.rampOffsetNs?.[r.id];
+      if (off !== undefined) v.rampOffsetNs = off;
+      return v;
+    });
+  const clock: ClockBlock = publishing
+    ? { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: steps.stepDetected }
+    : { method: "none", stepDetected: false };
+  const input: ReportInput = {
+    command: opts.command,
+    interrupted: interrupt.aborted,
+    startedAtUnixNs,
+    finishedAtUnixNs,
+    version: version(),
+    scenario: s,
+    client: { os: platform(), arch: goArch(arch()), cpus: cpus().length, runtime: `node ${process.version}` },
+    resources: {
+      cpuSeconds: figures.cpuSeconds,
+      cpuUtilisationPercent: figures.cpuUtilisationPercent,
+      peakHeapBytes: figures.peakHeapBytes,
+      peakRssBytes: figures.peakRssBytes,
+      eventLoopDelayMs: figures.eventLoopDelayMs,
+      workers: opts.engine.workers,
+    },
+    topology: publishing ? "single-process" : "split",
+    clock,
+    viewers,
+    requestedViewers: s.viewers,
+    hasSendLog: sendLog !== null,
+    loopFrames: clip?.frames.length ?? 0,
+    duplicateFrames,
+    loopMinNs: sendLog?.loopMinNs ?? -1,
+    timeline,
+    publisherFailedToConnect: publisherFailed,
+  };
+  if (pub) input.publisher = publisherInput(pub);
+  return input;
+}
+
+function timelineEntry(second: number, ticks: ShardTick[]): TimelineEntry {
+  let active = 0;
+  let packets = 0;
+  for (const t of ticks) {
+    active += t.active;
+    packets += t.packets;
+  }
+  return { t: second, active, packets };
+}
+
+function publisherInput(r: PublisherResult): PublisherInput {
+  const p: PublisherInput = {
+    codec: r.codec,
+    stamped: r.stamped,
+    connectNs: r.connectNs,
+    framesSent: r.framesSent,
+    packetsSent: r.packetsSent,
+    bytesSent: r.bytesSent,
+    loops: r.loops,
+    scheduleSlips: r.scheduleSlips,
+    sendingNs: r.sendingNs,
+  };
+  if (r.error !== undefined) p.error = r.error;
+  if (r.errorKind !== undefined) p.errorKind = r.errorKind;
+  if (r.disconnectedLate) p.disconnectedLate = true;
+  return p;
+}
+
+function shardTasks(
+  opts: RunOptions,
+  s: Scenario,
+  schedule: ReturnType<typeof buildSchedule>,
+  t0: number,
+  anchor: WallAnchor,
+  ice: IceOptions,
+  sendLog: SendLog | null,
+  clip: Clip | null,
+): ShardTask[] {
+  const shards = Math.max(1, opts.engine.workers);
+  const tasks: ShardTask[] = [];
+  for (let i = 0; i < shards; i++) {
+    tasks.push({
+      shard: i,
+      viewers: [],
+      t0MonoNs: t0,
+      deadlineMonoNs: t0 + schedule.viewersPhaseNs,
+      whep: s.whep,
+      bearer: opts.bearer,
+      ice,
+      joinTimeoutNs: (s.joinTimeoutSeconds ?? 10) * 1e9,
+      stallNs: (s.stallMs ?? 500) * 1e6,
+      excludeFirstNs: (s.excludeFirstSeconds ?? 5) * 1e9,
+      anchor,
+      sendLog: sendLog ? { buffer: sendLog.buffer, loopFrames: clip?.frames.length ?? 0 } : null,
+      clip: clip ? { codec: clip.codec } : null,
+    });
+  }
+  // consecutive viewers go to consecutive shards, so a ramp loads them evenly
+  schedule.startNs.forEach((start, id) => {
+    tasks[id % shards]?.viewers.push({ id, startMonoNs: t0 + start });
+  });
+  return tasks;
+}
+
+function logStart(log: Logger, s: Scenario): void {
+  const g = fmtG;
+  if (s.rampOffsetSeed !== undefined) {
+    log.line(
+      `starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, each offset by up to ${g(s.rampOffsetMaxSeconds ?? 0)}s (seed ${s.rampOffsetSeed}), holding ${g(s.holdSeconds)}s`,
+    );
+  } else {
+    log.line(`starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, holding ${g(s.holdSeconds)}s`);
+  }
+}
+
+function goArch(a: string): string {
+  return a === "x64" ? "amd64" : a === "ia32" ? "386" : a;
+}
+
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

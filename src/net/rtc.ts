@@ -1,0 +1,131 @@
+// werift configuration shared by the publisher, the viewers and the built-in relay: codecs and
+// header extension of §6.21, host-only ICE with no STUN, loopback-only gathering, non-trickle
+// gathering. See research/werift.md §2 and §7 for why each setting is there.
+import {
+  Connection,
+  RTCPeerConnection,
+  type RTCPeerConnectionConfig,
+  RTCRtpCodecParameters,
+  RTCRtpHeaderExtensionParameters,
+} from "werift";
+
+export const ABS_CAPTURE_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
+export const WERIFT_VERSION = "0.25.2";
+
+let patched = false;
+
+/**
+ * werift falls back to a built-in public STUN server when none is configured and resolves its
+ * name for every peer connection; on an offline machine that lookup is what made ~5 % of setups
+ * take 5.2 s (research/werift.md §7). With `iceServers: []` we want host candidates only, so the
+ * fallback is cleared after werift derives it. Idempotent; called before any peer is created.
+ */
+export function patchWerift(): void {
+  if (patched) return;
+  patched = true;
+  type Derive = (this: Connection) => void;
+  const proto = Connection.prototype as unknown as { applyStunTurnServersFromOptions?: Derive };
+  const derive = proto.applyStunTurnServersFromOptions;
+  if (typeof derive !== "function") {
+    throw new Error(
+      `werift ${WERIFT_VERSION} expected: Connection.applyStunTurnServersFromOptions is missing, the no-STUN patch cannot be applied`,
+    );
+  }
+  proto.applyStunTurnServersFromOptions = function (this: Connection): void {
+    derive.call(this);
+    const self = this as unknown as { options: { stunServer?: unknown }; stunServer?: unknown };
+    if (!self.options.stunServer) self.stunServer = undefined;
+  };
+}
+
+export interface IceOptions {
+  /** gather one host candidate on 127.0.0.1 only and pair only 127.0.0.1 candidates */
+  loopbackOnly: boolean;
+  /** add a 127.0.0.1 host candidate beside the other interfaces */
+  includeLoopback: boolean;
+}
+
+const feedback = () => [
+  { type: "goog-remb" },
+  { type: "ccm", parameter: "fir" },
+  { type: "nack" },
+  { type: "nack", parameter: "pli" },
+];
+
+export function videoCodecs(which: "vp8" | "h264" | "viewer"): RTCRtpCodecParameters[] {
+  const vp8 = new RTCRtpCodecParameters({
+    mimeType: "video/VP8",
+    clockRate: 90000,
+    payloadType: 96,
+    rtcpFeedback: feedback(),
+  });
+  const h264 = (pt: number, profile: string) =>
+    new RTCRtpCodecParameters({
+      mimeType: "video/H264",
+      clockRate: 90000,
+      payloadType: pt,
+      rtcpFeedback: feedback(),
+      parameters: `level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=${profile}`,
+    });
+  if (which === "vp8") return [vp8];
+  if (which === "h264") return [h264(102, "42e01f"), h264(104, "42001f")];
+  return [vp8, h264(102, "42e01f"), h264(104, "42001f")];
+}
+
+export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnectionConfig {
+  const config: RTCPeerConnectionConfig = {
+    iceServers: [],
+    codecs: { video: codecs },
+    headerExtensions: { video: [new RTCRtpHeaderExtensionParameters({ uri: ABS_CAPTURE_TIME_URI })] },
+  };
+  if (ice.loopbackOnly) {
+    // werift skips "internal" interfaces; with both families off and 127.0.0.1 added, it gathers
+    // exactly one host candidate, bound to 127.0.0.1.
+    config.iceUseIpv4 = false;
+    config.iceUseIpv6 = false;
+    config.iceAdditionalHostAddresses = ["127.0.0.1"];
+    config.iceFilterCandidatePair = (pair) =>
+      pair.localCandidate.host === "127.0.0.1" && pair.remoteCandidate.host === "127.0.0.1";
+  } else if (ice.includeLoopback) {
+    config.iceAdditionalHostAddresses = ["127.0.0.1"];
+  }
+  return config;
+}
+
+export function newPeer(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnection {
+  patchWerift();
+  return new RTCPeerConnection(peerConfig(ice, codecs));
+}
+
+/** With loopback-only ICE, drop every candidate line that is not on 127.0.0.1. */
+export function filterCandidates(sdp: string, ice: IceOptions): string {
+  if (!ice.loopbackOnly) return sdp;
+  return sdp
+    .split("\r\n")
+    .filter((line) => !line.startsWith("a=candidate:") || line.includes(" 127.0.0.1 "))
+    .join("\r\n");
+}
+
+/** Non-trickle: resolves once ICE gathering is complete, or rejects after `timeoutMs`. */
+export function gatheringComplete(pc: RTCPeerConnection, timeoutMs: number): Promise<void> {
+  if (pc.iceGatheringState === "complete") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.unSubscribe();
+      reject(new Error("ICE gathering did not complete"));
+    }, timeoutMs);
+    const sub = pc.iceGatheringStateChange.subscribe((state) => {
+      if (state === "complete") {
+        clearTimeout(timer);
+        sub.unSubscribe();
+        resolve();
+      }
+    });
+  });
+}
+
+/** The negotiated extension id of abs-capture-time on a transceiver's sender/receiver, or 0. */
+export function absCaptureId(extensions: readonly { id: number; uri: string }[]): number {
+  for (const e of extensions) if (e.uri === ABS_CAPTURE_TIME_URI) return e.id;
+  return 0;
+}

@@ -1,0 +1,161 @@
+// The WHIP/WHEP HTTP exchange (§6.19): POST an SDP offer, read a bounded answer, PATCH an
+// answer to a counter-offer, DELETE the session. Error messages name the host only: no path,
+// query, userinfo or token ever reaches them.
+import { host } from "../core/redact.ts";
+
+export type HttpErrorKind = "bad_url" | "transport" | "http_status" | "bad_answer";
+
+export class HttpExchangeError extends Error {
+  readonly kind: HttpErrorKind;
+  readonly status: number;
+  constructor(kind: HttpErrorKind, message: string, status = 0) {
+    super(message);
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
+export interface SdpResponse {
+  status: number;
+  sdp: string;
+  /** absolute URL of the session resource, or null when the server sent no Location */
+  location: string | null;
+}
+
+export interface ExchangeOptions {
+  bearer?: string | undefined;
+  timeoutMs?: number;
+  signal?: AbortSignal | undefined;
+}
+
+const MAX_BODY_BYTES = 1 << 20;
+
+function checkUrl(endpoint: string): URL {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new HttpExchangeError("bad_url", "endpoint is not an http(s) URL");
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
+    throw new HttpExchangeError("bad_url", "endpoint is not an http(s) URL");
+  }
+  return url;
+}
+
+function causeText(err: unknown, timedOut: boolean, cancelled: boolean): string {
+  if (timedOut) return "timed out";
+  if (cancelled) return "cancelled";
+  const cause = (err as { cause?: { code?: string } } | null)?.cause;
+  switch (cause?.code) {
+    case "ECONNREFUSED":
+      return "connection refused";
+    case "ECONNRESET":
+    case "UND_ERR_SOCKET":
+      return "connection reset";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "host not found";
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return "host unreachable";
+    default:
+      return "request failed";
+  }
+}
+
+async function readBounded(res: Response): Promise<string | null> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function request(
+  method: "POST" | "PATCH" | "DELETE",
+  url: URL,
+  body: string | undefined,
+  opts: ExchangeOptions,
+): Promise<{ res: Response; text: string | null }> {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+  const headers: Record<string, string> = {};
+  if (body !== undefined) {
+    headers["content-type"] = "application/sdp";
+    headers["accept"] = "application/sdp";
+  }
+  if (opts.bearer) headers["authorization"] = `Bearer ${opts.bearer}`;
+  try {
+    const init: RequestInit = { method, headers, signal, redirect: "manual" };
+    if (body !== undefined) init.body = body;
+    const res = await fetch(url, init);
+    const text = method === "DELETE" ? "" : await readBounded(res);
+    return { res, text };
+  } catch (err) {
+    throw new HttpExchangeError(
+      "transport",
+      `${method} to ${host(url.href)}: ${causeText(err, timeout.aborted, opts.signal?.aborted ?? false)}`,
+    );
+  }
+}
+
+function locationOf(res: Response, base: URL): string | null {
+  const loc = res.headers.get("location");
+  if (!loc) return null;
+  try {
+    return new URL(loc, base).href;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * POST an offer. 200/201 → the answer; 406 with an SDP body → the server's counter-offer
+ * (status 406, the viewer answers it with `patchAnswer`). Anything else throws.
+ */
+export async function postOffer(endpoint: string, sdp: string, opts: ExchangeOptions): Promise<SdpResponse> {
+  const url = checkUrl(endpoint);
+  const { res, text } = await request("POST", url, sdp, opts);
+  const h = host(url.href);
+  const ok = res.status === 200 || res.status === 201;
+  if (!ok && res.status !== 406) {
+    throw new HttpExchangeError("http_status", `POST to ${h}: HTTP ${res.status}`, res.status);
+  }
+  if (text === null) throw new HttpExchangeError("bad_answer", `the answer from ${h} is too large`);
+  if (!text.startsWith("v=0")) {
+    if (res.status === 406) throw new HttpExchangeError("http_status", `POST to ${h}: HTTP 406`, 406);
+    throw new HttpExchangeError("bad_answer", `the answer from ${h} is not SDP`);
+  }
+  return { status: res.status, sdp: text, location: locationOf(res, url) };
+}
+
+/** PATCH our answer to a server's counter-offer (the 406 flow). */
+export async function patchAnswer(resource: string, sdp: string, opts: ExchangeOptions): Promise<void> {
+  const url = checkUrl(resource);
+  const { res } = await request("PATCH", url, sdp, opts);
+  if (res.status < 200 || res.status > 299) {
+    throw new HttpExchangeError("http_status", `PATCH to ${host(url.href)}: HTTP ${res.status}`, res.status);
+  }
+}
+
+/** DELETE a session resource; errors are ignored (§6.19). */
+export async function deleteResource(resource: string | null, opts: ExchangeOptions): Promise<void> {
+  if (!resource) return;
+  try {
+    await request("DELETE", checkUrl(resource), undefined, { ...opts, timeoutMs: opts.timeoutMs ?? 3000 });
+  } catch {
+    // nothing to do: the session ends with the peer connection anyway
+  }
+}

@@ -1,0 +1,164 @@
+// The shard entry function: runs K viewers, each from its own scheduled instant to the common
+// deadline, emits per-second deltas keyed by the second since t0, and returns every viewer's
+// record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
+import { loadClip } from "../core/clip/clip.ts";
+import { ClipTable, createHasher, type Hasher } from "../core/fingerprint.ts";
+import { SendLog } from "../core/sendlog.ts";
+import type { Codec, ViewerRecord } from "../core/types.ts";
+import { monoNs, type WallAnchor } from "../net/clock.ts";
+import type { IceOptions } from "../net/rtc.ts";
+import { runViewer } from "./viewer.ts";
+import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
+
+export interface ShardTask {
+  shard: number;
+  /** viewer ids with their absolute start instants (monotonic ns) */
+  viewers: { id: number; startMonoNs: number }[];
+  t0MonoNs: number;
+  deadlineMonoNs: number;
+  whep: string;
+  bearer: string | undefined;
+  ice: IceOptions;
+  joinTimeoutNs: number;
+  stallNs: number;
+  excludeFirstNs: number;
+  anchor: WallAnchor;
+  /** the publisher's send log and clip, when this process publishes */
+  sendLog: { buffer: SharedArrayBuffer; loopFrames: number } | null;
+  clip: { codec: Codec; path?: string; fps?: number } | null;
+}
+
+/** Deltas since the previous tick, plus the active gauge at the tick. */
+export interface ShardTick {
+  shard: number;
+  second: number;
+  packets: number;
+  bytes: number;
+  started: number;
+  joined: number;
+  failed: number;
+  active: number;
+  delaySamples: number[];
+}
+
+export interface ShardHooks {
+  tick(t: ShardTick): void;
+  /** interrupt: every viewer stops now */
+  stop: AbortSignal;
+  /** collect one-way delay samples (ns) for live metrics; off by default (cheaper) */
+  liveDelays?: boolean;
+}
+
+export async function runShard(task: ShardTask, hooks: ShardHooks): Promise<ViewerRecord[]> {
+  let hasher: Hasher | null = null;
+  let table: ClipTable | null = null;
+  let sendLog: SendLog | null = null;
+  if (task.sendLog && task.clip) {
+    hasher = await createHasher();
+    const opts: { path?: string; fps?: number } = {};
+    if (task.clip.path !== undefined) opts.path = task.clip.path;
+    if (task.clip.fps !== undefined) opts.fps = task.clip.fps;
+    table = new ClipTable(hasher, loadClip(task.clip.codec, opts));
+    sendLog = SendLog.attach(task.sendLog.buffer, task.sendLog.loopFrames);
+  }
+  const deadline = new AbortController();
+  const stop = AbortSignal.any([deadline.signal, hooks.stop]);
+  const deadlineTimer = setTimeout(
+    () => deadline.abort(),
+    Math.max(0, (task.deadlineMonoNs - monoNs()) / 1e6),
+  );
+
+  const counts = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0, active: 0 };
+  let delays: number[] = [];
+  const live: ViewerLive = {
+    started: () => counts.started++,
+    joined: () => {
+      counts.joined++;
+      counts.active++;
+    },
+    failed: () => counts.failed++,
+    dropped: () => {
+      counts.failed++;
+      counts.active--;
+    },
+    left: () => counts.active--,
+  };
+  if (hooks.liveDelays) live.delaySample = (ns) => delays.push(ns);
+  const ctx: ShardContext = {
+    whep: task.whep,
+    bearer: task.bearer,
+    ice: task.ice,
+    joinTimeoutNs: task.joinTimeoutNs,
+    stallNs: task.stallNs,
+    excludeFirstNs: task.excludeFirstNs,
+    anchor: task.anchor,
+    hasher,
+    table,
+    sendLog,
+    stop,
+    counters: counts,
+  };
+
+  // per-second ticks aligned to t0, keyed by their second
+  let second = 0;
+  let last = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0 };
+  let tickTimer: NodeJS.Timeout | undefined;
+  const emit = (s: number) => {
+    hooks.tick({
+      shard: task.shard,
+      second: s,
+      packets: counts.packets - last.packets,
+      bytes: counts.bytes - last.bytes,
+      started: counts.started - last.started,
+      joined: counts.joined - last.joined,
+      failed: counts.failed - last.failed,
+      active: counts.active,
+      delaySamples: delays,
+    });
+    last = { ...counts };
+    delays = [];
+  };
+  const scheduleTick = () => {
+    const next = task.t0MonoNs + (second + 1) * 1e9;
+    if (next > task.deadlineMonoNs + 5e8 || stop.aborted) return;
+    tickTimer = setTimeout(
+      () => {
+        second++;
+        emit(second);
+        scheduleTick();
+      },
+      Math.max(0, (next - monoNs()) / 1e6),
+    );
+  };
+  scheduleTick();
+
+  const records = await Promise.all(
+    task.viewers.map(async (v) => {
+      const wait = v.startMonoNs - monoNs();
+      if (wait > 0) await sleepUnless(wait / 1e6, stop);
+      if (stop.aborted) {
+        const rec = emptyRecord(v.id, sendLog !== null);
+        rec.errorKind = "not_started";
+        rec.error = "the run ended before this viewer's start time";
+        return rec;
+      }
+      return runViewer(ctx, v.id, live);
+    }),
+  );
+  clearTimeout(deadlineTimer);
+  clearTimeout(tickTimer);
+  return records;
+}
+
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

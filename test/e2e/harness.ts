@@ -1,0 +1,76 @@
+// End-to-end harness: a built-in relay on 127.0.0.1 with fault knobs, a short scenario, a real
+// run through real werift peers on real UDP sockets, and the report it builds.
+import { buildReport } from "../../src/core/report/build.ts";
+import { reportToJson } from "../../src/core/report/json.ts";
+import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import type { Report } from "../../src/core/report/types.ts";
+import { normaliseScenario, type Scenario, validateScenario } from "../../src/core/scenario.ts";
+import { type Engine, inThreadEngine } from "../../src/main/engine.ts";
+import { memoryLogger } from "../../src/main/log.ts";
+import { Relay, type RelayOptions } from "../../src/main/relay/relay.ts";
+import { run } from "../../src/main/runner.ts";
+
+export const QUERY_SECRET = "QUERYSECRET";
+export const BEARER_SECRET = "BEARERSECRET";
+
+export interface E2EResult {
+  report: Report;
+  json: string;
+  markdown: string;
+  logLines: string[];
+}
+
+/** A short scenario: ramp 1 s, hold 3 s, warmup 0.5 s, join timeout 5 s, exclude first 1 s. */
+export function shortScenario(base: string, over: Partial<Scenario> = {}): Scenario {
+  return {
+    name: "e2e",
+    whip: `${base}/s/whip?token=${QUERY_SECRET}`,
+    whep: `${base}/s/whep?token=${QUERY_SECRET}`,
+    codec: "vp8",
+    viewers: 4,
+    rampSeconds: 1,
+    holdSeconds: 3,
+    warmupSeconds: 0.5,
+    joinTimeoutSeconds: 5,
+    excludeFirstSeconds: 1,
+    loopbackOnly: true,
+    bearerEnv: "WHIPBENCH_E2E_TOKEN",
+    ...over,
+  };
+}
+
+export async function runThroughRelay(
+  relayOpts: Omit<RelayOptions, "ice" | "token"> = {},
+  over: Partial<Scenario> = {},
+  engine: Engine = inThreadEngine,
+): Promise<E2EResult> {
+  const relay = new Relay({
+    ice: { loopbackOnly: true, includeLoopback: false },
+    token: BEARER_SECRET,
+    ...relayOpts,
+  });
+  const base = await relay.listen();
+  const log = memoryLogger();
+  try {
+    const s = normaliseScenario(shortScenario(base, over));
+    validateScenario(s);
+    const input = await run({
+      command: "run",
+      scenario: s,
+      bearer: BEARER_SECRET,
+      engine,
+      log,
+      interrupt: new AbortController().signal,
+    });
+    const report = buildReport(input);
+    return { report, json: reportToJson(report), markdown: reportToMarkdown(report), logLines: log.lines };
+  } finally {
+    await relay.close();
+  }
+}
+
+export function fingerprintBlock(r: Report) {
+  const b = r.aggregate.oneWayDelay[0];
+  if (!b) throw new Error("no pooled one-way delay block");
+  return b;
+}

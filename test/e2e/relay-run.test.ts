@@ -1,0 +1,180 @@
+// End-to-end runs through the built-in relay: the §8 checklist of the reference tool.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { rampOffsetsNs } from "../../src/core/splitmix.ts";
+import { BEARER_SECRET, fingerprintBlock, QUERY_SECRET, runThroughRelay } from "./harness.ts";
+
+function assertNoSecret(text: string): void {
+  for (const s of [QUERY_SECRET, BEARER_SECRET, "token=", "/whep", "/whip?", "/s/whep"]) {
+    assert.ok(!text.includes(s), `found ${JSON.stringify(s)}`);
+  }
+}
+
+test("VP8 round trip, 4 viewers: valid, every definition holds, no secret anywhere", async () => {
+  const { report: r, json, markdown, logLines } = await runThroughRelay();
+  const a = r.aggregate;
+  assert.equal(a.verdict, "valid: 4 of 4 viewers joined");
+  assert.equal(a.valid, true);
+  assert.ok(r.publisher?.stamped && r.publisher.framesSent >= 60);
+  assert.equal(a.packetTransit.available, true);
+  assert.equal(a.packetTransit.viewers, 4);
+  assert.ok(a.packetTransit.ms && a.packetTransit.ms.p50 > 0 && a.packetTransit.ms.p99 <= 1000);
+  assert.ok(r.timeline && r.timeline.length > 0);
+  assert.equal(r.topology, "single-process");
+  assert.equal(r.clock.method, "monotonic");
+  assert.equal(r.clock.uncertaintyMs, 0);
+  const slots = [0, 250, 500, 750];
+  for (const v of r.viewers ?? []) {
+    assert.equal(v.codec, "vp8");
+    assert.ok(v.rtp.received > 0);
+    assert.equal(v.rtp.lost, 0);
+    assert.ok((v.firstKeyframeMs ?? 0) >= (v.firstRtpMs ?? Infinity));
+    assert.equal(v.rtp.keyframeIntervalMinS, 1);
+    assert.equal(v.rtp.keyframeIntervalMaxS, 1);
+    assert.equal(v.startOffsetMs, slots[v.id]);
+    assert.equal(v.rampOffsetMs, undefined);
+    assert.equal(v.whepFlow, "answer");
+    assert.equal(v.oneWayDelay.length, 1);
+    const b = v.oneWayDelay[0]!;
+    assert.equal(b.available, true);
+    assert.equal(b.frameEnd, "marker");
+    assert.equal(b.keyframes.samples + b.deltaFrames.samples, b.samples);
+    assert.ok(b.excludedFrames > 0, "a 1 s window excludes frames");
+    assert.ok(b.lateCompletedFrames <= b.completeFrames);
+    assert.equal(b.completeFrames, b.samples + b.invalid + b.unmatchedFrames + b.excludedFrames);
+  }
+  const f = fingerprintBlock(r);
+  assert.equal(f.available, true);
+  assert.equal(f.viewers, 4);
+  assert.deepEqual(f.viewersByFrameEnd, { marker: 4 });
+  assert.ok(f.ms && f.ms.p50 > 0 && f.ms.p50 < 1000);
+  assert.equal(f.invalid, 0);
+  assert.equal(f.unmatchedFrames, 0);
+  assert.equal(f.loopFrames, 120);
+  assert.equal(f.duplicateFrames, 0);
+  assert.ok((f.loopMinMs ?? 0) > 3000);
+  assert.ok(f.keyframes.samples > 0 && f.deltaFrames.samples > 0);
+  assert.equal(f.keyframes.samples + f.deltaFrames.samples, f.samples);
+  assert.equal(f.comparable, true);
+  assert.equal(f.uncertaintyMs, 0);
+  assertNoSecret(json);
+  assertNoSecret(markdown);
+  assertNoSecret(logLines.join("\n"));
+  assert.ok(!(r.server.whepHost ?? "").includes("/"));
+  assert.ok(!r.scenario.whep.includes("?"));
+});
+
+test("ramp offsets reach the report (seed 11, bound 0.5 s, 3 viewers)", async () => {
+  const { report: r } = await runThroughRelay(
+    {},
+    { viewers: 3, rampOffsetSeed: 11n, rampOffsetMaxSeconds: 0.5 },
+  );
+  assert.equal(r.scenario.rampOffsetSeed, 11n);
+  assert.equal(r.scenario.rampOffsetMaxSeconds, 0.5);
+  const offsets = rampOffsetsNs(11n, 500e6, 3);
+  for (const v of r.viewers ?? []) {
+    assert.equal(v.rampOffsetMs, offsets[v.id]! / 1e6);
+    assert.equal(v.startOffsetMs, (Math.floor((1e9 * v.id) / 3) + offsets[v.id]!) / 1e6);
+  }
+});
+
+test("H.264 round trip, 2 viewers, excludeFirstSeconds 0 recorded", async () => {
+  const { report: r, json } = await runThroughRelay(
+    {},
+    { codec: "h264", viewers: 2, excludeFirstSeconds: 0 },
+  );
+  assert.equal(r.aggregate.valid, true);
+  assert.match(json, /"excludeFirstSeconds": 0/);
+  for (const v of r.viewers ?? []) {
+    assert.equal(v.codec, "h264");
+    assert.equal(v.rtp.lost, 0);
+    assert.equal(v.packetTransit.available, true);
+    assert.equal(v.oneWayDelay[0]!.excludedFrames, 0);
+  }
+  const f = fingerprintBlock(r);
+  assert.equal(f.available, true);
+  assert.equal(f.unmatchedFrames, 0);
+  assert.equal(f.invalid, 0);
+});
+
+test("stripped extension: valid, packet transit unavailable with its reason", async () => {
+  const { report: r, markdown } = await runThroughRelay({ stripExtensions: true }, { viewers: 2 });
+  assert.equal(r.aggregate.valid, true);
+  assert.equal(r.aggregate.packetTransit.available, false);
+  assert.match(r.aggregate.packetTransit.reason ?? "", /no stamps arrived/);
+  assert.match(markdown, /\*\*Packet transit: unavailable\*\*/);
+  assert.equal(fingerprintBlock(r).available, true);
+});
+
+test("viewer limit 8 of 10: no verdict, http_503 counted, no Aggregate section", async () => {
+  const { report: r, markdown } = await runThroughRelay({ maxViewers: 8 }, { viewers: 10, rampSeconds: 0.5 });
+  assert.equal(r.aggregate.valid, false);
+  assert.equal(r.aggregate.joined, 8);
+  assert.equal(r.aggregate.failed, 2);
+  assert.equal(r.errors["http_503"], 2);
+  assert.ok(r.aggregate.verdict.startsWith("no verdict: 2 of 10 viewers (20%) failed to join"));
+  assert.ok(!markdown.includes("## Aggregate"));
+});
+
+test("DropEvery 50: loss and incomplete frames, no unmatched, NACKs sent, none late", async () => {
+  const { report: r } = await runThroughRelay({ dropEvery: 50 }, { viewers: 2 });
+  for (const v of (r.viewers ?? []).filter((x) => x.joined)) {
+    assert.ok(v.rtp.lossPercent >= 1 && v.rtp.lossPercent <= 3, `loss ${v.rtp.lossPercent}`);
+    assert.ok(v.nacksSent > 0);
+  }
+  const f = fingerprintBlock(r);
+  assert.ok(f.incompleteFrames > 0);
+  assert.equal(f.available, true);
+  assert.ok(f.samples > 0 && f.samples <= f.completeFrames);
+  assert.equal(f.unmatchedFrames, 0);
+  assert.equal(f.lateCompletedFrames, 0);
+});
+
+test("LoseEvery 50: repaired by NACK, nothing lost, frames completed late", async () => {
+  const { report: r } = await runThroughRelay({ loseEvery: 50 }, { viewers: 2 });
+  let nacks = 0;
+  for (const v of (r.viewers ?? []).filter((x) => x.joined)) {
+    assert.equal(v.rtp.lost, 0);
+    assert.equal(v.rtp.tooLate, 0);
+    assert.ok(v.nacksSent > 0);
+    nacks += v.nacksSent;
+  }
+  const f = fingerprintBlock(r);
+  assert.ok(f.lateCompletedFrames > 0);
+  assert.equal(f.incompleteFrames, 0);
+  assert.equal(r.aggregate.nacksSent, nacks);
+  assert.equal(r.aggregate.packetsLost, 0);
+});
+
+test("a sample window longer than the run: pooled unavailable, every frame excluded", async () => {
+  const { report: r } = await runThroughRelay({}, { viewers: 2, excludeFirstSeconds: 30 });
+  const f = fingerprintBlock(r);
+  assert.equal(f.available, false);
+  assert.equal(f.ms, undefined);
+  assert.equal(f.samples, 0);
+  assert.ok(f.completeFrames > 0);
+  assert.equal(f.excludedFrames, f.completeFrames);
+  for (const v of r.viewers ?? []) assert.match(v.oneWayDelay[0]!.reason ?? "", /excluded/);
+});
+
+test("markerless relay: frame end falls back to timestamps and frames still match", async () => {
+  const { report: r } = await runThroughRelay({ clearMarker: true }, { viewers: 2 });
+  for (const v of r.viewers ?? []) {
+    const b = v.oneWayDelay[0]!;
+    assert.equal(b.frameEnd, "timestamp");
+    assert.equal(b.available, true);
+    assert.ok(b.samples > 0);
+    assert.equal(b.invalid, 0);
+    assert.equal(b.unmatchedFrames, 0);
+  }
+});
+
+test("WHEP counter-offer (406 + PATCH): viewers join and record the flow", async () => {
+  const { report: r } = await runThroughRelay({ counterOffer: true }, { viewers: 2 });
+  assert.equal(r.aggregate.valid, true);
+  for (const v of r.viewers ?? []) {
+    assert.equal(v.whepFlow, "counter-offer");
+    assert.equal(v.joined, true);
+  }
+  assert.equal(fingerprintBlock(r).available, true);
+});

@@ -1,0 +1,195 @@
+// Markdown report (§5). The golden file test/fixtures/report-golden.md is the rendering of
+// goldenInput() below, compared byte for byte. To regenerate it after a deliberate change:
+//   WB_UPDATE_GOLDEN=1 node_modules/.bin/node --test test/unit/markdown.test.ts
+// then review the diff of the fixture before committing it.
+
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { buildReport } from "../../src/core/report/build.ts";
+import type { ReportInput } from "../../src/core/report/input.ts";
+import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import { healthyViewers, makeInput, makeScenario, makeViewer } from "./report-fixtures.ts";
+
+const GOLDEN = new URL("../fixtures/report-golden.md", import.meta.url);
+
+/** A valid single-process run with a seed, a dropped viewer, partial packet transit and a late publisher error. */
+function goldenInput(): ReportInput {
+  const transit = (valuesMs: number[]) => ({
+    negotiated: true,
+    stamped: valuesMs.length,
+    invalid: 0,
+    valuesMs,
+  });
+  const viewers = [
+    makeViewer(0, {
+      keyMs: [12.25, 14],
+      deltaMs: [2.5, 3.75, 4.05, 9.95],
+      transit: transit([1.25, 1.35, 2.45]),
+      nacksSent: 2,
+      counters: { completeFrames: 9, excludedFrames: 2, invalid: 1, lateCompletedFrames: 1 },
+      startOffsetNs: 123_456_789,
+      rampOffsetNs: 123_456_789,
+      whepFlow: "answer",
+    }),
+    makeViewer(1, {
+      deltaMs: [5.5, 6.5],
+      transit: transit([2.05]),
+      counters: { frameEnd: "timestamp", completeFrames: 3, unmatchedFrames: 1 },
+      signallingMs: 7.5,
+      firstRtpMs: 31.5,
+      firstKeyframeMs: 1002.5,
+      rtp: {
+        received: 990,
+        expected: 1000,
+        lost: 10,
+        lossPercent: 1,
+        jitterMs: 0.625,
+        stalls: 1,
+        keyframes: 1,
+      },
+      startOffsetNs: 2_600_000_000,
+      rampOffsetNs: 100_000_000,
+      whepFlow: "counter-offer",
+    }),
+    makeViewer(2, {
+      counters: { completeFrames: 4, excludedFrames: 4 },
+      droppedAfterJoin: true,
+      errorKind: "dropped",
+      error: "the connection failed after the viewer had joined",
+      startOffsetNs: 5_987_654_321,
+      rampOffsetNs: 987_654_321,
+    }),
+  ];
+  const input = makeInput(viewers, {
+    scenario: makeScenario(3, {
+      name: "golden | run",
+      rampOffsetSeed: 7n,
+      rampOffsetMaxSeconds: 1,
+      metrics: "",
+    }),
+  });
+  return {
+    ...input,
+    publisher: {
+      ...input.publisher!,
+      errorKind: "disconnected",
+      error: "the server connection dropped while publishing",
+      disconnectedLate: true,
+    },
+  };
+}
+
+describe("golden Markdown", () => {
+  test("matches test/fixtures/report-golden.md byte for byte", () => {
+    const md = reportToMarkdown(buildReport(goldenInput()));
+    if (process.env["WB_UPDATE_GOLDEN"] === "1") writeFileSync(GOLDEN, md);
+    assert.equal(md, readFileSync(GOLDEN, "utf8"));
+  });
+});
+
+describe("sections and rows (§5)", () => {
+  test("delays print to 0.1 ms; one-way delay leads the aggregate table", () => {
+    const md = reportToMarkdown(buildReport(makeInput([makeViewer(0, { keyMs: [10, 10] })])));
+    assert.ok(md.includes("| one-way delay (fingerprint, per frame) | 2 | 10.0 ms |"));
+    assert.ok(
+      md.indexOf("| one-way delay (fingerprint, per frame)") < md.indexOf("| join: first keyframe |"),
+    );
+    assert.ok(md.includes("| delay p50 | delay p99 | transit p50 |"));
+    assert.ok(md.includes("| one-way delay, delta frames | 0 | — | — | — | — | — |"));
+  });
+
+  test("the two unavailable lines, one-way delay first", () => {
+    const md = reportToMarkdown(
+      buildReport(makeInput([makeViewer(0, { counters: { completeFrames: 2, unmatchedFrames: 2 } })])),
+    );
+    const delay = md.indexOf(
+      "**One-way delay: unavailable** — no valid sample: 2 complete frames (2 unmatched, 0 invalid, 0 excluded), 0 incomplete.\n",
+    );
+    const transit = md.indexOf(
+      "**Packet transit: unavailable** — not negotiated: the WHEP answer did not accept abs-capture-time.\n",
+    );
+    assert.ok(delay > 0 && transit > delay);
+    assert.doesNotMatch(md, /\| one-way delay \(fingerprint, per frame\)/);
+    assert.ok(
+      md.includes(
+        "| 0 | 0 ms | yes | 30 ms | 1000 ms | 1000 | 0 | 0.00% | 0 | 0.50 ms | 1.00 s | 0 | n/a | n/a | n/a | n/a |  |\n",
+      ),
+    );
+  });
+
+  test("an invalid run hides the aggregate but keeps the other sections", () => {
+    const viewers = [
+      makeViewer(0, { keyMs: [1] }),
+      makeViewer(1, { joined: false, codec: null, errorKind: "http_503", error: "POST to h: HTTP 503" }),
+    ];
+    const md = reportToMarkdown(buildReport(makeInput(viewers)));
+    assert.ok(
+      md.includes("**no verdict: 1 of 2 viewers (50%) failed to join, above the 10% the rule allows.**"),
+    );
+    assert.ok(md.includes("2 viewers asked for, 1 joined, 1 failed (50%), 0 dropped after joining."));
+    assert.doesNotMatch(md, /## Aggregate|One-way delay \(fingerprint\)|Packets:/);
+    for (const section of ["## Verdict", "## Publisher", "## Errors", "## Viewers", "## Method"]) {
+      assert.ok(md.includes(`\n${section}\n\n`), section);
+    }
+    assert.ok(md.includes("| `http_503` | 1 |"));
+    assert.ok(
+      md.includes(
+        "| 1 | 1000 ms | no | — | — | 0 | 0 | 0.00% | 0 | 0.00 ms | — | 0 | n/a | n/a | n/a | n/a | http_503 |",
+      ),
+    );
+    assert.ok(md.endsWith(".\n") && !md.endsWith("\n\n"));
+  });
+
+  test("client resources row: Go rounding, heap, RSS, event loop, workers", () => {
+    const md = reportToMarkdown(buildReport(makeInput(healthyViewers(1))));
+    assert.ok(
+      md.includes(
+        "| client resources | 2.0 CPU s, 12% of all cores, peak heap 48.0 MiB, peak RSS 160.2 MiB, event-loop delay p50 1.2 ms, p99 4.5 ms, max 12.0 ms, 2 worker threads (the whole process, not the server) |",
+      ),
+    );
+    const input = makeInput(healthyViewers(1));
+    const noCpu = buildReport({
+      ...input,
+      resources: { cpuReason: "unavailable here", peakHeapBytes: 0, peakRssBytes: 0, workers: 0 },
+    });
+    assert.ok(
+      reportToMarkdown(noCpu).includes(
+        "| client resources | CPU unavailable here, peak heap 0.0 MiB, peak RSS 0.0 MiB, viewers in the main thread (the whole process, not the server) |",
+      ),
+    );
+  });
+
+  test("header of a view without a name; escaping of free text", () => {
+    const { publisher: _p, ...input } = makeInput(
+      [makeViewer(0, { keyMs: [1], errorKind: "odd|kind\nline" })],
+      {
+        command: "view",
+        topology: "split",
+        hasSendLog: false,
+        clock: { method: "none", reason: "clock peer did not answer", stepDetected: false },
+        scenario: makeScenario(1, { name: "", whip: "", rampSeconds: 0, excludeFirstSeconds: 0.5 }),
+      },
+    );
+    const md = reportToMarkdown(buildReport(input));
+    assert.ok(md.startsWith("# whipbench view\n\n| | |\n|---|---|\n| whipbench | dev+0123456789ab |\n"));
+    assert.ok(
+      md.includes(
+        "| started | 2026-10-05 07:43:46Z |\n| duration | 42.0 s |\n| WHEP host | `[::1]:8889` |\n",
+      ),
+    );
+    assert.doesNotMatch(md, /WHIP host|## Publisher/);
+    assert.ok(
+      md.includes(
+        "| scenario | 1 viewers, ramp 0s, hold 30s, warmup 2s, join timeout 10s, exclude first 0.5s, codec vp8 |",
+      ),
+    );
+    assert.ok(md.includes("| clock | none — publisher clock not measured: clock peer did not answer |"));
+    assert.ok(md.includes("| topology | split |"));
+    assert.ok(md.includes("| odd\\|kind line |\n"));
+    assert.ok(
+      md.includes("**One-way delay: unavailable** — no send log: the send log lives in the `run` process"),
+    );
+    assert.ok(md.includes("- Jitter: RFC 3550 §6.4.1 interarrival jitter, J += (\\|D\\| − J)/16"));
+  });
+});

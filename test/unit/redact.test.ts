@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { host, redactScenario } from "../../src/core/redact.ts";
+
+test("host keeps host[:port] only", () => {
+  assert.equal(host("https://a.example.test:8443/x/y?token=1"), "a.example.test:8443");
+  assert.equal(host("http://u:p@[::1]:8889/whep"), "[::1]:8889");
+  assert.equal(host("http://[::1]/whep"), "[::1]");
+  assert.equal(host("http://Media.Example.test/whep#frag"), "Media.Example.test");
+  assert.equal(host("https://h:443/"), "h:443");
+  assert.equal(host("http://127.0.0.1:8889/bench/whep"), "127.0.0.1:8889");
+  assert.equal(host("http://tok@h?x=1"), "h");
+});
+
+test("host is invalid-url when unparsable or hostless", () => {
+  for (const bad of [
+    "",
+    "not a url",
+    "/x/y",
+    "http:h",
+    "http://",
+    "http://h:x/",
+    "http://[::1/",
+    "http://a\u0001b/",
+    ":x",
+    "http://user name@h/",
+  ]) {
+    assert.equal(host(bad), "invalid-url", JSON.stringify(bad));
+  }
+});
+
+test("redactScenario replaces endpoints by hosts and keeps the rest", () => {
+  const s = {
+    name: "n",
+    whip: "http://u:p@pub.example.test:8889/x?token=T",
+    whep: "https://view.example.test/y?token=T",
+    viewers: 5,
+    rampSeconds: 0,
+    holdSeconds: 10,
+    bearerEnv: "TOKEN_VAR",
+    metrics: "127.0.0.1:9464",
+    rampOffsetSeed: 1n << 62n,
+  };
+  const r = redactScenario(s);
+  assert.deepEqual(r, { ...s, whip: "pub.example.test:8889", whep: "view.example.test" });
+  assert.equal(s.whep, "https://view.example.test/y?token=T"); // input untouched
+  assert.equal(
+    "whip" in redactScenario({ whep: "http://h/", viewers: 1, rampSeconds: 0, holdSeconds: 1 }),
+    false,
+  );
+});

@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import { before, test } from "node:test";
+import { absCaptureToUnixNs, unixNsToAbsCapture } from "../../src/core/abs-capture-time.ts";
+import { loadClip } from "../../src/core/clip/clip.ts";
+import { packetizeH264 } from "../../src/core/codec/h264.ts";
+import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
+import { ClipTable, createHasher, type Hasher } from "../../src/core/fingerprint.ts";
+import { SendLog } from "../../src/core/sendlog.ts";
+import { DelayHistogram } from "../../src/core/stats.ts";
+import type { Codec } from "../../src/core/types.ts";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../../src/core/viewer-pipeline.ts";
+
+const MS = 1e6;
+const POST_NS = 1e15; // monotonic instant of the POST
+const WALL_MINUS_MONO = 1.76e18 - POST_NS; // Unix ns ≈ late 2025 at the POST
+const SEND_START = POST_NS + 50 * MS;
+const TRANSIT_NS = 2 * MS;
+const PACKET_SPACING_NS = 10_000; // the publisher writes a frame's packets 10 µs apart
+
+let hasher: Hasher;
+const tables = new Map<Codec, ClipTable>();
+before(async () => {
+  hasher = await createHasher();
+  for (const codec of ["vp8", "h264"] as const) tables.set(codec, new ClipTable(hasher, loadClip(codec)));
+});
+
+interface Stream {
+  pipeline: ViewerPipeline;
+  delaysNs: number[]; // expected delay of every frame k ≥ 1 (frame 0 never completes)
+  packets: number;
+  stapA: number;
+  firstArrival: number;
+  firstKeyArrival: number;
+  hook: { n: number; key: number };
+}
+
+/**
+ * Publishes two clip loops plus one frame (k = 0..2N) offline: send log filled as the
+ * publisher would, MTU 1200, sequence and timestamp starting just before their wrap, every
+ * packet arriving TRANSIT_NS after it was written, stamped with abs-capture-time.
+ */
+function stream(
+  codec: Codec,
+  opts: { excludeFirstNs?: number; markers?: boolean; trackCodec?: string; sendLog?: boolean } = {},
+): Stream {
+  const clip = loadClip(codec);
+  const table = tables.get(codec)!;
+  const n = clip.frames.length;
+  const log = SendLog.create(n);
+  const hook = { n: 0, key: 0 };
+  const o: ViewerPipelineOptions = {
+    codec: opts.trackCodec ?? codec,
+    stallNs: 500 * MS,
+    excludeFirstNs: opts.excludeFirstNs ?? 0,
+    postNs: POST_NS,
+    wallMinusMonoNs: WALL_MINUS_MONO,
+    hasher,
+    table,
+    sendLog: opts.sendLog === false ? null : log,
+    absCaptureNegotiated: true,
+    onDelaySample: (_d, key) => {
+      hook.n++;
+      if (key) hook.key++;
+    },
+  };
+  const pipeline = new ViewerPipeline(o);
+  const stamp = new Uint8Array(8);
+  const delaysNs: number[] = [];
+  let seq = 65000;
+  let packets = 0;
+  let stapA = 0;
+  let firstKeyArrival = -1;
+  for (let k = 0; k <= 2 * n; k++) {
+    const t0 = SEND_START + Math.round((k * 1e9) / clip.fps);
+    log.record(k, t0);
+    const ts = (0xfffff000 + k * clip.ticks) >>> 0;
+    const frame = clip.frames[k % n]!;
+    const payloads = codec === "vp8" ? packetizeVp8(frame, 1200, k & 0x7fff) : packetizeH264(frame, 1200);
+    payloads.forEach((p, j) => {
+      const sentNs = t0 + j * PACKET_SPACING_NS;
+      unixNsToAbsCapture(sentNs + WALL_MINUS_MONO, stamp);
+      const last = j === payloads.length - 1;
+      if (codec === "h264" && (p[0]! & 0x1f) === 24) stapA++;
+      if (k === 0 && last) firstKeyArrival = sentNs + TRANSIT_NS;
+      pipeline.onPacket(
+        seq,
+        ts,
+        last && opts.markers !== false,
+        p,
+        sentNs + TRANSIT_NS,
+        absCaptureToUnixNs(stamp),
+      );
+      seq = (seq + 1) & 0xffff;
+      packets++;
+    });
+    if (k > 0) delaysNs.push(TRANSIT_NS + (payloads.length - 1) * PACKET_SPACING_NS);
+  }
+  return { pipeline, delaysNs, packets, stapA, firstArrival: SEND_START + TRANSIT_NS, firstKeyArrival, hook };
+}
+
+for (const codec of ["vp8", "h264"] as const) {
+  test(`${codec}: offline round trip of two loops + 1 frame samples every frame but the first`, () => {
+    const s = stream(codec);
+    const r = s.pipeline.finish();
+    const d = r.oneWayDelay;
+    assert.equal(r.codec, codec);
+    assert.deepEqual(r.oneWayDelayBlocker, { kind: "none" });
+    assert.equal(d.frameEnd, "marker");
+    assert.equal(d.completeFrames, 240); // 2N + 1 sent; the viewer's first frame never completes
+    assert.equal(d.samples, 240);
+    assert.equal(d.incompleteFrames, 0);
+    assert.deepEqual(
+      [d.invalid, d.unmatchedFrames, d.excludedFrames, d.duplicateFrames, d.lateCompletedFrames],
+      [0, 0, 0, 0, 0],
+    );
+    assert.equal(d.keyframeSamples, 8); // k = 30, 60, …, 240
+    assert.equal(d.deltaFrameSamples, 232);
+    assert.deepEqual(s.hook, { n: 240, key: 8 });
+
+    const all = DelayHistogram.decode(r.delayHist);
+    const key = DelayHistogram.decode(r.delayKeyHist);
+    const delta = DelayHistogram.decode(r.delayDeltaHist);
+    assert.equal(all.count, 240);
+    assert.equal(key.count + delta.count, all.count);
+    const sum = all.summaryMs();
+    assert.equal(sum.min, Math.min(...s.delaysNs) / 1e6);
+    assert.equal(sum.max, Math.max(...s.delaysNs) / 1e6);
+    assert.ok(Math.abs(sum.mean - s.delaysNs.reduce((a, b) => a + b, 0) / 240 / 1e6) < 1e-9);
+    assert.ok(Math.abs(sum.p50 - 2) < 0.1, `p50 ${sum.p50} ms`);
+    assert.ok(key.summaryMs().min > delta.summaryMs().min, "keyframes span more packets");
+
+    assert.equal(s.pipeline.packets, s.packets);
+    assert.equal(r.rtp.received, s.packets);
+    assert.equal(r.rtp.lost, 0);
+    assert.equal(r.rtp.keyframes, 9);
+    assert.equal(r.rtp.keyframeIntervalMeanS, 1);
+    assert.equal(s.pipeline.firstRtpNs, s.firstArrival - POST_NS);
+    assert.equal(s.pipeline.firstKeyframeNs, s.firstKeyArrival - POST_NS);
+    assert.equal(s.pipeline.joined, true);
+
+    assert.deepEqual(r.packetTransit, { negotiated: true, stamped: s.packets, invalid: 0 });
+    const transit = DelayHistogram.decode(r.transitHist).summaryMs();
+    assert.equal(transit.n, s.packets);
+    assert.ok(
+      Math.abs(transit.min - 2) < 0.001 && Math.abs(transit.max - 2) < 0.001,
+      JSON.stringify(transit),
+    );
+    if (codec === "h264") assert.equal(s.stapA, 9); // one per keyframe
+  });
+}
+
+test("the exclusion window applies after classification, from the first packet", () => {
+  const s = stream("vp8", { excludeFirstNs: 1e9 });
+  const d = s.pipeline.finish().oneWayDelay;
+  // frames k = 1..29 started less than 1 s after frame 0's first packet; k = 30 exactly 1 s
+  assert.equal(d.completeFrames, 240);
+  assert.equal(d.excludedFrames, 29);
+  assert.equal(d.samples, 211);
+  assert.equal(d.keyframeSamples, 8);
+  assert.equal(d.deltaFrameSamples, 203);
+  assert.equal(d.invalid + d.unmatchedFrames, 0); // the anchor advanced as without a window
+  assert.equal(s.hook.n, 211);
+});
+
+test("a window longer than the stream excludes every complete frame", () => {
+  const d = stream("h264", { excludeFirstNs: 30e9 }).pipeline.finish().oneWayDelay;
+  assert.equal(d.excludedFrames, d.completeFrames);
+  assert.equal(d.samples, 0);
+});
+
+test("a markerless stream ends frames by timestamp", () => {
+  const s = stream("vp8", { markers: false });
+  const r = s.pipeline.finish();
+  assert.equal(r.oneWayDelay.frameEnd, "timestamp");
+  assert.equal(r.oneWayDelay.completeFrames, 239); // the last frame waits for a next packet
+  assert.equal(r.oneWayDelay.samples, 239);
+  assert.equal(r.oneWayDelay.incompleteFrames, 0);
+  assert.equal(s.pipeline.joined, false); // no marker, no complete keyframe
+  assert.equal(s.pipeline.firstKeyframeNs, -1);
+});
+
+test("a codec without a fingerprint gets the codec blocker and no reassembly", () => {
+  const s = stream("vp8", { trackCodec: "opus" });
+  const r = s.pipeline.finish();
+  assert.equal(r.codec, "opus");
+  assert.deepEqual(r.oneWayDelayBlocker, { kind: "codec", codec: "opus" });
+  assert.equal(r.oneWayDelay.completeFrames, 0);
+  assert.equal(r.oneWayDelay.frameEnd, "");
+  assert.equal(r.rtp.received, s.packets);
+  assert.equal(r.rtp.keyframes, 0); // no keyframe-start test for opus
+  assert.equal(r.delayHist.n, 0);
+});
+
+test("without a send log: the no_send_log blocker, RTP and transit still measured", () => {
+  const s = stream("h264", { sendLog: false });
+  const r = s.pipeline.finish();
+  assert.deepEqual(r.oneWayDelayBlocker, { kind: "no_send_log" });
+  assert.equal(r.oneWayDelay.completeFrames, 0);
+  assert.equal(r.rtp.received, s.packets);
+  assert.equal(r.packetTransit.stamped, s.packets);
+  assert.equal(s.pipeline.joined, true);
+});
+
+function bare(negotiated: boolean): ViewerPipeline {
+  return new ViewerPipeline({
+    codec: "vp8",
+    stallNs: 500 * MS,
+    excludeFirstNs: 0,
+    postNs: POST_NS,
+    wallMinusMonoNs: WALL_MINUS_MONO,
+    hasher: null,
+    table: null,
+    sendLog: null,
+    absCaptureNegotiated: negotiated,
+  });
+}
+
+test("packet transit: stamped, invalid when negative or over 60 s, nothing when not negotiated", () => {
+  const p = bare(true);
+  const arrival = POST_NS + 10 * MS;
+  const wall = arrival + WALL_MINUS_MONO;
+  p.onPacket(1, 0, false, new Uint8Array(10), arrival, wall - 5 * MS); // 5 ms
+  p.onPacket(2, 0, false, new Uint8Array(20), arrival, wall + 1 * MS); // negative
+  p.onPacket(3, 0, false, new Uint8Array(30), arrival, wall - 61e9); // implausible
+  p.onPacket(4, 0, false, new Uint8Array(40), arrival, -1); // no stamp
+  const r = p.finish();
+  assert.deepEqual(r.packetTransit, { negotiated: true, stamped: 3, invalid: 2 });
+  assert.equal(r.transitHist.n, 1);
+  assert.ok(Math.abs(r.transitHist.minNs - 5 * MS) < 1000);
+  assert.equal(p.packets, 4);
+  assert.equal(p.payloadBytes, 100);
+
+  const q = bare(false);
+  q.onPacket(1, 0, false, new Uint8Array(1), arrival, wall - 5 * MS);
+  assert.deepEqual(q.finish().packetTransit, { negotiated: false, stamped: 0, invalid: 0 });
+});
+
+test("abs-capture-time: NTP UQ32.32 ↔ Unix ns", () => {
+  // 2208988800 s after 1900 is the Unix epoch; a fraction of 2^31 is half a second
+  assert.equal(absCaptureToUnixNs(Uint8Array.of(0x83, 0xaa, 0x7e, 0x80, 0x80, 0, 0, 0)), 5e8);
+  assert.equal(absCaptureToUnixNs(Uint8Array.of(0x83, 0xaa, 0x7e, 0x80, 0, 0, 0)), -1);
+  const withOffset = new Uint8Array(16);
+  unixNsToAbsCapture(1234567890123, withOffset);
+  assert.equal(absCaptureToUnixNs(withOffset), 1234567890123);
+  const out = new Uint8Array(8);
+  for (const ns of [0, 1, 999_999_999, 1.7e18 + 123_456_768, 1.76e18]) {
+    unixNsToAbsCapture(ns, out);
+    assert.ok(Math.abs(absCaptureToUnixNs(out) - ns) <= 256, `round trip of ${ns}`);
+  }
+});
