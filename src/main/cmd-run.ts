@@ -7,10 +7,11 @@ import {
   ScenarioError,
   validateScenario,
 } from "../core/scenario.ts";
-import { type Engine, inThreadEngine } from "./engine.ts";
+import { defaultWorkers, type Engine, inThreadEngine } from "./engine.ts";
 import { execute } from "./execute.ts";
 import { UsageError } from "./flags.ts";
 import { stderrLogger } from "./log.ts";
+import { poolEngine } from "./pool-engine.ts";
 import { Relay } from "./relay/relay.ts";
 
 const MAX_SCENARIO_BYTES = 1 << 20;
@@ -66,11 +67,10 @@ function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
   return out;
 }
 
+/** `workers` from the flag or the scenario; unset: one core for the main thread, the rest for viewers. */
 function engineFor(s: Scenario): Engine {
-  if (s.workers !== undefined && s.workers > 0) {
-    throw new UsageError("--workers: worker threads are not available in this version; use 0");
-  }
-  return inThreadEngine;
+  const workers = s.workers ?? defaultWorkers();
+  return workers === 0 ? inThreadEngine() : poolEngine({ workers });
 }
 
 export async function runCommand(file: string | undefined, flags: RunFlags): Promise<number> {

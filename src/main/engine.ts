@@ -1,20 +1,42 @@
 // How shards run. `--workers 0`: the one shard runs in the main thread through the same entry
-// function a worker calls. The worker-thread engine (piscina) implements the same interface.
+// function a worker calls. `--workers N`: N shards in a piscina pool (pool-engine.ts). The
+// merge, the report and the Markdown never know which.
+import { cpus } from "node:os";
 import type { ViewerRecord } from "../core/types.ts";
-import { runShard, type ShardTask, type ShardTick } from "../workers/shard.ts";
+import { runShard, type ShardProfile, type ShardTask, type ShardTick } from "../workers/shard.ts";
+
+export interface EngineResult {
+  records: ViewerRecord[];
+  /** one per shard that returned; a shard whose worker died has none */
+  profiles: ShardProfile[];
+}
 
 export interface Engine {
   /** worker threads used; 0 = viewers in the main thread */
   readonly workers: number;
-  run(tasks: ShardTask[], interrupt: AbortSignal, onTick: (tick: ShardTick) => void): Promise<ViewerRecord[]>;
+  run(tasks: ShardTask[], interrupt: AbortSignal, onTick: (tick: ShardTick) => void): Promise<EngineResult>;
 }
 
-export const inThreadEngine: Engine = {
-  workers: 0,
-  async run(tasks, interrupt, onTick) {
-    const out: ViewerRecord[][] = await Promise.all(
-      tasks.map((task) => runShard(task, { tick: onTick, stop: interrupt })),
-    );
-    return out.flat();
-  },
-};
+/** Collect live one-way delay samples in the ticks (for /metrics); off unless asked. */
+export interface EngineOptions {
+  liveDelays?: boolean;
+}
+
+export function inThreadEngine(opts: EngineOptions = {}): Engine {
+  return {
+    workers: 0,
+    async run(tasks, interrupt, onTick) {
+      const out = await Promise.all(
+        tasks.map((task) =>
+          runShard(task, { tick: onTick, stop: interrupt, liveDelays: opts.liveDelays ?? false }, "main"),
+        ),
+      );
+      return { records: out.flatMap((r) => r.records), profiles: out.map((r) => r.profile) };
+    },
+  };
+}
+
+/** The default: keep one core for the main thread (publisher, send log, merge), shard the rest. */
+export function defaultWorkers(): number {
+  return Math.max(1, cpus().length - 1);
+}

@@ -59,7 +59,7 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
       command: opts.command,
       scenario: s,
       bearer,
-      engine: opts.engine ?? inThreadEngine,
+      engine: opts.engine ?? inThreadEngine(),
       log,
       interrupt,
       noStamp: opts.noStamp ?? false,

@@ -1,24 +1,27 @@
 // A run (§1): publisher (when the scenario has `whip`), warmup, the schedule, viewers sharded
 // over the engine, the per-second timeline, then everything the report builder needs.
 import { arch, cpus, platform } from "node:os";
+import { type CeilingThresholds, ceilingVerdict } from "../core/ceiling.ts";
 import { type Clip, loadClip } from "../core/clip/clip.ts";
 import { ClipTable, createHasher } from "../core/fingerprint.ts";
 import { fmtG } from "../core/gofmt.ts";
 import { host } from "../core/redact.ts";
 import type { PublisherInput, ReportInput, ViewerInput } from "../core/report/input.ts";
-import type { ClockBlock, TimelineEntry } from "../core/report/types.ts";
+import type { ClockBlock, TimelineEntry, WorkerReport } from "../core/report/types.ts";
 import { buildSchedule, type Scenario } from "../core/scenario.ts";
 import { SendLog } from "../core/sendlog.ts";
 import { StepWatch } from "../core/stepwatch.ts";
 import type { ViewerRecord } from "../core/types.ts";
 import { monoNs, takeWallAnchor, type WallAnchor, wallNowUnixNs } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
-import type { ShardTask, ShardTick } from "../workers/shard.ts";
+import { ThreadProfile } from "../net/thread-profile.ts";
+import type { ShardProfile, ShardTask, ShardTick } from "../workers/shard.ts";
 import { decodeRecord } from "./decode.ts";
 import type { Engine } from "./engine.ts";
 import type { Logger } from "./log.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { ResourceWatch } from "./resources.ts";
+import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
 import { version } from "./version.ts";
 
 export interface RunOptions {
@@ -31,8 +34,10 @@ export interface RunOptions {
   interrupt: AbortSignal;
   /** publisher without abs-capture-time */
   noStamp?: boolean;
-  /** live per-second hook (progress, metrics) */
-  onTick?: (entry: TimelineEntry, ticks: ShardTick[]) => void;
+  /** live per-second hook (progress, metrics); `entry` is null for a shard's final flush tick */
+  onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
+  /** thresholds of the ceiling verdict (tests make them tiny) */
+  ceiling?: CeilingThresholds;
 }
 
 export async function run(opts: RunOptions): Promise<ReportInput> {
@@ -49,6 +54,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   observeStep();
   const resources = new ResourceWatch(startMono);
   const publishing = s.whip !== undefined && s.whip !== "";
+  const cpuCount = cpus().length || 1;
 
   let clip: Clip | null = null;
   let sendLog: SendLog | null = null;
@@ -86,6 +92,9 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   const stopPublisher = new AbortController();
   const streaming = publisher && !publisherFailed ? publisher.stream(stopPublisher.signal) : null;
   let records: ViewerRecord[] = [];
+  let profiles: ShardProfile[] = [];
+  const mainThread = new ThreadProfile();
+  const udpStart = udpReceiveErrors();
   const timeline: TimelineEntry[] = [];
   let schedule: ReturnType<typeof buildSchedule> | null = null;
   if (!publisherFailed) {
@@ -96,20 +105,33 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     const tasks = shardTasks(opts, s, schedule, t0, anchor, ice, sendLog, clip);
     // a per-second entry is keyed by its second, whatever order the shards' ticks arrive in
     const bySecond = new Map<number, ShardTick[]>();
-    records = await opts.engine.run(tasks, interrupt, (tick) => {
+    const cpuBySecond = new Map<number, number>();
+    let cpuLast = resources.cpuSecondsSoFar();
+    const result = await opts.engine.run(tasks, interrupt, (tick) => {
+      if (tick.final) {
+        opts.onTick?.(null, [tick]);
+        return;
+      }
       const list = bySecond.get(tick.second) ?? [];
       list.push(tick);
       bySecond.set(tick.second, list);
       if (list.length === tasks.length) {
         observeStep();
         resources.sample();
-        opts.onTick?.(timelineEntry(tick.second, list), list);
+        const cpu = resources.cpuSecondsSoFar();
+        cpuBySecond.set(tick.second, (100 * (cpu - cpuLast)) / cpuCount);
+        cpuLast = cpu;
+        opts.onTick?.(timelineEntry(tick.second, list, cpuBySecond.get(tick.second)), list);
       }
     });
+    records = result.records;
+    profiles = result.profiles;
     for (const second of [...bySecond.keys()].sort((a, b) => a - b)) {
-      timeline.push(timelineEntry(second, bySecond.get(second) ?? []));
+      timeline.push(timelineEntry(second, bySecond.get(second) ?? [], cpuBySecond.get(second)));
     }
   }
+  const mainFigures = mainThread.finish();
+  const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
   stopPublisher.abort();
   const pub: PublisherResult | null = streaming ? await streaming : (publisher?.result ?? null);
   const finishedMono = monoNs();
@@ -145,9 +167,29 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
       cpuUtilisationPercent: figures.cpuUtilisationPercent,
       peakHeapBytes: figures.peakHeapBytes,
       peakRssBytes: figures.peakRssBytes,
-      eventLoopDelayMs: figures.eventLoopDelayMs,
       workers: opts.engine.workers,
+      mainThread: mainFigures,
+      ...(udp ? { udpReceiveErrors: udp } : {}),
     },
+    workers: profiles.map(workerReport),
+    ceiling: ceilingVerdict(
+      [
+        {
+          name: "main",
+          eventLoopUtilisation: mainFigures.eventLoopUtilisation,
+          eventLoopDelayP99Ms: mainFigures.eventLoopDelayMs.p99,
+        },
+        ...profiles
+          .filter((p) => p.thread === "worker")
+          .map((p) => ({
+            name: `worker ${p.shard}`,
+            eventLoopUtilisation: p.eventLoopUtilisation,
+            eventLoopDelayP99Ms: p.eventLoopDelayMs.p99,
+          })),
+      ],
+      udp,
+      opts.ceiling,
+    ),
     topology: publishing ? "single-process" : "split",
     clock,
     viewers,
@@ -163,14 +205,33 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   return input;
 }
 
-function timelineEntry(second: number, ticks: ShardTick[]): TimelineEntry {
+function timelineEntry(second: number, ticks: ShardTick[], cpuPercent: number | undefined): TimelineEntry {
   let active = 0;
   let packets = 0;
+  let worstDelay = 0;
   for (const t of ticks) {
     active += t.active;
     packets += t.packets;
+    worstDelay = Math.max(worstDelay, t.thread.eventLoopDelayMs.p99);
   }
-  return { t: second, active, packets };
+  const e: TimelineEntry = { t: second, active, packets };
+  if (cpuPercent !== undefined) e.cpuPercent = cpuPercent;
+  if (ticks.length > 0) e.eventLoopDelayMs = worstDelay;
+  return e;
+}
+
+function workerReport(p: ShardProfile): WorkerReport {
+  const w: WorkerReport = {
+    shard: p.shard,
+    thread: p.thread,
+    viewers: p.viewers,
+    packets: p.packets,
+    cpuSeconds: p.cpuSeconds,
+    eventLoopUtilisation: p.eventLoopUtilisation,
+    eventLoopDelayMs: p.eventLoopDelayMs,
+  };
+  if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
+  return w;
 }
 
 function publisherInput(r: PublisherResult): PublisherInput {

@@ -7,6 +7,7 @@ import { SendLog } from "../core/sendlog.ts";
 import type { Codec, ViewerRecord } from "../core/types.ts";
 import { monoNs, type WallAnchor } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
+import { type ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { runViewer } from "./viewer.ts";
 import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
 
@@ -31,7 +32,9 @@ export interface ShardTask {
 /** Deltas since the previous tick, plus the active gauge at the tick. */
 export interface ShardTick {
   shard: number;
+  /** seconds since t0; the final tick (`final`) flushes the partial last second and is not a timeline entry */
   second: number;
+  final: boolean;
   packets: number;
   bytes: number;
   started: number;
@@ -39,6 +42,22 @@ export interface ShardTick {
   failed: number;
   active: number;
   delaySamples: number[];
+  /** this shard's thread over the second: CPU, event-loop utilisation and delay */
+  thread: ThreadFigures;
+}
+
+/** What a shard's thread did over the whole run (the client's own ceiling). */
+export interface ShardProfile extends ThreadFigures {
+  shard: number;
+  /** "main" when the shard ran in the main thread (--workers 0), else "worker" */
+  thread: "main" | "worker";
+  viewers: number;
+  packets: number;
+}
+
+export interface ShardResult {
+  records: ViewerRecord[];
+  profile: ShardProfile;
 }
 
 export interface ShardHooks {
@@ -49,7 +68,12 @@ export interface ShardHooks {
   liveDelays?: boolean;
 }
 
-export async function runShard(task: ShardTask, hooks: ShardHooks): Promise<ViewerRecord[]> {
+export async function runShard(
+  task: ShardTask,
+  hooks: ShardHooks,
+  thread: "main" | "worker",
+): Promise<ShardResult> {
+  const profile = new ThreadProfile();
   let hasher: Hasher | null = null;
   let table: ClipTable | null = null;
   let sendLog: SendLog | null = null;
@@ -103,10 +127,11 @@ export async function runShard(task: ShardTask, hooks: ShardHooks): Promise<View
   let second = 0;
   let last = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0 };
   let tickTimer: NodeJS.Timeout | undefined;
-  const emit = (s: number) => {
+  const emit = (s: number, final: boolean) => {
     hooks.tick({
       shard: task.shard,
       second: s,
+      final,
       packets: counts.packets - last.packets,
       bytes: counts.bytes - last.bytes,
       started: counts.started - last.started,
@@ -114,6 +139,7 @@ export async function runShard(task: ShardTask, hooks: ShardHooks): Promise<View
       failed: counts.failed - last.failed,
       active: counts.active,
       delaySamples: delays,
+      thread: profile.tick(),
     });
     last = { ...counts };
     delays = [];
@@ -124,7 +150,7 @@ export async function runShard(task: ShardTask, hooks: ShardHooks): Promise<View
     tickTimer = setTimeout(
       () => {
         second++;
-        emit(second);
+        emit(second, false);
         scheduleTick();
       },
       Math.max(0, (next - monoNs()) / 1e6),
@@ -147,7 +173,12 @@ export async function runShard(task: ShardTask, hooks: ShardHooks): Promise<View
   );
   clearTimeout(deadlineTimer);
   clearTimeout(tickTimer);
-  return records;
+  emit(second + 1, true);
+  const figures = profile.finish();
+  return {
+    records,
+    profile: { shard: task.shard, thread, viewers: task.viewers.length, packets: counts.packets, ...figures },
+  };
 }
 
 function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {

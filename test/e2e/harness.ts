@@ -42,7 +42,7 @@ export function shortScenario(base: string, over: Partial<Scenario> = {}): Scena
 export async function runThroughRelay(
   relayOpts: Omit<RelayOptions, "ice" | "token"> = {},
   over: Partial<Scenario> = {},
-  engine: Engine = inThreadEngine,
+  engine: Engine = inThreadEngine(),
 ): Promise<E2EResult> {
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: false },

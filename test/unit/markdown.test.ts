@@ -141,13 +141,16 @@ describe("sections and rows (§5)", () => {
     assert.ok(md.endsWith(".\n") && !md.endsWith("\n\n"));
   });
 
-  test("client resources row: Go rounding, heap, RSS, event loop, workers", () => {
+  test("client rows: Go rounding, heap, RSS, main thread, workers, ceiling", () => {
     const md = reportToMarkdown(buildReport(makeInput(healthyViewers(1))));
     assert.ok(
       md.includes(
-        "| client resources | 2.0 CPU s, 12% of all cores, peak heap 48.0 MiB, peak RSS 160.2 MiB, event-loop delay p50 1.2 ms, p99 4.5 ms, max 12.0 ms, 2 worker threads (the whole process, not the server) |",
+        "| client resources | 2.0 CPU s, 12% of all cores, peak heap 48.0 MiB, peak RSS 160.2 MiB, main thread 0.8 CPU s, event-loop delay p99 4.5 ms, 2 worker threads, kernel UDP receive errors none (the whole process, not the server) |",
       ),
     );
+    assert.ok(md.includes("| client threads | worker 0: 2 viewers, 5000 packets, 100.0 µs CPU/packet,"));
+    assert.ok(md.includes("| client ceiling | not near (thresholds: event-loop utilisation 0.90,"));
+    assert.ok(!md.includes("Warning: this client was near its own ceiling"));
     const input = makeInput(healthyViewers(1));
     const noCpu = buildReport({
       ...input,

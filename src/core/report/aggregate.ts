@@ -1,6 +1,7 @@
 // §4.8 aggregate: counts, exact summaries over joined viewers, sums, pooled blocks and verdict.
 
 import { exactSummary } from "../stats.ts";
+import { clientBoundReason } from "./client.ts";
 import type { ReportInput } from "./input.ts";
 import { type JoinedViewer, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
 import type { Aggregate, ViewerReport } from "./types.ts";
@@ -70,6 +71,7 @@ export function buildAggregate(
         duplicateFrames: input.duplicateFrames,
         loopMinNs: input.loopMinNs,
         clock: input.clock,
+        clientBound: clientBoundReason(input.ceiling),
       }),
     ],
     packetTransit: pooledTransitBlock(joined),

@@ -4,6 +4,7 @@ import { rfc3339Nano } from "../gofmt.ts";
 import { host, redactScenario } from "../redact.ts";
 import type { Scenario } from "../scenario.ts";
 import { buildAggregate } from "./aggregate.ts";
+import { clientBlock, clientBoundReason } from "./client.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
 import { methodLines } from "./method.ts";
 import type { JoinedViewer } from "./pooled.ts";
@@ -69,27 +70,6 @@ function publisherReport(p: PublisherInput): PublisherReport {
   };
 }
 
-/** client.resources in key order. */
-function resourcesBlock(r: ClientResources): ClientResources {
-  return {
-    ...(r.cpuSeconds !== undefined ? { cpuSeconds: r.cpuSeconds } : {}),
-    ...(r.cpuUtilisationPercent !== undefined ? { cpuUtilisationPercent: r.cpuUtilisationPercent } : {}),
-    ...nonEmpty("cpuReason", r.cpuReason),
-    peakHeapBytes: r.peakHeapBytes,
-    peakRssBytes: r.peakRssBytes,
-    ...(r.eventLoopDelayMs !== undefined
-      ? {
-          eventLoopDelayMs: {
-            p50: r.eventLoopDelayMs.p50,
-            p99: r.eventLoopDelayMs.p99,
-            max: r.eventLoopDelayMs.max,
-          },
-        }
-      : {}),
-    workers: r.workers,
-  };
-}
-
 /** §4.5 clock in key order. */
 function clockBlock(c: ClockBlock): ClockBlock {
   return {
@@ -127,7 +107,7 @@ export function buildReport(input: ReportInput): Report {
   const viewers: ViewerReport[] = [];
   const joined: JoinedViewer[] = [];
   for (const v of ordered) {
-    const report = viewerReport(v, input.hasSendLog, clock);
+    const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling));
     viewers.push(report);
     if (report.joined) {
       const delay = report.oneWayDelay[0];
@@ -137,13 +117,7 @@ export function buildReport(input: ReportInput): Report {
   }
   const whip = input.scenario.whip ?? "";
   const redacted = redactScenario(input.scenario);
-  const client: ReportClient = {
-    os: input.client.os,
-    arch: input.client.arch,
-    cpus: input.client.cpus,
-    go: input.client.runtime,
-    ...(input.resources !== undefined ? { resources: resourcesBlock(input.resources) } : {}),
-  };
+  const client: ReportClient = clientBlock(input);
   return {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,
@@ -163,7 +137,15 @@ export function buildReport(input: ReportInput): Report {
     aggregate: buildAggregate(input, viewers, joined),
     errors: errorCounts(viewers, input.publisher),
     ...(input.timeline.length > 0
-      ? { timeline: input.timeline.map((e) => ({ t: e.t, active: e.active, packets: e.packets })) }
+      ? {
+          timeline: input.timeline.map((e) => ({
+            t: e.t,
+            active: e.active,
+            packets: e.packets,
+            ...(e.cpuPercent !== undefined ? { cpuPercent: e.cpuPercent } : {}),
+            ...(e.eventLoopDelayMs !== undefined ? { eventLoopDelayMs: e.eventLoopDelayMs } : {}),
+          })),
+        }
       : {}),
     viewers: input.publisherFailedToConnect ? null : viewers,
     method: methodLines({

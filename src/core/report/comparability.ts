@@ -9,8 +9,11 @@ export const MAX_RANKABLE_UNCERTAINTY_MS = 1;
 
 type WithoutComparability<B> = Omit<B, "uncertaintyMs" | "comparable" | "notComparableReason">;
 
-/** The §4.15 reason a block is not comparable under this clock; undefined when it is. */
-function notComparableReason(clock: ClockBlock): string | undefined {
+/**
+ * The §4.15 reason a block is not comparable under this clock; undefined when it is. After the
+ * spec's rules comes ours: a client near its own ceiling (`clientBound`, the reason text).
+ */
+function notComparableReason(clock: ClockBlock, clientBound?: string): string | undefined {
   if (clock.method === "none" || clock.method === "") {
     const reason = clock.reason ?? "";
     return reason === "" ? "publisher clock not measured" : `publisher clock not measured: ${reason}`;
@@ -20,13 +23,13 @@ function notComparableReason(clock: ClockBlock): string | undefined {
     return `clock uncertainty ${fmtG(clock.uncertaintyMs)} ms is above the ${MAX_RANKABLE_UNCERTAINTY_MS} ms a ranking allows`;
   }
   if (clock.stepDetected && clock.method !== "monotonic") return "the wall clock stepped during the run";
-  return undefined;
+  return clientBound;
 }
 
 /** The §4.15 fields, in serialisation order, for a block of the given availability. */
-export function comparabilityOf(available: boolean, clock: ClockBlock): Comparability {
+export function comparabilityOf(available: boolean, clock: ClockBlock, clientBound?: string): Comparability {
   if (!available) return { comparable: false, notComparableReason: "no figure: the block is unavailable" };
-  const reason = notComparableReason(clock);
+  const reason = notComparableReason(clock, clientBound);
   return {
     ...(clock.uncertaintyMs !== undefined ? { uncertaintyMs: clock.uncertaintyMs } : {}),
     comparable: reason === undefined,
@@ -41,9 +44,10 @@ export function comparabilityOf(available: boolean, clock: ClockBlock): Comparab
 export function applyComparability<B extends { available: boolean }>(
   block: B,
   clock: ClockBlock,
+  clientBound?: string,
 ): WithoutComparability<B> & Comparability {
   const { uncertaintyMs: _u, comparable: _c, notComparableReason: _r, ...rest } = block as B & Comparability;
-  return { ...rest, ...comparabilityOf(block.available, clock) };
+  return { ...rest, ...comparabilityOf(block.available, clock, clientBound) };
 }
 
 export type Rankability = { ok: true } | { ok: false; reason: string };

@@ -3,7 +3,14 @@
 import type { Scenario } from "../scenario.ts";
 import type { DelayHistogram } from "../stats.ts";
 import type { ViewerRecord } from "../types.ts";
-import type { ClientResources, ClockBlock, TimelineEntry, Topology } from "./types.ts";
+import type {
+  CeilingReport,
+  ClientResources,
+  ClockBlock,
+  TimelineEntry,
+  Topology,
+  WorkerReport,
+} from "./types.ts";
 
 /** A ViewerRecord whose four histograms the caller has already decoded. */
 export type DecodedViewer = Omit<
@@ -60,6 +67,10 @@ export interface ReportInput {
   scenario: Scenario;
   client: ClientInput;
   resources?: ClientResources;
+  /** per-shard thread figures (client.workers) */
+  workers?: WorkerReport[];
+  /** the ceiling verdict: when near, every one-way delay block is not comparable */
+  ceiling?: CeilingReport;
   topology: Topology;
   clock: ClockBlock;
   /** present only when this process published */

@@ -2,6 +2,7 @@
 
 import { fmtFixed, fmtG, mdStarted } from "../gofmt.ts";
 import {
+  ceilingText,
   clockText,
   DASH,
   esc,
@@ -12,8 +13,16 @@ import {
   resourcesText,
   scenarioText,
   summaryRow,
+  workersText,
 } from "./md-cells.ts";
-import type { Aggregate, PooledDelayBlock, PublisherReport, Report, ViewerReport } from "./types.ts";
+import type {
+  Aggregate,
+  CeilingReport,
+  PooledDelayBlock,
+  PublisherReport,
+  Report,
+  ViewerReport,
+} from "./types.ts";
 import { fmtPercent } from "./verdict.ts";
 
 function header(r: Report): string[] {
@@ -37,12 +46,15 @@ function header(r: Report): string[] {
     `| client | ${esc(`${c.os}/${c.arch}, ${c.cpus} CPUs, ${c.go}`)} |`,
   );
   if (c.resources !== undefined) lines.push(`| client resources | ${resourcesText(c.resources)} |`);
+  if (c.workers !== undefined && c.workers.length > 0)
+    lines.push(`| client threads | ${workersText(c.workers)} |`);
+  if (c.ceiling !== undefined) lines.push(`| client ceiling | ${ceilingText(c.ceiling)} |`);
   lines.push(`| topology | ${esc(r.topology)} |`, `| clock | ${clockText(r.clock)} |`, "");
   return lines;
 }
 
-function verdict(a: Aggregate): string[] {
-  return [
+function verdict(a: Aggregate, ceiling: CeilingReport | undefined): string[] {
+  const lines = [
     "## Verdict",
     "",
     `**${esc(a.verdict)}.**`,
@@ -50,6 +62,13 @@ function verdict(a: Aggregate): string[] {
     `${a.viewers} viewers asked for, ${a.joined} joined, ${a.failed} failed (${fmtPercent(a.failedPercent)}%), ${a.droppedAfterJoin} dropped after joining.`,
     "",
   ];
+  if (ceiling?.nearCeiling) {
+    lines.push(
+      `> **Warning: this client was near its own ceiling** ${DASH} ${esc((ceiling.evidence ?? []).join("; "))}. Its own queueing is inside every figure below, so no one-way delay figure of this run is comparable.`,
+      "",
+    );
+  }
+  return lines;
 }
 
 function fingerprintLines(fp: PooledDelayBlock, a: Aggregate, excludeS: number): string[] {
@@ -181,7 +200,7 @@ function viewers(list: ViewerReport[] | null): string[] {
 export function reportToMarkdown(r: Report): string {
   const lines = [
     ...header(r),
-    ...verdict(r.aggregate),
+    ...verdict(r.aggregate, r.client.ceiling),
     ...aggregate(r),
     ...publisher(r.publisher),
     ...errors(r.errors),

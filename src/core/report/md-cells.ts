@@ -2,7 +2,7 @@
 
 import { fmtFixed, fmtG } from "../gofmt.ts";
 import type { Summary } from "../types.ts";
-import type { ClientResources, ClockBlock, ReportScenario } from "./types.ts";
+import type { CeilingReport, ClientResources, ClockBlock, ReportScenario, WorkerReport } from "./types.ts";
 
 export const DASH = "—";
 
@@ -101,14 +101,38 @@ export function resourcesText(r: ClientResources): string {
     parts.push(`CPU ${r.cpuReason ?? "not measured"}`);
   }
   parts.push(`peak heap ${mib(r.peakHeapBytes)}`, `peak RSS ${mib(r.peakRssBytes)}`);
-  const eld = r.eventLoopDelayMs;
-  if (eld !== undefined) {
+  const m = r.mainThread;
+  if (m !== undefined) {
     parts.push(
-      `event-loop delay p50 ${fmtFixed(eld.p50, 1)} ms, p99 ${fmtFixed(eld.p99, 1)} ms, max ${fmtFixed(eld.max, 1)} ms`,
+      `main thread ${fmtFixed(m.cpuSeconds, 1)} CPU s, event-loop delay p99 ${fmtFixed(m.eventLoopDelayMs.p99, 1)} ms`,
     );
   }
   parts.push(r.workers === 0 ? "viewers in the main thread" : `${r.workers} worker threads`);
+  if (r.udpReceiveErrors !== undefined) {
+    parts.push(
+      `kernel UDP receive errors ${r.udpReceiveErrors.rcvbufErrors + r.udpReceiveErrors.inErrors === 0 ? "none" : `RcvbufErrors +${r.udpReceiveErrors.rcvbufErrors}, InErrors +${r.udpReceiveErrors.inErrors}`}`,
+    );
+  }
   return esc(`${parts.join(", ")} (the whole process, not the server)`);
+}
+
+/** The header's client threads row: one part per shard. */
+export function workersText(ws: readonly WorkerReport[]): string {
+  return esc(
+    ws
+      .map((w) => {
+        const name = w.thread === "main" ? `shard ${w.shard} (main thread)` : `worker ${w.shard}`;
+        const per = w.usPerPacket === undefined ? "" : `, ${fmtFixed(w.usPerPacket, 1)} µs CPU/packet`;
+        return `${name}: ${w.viewers} viewers, ${w.packets} packets${per}, event-loop utilisation ${fmtFixed(w.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(w.eventLoopDelayMs.p99, 1)} ms`;
+      })
+      .join("; "),
+  );
+}
+
+/** The header's client ceiling row. */
+export function ceilingText(c: CeilingReport): string {
+  const t = `thresholds: event-loop utilisation ${fmtFixed(c.thresholds.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(c.thresholds.eventLoopDelayP99Ms, 1)} ms, any kernel UDP drop`;
+  return esc(c.nearCeiling ? `**near** — ${(c.evidence ?? []).join("; ")} (${t})` : `not near (${t})`);
 }
 
 /** `%.0f ms`, or an em dash when the value is absent. */

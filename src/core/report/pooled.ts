@@ -34,6 +34,8 @@ export interface PoolContext {
   /** −1 when no whole loop was sent */
   loopMinNs: number;
   clock: ClockBlock;
+  /** set when the client was near its own ceiling: the reason the figure is not comparable */
+  clientBound?: string | undefined;
 }
 
 /** The pooled reason: no send log / partial / no viewer joined / most common viewer reason. */
@@ -110,7 +112,7 @@ export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolConte
     keyframes: frameKindSplit(keyframes, available),
     deltaFrames: frameKindSplit(deltaFrames, available),
   };
-  return applyComparability(block, ctx.clock);
+  return applyComparability(block, ctx.clock, ctx.clientBound);
 }
 
 /** §4.10.2 pooled packet transit over the joined viewers. */

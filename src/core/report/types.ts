@@ -47,9 +47,40 @@ export interface ClientResources {
   cpuReason?: string;
   peakHeapBytes: number;
   peakRssBytes: number;
-  eventLoopDelayMs?: EventLoopDelayMs;
   /** worker threads that ran viewers; 0 = viewers ran in the main thread */
   workers: number;
+  /** the main thread alone (publisher, send log, merge; the viewers too with 0 workers) */
+  mainThread?: ThreadReport;
+  /** kernel UDP receive drops on this host during the run (Linux); absent where unreadable */
+  udpReceiveErrors?: { rcvbufErrors: number; inErrors: number };
+}
+
+/** One thread's own load over the run. */
+export interface ThreadReport {
+  cpuSeconds: number;
+  eventLoopUtilisation: number;
+  eventLoopDelayMs: EventLoopDelayMs;
+}
+
+/** `client.workers[]`: one entry per shard, in shard order. */
+export interface WorkerReport {
+  shard: number;
+  /** "main" with --workers 0, else "worker" */
+  thread: "main" | "worker";
+  viewers: number;
+  packets: number;
+  cpuSeconds: number;
+  /** µs of this thread's CPU per received packet; absent when no packet arrived */
+  usPerPacket?: number;
+  eventLoopUtilisation: number;
+  eventLoopDelayMs: EventLoopDelayMs;
+}
+
+/** `client.ceiling`: whether the client was near its own ceiling, and why. */
+export interface CeilingReport {
+  nearCeiling: boolean;
+  thresholds: { eventLoopUtilisation: number; eventLoopDelayP99Ms: number };
+  evidence?: string[];
 }
 
 /** §4.4 `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
@@ -59,6 +90,8 @@ export interface ReportClient {
   cpus: number;
   go: string;
   resources?: ClientResources;
+  workers?: WorkerReport[];
+  ceiling?: CeilingReport;
 }
 
 /** §3.1 scenario as serialised in a report (redacted to hosts, §3.5), keys in §3.1 order. */
@@ -223,6 +256,10 @@ export interface TimelineEntry {
   t: number;
   active: number;
   packets: number;
+  /** our addition: process CPU over that second, % of all cores */
+  cpuPercent?: number;
+  /** our addition: the worst p99 event-loop delay of the shard threads over that second, ms */
+  eventLoopDelayMs?: number;
 }
 
 export type Topology = "single-process" | "split";

@@ -51,7 +51,12 @@ function blockedReason(v: DecodedViewer, hasSendLog: boolean): string | undefine
 }
 
 /** §4.9.1 one viewer's fingerprint block, comparability applied. */
-export function viewerDelayBlock(v: DecodedViewer, hasSendLog: boolean, clock: ClockBlock): ViewerDelayBlock {
+export function viewerDelayBlock(
+  v: DecodedViewer,
+  hasSendLog: boolean,
+  clock: ClockBlock,
+  clientBound?: string,
+): ViewerDelayBlock {
   const c = v.oneWayDelay;
   const samples = v.delayHist.count;
   let reason = blockedReason(v, hasSendLog);
@@ -81,7 +86,7 @@ export function viewerDelayBlock(v: DecodedViewer, hasSendLog: boolean, clock: C
     keyframes: frameKindSplit(v.delayKeyHist, available),
     deltaFrames: frameKindSplit(v.delayDeltaHist, available),
   };
-  return applyComparability(block, clock);
+  return applyComparability(block, clock, clientBound);
 }
 
 /** §4.10.1 reason, checked in the spec's order; undefined when available. */
@@ -142,7 +147,12 @@ function textIfSet<K extends string>(key: K, text: string | undefined): { [P in 
 }
 
 /** §4.7 one viewer object. */
-export function viewerReport(input: ViewerInput, hasSendLog: boolean, clock: ClockBlock): ViewerReport {
+export function viewerReport(
+  input: ViewerInput,
+  hasSendLog: boolean,
+  clock: ClockBlock,
+  clientBound?: string,
+): ViewerReport {
   const v = input.record;
   return {
     id: v.id,
@@ -157,7 +167,7 @@ export function viewerReport(input: ViewerInput, hasSendLog: boolean, clock: Clo
     ...msIfSet("firstKeyframeMs", v.firstKeyframeNs),
     rtp: rtpBlock(v.rtp),
     nacksSent: v.nacksSent,
-    oneWayDelay: [viewerDelayBlock(v, hasSendLog, clock)],
+    oneWayDelay: [viewerDelayBlock(v, hasSendLog, clock, clientBound)],
     packetTransit: viewerTransitBlock(v),
     ...(v.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...textIfSet("errorKind", v.errorKind),

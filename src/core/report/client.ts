@@ -1,0 +1,86 @@
+// `client`: the machine, the process's resources, one entry per shard thread, and the ceiling
+// verdict (our additions beside the reference's keys; see the method lines).
+import type { ReportInput } from "./input.ts";
+import type {
+  CeilingReport,
+  ClientResources,
+  EventLoopDelayMs,
+  ReportClient,
+  ThreadReport,
+  WorkerReport,
+} from "./types.ts";
+
+function delay(d: EventLoopDelayMs): EventLoopDelayMs {
+  return { p50: d.p50, p99: d.p99, max: d.max };
+}
+
+function thread(t: ThreadReport): ThreadReport {
+  return {
+    cpuSeconds: t.cpuSeconds,
+    eventLoopUtilisation: t.eventLoopUtilisation,
+    eventLoopDelayMs: delay(t.eventLoopDelayMs),
+  };
+}
+
+/** client.resources in key order. */
+function resourcesBlock(r: ClientResources): ClientResources {
+  return {
+    ...(r.cpuSeconds !== undefined ? { cpuSeconds: r.cpuSeconds } : {}),
+    ...(r.cpuUtilisationPercent !== undefined ? { cpuUtilisationPercent: r.cpuUtilisationPercent } : {}),
+    ...(r.cpuReason !== undefined && r.cpuReason !== "" ? { cpuReason: r.cpuReason } : {}),
+    peakHeapBytes: r.peakHeapBytes,
+    peakRssBytes: r.peakRssBytes,
+    workers: r.workers,
+    ...(r.mainThread !== undefined ? { mainThread: thread(r.mainThread) } : {}),
+    ...(r.udpReceiveErrors !== undefined
+      ? {
+          udpReceiveErrors: {
+            rcvbufErrors: r.udpReceiveErrors.rcvbufErrors,
+            inErrors: r.udpReceiveErrors.inErrors,
+          },
+        }
+      : {}),
+  };
+}
+
+function workerBlock(w: WorkerReport): WorkerReport {
+  return {
+    shard: w.shard,
+    thread: w.thread,
+    viewers: w.viewers,
+    packets: w.packets,
+    cpuSeconds: w.cpuSeconds,
+    ...(w.usPerPacket !== undefined ? { usPerPacket: w.usPerPacket } : {}),
+    eventLoopUtilisation: w.eventLoopUtilisation,
+    eventLoopDelayMs: delay(w.eventLoopDelayMs),
+  };
+}
+
+function ceilingBlock(c: CeilingReport): CeilingReport {
+  return {
+    nearCeiling: c.nearCeiling,
+    thresholds: {
+      eventLoopUtilisation: c.thresholds.eventLoopUtilisation,
+      eventLoopDelayP99Ms: c.thresholds.eventLoopDelayP99Ms,
+    },
+    ...(c.evidence !== undefined && c.evidence.length > 0 ? { evidence: [...c.evidence] } : {}),
+  };
+}
+
+export function clientBlock(input: ReportInput): ReportClient {
+  return {
+    os: input.client.os,
+    arch: input.client.arch,
+    cpus: input.client.cpus,
+    go: input.client.runtime,
+    ...(input.resources !== undefined ? { resources: resourcesBlock(input.resources) } : {}),
+    ...(input.workers !== undefined ? { workers: input.workers.map(workerBlock) } : {}),
+    ...(input.ceiling !== undefined ? { ceiling: ceilingBlock(input.ceiling) } : {}),
+  };
+}
+
+/** The reason every one-way delay block of a client-bound run is not comparable, or undefined. */
+export function clientBoundReason(c: CeilingReport | undefined): string | undefined {
+  if (!c?.nearCeiling) return undefined;
+  return `the client was near its own ceiling (${(c.evidence ?? []).join("; ")}), so its own queueing is inside the figure`;
+}

@@ -1,0 +1,73 @@
+// Self-profiling of the thread a shard runs on: CPU time of this thread alone, event-loop
+// utilisation and event-loop delay, over the whole run and per second. The figures say how
+// much of a one-way delay sample is this client's own queueing.
+import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
+
+/** Sampling resolution of the event-loop delay monitor; it is subtracted from every reading. */
+const ELD_RESOLUTION_MS = 2;
+
+export interface DelayFigures {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface ThreadFigures {
+  cpuSeconds: number;
+  eventLoopUtilisation: number;
+  eventLoopDelayMs: DelayFigures;
+}
+
+type Elu = ReturnType<typeof performance.eventLoopUtilization>;
+
+function threadCpuSeconds(): number {
+  const u = process.threadCpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+function delayFigures(h: IntervalHistogram): DelayFigures {
+  if (h.count === 0) return { p50: 0, p99: 0, max: 0 };
+  const ms = (ns: number) => Math.max(0, ns / 1e6 - ELD_RESOLUTION_MS);
+  return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
+}
+
+export class ThreadProfile {
+  private readonly run = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
+  private readonly second = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
+  private readonly eluStart: Elu = performance.eventLoopUtilization();
+  private eluLast: Elu = this.eluStart;
+  private readonly cpuStart = threadCpuSeconds();
+  private cpuLast = this.cpuStart;
+
+  constructor() {
+    this.run.enable();
+    this.second.enable();
+  }
+
+  /** Figures since the previous call (one timeline second), then resets the per-second monitor. */
+  tick(): ThreadFigures {
+    const now = performance.eventLoopUtilization();
+    const cpu = threadCpuSeconds();
+    const out: ThreadFigures = {
+      cpuSeconds: Math.max(0, cpu - this.cpuLast),
+      eventLoopUtilisation: performance.eventLoopUtilization(now, this.eluLast).utilization,
+      eventLoopDelayMs: delayFigures(this.second),
+    };
+    this.second.reset();
+    this.eluLast = now;
+    this.cpuLast = cpu;
+    return out;
+  }
+
+  /** Figures over the whole life of the profile; stops the monitors. */
+  finish(): ThreadFigures {
+    const out: ThreadFigures = {
+      cpuSeconds: Math.max(0, threadCpuSeconds() - this.cpuStart),
+      eventLoopUtilisation: performance.eventLoopUtilization(this.eluStart).utilization,
+      eventLoopDelayMs: delayFigures(this.run),
+    };
+    this.run.disable();
+    this.second.disable();
+    return out;
+  }
+}

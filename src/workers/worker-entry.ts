@@ -1,0 +1,47 @@
+// The piscina worker: runs one shard per task with the same entry function the main thread uses
+// for --workers 0. The task is async, so the worker's event loop keeps delivering messages.
+
+import type { MainToWorker, ShardJob, ShardResult, WorkerToMain } from "./protocol.ts";
+import { runShard } from "./shard.ts";
+
+export default async function shardWorker(job: ShardJob): Promise<ShardResult> {
+  const stop = new AbortController();
+  job.port.on("message", (m: MainToWorker) => {
+    if (m.type === "stop") stop.abort();
+  });
+  if (job.fault) injectFault(job.fault);
+  try {
+    return await runShard(
+      job.task,
+      {
+        stop: stop.signal,
+        liveDelays: job.liveDelays,
+        tick: (tick) => job.port.postMessage({ type: "tick", tick } satisfies WorkerToMain),
+      },
+      "worker",
+    );
+  } finally {
+    job.port.close();
+  }
+}
+
+function injectFault(fault: NonNullable<ShardJob["fault"]>): void {
+  setTimeout(() => {
+    if (fault.kind === "exit") process.exit(7);
+    if (fault.kind === "throw") {
+      // an uncaught exception in the worker: the thread dies with it
+      setImmediate(() => {
+        throw new Error("injected worker fault");
+      });
+    }
+    if (fault.kind === "busy") {
+      // block the loop 60 ms out of every 100 ms: an overloaded client
+      setInterval(() => {
+        const until = performance.now() + 60;
+        while (performance.now() < until) {
+          // spin
+        }
+      }, 100).unref();
+    }
+  }, fault.afterMs).unref();
+}

@@ -1,0 +1,115 @@
+// The worker engine: reports identical in format for --workers 0, 1 and 2 and consistent in
+// figures; a dying worker takes only its viewers with it; the ceiling guard fires on an
+// overloaded client and stays quiet on an idle one.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Report } from "../../src/core/report/types.ts";
+import { inThreadEngine } from "../../src/main/engine.ts";
+import { poolEngine } from "../../src/main/pool-engine.ts";
+import { fingerprintBlock, runThroughRelay } from "./harness.ts";
+
+/** Every key path of a JSON value, arrays collapsed to `[]`. */
+function keyPaths(v: unknown, prefix = "", out = new Set<string>()): Set<string> {
+  if (Array.isArray(v)) {
+    for (const x of v) keyPaths(x, `${prefix}[]`, out);
+  } else if (v !== null && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      out.add(`${prefix}.${k}`);
+      keyPaths(x, `${prefix}.${k}`, out);
+    }
+  }
+  return out;
+}
+
+/** Markdown section headings and the first cell of every table row. */
+function layout(md: string): string[] {
+  return md
+    .split("\n")
+    .filter((l) => l.startsWith("#") || l.startsWith("| "))
+    .map((l) => (l.startsWith("#") ? l : (l.split("|")[1] ?? "").trim()))
+    .filter((l) => !/^\d+$/.test(l)); // viewer rows start with their id
+}
+
+function assertHealthy(r: Report, label: string): void {
+  assert.equal(r.aggregate.valid, true, `${label}: ${r.aggregate.verdict}`);
+  assert.equal(r.aggregate.joined, 4, label);
+  assert.equal(r.aggregate.packetsLost, 0, label);
+  const f = fingerprintBlock(r);
+  assert.equal(f.available, true, label);
+  assert.equal(f.comparable, true, `${label}: ${f.notComparableReason}`);
+  assert.ok(f.ms && f.ms.p50 > 0 && f.ms.p50 < 50, `${label}: p50 ${f.ms?.p50}`);
+}
+
+test("--workers 0, 1 and 2: identical report format, consistent figures", async () => {
+  const runs = [
+    { label: "workers 0", res: await runThroughRelay({}, {}, inThreadEngine()) },
+    { label: "workers 1", res: await runThroughRelay({}, {}, poolEngine({ workers: 1 })) },
+    { label: "workers 2", res: await runThroughRelay({}, {}, poolEngine({ workers: 2 })) },
+  ];
+  const base = runs[0]!;
+  for (const run of runs) assertHealthy(run.res.report, run.label);
+  const basePaths = [...keyPaths(JSON.parse(base.res.json))].sort();
+  const baseLayout = layout(base.res.markdown);
+  for (const run of runs.slice(1)) {
+    assert.deepEqual([...keyPaths(JSON.parse(run.res.json))].sort(), basePaths, run.label);
+    assert.deepEqual(layout(run.res.markdown), baseLayout, run.label);
+  }
+  assert.equal(base.res.report.client.resources?.workers, 0);
+  assert.equal(runs[2]!.res.report.client.resources?.workers, 2);
+  assert.deepEqual(
+    runs[2]!.res.report.client.workers?.map((w) => [w.shard, w.thread, w.viewers]),
+    [
+      [0, "worker", 2],
+      [1, "worker", 2],
+    ],
+  );
+  assert.equal(base.res.report.client.workers?.[0]?.thread, "main");
+  // pooled delays agree across modes: same loopback path, so the medians are close
+  const p50s = runs.map((r) => fingerprintBlock(r.res.report).ms?.p50 ?? Number.NaN);
+  assert.ok(Math.max(...p50s) - Math.min(...p50s) < 10, `p50s ${p50s.join(", ")}`);
+});
+
+for (const kind of ["exit", "throw"] as const) {
+  test(`a worker that dies (${kind}) takes only its viewers with it`, async () => {
+    const engine = poolEngine({ workers: 2, fault: { shard: 1, kind, afterMs: 2500 } });
+    const { report: r, markdown } = await runThroughRelay({}, { viewers: 4 }, engine);
+    const died = (r.viewers ?? []).filter((v) => v.errorKind === "worker_died");
+    assert.deepEqual(
+      died.map((v) => v.id),
+      [1, 3],
+      "shard 1 holds viewers 1 and 3",
+    );
+    for (const v of (r.viewers ?? []).filter((x) => x.id % 2 === 0)) {
+      assert.equal(v.joined, true, `viewer ${v.id} of the surviving worker`);
+      assert.ok(v.rtp.received > 0);
+    }
+    assert.equal(r.errors["worker_died"], 2);
+    assert.equal(r.aggregate.valid, false, "2 of 4 failed: above the 10% the rule allows");
+    assert.match(r.aggregate.verdict, /^no verdict: 2 of 4 viewers \(50%\) failed to join/);
+    assert.match(markdown, /`worker_died`/);
+    assert.equal(r.client.workers?.length, 1, "the dead shard returned no profile");
+  });
+}
+
+test("the ceiling guard stays quiet on an idle client", async () => {
+  const { report: r } = await runThroughRelay({}, { viewers: 2 }, poolEngine({ workers: 1 }));
+  assert.equal(r.client.ceiling?.nearCeiling, false, (r.client.ceiling?.evidence ?? []).join("; "));
+  assert.equal(fingerprintBlock(r).comparable, true);
+});
+
+test("the ceiling guard fires on an overloaded worker and the delay is not comparable", async () => {
+  const engine = poolEngine({ workers: 1, fault: { shard: 0, kind: "busy", afterMs: 500 } });
+  const { report: r, markdown } = await runThroughRelay({}, { viewers: 2 }, engine);
+  const c = r.client.ceiling;
+  assert.equal(c?.nearCeiling, true);
+  assert.ok(
+    c?.evidence?.some((e) => e.startsWith("worker 0: event-loop delay p99")),
+    c?.evidence?.join("; "),
+  );
+  const f = fingerprintBlock(r);
+  assert.equal(f.comparable, false);
+  assert.match(f.notComparableReason ?? "", /near its own ceiling/);
+  for (const v of r.viewers ?? []) assert.equal(v.oneWayDelay[0]?.comparable, false);
+  assert.match(markdown, /Warning: this client was near its own ceiling/);
+  assert.match(markdown, /\| client ceiling \| \*\*near\*\*/);
+});
