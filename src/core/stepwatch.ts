@@ -1,6 +1,7 @@
 // Clock-step detector (§6.8): the wall clock against the monotonic clock, interval by interval.
-// A step is |Δwall − Δmono| > 100 µs + |Δmono|·500 ppm, plus the wall reading's own resolution
-// (a 1 ms clock such as Date.now() can move 1 ms between two readings that are 0.1 ms apart).
+// A step is |Δwall − Δmono| > 100 µs + |Δmono|·500 ppm (integer ns), plus the wall reading's own
+// resolution when the caller's clock is coarse. The runner reads the wall clock at the edge of
+// Date.now()'s millisecond (src/net/clock.ts), which is exact to ~0.1 µs: resolution 0.
 
 export class StepWatch {
   private lastWallNs = Number.NaN;
@@ -25,6 +26,6 @@ export class StepWatch {
 }
 
 export function isStep(wallDeltaNs: number, monoDeltaNs: number, resolutionNs = 0): boolean {
-  const allowance = 100_000 + Math.abs(monoDeltaNs) * 500e-6 + resolutionNs;
+  const allowance = 100_000 + Math.trunc((Math.abs(monoDeltaNs) * 500) / 1_000_000) + resolutionNs;
   return Math.abs(wallDeltaNs - monoDeltaNs) > allowance;
 }

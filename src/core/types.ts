@@ -64,6 +64,22 @@ export interface OneWayDelayCounters {
   deltaFrameSamples: number;
 }
 
+/** Raw counters of the `stamp` one-way delay source of one viewer. */
+export interface StampDelayCounters {
+  frameEnd: FrameEnd;
+  completeFrames: number;
+  incompleteFrames: number;
+  lateCompletedFrames: number;
+  samples: number;
+  /** negative or implausible (> 60 s) once read on the publisher's clock */
+  invalid: number;
+  /** complete frames whose first packet carried no stamp */
+  unstampedFrames: number;
+  excludedFrames: number;
+  keyframeSamples: number;
+  deltaFrameSamples: number;
+}
+
 export interface PacketTransitCounters {
   negotiated: boolean;
   stamped: number;
@@ -102,6 +118,11 @@ export interface ViewerRecord {
   delayDeltaHist: EncodedHistogram;
   packetTransit: PacketTransitCounters;
   transitHist: EncodedHistogram;
+  /** the `stamp` source: counters and histograms (all, keyframes, delta frames) */
+  stampDelay: StampDelayCounters;
+  stampHist: EncodedHistogram;
+  stampKeyHist: EncodedHistogram;
+  stampDeltaHist: EncodedHistogram;
   droppedAfterJoin?: boolean;
   errorKind?: string;
   error?: string;

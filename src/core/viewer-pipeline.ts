@@ -9,6 +9,7 @@ import { Matcher } from "./matcher.ts";
 import { type CompletedFrame, Reassembler } from "./reassembler.ts";
 import { RtpStats } from "./rtpstats.ts";
 import type { SendLog } from "./sendlog.ts";
+import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
 import { DelayHistogram } from "./stats.ts";
 import type { Codec, OneWayDelayBlocker, ViewerRecord } from "./types.ts";
 
@@ -34,6 +35,12 @@ export interface ViewerPipelineOptions {
   onDelaySample?: (delayNs: number, keyframe: boolean) => void;
   /** RTP clock rate of the track; 90 000 when omitted */
   clockRate?: number;
+  /**
+   * The publisher's wall clock minus this process's monotonic clock (ns) at [0], for the stamp
+   * source; the caller updates it as a clock exchange measures the offset. Omitted: the
+   * publisher reads this process's wall clock (`wallMinusMonoNs`).
+   */
+  publisherWallMinusMono?: Float64Array;
 }
 
 export type ViewerPipelineResult = Pick<
@@ -46,6 +53,10 @@ export type ViewerPipelineResult = Pick<
   | "delayDeltaHist"
   | "packetTransit"
   | "transitHist"
+  | "stampDelay"
+  | "stampHist"
+  | "stampKeyHist"
+  | "stampDeltaHist"
 > & { codec: string };
 
 function isCodec(c: string): c is Codec {
@@ -70,7 +81,9 @@ export class ViewerPipeline {
   private readonly negotiated: boolean;
   private readonly blocker: OneWayDelayBlocker;
   private readonly rtp: RtpStats;
+  private readonly keyframeStart: (payload: Uint8Array) => boolean;
   private sampleFromNs = 0;
+  private readonly stamp: StampDelay | null = null;
 
   private stamped = 0;
   private transitInvalid = 0;
@@ -105,11 +118,16 @@ export class ViewerPipeline {
     this.onDelaySample = o.onDelaySample ?? null;
     const keyframeStart =
       o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
+    this.keyframeStart = keyframeStart;
     this.rtp = new RtpStats({
       clockRate: o.clockRate ?? VIDEO_CLOCK_RATE,
       stallNs: o.stallNs,
       keyframeStart,
     });
+    if (o.absCaptureNegotiated && isCodec(o.codec)) {
+      this.stamp = new StampDelay(o.publisherWallMinusMono ?? Float64Array.of(o.wallMinusMonoNs));
+      this.reasm = new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
+    }
 
     if (o.sendLog === null || o.table === null || o.hasher === null) {
       this.blocker = { kind: "no_send_log" };
@@ -118,7 +136,7 @@ export class ViewerPipeline {
     } else {
       this.blocker = { kind: "none" };
       this.fpCodec = o.codec;
-      this.reasm = new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
+      this.reasm ??= new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
       this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
       this.hasher = o.hasher;
       this.table = o.table;
@@ -167,15 +185,22 @@ export class ViewerPipeline {
       else this.transitHist.recordNs(transit);
     }
 
+    if (this.stamp !== null) {
+      this.stamp.packet(seq, ts, this.negotiated ? captureWallNs : -1, this.keyframeStart(payload));
+    }
     if (this.reasm !== null) {
       const out = this.out;
       const n = this.reasm.push(seq, ts, marker, payload, arrivalNs, out);
-      for (let j = 0; j < n; j++) this.classify(out[j]!);
+      for (let j = 0; j < n; j++) {
+        const f = out[j]!;
+        if (this.hasher !== null) this.classify(f);
+        if (this.stamp !== null) this.stamp.frame(f, f.firstNs < this.sampleFromNs);
+      }
       out.length = 0;
     }
   }
 
-  /** §6.4 step 5: one completed frame's outcome, then the sample window. */
+  /** §6.4 step 5: one completed frame's fingerprint outcome, then the sample window. */
   private classify(f: CompletedFrame): void {
     this.completeFrames++;
     // 0 sample, 1 invalid, 2 unmatched, 3 duplicate
@@ -227,20 +252,23 @@ export class ViewerPipeline {
   /** The viewer's figures at the end (histograms encoded for the thread crossing). */
   finish(): ViewerPipelineResult {
     const r = this.reasm;
+    // the fingerprint block reports the reassembler only when the fingerprint source ran
+    const fp = this.hasher !== null ? r : null;
+    const st = this.stamp;
     const empty = (): DelayHistogram => new DelayHistogram();
     return {
       codec: this.codec,
       rtp: this.rtp.report(),
       oneWayDelay: {
-        frameEnd: r !== null ? r.frameEnd : "",
+        frameEnd: fp !== null ? fp.frameEnd : "",
         completeFrames: this.completeFrames,
-        incompleteFrames: r !== null ? r.incompleteFrames : 0,
+        incompleteFrames: fp !== null ? fp.incompleteFrames : 0,
         samples: this.samples,
         invalid: this.invalid,
         unmatchedFrames: this.unmatched,
         excludedFrames: this.excluded,
         duplicateFrames: this.duplicates,
-        lateCompletedFrames: r !== null ? r.lateCompletedFrames : 0,
+        lateCompletedFrames: fp !== null ? fp.lateCompletedFrames : 0,
         keyframeSamples: this.keySamples,
         deltaFrameSamples: this.deltaSamples,
       },
@@ -250,6 +278,18 @@ export class ViewerPipeline {
       delayDeltaHist: (this.delayDeltaHist ?? empty()).encode(),
       packetTransit: { negotiated: this.negotiated, stamped: this.stamped, invalid: this.transitInvalid },
       transitHist: this.transitHist.encode(),
+      stampDelay:
+        st !== null && r !== null
+          ? {
+              ...st.counters(),
+              frameEnd: r.frameEnd,
+              incompleteFrames: r.incompleteFrames,
+              lateCompletedFrames: r.lateCompletedFrames,
+            }
+          : emptyStampCounters(),
+      stampHist: (st?.hist ?? empty()).encode(),
+      stampKeyHist: (st?.keyHist ?? empty()).encode(),
+      stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
     };
   }
 }

@@ -14,5 +14,8 @@ export function decodeRecord(r: ViewerRecord): DecodedViewer {
     delayKeyHist: decodeHistogram(r.delayKeyHist),
     delayDeltaHist: decodeHistogram(r.delayDeltaHist),
     transitHist: decodeHistogram(r.transitHist),
+    stampHist: decodeHistogram(r.stampHist),
+    stampKeyHist: decodeHistogram(r.stampKeyHist),
+    stampDeltaHist: decodeHistogram(r.stampDeltaHist),
   };
 }

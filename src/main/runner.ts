@@ -12,7 +12,7 @@ import { buildSchedule, type Scenario } from "../core/scenario.ts";
 import { SendLog } from "../core/sendlog.ts";
 import { StepWatch } from "../core/stepwatch.ts";
 import type { ViewerRecord } from "../core/types.ts";
-import { monoNs, takeWallAnchor, type WallAnchor, wallNowUnixNs } from "../net/clock.ts";
+import { edgeWallReading, monoNs, takeWallAnchor, type WallAnchor, wallNowUnixNs } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
 import type { ShardProfile, ShardTask, ShardTick } from "../workers/shard.ts";
@@ -49,8 +49,11 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   };
   const startedAtUnixNs = wallNowUnixNs(anchor);
   const startMono = monoNs();
-  const steps = new StepWatch(1e6); // Date.now() reads whole milliseconds
-  const observeStep = () => steps.observe(Date.now() * 1e6, monoNs());
+  const steps = new StepWatch();
+  const observeStep = () => {
+    const r = edgeWallReading();
+    steps.observe(r.wallNs, r.monoNs);
+  };
   observeStep();
   const resources = new ResourceWatch(startMono);
   const publishing = s.whip !== undefined && s.whip !== "";

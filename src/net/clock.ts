@@ -1,8 +1,9 @@
 // The two clocks. Everything that is subtracted uses the monotonic clock, which is process-wide
 // (a worker's arrival instant and the main thread's send instant are on the same clock). Wall
-// time is only for report timestamps and abs-capture-time stamps: it is derived from one anchor
-// taken in the main thread (wall = anchorWall + (mono − anchorMono)), so every thread of one
-// process reads the same wall clock, finer than Date.now()'s millisecond.
+// time is for report timestamps, abs-capture-time stamps and the clock exchange: it is derived
+// from one anchor taken in the main thread (wall = anchorWall + (mono − anchorMono)), so every
+// thread of one process reads the same wall clock, finer than Date.now()'s millisecond, and a
+// step of the system clock during a run cannot move it (the step watch reports such steps).
 
 /** Monotonic nanoseconds (CLOCK_MONOTONIC) as a Number; exact to the ns below 2^53 ns (104 days of uptime). */
 export function monoNs(): number {
@@ -15,11 +16,49 @@ export interface WallAnchor {
   monoNs: number;
 }
 
-/** Take the anchor: performance.timeOrigin is the wall clock at thread start with sub-ms precision. */
+/**
+ * A wall-clock reading finer than Date.now()'s millisecond: wait for the millisecond to turn.
+ * The turn happened between the last call that returned the old value and the first that
+ * returned the new one; both are bracketed by monotonic readings, so the new value (exact at the
+ * edge) is paired with the middle of that window, known to ± half its width. A window wider
+ * than 10 µs (the thread was preempted) is retried at the next edge, up to 5 times; the best
+ * attempt is returned with its uncertainty. Blocks for about 1 ms.
+ */
+export function edgeWallReading(): { wallNs: number; monoNs: number; uncertaintyNs: number } {
+  let best = { wallNs: 0, monoNs: 0, uncertaintyNs: Number.POSITIVE_INFINITY };
+  for (let attempt = 0; attempt < 5 && best.uncertaintyNs > 5_000; attempt++) {
+    let prevBefore = monoNs();
+    const start = Date.now();
+    const limit = prevBefore + 3e6;
+    for (;;) {
+      const before = monoNs();
+      const now = Date.now();
+      const after = monoNs();
+      if (now !== start) {
+        const half = (after - prevBefore) / 2;
+        if (half < best.uncertaintyNs) best = { wallNs: now * 1e6, monoNs: prevBefore + half, uncertaintyNs: half };
+        break;
+      }
+      if (after > limit) break;
+      prevBefore = before;
+    }
+  }
+  return best;
+}
+
+/**
+ * Test hook: WHIPBENCH_TEST_WALL_OFFSET_MS shifts this process's wall clock by that many ms, so
+ * the tests can give a publisher and a viewer process clocks that differ by a known offset.
+ */
+function injectedOffsetNs(): number {
+  const v = Number(process.env["WHIPBENCH_TEST_WALL_OFFSET_MS"] ?? "0");
+  return Number.isFinite(v) ? v * 1e6 : 0;
+}
+
+/** Take the anchor from an edge-aligned wall reading. */
 export function takeWallAnchor(): WallAnchor {
-  const mono = monoNs();
-  const wall = (performance.timeOrigin + performance.now()) * 1e6;
-  return { wallNs: wall, monoNs: mono };
+  const r = edgeWallReading();
+  return { wallNs: r.wallNs + injectedOffsetNs(), monoNs: r.monoNs };
 }
 
 export function wallOf(anchor: WallAnchor, mono: number): number {

@@ -1,6 +1,7 @@
 // What every viewer of a shard shares, and the empty record a viewer starts from.
 import type { ClipTable, Hasher } from "../core/fingerprint.ts";
 import type { SendLog } from "../core/sendlog.ts";
+import { emptyStampCounters } from "../core/stamp-delay.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { WallAnchor } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
@@ -75,5 +76,9 @@ export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
     delayDeltaHist: EMPTY_HIST,
     packetTransit: { negotiated: false, stamped: 0, invalid: 0 },
     transitHist: EMPTY_HIST,
+    stampDelay: emptyStampCounters(),
+    stampHist: EMPTY_HIST,
+    stampKeyHist: EMPTY_HIST,
+    stampDeltaHist: EMPTY_HIST,
   };
 }

@@ -172,6 +172,10 @@ function finishRecord(rec: ViewerRecord, p: ViewerPipeline | null): void {
   rec.delayDeltaHist = out.delayDeltaHist;
   rec.packetTransit = out.packetTransit;
   rec.transitHist = out.transitHist;
+  rec.stampDelay = out.stampDelay;
+  rec.stampHist = out.stampHist;
+  rec.stampKeyHist = out.stampKeyHist;
+  rec.stampDeltaHist = out.stampDeltaHist;
 }
 
 /** Subscribes to the first track; every packet: arrival instant first, then the pipeline. */

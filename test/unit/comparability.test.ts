@@ -170,7 +170,13 @@ describe("rankable", () => {
   test("refusals in order", () => {
     const no = (reason: string) => ({ ok: false, reason });
     assert.deepEqual(rankable(base(), undefined, "fingerprint"), no("a report is missing"));
-    assert.deepEqual(rankable(base(), base(), "stamp"), no('report A has no "stamp" source'));
+    assert.deepEqual(
+      rankable(base(), base(), "stamp"),
+      no("report A's stamp figure is not comparable: no figure: the block is unavailable"),
+    );
+    const oldReport = base();
+    oldReport.aggregate.oneWayDelay = oldReport.aggregate.oneWayDelay.filter((b) => b.source !== "stamp");
+    assert.deepEqual(rankable(oldReport, base(), "stamp"), no('report A has no "stamp" source'));
     const invalid = buildReport(makeInput(healthyViewers(2), { interrupted: true }));
     assert.deepEqual(
       rankable(base(), invalid, "fingerprint"),

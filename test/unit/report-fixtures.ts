@@ -4,6 +4,7 @@ import { buildReport } from "../../src/core/report/build.ts";
 import type { ReportInput, ViewerInput } from "../../src/core/report/input.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import type { Scenario } from "../../src/core/scenario.ts";
+import { emptyStampCounters } from "../../src/core/stamp-delay.ts";
 import { DelayHistogram } from "../../src/core/stats.ts";
 import type { OneWayDelayBlocker, OneWayDelayCounters, RtpReport } from "../../src/core/types.ts";
 
@@ -101,6 +102,10 @@ export function makeViewer(id: number, o: ViewerOpts = {}): ViewerInput {
     delayDeltaHist: hist(deltaMs),
     packetTransit: { negotiated: transit.negotiated, stamped: transit.stamped, invalid: transit.invalid },
     transitHist: hist(transit.valuesMs),
+    stampDelay: emptyStampCounters(),
+    stampHist: hist([]),
+    stampKeyHist: hist([]),
+    stampDeltaHist: hist([]),
     ...(o.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...(o.errorKind !== undefined ? { errorKind: o.errorKind } : {}),
     ...(o.error !== undefined ? { error: o.error } : {}),

@@ -4,6 +4,7 @@ import { exactSummary } from "../stats.ts";
 import { clientBoundReason } from "./client.ts";
 import type { ReportInput } from "./input.ts";
 import { type JoinedViewer, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
+import { pooledStampBlock } from "./stamp-blocks.ts";
 import type { Aggregate, ViewerReport } from "./types.ts";
 import { decideVerdict, failedPercent } from "./verdict.ts";
 
@@ -73,6 +74,7 @@ export function buildAggregate(
         clock: input.clock,
         clientBound: clientBoundReason(input.ceiling),
       }),
+      pooledStampBlock(joined, input.clock, clientBoundReason(input.ceiling)),
     ],
     packetTransit: pooledTransitBlock(joined),
   };

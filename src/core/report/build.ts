@@ -110,9 +110,10 @@ export function buildReport(input: ReportInput): Report {
     const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling));
     viewers.push(report);
     if (report.joined) {
-      const delay = report.oneWayDelay[0];
-      if (delay === undefined) throw new Error("internal error: a viewer without a fingerprint block");
-      joined.push({ record: v.record, delay, transit: report.packetTransit });
+      const [delay, stamp] = report.oneWayDelay;
+      if (delay === undefined || stamp === undefined)
+        throw new Error("internal error: a viewer without its blocks");
+      joined.push({ record: v.record, delay, stamp, transit: report.packetTransit });
     }
   }
   const whip = input.scenario.whip ?? "";

@@ -15,12 +15,21 @@ import type {
 /** A ViewerRecord whose four histograms the caller has already decoded. */
 export type DecodedViewer = Omit<
   ViewerRecord,
-  "delayHist" | "delayKeyHist" | "delayDeltaHist" | "transitHist"
+  | "delayHist"
+  | "delayKeyHist"
+  | "delayDeltaHist"
+  | "transitHist"
+  | "stampHist"
+  | "stampKeyHist"
+  | "stampDeltaHist"
 > & {
   delayHist: DelayHistogram;
   delayKeyHist: DelayHistogram;
   delayDeltaHist: DelayHistogram;
   transitHist: DelayHistogram;
+  stampHist: DelayHistogram;
+  stampKeyHist: DelayHistogram;
+  stampDeltaHist: DelayHistogram;
 };
 
 export interface ViewerInput {

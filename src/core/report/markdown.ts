@@ -89,6 +89,22 @@ function fingerprintLines(fp: PooledDelayBlock, a: Aggregate, excludeS: number):
   return lines;
 }
 
+function stampLines(st: PooledDelayBlock): string[] {
+  if (!st.available) return [`**One-way delay (stamp): unavailable** ${DASH} ${esc(st.reason ?? "")}.`, ""];
+  const lines = [
+    `One-way delay (stamp): ${st.samples} samples from ${st.completeFrames} complete frames on ${st.viewers} viewers; ${st.unmatchedFrames} without a stamp, ${st.invalid} invalid, ${st.excludedFrames} excluded.`,
+    "",
+  ];
+  if ((st.reason ?? "") !== "") lines.push(`One-way delay (stamp) ${esc(st.reason ?? "")}.`, "");
+  if (!st.comparable) {
+    lines.push(
+      `**One-way delay (stamp): not comparable** with another report's ${DASH} ${esc(st.notComparableReason ?? "")}.`,
+      "",
+    );
+  }
+  return lines;
+}
+
 function aggregate(r: Report): string[] {
   const a = r.aggregate;
   if (!a.valid) return [];
@@ -106,6 +122,8 @@ function aggregate(r: Report): string[] {
       summaryRow("one-way delay, delta frames", fp.deltaFrames.ms, "ms"),
     );
   }
+  const st = a.oneWayDelay.find((b) => b.source === "stamp");
+  if (st?.available === true) lines.push(summaryRow("one-way delay (stamp, per frame)", st.ms, "ms"));
   lines.push(
     summaryRow("join: first keyframe", a.joinFirstKeyframeMs, "ms"),
     summaryRow("join: first RTP packet", a.joinFirstRtpMs, "ms"),
@@ -120,6 +138,7 @@ function aggregate(r: Report): string[] {
     "",
   );
   if (fp !== undefined) lines.push(...fingerprintLines(fp, a, r.scenario.excludeFirstSeconds ?? 0));
+  if (st !== undefined) lines.push(...stampLines(st));
   if (!t.available) {
     lines.push(`**Packet transit: unavailable** ${DASH} ${esc(t.reason ?? "")}.`, "");
   } else if ((t.reason ?? "") !== "") {

@@ -24,6 +24,7 @@ import { frameKindSplit, nsToMs } from "./viewer-blocks.ts";
 export interface JoinedViewer {
   record: DecodedViewer;
   delay: ViewerDelayBlock;
+  stamp: ViewerDelayBlock;
   transit: ViewerTransitBlock;
 }
 

@@ -180,8 +180,10 @@ export interface PooledDelayBlock extends Comparability {
   unmatchedFrames: number;
   excludedFrames: number;
   lateCompletedFrames: number;
-  duplicateFrames: number;
-  loopFrames: number;
+  /** fingerprint only (absent on the stamp block) */
+  duplicateFrames?: number;
+  /** fingerprint only (absent on the stamp block) */
+  loopFrames?: number;
   loopMinMs?: number;
   ms?: Summary;
   keyframes: FrameKindSplit;

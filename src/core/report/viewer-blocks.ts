@@ -15,6 +15,7 @@ import {
   TRANSIT_NOT_NEGOTIATED_REASON,
   transitInvalidReason,
 } from "./reasons.ts";
+import { viewerStampBlock } from "./stamp-blocks.ts";
 import type {
   ClockBlock,
   FrameKindSplit,
@@ -167,7 +168,10 @@ export function viewerReport(
     ...msIfSet("firstKeyframeMs", v.firstKeyframeNs),
     rtp: rtpBlock(v.rtp),
     nacksSent: v.nacksSent,
-    oneWayDelay: [viewerDelayBlock(v, hasSendLog, clock, clientBound)],
+    oneWayDelay: [
+      viewerDelayBlock(v, hasSendLog, clock, clientBound),
+      viewerStampBlock(v, clock, clientBound),
+    ],
     packetTransit: viewerTransitBlock(v),
     ...(v.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...textIfSet("errorKind", v.errorKind),

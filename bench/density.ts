@@ -1,0 +1,172 @@
+// Density benchmark: one publisher and N viewers over W workers, through the built-in relay in
+// its own process (or any WHEP server given with --whip/--whep), for a list of N and W. Prints,
+// per row: viewers, workers, packets/s received and µs of viewer-thread CPU per received packet
+// over the hold (setup excluded; the whole-run figure, setup included, beside it), viewers per
+// core, RSS per viewer (whole-process peak, and marginal between rows of the same W), the
+// worst worker event-loop delay p99, client-side loss, kernel UDP drops, join and setup tails,
+// and whether the ceiling guard fired.
+//
+//   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15]
+//
+// Rows are NxW (W = 0 runs the viewers in the main thread). The relay child process is started
+// and stopped by the benchmark itself (its PID only).
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { fmtFixed } from "../src/core/gofmt.ts";
+import { buildReport } from "../src/core/report/build.ts";
+import type { Report } from "../src/core/report/types.ts";
+import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario.ts";
+import { inThreadEngine } from "../src/main/engine.ts";
+import { memoryLogger } from "../src/main/log.ts";
+import { poolEngine } from "../src/main/pool-engine.ts";
+import { run } from "../src/main/runner.ts";
+
+interface Row {
+  viewers: number;
+  workers: number;
+}
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+const rows: Row[] = arg("rows", "50x1,100x1,200x1,200x2")
+  .split(",")
+  .map((r) => {
+    const [n, w] = r.split("x").map(Number);
+    return { viewers: n ?? 0, workers: w ?? 0 };
+  });
+const rampSeconds = Number(arg("ramp", "10"));
+const holdSeconds = Number(arg("hold", "15"));
+const PORT = Number(arg("port", "18889"));
+
+async function startRelay(): Promise<ChildProcess> {
+  const bin = fileURLToPath(new URL("../bin/whipbench.js", import.meta.url));
+  const child = spawn(process.execPath, [bin, "relay", "--listen", `127.0.0.1:${PORT}`], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let text = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    text += d.toString();
+  });
+  for (let i = 0; i < 100 && !text.includes("relay listening"); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  if (!text.includes("relay listening")) throw new Error("the relay did not start");
+  return child;
+}
+
+/** Worker-thread CPU and packets over the hold only (setup excluded): the steady state. */
+interface Steady {
+  cpuSeconds: number;
+  packets: number;
+  seconds: number;
+}
+
+async function measure(row: Row, index: number): Promise<{ report: Report; steady: Steady }> {
+  const base = `http://127.0.0.1:${PORT}/density${index}`;
+  const s: Scenario = normaliseScenario({
+    name: `density-${row.viewers}x${row.workers}`,
+    whip: `${base}/whip`,
+    whep: `${base}/whep`,
+    codec: "vp8",
+    viewers: row.viewers,
+    rampSeconds,
+    holdSeconds,
+    warmupSeconds: 2,
+    excludeFirstSeconds: 2,
+    loopbackOnly: true,
+  });
+  validateScenario(s);
+  const engine = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });
+  const steady: Steady = { cpuSeconds: 0, packets: 0, seconds: 0 };
+  // seconds fully inside the hold: after the last viewer started and joined (+2 s), before the end
+  const from = rampSeconds + 2;
+  const to = rampSeconds + holdSeconds - 1;
+  const input = await run({
+    command: "run",
+    scenario: s,
+    bearer: undefined,
+    engine,
+    log: memoryLogger(),
+    interrupt: new AbortController().signal,
+    onTick: (entry, ticks) => {
+      if (!entry || entry.t <= from || entry.t > to) return;
+      steady.seconds++;
+      for (const t of ticks) {
+        steady.cpuSeconds += t.thread.cpuSeconds;
+        steady.packets += t.packets;
+      }
+    },
+  });
+  return { report: buildReport(input), steady };
+}
+
+function line(cells: string[]): string {
+  return `| ${cells.join(" | ")} |`;
+}
+
+const header = [
+  "viewers",
+  "workers",
+  "packets/s",
+  "µs worker CPU/packet, hold (whole run)",
+  "viewers/core",
+  "peak RSS/viewer",
+  "marginal RSS/viewer",
+  "worst worker ELD p99",
+  "loss",
+  "kernel UDP drops",
+  "join p50/p99",
+  "setup p99",
+  "ceiling",
+];
+
+const relay = await startRelay();
+const out: string[] = [line(header), line(header.map(() => "---:"))];
+const lastRssByWorkers = new Map<number, { viewers: number; rss: number }>();
+try {
+  for (const [i, row] of rows.entries()) {
+    const { report: r, steady } = await measure(row, i);
+    const ws = r.client.workers ?? [];
+    const perPacket = steady.packets > 0 ? (steady.cpuSeconds * 1e6) / steady.packets : Number.NaN;
+    const coresUsed = steady.seconds > 0 ? steady.cpuSeconds / steady.seconds : Number.NaN;
+    const pps = steady.seconds > 0 ? steady.packets / steady.seconds : Number.NaN;
+    const runPerPacket =
+      (ws.reduce((a, w) => a + w.cpuSeconds, 0) * 1e6) / (ws.reduce((a, w) => a + w.packets, 0) || 1);
+    const rss = r.client.resources?.peakRssBytes ?? 0;
+    const prev = lastRssByWorkers.get(row.workers);
+    const marginal =
+      prev && row.viewers > prev.viewers ? (rss - prev.rss) / (row.viewers - prev.viewers) : Number.NaN;
+    lastRssByWorkers.set(row.workers, { viewers: row.viewers, rss });
+    const eld = Math.max(...ws.map((w) => w.eventLoopDelayMs.p99));
+    const udp = r.client.resources?.udpReceiveErrors;
+    const joins = r.aggregate.joinFirstKeyframeMs;
+    const setups = (r.viewers ?? []).map((v) => v.iceConnectedMs ?? Number.NaN).filter(Number.isFinite);
+    setups.sort((a, b) => a - b);
+    const setupP99 = setups[Math.max(0, Math.ceil(0.99 * setups.length) - 1)] ?? Number.NaN;
+    out.push(
+      line([
+        String(row.viewers),
+        String(row.workers),
+        fmtFixed(pps, 0),
+        `${fmtFixed(perPacket, 1)} (run ${fmtFixed(runPerPacket, 1)})`,
+        fmtFixed(coresUsed > 0 ? r.aggregate.joined / coresUsed : Number.NaN, 0),
+        `${fmtFixed(rss / row.viewers / 1024, 0)} KB`,
+        Number.isFinite(marginal) ? `${fmtFixed(marginal / 1024, 0)} KB` : "—",
+        `${fmtFixed(eld, 1)} ms`,
+        `${fmtFixed(r.aggregate.lossPercentTotal, 3)}%`,
+        udp ? String(udp.rcvbufErrors + udp.inErrors) : "n/a",
+        `${fmtFixed(joins.p50, 0)}/${fmtFixed(joins.p99, 0)} ms`,
+        `${fmtFixed(setupP99, 0)} ms`,
+        `${r.client.ceiling?.nearCeiling ? "fired" : "quiet"} (${r.aggregate.joined}/${row.viewers} joined)`,
+      ]),
+    );
+    process.stderr.write(`${out[out.length - 1]}\n`);
+  }
+} finally {
+  relay.kill("SIGTERM");
+  await once(relay, "exit");
+}
+process.stdout.write(`${out.join("\n")}\n`);

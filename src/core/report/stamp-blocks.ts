@@ -1,0 +1,125 @@
+// The `stamp` one-way delay blocks, per viewer and pooled over joined viewers, beside the
+// fingerprint blocks and never averaged with them. Same keys as a fingerprint block, except
+// that the pooled block has no clip keys (duplicateFrames, loopFrames, loopMinMs): the stamp
+// needs no clip. unmatchedFrames counts complete frames whose first packet carried no stamp.
+import { DelayHistogram } from "../stats.ts";
+import { applyComparability } from "./comparability.ts";
+import type { DecodedViewer } from "./input.ts";
+import {
+  compareBytes,
+  mostCommonReason,
+  NO_TRACK_REASON,
+  NO_VIEWER_JOINED_REASON,
+  pooledPartialReason,
+  TRANSIT_NO_STAMPS_REASON,
+  TRANSIT_NOT_NEGOTIATED_REASON,
+} from "./reasons.ts";
+import type { ClockBlock, PooledDelayBlock, ViewerDelayBlock } from "./types.ts";
+import { frameKindSplit } from "./viewer-blocks.ts";
+
+export function stampNoValidSampleReason(v: DecodedViewer): string {
+  const c = v.stampDelay;
+  return `no valid sample: ${c.completeFrames} complete frames (${c.unstampedFrames} without a stamp, ${c.invalid} invalid, ${c.excludedFrames} excluded), ${c.incompleteFrames} incomplete`;
+}
+
+function stampReason(v: DecodedViewer): string | undefined {
+  if (v.codec === undefined) return NO_TRACK_REASON;
+  if (!v.packetTransit.negotiated) return TRANSIT_NOT_NEGOTIATED_REASON;
+  if (v.packetTransit.stamped === 0) return TRANSIT_NO_STAMPS_REASON;
+  if (v.stampHist.count === 0) return stampNoValidSampleReason(v);
+  return undefined;
+}
+
+/** One viewer's stamp block, comparability applied. */
+export function viewerStampBlock(
+  v: DecodedViewer,
+  clock: ClockBlock,
+  clientBound?: string,
+): ViewerDelayBlock {
+  const c = v.stampDelay;
+  const reason = stampReason(v);
+  const available = reason === undefined;
+  const block = {
+    source: "stamp" as const,
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(c.frameEnd !== "" ? { frameEnd: c.frameEnd } : {}),
+    completeFrames: c.completeFrames,
+    incompleteFrames: c.incompleteFrames,
+    samples: v.stampHist.count,
+    invalid: c.invalid,
+    unmatchedFrames: c.unstampedFrames,
+    excludedFrames: c.excludedFrames,
+    lateCompletedFrames: c.lateCompletedFrames,
+    ...(available ? { ms: v.stampHist.summaryMs() } : {}),
+    keyframes: frameKindSplit(v.stampKeyHist, available),
+    deltaFrames: frameKindSplit(v.stampDeltaHist, available),
+  };
+  return applyComparability(block, clock, clientBound);
+}
+
+/** The pooled stamp block over joined viewers (their per-viewer stamp blocks given beside). */
+export function pooledStampBlock(
+  joined: readonly { record: DecodedViewer; stamp: ViewerDelayBlock }[],
+  clock: ClockBlock,
+  clientBound?: string,
+): PooledDelayBlock {
+  const all = new DelayHistogram();
+  const keyframes = new DelayHistogram();
+  const deltaFrames = new DelayHistogram();
+  const byFrameEnd = new Map<string, number>();
+  const others: string[] = [];
+  let pooled = 0;
+  const sums = {
+    completeFrames: 0,
+    incompleteFrames: 0,
+    invalid: 0,
+    unmatchedFrames: 0,
+    excludedFrames: 0,
+    lateCompletedFrames: 0,
+  };
+  for (const v of joined) {
+    const b = v.stamp;
+    sums.completeFrames += b.completeFrames;
+    sums.incompleteFrames += b.incompleteFrames;
+    sums.invalid += b.invalid;
+    sums.unmatchedFrames += b.unmatchedFrames;
+    sums.excludedFrames += b.excludedFrames;
+    sums.lateCompletedFrames += b.lateCompletedFrames;
+    if (!b.available) {
+      others.push(b.reason ?? "");
+      continue;
+    }
+    pooled++;
+    all.add(v.record.stampHist);
+    keyframes.add(v.record.stampKeyHist);
+    deltaFrames.add(v.record.stampDeltaHist);
+    if (b.frameEnd !== undefined) byFrameEnd.set(b.frameEnd, (byFrameEnd.get(b.frameEnd) ?? 0) + 1);
+  }
+  const available = all.count > 0;
+  let reason: string | undefined;
+  if (joined.length === 0) reason = NO_VIEWER_JOINED_REASON;
+  else if (!available) reason = mostCommonReason(others);
+  else if (pooled < joined.length)
+    reason = pooledPartialReason(pooled, joined.length, mostCommonReason(others));
+  const viewersByFrameEnd: Record<string, number> = {};
+  for (const k of [...byFrameEnd.keys()].sort(compareBytes)) viewersByFrameEnd[k] = byFrameEnd.get(k) ?? 0;
+  const block = {
+    source: "stamp" as const,
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    viewers: pooled,
+    viewersByFrameEnd,
+    completeFrames: sums.completeFrames,
+    incompleteFrames: sums.incompleteFrames,
+    samples: all.count,
+    invalid: sums.invalid,
+    unmatchedFrames: sums.unmatchedFrames,
+    excludedFrames: sums.excludedFrames,
+    lateCompletedFrames: sums.lateCompletedFrames,
+    ...(available ? { ms: all.summaryMs() } : {}),
+    keyframes: frameKindSplit(keyframes, available),
+    deltaFrames: frameKindSplit(deltaFrames, available),
+  };
+  return applyComparability(block, clock, clientBound);
+}
