@@ -4,9 +4,11 @@
 // over the hold (setup excluded; the whole-run figure, setup included, beside it), viewers per
 // core, RSS per viewer (whole-process peak, and marginal between rows of the same W), the
 // worst worker event-loop delay p99, client-side loss, kernel UDP drops, join and setup tails,
-// and whether the ceiling guard fired.
+// and whether the ceiling guard fired. Every row runs once per receive path (--paths, default
+// both: werift's receive path and the lean one, src/workers/lean), one after the other in this
+// process against the same relay, and a ratio line follows each row: werift ÷ lean µs/packet.
 //
-//   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15]
+//   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean]
 //
 // Rows are NxW (W = 0 runs the viewers in the main thread). The relay child process is started
 // and stopped by the benchmark itself (its PID only).
@@ -20,7 +22,9 @@ import { normaliseScenario, type Scenario, validateScenario } from "../src/core/
 import { inThreadEngine } from "../src/main/engine.ts";
 import { memoryLogger } from "../src/main/log.ts";
 import { poolEngine } from "../src/main/pool-engine.ts";
+import { receivePathEngine } from "../src/main/receive-path-engine.ts";
 import { run } from "../src/main/runner.ts";
+import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/receive-path.ts";
 
 interface Row {
   viewers: number;
@@ -41,6 +45,12 @@ const rows: Row[] = arg("rows", "50x1,100x1,200x1,200x2")
 const rampSeconds = Number(arg("ramp", "10"));
 const holdSeconds = Number(arg("hold", "15"));
 const PORT = Number(arg("port", "18889"));
+const paths = arg("paths", "werift,lean")
+  .split(",")
+  .map((p) => {
+    if (!RECEIVE_PATHS.includes(p as ReceivePath)) throw new Error(`--paths: unknown receive path ${p}`);
+    return p as ReceivePath;
+  });
 
 async function startRelay(): Promise<ChildProcess> {
   const bin = fileURLToPath(new URL("../bin/whipbench.js", import.meta.url));
@@ -64,7 +74,11 @@ interface Steady {
   seconds: number;
 }
 
-async function measure(row: Row, index: number): Promise<{ report: Report; steady: Steady }> {
+async function measure(
+  row: Row,
+  index: number,
+  path: ReceivePath,
+): Promise<{ report: Report; steady: Steady }> {
   const base = `http://127.0.0.1:${PORT}/density${index}`;
   const s: Scenario = normaliseScenario({
     name: `density-${row.viewers}x${row.workers}`,
@@ -77,9 +91,12 @@ async function measure(row: Row, index: number): Promise<{ report: Report; stead
     warmupSeconds: 2,
     excludeFirstSeconds: 2,
     loopbackOnly: true,
+    receivePath: path,
   });
   validateScenario(s);
-  const engine = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });
+  const inner = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });
+  // the scenario key reaches the shards once the runner copies it; the engine makes sure of it
+  const engine = receivePathEngine(inner, [path]);
   const steady: Steady = { cpuSeconds: 0, packets: 0, seconds: 0 };
   // seconds fully inside the hold: after the last viewer started and joined (+2 s), before the end
   const from = rampSeconds + 2;
@@ -108,6 +125,7 @@ function line(cells: string[]): string {
 }
 
 const header = [
+  "path",
   "viewers",
   "workers",
   "packets/s",
@@ -125,45 +143,59 @@ const header = [
 
 const relay = await startRelay();
 const out: string[] = [line(header), line(header.map(() => "---:"))];
-const lastRssByWorkers = new Map<number, { viewers: number; rss: number }>();
+const lastRssByWorkers = new Map<string, { viewers: number; rss: number }>();
+let index = 0;
 try {
-  for (const [i, row] of rows.entries()) {
-    const { report: r, steady } = await measure(row, i);
-    const ws = r.client.workers ?? [];
-    const perPacket = steady.packets > 0 ? (steady.cpuSeconds * 1e6) / steady.packets : Number.NaN;
-    const coresUsed = steady.seconds > 0 ? steady.cpuSeconds / steady.seconds : Number.NaN;
-    const pps = steady.seconds > 0 ? steady.packets / steady.seconds : Number.NaN;
-    const runPerPacket =
-      (ws.reduce((a, w) => a + w.cpuSeconds, 0) * 1e6) / (ws.reduce((a, w) => a + w.packets, 0) || 1);
-    const rss = r.client.resources?.peakRssBytes ?? 0;
-    const prev = lastRssByWorkers.get(row.workers);
-    const marginal =
-      prev && row.viewers > prev.viewers ? (rss - prev.rss) / (row.viewers - prev.viewers) : Number.NaN;
-    lastRssByWorkers.set(row.workers, { viewers: row.viewers, rss });
-    const eld = Math.max(...ws.map((w) => w.eventLoopDelayMs.p99));
-    const udp = r.client.resources?.udpReceiveErrors;
-    const joins = r.aggregate.joinFirstKeyframeMs;
-    const setups = (r.viewers ?? []).map((v) => v.iceConnectedMs ?? Number.NaN).filter(Number.isFinite);
-    setups.sort((a, b) => a - b);
-    const setupP99 = setups[Math.max(0, Math.ceil(0.99 * setups.length) - 1)] ?? Number.NaN;
-    out.push(
-      line([
-        String(row.viewers),
-        String(row.workers),
-        fmtFixed(pps, 0),
-        `${fmtFixed(perPacket, 1)} (run ${fmtFixed(runPerPacket, 1)})`,
-        fmtFixed(coresUsed > 0 ? r.aggregate.joined / coresUsed : Number.NaN, 0),
-        `${fmtFixed(rss / row.viewers / 1024, 0)} KB`,
-        Number.isFinite(marginal) ? `${fmtFixed(marginal / 1024, 0)} KB` : "—",
-        `${fmtFixed(eld, 1)} ms`,
-        `${fmtFixed(r.aggregate.lossPercentTotal, 3)}%`,
-        udp ? String(udp.rcvbufErrors + udp.inErrors) : "n/a",
-        `${fmtFixed(joins.p50, 0)}/${fmtFixed(joins.p99, 0)} ms`,
-        `${fmtFixed(setupP99, 0)} ms`,
-        `${r.client.ceiling?.nearCeiling ? "fired" : "quiet"} (${r.aggregate.joined}/${row.viewers} joined)`,
-      ]),
-    );
-    process.stderr.write(`${out[out.length - 1]}\n`);
+  for (const row of rows) {
+    const perPath: number[] = [];
+    for (const path of paths) {
+      const { report: r, steady } = await measure(row, index++, path);
+      const ws = r.client.workers ?? [];
+      const perPacket = steady.packets > 0 ? (steady.cpuSeconds * 1e6) / steady.packets : Number.NaN;
+      const coresUsed = steady.seconds > 0 ? steady.cpuSeconds / steady.seconds : Number.NaN;
+      const pps = steady.seconds > 0 ? steady.packets / steady.seconds : Number.NaN;
+      const runPerPacket =
+        (ws.reduce((a, w) => a + w.cpuSeconds, 0) * 1e6) / (ws.reduce((a, w) => a + w.packets, 0) || 1);
+      const rss = r.client.resources?.peakRssBytes ?? 0;
+      const prev = lastRssByWorkers.get(`${path}/${row.workers}`);
+      const marginal =
+        prev && row.viewers > prev.viewers ? (rss - prev.rss) / (row.viewers - prev.viewers) : Number.NaN;
+      lastRssByWorkers.set(`${path}/${row.workers}`, { viewers: row.viewers, rss });
+      perPath.push(perPacket);
+      const eld = Math.max(...ws.map((w) => w.eventLoopDelayMs.p99));
+      const udp = r.client.resources?.udpReceiveErrors;
+      const joins = r.aggregate.joinFirstKeyframeMs;
+      const setups = (r.viewers ?? []).map((v) => v.iceConnectedMs ?? Number.NaN).filter(Number.isFinite);
+      setups.sort((a, b) => a - b);
+      const setupP99 = setups[Math.max(0, Math.ceil(0.99 * setups.length) - 1)] ?? Number.NaN;
+      out.push(
+        line([
+          path,
+          String(row.viewers),
+          String(row.workers),
+          fmtFixed(pps, 0),
+          `${fmtFixed(perPacket, 1)} (run ${fmtFixed(runPerPacket, 1)})`,
+          fmtFixed(coresUsed > 0 ? r.aggregate.joined / coresUsed : Number.NaN, 0),
+          `${fmtFixed(rss / row.viewers / 1024, 0)} KB`,
+          Number.isFinite(marginal) ? `${fmtFixed(marginal / 1024, 0)} KB` : "—",
+          `${fmtFixed(eld, 1)} ms`,
+          `${fmtFixed(r.aggregate.lossPercentTotal, 3)}%`,
+          udp ? String(udp.rcvbufErrors + udp.inErrors) : "n/a",
+          `${fmtFixed(joins.p50, 0)}/${fmtFixed(joins.p99, 0)} ms`,
+          `${fmtFixed(setupP99, 0)} ms`,
+          `${r.client.ceiling?.nearCeiling ? "fired" : "quiet"} (${r.aggregate.joined}/${row.viewers} joined)`,
+        ]),
+      );
+      process.stderr.write(`${out[out.length - 1]}\n`);
+    }
+    const w = perPath[paths.indexOf("werift")];
+    const l = perPath[paths.indexOf("lean")];
+    if (w !== undefined && l !== undefined) {
+      out.push(
+        `| werift ÷ lean | ${row.viewers} | ${row.workers} | | ${fmtFixed(w / l, 2)}× CPU per packet |`,
+      );
+      process.stderr.write(`${out[out.length - 1]}\n`);
+    }
   }
 } finally {
   relay.kill("SIGTERM");

@@ -12,8 +12,13 @@ const TWO_32 = 4294967296;
  */
 export function absCaptureToUnixNs(ext: Uint8Array): number {
   if (ext.length < 8) return -1;
-  const sec = ((ext[0]! << 24) | (ext[1]! << 16) | (ext[2]! << 8) | ext[3]!) >>> 0;
-  const frac = ((ext[4]! << 24) | (ext[5]! << 16) | (ext[6]! << 8) | ext[7]!) >>> 0;
+  return absCaptureAtToUnixNs(ext, 0);
+}
+
+/** The same, read in place from b[at..at+8) (the caller checked the length): no view needed. */
+export function absCaptureAtToUnixNs(b: Uint8Array, at: number): number {
+  const sec = ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
+  const frac = ((b[at + 4]! << 24) | (b[at + 5]! << 16) | (b[at + 6]! << 8) | b[at + 7]!) >>> 0;
   return (sec - NTP_UNIX_OFFSET_S) * 1e9 + Math.round((frac * 1e9) / TWO_32);
 }
 

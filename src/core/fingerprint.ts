@@ -115,6 +115,14 @@ const DUPLICATE: Lookup = Object.freeze({ status: "duplicate" });
  * index (unique), one held by two or more is a duplicate (never sampled), any other is
  * unknown. Built once per run; read-only afterwards. Lookups return shared frozen objects.
  */
+/** What a viewer needs to know of a clip to match frames: shipped over a split run's send-log channel. */
+export interface ClipIdentity {
+  codec: Codec;
+  ticks: number;
+  fingerprints: bigint[];
+  keyframes: boolean[];
+}
+
 export class ClipTable {
   readonly codec: Codec;
   /** N, the clip's frame count */
@@ -128,24 +136,22 @@ export class ClipTable {
   private readonly index = new Map<bigint, number>();
   private readonly unique: readonly Lookup[];
 
-  constructor(hasher: Hasher, clip: Clip) {
-    if (clip.frames.length === 0) throw new Error("fingerprint: the clip has no frames");
-    if (!(clip.ticks > 0)) throw new Error("fingerprint: the clip has no frame duration (Ticks is 0)");
-    const fps: bigint[] = [];
-    for (let i = 0; i < clip.frames.length; i++) {
-      const fp = hasher.clipFrameFingerprint(clip, i);
-      if (fp === null) throw new Error(`fingerprint: clip frame ${i} has nothing to hash`);
-      fps.push(fp);
+  /** From the clip itself (hashing every frame), or from its identity (a split run's viewer). */
+  constructor(hasher: Hasher | null, clip: Clip | ClipIdentity) {
+    const id = "frames" in clip ? clipIdentity(hasher as Hasher, clip) : clip;
+    if (id.fingerprints.length === 0) throw new Error("fingerprint: the clip has no frames");
+    if (!(id.ticks > 0)) throw new Error("fingerprint: the clip has no frame duration (Ticks is 0)");
+    id.fingerprints.forEach((fp, i) => {
       this.index.set(fp, this.index.has(fp) ? -1 : i);
-    }
+    });
     let duplicates = 0;
-    for (const fp of fps) if (this.index.get(fp) === -1) duplicates++;
-    this.codec = clip.codec;
-    this.loopFrames = clip.frames.length;
-    this.ticks = clip.ticks;
+    for (const fp of id.fingerprints) if (this.index.get(fp) === -1) duplicates++;
+    this.codec = id.codec;
+    this.loopFrames = id.fingerprints.length;
+    this.ticks = id.ticks;
     this.duplicateFrames = duplicates;
-    this.keyframes = clip.keyframes.slice();
-    this.unique = fps.map((_, i) => Object.freeze({ status: "unique", index: i }) as Lookup);
+    this.keyframes = id.keyframes.slice();
+    this.unique = id.fingerprints.map((_, i) => Object.freeze({ status: "unique", index: i }) as Lookup);
   }
 
   lookup(fp: bigint): Lookup {
@@ -159,4 +165,16 @@ export class ClipTable {
   isKeyframe(index: number): boolean {
     return this.keyframes[index] === true;
   }
+}
+
+/** Fingerprint every frame of a clip (§6.1 build errors). */
+export function clipIdentity(hasher: Hasher, clip: Clip): ClipIdentity {
+  if (clip.frames.length === 0) throw new Error("fingerprint: the clip has no frames");
+  const fingerprints: bigint[] = [];
+  for (let i = 0; i < clip.frames.length; i++) {
+    const fp = hasher.clipFrameFingerprint(clip, i);
+    if (fp === null) throw new Error(`fingerprint: clip frame ${i} has nothing to hash`);
+    fingerprints.push(fp);
+  }
+  return { codec: clip.codec, ticks: clip.ticks, fingerprints, keyframes: clip.keyframes.slice() };
 }

@@ -15,6 +15,14 @@ import type { FrameEnd } from "./types.ts";
 export const WINDOW_NS = 1e9;
 /** Seen packets and closed frames older than this are forgotten (pruned at most once per WINDOW_NS). */
 const FORGET_NS = 2 * WINDOW_NS;
+/**
+ * At most this many frames pending at once. A stream has a handful (one per frame still
+ * within WINDOW_NS of its first packet: 30 at 30 fps when every frame loses a packet); a
+ * sender inventing a new timestamp per packet would otherwise make every push scan thousands
+ * of them (quadratic time). Past it the frame whose first packet arrived earliest is given
+ * up as incomplete, as expiry would do a little later.
+ */
+export const MAX_PENDING = 256;
 
 /** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
 export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
@@ -157,6 +165,7 @@ export class Reassembler {
     }
     if (f === undefined) {
       if (this.closed.has(ts | 0)) return;
+      if (this.pendingCount >= MAX_PENDING) this.giveUpOldest(at);
       f = this.pool.pop() ?? new PendingFrame();
       f.ts = ts;
       f.lo = ext;
@@ -206,6 +215,21 @@ export class Reassembler {
     for (let j = 0; j < f.count; j++) f.payloads[j] = NO_PAYLOAD; // drop the references
     f.count = 0;
     this.pool.push(f);
+  }
+
+  /** Gives up the pending frame whose first packet arrived earliest (the pending set is full). */
+  private giveUpOldest(now: number): void {
+    const order = this.order;
+    let oldest = 0;
+    for (let i = 1; i < this.pendingCount; i++) {
+      if (order[i]!.firstNs < order[oldest]!.firstNs) oldest = i;
+    }
+    const f = order[oldest]!;
+    for (let i = oldest + 1; i < this.pendingCount; i++) order[i - 1] = order[i]!;
+    this.pendingCount--;
+    this.closed.set(f.ts | 0, now);
+    if (f.ts !== this.earliest) this.incomplete++;
+    this.recycle(f);
   }
 
   /** Gives up every pending frame whose first packet arrived WINDOW_NS or more ago. */

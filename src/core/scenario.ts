@@ -7,7 +7,7 @@ import { JsonSyntaxError, scanFirstValue } from "./scenario-json.ts";
 
 export { buildSchedule, type Schedule, secondsToNs } from "./scenario-schedule.ts";
 
-/** §3.1 keys in serialisation order, plus `workers` (ours, not in the Go tool). */
+/** §3.1 keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
 export interface Scenario {
   name?: string;
   whip?: string;
@@ -29,6 +29,8 @@ export interface Scenario {
   loopbackOnly?: boolean;
   /** worker threads (0..256; 0 = let the engine decide) */
   workers?: number;
+  /** how viewers receive media: werift's own path or the lean one (default "lean") */
+  receivePath?: string;
 }
 
 export class ScenarioError extends Error {
@@ -60,6 +62,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["includeLoopback", "bool"],
   ["loopbackOnly", "bool"],
   ["workers", "int"],
+  ["receivePath", "string"],
 ];
 
 const INT64_MIN = -(1n << 63n);
@@ -185,8 +188,9 @@ export function decodeScenario(text: string): Scenario {
 
 /**
  * §3.1 defaults on a copy: codec "vp8"; rampOffsetMaxSeconds 1 with a seed; warmup 2 with
- * whip; join 10; stall 500; excludeFirstSeconds 5 when absent (explicit 0 kept). Empty
- * strings, false flags and zero omitempty numbers are dropped, as Go's output omits them.
+ * whip; join 10; stall 500; excludeFirstSeconds 5 when absent (explicit 0 kept); receivePath
+ * "lean" (test/e2e/receive-path.test.ts holds it to werift's figures). Empty strings, false flags
+ * and zero omitempty numbers are dropped, as Go's output omits them.
  */
 export function normaliseScenario(s: Scenario): Scenario {
   const out: Scenario = { ...s };
@@ -196,6 +200,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.joinTimeoutSeconds) out.joinTimeoutSeconds = 10;
   if (!out.stallMs) out.stallMs = 500;
   if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
+  if (!out.receivePath) out.receivePath = "lean";
   for (const k of ["name", "whip", "bearerEnv", "metrics"] as const) if (out[k] === "") delete out[k];
   for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];
   for (const k of ["rampOffsetMaxSeconds", "warmupSeconds"] as const) if (out[k] === 0) delete out[k];
@@ -213,7 +218,7 @@ function sane(v: number, perSecond = 1): boolean {
 /**
  * §3.3 in order, first failure wins; returns the scenario unchanged or throws ScenarioError.
  * Absent numbers count as Go's zero value. Non-finite or absurdly large values (beyond exact
- * integer ns) fail their key's check with that key's message. `workers` is checked last.
+ * integer ns) fail their key's check with that key's message. `workers`, then `receivePath`, are checked last.
  */
 export function validateScenario(s: Scenario): Scenario {
   const fail = (msg: string): never => {
@@ -247,6 +252,9 @@ export function validateScenario(s: Scenario): Scenario {
   }
   if (s.workers !== undefined && !(Number.isInteger(s.workers) && s.workers >= 0 && s.workers <= 256)) {
     fail("workers must be 0..256");
+  }
+  if (s.receivePath !== undefined && s.receivePath !== "werift" && s.receivePath !== "lean") {
+    fail(`receivePath ${goQuote(s.receivePath)} (want werift or lean)`);
   }
   return s;
 }

@@ -7,7 +7,7 @@ import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
 import { runCommand, viewCommand } from "./cmd-run.ts";
 import { EXIT_USAGE } from "./execute.ts";
-import { durationFlag, intFlag, listenFlag, seedFlag, UsageError } from "./flags.ts";
+import { durationFlag, hostPortFlag, intFlag, listenFlag, seedFlag, UsageError } from "./flags.ts";
 import { version } from "./version.ts";
 
 const ETIQUETTE = `Load-test only servers you run, a managed service on your own account within its terms,
@@ -33,6 +33,9 @@ function program(setCode: (code: number) => void): Command {
     )
     .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
     .option("--quiet", "no progress lines on stderr")
+    .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
+    .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
+    .option("--no-html", "do not write the HTML report")
     .action(async (file: string | undefined, opts) => setCode(await runCommand(file, opts)));
 
   p.command("view")
@@ -61,6 +64,9 @@ function program(setCode: (code: number) => void): Command {
     .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
     .option("--out <dir>", "report directory", ".")
     .option("--quiet", "no progress lines on stderr")
+    .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
+    .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
+    .option("--no-html", "do not write the HTML report")
     .action(async (opts) => setCode(await viewCommand(opts)));
 
   p.command("publish")
@@ -78,6 +84,16 @@ function program(setCode: (code: number) => void): Command {
     .option("--include-loopback", "add loopback ICE candidates")
     .option("--loopback-only", "gather ICE candidates on 127.0.0.1 only")
     .option("--no-stamp", "do not write abs-capture-time")
+    .option(
+      "--clock-listen <addr>",
+      "answer the UDP clock exchange on this address (HOST:PORT) while publishing",
+      hostPortFlag("--clock-listen", false),
+    )
+    .option(
+      "--send-log-listen <addr>",
+      "serve the send log on this address (HOST:PORT) for a `view --send-log-peer` on another host",
+      hostPortFlag("--send-log-listen", false),
+    )
     .action(async (opts) => setCode(await publishCommand(opts)));
 
   p.command("relay")
@@ -123,11 +139,18 @@ export async function main(argv: string[]): Promise<number> {
     code = c;
   });
   p.configureOutput({
-    outputError: (text, write) => write(`whipbench ${sub}: ${text.replace(/^error: /, "")}`),
+    outputError: (text, write) => {
+      const unknown = /^error: unknown command '(.*)'/.exec(text);
+      write(
+        unknown
+          ? `whipbench: unknown command "${unknown[1]}"\n\n`
+          : `whipbench ${sub}: ${text.replace(/^error: /, "")}`,
+      );
+    },
   });
   for (const c of p.commands) c.exitOverride().configureOutput(p.configureOutput());
   if (argv.length === 0) {
-    process.stderr.write(p.helpInformation());
+    p.outputHelp({ error: true });
     return EXIT_USAGE;
   }
   try {
@@ -135,6 +158,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       const ok = ["commander.helpDisplayed", "commander.version", "commander.help"].includes(err.code);
+      if (err.code === "commander.unknownCommand") p.outputHelp({ error: true });
       return ok ? 0 : EXIT_USAGE;
     }
     if (err instanceof UsageError || err instanceof ScenarioError || err instanceof ClipError) {

@@ -1,12 +1,15 @@
 // `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (§2.2).
 
 import { loadClip } from "../core/clip/clip.ts";
+import { clipIdentity, createHasher } from "../core/fingerprint.ts";
 import { fmtFixed, fmtG4 } from "../core/gofmt.ts";
 import { host } from "../core/redact.ts";
-import { takeWallAnchor } from "../net/clock.ts";
+import { takeWallAnchor, wallOf } from "../net/clock.ts";
+import { type Responder, startResponder } from "../net/clock-exchange.ts";
+import { type SendLogServer, serveSendLog } from "../net/sendlog-channel.ts";
 import { EXIT_ERROR, EXIT_OK, withInterrupt } from "./execute.ts";
 import { bearerFrom, UsageError } from "./flags.ts";
-import { stderrLogger } from "./log.ts";
+import { type Logger, stderrLogger } from "./log.ts";
 import { Publisher, PublisherError } from "./publisher.ts";
 
 export interface PublishFlags {
@@ -19,6 +22,10 @@ export interface PublishFlags {
   includeLoopback?: boolean;
   loopbackOnly?: boolean;
   stamp: boolean;
+  /** answer the UDP clock exchange here (§6.9) */
+  clockListen?: { host: string; port: number };
+  /** serve the send log here, for a `view --send-log-peer` on another host */
+  sendLogListen?: { host: string; port: number };
 }
 
 export async function publishCommand(flags: PublishFlags): Promise<number> {
@@ -33,6 +40,26 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
   log.line(
     `publishing ${clip.codec} (${clip.frames.length} frames, ${fmtG4(90_000 / clip.ticks)} fps, keyframe every ${clip.keyframeInterval} frames) to ${whipHost}`,
   );
+  const anchor = takeWallAnchor();
+  let responder: Responder | null = null;
+  let channel: SendLogServer | null = null;
+  try {
+    if (flags.clockListen) {
+      responder = await startResponder(flags.clockListen.host, flags.clockListen.port, anchor);
+      log.line(`answering the clock exchange on UDP port ${responder.port}`);
+    }
+    if (flags.sendLogListen) {
+      const identity = clipIdentity(await createHasher(), clip);
+      channel = await serveSendLog(flags.sendLogListen.host, flags.sendLogListen.port, identity, bearer);
+      log.line(`serving the send log on TCP port ${channel.port}`);
+    }
+  } catch (err) {
+    process.stderr.write(`whipbench publish: ${(err as Error).message}\n`);
+    await responder?.close();
+    await channel?.close();
+    return EXIT_ERROR;
+  }
+  const served = channel;
   const publisher = new Publisher({
     whip: flags.whip,
     bearer,
@@ -40,8 +67,18 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
     ice: { loopbackOnly: flags.loopbackOnly ?? false, includeLoopback: flags.includeLoopback ?? false },
     noStamp: !flags.stamp,
     sendLog: null,
-    anchor: takeWallAnchor(),
+    anchor,
+    ...(served ? { onFrameSent: (k: number, t0: number) => served.record(k, wallOf(anchor, t0)) } : {}),
   });
+  try {
+    return await publishUntilStopped(publisher, flags, log);
+  } finally {
+    await responder?.close();
+    await channel?.close();
+  }
+}
+
+function publishUntilStopped(publisher: Publisher, flags: PublishFlags, log: Logger): Promise<number> {
   return withInterrupt(log, async (interrupt) => {
     try {
       await publisher.connect();

@@ -10,7 +10,7 @@ import {
 import { defaultWorkers, type Engine, inThreadEngine } from "./engine.ts";
 import { execute } from "./execute.ts";
 import { UsageError } from "./flags.ts";
-import { stderrLogger } from "./log.ts";
+import { type Logger, stderrLogger } from "./log.ts";
 import { poolEngine } from "./pool-engine.ts";
 import { Relay } from "./relay/relay.ts";
 
@@ -23,6 +23,9 @@ export interface RunFlags {
   rampOffsetMax?: number;
   workers?: number;
   quiet?: boolean;
+  /** false with --no-html */
+  html?: boolean;
+  json?: boolean;
 }
 
 /** The scenario `whipbench run` uses with no file: 10 VP8 viewers through the built-in relay. */
@@ -68,9 +71,34 @@ function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
 }
 
 /** `workers` from the flag or the scenario; unset: one core for the main thread, the rest for viewers. */
-function engineFor(s: Scenario): Engine {
+function engineFor(s: Scenario, flags: RunFlags): Engine {
   const workers = s.workers ?? defaultWorkers();
-  return workers === 0 ? inThreadEngine() : poolEngine({ workers });
+  // live one-way delay samples feed /metrics and the progress line
+  const liveDelays = (s.metrics ?? "") !== "" || !(flags.quiet ?? false);
+  return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays });
+}
+
+/** What `run` and `view` share beyond the scenario: output, progress, HTML, --json. */
+function outputs(s: Scenario, flags: RunFlags, log: Logger) {
+  const stderr = process.stderr;
+  return {
+    out: flags.out,
+    log,
+    engine: engineFor(s, flags),
+    html: flags.html ?? true,
+    json: flags.json ?? false,
+    ...(flags.quiet
+      ? {}
+      : {
+          progress: {
+            isTTY: stderr.isTTY === true,
+            get columns() {
+              return stderr.columns ?? 0;
+            },
+            write: (text: string) => stderr.write(text),
+          },
+        }),
+  };
 }
 
 export async function runCommand(file: string | undefined, flags: RunFlags): Promise<number> {
@@ -81,16 +109,18 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     log.line("no scenario given: 10 VP8 viewers through the built-in relay on 127.0.0.1");
     try {
       const s = validated(applyOverrides(defaultScenario(base), flags));
-      return await execute({ command: "run", scenario: s, out: flags.out, log, engine: engineFor(s) });
+      return await execute({ command: "run", scenario: s, ...outputs(s, flags, log) });
     } finally {
       await relay.close();
     }
   }
   const s = validated(applyOverrides(await readScenarioFile(file), flags));
-  return execute({ command: "run", scenario: s, out: flags.out, log, engine: engineFor(s) });
+  return execute({ command: "run", scenario: s, ...outputs(s, flags, log) });
 }
 
 export interface ViewFlags extends RunFlags {
+  clockPeer?: { host: string; port: number };
+  sendLogPeer?: { host: string; port: number };
   whep?: string;
   n: number;
   ramp: number;
@@ -116,7 +146,13 @@ export async function viewCommand(flags: ViewFlags): Promise<number> {
   if (flags.includeLoopback) s.includeLoopback = true;
   if (flags.loopbackOnly) s.loopbackOnly = true;
   const v = validated(applyOverrides(s, flags));
-  return execute({ command: "view", scenario: v, out: flags.out, log, engine: engineFor(v) });
+  return execute({
+    command: "view",
+    scenario: v,
+    ...outputs(v, flags, log),
+    clockPeer: flags.clockPeer,
+    sendLogPeer: flags.sendLogPeer,
+  });
 }
 
 function validated(s: Scenario): Scenario {

@@ -59,6 +59,20 @@ export function listenFlag(flag: string): (text: string) => { host: string; port
   };
 }
 
+/** A HOST:PORT flag; `requireHost` for an address to reach (a peer), not one to listen on. */
+export function hostPortFlag(
+  flag: string,
+  requireHost: boolean,
+): (text: string) => { host: string; port: number } {
+  return (text) => {
+    try {
+      return parseHostPort(text, requireHost);
+    } catch (err) {
+      throw new UsageError(`${flag}: ${(err as Error).message}`);
+    }
+  };
+}
+
 /** The token named by --bearer-env / bearerEnv; a named but empty variable is a usage error. */
 export function bearerFrom(name: string | undefined, cmd: string): string | undefined {
   if (!name) return undefined;

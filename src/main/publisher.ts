@@ -30,6 +30,8 @@ export interface PublisherOptions {
   noStamp: boolean;
   sendLog: SendLog | null;
   anchor: WallAnchor;
+  /** every frame sent: its absolute index and the monotonic instant before its first packet (the send-log channel) */
+  onFrameSent?: (k: number, t0MonoNs: number) => void;
 }
 
 export interface PublisherResult {
@@ -167,7 +169,9 @@ export class Publisher {
       const payloads = clip.codec === "vp8" ? packetizeVp8(frame, MTU, pictureId) : packetizeH264(frame, MTU);
       pictureId = (pictureId + 1) & 0x7fff;
       const ts = (tsBase + k * clip.ticks) >>> 0;
-      sendLog?.record(k, monoNs());
+      const t0 = monoNs();
+      sendLog?.record(k, t0);
+      this.opts.onFrameSent?.(k, t0);
       for (let j = 0; j < payloads.length; j++) {
         const header = new RtpHeader({
           sequenceNumber: seq,

@@ -3,7 +3,7 @@
 import { arch, cpus, platform } from "node:os";
 import { type CeilingThresholds, ceilingVerdict } from "../core/ceiling.ts";
 import { type Clip, loadClip } from "../core/clip/clip.ts";
-import { ClipTable, createHasher } from "../core/fingerprint.ts";
+import { type ClipIdentity, ClipTable, clipIdentity, createHasher } from "../core/fingerprint.ts";
 import { fmtG } from "../core/gofmt.ts";
 import { host } from "../core/redact.ts";
 import type { PublisherInput, ReportInput, ViewerInput } from "../core/report/input.ts";
@@ -21,6 +21,7 @@ import type { Engine } from "./engine.ts";
 import type { Logger } from "./log.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { ResourceWatch } from "./resources.ts";
+import { type Peer, SplitPeers } from "./split.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
 import { version } from "./version.ts";
 
@@ -36,6 +37,11 @@ export interface RunOptions {
   noStamp?: boolean;
   /** live per-second hook (progress, metrics); `entry` is null for a shard's final flush tick */
   onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
+  /** split runs (view): the publisher's clock responder and send-log channel */
+  clockPeer?: Peer | undefined;
+  sendLogPeer?: Peer | undefined;
+  /** mid-run clock points this often (30 s by default) */
+  clockIntervalMs?: number;
   /** thresholds of the ceiling verdict (tests make them tiny) */
   ceiling?: CeilingThresholds;
 }
@@ -61,12 +67,14 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
 
   let clip: Clip | null = null;
   let sendLog: SendLog | null = null;
+  let identity: ClipIdentity | null = null;
   let duplicateFrames = 0;
   let publisher: Publisher | null = null;
   let publisherFailed = false;
   if (publishing) {
     clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
-    duplicateFrames = new ClipTable(await createHasher(), clip).duplicateFrames;
+    identity = clipIdentity(await createHasher(), clip);
+    duplicateFrames = new ClipTable(null, identity).duplicateFrames;
     sendLog = SendLog.create(clip.frames.length);
     publisher = new Publisher({
       whip: s.whip as string,
@@ -92,6 +100,19 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     }
   }
 
+  let split: SplitPeers | null = null;
+  if (!publishing && (opts.clockPeer || opts.sendLogPeer)) {
+    split = new SplitPeers({
+      clockPeer: opts.clockPeer,
+      sendLogPeer: opts.sendLogPeer,
+      bearer: opts.bearer,
+      anchor,
+      log,
+      ...(opts.clockIntervalMs !== undefined ? { clockIntervalMs: opts.clockIntervalMs } : {}),
+    });
+  } else if (publishing && opts.clockPeer) {
+    log.line("clock peer ignored: this run publishes, so one monotonic clock reads both ends");
+  }
   const stopPublisher = new AbortController();
   const streaming = publisher && !publisherFailed ? publisher.stream(stopPublisher.signal) : null;
   let records: ViewerRecord[] = [];
@@ -102,10 +123,30 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   let schedule: ReturnType<typeof buildSchedule> | null = null;
   if (!publisherFailed) {
     if (publishing) await sleepUnless((s.warmupSeconds ?? 0) * 1000, interrupt);
+    if (split) {
+      try {
+        await split.start();
+      } catch (err) {
+        log.line(`send-log peer: ${(err as Error).message}; no fingerprint figure`);
+      }
+      sendLog = split.sendLog;
+      identity = split.identity;
+      duplicateFrames = split.table?.duplicateFrames ?? 0;
+    }
     schedule = buildSchedule(s);
     const t0 = monoNs();
     logStart(log, s);
-    const tasks = shardTasks(opts, s, schedule, t0, anchor, ice, sendLog, clip);
+    const tasks = shardTasks(
+      opts,
+      s,
+      schedule,
+      t0,
+      anchor,
+      ice,
+      sendLog,
+      identity,
+      split?.stampClock ?? null,
+    );
     // a per-second entry is keyed by its second, whatever order the shards' ticks arrive in
     const bySecond = new Map<number, ShardTick[]>();
     const cpuBySecond = new Map<number, number>();
@@ -135,6 +176,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   }
   const mainFigures = mainThread.finish();
   const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
+  await split?.finish();
   stopPublisher.abort();
   const pub: PublisherResult | null = streaming ? await streaming : (publisher?.result ?? null);
   const finishedMono = monoNs();
@@ -156,7 +198,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     });
   const clock: ClockBlock = publishing
     ? { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: steps.stepDetected }
-    : { method: "none", stepDetected: false };
+    : (split?.clockBlock(startMono, steps.stepDetected) ?? { method: "none", stepDetected: false });
   const input: ReportInput = {
     command: opts.command,
     interrupted: interrupt.aborted,
@@ -198,7 +240,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     viewers,
     requestedViewers: s.viewers,
     hasSendLog: sendLog !== null,
-    loopFrames: clip?.frames.length ?? 0,
+    loopFrames: sendLog !== null ? (identity?.fingerprints.length ?? 0) : 0,
     duplicateFrames,
     loopMinNs: sendLog?.loopMinNs ?? -1,
     timeline,
@@ -263,7 +305,8 @@ function shardTasks(
   anchor: WallAnchor,
   ice: IceOptions,
   sendLog: SendLog | null,
-  clip: Clip | null,
+  identity: ClipIdentity | null,
+  stampClock: SharedArrayBuffer | null,
 ): ShardTask[] {
   const shards = Math.max(1, opts.engine.workers);
   const tasks: ShardTask[] = [];
@@ -280,8 +323,8 @@ function shardTasks(
       stallNs: (s.stallMs ?? 500) * 1e6,
       excludeFirstNs: (s.excludeFirstSeconds ?? 5) * 1e9,
       anchor,
-      sendLog: sendLog ? { buffer: sendLog.buffer, loopFrames: clip?.frames.length ?? 0 } : null,
-      clip: clip ? { codec: clip.codec } : null,
+      sendLog: sendLog && identity ? { buffer: sendLog.buffer, identity } : null,
+      stampClock,
     });
   }
   // consecutive viewers go to consecutive shards, so a ramp loads them evenly

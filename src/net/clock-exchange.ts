@@ -1,8 +1,9 @@
 // The UDP clock exchange on sockets (§6.9): `publish --clock-listen` answers, `view --clock-peer`
 // measures. Addresses never reach an error message: the UDP layer's errors are replaced by
 // fixed texts.
-import { createSocket, type Socket } from "node:dgram";
+
 import { randomInt } from "node:crypto";
+import { createSocket, type Socket } from "node:dgram";
 import {
   bestProbe,
   CLOCK_PACKET_BYTES,
@@ -84,7 +85,13 @@ export class ClockClient {
    * One point: `count` probes `spacingMs` apart; returns when all answered or 1 s after the last
    * was sent (or at `signal`, with the best so far). Throws when nothing answered.
    */
-  async measure(host: string, port: number, signal?: AbortSignal, count = 16, spacingMs = 10): Promise<Probe> {
+  async measure(
+    host: string,
+    port: number,
+    signal?: AbortSignal,
+    count = 16,
+    spacingMs = 10,
+  ): Promise<Probe> {
     this.probes = [];
     this.pending.clear();
     const base = randomInt(0, 0xffff_ffff);

@@ -36,7 +36,8 @@ export function edgeWallReading(): { wallNs: number; monoNs: number; uncertainty
       const after = monoNs();
       if (now !== start) {
         const half = (after - prevBefore) / 2;
-        if (half < best.uncertaintyNs) best = { wallNs: now * 1e6, monoNs: prevBefore + half, uncertaintyNs: half };
+        if (half < best.uncertaintyNs)
+          best = { wallNs: now * 1e6, monoNs: prevBefore + half, uncertaintyNs: half };
         break;
       }
       if (after > limit) break;

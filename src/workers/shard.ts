@@ -1,13 +1,13 @@
 // The shard entry function: runs K viewers, each from its own scheduled instant to the common
 // deadline, emits per-second deltas keyed by the second since t0, and returns every viewer's
 // record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
-import { loadClip } from "../core/clip/clip.ts";
-import { ClipTable, createHasher, type Hasher } from "../core/fingerprint.ts";
+import { type ClipIdentity, ClipTable, createHasher, type Hasher } from "../core/fingerprint.ts";
 import { SendLog } from "../core/sendlog.ts";
-import type { Codec, ViewerRecord } from "../core/types.ts";
+import type { ViewerRecord } from "../core/types.ts";
 import { monoNs, type WallAnchor } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import { type ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
+import { DEFAULT_RECEIVE_PATH, type ReceivePath } from "./receive-path.ts";
 import { runViewer } from "./viewer.ts";
 import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
 
@@ -24,9 +24,12 @@ export interface ShardTask {
   stallNs: number;
   excludeFirstNs: number;
   anchor: WallAnchor;
-  /** the publisher's send log and clip, when this process publishes */
-  sendLog: { buffer: SharedArrayBuffer; loopFrames: number } | null;
-  clip: { codec: Codec; path?: string; fps?: number } | null;
+  /** the publisher's send log and its clip's identity: a run that publishes, or a view following a send-log peer */
+  sendLog: { buffer: SharedArrayBuffer; identity: ClipIdentity } | null;
+  /** the publisher's wall clock minus the monotonic clock (Float64 at [0]) for the stamp source; null: this process's own */
+  stampClock: SharedArrayBuffer | null;
+  /** werift's receive path or the lean one; absent: DEFAULT_RECEIVE_PATH */
+  receivePath?: ReceivePath;
 }
 
 /** Deltas since the previous tick, plus the active gauge at the tick. */
@@ -77,13 +80,10 @@ export async function runShard(
   let hasher: Hasher | null = null;
   let table: ClipTable | null = null;
   let sendLog: SendLog | null = null;
-  if (task.sendLog && task.clip) {
+  if (task.sendLog) {
     hasher = await createHasher();
-    const opts: { path?: string; fps?: number } = {};
-    if (task.clip.path !== undefined) opts.path = task.clip.path;
-    if (task.clip.fps !== undefined) opts.fps = task.clip.fps;
-    table = new ClipTable(hasher, loadClip(task.clip.codec, opts));
-    sendLog = SendLog.attach(task.sendLog.buffer, task.sendLog.loopFrames);
+    table = new ClipTable(null, task.sendLog.identity);
+    sendLog = SendLog.attach(task.sendLog.buffer, table.loopFrames);
   }
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
@@ -119,8 +119,10 @@ export async function runShard(
     hasher,
     table,
     sendLog,
+    stampClock: task.stampClock ? new Float64Array(task.stampClock) : null,
     stop,
     counters: counts,
+    receivePath: task.receivePath ?? DEFAULT_RECEIVE_PATH,
   };
 
   // per-second ticks aligned to t0, keyed by their second

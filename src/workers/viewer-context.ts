@@ -5,6 +5,7 @@ import { emptyStampCounters } from "../core/stamp-delay.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { WallAnchor } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
+import type { ReceivePath } from "./receive-path.ts";
 
 export interface ShardContext {
   whep: string;
@@ -17,10 +18,14 @@ export interface ShardContext {
   hasher: Hasher | null;
   table: ClipTable | null;
   sendLog: SendLog | null;
+  /** the publisher's wall clock minus the monotonic clock at [0], for the stamp source; null: this process's own wall clock */
+  stampClock: Float64Array | null;
   /** aborted at the viewers' deadline or on interrupt: every viewer stops at that instant */
   stop: AbortSignal;
   /** shard-wide packet and payload-byte counters (per-second deltas) */
   counters: { packets: number; bytes: number };
+  /** how inbound media reaches the pipeline (receive-path.ts) */
+  receivePath: ReceivePath;
 }
 
 /** Live counters a viewer reports as it goes (per-second deltas and /metrics). */

@@ -1,20 +1,13 @@
 // One WHEP viewer (§6.4, §6.19): non-trickle offer, both WHEP flows (201 answer, 406
 // counter-offer + PATCH), the join clock from the first POST, every packet through the pure
 // per-viewer pipeline with its arrival instant taken first, and a record at the end.
-import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
-import { absCaptureToUnixNs } from "../core/abs-capture-time.ts";
+import type { RTCPeerConnection } from "werift";
 import type { ViewerRecord } from "../core/types.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../core/viewer-pipeline.ts";
 import { monoNs, wallOf } from "../net/clock.ts";
-import {
-  ABS_CAPTURE_TIME_URI,
-  absCaptureId,
-  filterCandidates,
-  gatheringComplete,
-  newPeer,
-  videoCodecs,
-} from "../net/rtc.ts";
+import { absCaptureId, filterCandidates, gatheringComplete, newPeer, videoCodecs } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
+import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
 import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
 
@@ -24,11 +17,49 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
   const stop = ctx.stop;
   let pc: RTCPeerConnection | null = null;
   let location: string | null = null;
+  let receive: ReceiveHandle | null = null;
   // assigned from callbacks: a holder keeps TypeScript's narrowing honest
   const state: { pipeline: ViewerPipeline | null; connected: boolean } = { pipeline: null, connected: false };
   try {
     pc = newPeer(ctx.ice, videoCodecs("viewer"));
     const tr = pc.addTransceiver("video", { direction: "recvonly" });
+    let receiveError: Error | null = null;
+    let resolveJoin: () => void = () => {};
+    let postNs = 0;
+    receive = installReceivePath(ctx.receivePath, pc, tr, {
+      counters: ctx.counters,
+      make: (codec) => {
+        const opts: ViewerPipelineOptions = {
+          codec,
+          stallNs: ctx.stallNs,
+          excludeFirstNs: ctx.excludeFirstNs,
+          postNs,
+          wallMinusMonoNs: wallOf(ctx.anchor, 0),
+          hasher: ctx.hasher,
+          table: ctx.table,
+          sendLog: ctx.sendLog,
+          absCaptureNegotiated: absCaptureId(tr.headerExtensions) !== 0,
+        };
+        if (live.delaySample) opts.onDelaySample = live.delaySample;
+        if (ctx.stampClock) opts.publisherWallMinusMono = ctx.stampClock;
+        state.pipeline = new ViewerPipeline(opts);
+        return state.pipeline;
+      },
+      afterPacket: () => {
+        if (!rec.joined && state.pipeline?.joined) {
+          rec.joined = true;
+          live.joined();
+          resolveJoin();
+        }
+      },
+      onNack: () => {
+        rec.nacksSent++;
+      },
+      onError: (err) => {
+        receiveError = err;
+        resolveJoin();
+      },
+    });
     await pc.setLocalDescription(await pc.createOffer());
     await Promise.race([gatheringComplete(pc, 5000), aborted(stop)]);
     if (stop.aborted) {
@@ -37,9 +68,8 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
       return rec;
     }
     live.started();
-    const postNs = monoNs();
+    postNs = monoNs();
     const joinDeadline = AbortSignal.any([stop, AbortSignal.timeout(ctx.joinTimeoutNs / 1e6)]);
-    let resolveJoin: () => void = () => {};
     const joinedP = new Promise<void>((r) => {
       resolveJoin = r;
     });
@@ -63,38 +93,6 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
         }
       }
     });
-    tr.receiver.onPacketLost.subscribe(() => {
-      rec.nacksSent++;
-    });
-    onTrack(
-      pc,
-      tr,
-      ctx.counters,
-      (codec) => {
-        const opts: ViewerPipelineOptions = {
-          codec,
-          stallNs: ctx.stallNs,
-          excludeFirstNs: ctx.excludeFirstNs,
-          postNs,
-          wallMinusMonoNs: wallOf(ctx.anchor, 0),
-          hasher: ctx.hasher,
-          table: ctx.table,
-          sendLog: ctx.sendLog,
-          absCaptureNegotiated: absCaptureId(tr.headerExtensions) !== 0,
-        };
-        if (live.delaySample) opts.onDelaySample = live.delaySample;
-        st.pipeline = new ViewerPipeline(opts);
-        return st.pipeline;
-      },
-      () => {
-        if (!rec.joined && st.pipeline?.joined) {
-          rec.joined = true;
-          live.joined();
-          resolveJoin();
-        }
-      },
-    );
-
     const offer = filterCandidates(pc.localDescription?.sdp ?? "", ctx.ice);
     const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });
     location = res.location;
@@ -123,7 +121,11 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
     rec.signallingNs = monoNs() - postNs;
 
     await Promise.race([joinedP, aborted(joinDeadline)]);
-    if (!rec.joined) {
+    if (!rec.joined && receiveError !== null) {
+      rec.errorKind = "webrtc";
+      rec.error = `local WebRTC setup failed: ${(receiveError as Error).message}`;
+      live.failed();
+    } else if (!rec.joined) {
       const f = joinFailure({
         failedBeforeJoin,
         runEnded: stop.aborted,
@@ -150,6 +152,7 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
     }
     live.failed();
   } finally {
+    receive?.close();
     if (rec.joined && !rec.droppedAfterJoin) live.left();
     await deleteResource(location, { bearer: ctx.bearer });
     await pc?.close().catch(() => {});
@@ -176,34 +179,6 @@ function finishRecord(rec: ViewerRecord, p: ViewerPipeline | null): void {
   rec.stampHist = out.stampHist;
   rec.stampKeyHist = out.stampKeyHist;
   rec.stampDeltaHist = out.stampDeltaHist;
-}
-
-/** Subscribes to the first track; every packet: arrival instant first, then the pipeline. */
-function onTrack(
-  pc: RTCPeerConnection,
-  tr: RTCRtpTransceiver,
-  counters: { packets: number; bytes: number },
-  make: (codec: string) => ViewerPipeline,
-  afterPacket: () => void,
-): void {
-  let taken = false;
-  pc.onTrack.subscribe((track) => {
-    if (taken) return;
-    taken = true;
-    const mime = (track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? "").toLowerCase();
-    const codec = mime.startsWith("video/") ? mime.slice(6) : mime;
-    const pipeline = make(codec);
-    track.onReceiveRtp.subscribe((rtp, ext) => {
-      const arrivalNs = monoNs();
-      const abs = ext?.[ABS_CAPTURE_TIME_URI];
-      const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
-      const h = rtp.header;
-      counters.packets++;
-      counters.bytes += rtp.payload.length;
-      pipeline.onPacket(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
-      afterPacket();
-    });
-  });
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

@@ -27,7 +27,10 @@ test("a responder 250 ms ahead is measured within rtt/2, loopback rtt small", as
   const client = await ClockClient.open(anchor);
   try {
     const p = await client.measure("127.0.0.1", responder.port);
-    assert.ok(Math.abs(p.offsetNs - 250e6) <= p.rttNs / 2 + 2_000, `offset ${p.offsetNs} ns, rtt ${p.rttNs} ns`);
+    assert.ok(
+      Math.abs(p.offsetNs - 250e6) <= p.rttNs / 2 + 2_000,
+      `offset ${p.offsetNs} ns, rtt ${p.rttNs} ns`,
+    );
     assert.ok(p.rttNs < 50e6, `rtt ${p.rttNs}`);
     const again = await client.measure("127.0.0.1", responder.port);
     assert.ok(again.atMonoNs > p.atMonoNs, "the socket is reusable and points advance");
@@ -73,7 +76,8 @@ test("malformed datagrams get no answer; a good request gets exactly 32 bytes ec
       Buffer.concat([Buffer.from("WBC2"), good.subarray(4)]),
       a, // an answer: bytes 16–31 are not zero, so two responders never ping-pong
     ];
-    for (const b of bad) assert.deepEqual(await exchange(responder.port, b), [], `no answer to ${b.length} bytes`);
+    for (const b of bad)
+      assert.deepEqual(await exchange(responder.port, b), [], `no answer to ${b.length} bytes`);
   } finally {
     await responder.close();
   }

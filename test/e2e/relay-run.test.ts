@@ -34,7 +34,15 @@ test("VP8 round trip, 4 viewers: valid, every definition holds, no secret anywhe
     assert.equal(v.startOffsetMs, slots[v.id]);
     assert.equal(v.rampOffsetMs, undefined);
     assert.equal(v.whepFlow, "answer");
-    assert.equal(v.oneWayDelay.length, 1);
+    assert.deepEqual(
+      v.oneWayDelay.map((b) => b.source),
+      ["fingerprint", "stamp"],
+    );
+    assert.equal(
+      v.oneWayDelay[1]!.available,
+      true,
+      "the relay forwards abs-capture-time: the stamp source works",
+    );
     const b = v.oneWayDelay[0]!;
     assert.equal(b.available, true);
     assert.equal(b.frameEnd, "marker");

@@ -1,3 +1,5 @@
+// Clip parsing (§6.12–§6.14, §11): the embedded clips, loadClip, IVF, Annex-B splitting and
+// access-unit delimiting, keyframe spacing. SPS timing lives in sps.test.ts.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,19 +16,8 @@ import {
   splitAnnexB,
   spsTicks,
 } from "../../src/core/clip/clip.ts";
-import { unescapeRbsp } from "../../src/core/clip/sps.ts";
 import type { Codec } from "../../src/core/types.ts";
-
-const hex = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);
-
-function throwsClip(fn: () => unknown, message: string | RegExp): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof ClipError, `want a ClipError, got ${String(err)}`);
-    if (typeof message === "string") assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  });
-}
+import { annexB, hex, sps, spsNal, throwsClip } from "./clip-helpers.ts";
 
 // ---- IVF builder -------------------------------------------------------------------------
 
@@ -62,112 +53,6 @@ const KEY = hex(0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a); // frame tag bit 0 = 0: key
 const DELTA = hex(0x31, 0x02, 0x00, 0xaa); // bit 0 = 1: interframe
 const evenFrames = (n: number, step = 1): { data: Uint8Array; pts: number }[] =>
   Array.from({ length: n }, (_, i) => ({ data: i % 3 === 0 ? KEY : DELTA, pts: i * step }));
-
-// ---- Annex-B helpers ---------------------------------------------------------------------
-
-function annexB(...nals: Uint8Array[]): Uint8Array {
-  const parts: number[] = [];
-  for (const nal of nals) parts.push(0, 0, 0, 1, ...nal);
-  return Uint8Array.from(parts);
-}
-
-/** Writes an RBSP bit by bit, then the NAL with emulation prevention. */
-class BitWriter {
-  private readonly bits: number[] = [];
-  u(n: number, v: number): this {
-    for (let i = n - 1; i >= 0; i--) this.bits.push(Math.floor(v / 2 ** i) % 2);
-    return this;
-  }
-  ue(v: number): this {
-    const x = v + 1;
-    const len = Math.floor(Math.log2(x));
-    this.u(len, 0);
-    return this.u(len + 1, x);
-  }
-  se(v: number): this {
-    return this.ue(v > 0 ? 2 * v - 1 : -2 * v);
-  }
-  /** RBSP bytes with the stop bit and alignment. */
-  rbsp(stop = true): Uint8Array {
-    const bits = [...this.bits];
-    if (stop) bits.push(1);
-    while (bits.length % 8 !== 0) bits.push(0);
-    const out = new Uint8Array(bits.length / 8);
-    for (let i = 0; i < bits.length; i++) out[i >> 3]! |= bits[i]! << (7 - (i & 7));
-    return out;
-  }
-}
-
-function addEmulationPrevention(rbsp: Uint8Array): Uint8Array {
-  const out: number[] = [];
-  let zeros = 0;
-  for (const c of rbsp) {
-    if (zeros >= 2 && c <= 3) {
-      out.push(3);
-      zeros = 0;
-    }
-    out.push(c);
-    zeros = c === 0 ? zeros + 1 : 0;
-  }
-  return Uint8Array.from(out);
-}
-
-const spsNal = (rbsp: Uint8Array): Uint8Array => Uint8Array.from([0x67, ...addEmulationPrevention(rbsp)]);
-
-interface SpsOpts {
-  profile?: number;
-  chroma?: number;
-  scaling?: (w: BitWriter, lists: number) => void;
-  pocType?: number;
-  crop?: boolean;
-  vui?: boolean;
-  aspect?: "none" | "idc" | "extended";
-  signal?: boolean;
-  chromaLoc?: boolean;
-  timing?: [units: number, scale: number] | null;
-}
-
-function sps(o: SpsOpts = {}): BitWriter {
-  const w = new BitWriter();
-  const profile = o.profile ?? 66;
-  w.u(8, profile).u(8, 0xe0).u(8, 31).ue(0);
-  if (profile === 100 || profile === 244) {
-    const chroma = o.chroma ?? 1;
-    w.ue(chroma);
-    if (chroma === 3) w.u(1, 0);
-    w.ue(0).ue(0).u(1, 0);
-    if (o.scaling) {
-      w.u(1, 1);
-      o.scaling(w, chroma === 3 ? 12 : 8);
-    } else {
-      w.u(1, 0);
-    }
-  }
-  w.ue(0); // log2_max_frame_num_minus4
-  const poc = o.pocType ?? 0;
-  w.ue(poc);
-  if (poc === 0) w.ue(2);
-  if (poc === 1) w.u(1, 0).se(-3).se(7).ue(3).se(1).se(-2).se(100);
-  w.ue(1).u(1, 0).ue(39).ue(22).u(1, 1).u(1, 1);
-  if (o.crop) w.u(1, 1).ue(0).ue(0).ue(0).ue(4);
-  else w.u(1, 0);
-  if (o.vui === false) return w.u(1, 0);
-  w.u(1, 1);
-  if (o.aspect === "idc") w.u(1, 1).u(8, 1);
-  else if (o.aspect === "extended") w.u(1, 1).u(8, 255).u(16, 4).u(16, 3);
-  else w.u(1, 0);
-  w.u(1, 0); // overscan
-  if (o.signal) w.u(1, 1).u(3, 5).u(1, 0).u(1, 1).u(24, 0x010101);
-  else w.u(1, 0);
-  if (o.chromaLoc) w.u(1, 1).ue(1).ue(1);
-  else w.u(1, 0);
-  const timing = o.timing === undefined ? ([1, 60] as [number, number]) : o.timing;
-  if (timing === null) return w.u(1, 0);
-  w.u(1, 1).u(32, timing[0]).u(32, timing[1]).u(1, 1);
-  return w;
-}
-
-const ticksOf = (o: SpsOpts): number => spsTicks(spsNal(sps(o).rbsp()));
 
 // ---- the embedded clips ------------------------------------------------------------------
 
@@ -458,84 +343,6 @@ describe("parseAnnexB", () => {
         assert.ok(err instanceof ClipError, `round ${round}: ${String(err)}`);
       }
     }
-  });
-});
-
-// ---- SPS timing ----------------------------------------------------------------------------
-
-describe("spsTicks", () => {
-  test("baseline at 30 / 25 / 29.97 / 60 fps", () => {
-    assert.equal(ticksOf({ timing: [1, 60] }), 3000);
-    assert.equal(ticksOf({ timing: [1, 50] }), 3600);
-    assert.equal(ticksOf({ timing: [1001, 60000] }), 3003);
-    assert.equal(ticksOf({ timing: [1, 120] }), 1500);
-  });
-
-  test("high profile with a scaling matrix (delta_scale rule incl. an early stop)", () => {
-    const scaling = (w: BitWriter, lists: number): void => {
-      for (let i = 0; i < lists; i++) {
-        if (i % 2 === 1) {
-          w.u(1, 0);
-          continue;
-        }
-        w.u(1, 1);
-        const size = i < 6 ? 16 : 64;
-        if (i === 2) {
-          w.se(-8); // next = 0 at once: the rest of the list is implied
-          continue;
-        }
-        for (let j = 0; j < size; j++) w.se(j % 3 === 0 ? 5 : -2);
-      }
-    };
-    assert.equal(ticksOf({ profile: 100, scaling, timing: [1, 50] }), 3600);
-    assert.equal(ticksOf({ profile: 100, timing: [1, 60] }), 3000);
-    // 4:4:4 with a separate colour plane bit and 12 lists
-    assert.equal(ticksOf({ profile: 244, chroma: 3, scaling, timing: [1001, 60000] }), 3003);
-  });
-
-  test("POC type 1 + cropping + Extended_SAR + signal type + chroma location", () => {
-    const o: SpsOpts = { pocType: 1, crop: true, aspect: "extended", signal: true, chromaLoc: true };
-    assert.equal(ticksOf({ ...o, timing: [1, 120] }), 1500);
-    assert.equal(ticksOf({ pocType: 2, aspect: "idc", timing: [1, 60] }), 3000);
-  });
-
-  test("no VUI, no timing, truncated, bad timing values", () => {
-    const NO = "h264: the SPS carries no frame rate (VUI timing_info); give it with --fps";
-    throwsClip(() => ticksOf({ vui: false }), NO);
-    throwsClip(() => ticksOf({ timing: null, signal: true }), NO);
-    const full = sps({ timing: [1, 60] }).rbsp(false);
-    for (const cut of [0, 1, 3, 6, full.length - 5, full.length - 1]) {
-      throwsClip(() => spsTicks(spsNal(full.subarray(0, cut))), "h264: the SPS ends before its timing_info");
-    }
-    throwsClip(
-      () => ticksOf({ timing: [0, 60] }),
-      "h264: SPS timing 60/0 is not a frame rate; give it with --fps",
-    );
-    throwsClip(
-      () => ticksOf({ timing: [1, 7] }),
-      "h264: SPS frame rate 7/2 is not a whole number of 90 kHz ticks; give it with --fps",
-    );
-    throwsClip(() => spsTicks(hex(0x68, 1, 2)), "h264: not an SPS NAL unit");
-    const longCode = new BitWriter().u(8, 66).u(8, 0).u(8, 31).u(32, 0).u(8, 0xff).rbsp();
-    throwsClip(() => spsTicks(spsNal(longCode)), "h264: an Exp-Golomb code in the SPS is too long");
-  });
-
-  test("emulation-prevention bytes are removed before parsing", () => {
-    assert.deepEqual([...unescapeRbsp(hex(0, 0, 3, 1, 0, 0, 3, 0, 3, 0, 0, 3))], [0, 0, 1, 0, 0, 0, 3, 0, 0]);
-    assert.deepEqual([...unescapeRbsp(hex(0, 3, 0, 0, 0, 3))], [0, 3, 0, 0, 0]);
-    // num_units_in_tick = 1 is 31 zero bits then a one: whatever the alignment the RBSP holds
-    // 00 00 00, so the NAL carries an emulation-prevention byte inside the timing fields.
-    const rbsp = sps({ pocType: 1, crop: true, timing: [1, 60] }).rbsp();
-    const nal = spsNal(rbsp);
-    assert.ok(nal.length > rbsp.length + 1, "emulation-prevention bytes inserted");
-    assert.equal(spsTicks(nal), 3000);
-    const at = nal.findIndex((c, i) => c === 3 && nal[i - 1] === 0 && nal[i - 2] === 0);
-    assert.ok(
-      at > rbsp.length - 10,
-      "the escape sits in the timing fields, so a parse that kept it would misread them",
-    );
-    const raw = Uint8Array.from([0x67, ...rbsp]);
-    assert.equal(spsTicks(raw), 3000);
   });
 });
 

@@ -60,6 +60,11 @@ test("every §3.3 message, in order", () => {
     "scenario: rampOffsetMaxSeconds must be above 0 and at most 3600",
   );
   rejects(j({ workers: 257 }), "scenario: workers must be 0..256");
+  rejects(j({ receivePath: "fast" }), 'scenario: receivePath "fast" (want werift or lean)');
+  rejects(
+    j({ receivePath: 1 }),
+    "scenario: json: cannot unmarshal number into Go struct field Scenario.receivePath of type string",
+  );
   assert.equal(parse({ ...base, excludeFirstSeconds: 3600 }).excludeFirstSeconds, 3600);
   assert.equal(parse({ ...base, rampOffsetSeed: 1, rampOffsetMaxSeconds: 3600 }).rampOffsetMaxSeconds, 3600);
 });
@@ -190,6 +195,7 @@ test("defaults: vp8, warmup 2 only with whip, join 10, stall 500, exclude 5, exp
     joinTimeoutSeconds: 10,
     stallMs: 500,
     excludeFirstSeconds: 5,
+    receivePath: "lean",
   });
   const withWhip = parse({ ...base, whip: WHIP, warmupSeconds: 0 });
   assert.equal(withWhip.warmupSeconds, 2);
@@ -201,6 +207,8 @@ test("defaults: vp8, warmup 2 only with whip, join 10, stall 500, exclude 5, exp
   assert.equal(parse({ ...base, rampOffsetSeed: 0 }).rampOffsetSeed, 0n);
   assert.equal(parse({ ...base, joinTimeoutSeconds: 3, stallMs: 250 }).stallMs, 250);
   assert.equal(parse({ ...base, workers: 0 }).workers, 0);
+  assert.equal(parse({ ...base, receivePath: "werift" }).receivePath, "werift");
+  assert.equal(parse({ ...base, receivePath: "" }).receivePath, "lean");
   // normalise does not change its input
   const raw = decodeScenario(j({}));
   const copy = structuredClone(raw);

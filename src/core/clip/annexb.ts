@@ -36,6 +36,9 @@ export function splitAnnexB(buf: Uint8Array): Uint8Array[] {
   return out;
 }
 
+/** The longest frame in ticks, as for an SPS frame rate (§6.13: a whole number < 2^32). */
+const MAX_TICKS = 2 ** 32 - 1;
+
 function isVclSlice(type: number): boolean {
   return type === 1 || type === 5;
 }
@@ -46,6 +49,8 @@ function ticksFor(nals: readonly Uint8Array[], fps: number): number {
     const ticks = CLOCK_RATE / fps;
     if (!Number.isInteger(ticks))
       throw new ClipError(`h264: frame rate ${fps} does not divide the 90 kHz clock`);
+    // the bound the SPS path has (§6.13): a 32-bit RTP timestamp step
+    if (ticks > MAX_TICKS) throw new ClipError(`h264: frame rate ${fps} is too low for the 90 kHz clock`);
     return ticks;
   }
   if (fps !== 0) throw new ClipError(`h264: frame rate ${fps} is not a frame rate`);

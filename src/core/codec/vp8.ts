@@ -20,7 +20,8 @@ const DESCRIPTOR_BYTES = 4;
  * MTU that leaves no room for data.
  */
 export function packetizeVp8(frame: Uint8Array, mtu: number, pictureId: number): Uint8Array[] {
-  const maxFragment = Math.floor(mtu) - DESCRIPTOR_BYTES;
+  // capped at the frame's length, so that an unbounded MTU (Infinity) still gives one packet
+  const maxFragment = Math.min(Math.floor(mtu) - DESCRIPTOR_BYTES, frame.length);
   if (frame.length === 0 || !(maxFragment > 0)) return [];
   const count = Math.ceil(frame.length / maxFragment);
   const buf = new Uint8Array(frame.length + count * DESCRIPTOR_BYTES);

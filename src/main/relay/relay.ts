@@ -5,6 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
+import { keyframeStartH264 } from "../../core/codec/h264.ts";
+import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
 import {
   ABS_CAPTURE_TIME_URI,
   absCaptureId,
@@ -14,6 +16,8 @@ import {
   newPeer,
   videoCodecs,
 } from "../../net/rtc.ts";
+import { restrictSrtpProfiles } from "../../workers/lean/adapter.ts";
+import { Burst, type BurstOptions, WrapShift } from "./conformance.ts";
 import { installLoss, type Leg } from "./leg.ts";
 
 export interface RelayOptions {
@@ -32,6 +36,12 @@ export interface RelayOptions {
   stripExtensions?: boolean;
   /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer (issue 6) */
   counterOffer?: boolean;
+  /** test-only: SRTP profiles the viewer legs accept (werift prefers AEAD_AES_128_GCM; [1] forces AES-CM) */
+  srtpProfiles?: (1 | 7)[];
+  /** test-only: start every leg on the same packet once `legs` are connected, stop each after `packets` */
+  burst?: BurstOptions;
+  /** test-only: shift sequence numbers and timestamps so both wrap this many packets into the stream */
+  wrapAfterPackets?: number;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -43,6 +53,8 @@ interface Stream {
   readyWaiters: (() => void)[];
   legs: Set<Leg>;
   attempts: number;
+  burst?: Burst;
+  wrap?: WrapShift;
 }
 
 export class Relay {
@@ -172,13 +184,30 @@ export class Relay {
 
   private forward(stream: Stream, rtp: RtpPacket, abs: unknown): void {
     const absPayload = !this.opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
+    let seq = rtp.header.sequenceNumber;
+    let ts = rtp.header.timestamp;
+    let limit = Number.POSITIVE_INFINITY;
+    if (this.opts.burst) {
+      stream.burst ??= new Burst(this.opts.burst);
+      let connected = 0;
+      for (const leg of stream.legs) if (leg.sending) connected++;
+      const key = stream.codec === "h264" ? keyframeStartH264(rtp.payload) : keyframeStartVp8(rtp.payload);
+      if (!stream.burst.admit(connected, key)) return;
+      limit = stream.burst.limit;
+    }
+    if (this.opts.wrapAfterPackets) {
+      stream.wrap ??= new WrapShift(this.opts.wrapAfterPackets);
+      stream.wrap.see(seq, ts);
+      seq = stream.wrap.seq(seq);
+      ts = stream.wrap.ts(ts);
+    }
     for (const leg of stream.legs) {
-      if (!leg.sending) continue;
+      if (!leg.sending || leg.forwarded >= limit) continue;
       leg.forwarded++;
       if (this.opts.dropEvery && leg.forwarded % this.opts.dropEvery === 0) continue;
       const header = new RtpHeader({
-        sequenceNumber: rtp.header.sequenceNumber,
-        timestamp: rtp.header.timestamp,
+        sequenceNumber: seq,
+        timestamp: ts,
         marker: this.opts.clearMarker ? false : rtp.header.marker,
         payloadType: rtp.header.payloadType,
       });
@@ -213,6 +242,7 @@ export class Relay {
         await pc.setLocalDescription(await pc.createAnswer());
         leg.absId = absCaptureId(tr.headerExtensions);
       }
+      if (this.opts.srtpProfiles) restrictSrtpProfiles(leg.tr, this.opts.srtpProfiles);
       await gatheringComplete(pc, 5000);
     } catch {
       await pc.close().catch(() => {});

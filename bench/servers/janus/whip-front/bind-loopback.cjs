@@ -1,0 +1,14 @@
+// Preloaded with `node -r` into simple-whip-server, whose server.js calls listen(port) and so
+// would listen on every interface: a listen() without a host gets 127.0.0.1.
+const net = require("node:net");
+
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  const first = args[0];
+  if (typeof first === "number" || (typeof first === "string" && /^\d+$/.test(first))) {
+    if (typeof args[1] !== "string") args.splice(1, 0, "127.0.0.1");
+  } else if (first && typeof first === "object" && first.port !== undefined && first.host === undefined) {
+    args[0] = { ...first, host: "127.0.0.1" };
+  }
+  return listen.apply(this, args);
+};

@@ -1,0 +1,61 @@
+// Test-only relay behaviour for the receive-path conformance test (test/e2e/receive-path.test.ts):
+// a burst that starts every viewer leg on the same packet (once `legs` legs are connected, on
+// the first packet of a keyframe) and ends each after `packets` packets, so that every viewer sees exactly the
+// same stream, faults included; and a shift of sequence numbers and timestamps so that both wrap
+// a few packets into that stream.
+
+export interface BurstOptions {
+  /** hold every leg until this many are connected */
+  legs: number;
+  /** packets forwarded to each leg from the start, then none */
+  packets: number;
+}
+
+export class Burst {
+  private readonly o: BurstOptions;
+  private open = false;
+
+  constructor(o: BurstOptions) {
+    this.o = o;
+  }
+
+  get limit(): number {
+    return this.o.packets;
+  }
+
+  /** Whether this publisher packet is forwarded at all (legs' own limits aside). */
+  admit(connectedLegs: number, keyframeStart: boolean): boolean {
+    if (!this.open && connectedLegs >= this.o.legs && keyframeStart) this.open = true;
+    return this.open;
+  }
+}
+
+/** Maps publisher seq/ts so that both wrap `afterPackets` packets after the first one mapped. */
+export class WrapShift {
+  private readonly after: number;
+  private started = false;
+  private seqShift = 0;
+  private tsShift = 0;
+
+  constructor(afterPackets: number) {
+    this.after = afterPackets;
+  }
+
+  /** Call once per forwarded publisher packet, before seq()/ts(). */
+  see(seq: number, ts: number): void {
+    if (this.started) return;
+    this.started = true;
+    this.seqShift = (65536 - this.after - seq) & 0xffff;
+    // ~`after` packets at ~132 packets/s: the timestamp wraps at about the same time
+    const ticks = Math.round((this.after / 132) * 90000);
+    this.tsShift = (2 ** 32 - ticks - ts) >>> 0;
+  }
+
+  seq(seq: number): number {
+    return (seq + this.seqShift) & 0xffff;
+  }
+
+  ts(ts: number): number {
+    return (ts + this.tsShift) >>> 0;
+  }
+}

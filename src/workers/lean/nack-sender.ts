@@ -1,0 +1,60 @@
+// Drives a NackGenerator with the monotonic clock and one timer per viewer, writing each NACK
+// message as RTCP (both receive paths). The first NACK of a gap goes out synchronously, from
+// the packet that revealed it.
+import { monoNs } from "../../net/clock.ts";
+import type { NackGenerator } from "./nack.ts";
+import { serializeNack } from "./rtcp-out.ts";
+
+export class NackSender {
+  private readonly gen: NackGenerator;
+  private readonly send: (rtcp: Buffer) => void;
+  private readonly senderSsrc: number;
+  private readonly onMessage: () => void;
+  private mediaSsrc = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private timerDueNs = -1;
+  private closed = false;
+  private readonly emit = (seqs: readonly number[]): void => {
+    this.send(serializeNack(this.senderSsrc, this.mediaSsrc, seqs));
+    this.onMessage();
+  };
+
+  constructor(gen: NackGenerator, send: (rtcp: Buffer) => void, senderSsrc: number, onMessage: () => void) {
+    this.gen = gen;
+    this.send = send;
+    this.senderSsrc = senderSsrc;
+    this.onMessage = onMessage;
+  }
+
+  /** One received packet of `ssrc`. */
+  onPacket(ssrc: number, seq: number, nowNs: number): void {
+    if (!this.gen.onPacket(seq, nowNs) || this.closed) return;
+    this.mediaSsrc = ssrc;
+    this.gen.poll(nowNs, this.emit);
+    this.arm();
+  }
+
+  private arm(): void {
+    const due = this.gen.nextDueNs();
+    if (due < 0 || this.closed) return;
+    if (this.timer !== null && this.timerDueNs <= due) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timerDueNs = due;
+    this.timer = setTimeout(this.fire, Math.max(0, (due - monoNs()) / 1e6));
+    this.timer.unref();
+  }
+
+  private readonly fire = (): void => {
+    this.timer = null;
+    this.timerDueNs = -1;
+    if (this.closed) return;
+    this.gen.poll(monoNs(), this.emit);
+    this.arm();
+  };
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,184 @@
+// The lean receive path of one viewer, from the ICE connection's datagrams to the packet sink:
+// arrival instant first, SRTP unprotect (node:crypto), the header fields read in place, our NACK
+// generator, and receiver reports on our own timer from our own reception statistics.
+// Inbound SRTCP is unprotected too, for the sender report's LSR. werift keeps ICE (consent),
+// DTLS and the keys; it never sees this transport's media.
+import { absCaptureAtToUnixNs } from "../../core/abs-capture-time.ts";
+import type { SrtpProfile } from "../../core/srtp/kdf.ts";
+import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
+import { monoNs } from "../../net/clock.ts";
+import { NackGenerator } from "./nack.ts";
+import { NackSender } from "./nack-sender.ts";
+import { ReceptionStats } from "./reception.ts";
+import { senderReportLsr, serializeRr } from "./rtcp-out.ts";
+import {
+  extLength,
+  findExtension,
+  isMedia,
+  isRtcp,
+  rtpHasPadding,
+  rtpHeaderLength,
+  rtpMarker,
+  rtpSeq,
+  rtpSsrc,
+  rtpTimestamp,
+} from "./rtp-read.ts";
+
+/** Where a received packet goes: the same call the werift path makes. */
+export type PacketSink = (
+  seq: number,
+  ts: number,
+  marker: boolean,
+  payload: Uint8Array,
+  arrivalNs: number,
+  captureWallNs: number,
+) => void;
+
+export interface LeanReceiverOptions {
+  profile: SrtpProfile;
+  remoteMasterKey: Uint8Array;
+  remoteMasterSalt: Uint8Array;
+  /** payload types of the negotiated codecs; others are dropped (as werift drops them) */
+  payloadTypes: readonly number[];
+  clockRate: number;
+  /** negotiated abs-capture-time extension id, 0 when none */
+  absId: number;
+  /** our SSRC in RTCP (the receiver's rtcpSsrc) */
+  senderSsrc: number;
+  sendRtcp: (rtcp: Buffer) => void;
+  sink: PacketSink;
+  /** one NACK message written */
+  onNack: () => void;
+  /** receiver report interval bounds, ms (werift's: 500..1500) */
+  rrMinMs?: number;
+  rrMaxMs?: number;
+}
+
+export class LeanReceiver {
+  /** datagrams that were not delivered, by reason */
+  readonly dropped = { malformed: 0, payloadType: 0, foreignSsrc: 0, srtp: 0, padding: 0 };
+  rtcpReceived = 0;
+  reportsSent = 0;
+  private readonly srtp: SrtpReceiver;
+  private readonly srtcp: SrtcpReceiver;
+  private readonly tagLength: number;
+  private readonly pt = new Uint8Array(128);
+  private readonly absId: number;
+  private readonly sink: PacketSink;
+  private readonly stats: ReceptionStats;
+  private readonly nack: NackSender;
+  private readonly sendRtcp: (rtcp: Buffer) => void;
+  private readonly senderSsrc: number;
+  private readonly rrMinMs: number;
+  private readonly rrSpanMs: number;
+  private ssrc = -1;
+  private rrTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(o: LeanReceiverOptions) {
+    this.srtp = new SrtpReceiver(o.profile, o.remoteMasterKey, o.remoteMasterSalt);
+    this.srtcp = new SrtcpReceiver(o.profile, o.remoteMasterKey, o.remoteMasterSalt);
+    this.tagLength = this.srtp.tagLength;
+    for (const p of o.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
+    this.absId = o.absId;
+    this.sink = o.sink;
+    this.stats = new ReceptionStats(o.clockRate);
+    this.sendRtcp = o.sendRtcp;
+    this.senderSsrc = o.senderSsrc;
+    this.nack = new NackSender(new NackGenerator(), o.sendRtcp, o.senderSsrc, o.onNack);
+    this.rrMinMs = o.rrMinMs ?? 500;
+    this.rrSpanMs = (o.rrMaxMs ?? 1500) - this.rrMinMs;
+    this.scheduleReport();
+  }
+
+  /** The rollover counter of the media SSRC (0 before any packet). */
+  get maxRoc(): number {
+    return this.ssrc === -1 ? 0 : Math.max(0, this.srtp.rocOf(this.ssrc));
+  }
+
+  /** SRTP/SRTCP counters of rejected packets. */
+  get srtpCounters(): { rtp: SrtpReceiver["counters"]; rtcp: SrtcpReceiver["counters"] } {
+    return { rtp: this.srtp.counters, rtcp: this.srtcp.counters };
+  }
+
+  /** Every datagram of the ICE connection that is not STUN (DTLS is skipped here: werift has it). */
+  readonly onDatagram = (data: Buffer): void => {
+    const arrivalNs = monoNs();
+    if (this.closed || !isMedia(data)) return;
+    if (isRtcp(data)) {
+      this.onRtcp(data, arrivalNs);
+      return;
+    }
+    const end = data.length - this.tagLength;
+    const h = rtpHeaderLength(data, end);
+    if (h < 0) {
+      this.dropped.malformed++;
+      return;
+    }
+    if (this.pt[data[1]! & 0x7f] === 0) {
+      this.dropped.payloadType++;
+      return;
+    }
+    const ssrc = rtpSsrc(data);
+    if (this.ssrc !== ssrc && this.ssrc !== -1) {
+      this.dropped.foreignSsrc++;
+      return;
+    }
+    let payload: Buffer | null = this.srtp.unprotect(data, h);
+    if (payload === null) {
+      this.dropped.srtp++;
+      return;
+    }
+    this.ssrc = ssrc;
+    if (rtpHasPadding(data)) {
+      const pad = payload.length > 0 ? payload[payload.length - 1]! : 0;
+      if (pad === 0 || pad > payload.length) {
+        this.dropped.padding++;
+        return;
+      }
+      payload = payload.subarray(0, payload.length - pad);
+    }
+    const seq = rtpSeq(data);
+    const ts = rtpTimestamp(data);
+    let captureWallNs = -1;
+    if (this.absId !== 0) {
+      const at = findExtension(data, h, this.absId);
+      if (at >= 0 && extLength >= 8) captureWallNs = absCaptureAtToUnixNs(data, at);
+    }
+    this.stats.onPacket(ssrc, seq, ts, arrivalNs);
+    this.nack.onPacket(ssrc, seq, arrivalNs);
+    this.sink(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs);
+  };
+
+  private onRtcp(data: Buffer, nowNs: number): void {
+    const rtcp = this.srtcp.unprotect(data);
+    if (rtcp === null) return;
+    this.rtcpReceived++;
+    const lsr = senderReportLsr(rtcp);
+    if (lsr >= 0) this.stats.onSenderReport(lsr, nowNs);
+  }
+
+  private scheduleReport(): void {
+    if (this.closed) return;
+    this.rrTimer = setTimeout(this.report, this.rrMinMs + Math.random() * this.rrSpanMs);
+    this.rrTimer.unref();
+  }
+
+  private readonly report = (): void => {
+    this.rrTimer = null;
+    if (this.closed) return;
+    const block = this.stats.block(monoNs());
+    if (block !== null) {
+      this.sendRtcp(serializeRr(this.senderSsrc, block));
+      this.reportsSent++;
+    }
+    this.scheduleReport();
+  };
+
+  close(): void {
+    this.closed = true;
+    this.nack.close();
+    if (this.rrTimer !== null) clearTimeout(this.rrTimer);
+    this.rrTimer = null;
+  }
+}

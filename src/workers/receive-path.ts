@@ -1,0 +1,140 @@
+// How a viewer's inbound media reaches its pipeline: werift's receive path (track.onReceiveRtp,
+// werift's SRTP, RTP parsing, receiver reports) or the lean path (src/workers/lean: our SRTP
+// unprotect, header fields read in place, our receiver reports). Both take the arrival instant
+// first, feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
+// figures of one stream are the same on either (test/e2e/receive-path.test.ts).
+import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
+import { absCaptureToUnixNs } from "../core/abs-capture-time.ts";
+import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
+import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
+import { monoNs } from "../net/clock.ts";
+import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
+import {
+  claimMedia,
+  releaseMedia,
+  silenceWeriftNack,
+  transceiverRtcpSender,
+  type WeriftAdapterError,
+} from "./lean/adapter.ts";
+import { NackGenerator } from "./lean/nack.ts";
+import { NackSender } from "./lean/nack-sender.ts";
+import { LeanReceiver } from "./lean/receiver.ts";
+
+export type ReceivePath = "werift" | "lean";
+export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean"];
+/** Used when neither the scenario nor the task says. */
+export const DEFAULT_RECEIVE_PATH: ReceivePath = "lean";
+
+/**
+ * What the lean paths of this thread did (tests and diagnostics): sessions taken over by SRTP
+ * profile, the highest rollover counter reached, packets rejected by SRTP, receiver reports.
+ */
+export const leanDiagnostics = { sessions: 0, gcm: 0, cm: 0, maxRoc: 0, srtpRejected: 0, reportsSent: 0 };
+
+export interface ReceiveOptions {
+  /** shard-wide packet and payload-byte counters */
+  counters: { packets: number; bytes: number };
+  /** the viewer's pipeline, made once the codec is known */
+  make: (codec: string) => ViewerPipeline;
+  /** after every packet (join detection) */
+  afterPacket: () => void;
+  /** one NACK message written */
+  onNack: () => void;
+  /** the lean hook could not take over (werift internals moved) */
+  onError: (err: Error) => void;
+}
+
+export interface ReceiveHandle {
+  readonly path: ReceivePath;
+  close(): void;
+}
+
+/** Installs the path on a transceiver just added (before signalling). Throws WeriftAdapterError. */
+export function installReceivePath(
+  path: ReceivePath,
+  pc: RTCPeerConnection,
+  tr: RTCRtpTransceiver,
+  o: ReceiveOptions,
+): ReceiveHandle {
+  return path === "lean" ? installLean(tr, o) : installWerift(pc, tr, o);
+}
+
+function codecName(mime: string): string {
+  const m = mime.toLowerCase();
+  return m.startsWith("video/") ? m.slice(6) : m;
+}
+
+function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
+  silenceWeriftNack(tr);
+  const nack = new NackSender(new NackGenerator(), transceiverRtcpSender(tr), tr.receiver.rtcpSsrc, o.onNack);
+  let taken = false;
+  pc.onTrack.subscribe((track) => {
+    if (taken) return;
+    taken = true;
+    const pipeline = o.make(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
+    const counters = o.counters;
+    track.onReceiveRtp.subscribe((rtp, ext) => {
+      const arrivalNs = monoNs();
+      const abs = ext?.[ABS_CAPTURE_TIME_URI];
+      const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
+      const h = rtp.header;
+      counters.packets++;
+      counters.bytes += rtp.payload.length;
+      nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
+      pipeline.onPacket(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
+      o.afterPacket();
+    });
+  });
+  return { path: "werift", close: () => nack.close() };
+}
+
+function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
+  let rx: LeanReceiver | null = null;
+  let closed = false;
+  claimMedia(tr, {
+    start(keys, sendRtcp) {
+      const codecs = tr.codecs;
+      const pipeline = o.make(codecName(codecs[0]?.mimeType ?? ""));
+      const counters = o.counters;
+      const after = o.afterPacket;
+      const r = new LeanReceiver({
+        ...keys,
+        payloadTypes: codecs.map((c) => c.payloadType),
+        clockRate: codecs[0]?.clockRate ?? 90000,
+        absId: absCaptureId(tr.headerExtensions),
+        senderSsrc: tr.receiver.rtcpSsrc,
+        sendRtcp,
+        onNack: o.onNack,
+        sink: (seq, ts, marker, payload, arrivalNs, captureWallNs) => {
+          counters.packets++;
+          counters.bytes += payload.length;
+          pipeline.onPacket(seq, ts, marker, payload, arrivalNs, captureWallNs);
+          after();
+        },
+      });
+      rx = r;
+      leanDiagnostics.sessions++;
+      if (keys.profile === SRTP_AEAD_AES_128_GCM) leanDiagnostics.gcm++;
+      else leanDiagnostics.cm++;
+      if (closed) r.close();
+      return r.onDatagram;
+    },
+    fail(err: WeriftAdapterError) {
+      o.onError(err);
+    },
+  });
+  return {
+    path: "lean",
+    close() {
+      closed = true;
+      releaseMedia(tr);
+      if (rx !== null) {
+        rx.close();
+        const d = leanDiagnostics;
+        d.maxRoc = Math.max(d.maxRoc, rx.maxRoc);
+        d.srtpRejected += rx.dropped.srtp;
+        d.reportsSent += rx.reportsSent;
+      }
+    },
+  };
+}

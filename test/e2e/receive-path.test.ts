@@ -1,0 +1,103 @@
+// Receive-path conformance: one stream, through werift's receive path and the lean one side by
+// side (same run, same thread, viewers alternating), must give the same per-viewer figures.
+// The relay starts all four legs on the same packet (a keyframe's first) and stops them after the
+// same number, drops every 29th packet (unrecoverable: re-NACKed), loses every 17th beneath its
+// NACK responder (repaired), and shifts sequence numbers and timestamps so both wrap 60 packets in. Both
+// codecs, both SRTP profiles.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ViewerReport } from "../../src/core/report/types.ts";
+import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
+import { inThreadEngine } from "../../src/main/engine.ts";
+import { receivePathEngine } from "../../src/main/receive-path-engine.ts";
+import { leanDiagnostics } from "../../src/workers/receive-path.ts";
+import { runThroughRelay } from "./harness.ts";
+
+// the clips' keyframes are 6..13 packets: the burst starts on one, so the first keyframe is whole
+const PACKETS = 140;
+const DROP_EVERY = 29;
+const LOSE_EVERY = 17;
+
+/** The figures that must be identical on both paths. */
+function figures(v: ViewerReport) {
+  const b = v.oneWayDelay[0]!;
+  return {
+    joined: v.joined,
+    received: v.rtp.received,
+    expected: v.rtp.expected,
+    lost: v.rtp.lost,
+    duplicates: v.rtp.duplicates,
+    tooLate: v.rtp.tooLate,
+    nacksSent: v.nacksSent,
+    keyframes: v.rtp.keyframes,
+    completeFrames: b.completeFrames,
+    incompleteFrames: b.incompleteFrames,
+    lateCompletedFrames: b.lateCompletedFrames,
+    samples: b.samples,
+    invalid: b.invalid,
+    unmatchedFrames: b.unmatchedFrames,
+    stamped: v.packetTransit.stamped,
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+for (const codec of ["vp8", "h264"] as const) {
+  for (const profile of [SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80] as const) {
+    const name = profile === SRTP_AEAD_AES_128_GCM ? "AEAD_AES_128_GCM" : "AES_CM_128_HMAC_SHA1_80";
+    test(`${codec}, ${name}: werift and lean paths agree on one stream with faults and wraps`, async () => {
+      const before = { ...leanDiagnostics };
+      const { report: r } = await runThroughRelay(
+        {
+          dropEvery: DROP_EVERY,
+          loseEvery: LOSE_EVERY,
+          burst: { legs: 4, packets: PACKETS },
+          wrapAfterPackets: 60,
+          srtpProfiles: [profile],
+        },
+        { codec, viewers: 4, rampSeconds: 0, holdSeconds: 5, excludeFirstSeconds: 0 },
+        receivePathEngine(inThreadEngine(), ["werift", "lean"]),
+      );
+      const viewers = r.viewers ?? [];
+      assert.equal(viewers.length, 4);
+      // viewer k ran on ["werift", "lean"][k % 2]
+      const werift = viewers.filter((v) => v.id % 2 === 0);
+      const lean = viewers.filter((v) => v.id % 2 === 1);
+      const ref = figures(werift[0]!);
+      for (const v of viewers)
+        assert.deepEqual(figures(v), ref, `viewer ${v.id} (${v.id % 2 ? "lean" : "werift"})`);
+
+      // the stream really had what the test is about
+      assert.equal(ref.joined, true);
+      // the burst ended before the run did (only a lost tail packet can be missing from `expected`)
+      assert.ok(ref.expected >= PACKETS - 2 && ref.expected <= PACKETS, `expected ${ref.expected}`);
+      assert.ok(ref.lost >= 4, `lost ${ref.lost}`); // the drops, unrecoverable
+      assert.ok(ref.nacksSent >= 10 * ref.lost, `NACKs ${ref.nacksSent}`); // every drop re-NACKed
+      assert.ok(ref.lateCompletedFrames > 0, "losses repaired by NACK complete frames late");
+      assert.ok(ref.incompleteFrames > 0);
+      assert.equal(ref.duplicates, 0);
+      assert.equal(ref.invalid + ref.unmatchedFrames, 0);
+      assert.ok(ref.samples > 0 && ref.samples === ref.completeFrames);
+      assert.equal(ref.stamped, ref.received);
+      // both lean viewers negotiated the profile and crossed the sequence wrap (ROC 1)
+      assert.equal(leanDiagnostics.sessions - before.sessions, 2);
+      const got = profile === SRTP_AEAD_AES_128_GCM ? "gcm" : "cm";
+      assert.equal(leanDiagnostics[got] - before[got], 2, `${name} negotiated`);
+      assert.equal(leanDiagnostics.maxRoc, 1);
+      assert.equal(leanDiagnostics.srtpRejected - before.srtpRejected, 0);
+      assert.ok(leanDiagnostics.reportsSent > before.reportsSent, "the lean path sent receiver reports");
+
+      // delays agree: per-path medians of the per-viewer p50s within 5 ms (or half of them)
+      const p50 = (vs: ViewerReport[]) => median(vs.map((v) => v.oneWayDelay[0]!.ms?.p50 ?? Number.NaN));
+      const [a, b] = [p50(werift), p50(lean)];
+      assert.ok(Number.isFinite(a) && Number.isFinite(b));
+      assert.ok(
+        Math.abs(a - b) <= Math.max(5, 0.5 * Math.max(a, b)),
+        `delay p50 werift ${a} ms, lean ${b} ms`,
+      );
+    });
+  }
+}

@@ -1,0 +1,348 @@
+// The §4 key lists of whipbench.report/v0, written out from the spec tables, and a walker that
+// holds a parsed report to them: every key path (arrays collapsed to `[]`, map keys to `*`) must
+// be a spec key or one of our documented additions, every key the spec says is always present
+// must be in every object instance whose parent is there, and keys keep the schema order.
+
+/** `?` marks a key the spec lets be absent; a bare key is always present once its parent is. */
+const SUMMARY = ["n", "min", "mean", "p50", "p95", "p99", "max"];
+
+function summary(path: string, optional: boolean): string[] {
+  return [`${path}${optional ? "?" : ""}`, ...SUMMARY.map((k) => `${path}.${k}`)];
+}
+
+function frameKindSplit(path: string): string[] {
+  return [path, `${path}.samples`, ...summary(`${path}.ms`, true)];
+}
+
+/** Event-loop delay of one thread (our addition). */
+function delayMs(path: string, optional: boolean): string[] {
+  return [`${path}${optional ? "?" : ""}`, ...["p50", "p99", "max"].map((k) => `${path}.${k}`)];
+}
+
+/** One thread's own load (our addition). */
+function thread(path: string, optional: boolean): string[] {
+  return [
+    `${path}${optional ? "?" : ""}`,
+    `${path}.cpuSeconds`,
+    `${path}.eventLoopUtilisation`,
+    ...delayMs(`${path}.eventLoopDelayMs`, false),
+  ];
+}
+
+/**
+ * §4.2–§4.13, in serialisation order. Keys marked `+` are our deliberate additions (DESIGN
+ * "Report compatibility" and "Client ceiling"; declared in src/core/report/types.ts): Node's
+ * resource figures in place of goroutines, client.workers, client.ceiling, the timeline's
+ * cpuPercent and eventLoopDelayMs, scenario.workers and viewers[].whepFlow. A new report key must be added here.
+ */
+export const REPORT_KEYS: readonly string[] = [
+  "schema",
+  "whipbenchVersion",
+  "command",
+  "interrupted?",
+  "startedAt",
+  "finishedAt",
+  "server",
+  "server.whipHost?",
+  "server.whepHost",
+  "client",
+  "client.os",
+  "client.arch",
+  "client.cpus",
+  "client.go",
+  "client.resources?",
+  "client.resources.cpuSeconds?",
+  "client.resources.cpuUtilisationPercent?",
+  "client.resources.cpuReason?",
+  // the spec's always-present peakGoroutines is replaced by Node's figures (DESIGN)
+  "client.resources.peakGoroutines?",
+  "+client.resources.peakHeapBytes",
+  "+client.resources.peakRssBytes",
+  "+client.resources.workers",
+  ...thread("+client.resources.mainThread", true),
+  "+client.resources.udpReceiveErrors?",
+  "+client.resources.udpReceiveErrors.rcvbufErrors",
+  "+client.resources.udpReceiveErrors.inErrors",
+  // per-shard breakdown and the ceiling verdict (DESIGN "Client ceiling", worker-thread engine)
+  "+client.workers?",
+  "+client.workers[].shard",
+  "+client.workers[].thread",
+  "+client.workers[].viewers",
+  "+client.workers[].packets",
+  "+client.workers[].cpuSeconds",
+  "+client.workers[].usPerPacket?",
+  "+client.workers[].eventLoopUtilisation",
+  ...delayMs("+client.workers[].eventLoopDelayMs", false),
+  "+client.ceiling?",
+  "+client.ceiling.nearCeiling",
+  "+client.ceiling.thresholds",
+  "+client.ceiling.thresholds.eventLoopUtilisation",
+  "+client.ceiling.thresholds.eventLoopDelayP99Ms",
+  "+client.ceiling.evidence?",
+  "topology",
+  "clock",
+  "clock.method",
+  "clock.offsetMs?",
+  "clock.uncertaintyMs?",
+  "clock.points?",
+  "clock.points[].tS",
+  "clock.points[].offsetMs",
+  "clock.points[].rttMs",
+  "clock.reason?",
+  "clock.stepDetected",
+  "scenario",
+  "scenario.name?",
+  "scenario.whip?",
+  "scenario.whep",
+  "scenario.codec", // omitempty, but normalise always sets it
+  "scenario.viewers",
+  "scenario.rampSeconds",
+  "scenario.holdSeconds",
+  "scenario.rampOffsetSeed?",
+  "scenario.rampOffsetMaxSeconds?",
+  "scenario.warmupSeconds?",
+  "scenario.joinTimeoutSeconds", // normalised to 10
+  "scenario.stallMs", // normalised to 500
+  "scenario.excludeFirstSeconds", // always present after normalisation (§3.1)
+  "scenario.bearerEnv?",
+  "scenario.metrics?",
+  "scenario.includeLoopback?",
+  "scenario.loopbackOnly?",
+  "+scenario.workers?", // the scenario key of the worker-thread engine
+  "+scenario.receivePath?", // the viewers' receive path (werift or lean)
+  "publisher?",
+  "publisher.codec",
+  "publisher.stamped",
+  "publisher.connectMs",
+  "publisher.framesSent",
+  "publisher.packetsSent",
+  "publisher.bytesSent",
+  "publisher.loops",
+  "publisher.scheduleSlips",
+  "publisher.sendingSeconds",
+  "publisher.error?",
+  "publisher.errorKind?",
+  "publisher.disconnectedLate?",
+  "aggregate",
+  "aggregate.valid",
+  "aggregate.verdict",
+  "aggregate.viewers",
+  "aggregate.joined",
+  "aggregate.failed",
+  "aggregate.failedPercent",
+  "aggregate.droppedAfterJoin",
+  ...summary("aggregate.signallingMs", false),
+  ...summary("aggregate.joinFirstRtpMs", false),
+  ...summary("aggregate.joinFirstKeyframeMs", false),
+  ...summary("aggregate.lossPercent", false),
+  ...summary("aggregate.jitterMs", false),
+  ...summary("aggregate.keyframeIntervalMeanS", false),
+  "aggregate.stalls",
+  "aggregate.packetsReceived",
+  "aggregate.packetsLost",
+  "aggregate.lossPercentTotal",
+  "aggregate.nacksSent",
+  "aggregate.oneWayDelay",
+  "aggregate.oneWayDelay[].source",
+  "aggregate.oneWayDelay[].available",
+  "aggregate.oneWayDelay[].reason?",
+  "aggregate.oneWayDelay[].viewers",
+  "aggregate.oneWayDelay[].viewersByFrameEnd",
+  "aggregate.oneWayDelay[].viewersByFrameEnd.*?",
+  "aggregate.oneWayDelay[].completeFrames",
+  "aggregate.oneWayDelay[].incompleteFrames",
+  "aggregate.oneWayDelay[].samples",
+  "aggregate.oneWayDelay[].invalid",
+  "aggregate.oneWayDelay[].unmatchedFrames",
+  "aggregate.oneWayDelay[].excludedFrames",
+  "aggregate.oneWayDelay[].lateCompletedFrames",
+  "aggregate.oneWayDelay[].duplicateFrames", // fingerprint blocks only (see CLIP_KEYS)
+  "aggregate.oneWayDelay[].loopFrames", // fingerprint blocks only
+  "aggregate.oneWayDelay[].loopMinMs?",
+  ...summary("aggregate.oneWayDelay[].ms", true),
+  ...frameKindSplit("aggregate.oneWayDelay[].keyframes"),
+  ...frameKindSplit("aggregate.oneWayDelay[].deltaFrames"),
+  "aggregate.oneWayDelay[].uncertaintyMs?",
+  "aggregate.oneWayDelay[].comparable",
+  "aggregate.oneWayDelay[].notComparableReason?",
+  "aggregate.packetTransit",
+  "aggregate.packetTransit.available",
+  "aggregate.packetTransit.reason?",
+  "aggregate.packetTransit.viewers",
+  ...summary("aggregate.packetTransit.ms", true),
+  "errors",
+  "errors.*?",
+  "timeline?",
+  "timeline[].t",
+  "timeline[].active",
+  "timeline[].packets",
+  "+timeline[].cpuPercent?",
+  "+timeline[].eventLoopDelayMs?",
+  "viewers",
+  "viewers[].id",
+  "viewers[].startOffsetMs",
+  "viewers[].rampOffsetMs?",
+  "viewers[].joined",
+  "viewers[].codec?",
+  "+viewers[].whepFlow?",
+  "viewers[].signallingMs?",
+  "viewers[].iceConnectedMs?",
+  "viewers[].firstRtpMs?",
+  "viewers[].firstKeyframeMs?",
+  "viewers[].rtp",
+  ...[
+    "received",
+    "expected",
+    "lost",
+    "duplicates",
+    "tooLate",
+    "lossPercent",
+    "jitterMs",
+    "receivingSeconds",
+    "stalls",
+    "stalledMs",
+    "longestGapMs",
+    "keyframes",
+    "keyframeIntervalMinS",
+    "keyframeIntervalMeanS",
+    "keyframeIntervalMaxS",
+  ].map((k) => `viewers[].rtp.${k}`),
+  "viewers[].nacksSent",
+  "viewers[].oneWayDelay",
+  "viewers[].oneWayDelay[].source",
+  "viewers[].oneWayDelay[].available",
+  "viewers[].oneWayDelay[].reason?",
+  "viewers[].oneWayDelay[].frameEnd?",
+  "viewers[].oneWayDelay[].completeFrames",
+  "viewers[].oneWayDelay[].incompleteFrames",
+  "viewers[].oneWayDelay[].samples",
+  "viewers[].oneWayDelay[].invalid",
+  "viewers[].oneWayDelay[].unmatchedFrames",
+  "viewers[].oneWayDelay[].excludedFrames",
+  "viewers[].oneWayDelay[].lateCompletedFrames",
+  ...summary("viewers[].oneWayDelay[].ms", true),
+  ...frameKindSplit("viewers[].oneWayDelay[].keyframes"),
+  ...frameKindSplit("viewers[].oneWayDelay[].deltaFrames"),
+  "viewers[].oneWayDelay[].uncertaintyMs?",
+  "viewers[].oneWayDelay[].comparable",
+  "viewers[].oneWayDelay[].notComparableReason?",
+  "viewers[].packetTransit",
+  "viewers[].packetTransit.available",
+  "viewers[].packetTransit.reason?",
+  "viewers[].packetTransit.negotiated",
+  "viewers[].packetTransit.stamped",
+  "viewers[].packetTransit.invalid",
+  ...summary("viewers[].packetTransit.ms", true),
+  "viewers[].droppedAfterJoin?",
+  "viewers[].errorKind?",
+  "viewers[].error?",
+  "method",
+];
+
+interface KeySpec {
+  path: string;
+  optional: boolean;
+  addition: boolean;
+  order: number;
+}
+
+const SPECS = new Map<string, KeySpec>();
+for (const [order, raw] of REPORT_KEYS.entries()) {
+  const addition = raw.startsWith("+");
+  const optional = raw.endsWith("?");
+  const path = raw.slice(addition ? 1 : 0, optional ? -1 : undefined);
+  SPECS.set(path, { path, optional, addition, order });
+}
+
+/** Children of a collapsed parent path, in schema order. */
+function childrenOf(parent: string): KeySpec[] {
+  const out: KeySpec[] = [];
+  for (const s of SPECS.values()) {
+    const i = s.path.lastIndexOf(".");
+    const p = i < 0 ? "" : s.path.slice(0, i);
+    if (p === parent) out.push(s);
+  }
+  return out;
+}
+
+/**
+ * The pooled block's clip keys: always on a `fingerprint` block (§4.9.2), never on a `stamp`
+ * block (WB-39: the stamp needs no clip; src/core/report/stamp-blocks.ts).
+ */
+const CLIP_KEYS = new Set([
+  "aggregate.oneWayDelay[].duplicateFrames",
+  "aggregate.oneWayDelay[].loopFrames",
+  "aggregate.oneWayDelay[].loopMinMs",
+]);
+const SOURCES = ["fingerprint", "stamp"];
+
+const MAP_PATHS = new Set(["errors", "aggregate.oneWayDelay[].viewersByFrameEnd"]);
+const MAP_KEY: Record<string, RegExp> = {
+  errors: /^(publisher_)?[a-z][a-z0-9_]*$/,
+  "aggregate.oneWayDelay[].viewersByFrameEnd": /^(marker|timestamp)$/,
+};
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Problems with a parsed report's keys: unknown keys, missing always-present keys (per object
+ * instance), keys out of schema order, bad map keys. Also collects every collapsed key path.
+ */
+export function checkReportKeys(report: unknown): { problems: string[]; paths: Set<string> } {
+  const problems: string[] = [];
+  const paths = new Set<string>();
+  const visit = (v: unknown, path: string, where: string): void => {
+    if (Array.isArray(v)) {
+      for (const [i, item] of v.entries()) visit(item, `${path}[]`, `${where}[${i}]`);
+      return;
+    }
+    if (!isObject(v)) return;
+    const keys = Object.keys(v);
+    if (MAP_PATHS.has(path)) {
+      for (const k of keys) {
+        paths.add(`${path}.*`);
+        if (!MAP_KEY[path]!.test(k)) problems.push(`${where}: map key ${JSON.stringify(k)}`);
+        if (typeof v[k] !== "number") problems.push(`${where}.${k}: not a count`);
+      }
+      return;
+    }
+    let lastOrder = -1;
+    for (const k of keys) {
+      const p = path === "" ? k : `${path}.${k}`;
+      paths.add(p);
+      const spec = SPECS.get(p);
+      if (!spec) {
+        problems.push(`${where === "" ? k : `${where}.${k}`}: not a §4 key nor a documented addition`);
+        continue;
+      }
+      if (spec.order < lastOrder) problems.push(`${where}.${k}: out of schema order`);
+      lastOrder = spec.order;
+      visit(v[k], p, where === "" ? k : `${where}.${k}`);
+    }
+    for (const c of childrenOf(path)) {
+      const key = c.path.slice(path === "" ? 0 : path.length + 1);
+      if (CLIP_KEYS.has(c.path) && v["source"] !== "fingerprint") {
+        if (key in v) problems.push(`${where}: ${key} on a ${String(v["source"])} block`);
+        continue;
+      }
+      if (!c.optional && !(key in v)) problems.push(`${where === "" ? "$" : where}: missing ${key}`);
+    }
+  };
+  visit(report, "", "");
+  // one delay block per source, fingerprint first (§4.9), in every list of blocks
+  const r = report as {
+    aggregate?: { oneWayDelay?: { source?: unknown }[] };
+    viewers?: { oneWayDelay?: { source?: unknown }[] }[] | null;
+  };
+  const lists = [r.aggregate?.oneWayDelay ?? [], ...(r.viewers ?? []).map((v) => v.oneWayDelay ?? [])];
+  for (const blocks of lists) {
+    const sources = blocks.map((b) => String(b.source));
+    const want = SOURCES.filter((s) => sources.includes(s));
+    if (sources.join() !== want.join() || sources[0] !== "fingerprint") {
+      problems.push(`oneWayDelay sources ${sources.join(", ")}: want fingerprint first, each source once`);
+    }
+  }
+  return { problems: [...new Set(problems)], paths };
+}

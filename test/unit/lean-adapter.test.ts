@@ -1,0 +1,119 @@
+// The werift adapter of the lean receive path (src/workers/lean/adapter.ts): the pinned
+// version, and the startSrtp hook run against werift's real RTCDtlsTransport.prototype.startSrtp
+// on a stand-in transport — exactly one handler captured, the keys taken from srtp.config, our
+// handler subscribed in its place — and each way werift's internals could move, failing loudly.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { RTCDtlsTransport, type RTCRtpTransceiver } from "werift";
+import {
+  checkWerift,
+  claimMedia,
+  installedWeriftVersion,
+  type LeanKeys,
+  versionMismatch,
+  WERIFT_VERSION,
+  WeriftAdapterError,
+} from "../../src/workers/lean/adapter.ts";
+
+test("the installed werift is the version the adapter was written against", () => {
+  assert.equal(installedWeriftVersion(), WERIFT_VERSION);
+  assert.equal(versionMismatch(WERIFT_VERSION), null);
+  const err = versionMismatch("0.26.0");
+  assert.ok(err instanceof WeriftAdapterError);
+  assert.match(err.message, /installed werift is 0\.26\.0.*re-checked/);
+  checkWerift();
+});
+
+type Handler = (data: Buffer) => void;
+
+/** A stand-in for an RTCDtlsTransport whose DTLS just finished, as werift's startSrtp sees it. */
+function standIn(config: unknown) {
+  const handlers: Handler[] = [];
+  const onData = {
+    subscribe: (fn: Handler) => {
+      handlers.push(fn);
+      return { unSubscribe: () => {}, disposer: () => {} };
+    },
+  };
+  const dtls = {
+    srtpStarted: false,
+    config: {},
+    srtp: undefined as unknown,
+    iceTransport: { connection: { onData } },
+    updateSrtpSession(this: { srtp: unknown }) {
+      this.srtp = { config };
+    },
+    sendRtcp: async () => 0,
+  };
+  return { dtls, handlers, onData, tr: { dtlsTransport: dtls } as unknown as RTCRtpTransceiver };
+}
+
+const KEY = Buffer.alloc(16, 1);
+const SALT = Buffer.alloc(12, 2);
+
+function startSrtp(dtls: object): void {
+  (RTCDtlsTransport.prototype as unknown as { startSrtp(this: object): void }).startSrtp.call(dtls);
+}
+
+test("startSrtp of a claimed transport hands the keys over and routes its datagrams to us", () => {
+  const s = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
+  let keys: LeanKeys | null = null;
+  const got: Buffer[] = [];
+  claimMedia(s.tr, {
+    start(k) {
+      keys = k;
+      return (d) => got.push(d);
+    },
+    fail(err) {
+      throw err;
+    },
+  });
+  startSrtp(s.dtls);
+  assert.ok(keys);
+  assert.equal((keys as LeanKeys).profile, 7);
+  assert.equal((keys as LeanKeys).remoteMasterKey, KEY);
+  assert.equal(s.handlers.length, 1, "werift's handler captured, ours subscribed");
+  s.handlers[0]!(Buffer.from([0x80, 96]));
+  assert.equal(got.length, 1);
+  assert.equal(typeof s.onData.subscribe, "function", "subscribe restored");
+  // an unclaimed transport stays on werift's path (its own handler subscribed)
+  const plain = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
+  startSrtp(plain.dtls);
+  assert.equal(plain.handlers.length, 1);
+  assert.throws(() => claimMedia(plain.tr, { start: () => () => {}, fail: () => {} }), /already started/);
+});
+
+test("moved internals fail the claim with a message naming what moved", () => {
+  const cases: [unknown, RegExp][] = [
+    [{ profile: 7, keys: {} }, /srtp\.config has no usable/],
+    [{ profile: 2, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } }, /srtp\.config has no usable/],
+    [{ profile: 1, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } }, /key\/salt are 16\/12 bytes/],
+  ];
+  for (const [config, re] of cases) {
+    const s = standIn(config);
+    const errors: Error[] = [];
+    claimMedia(s.tr, { start: () => assert.fail("must not start"), fail: (e) => errors.push(e) });
+    startSrtp(s.dtls);
+    assert.equal(errors.length, 1);
+    assert.ok(errors[0] instanceof WeriftAdapterError);
+    assert.match(errors[0]!.message, re);
+  }
+  // the ICE connection's data event moved: the claim fails first, then werift's own code runs
+  const s = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
+  const errors: Error[] = [];
+  claimMedia(s.tr, { start: () => assert.fail("must not start"), fail: (e) => errors.push(e) });
+  (s.dtls as unknown as { iceTransport: unknown }).iceTransport = { connection: {} };
+  assert.throws(() => startSrtp(s.dtls), TypeError);
+  assert.match(errors[0]?.message ?? "", /onData\.subscribe is missing/);
+  // startSrtp that subscribes twice (or never) is not the one this adapter knows
+  const twice = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
+  const errs2: Error[] = [];
+  claimMedia(twice.tr, { start: () => assert.fail("must not start"), fail: (e) => errs2.push(e) });
+  const update = twice.dtls.updateSrtpSession;
+  twice.dtls.updateSrtpSession = function (this: { srtp: unknown }) {
+    update.call(this);
+    twice.onData.subscribe(() => {});
+  };
+  startSrtp(twice.dtls);
+  assert.match(errs2[0]?.message ?? "", /subscribed 2 data handlers, expected exactly 1/);
+});

@@ -1,0 +1,80 @@
+// A strict little reader of the Prometheus text format 0.0.4 for the tests: families in order,
+// each with its HELP, TYPE and sample lines (name, labels, value).
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface Family {
+  name: string;
+  help: string;
+  type: string;
+  samples: Sample[];
+}
+
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+function parseValue(v: string): number {
+  if (v === "+Inf") return Number.POSITIVE_INFINITY;
+  if (v === "-Inf") return Number.NEGATIVE_INFINITY;
+  const n = Number(v);
+  if (Number.isNaN(n)) throw new Error(`bad sample value ${v}`);
+  return n;
+}
+
+/** Throws on any line out of place: a sample before its TYPE, TYPE before HELP, a bad line. */
+export function parseExposition(text: string): Family[] {
+  const out: Family[] = [];
+  let pendingHelp: { name: string; help: string } | null = null;
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    if (line.startsWith("# HELP ")) {
+      const [name = "", ...rest] = line.slice(7).split(" ");
+      pendingHelp = { name, help: rest.join(" ") };
+      continue;
+    }
+    if (line.startsWith("# TYPE ")) {
+      const [name = "", type = ""] = line.slice(7).split(" ");
+      if (pendingHelp?.name !== name) throw new Error(`TYPE without HELP first: ${line}`);
+      out.push({ name, help: pendingHelp.help, type, samples: [] });
+      pendingHelp = null;
+      continue;
+    }
+    if (line.startsWith("#")) throw new Error(`unexpected comment: ${line}`);
+    const m = SAMPLE.exec(line);
+    const fam = out[out.length - 1];
+    if (!m || !fam) throw new Error(`bad sample line: ${line}`);
+    const name = m[1] ?? "";
+    const allowed =
+      fam.type === "histogram" ? ["_bucket", "_sum", "_count"].map((s) => fam.name + s) : [fam.name];
+    if (!allowed.includes(name)) throw new Error(`sample ${name} outside its family ${fam.name}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? "").matchAll(LABEL)) labels[l[1] ?? ""] = l[2] ?? "";
+    fam.samples.push({ name, labels, value: parseValue(m[3] ?? "") });
+  }
+  return out;
+}
+
+export function family(fams: readonly Family[], name: string): Family {
+  const f = fams.find((x) => x.name === name);
+  if (!f) throw new Error(`no family ${name}`);
+  return f;
+}
+
+/** The one sample of `name` whose labels include `labels`. */
+export function sampleValue(
+  fams: readonly Family[],
+  name: string,
+  labels: Record<string, string> = {},
+): number {
+  for (const f of fams) {
+    for (const s of f.samples) {
+      if (s.name !== name) continue;
+      if (Object.entries(labels).every(([k, v]) => s.labels[k] === v)) return s.value;
+    }
+  }
+  throw new Error(`no sample ${name} ${JSON.stringify(labels)}`);
+}
