@@ -42,8 +42,11 @@ export class StampDelay {
   readonly deltaHist = new DelayHistogram();
   private readonly c: StampDelayCounters = emptyStampCounters();
 
-  constructor(pubWallMinusMono: Float64Array) {
+  private readonly onSample: ((delayNs: number) => void) | null;
+
+  constructor(pubWallMinusMono: Float64Array, onSample: ((delayNs: number) => void) | null = null) {
     this.pubWallMinusMono = pubWallMinusMono;
+    this.onSample = onSample;
   }
 
   /**
@@ -86,6 +89,7 @@ export class StampDelay {
     }
     c.samples++;
     this.hist.recordNs(delay);
+    if (this.onSample !== null) this.onSample(delay);
     if (head.key) {
       c.keyframeSamples++;
       this.keyHist.recordNs(delay);

@@ -33,6 +33,9 @@ export interface ViewerPipelineOptions {
   absCaptureNegotiated: boolean;
   /** live-metric hook, called with every delay sample (the same samples as the histograms) */
   onDelaySample?: (delayNs: number, keyframe: boolean) => void;
+  /** live-metric hooks for the stamp source's samples and packet transit samples */
+  onStampSample?: (delayNs: number) => void;
+  onTransitSample?: (transitNs: number) => void;
   /** RTP clock rate of the track; 90 000 when omitted */
   clockRate?: number;
   /**
@@ -96,6 +99,7 @@ export class ViewerPipeline {
   private readonly hasher: Hasher | null = null;
   private readonly table: ClipTable | null = null;
   private readonly onDelaySample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly onTransitSample: ((transitNs: number) => void) | null;
   private readonly out: CompletedFrame[] = [];
   private readonly delayHist: DelayHistogram | null = null;
   private readonly delayKeyHist: DelayHistogram | null = null;
@@ -116,6 +120,7 @@ export class ViewerPipeline {
     this.wallMinusMonoNs = o.wallMinusMonoNs;
     this.negotiated = o.absCaptureNegotiated;
     this.onDelaySample = o.onDelaySample ?? null;
+    this.onTransitSample = o.onTransitSample ?? null;
     const keyframeStart =
       o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
     this.keyframeStart = keyframeStart;
@@ -125,7 +130,10 @@ export class ViewerPipeline {
       keyframeStart,
     });
     if (o.absCaptureNegotiated && isCodec(o.codec)) {
-      this.stamp = new StampDelay(o.publisherWallMinusMono ?? Float64Array.of(o.wallMinusMonoNs));
+      this.stamp = new StampDelay(
+        o.publisherWallMinusMono ?? Float64Array.of(o.wallMinusMonoNs),
+        o.onStampSample ?? null,
+      );
       this.reasm = new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
     }
 
@@ -182,7 +190,10 @@ export class ViewerPipeline {
       this.stamped++;
       const transit = arrivalNs + this.wallMinusMonoNs - captureWallNs;
       if (transit < 0 || transit > MAX_PLAUSIBLE_TRANSIT_NS) this.transitInvalid++;
-      else this.transitHist.recordNs(transit);
+      else {
+        this.transitHist.recordNs(transit);
+        if (this.onTransitSample !== null) this.onTransitSample(transit);
+      }
     }
 
     if (this.stamp !== null) {

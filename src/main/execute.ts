@@ -101,6 +101,7 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
         interrupt,
         noStamp: opts.noStamp ?? false,
         ...(live.onTick ? { onTick: live.onTick } : {}),
+        onPublisher: (p) => live.setPublisher(p),
         clockPeer: opts.clockPeer,
         sendLogPeer: opts.sendLogPeer,
       }),

@@ -37,6 +37,8 @@ export interface RunOptions {
   noStamp?: boolean;
   /** live per-second hook (progress, metrics); `entry` is null for a shard's final flush tick */
   onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
+  /** the publisher's live counters (for /metrics), handed over once it exists */
+  onPublisher?: (counters: { readonly packetsSent: number; readonly framesSent: number }) => void;
   /** split runs (view): the publisher's clock responder and send-log channel */
   clockPeer?: Peer | undefined;
   sendLogPeer?: Peer | undefined;
@@ -85,6 +87,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
       sendLog,
       anchor,
     });
+    opts.onPublisher?.(publisher.result);
     log.line(`publishing ${clip.codec} to ${host(s.whip as string)}`);
     try {
       await publisher.connect();

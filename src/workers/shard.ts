@@ -45,6 +45,8 @@ export interface ShardTick {
   failed: number;
   active: number;
   delaySamples: number[];
+  stampSamples: number[];
+  transitSamples: number[];
   /** this shard's thread over the second: CPU, event-loop utilisation and delay */
   thread: ThreadFigures;
 }
@@ -107,7 +109,13 @@ export async function runShard(
     },
     left: () => counts.active--,
   };
-  if (hooks.liveDelays) live.delaySample = (ns) => delays.push(ns);
+  let stamps: number[] = [];
+  let transits: number[] = [];
+  if (hooks.liveDelays) {
+    live.delaySample = (ns) => delays.push(ns);
+    live.stampSample = (ns) => stamps.push(ns);
+    live.transitSample = (ns) => transits.push(ns);
+  }
   const ctx: ShardContext = {
     whep: task.whep,
     bearer: task.bearer,
@@ -141,10 +149,14 @@ export async function runShard(
       failed: counts.failed - last.failed,
       active: counts.active,
       delaySamples: delays,
+      stampSamples: stamps,
+      transitSamples: transits,
       thread: profile.tick(),
     });
     last = { ...counts };
     delays = [];
+    stamps = [];
+    transits = [];
   };
   const scheduleTick = () => {
     const next = task.t0MonoNs + (second + 1) * 1e9;

@@ -36,6 +36,8 @@ export interface ViewerLive {
   dropped(): void;
   left(): void;
   delaySample?: (delayNs: number, keyframe: boolean) => void;
+  stampSample?: (delayNs: number) => void;
+  transitSample?: (transitNs: number) => void;
 }
 
 const EMPTY_HIST: EncodedHistogram = { hdr: "", n: 0, sumNs: 0, minNs: 0, maxNs: 0 };

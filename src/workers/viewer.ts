@@ -41,6 +41,8 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
           absCaptureNegotiated: absCaptureId(tr.headerExtensions) !== 0,
         };
         if (live.delaySample) opts.onDelaySample = live.delaySample;
+        if (live.stampSample) opts.onStampSample = live.stampSample;
+        if (live.transitSample) opts.onTransitSample = live.transitSample;
         if (ctx.stampClock) opts.publisherWallMinusMono = ctx.stampClock;
         state.pipeline = new ViewerPipeline(opts);
         return state.pipeline;

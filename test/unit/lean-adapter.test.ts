@@ -26,7 +26,11 @@ test("the installed werift is the version the adapter was written against", () =
 
 type Handler = (data: Buffer) => void;
 
-/** A stand-in for an RTCDtlsTransport whose DTLS just finished, as werift's startSrtp sees it. */
+/**
+ * A stand-in for an RTCDtlsTransport whose DTLS just finished, as werift's startSrtp sees it:
+ * the ICE connection's data event (own subscribe/execute, like werift's Event) and one UDP
+ * transport whose onData feeds it, as werift's StunProtocol does for non-STUN datagrams.
+ */
 function standIn(config: unknown) {
   const handlers: Handler[] = [];
   const onData = {
@@ -34,18 +38,22 @@ function standIn(config: unknown) {
       handlers.push(fn);
       return { unSubscribe: () => {}, disposer: () => {} };
     },
+    execute: (d: Buffer) => {
+      for (const h of handlers) h(d);
+    },
   };
+  const transport = { onData: (d: Buffer, _addr: unknown) => onData.execute(d) };
   const dtls = {
     srtpStarted: false,
     config: {},
     srtp: undefined as unknown,
-    iceTransport: { connection: { onData } },
+    iceTransport: { connection: { onData, protocols: [{ transport }] } },
     updateSrtpSession(this: { srtp: unknown }) {
       this.srtp = { config };
     },
     sendRtcp: async () => 0,
   };
-  return { dtls, handlers, onData, tr: { dtlsTransport: dtls } as unknown as RTCRtpTransceiver };
+  return { dtls, handlers, onData, transport, tr: { dtlsTransport: dtls } as unknown as RTCRtpTransceiver };
 }
 
 const KEY = Buffer.alloc(16, 1);
@@ -59,6 +67,8 @@ test("startSrtp of a claimed transport hands the keys over and routes its datagr
   const s = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
   let keys: LeanKeys | null = null;
   const got: Buffer[] = [];
+  const dtlsGot: Buffer[] = [];
+  s.onData.subscribe((d) => dtlsGot.push(d)); // werift's DTLS adapter subscribes before SRTP starts
   claimMedia(s.tr, {
     start(k) {
       keys = k;
@@ -72,9 +82,15 @@ test("startSrtp of a claimed transport hands the keys over and routes its datagr
   assert.ok(keys);
   assert.equal((keys as LeanKeys).profile, 7);
   assert.equal((keys as LeanKeys).remoteMasterKey, KEY);
-  assert.equal(s.handlers.length, 1, "werift's handler captured, ours subscribed");
-  s.handlers[0]!(Buffer.from([0x80, 96]));
-  assert.equal(got.length, 1);
+  assert.equal(s.handlers.length, 1, "werift's media handler captured, not subscribed");
+  const srtp = Buffer.from([0x80, 96, 0, 1]);
+  const srtcp = Buffer.from([0x81, 200, 0, 6]);
+  const dtlsRecord = Buffer.from([22, 254, 253]);
+  s.transport.onData(srtp, ["127.0.0.1", 9]); // beneath STUN parsing
+  s.onData.execute(srtcp); // through the ICE connection's event
+  s.transport.onData(dtlsRecord, ["127.0.0.1", 9]);
+  assert.deepEqual(got, [srtp, srtcp], "media to the lean handler");
+  assert.deepEqual(dtlsGot, [dtlsRecord], "DTLS still to werift, media never");
   assert.equal(typeof s.onData.subscribe, "function", "subscribe restored");
   // an unclaimed transport stays on werift's path (its own handler subscribed)
   const plain = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });

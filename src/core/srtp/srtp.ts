@@ -11,6 +11,7 @@ import { ReplayWindow, RtpIndexState } from "./replay.ts";
 /** SSRCs one receiver keeps contexts for; packets of further SSRCs are rejected. */
 export const MAX_SSRCS = 8;
 const GCM_TAG = 16;
+const GCM_OPTIONS = { authTagLength: GCM_TAG } as const;
 const CM_TAG = 10;
 const SRTCP_INDEX = 4;
 
@@ -126,7 +127,7 @@ export class SrtpReceiver {
     iv.writeUInt32BE((roc ^ s.readUInt32BE(6)) >>> 0, 6);
     iv[10] = (seq >>> 8) ^ s[10]!;
     iv[11] = (seq & 0xff) ^ s[11]!;
-    const d = createDecipheriv("aes-128-gcm", this.key, iv, { authTagLength: GCM_TAG });
+    const d = createDecipheriv("aes-128-gcm", this.key, iv, GCM_OPTIONS);
     d.setAAD(p.subarray(0, h));
     d.setAuthTag(p.subarray(end));
     const out = d.update(p.subarray(h, end));
@@ -229,7 +230,7 @@ export class SrtcpReceiver {
     iv[6] = s[6]!;
     iv[7] = s[7]!;
     iv.writeUInt32BE((index ^ s.readUInt32BE(8)) >>> 0, 8);
-    const d = createDecipheriv("aes-128-gcm", this.key, iv, { authTagLength: GCM_TAG });
+    const d = createDecipheriv("aes-128-gcm", this.key, iv, GCM_OPTIONS);
     const idx = p.subarray(indexAt);
     d.setAAD(enc ? Buffer.concat([p.subarray(0, 8), idx]) : Buffer.concat([p.subarray(0, tagAt), idx]));
     d.setAuthTag(p.subarray(tagAt, indexAt));

@@ -67,10 +67,16 @@ export interface LeanClaim {
 
 interface DataEvent {
   subscribe: (fn: (data: Buffer) => void) => unknown;
+  execute?: (...args: unknown[]) => void;
+}
+
+interface IceConnection {
+  onData?: DataEvent;
+  protocols?: unknown[];
 }
 
 interface DtlsInternals {
-  iceTransport?: { connection?: { onData?: DataEvent } };
+  iceTransport?: { connection?: IceConnection };
   srtp?: { config?: { profile?: unknown; keys?: { remoteMasterKey?: unknown; remoteMasterSalt?: unknown } } };
   srtpProfiles?: unknown;
   sendRtcp(packets: RtcpPacket[]): Promise<unknown>;
@@ -154,7 +160,43 @@ function takeOver(dtls: DtlsInternals, claim: LeanClaim, original: (this: DtlsIn
     return;
   }
   const handler = claim.start({ profile, remoteMasterKey: key, remoteMasterSalt: salt }, rtcpSender(dtls));
-  subscribe.call(ev, handler);
+  routeMedia(dtls.iceTransport?.connection ?? {}, ev, handler);
+}
+
+/** First byte 128..191: SRTP or SRTCP (RFC 7983); STUN, DTLS and TURN channel data are below. */
+function isMediaDatagram(d: unknown): d is Buffer {
+  if (!Buffer.isBuffer(d)) return false;
+  const b = d[0]!;
+  return b >= 128 && b <= 191;
+}
+
+/**
+ * Media datagrams go straight to `handler`, everything else where werift sends it. First on the
+ * ICE connection's data event (whose other subscriber, DTLS, ignores media anyway), then —
+ * to skip werift's STUN check and two event dispatches per packet — on each UDP transport of
+ * the connection's protocols; a protocol added later (ICE restart) still reaches the event.
+ */
+function routeMedia(conn: IceConnection, ev: DataEvent, handler: (data: Buffer) => void): void {
+  const exec = ev.execute;
+  if (typeof exec !== "function" || !Object.hasOwn(ev, "execute")) {
+    ev.subscribe(handler);
+    return;
+  }
+  ev.execute = (...args: unknown[]) => {
+    const d = args[0];
+    if (isMediaDatagram(d)) handler(d);
+    else exec(...args);
+  };
+  if (process.env["WHIPBENCH_LEAN_HOOK"] === "event") return;
+  for (const p of conn.protocols ?? []) {
+    const t = (p as { transport?: { onData?: unknown } } | null)?.transport;
+    const onData = t?.onData;
+    if (t === undefined || typeof onData !== "function") continue;
+    t.onData = (data: unknown, addr: unknown) => {
+      if (isMediaDatagram(data)) handler(data);
+      else onData(data, addr);
+    };
+  }
 }
 
 function rtcpSender(dtls: DtlsInternals): (rtcp: Buffer) => void {
