@@ -1,6 +1,7 @@
 // Writing the HTML report (`<stem>.html`, mode 0600) beside the JSON and the Markdown: uPlot's
 // minified build, its stylesheet and licence are read from the installed package and inlined
 // with the page script, so the file needs nothing else to open.
+
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -8,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { DelayDistribution } from "../core/report/distribution.ts";
 import { type HtmlAssets, reportToHtml } from "../core/report/html.ts";
 import type { Report } from "../core/report/types.ts";
+import { writeAtomic } from "./write-report.ts";
 
 let assets: Promise<HtmlAssets> | null = null;
 
@@ -37,13 +39,6 @@ export async function renderHtmlReport(
 /** Writes `<dir>/<stem>.html` under a temporary name, then renames it; returns the path. */
 export async function writeHtmlReport(dir: string, stem: string, html: string): Promise<string> {
   const path = join(dir, `${stem}.html`);
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    await writeFile(tmp, html, { mode: 0o600 });
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => {});
-    throw err;
-  }
+  await writeAtomic(path, html);
   return path;
 }

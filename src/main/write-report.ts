@@ -1,7 +1,8 @@
 // Writing a report (§2.6): `<stem>.json` and `<stem>.md`, mode 0600, in a directory made with
 // mode 0750. Each file is written under a temporary name and renamed, so a failed write never
 // leaves a half-written report; if the Markdown cannot be written the JSON is removed too.
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface ReportFiles {
@@ -9,15 +10,43 @@ export interface ReportFiles {
   markdown: string;
 }
 
-async function writeAtomic(path: string, text: string): Promise<void> {
+/** The variable of the test-only write delay (test/e2e/process-faults.test.ts). */
+export const TEST_WRITE_DELAY_ENV = "WHIPBENCH_TEST_WRITE_DELAY_MS";
+let testDelayTaken = false;
+
+/**
+ * Test-only: WHIPBENCH_TEST_WRITE_DELAY_MS holds the process's first report file this long
+ * (at most 60 s) between writing its temporary file and renaming it, so that a test can
+ * signal the process while it writes. Unset, empty or not a positive number: no delay.
+ */
+function takeTestWriteDelayMs(): number {
+  if (testDelayTaken) return 0;
+  testDelayTaken = true;
+  const ms = Number(process.env[TEST_WRITE_DELAY_ENV] ?? "");
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 60_000) : 0;
+}
+
+/** Writes `path` under a temporary name in the same directory, then renames it (mode 0600). */
+export async function writeAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
   try {
     await writeFile(tmp, text, { mode: 0o600 });
+    const delayMs = takeTestWriteDelayMs();
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});
     throw err;
   }
+}
+
+/**
+ * Makes the output directory (mode 0750) and checks that this process may write in it, before
+ * a run spends its time: throws the file system's error (see writeErrorText).
+ */
+export async function prepareOutputDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o750 });
+  await access(dir, constants.W_OK | constants.X_OK);
 }
 
 export async function writeReport(
@@ -46,6 +75,7 @@ export function writeErrorText(err: unknown): string {
     case "EPERM":
       return "the output directory is not writable";
     case "ENOTDIR":
+    case "EEXIST":
       return "the output path is not a directory";
     case "ENOSPC":
       return "no space left on the device";

@@ -2,45 +2,9 @@
 // Annex E.1.1), written bit by bit with emulation prevention, for the SPS reader's oracle
 // property: the timing_info written is the timing_info read.
 import fc from "fast-check";
+import { addEmulationPrevention, BitWriter } from "../unit/clip-helpers.ts";
 
-class BitWriter {
-  readonly bits: number[] = [];
-  u(n: number, v: number): void {
-    for (let i = n - 1; i >= 0; i--) this.bits.push(Math.floor(v / 2 ** i) % 2);
-  }
-  ue(v: number): void {
-    const x = v + 1;
-    let len = 0;
-    while (2 ** (len + 1) <= x) len++;
-    this.u(len, 0);
-    this.u(len + 1, x);
-  }
-  se(v: number): void {
-    this.ue(v > 0 ? 2 * v - 1 : -2 * v);
-  }
-  bytes(): Uint8Array {
-    const bits = [...this.bits, 1]; // rbsp_stop_one_bit
-    while (bits.length % 8 !== 0) bits.push(0);
-    const out = new Uint8Array(bits.length / 8);
-    for (let i = 0; i < bits.length; i++) out[i >> 3]! |= bits[i]! << (7 - (i & 7));
-    return out;
-  }
-}
-
-/** RBSP → NAL payload: a 03 after two zero bytes before any byte ≤ 3 (§7.4.1). */
-export function escapeRbsp(rbsp: Uint8Array): Uint8Array {
-  const out: number[] = [];
-  let zeros = 0;
-  for (const c of rbsp) {
-    if (zeros >= 2 && c <= 3) {
-      out.push(3);
-      zeros = 0;
-    }
-    out.push(c);
-    zeros = c === 0 ? zeros + 1 : 0;
-  }
-  return Uint8Array.from(out);
-}
+export { addEmulationPrevention as escapeRbsp } from "../unit/clip-helpers.ts";
 
 const HIGH = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135];
 const u32 = fc.integer({ min: 0, max: 2 ** 32 - 1 });
@@ -182,6 +146,6 @@ export const spsArb: fc.Arbitrary<GeneratedSps> = fc
     w.u(32, unitsInTick);
     w.u(32, timeScale);
     for (const b of f.tail) w.u(1, b);
-    const nal = Uint8Array.from([0x67, ...escapeRbsp(w.bytes())]);
+    const nal = Uint8Array.from([0x67, ...addEmulationPrevention(w.rbsp())]);
     return { nal, unitsInTick, timeScale };
   });
