@@ -30,7 +30,7 @@ export interface Scenario {
   /** worker threads (0..256; 0 = let the engine decide) */
   workers?: number;
   /** how viewers receive media: werift's own path or the lean one (default "lean") */
-  receivePath?: string;
+  receivePath?: "werift" | "lean";
 }
 
 export class ScenarioError extends Error {
@@ -253,8 +253,9 @@ export function validateScenario(s: Scenario): Scenario {
   if (s.workers !== undefined && !(Number.isInteger(s.workers) && s.workers >= 0 && s.workers <= 256)) {
     fail("workers must be 0..256");
   }
-  if (s.receivePath !== undefined && s.receivePath !== "werift" && s.receivePath !== "lean") {
-    fail(`receivePath ${goQuote(s.receivePath)} (want werift or lean)`);
+  const path: string | undefined = s.receivePath;
+  if (path !== undefined && path !== "werift" && path !== "lean") {
+    fail(`receivePath ${goQuote(path)} (want werift or lean)`);
   }
   return s;
 }

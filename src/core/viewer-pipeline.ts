@@ -44,6 +44,12 @@ export interface ViewerPipelineOptions {
    * publisher reads this process's wall clock (`wallMinusMonoNs`).
    */
   publisherWallMinusMono?: Float64Array;
+  /**
+   * Match a complete frame against the send log only this long after its last packet arrived
+   * (still with that arrival as t1): in a split run the log's entries travel over their own
+   * channel and may arrive after the frame does. 0 (single process): at once.
+   */
+  matchDelayNs?: number;
 }
 
 export type ViewerPipelineResult = Pick<
@@ -101,6 +107,8 @@ export class ViewerPipeline {
   private readonly onDelaySample: ((delayNs: number, keyframe: boolean) => void) | null;
   private readonly onTransitSample: ((transitNs: number) => void) | null;
   private readonly out: CompletedFrame[] = [];
+  private readonly matchDelayNs: number;
+  private readonly deferred: CompletedFrame[] = [];
   private readonly delayHist: DelayHistogram | null = null;
   private readonly delayKeyHist: DelayHistogram | null = null;
   private readonly delayDeltaHist: DelayHistogram | null = null;
@@ -121,6 +129,7 @@ export class ViewerPipeline {
     this.negotiated = o.absCaptureNegotiated;
     this.onDelaySample = o.onDelaySample ?? null;
     this.onTransitSample = o.onTransitSample ?? null;
+    this.matchDelayNs = o.matchDelayNs ?? 0;
     const keyframeStart =
       o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
     this.keyframeStart = keyframeStart;
@@ -204,11 +213,15 @@ export class ViewerPipeline {
       const n = this.reasm.push(seq, ts, marker, payload, arrivalNs, out);
       for (let j = 0; j < n; j++) {
         const f = out[j]!;
-        if (this.hasher !== null) this.classify(f);
+        if (this.hasher !== null) {
+          if (this.matchDelayNs > 0) this.deferred.push(f);
+          else this.classify(f);
+        }
         if (this.stamp !== null) this.stamp.frame(f, f.firstNs < this.sampleFromNs);
       }
       out.length = 0;
     }
+    if (this.deferred.length > 0) this.drainDeferred(arrivalNs - this.matchDelayNs);
   }
 
   /** §6.4 step 5: one completed frame's fingerprint outcome, then the sample window. */
@@ -261,7 +274,17 @@ export class ViewerPipeline {
   }
 
   /** The viewer's figures at the end (histograms encoded for the thread crossing). */
+  /** Classify the deferred frames whose last packet arrived at or before `untilNs`, in order. */
+  private drainDeferred(untilNs: number): void {
+    const d = this.deferred;
+    let n = 0;
+    while (n < d.length && (d[n] as CompletedFrame).arrivalNs <= untilNs)
+      this.classify(d[n++] as CompletedFrame);
+    if (n > 0) d.splice(0, n);
+  }
+
   finish(): ViewerPipelineResult {
+    this.drainDeferred(Number.POSITIVE_INFINITY);
     const r = this.reasm;
     // the fingerprint block reports the reassembler only when the fingerprint source ran
     const fp = this.hasher !== null ? r : null;

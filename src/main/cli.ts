@@ -32,6 +32,12 @@ function program(setCode: (code: number) => void): Command {
       durationFlag("--ramp-offset-max"),
     )
     .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .addOption(
+      new Option(
+        "--receive-path <path>",
+        "how viewers receive media: werift's own path or the lean one",
+      ).choices(["werift", "lean"]),
+    )
     .option("--quiet", "no progress lines on stderr")
     .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
     .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
@@ -62,11 +68,27 @@ function program(setCode: (code: number) => void): Command {
       durationFlag("--ramp-offset-max"),
     )
     .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .addOption(
+      new Option(
+        "--receive-path <path>",
+        "how viewers receive media: werift's own path or the lean one",
+      ).choices(["werift", "lean"]),
+    )
     .option("--out <dir>", "report directory", ".")
     .option("--quiet", "no progress lines on stderr")
     .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
     .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
     .option("--no-html", "do not write the HTML report")
+    .option(
+      "--clock-peer <addr>",
+      "measure the publisher's clock against its --clock-listen (HOST:PORT)",
+      hostPortFlag("--clock-peer", true),
+    )
+    .option(
+      "--send-log-peer <addr>",
+      "follow the publisher's send log (its --send-log-listen, HOST:PORT) for a fingerprint one-way delay",
+      hostPortFlag("--send-log-peer", true),
+    )
     .action(async (opts) => setCode(await viewCommand(opts)));
 
   p.command("publish")

@@ -81,7 +81,7 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
 function publishUntilStopped(publisher: Publisher, flags: PublishFlags, log: Logger): Promise<number> {
   return withInterrupt(log, async (interrupt) => {
     try {
-      await publisher.connect();
+      await publisher.connect(interrupt);
     } catch (err) {
       const msg = err instanceof PublisherError ? err.message : (err as Error).message;
       process.stderr.write(`whipbench publish: ${msg}\n`);

@@ -17,6 +17,7 @@ import { Relay } from "./relay/relay.ts";
 const MAX_SCENARIO_BYTES = 1 << 20;
 
 export interface RunFlags {
+  receivePath?: "werift" | "lean";
   out: string;
   metrics?: string;
   rampOffsetSeed?: bigint;
@@ -67,6 +68,7 @@ function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
   if (flags.rampOffsetSeed !== undefined) out.rampOffsetSeed = flags.rampOffsetSeed;
   if (flags.rampOffsetMax) out.rampOffsetMaxSeconds = flags.rampOffsetMax / 1e9;
   if (flags.workers !== undefined) out.workers = flags.workers;
+  if (flags.receivePath) out.receivePath = flags.receivePath;
   return out;
 }
 

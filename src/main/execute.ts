@@ -5,8 +5,10 @@
 import { buildReport } from "../core/report/build.ts";
 import { delayDistribution } from "../core/report/distribution.ts";
 import { reportStem, stdoutLines } from "../core/report/headline.ts";
+import type { ReportInput } from "../core/report/input.ts";
 import { reportToJson } from "../core/report/json.ts";
 import { reportToMarkdown } from "../core/report/markdown.ts";
+import type { Report } from "../core/report/types.ts";
 import type { Scenario } from "../core/scenario.ts";
 import { type Engine, inThreadEngine } from "./engine.ts";
 import { bearerFrom, UsageError } from "./flags.ts";
@@ -17,7 +19,7 @@ import { LiveRun } from "./metrics-live.ts";
 import type { ProgressSink } from "./progress.ts";
 import { run } from "./runner.ts";
 import type { Peer } from "./split.ts";
-import { writeErrorText, writeReport } from "./write-report.ts";
+import { prepareOutputDir, writeErrorText, writeReport } from "./write-report.ts";
 
 export interface ExecuteOptions {
   /** view only: the publisher's clock responder and send-log channel (split runs) */
@@ -71,8 +73,6 @@ export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) 
 
 export async function execute(opts: ExecuteOptions): Promise<number> {
   const { scenario: s, log } = opts;
-  const out = opts.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const human = opts.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
   const bearer = bearerFrom(s.bearerEnv, opts.command);
   let live: LiveRun;
   try {
@@ -91,8 +91,17 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
     return EXIT_ERROR;
   }
   try {
-    const input = await withInterrupt(live.log, (interrupt) =>
-      run({
+    // an output directory that cannot be written fails now, not after the run
+    try {
+      await prepareOutputDir(opts.out);
+    } catch (err) {
+      process.stderr.write(`whipbench ${opts.command}: --out ${opts.out}: ${writeErrorText(err)}\n`);
+      return EXIT_ERROR;
+    }
+    // the handlers stay until the report is written: a signal while writing still ends in a
+    // complete report marked interrupted (exit 3); a second one exits at once
+    return await withInterrupt(live.log, async (interrupt) => {
+      const input = await run({
         command: opts.command,
         scenario: s,
         bearer,
@@ -104,33 +113,56 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
         onPublisher: (p) => live.setPublisher(p),
         clockPeer: opts.clockPeer,
         sendLogPeer: opts.sendLogPeer,
-      }),
-    );
-    if (input.publisher) live.setPublisher(input.publisher);
-    await live.close();
-    const report = buildReport(input);
-    log.line(report.aggregate.verdict);
-    const stem = reportStem(input.startedAtUnixNs, s.name ?? "");
-    const json = reportToJson(report);
-    let files: { json: string; markdown: string };
-    let html: string | null = null;
-    try {
-      files = await writeReport(opts.out, stem, json, reportToMarkdown(report));
-      if (opts.html ?? true) {
-        const page = await renderHtmlReport(report, delayDistribution(input, report));
-        html = await writeHtmlReport(opts.out, stem, page);
+      });
+      if (input.publisher) live.setPublisher(input.publisher);
+      await live.close();
+      try {
+        // a signal before or while the files are written marks the report interrupted; one that
+        // comes while they are written has them written again
+        let done = await writeFiles(opts, interrupt.aborted ? { ...input, interrupted: true } : input);
+        if (interrupt.aborted && !done.report.interrupted) {
+          done = await writeFiles(opts, { ...input, interrupted: true });
+        }
+        printOutcome(opts, done);
+        return done.report.aggregate.valid ? EXIT_OK : EXIT_NO_VERDICT;
+      } catch (err) {
+        process.stderr.write(`whipbench ${opts.command}: ${writeErrorText(err)}\n`);
+        return EXIT_ERROR;
       }
-    } catch (err) {
-      process.stderr.write(`whipbench ${opts.command}: ${writeErrorText(err)}\n`);
-      return EXIT_ERROR;
-    }
-    for (const line of stdoutLines(report)) human(line);
-    human(`wrote ${files.json}`);
-    human(`wrote ${files.markdown}`);
-    if (html !== null) human(`wrote ${html}`);
-    if (opts.json) out(json.replace(/\n$/, ""));
-    return report.aggregate.valid ? EXIT_OK : EXIT_NO_VERDICT;
+    });
   } finally {
     await live.close();
   }
+}
+
+interface Written {
+  report: Report;
+  json: string;
+  files: { json: string; markdown: string; html: string | null };
+}
+
+/** Builds the report and writes its files (JSON, Markdown, HTML unless off). */
+async function writeFiles(opts: ExecuteOptions, input: ReportInput): Promise<Written> {
+  const report = buildReport(input);
+  opts.log.line(report.aggregate.verdict);
+  const stem = reportStem(input.startedAtUnixNs, opts.scenario.name ?? "");
+  const json = reportToJson(report);
+  const pair = await writeReport(opts.out, stem, json, reportToMarkdown(report));
+  let html: string | null = null;
+  if (opts.html ?? true) {
+    const page = await renderHtmlReport(report, delayDistribution(input, report));
+    html = await writeHtmlReport(opts.out, stem, page);
+  }
+  return { report, json, files: { ...pair, html } };
+}
+
+/** The §2.5 lines: verdict and headline, the files written; with --json the report on stdout. */
+function printOutcome(opts: ExecuteOptions, w: Written): void {
+  const out = opts.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const human = opts.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
+  for (const line of stdoutLines(w.report)) human(line);
+  human(`wrote ${w.files.json}`);
+  human(`wrote ${w.files.markdown}`);
+  if (w.files.html !== null) human(`wrote ${w.files.html}`);
+  if (opts.json) out(w.json.replace(/\n$/, ""));
 }

@@ -2,7 +2,7 @@
 // minified build, its stylesheet and licence are read from the installed package and inlined
 // with the page script, so the file needs nothing else to open.
 
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -37,6 +37,8 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
           tasks.map(async (task): Promise<ShardResult | { failed: string; task: ShardTask }> => {
             const { port1, port2 } = new MessageChannel();
             ports.push(port1);
+            // interrupted before the shards started (during warmup): the listener below never fires
+            if (interrupt.aborted) port1.postMessage({ type: "stop" } satisfies MainToWorker);
             port1.on("message", (m: WorkerToMain) => {
               if (m.type === "tick") onTick(m.tick);
             });

@@ -82,8 +82,11 @@ export class Publisher {
     };
   }
 
-  /** POST + ICE + DTLS within 10 s; throws PublisherError (kind per §4.6). */
-  async connect(): Promise<void> {
+  /**
+   * POST + ICE + DTLS within 10 s; throws PublisherError (kind per §4.6). `interrupt` (SIGINT,
+   * SIGTERM) ends the wait at once.
+   */
+  async connect(interrupt?: AbortSignal): Promise<void> {
     const { opts } = this;
     let pc: RTCPeerConnection;
     try {
@@ -96,7 +99,8 @@ export class Publisher {
       throw new PublisherError("webrtc", `local WebRTC setup failed: ${(err as Error).message}`);
     }
     const postNs = monoNs();
-    const deadline = AbortSignal.timeout(CONNECT_BUDGET_MS);
+    const budget = AbortSignal.timeout(CONNECT_BUDGET_MS);
+    const deadline = interrupt ? AbortSignal.any([budget, interrupt]) : budget;
     const connected = new Promise<void>((resolve, reject) => {
       pc.connectionStateChange.subscribe((state) => {
         if (state === "connected") resolve();
@@ -121,11 +125,17 @@ export class Publisher {
       }
       await Promise.race([
         connected,
-        new Promise<never>((_, reject) =>
-          deadline.addEventListener("abort", () =>
-            reject(new PublisherError("connect_timeout", "not connected after 10s")),
-          ),
-        ),
+        new Promise<never>((_, reject) => {
+          const fail = () =>
+            reject(
+              new PublisherError(
+                "connect_timeout",
+                budget.aborted ? "not connected after 10s" : "not connected: the run was interrupted",
+              ),
+            );
+          if (deadline.aborted) fail();
+          else deadline.addEventListener("abort", fail, { once: true });
+        }),
       ]);
     } catch (err) {
       await this.close();

@@ -4,23 +4,31 @@ import { arch, cpus, platform } from "node:os";
 import { type CeilingThresholds, ceilingVerdict } from "../core/ceiling.ts";
 import { type Clip, loadClip } from "../core/clip/clip.ts";
 import { type ClipIdentity, ClipTable, clipIdentity, createHasher } from "../core/fingerprint.ts";
-import { fmtG } from "../core/gofmt.ts";
 import { host } from "../core/redact.ts";
-import type { PublisherInput, ReportInput, ViewerInput } from "../core/report/input.ts";
-import type { ClockBlock, TimelineEntry, WorkerReport } from "../core/report/types.ts";
+import type { ReportInput, ViewerInput } from "../core/report/input.ts";
+import type { ClockBlock, TimelineEntry } from "../core/report/types.ts";
 import { buildSchedule, type Scenario } from "../core/scenario.ts";
 import { SendLog } from "../core/sendlog.ts";
 import { StepWatch } from "../core/stepwatch.ts";
 import type { ViewerRecord } from "../core/types.ts";
-import { edgeWallReading, monoNs, takeWallAnchor, type WallAnchor, wallNowUnixNs } from "../net/clock.ts";
+import { edgeWallReading, monoNs, takeWallAnchor, wallNowUnixNs } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
-import type { ShardProfile, ShardTask, ShardTick } from "../workers/shard.ts";
+import type { ShardProfile, ShardTick } from "../workers/shard.ts";
 import { decodeRecord } from "./decode.ts";
 import type { Engine } from "./engine.ts";
 import type { Logger } from "./log.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { ResourceWatch } from "./resources.ts";
+import {
+  goArch,
+  logStart,
+  publisherInput,
+  shardTasks,
+  sleepUnless,
+  timelineEntry,
+  workerReport,
+} from "./run-parts.ts";
 import { type Peer, SplitPeers } from "./split.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
 import { version } from "./version.ts";
@@ -90,7 +98,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     opts.onPublisher?.(publisher.result);
     log.line(`publishing ${clip.codec} to ${host(s.whip as string)}`);
     try {
-      await publisher.connect();
+      await publisher.connect(interrupt);
       log.line(
         `publisher connected in ${Math.round(publisher.result.connectNs / 1e6)} ms; send-time stamp negotiated: ${publisher.result.stamped}`,
       );
@@ -251,116 +259,4 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   };
   if (pub) input.publisher = publisherInput(pub);
   return input;
-}
-
-function timelineEntry(second: number, ticks: ShardTick[], cpuPercent: number | undefined): TimelineEntry {
-  let active = 0;
-  let packets = 0;
-  let worstDelay = 0;
-  for (const t of ticks) {
-    active += t.active;
-    packets += t.packets;
-    worstDelay = Math.max(worstDelay, t.thread.eventLoopDelayMs.p99);
-  }
-  const e: TimelineEntry = { t: second, active, packets };
-  if (cpuPercent !== undefined) e.cpuPercent = cpuPercent;
-  if (ticks.length > 0) e.eventLoopDelayMs = worstDelay;
-  return e;
-}
-
-function workerReport(p: ShardProfile): WorkerReport {
-  const w: WorkerReport = {
-    shard: p.shard,
-    thread: p.thread,
-    viewers: p.viewers,
-    packets: p.packets,
-    cpuSeconds: p.cpuSeconds,
-    eventLoopUtilisation: p.eventLoopUtilisation,
-    eventLoopDelayMs: p.eventLoopDelayMs,
-  };
-  if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
-  return w;
-}
-
-function publisherInput(r: PublisherResult): PublisherInput {
-  const p: PublisherInput = {
-    codec: r.codec,
-    stamped: r.stamped,
-    connectNs: r.connectNs,
-    framesSent: r.framesSent,
-    packetsSent: r.packetsSent,
-    bytesSent: r.bytesSent,
-    loops: r.loops,
-    scheduleSlips: r.scheduleSlips,
-    sendingNs: r.sendingNs,
-  };
-  if (r.error !== undefined) p.error = r.error;
-  if (r.errorKind !== undefined) p.errorKind = r.errorKind;
-  if (r.disconnectedLate) p.disconnectedLate = true;
-  return p;
-}
-
-function shardTasks(
-  opts: RunOptions,
-  s: Scenario,
-  schedule: ReturnType<typeof buildSchedule>,
-  t0: number,
-  anchor: WallAnchor,
-  ice: IceOptions,
-  sendLog: SendLog | null,
-  identity: ClipIdentity | null,
-  stampClock: SharedArrayBuffer | null,
-): ShardTask[] {
-  const shards = Math.max(1, opts.engine.workers);
-  const tasks: ShardTask[] = [];
-  for (let i = 0; i < shards; i++) {
-    tasks.push({
-      shard: i,
-      viewers: [],
-      t0MonoNs: t0,
-      deadlineMonoNs: t0 + schedule.viewersPhaseNs,
-      whep: s.whep,
-      bearer: opts.bearer,
-      ice,
-      joinTimeoutNs: (s.joinTimeoutSeconds ?? 10) * 1e9,
-      stallNs: (s.stallMs ?? 500) * 1e6,
-      excludeFirstNs: (s.excludeFirstSeconds ?? 5) * 1e9,
-      anchor,
-      sendLog: sendLog && identity ? { buffer: sendLog.buffer, identity } : null,
-      stampClock,
-    });
-  }
-  // consecutive viewers go to consecutive shards, so a ramp loads them evenly
-  schedule.startNs.forEach((start, id) => {
-    tasks[id % shards]?.viewers.push({ id, startMonoNs: t0 + start });
-  });
-  return tasks;
-}
-
-function logStart(log: Logger, s: Scenario): void {
-  const g = fmtG;
-  if (s.rampOffsetSeed !== undefined) {
-    log.line(
-      `starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, each offset by up to ${g(s.rampOffsetMaxSeconds ?? 0)}s (seed ${s.rampOffsetSeed}), holding ${g(s.holdSeconds)}s`,
-    );
-  } else {
-    log.line(`starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, holding ${g(s.holdSeconds)}s`);
-  }
-}
-
-function goArch(a: string): string {
-  return a === "x64" ? "amd64" : a === "ia32" ? "386" : a;
-}
-
-function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,7 +1,8 @@
 // Writing a report (§2.6): `<stem>.json` and `<stem>.md`, mode 0600, in a directory made with
 // mode 0750. Each file is written under a temporary name and renamed, so a failed write never
-// leaves a half-written report; if the Markdown cannot be written the JSON is removed too.
-import { constants } from "node:fs";
+// leaves a half-written report; if the Markdown cannot be written the JSON is removed too, and
+// a temporary file is removed even when the process exits at once (a second SIGINT/SIGTERM).
+import { constants, rmSync } from "node:fs";
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -26,9 +27,23 @@ function takeTestWriteDelayMs(): number {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 60_000) : 0;
 }
 
+/** Temporary files being written; removed if the process exits first (a second signal). */
+const pending = new Set<string>();
+let exitHook = false;
+
+function removePendingOnExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.on("exit", () => {
+    for (const tmp of pending) rmSync(tmp, { force: true });
+  });
+}
+
 /** Writes `path` under a temporary name in the same directory, then renames it (mode 0600). */
 export async function writeAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
+  removePendingOnExit();
+  pending.add(tmp);
   try {
     await writeFile(tmp, text, { mode: 0o600 });
     const delayMs = takeTestWriteDelayMs();
@@ -37,6 +52,8 @@ export async function writeAtomic(path: string, text: string): Promise<void> {
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});
     throw err;
+  } finally {
+    pending.delete(tmp);
   }
 }
 

@@ -84,6 +84,7 @@ export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RT
     config.iceUseIpv4 = false;
     config.iceUseIpv6 = false;
     config.iceAdditionalHostAddresses = ["127.0.0.1"];
+    config.iceInterfaceAddresses = { udp4: "127.0.0.1" };
     config.iceFilterCandidatePair = (pair) =>
       pair.localCandidate.host === "127.0.0.1" && pair.remoteCandidate.host === "127.0.0.1";
   } else if (ice.includeLoopback) {
@@ -122,6 +123,11 @@ export function gatheringComplete(pc: RTCPeerConnection, timeoutMs: number): Pro
       }
     });
   });
+}
+
+/** Whether an SDP (the server's answer or counter-offer) maps this header extension. */
+export function sdpHasExtension(sdp: string, uri: string): boolean {
+  return sdp.split(/\r?\n/).some((l) => l.startsWith("a=extmap:") && l.trimEnd().endsWith(` ${uri}`));
 }
 
 /** The negotiated extension id of abs-capture-time on a transceiver's sender/receiver, or 0. */

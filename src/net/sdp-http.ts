@@ -43,10 +43,17 @@ function checkUrl(endpoint: string): URL {
   return url;
 }
 
-function causeText(err: unknown, timedOut: boolean, cancelled: boolean): string {
-  if (timedOut) return "timed out";
-  if (cancelled) return "cancelled";
-  const cause = (err as { cause?: { code?: string } } | null)?.cause;
+function causeText(err: unknown, timedOut: boolean, signal: AbortSignal | undefined): string {
+  // a caller's deadline (the viewer's join timeout) is a timeout too, not a cancellation
+  if (
+    timedOut ||
+    (signal?.aborted && (signal.reason as { name?: string } | undefined)?.name === "TimeoutError")
+  )
+    return "timed out";
+  if (signal?.aborted) return "cancelled";
+  const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
+  // fetch refuses the ports of the Fetch standard's block list (5060, 6667 …) before connecting
+  if (cause?.message === "bad port") return "the port is blocked by fetch (a bad port of the Fetch standard)";
   switch (cause?.code) {
     case "ECONNREFUSED":
       return "connection refused";
@@ -96,17 +103,25 @@ async function request(
     headers["content-type"] = "application/sdp";
     headers["accept"] = "application/sdp";
   }
+  // fetch refuses a URL with userinfo; like Go's client, send it as Basic auth unless a bearer is set
+  const target = new URL(url.href);
+  if (target.username !== "" || target.password !== "") {
+    const user = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+    if (!opts.bearer) headers["authorization"] = `Basic ${Buffer.from(user, "utf8").toString("base64")}`;
+    target.username = "";
+    target.password = "";
+  }
   if (opts.bearer) headers["authorization"] = `Bearer ${opts.bearer}`;
   try {
     const init: RequestInit = { method, headers, signal, redirect: "manual" };
     if (body !== undefined) init.body = body;
-    const res = await fetch(url, init);
+    const res = await fetch(target, init);
     const text = method === "DELETE" ? "" : await readBounded(res);
     return { res, text };
   } catch (err) {
     throw new HttpExchangeError(
       "transport",
-      `${method} to ${host(url.href)}: ${causeText(err, timeout.aborted, opts.signal?.aborted ?? false)}`,
+      `${method} to ${host(url.href)}: ${causeText(err, timeout.aborted, opts.signal)}`,
     );
   }
 }

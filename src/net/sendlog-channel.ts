@@ -57,6 +57,8 @@ export async function serveSendLog(
       res.writeHead(404).end();
       return;
     }
+    // every entry is one small write that must not wait for Nagle's algorithm
+    req.socket.setNoDelay(true);
     res.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
     res.write(`${JSON.stringify(hello)}\n`);
     for (const line of recent) res.write(line);

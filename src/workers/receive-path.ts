@@ -3,7 +3,7 @@
 // unprotect, header fields read in place, our receiver reports). Both take the arrival instant
 // first, feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
 // figures of one stream are the same on either (test/e2e/receive-path.test.ts).
-import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
+import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "werift";
 import { absCaptureToUnixNs } from "../core/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
 import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
@@ -68,7 +68,7 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
   silenceWeriftNack(tr);
   const nack = new NackSender(new NackGenerator(), transceiverRtcpSender(tr), tr.receiver.rtcpSsrc, o.onNack);
   let taken = false;
-  pc.onTrack.subscribe((track) => {
+  const take = (track: MediaStreamTrack) => {
     if (taken) return;
     taken = true;
     const pipeline = o.make(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
@@ -84,7 +84,11 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
       pipeline.onPacket(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
       o.afterPacket();
     });
-  });
+  };
+  pc.onTrack.subscribe(take);
+  // a transceiver made by a remote offer already has its track
+  const existing = tr.receiver.tracks[0];
+  if (existing) take(existing);
   return { path: "werift", close: () => nack.close() };
 }
 

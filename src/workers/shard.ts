@@ -28,6 +28,8 @@ export interface ShardTask {
   sendLog: { buffer: SharedArrayBuffer; identity: ClipIdentity } | null;
   /** the publisher's wall clock minus the monotonic clock (Float64 at [0]) for the stamp source; null: this process's own */
   stampClock: SharedArrayBuffer | null;
+  /** defer matching frames against the send log this long (a split run's log arrives over its own channel) */
+  matchDelayNs: number;
   /** werift's receive path or the lean one; absent: DEFAULT_RECEIVE_PATH */
   receivePath?: ReceivePath;
 }
@@ -128,6 +130,7 @@ export async function runShard(
     table,
     sendLog,
     stampClock: task.stampClock ? new Float64Array(task.stampClock) : null,
+    matchDelayNs: task.matchDelayNs,
     stop,
     counters: counts,
     receivePath: task.receivePath ?? DEFAULT_RECEIVE_PATH,

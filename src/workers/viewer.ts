@@ -1,118 +1,77 @@
-// One WHEP viewer (§6.4, §6.19): non-trickle offer, both WHEP flows (201 answer, 406
-// counter-offer + PATCH), the join clock from the first POST, every packet through the pure
-// per-viewer pipeline with its arrival instant taken first, and a record at the end.
-import type { RTCPeerConnection } from "werift";
+// One WHEP viewer (§6.4, §6.19): non-trickle offer, both WHEP flows (201 answer; 406 counter-offer
+// answered by a fresh peer and PATCHed), the join clock from the first POST, every packet through
+// the pure per-viewer pipeline with its arrival instant taken first, and a record at the end.
 import type { ViewerRecord } from "../core/types.ts";
-import { ViewerPipeline, type ViewerPipelineOptions } from "../core/viewer-pipeline.ts";
-import { monoNs, wallOf } from "../net/clock.ts";
-import { absCaptureId, filterCandidates, gatheringComplete, newPeer, videoCodecs } from "../net/rtc.ts";
+import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
+import { monoNs } from "../net/clock.ts";
+import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
-import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
 import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
+import { type AttachedPeer, answeringPeer, offeringPeer, type ViewerState } from "./viewer-peer.ts";
 
 /** Runs one viewer from its start instant to the shard's deadline; never throws. */
 export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive): Promise<ViewerRecord> {
   const rec = emptyRecord(id, ctx.sendLog !== null);
   const stop = ctx.stop;
-  let pc: RTCPeerConnection | null = null;
   let location: string | null = null;
-  let receive: ReceiveHandle | null = null;
-  // assigned from callbacks: a holder keeps TypeScript's narrowing honest
-  const state: { pipeline: ViewerPipeline | null; connected: boolean } = { pipeline: null, connected: false };
+  let peer: AttachedPeer | null = null;
+  let resolveWake: () => void = () => {};
+  const woken = new Promise<void>((r) => {
+    resolveWake = r;
+  });
+  const st: ViewerState = {
+    pipeline: null,
+    connected: false,
+    joined: false,
+    failedBeforeJoin: false,
+    droppedAfterJoin: false,
+    receiveError: null,
+    nacksSent: 0,
+    iceConnectedNs: -1,
+    postNs: 0,
+    absCaptureNegotiated: false,
+    wake: () => resolveWake(),
+  };
   try {
-    pc = newPeer(ctx.ice, videoCodecs("viewer"));
-    const tr = pc.addTransceiver("video", { direction: "recvonly" });
-    let receiveError: Error | null = null;
-    let resolveJoin: () => void = () => {};
-    let postNs = 0;
-    receive = installReceivePath(ctx.receivePath, pc, tr, {
-      counters: ctx.counters,
-      make: (codec) => {
-        const opts: ViewerPipelineOptions = {
-          codec,
-          stallNs: ctx.stallNs,
-          excludeFirstNs: ctx.excludeFirstNs,
-          postNs,
-          wallMinusMonoNs: wallOf(ctx.anchor, 0),
-          hasher: ctx.hasher,
-          table: ctx.table,
-          sendLog: ctx.sendLog,
-          absCaptureNegotiated: absCaptureId(tr.headerExtensions) !== 0,
-        };
-        if (live.delaySample) opts.onDelaySample = live.delaySample;
-        if (live.stampSample) opts.onStampSample = live.stampSample;
-        if (live.transitSample) opts.onTransitSample = live.transitSample;
-        if (ctx.stampClock) opts.publisherWallMinusMono = ctx.stampClock;
-        state.pipeline = new ViewerPipeline(opts);
-        return state.pipeline;
-      },
-      afterPacket: () => {
-        if (!rec.joined && state.pipeline?.joined) {
-          rec.joined = true;
-          live.joined();
-          resolveJoin();
-        }
-      },
-      onNack: () => {
-        rec.nacksSent++;
-      },
-      onError: (err) => {
-        receiveError = err;
-        resolveJoin();
-      },
-    });
-    await pc.setLocalDescription(await pc.createOffer());
-    await Promise.race([gatheringComplete(pc, 5000), aborted(stop)]);
+    peer = offeringPeer(ctx, live, st);
+    await peer.pc.setLocalDescription(await peer.pc.createOffer());
+    await Promise.race([gatheringComplete(peer.pc, 5000), aborted(stop)]);
     if (stop.aborted) {
       rec.errorKind = "not_started";
       rec.error = "the run ended before ICE gathering finished";
       return rec;
     }
     live.started();
-    postNs = monoNs();
+    st.postNs = monoNs();
     const joinDeadline = AbortSignal.any([stop, AbortSignal.timeout(ctx.joinTimeoutNs / 1e6)]);
-    const joinedP = new Promise<void>((r) => {
-      resolveJoin = r;
-    });
-    let failedBeforeJoin = false;
-    const st = state;
-    pc.connectionStateChange.subscribe((state) => {
-      if (state === "connected" && !st.connected) {
-        st.connected = true;
-        rec.iceConnectedNs = monoNs() - postNs;
-      } else if (state === "failed") {
-        if (rec.joined) {
-          if (!rec.droppedAfterJoin) {
-            rec.droppedAfterJoin = true;
-            rec.errorKind = "dropped";
-            rec.error = "the connection failed after the viewer had joined";
-            live.dropped();
-          }
-        } else {
-          failedBeforeJoin = true;
-          resolveJoin();
-        }
-      }
-    });
-    const offer = filterCandidates(pc.localDescription?.sdp ?? "", ctx.ice);
+    const offer = filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice);
     const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });
     location = res.location;
+    st.absCaptureNegotiated = sdpHasExtension(res.sdp, ABS_CAPTURE_TIME_URI);
     if (res.status === 406) {
       rec.whepFlow = "counter-offer";
-      await pc.setRemoteDescription({ type: "offer", sdp: res.sdp });
-      tr.setDirection("recvonly");
-      await pc.setLocalDescription(await pc.createAnswer());
-      await Promise.race([gatheringComplete(pc, 5000), aborted(joinDeadline)]);
       if (!location) throw new HttpExchangeError("bad_answer", "the counter-offer carried no Location");
-      await patchAnswer(location, filterCandidates(pc.localDescription?.sdp ?? "", ctx.ice), {
+      await peer.close();
+      peer = null;
+      try {
+        peer = await answeringPeer(ctx, live, st, res.sdp);
+        await peer.pc.setLocalDescription(await peer.pc.createAnswer());
+      } catch (err) {
+        rec.errorKind = "bad_answer";
+        rec.error = `the WHEP counter-offer was refused: ${(err as Error).message}`;
+        live.failed();
+        return rec;
+      }
+      await Promise.race([gatheringComplete(peer.pc, 5000), aborted(joinDeadline)]);
+      await patchAnswer(location, filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice), {
         bearer: ctx.bearer,
         signal: joinDeadline,
       });
     } else {
       rec.whepFlow = "answer";
       try {
-        await pc.setRemoteDescription({ type: "answer", sdp: res.sdp });
+        await peer.pc.setRemoteDescription({ type: "answer", sdp: res.sdp });
       } catch (err) {
         rec.errorKind = "bad_answer";
         rec.error = `the WHEP answer was refused: ${(err as Error).message}`;
@@ -120,16 +79,16 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
         return rec;
       }
     }
-    rec.signallingNs = monoNs() - postNs;
+    rec.signallingNs = monoNs() - st.postNs;
 
-    await Promise.race([joinedP, aborted(joinDeadline)]);
-    if (!rec.joined && receiveError !== null) {
+    await Promise.race([woken, aborted(joinDeadline)]);
+    if (!st.joined && st.receiveError !== null) {
       rec.errorKind = "webrtc";
-      rec.error = `local WebRTC setup failed: ${(receiveError as Error).message}`;
+      rec.error = `local WebRTC setup failed: ${st.receiveError.message}`;
       live.failed();
-    } else if (!rec.joined) {
+    } else if (!st.joined) {
       const f = joinFailure({
-        failedBeforeJoin,
+        failedBeforeJoin: st.failedBeforeJoin,
         runEnded: stop.aborted,
         connected: st.connected,
         gotRtp: (st.pipeline?.firstRtpNs ?? -1) >= 0,
@@ -154,21 +113,29 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
     }
     live.failed();
   } finally {
-    receive?.close();
-    if (rec.joined && !rec.droppedAfterJoin) live.left();
+    if (st.joined && !st.droppedAfterJoin) live.left();
     await deleteResource(location, { bearer: ctx.bearer });
-    await pc?.close().catch(() => {});
+    await peer?.close();
   }
-  finishRecord(rec, state.pipeline);
+  finishRecord(rec, st);
   return rec;
 }
 
-function finishRecord(rec: ViewerRecord, p: ViewerPipeline | null): void {
+function finishRecord(rec: ViewerRecord, st: ViewerState): void {
+  rec.joined = st.joined;
+  rec.nacksSent = st.nacksSent;
+  if (st.iceConnectedNs >= 0) rec.iceConnectedNs = st.iceConnectedNs;
+  if (st.droppedAfterJoin) {
+    rec.droppedAfterJoin = true;
+    rec.errorKind = "dropped";
+    rec.error = "the connection failed after the viewer had joined";
+  }
+  const p: ViewerPipeline | null = st.pipeline;
   if (!p) return;
   const out = p.finish();
   rec.codec = out.codec;
   if (p.firstRtpNs >= 0) rec.firstRtpNs = p.firstRtpNs;
-  if (p.firstKeyframeNs >= 0 && rec.joined) rec.firstKeyframeNs = p.firstKeyframeNs;
+  if (p.firstKeyframeNs >= 0 && st.joined) rec.firstKeyframeNs = p.firstKeyframeNs;
   rec.rtp = out.rtp;
   rec.oneWayDelay = out.oneWayDelay;
   rec.oneWayDelayBlocker = out.oneWayDelayBlocker;

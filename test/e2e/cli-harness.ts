@@ -23,6 +23,9 @@ export interface CliOptions {
   cwd?: string;
   /** kill the child (SIGKILL) after this long; the test then fails on the code */
   timeoutMs?: number;
+  /** run the child as this user and group (a test that needs a non-root process) */
+  uid?: number;
+  gid?: number;
 }
 
 /** A started CLI: the child, its output so far, and a promise of its end. */
@@ -41,6 +44,8 @@ export function startCli(args: string[], o: CliOptions = {}): CliRun {
     cwd: o.cwd ?? process.cwd(),
     env: { ...process.env, ...o.env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(o.uid !== undefined ? { uid: o.uid } : {}),
+    ...(o.gid !== undefined ? { gid: o.gid } : {}),
   });
   let out = "";
   let err = "";

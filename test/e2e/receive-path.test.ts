@@ -58,7 +58,7 @@ for (const codec of ["vp8", "h264"] as const) {
           wrapAfterPackets: 60,
           srtpProfiles: [profile],
         },
-        { codec, viewers: 4, rampSeconds: 0, holdSeconds: 5, excludeFirstSeconds: 0 },
+        { codec, viewers: 4, rampSeconds: 0, holdSeconds: 5.5, excludeFirstSeconds: 0 },
         receivePathEngine(inThreadEngine(), ["werift", "lean"]),
       );
       const viewers = r.viewers ?? [];

@@ -10,7 +10,6 @@ import { methodLines } from "./method.ts";
 import type { JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
 import {
-  type ClientResources,
   type ClockBlock,
   type PublisherReport,
   REPORT_SCHEMA,

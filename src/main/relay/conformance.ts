@@ -5,8 +5,10 @@
 // a few packets into that stream.
 
 export interface BurstOptions {
-  /** hold every leg until this many are connected */
+  /** hold every leg until this many are connected, and then `settleMs` more */
   legs: number;
+  /** after the last leg connected, so that every viewer's SRTP is up on its side too (300) */
+  settleMs?: number;
   /** packets forwarded to each leg from the start, then none */
   packets: number;
 }
@@ -14,6 +16,7 @@ export interface BurstOptions {
 export class Burst {
   private readonly o: BurstOptions;
   private open = false;
+  private allConnectedAt = -1;
 
   constructor(o: BurstOptions) {
     this.o = o;
@@ -24,8 +27,14 @@ export class Burst {
   }
 
   /** Whether this publisher packet is forwarded at all (legs' own limits aside). */
-  admit(connectedLegs: number, keyframeStart: boolean): boolean {
-    if (!this.open && connectedLegs >= this.o.legs && keyframeStart) this.open = true;
+  admit(connectedLegs: number, keyframeStart: boolean, nowMs = performance.now()): boolean {
+    if (this.open) return true;
+    if (connectedLegs < this.o.legs) {
+      this.allConnectedAt = -1;
+      return false;
+    }
+    if (this.allConnectedAt < 0) this.allConnectedAt = nowMs;
+    if (keyframeStart && nowMs - this.allConnectedAt >= (this.o.settleMs ?? 300)) this.open = true;
     return this.open;
   }
 }

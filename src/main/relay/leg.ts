@@ -1,6 +1,7 @@
 // One viewer leg of the built-in relay, and the LoseEvery fault: a packet lost beneath the
 // leg's NACK responder, so the responder's resend of that sequence number repairs it.
 import type { RTCRtpTransceiver } from "werift";
+import type { LegFaultState } from "./leg-faults.ts";
 
 export interface Leg {
   tr: RTCRtpTransceiver;
@@ -9,6 +10,8 @@ export interface Leg {
   sending: boolean;
   /** packets offered to this leg, for DropEvery */
   forwarded: number;
+  /** test-only fault of this leg (RelayOptions.legFaults) */
+  fault?: LegFaultState;
 }
 
 type SendRtp = (payload: Buffer, header: { sequenceNumber: number }) => Promise<number>;

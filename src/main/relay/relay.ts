@@ -18,7 +18,9 @@ import {
 } from "../../net/rtc.ts";
 import { restrictSrtpProfiles } from "../../workers/lean/adapter.ts";
 import { Burst, type BurstOptions, WrapShift } from "./conformance.ts";
+import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
+import { type LegFault, LegFaultState, type LegPacket } from "./leg-faults.ts";
 
 export interface RelayOptions {
   ice: IceOptions;
@@ -42,9 +44,11 @@ export interface RelayOptions {
   burst?: BurstOptions;
   /** test-only: shift sequence numbers and timestamps so both wrap this many packets into the stream */
   wrapAfterPackets?: number;
+  /** test-only: faults of single viewer legs, by leg number (the n-th WHEP offer the relay took, from 1) */
+  legFaults?: Record<number, LegFault>;
+  /** test-only: close the publisher's peer connection this long after it connected (WHIP fails mid-run) */
+  closePublisherAfterMs?: number;
 }
-
-const MAX_BODY_BYTES = 64 * 1024;
 
 interface Stream {
   publisher: RTCPeerConnection | null;
@@ -64,6 +68,8 @@ export class Relay {
   private readonly sessions = new Map<string, { stream: Stream; leg: Leg | null; pc: RTCPeerConnection }>();
   private nextLeg = 1;
   private nextPublisher = 1;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly legFaultStates = new Map<number, LegFaultState>();
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
@@ -93,9 +99,16 @@ export class Relay {
     return this.streams.get(name)?.legs.size ?? 0;
   }
 
+  /** Test-only: the state of leg n's fault (RelayOptions.legFaults), once that leg exists. */
+  legFault(n: number): LegFaultState | undefined {
+    return this.legFaultStates.get(n);
+  }
+
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     const closing = [...this.sessions.values()].map((s) => s.pc.close().catch(() => {}));
     this.sessions.clear();
     await Promise.all(closing);
@@ -160,6 +173,8 @@ export class Relay {
     this.sessions.set(id, { stream, leg: null, pc });
     pc.connectionStateChange.subscribe((state) => {
       if ((state === "failed" || state === "closed") && stream.publisher === pc) stream.publisher = null;
+      const after = this.opts.closePublisherAfterMs;
+      if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
     });
     sdpReply(res, 201, filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice), `/session/${id}`);
   }
@@ -201,22 +216,46 @@ export class Relay {
       seq = stream.wrap.seq(seq);
       ts = stream.wrap.ts(ts);
     }
+    const marker = this.opts.clearMarker ? false : rtp.header.marker;
+    const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
     for (const leg of stream.legs) {
       if (!leg.sending || leg.forwarded >= limit) continue;
       leg.forwarded++;
       if (this.opts.dropEvery && leg.forwarded % this.opts.dropEvery === 0) continue;
-      const header = new RtpHeader({
-        sequenceNumber: seq,
-        timestamp: ts,
-        marker: this.opts.clearMarker ? false : rtp.header.marker,
-        payloadType: rtp.header.payloadType,
-      });
-      if (absPayload && leg.absId) {
-        header.extension = true;
-        header.extensions = [{ id: leg.absId, payload: absPayload }];
+      const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
+      for (const p of out) {
+        const header = new RtpHeader({
+          sequenceNumber: p.seq,
+          timestamp: p.ts,
+          marker: p.marker,
+          payloadType: rtp.header.payloadType,
+        });
+        if (absPayload && leg.absId) {
+          header.extension = true;
+          header.extensions = [{ id: leg.absId, payload: absPayload }];
+        }
+        leg.tr.sender.sendRtp(new RtpPacket(header, p.payload)).catch(() => {});
       }
-      leg.tr.sender.sendRtp(new RtpPacket(header, rtp.payload)).catch(() => {});
     }
+  }
+
+  /** A test-only timer, cleared when the relay closes. */
+  private later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  /** Ends a session from the server's side, as a DELETE would (fault knobs). */
+  private async closeSession(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    if (session.leg) session.stream.legs.delete(session.leg);
+    if (session.stream.publisher === session.pc) session.stream.publisher = null;
+    await session.pc.close().catch(() => {});
   }
 
   private async whep(stream: Stream, offer: string, res: ServerResponse): Promise<void> {
@@ -249,10 +288,20 @@ export class Relay {
       return reply(res, 400, "the offer was refused");
     }
     if (this.opts.loseEvery) installLoss(leg, this.opts.loseEvery);
+    const n = Number(id.slice(1));
+    const fault = this.opts.legFaults?.[n];
+    if (fault) {
+      leg.fault = new LegFaultState(fault);
+      this.legFaultStates.set(n, leg.fault);
+    }
     this.sessions.set(id, { stream, leg, pc });
     stream.legs.add(leg);
     pc.connectionStateChange.subscribe((state) => {
-      if (state === "connected") leg.sending = true;
+      if (state === "connected") {
+        leg.sending = true;
+        const closeAfter = leg.fault?.connected(performance.now()) ?? null;
+        if (closeAfter !== null) this.later(closeAfter, () => this.closeSession(id));
+      }
       if (state === "failed" || state === "closed") {
         leg.sending = false;
         stream.legs.delete(leg);
@@ -270,10 +319,7 @@ export class Relay {
     }
     if (req.method === "DELETE") {
       req.resume();
-      this.sessions.delete(id);
-      if (session.leg) session.stream.legs.delete(session.leg);
-      if (session.stream.publisher === session.pc) session.stream.publisher = null;
-      await session.pc.close().catch(() => {});
+      await this.closeSession(id);
       return reply(res, 200, "");
     }
     if (req.method === "PATCH" && session.leg && this.opts.counterOffer) {
@@ -291,28 +337,4 @@ export class Relay {
     req.resume();
     return reply(res, 405, "method not allowed");
   }
-}
-
-function reply(res: ServerResponse, status: number, text: string): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(text);
-}
-
-function sdpReply(res: ServerResponse, status: number, sdp: string, location: string): void {
-  res.writeHead(status, { "content-type": "application/sdp", location }).end(sdp);
-}
-
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let over = false;
-    req.on("data", (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > MAX_BODY_BYTES) over = true;
-      else chunks.push(chunk);
-    });
-    req.on("end", () => resolve(over ? null : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", () => resolve(null));
-  });
 }

@@ -3,18 +3,24 @@
 // `RTCDtlsTransport.prototype.startSrtp` (called once per transport, after the handshake and
 // the fingerprint check, before any media is decrypted) is wrapped: for a transport a viewer
 // claimed, werift's own media handler is captured instead of subscribed to the ICE
-// connection's data event, and the claim's handler is subscribed in its place, with the
-// SRTP profile and the remote master key and salt from `dtlsTransport.srtp.config`. Every
-// internal this relies on is checked, and a mismatch throws WeriftAdapterError naming it: a
-// werift upgrade fails test/unit/lean-adapter.test.ts, not a run.
+// connection's data event, the claim gets the SRTP profile and the remote master key and salt
+// from `dtlsTransport.srtp.config`, and media datagrams (first byte 128..191) are routed to the
+// claim's handler: on the connection's data event, and beneath werift's STUN parsing on each
+// UDP transport of the connection (routeMedia). STUN and DTLS stay werift's. Internals used:
+// RTCDtlsTransport.prototype.startSrtp, .srtpStarted, .iceTransport.connection.{onData,
+// protocols[].transport.onData}, .srtp.config, .srtpProfiles (relay, tests), and
+// RTCRtpReceiver.nack.addPacket (werift path). Every one is checked, and a mismatch throws or
+// fails the claim with a WeriftAdapterError naming it; the installed version must equal
+// WERIFT_VERSION: a werift upgrade fails test/unit/lean-adapter.test.ts, not a run.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { RTCDtlsTransport, type RTCRtpTransceiver, type RtcpPacket } from "werift";
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
+import { WERIFT_VERSION } from "../../net/rtc.ts";
 
-/** The werift version whose internals this adapter was written against. */
-export const WERIFT_VERSION = "0.25.2";
+/** The werift version whose internals this adapter was written against (pinned in package.json). */
+export { WERIFT_VERSION };
 
 export class WeriftAdapterError extends Error {
   constructor(message: string) {
@@ -187,7 +193,6 @@ function routeMedia(conn: IceConnection, ev: DataEvent, handler: (data: Buffer) 
     if (isMediaDatagram(d)) handler(d);
     else exec(...args);
   };
-  if (process.env["WHIPBENCH_LEAN_HOOK"] === "event") return;
   for (const p of conn.protocols ?? []) {
     const t = (p as { transport?: { onData?: unknown } } | null)?.transport;
     const onData = t?.onData;

@@ -1,0 +1,195 @@
+// The floor beneath a viewer's receive path, measured the way bench/density.ts measures a
+// viewer thread: N plain UDP sockets in one worker thread, each receiving an SRTP stream of
+// 132 packets/s (30 fps, 4 × 1100-byte packets a frame) from the main thread on 127.0.0.1, and
+// the worker thread's own CPU over a fixed window divided by the packets it received.
+//
+//   node bench/lean-floor.ts [--viewers 100,200] [--seconds 8] [--profile gcm|cm] [--variants udp,udp+srtp,udp+lean]
+//
+// Variants, run one after the other for each N:
+//   udp        receive and count (the socket floor)
+//   udp+srtp   + SRTP unprotect with node:crypto (src/core/srtp): the floor the lean path is held to
+//   udp+lean   + the whole lean receive function (src/workers/lean/receiver.ts): header fields,
+//              abs-capture-time, replay window, NACK generator, reception statistics and its
+//              receiver-report timer — everything but werift and the viewer's pipeline
+import { createSocket, type Socket } from "node:dgram";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { RtpHeader, SrtpSession } from "werift";
+import { unixNsToAbsCapture } from "../src/core/abs-capture-time.ts";
+import {
+  SRTP_AEAD_AES_128_GCM,
+  SRTP_AES128_CM_HMAC_SHA1_80,
+  type SrtpProfile,
+} from "../src/core/srtp/kdf.ts";
+import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
+import { LeanReceiver } from "../src/workers/lean/receiver.ts";
+import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
+
+type Variant = "udp" | "udp+srtp" | "udp+lean";
+const VARIANTS: Variant[] = ["udp", "udp+srtp", "udp+lean"];
+const KEY = Buffer.alloc(16, 7);
+const SALT_GCM = Buffer.alloc(12, 9);
+const SALT_CM = Buffer.alloc(14, 9);
+const PPS = 132;
+const ABS_ID = 1;
+
+interface Job {
+  variant: Variant;
+  viewers: number;
+  seconds: number;
+  profile: SrtpProfile;
+}
+
+interface Result {
+  ports: number[];
+}
+
+interface Done {
+  packets: number;
+  cpuUs: number;
+  eldP99Ms: number;
+  rejected: number;
+}
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+if (!isMainThread) {
+  const job = workerData as Job;
+  const salt = job.profile === SRTP_AEAD_AES_128_GCM ? SALT_GCM : SALT_CM;
+  const sockets: Socket[] = [];
+  let packets = 0;
+  let rejected = 0;
+  const leans: LeanReceiver[] = [];
+  for (let i = 0; i < job.viewers; i++) {
+    const s = createSocket("udp4");
+    if (job.variant === "udp") {
+      s.on("message", () => {
+        packets++;
+      });
+    } else if (job.variant === "udp+srtp") {
+      const rx = new SrtpReceiver(job.profile, KEY, salt);
+      const tag = rx.tagLength;
+      s.on("message", (d: Buffer) => {
+        const out = rx.unprotect(d, rtpHeaderLength(d, d.length - tag));
+        if (out === null) rejected++;
+        else packets++;
+      });
+    } else {
+      const lean = new LeanReceiver({
+        profile: job.profile,
+        remoteMasterKey: KEY,
+        remoteMasterSalt: salt,
+        payloadTypes: [96],
+        clockRate: 90000,
+        absId: ABS_ID,
+        senderSsrc: 1,
+        sendRtcp: () => {},
+        onNack: () => {},
+        sink: () => {
+          packets++;
+        },
+      });
+      leans.push(lean);
+      s.on("message", lean.onDatagram);
+    }
+    sockets.push(s);
+  }
+  await Promise.all(sockets.map((s) => new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()))));
+  const port = parentPort!;
+  port.postMessage({ ports: sockets.map((s) => s.address().port) } satisfies Result);
+  const eld = monitorEventLoopDelay({ resolution: 2 });
+  let cpu0 = 0;
+  let packets0 = 0;
+  port.on("message", (m: string) => {
+    if (m === "start") {
+      eld.enable();
+      const u = process.threadCpuUsage();
+      cpu0 = u.user + u.system;
+      packets0 = packets;
+    } else if (m === "stop") {
+      const u = process.threadCpuUsage();
+      eld.disable();
+      for (const l of leans) {
+        rejected += l.dropped.srtp;
+        l.close();
+      }
+      for (const s of sockets) s.close();
+      port.postMessage({
+        packets: packets - packets0,
+        cpuUs: u.user + u.system - cpu0,
+        eldP99Ms: Math.max(0, eld.percentile(99) / 1e6 - 2),
+        rejected,
+      } satisfies Done);
+    }
+  });
+} else {
+  const viewerRows = arg("viewers", "100,200").split(",").map(Number);
+  const seconds = Number(arg("seconds", "8"));
+  const profile: SrtpProfile =
+    arg("profile", "gcm") === "cm" ? SRTP_AES128_CM_HMAC_SHA1_80 : SRTP_AEAD_AES_128_GCM;
+  // one pre-protected stream, sent to every socket (each receiver has its own SRTP state)
+  const total = Math.ceil((seconds + 4) * PPS);
+  const salt = profile === SRTP_AEAD_AES_128_GCM ? SALT_GCM : SALT_CM;
+  const session = new SrtpSession({
+    keys: { localMasterKey: KEY, localMasterSalt: salt, remoteMasterKey: KEY, remoteMasterSalt: salt },
+    profile,
+  });
+  const payload = Buffer.alloc(1100, 0x5a);
+  const abs = Buffer.alloc(8);
+  const stream: Buffer[] = [];
+  for (let k = 0; k < total; k++) {
+    const h = new RtpHeader({
+      sequenceNumber: (40000 + k) & 0xffff,
+      timestamp: (Math.floor(k / 4) * 3000) >>> 0,
+      marker: k % 4 === 3,
+      payloadType: 96,
+      ssrc: 0x1234,
+    });
+    unixNsToAbsCapture(Date.now() * 1e6, abs);
+    h.extension = true;
+    h.extensions = [{ id: ABS_ID, payload: Buffer.from(abs) }];
+    stream.push(session.encrypt(payload, h));
+  }
+  const lines: string[] = [
+    `| viewers | variant | packets/s | µs thread CPU/packet | ELD p99 | rejected |`,
+    `| ---: | --- | ---: | ---: | ---: | ---: |`,
+  ];
+  const variants = arg("variants", VARIANTS.join(","))
+    .split(",")
+    .filter((v): v is Variant => VARIANTS.includes(v as Variant));
+  for (const n of viewerRows) {
+    for (const variant of variants) {
+      const w = new Worker(new URL(import.meta.url), {
+        workerData: { variant, viewers: n, seconds, profile },
+      });
+      const ports = await new Promise<number[]>((r) => w.once("message", (m: Result) => r(m.ports)));
+      const tx = createSocket("udp4");
+      const t0 = performance.now();
+      let sent = 0;
+      // frames of 4 packets every 1/33 s, paced by a 5 ms tick
+      const timer = setInterval(() => {
+        const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * PPS));
+        for (; sent < due; sent++) for (const p of ports) tx.send(stream[sent]!, p, "127.0.0.1");
+      }, 5);
+      await new Promise((r) => setTimeout(r, 2000));
+      w.postMessage("start");
+      const startSent = sent;
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      w.postMessage("stop");
+      const done = await new Promise<Done>((r) => w.once("message", r));
+      const pps = ((sent - startSent) * n) / seconds;
+      clearInterval(timer);
+      tx.close();
+      await w.terminate();
+      const us = done.packets > 0 ? done.cpuUs / done.packets : Number.NaN;
+      lines.push(
+        `| ${n} | ${variant} | ${Math.round(pps)} | ${us.toFixed(2)} | ${done.eldP99Ms.toFixed(1)} ms | ${done.rejected} |`,
+      );
+      process.stderr.write(`${lines[lines.length - 1]}\n`);
+    }
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}

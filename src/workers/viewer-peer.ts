@@ -1,0 +1,138 @@
+// A viewer's peer connection with its receive path and state watch attached. The 201 flow uses
+// the peer that made the offer; the 406 flow answers the server's counter-offer with a fresh
+// peer, whose transceiver, codecs, payload types and header extensions all come from that offer
+// (a peer that already offered keeps its own offer's state after a remote offer).
+import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../core/viewer-pipeline.ts";
+import { monoNs, wallOf } from "../net/clock.ts";
+import { newPeer, videoCodecs } from "../net/rtc.ts";
+import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
+import type { ShardContext, ViewerLive } from "./viewer-context.ts";
+
+/** What the viewer's callbacks share; the viewer reads it after the run. */
+export interface ViewerState {
+  pipeline: ViewerPipeline | null;
+  connected: boolean;
+  joined: boolean;
+  /** the connection failed before the viewer joined */
+  failedBeforeJoin: boolean;
+  /** the connection failed after the viewer joined (dropped) */
+  droppedAfterJoin: boolean;
+  receiveError: Error | null;
+  nacksSent: number;
+  iceConnectedNs: number;
+  /** the WHEP POST instant; set before any media can arrive */
+  postNs: number;
+  /** the server's SDP negotiated abs-capture-time (decided from that SDP, not werift's state) */
+  absCaptureNegotiated: boolean;
+  /** wake the viewer: joined, failed before joining, or the receive path failed */
+  wake: () => void;
+}
+
+export interface AttachedPeer {
+  pc: RTCPeerConnection;
+  tr: RTCRtpTransceiver;
+  receive: ReceiveHandle;
+  close(): Promise<void>;
+}
+
+function attach(
+  ctx: ShardContext,
+  live: ViewerLive,
+  st: ViewerState,
+  pc: RTCPeerConnection,
+  tr: RTCRtpTransceiver,
+) {
+  const receive = installReceivePath(ctx.receivePath, pc, tr, {
+    counters: ctx.counters,
+    make: (codec) => {
+      const opts: ViewerPipelineOptions = {
+        codec,
+        stallNs: ctx.stallNs,
+        excludeFirstNs: ctx.excludeFirstNs,
+        postNs: st.postNs,
+        wallMinusMonoNs: wallOf(ctx.anchor, 0),
+        hasher: ctx.hasher,
+        table: ctx.table,
+        sendLog: ctx.sendLog,
+        absCaptureNegotiated: st.absCaptureNegotiated,
+      };
+      if (live.delaySample) opts.onDelaySample = live.delaySample;
+      if (live.stampSample) opts.onStampSample = live.stampSample;
+      if (live.transitSample) opts.onTransitSample = live.transitSample;
+      if (ctx.stampClock) opts.publisherWallMinusMono = ctx.stampClock;
+      if (ctx.matchDelayNs > 0) opts.matchDelayNs = ctx.matchDelayNs;
+      st.pipeline = new ViewerPipeline(opts);
+      return st.pipeline;
+    },
+    afterPacket: () => {
+      if (!st.joined && st.pipeline?.joined) {
+        st.joined = true;
+        live.joined();
+        st.wake();
+      }
+    },
+    onNack: () => {
+      st.nacksSent++;
+    },
+    onError: (err) => {
+      st.receiveError = err;
+      st.wake();
+    },
+  });
+  pc.connectionStateChange.subscribe((state) => {
+    if (state === "connected" && !st.connected) {
+      st.connected = true;
+      st.iceConnectedNs = monoNs() - st.postNs;
+    } else if (state === "failed") {
+      if (st.joined) {
+        if (!st.droppedAfterJoin) {
+          st.droppedAfterJoin = true;
+          live.dropped();
+        }
+      } else {
+        st.failedBeforeJoin = true;
+        st.wake();
+      }
+    }
+  });
+  return {
+    pc,
+    tr,
+    receive,
+    async close() {
+      receive.close();
+      await pc.close().catch(() => {});
+    },
+  };
+}
+
+/** The 201 flow's peer: a receive-only transceiver, ready to make the offer. */
+export function offeringPeer(ctx: ShardContext, live: ViewerLive, st: ViewerState): AttachedPeer {
+  const pc = newPeer(ctx.ice, videoCodecs("viewer"));
+  const tr = pc.addTransceiver("video", { direction: "recvonly" });
+  return attach(ctx, live, st, pc, tr);
+}
+
+/** The 406 flow's peer: a fresh one that takes the server's offer and will answer it. */
+export async function answeringPeer(
+  ctx: ShardContext,
+  live: ViewerLive,
+  st: ViewerState,
+  serverOffer: string,
+): Promise<AttachedPeer> {
+  const pc = newPeer(ctx.ice, videoCodecs("viewer"));
+  try {
+    await pc.setRemoteDescription({ type: "offer", sdp: serverOffer });
+  } catch (err) {
+    await pc.close().catch(() => {});
+    throw err;
+  }
+  const tr = pc.getTransceivers().find((t) => t.kind === "video");
+  if (!tr) {
+    await pc.close().catch(() => {});
+    throw new Error("the counter-offer has no video");
+  }
+  tr.setDirection("recvonly");
+  return attach(ctx, live, st, pc, tr);
+}
