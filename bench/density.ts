@@ -1,5 +1,5 @@
 // Density benchmark: one publisher and N viewers over W workers, through the built-in relay in
-// its own process (or any WHEP server given with --whip/--whep), for a list of N and W. Prints,
+// its own process, for a list of N and W. Prints,
 // per row: viewers, workers, packets/s received and µs of viewer-thread CPU per received packet
 // over the hold (setup excluded; the whole-run figure, setup included, beside it), viewers per
 // core, RSS per viewer (whole-process peak, and marginal between rows of the same W), the

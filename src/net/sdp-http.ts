@@ -106,7 +106,7 @@ async function request(
   // fetch refuses a URL with userinfo; like Go's client, send it as Basic auth unless a bearer is set
   const target = new URL(url.href);
   if (target.username !== "" || target.password !== "") {
-    const user = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+    const user = `${decoded(target.username)}:${decoded(target.password)}`;
     if (!opts.bearer) headers["authorization"] = `Basic ${Buffer.from(user, "utf8").toString("base64")}`;
     target.username = "";
     target.password = "";
@@ -123,6 +123,15 @@ async function request(
       "transport",
       `${method} to ${host(url.href)}: ${causeText(err, timeout.aborted, opts.signal)}`,
     );
+  }
+}
+
+/** A percent-encoded userinfo part, decoded; as written when its encoding is broken. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
   }
 }
 

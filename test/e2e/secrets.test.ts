@@ -5,9 +5,11 @@
 // `view`) is scanned for each of them.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { HttpExchangeError, postOffer } from "../../src/net/sdp-http.ts";
 import { type CliResult, type CliRun, readReportPair, startCli, tempDir } from "./cli-harness.ts";
 
 const QUERY = "QUERYTOKEN7f3a";
@@ -176,4 +178,37 @@ test("no secret in anything relay, run, publish and view write, nor in their /me
       assert.ok(text.length > 0, `${where} is empty`);
     assertClean(where, text);
   }
+});
+
+test("userinfo is sent as Basic auth unless a bearer is set, and never in a message", async () => {
+  const seen: string[] = [];
+  const server = createHttpServer((req, res) => {
+    seen.push(req.headers.authorization ?? "");
+    req.resume();
+    res.writeHead(403).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const at = (userinfo: string) => `http://${userinfo}@127.0.0.1:${port}/${KEYS[0]}/whep?token=${QUERY}`;
+  try {
+    for (const [url, bearer] of [
+      [at(`${USER}:${PASS}`), undefined],
+      [at(`${USER}%40x:${PASS}%3A`), undefined],
+      [at(`${USER}%zz:${PASS}`), undefined],
+      [at(`${USER}:${PASS}`), BEARER],
+    ] as const) {
+      const err = await postOffer(url, "v=0\r\n", { bearer }).catch((e: unknown) => e);
+      assert.ok(err instanceof HttpExchangeError && err.kind === "http_status" && err.status === 403);
+      assert.equal(err.message, `POST to 127.0.0.1:${port}: HTTP 403`);
+    }
+  } finally {
+    server.close();
+  }
+  const basic = (u: string) => `Basic ${Buffer.from(u).toString("base64")}`;
+  assert.deepEqual(seen, [
+    basic(`${USER}:${PASS}`),
+    basic(`${USER}@x:${PASS}:`),
+    basic(`${USER}%zz:${PASS}`),
+    `Bearer ${BEARER}`,
+  ]);
 });
