@@ -137,7 +137,7 @@ const header = [
   "loss",
   "kernel UDP drops",
   "join p50/p99",
-  "setup p99",
+  "setup p99 (> 1 s)",
   "ceiling",
 ];
 
@@ -182,7 +182,7 @@ try {
           `${fmtFixed(r.aggregate.lossPercentTotal, 3)}%`,
           udp ? String(udp.rcvbufErrors + udp.inErrors) : "n/a",
           `${fmtFixed(joins.p50, 0)}/${fmtFixed(joins.p99, 0)} ms`,
-          `${fmtFixed(setupP99, 0)} ms`,
+          `${fmtFixed(setupP99, 0)} ms (${setups.filter((x) => x > 1000).length})`,
           `${r.client.ceiling?.nearCeiling ? "fired" : "quiet"} (${r.aggregate.joined}/${row.viewers} joined)`,
         ]),
       );

@@ -48,6 +48,13 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
     const offer = filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice);
     const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });
     location = res.location;
+    if (!/^m=video [1-9]/m.test(res.sdp)) {
+      // werift would accept an answer without video and the viewer would wait out its timeout
+      rec.errorKind = "bad_answer";
+      rec.error = "the WHEP answer has no video";
+      live.failed();
+      return rec;
+    }
     st.absCaptureNegotiated = sdpHasExtension(res.sdp, ABS_CAPTURE_TIME_URI);
     if (res.status === 406) {
       rec.whepFlow = "counter-offer";
@@ -101,7 +108,7 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
       await aborted(stop);
     }
   } catch (err) {
-    if (err instanceof HttpExchangeError) {
+    if (err instanceof HttpExchangeError && !(stop.aborted && err.kind === "transport")) {
       rec.errorKind = err.kind === "http_status" ? `http_${err.status}` : err.kind;
       rec.error = err.message;
     } else if (stop.aborted) {
