@@ -174,7 +174,7 @@ test("HTTP faults: 403, 500, not SDP, no video, no common codec, garbage, 200 wi
   }
   const r = w.report;
   const h = new URL(fb).host;
-  assert.deepEqual(r.errors, { bad_answer: 4, http_403: 1, http_500: 1, no_media: 1, transport: 1 });
+  assert.deepEqual(r.errors, { bad_answer: 5, http_403: 1, http_500: 1, transport: 1 });
   assert.equal(only(failedWith(r, "http_403"), "403").error, `POST to ${h}: HTTP 403`);
   assert.equal(only(failedWith(r, "http_500"), "500").error, `POST to ${h}: HTTP 500`);
   const bad = failedWith(r, "bad_answer").map((v) => v.error ?? "");
