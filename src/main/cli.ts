@@ -13,6 +13,21 @@ import { version } from "./version.ts";
 const ETIQUETTE = `Load-test only servers you run, a managed service on your own account within its terms,
 or with written permission. Reports record endpoint hosts only: never paths, query strings or tokens.`;
 
+function receivePathOption(): Option {
+  return new Option(
+    "--receive-path <path>",
+    "how viewers receive media: werift's own path or the lean one",
+  ).choices(["werift", "lean"]);
+}
+
+/** What `run` and `view` write and show. */
+function outputOptions(c: Command): void {
+  c.option("--quiet", "no progress lines on stderr")
+    .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
+    .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
+    .option("--no-html", "do not write the HTML report");
+}
+
 function program(setCode: (code: number) => void): Command {
   const p = new Command("whipbench")
     .description("Load engine and benchmark for WebRTC media servers over WHIP and WHEP")
@@ -32,17 +47,10 @@ function program(setCode: (code: number) => void): Command {
       durationFlag("--ramp-offset-max"),
     )
     .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
-    .addOption(
-      new Option(
-        "--receive-path <path>",
-        "how viewers receive media: werift's own path or the lean one",
-      ).choices(["werift", "lean"]),
-    )
-    .option("--quiet", "no progress lines on stderr")
-    .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
-    .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
-    .option("--no-html", "do not write the HTML report")
+    .addOption(receivePathOption())
+
     .action(async (file: string | undefined, opts) => setCode(await runCommand(file, opts)));
+  outputOptions(p.commands[p.commands.length - 1] as Command);
 
   p.command("view")
     .description("N concurrent WHEP viewers of a stream someone else publishes, then a report")
@@ -68,17 +76,9 @@ function program(setCode: (code: number) => void): Command {
       durationFlag("--ramp-offset-max"),
     )
     .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
-    .addOption(
-      new Option(
-        "--receive-path <path>",
-        "how viewers receive media: werift's own path or the lean one",
-      ).choices(["werift", "lean"]),
-    )
+    .addOption(receivePathOption())
     .option("--out <dir>", "report directory", ".")
-    .option("--quiet", "no progress lines on stderr")
-    .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
-    .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
-    .option("--no-html", "do not write the HTML report")
+
     .option(
       "--clock-peer <addr>",
       "measure the publisher's clock against its --clock-listen (HOST:PORT)",
@@ -90,6 +90,7 @@ function program(setCode: (code: number) => void): Command {
       hostPortFlag("--send-log-peer", true),
     )
     .action(async (opts) => setCode(await viewCommand(opts)));
+  outputOptions(p.commands[p.commands.length - 1] as Command);
 
   p.command("publish")
     .description("publish the clip in a loop over WHIP (no report)")

@@ -1,11 +1,13 @@
 // The WHIP publisher (§6.11): one send-only video transceiver, the clip looped and paced at its
 // frame rate, RTP timestamps seamless across loops, abs-capture-time on every packet when the
 // answer negotiated it, and the send log written just before each frame's first packet.
+
 import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import { unixNsToAbsCapture } from "../core/abs-capture-time.ts";
 import type { Clip } from "../core/clip/clip.ts";
 import { packetizeH264 } from "../core/codec/h264.ts";
 import { packetizeVp8 } from "../core/codec/vp8.ts";
+import type { PublisherInput } from "../core/report/input.ts";
 import type { SendLog } from "../core/sendlog.ts";
 import { monoNs, type WallAnchor, wallOf } from "../net/clock.ts";
 import {
@@ -34,20 +36,8 @@ export interface PublisherOptions {
   onFrameSent?: (k: number, t0MonoNs: number) => void;
 }
 
-export interface PublisherResult {
-  codec: string;
-  stamped: boolean;
-  connectNs: number;
-  framesSent: number;
-  packetsSent: number;
-  bytesSent: number;
-  loops: number;
-  scheduleSlips: number;
-  sendingNs: number;
-  errorKind?: string;
-  error?: string;
-  disconnectedLate?: boolean;
-}
+/** The publisher's figures are the report's publisher input (§4.6, durations in ns). */
+export type PublisherResult = PublisherInput;
 
 export class PublisherError extends Error {
   readonly kind: string;

@@ -3,7 +3,6 @@
 
 import type { ClipIdentity } from "../core/fingerprint.ts";
 import { fmtG } from "../core/gofmt.ts";
-import type { PublisherInput } from "../core/report/input.ts";
 import type { TimelineEntry, WorkerReport } from "../core/report/types.ts";
 import type { buildSchedule, Scenario } from "../core/scenario.ts";
 import type { SendLog } from "../core/sendlog.ts";
@@ -12,7 +11,6 @@ import type { IceOptions } from "../net/rtc.ts";
 import { DEFAULT_RECEIVE_PATH } from "../workers/receive-path.ts";
 import type { ShardProfile, ShardTask, ShardTick } from "../workers/shard.ts";
 import type { Logger } from "./log.ts";
-import type { PublisherResult } from "./publisher.ts";
 import type { RunOptions } from "./runner.ts";
 
 export function timelineEntry(
@@ -46,24 +44,6 @@ export function workerReport(p: ShardProfile): WorkerReport {
   };
   if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
   return w;
-}
-
-export function publisherInput(r: PublisherResult): PublisherInput {
-  const p: PublisherInput = {
-    codec: r.codec,
-    stamped: r.stamped,
-    connectNs: r.connectNs,
-    framesSent: r.framesSent,
-    packetsSent: r.packetsSent,
-    bytesSent: r.bytesSent,
-    loops: r.loops,
-    scheduleSlips: r.scheduleSlips,
-    sendingNs: r.sendingNs,
-  };
-  if (r.error !== undefined) p.error = r.error;
-  if (r.errorKind !== undefined) p.errorKind = r.errorKind;
-  if (r.disconnectedLate) p.disconnectedLate = true;
-  return p;
 }
 
 export function shardTasks(

@@ -20,15 +20,7 @@ import type { Engine } from "./engine.ts";
 import type { Logger } from "./log.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { ResourceWatch } from "./resources.ts";
-import {
-  goArch,
-  logStart,
-  publisherInput,
-  shardTasks,
-  sleepUnless,
-  timelineEntry,
-  workerReport,
-} from "./run-parts.ts";
+import { goArch, logStart, shardTasks, sleepUnless, timelineEntry, workerReport } from "./run-parts.ts";
 import { type Peer, SplitPeers } from "./split.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
 import { version } from "./version.ts";
@@ -257,6 +249,6 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     timeline,
     publisherFailedToConnect: publisherFailed,
   };
-  if (pub) input.publisher = publisherInput(pub);
+  if (pub) input.publisher = pub;
   return input;
 }

@@ -59,38 +59,90 @@ function sortedCounts(counts: Map<string, number>): Record<string, number> {
   return out;
 }
 
-/** §4.9.2 pooled fingerprint block over the joined viewers' first fingerprint blocks. */
-export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolContext): PooledDelayBlock {
-  const all = new DelayHistogram();
-  const keyframes = new DelayHistogram();
-  const deltaFrames = new DelayHistogram();
+/** One source's per-viewer blocks and histograms, pooled: sums over every joined viewer, histograms merged from the available ones. */
+export interface Pool {
+  all: DelayHistogram;
+  keyframes: DelayHistogram;
+  deltaFrames: DelayHistogram;
+  viewersByFrameEnd: Record<string, number>;
+  /** the reasons of the joined viewers whose block is unavailable */
+  others: string[];
+  pooled: number;
+  completeFrames: number;
+  incompleteFrames: number;
+  invalid: number;
+  unmatchedFrames: number;
+  excludedFrames: number;
+  lateCompletedFrames: number;
+}
+
+export function poolBlocks(
+  items: readonly {
+    block: ViewerDelayBlock;
+    all: DelayHistogram;
+    key: DelayHistogram;
+    delta: DelayHistogram;
+  }[],
+): Pool {
+  const p: Pool = {
+    all: new DelayHistogram(),
+    keyframes: new DelayHistogram(),
+    deltaFrames: new DelayHistogram(),
+    viewersByFrameEnd: {},
+    others: [],
+    pooled: 0,
+    completeFrames: 0,
+    incompleteFrames: 0,
+    invalid: 0,
+    unmatchedFrames: 0,
+    excludedFrames: 0,
+    lateCompletedFrames: 0,
+  };
   const byFrameEnd = new Map<string, number>();
-  const others: string[] = [];
-  let pooled = 0;
-  let completeFrames = 0;
-  let incompleteFrames = 0;
-  let invalid = 0;
-  let unmatchedFrames = 0;
-  let excludedFrames = 0;
-  let lateCompletedFrames = 0;
-  for (const v of joined) {
-    const b = v.delay;
-    completeFrames += b.completeFrames;
-    incompleteFrames += b.incompleteFrames;
-    invalid += b.invalid;
-    unmatchedFrames += b.unmatchedFrames;
-    excludedFrames += b.excludedFrames;
-    lateCompletedFrames += b.lateCompletedFrames;
+  for (const { block: b, all, key, delta } of items) {
+    p.completeFrames += b.completeFrames;
+    p.incompleteFrames += b.incompleteFrames;
+    p.invalid += b.invalid;
+    p.unmatchedFrames += b.unmatchedFrames;
+    p.excludedFrames += b.excludedFrames;
+    p.lateCompletedFrames += b.lateCompletedFrames;
     if (!b.available) {
-      others.push(b.reason ?? "");
+      p.others.push(b.reason ?? "");
       continue;
     }
-    pooled++;
-    all.add(v.record.delayHist);
-    keyframes.add(v.record.delayKeyHist);
-    deltaFrames.add(v.record.delayDeltaHist);
+    p.pooled++;
+    p.all.add(all);
+    p.keyframes.add(key);
+    p.deltaFrames.add(delta);
     if (b.frameEnd !== undefined) byFrameEnd.set(b.frameEnd, (byFrameEnd.get(b.frameEnd) ?? 0) + 1);
   }
+  p.viewersByFrameEnd = sortedCounts(byFrameEnd);
+  return p;
+}
+
+/** §4.9.2 pooled fingerprint block over the joined viewers' first fingerprint blocks. */
+export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolContext): PooledDelayBlock {
+  const {
+    all,
+    keyframes,
+    deltaFrames,
+    viewersByFrameEnd,
+    others,
+    pooled,
+    completeFrames,
+    incompleteFrames,
+    invalid,
+    unmatchedFrames,
+    excludedFrames,
+    lateCompletedFrames,
+  } = poolBlocks(
+    joined.map((v) => ({
+      block: v.delay,
+      all: v.record.delayHist,
+      key: v.record.delayKeyHist,
+      delta: v.record.delayDeltaHist,
+    })),
+  );
   const available = ctx.hasSendLog && all.count > 0;
   const reason = ctx.hasSendLog ? pooledReason(available, pooled, joined.length, others) : NO_SEND_LOG_REASON;
   const block = {
@@ -98,7 +150,7 @@ export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolConte
     available,
     ...(reason !== undefined ? { reason } : {}),
     viewers: pooled,
-    viewersByFrameEnd: sortedCounts(byFrameEnd),
+    viewersByFrameEnd,
     completeFrames,
     incompleteFrames,
     samples: all.count,

@@ -2,11 +2,10 @@
 // fingerprint blocks and never averaged with them. Same keys as a fingerprint block, except
 // that the pooled block has no clip keys (duplicateFrames, loopFrames, loopMinMs): the stamp
 // needs no clip. unmatchedFrames counts complete frames whose first packet carried no stamp.
-import { DelayHistogram } from "../stats.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer } from "./input.ts";
+import { poolBlocks } from "./pooled.ts";
 import {
-  compareBytes,
   mostCommonReason,
   NO_TRACK_REASON,
   NO_VIEWER_JOINED_REASON,
@@ -64,59 +63,34 @@ export function pooledStampBlock(
   clock: ClockBlock,
   clientBound?: string,
 ): PooledDelayBlock {
-  const all = new DelayHistogram();
-  const keyframes = new DelayHistogram();
-  const deltaFrames = new DelayHistogram();
-  const byFrameEnd = new Map<string, number>();
-  const others: string[] = [];
-  let pooled = 0;
-  const sums = {
-    completeFrames: 0,
-    incompleteFrames: 0,
-    invalid: 0,
-    unmatchedFrames: 0,
-    excludedFrames: 0,
-    lateCompletedFrames: 0,
-  };
-  for (const v of joined) {
-    const b = v.stamp;
-    sums.completeFrames += b.completeFrames;
-    sums.incompleteFrames += b.incompleteFrames;
-    sums.invalid += b.invalid;
-    sums.unmatchedFrames += b.unmatchedFrames;
-    sums.excludedFrames += b.excludedFrames;
-    sums.lateCompletedFrames += b.lateCompletedFrames;
-    if (!b.available) {
-      others.push(b.reason ?? "");
-      continue;
-    }
-    pooled++;
-    all.add(v.record.stampHist);
-    keyframes.add(v.record.stampKeyHist);
-    deltaFrames.add(v.record.stampDeltaHist);
-    if (b.frameEnd !== undefined) byFrameEnd.set(b.frameEnd, (byFrameEnd.get(b.frameEnd) ?? 0) + 1);
-  }
+  const p = poolBlocks(
+    joined.map((v) => ({
+      block: v.stamp,
+      all: v.record.stampHist,
+      key: v.record.stampKeyHist,
+      delta: v.record.stampDeltaHist,
+    })),
+  );
+  const { all, keyframes, deltaFrames, others, pooled } = p;
   const available = all.count > 0;
   let reason: string | undefined;
   if (joined.length === 0) reason = NO_VIEWER_JOINED_REASON;
   else if (!available) reason = mostCommonReason(others);
   else if (pooled < joined.length)
     reason = pooledPartialReason(pooled, joined.length, mostCommonReason(others));
-  const viewersByFrameEnd: Record<string, number> = {};
-  for (const k of [...byFrameEnd.keys()].sort(compareBytes)) viewersByFrameEnd[k] = byFrameEnd.get(k) ?? 0;
   const block = {
     source: "stamp" as const,
     available,
     ...(reason !== undefined ? { reason } : {}),
     viewers: pooled,
-    viewersByFrameEnd,
-    completeFrames: sums.completeFrames,
-    incompleteFrames: sums.incompleteFrames,
+    viewersByFrameEnd: p.viewersByFrameEnd,
+    completeFrames: p.completeFrames,
+    incompleteFrames: p.incompleteFrames,
     samples: all.count,
-    invalid: sums.invalid,
-    unmatchedFrames: sums.unmatchedFrames,
-    excludedFrames: sums.excludedFrames,
-    lateCompletedFrames: sums.lateCompletedFrames,
+    invalid: p.invalid,
+    unmatchedFrames: p.unmatchedFrames,
+    excludedFrames: p.excludedFrames,
+    lateCompletedFrames: p.lateCompletedFrames,
     ...(available ? { ms: all.summaryMs() } : {}),
     keyframes: frameKindSplit(keyframes, available),
     deltaFrames: frameKindSplit(deltaFrames, available),
