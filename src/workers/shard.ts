@@ -7,6 +7,7 @@ import type { ViewerRecord } from "../core/types.ts";
 import { monoNs, type WallAnchor } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import { type ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
+import { atMonoNs } from "../net/timers.ts";
 import { DEFAULT_RECEIVE_PATH, type ReceivePath } from "./receive-path.ts";
 import { runViewer } from "./viewer.ts";
 import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
@@ -91,10 +92,7 @@ export async function runShard(
   }
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
-  const deadlineTimer = setTimeout(
-    () => deadline.abort(),
-    Math.max(0, (task.deadlineMonoNs - monoNs()) / 1e6),
-  );
+  const deadlineTimer = atMonoNs(task.deadlineMonoNs, () => deadline.abort());
 
   const counts = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0, active: 0 };
   let delays: number[] = [];
@@ -177,8 +175,7 @@ export async function runShard(
 
   const records = await Promise.all(
     task.viewers.map(async (v) => {
-      const wait = v.startMonoNs - monoNs();
-      if (wait > 0) await sleepUnless(wait / 1e6, stop);
+      if (v.startMonoNs > monoNs()) await sleepUntil(v.startMonoNs, stop);
       if (stop.aborted) {
         const rec = emptyRecord(v.id, sendLog !== null);
         rec.errorKind = "not_started";
@@ -188,7 +185,7 @@ export async function runShard(
       return runViewer(ctx, v.id, live);
     }),
   );
-  clearTimeout(deadlineTimer);
+  deadlineTimer.cancel();
   clearTimeout(tickTimer);
   emit(second + 1, true);
   const figures = profile.finish();
@@ -198,15 +195,15 @@ export async function runShard(
   };
 }
 
-function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+function sleepUntil(untilMonoNs: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => {
-      clearTimeout(t);
+      t.cancel();
       signal.removeEventListener("abort", done);
       resolve();
     };
-    const t = setTimeout(done, ms);
+    const t = atMonoNs(untilMonoNs, done);
     signal.addEventListener("abort", done, { once: true });
   });
 }

@@ -230,3 +230,20 @@ test("two-byte header extensions (0x1000) are found too", () => {
   b[0] = 0x50;
   assert.equal(rtpHeaderLength(b, b.length), -1, "version 1");
 });
+
+for (const p of PROFILES) {
+  for (const start of [1000, 50_000]) {
+    test(`${p.name}: a +30000 sequence jump from ${start} (${start + 30_050 > 65_535 ? "across" : "within"} the wrap) still decrypts`, () => {
+      const { werift, rx } = pair(p.id, p.salt);
+      let seq = start;
+      for (let i = 0; i < 100; i++) {
+        if (i === 50) seq = (seq + 30_000) & 0xffff;
+        const payload = pattern(1000, i);
+        const out = open(rx, encrypt(werift, seq, payload));
+        assert.ok(out, `packet ${i} seq ${seq}`);
+        seq = (seq + 1) & 0xffff;
+      }
+      assert.equal(rx.counters.authFailures + rx.counters.replays, 0);
+    });
+  }
+}

@@ -23,6 +23,13 @@ export class ReplayWindow {
     return (this.bits[slot >>> 5]! & (1 << (slot & 31))) === 0;
   }
 
+  /** Starts the window over at `index` (a sender whose indices restarted, see RtpIndexState.follow). */
+  restart(index: number): void {
+    this.bits.fill(0);
+    this.started = false;
+    this.commit(index);
+  }
+
   /** Records an authenticated index (after check() said yes). */
   commit(index: number): void {
     if (!this.started) {
@@ -84,5 +91,15 @@ export class RtpIndexState {
       this.sl = seq;
     }
     this.replay.commit(index);
+  }
+
+  /**
+   * After a packet authenticated only with the sender's own rollover counter (not the
+   * estimate): take its sequence number as s_l, so the next packets estimate as the sender counts.
+   */
+  follow(seq: number, index: number): void {
+    this.roc = (index - seq) / 65536;
+    this.sl = seq;
+    if (index < this.replay.highest) this.replay.restart(index);
   }
 }

@@ -105,16 +105,30 @@ export class SrtpReceiver {
       this.counters.replays++;
       return null;
     }
-    const roc = (index - seq) / 65536;
-    const out = this.gcm
-      ? this.openGcm(packet, headerLen, end, ssrc, roc, seq)
-      : this.openCm(packet, headerLen, end, ssrc, roc, seq);
+    let roc = (index - seq) / 65536;
+    let out = this.open(packet, headerLen, end, ssrc, roc, seq);
     if (out === null) {
-      this.counters.authFailures++;
-      return null;
+      // Senders disagree on the rollover counter after a large sequence jump: RFC 3711 §3.3.1
+      // counts a jump past 65535 as a wrap (ROC + 1), werift's sender counts only a wrap close
+      // to 65535. When the estimate fails, the neighbouring ROC is tried once; it authenticates
+      // only if the sender really used it (the tag still guards every byte), and the receive
+      // state then follows the sender's count (its window restarts if that index went back).
+      const alt = roc !== st.roc ? st.roc : st.roc + 1;
+      if (alt >= 0) out = this.open(packet, headerLen, end, ssrc, alt, seq);
+      if (out === null) {
+        this.counters.authFailures++;
+        return null;
+      }
+      roc = alt;
     }
-    st.commit(seq, index);
+    const taken = roc * 65536 + seq;
+    if (taken === index) st.commit(seq, taken);
+    else st.follow(seq, taken);
     return out;
+  }
+
+  private open(p: Buffer, h: number, end: number, ssrc: number, roc: number, seq: number): Buffer | null {
+    return this.gcm ? this.openGcm(p, h, end, ssrc, roc, seq) : this.openCm(p, h, end, ssrc, roc, seq);
   }
 
   private openGcm(p: Buffer, h: number, end: number, ssrc: number, roc: number, seq: number): Buffer | null {
