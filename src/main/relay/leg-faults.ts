@@ -28,8 +28,6 @@ export interface LegPacket {
   payload: Buffer;
 }
 
-// late enough that the viewer has surely set up its SRTP and seen packets before the jump, even on a
-// loaded machine (packets sent right after the relay's DTLS completes can arrive before the viewer's)
 const JUMP_AFTER_PACKETS = 50;
 const JUMP_SEQ = 30000;
 const JUMP_TS = 2 ** 31;
