@@ -72,22 +72,19 @@ export class DelayHistogram {
   static readonly precisionNote =
     "histogram percentiles are HDR histogram bucket midpoints (2 significant digits: a bucket is at most 1/128 of its values wide, so the midpoint is within ±0.4 % of any value in it; exact to 1 µs below 256 µs); min, max and mean are exact";
 
-  private readonly h: hdr.JsHistogram;
+  /** the bucket counts, allocated on the first value (a viewer holds seven histograms, most often empty) */
+  private h: hdr.JsHistogram | null = null;
   private n = 0;
   private sumNs = 0;
   private minNs = 0;
   private maxNs = 0;
-
-  constructor() {
-    this.h = newHdr();
-  }
 
   /** Record one value in ns (hot path: no allocation). */
   recordNs(ns: number): void {
     const us = bucketUs(ns);
     // Same index as hdr's countsArrayIndex for 2 significant digits (sub-bucket count 256,
     // unit 1 µs), without its log2/pow: ~5 ns instead of ~120 ns per record.
-    const h = this.h;
+    const h = this.h ?? this.counts();
     h.incrementCountAtIndex(countsIndexUs(us));
     h.incrementTotalCount();
     h.updateMinAndMax(us);
@@ -116,7 +113,7 @@ export class DelayHistogram {
     const r = nearestRank(p, n);
     if (r === 1) return this.minNs;
     if (r === n) return this.maxNs;
-    const h = this.h;
+    const h = this.counts();
     // Only the index range between the exact min and max can hold counts.
     const lo = h.countsArrayIndex(bucketUs(this.minNs));
     const hi = h.countsArrayIndex(bucketUs(this.maxNs));
@@ -166,7 +163,7 @@ export class DelayHistogram {
   /** Exact merge: bucket counts add, n/sum add, min/max combine. */
   add(other: DelayHistogram): void {
     if (other.n === 0) return;
-    this.h.add(other.h);
+    this.counts().add(other.counts());
     if (this.n === 0) {
       this.minNs = other.minNs;
       this.maxNs = other.maxNs;
@@ -180,7 +177,7 @@ export class DelayHistogram {
 
   encode(): EncodedHistogram {
     return {
-      hdr: hdr.encodeIntoCompressedBase64(this.h),
+      hdr: this.n === 0 ? "" : hdr.encodeIntoCompressedBase64(this.counts()),
       n: this.n,
       sumNs: this.sumNs,
       minNs: this.minNs,
@@ -196,7 +193,7 @@ export class DelayHistogram {
     if (decoded.totalCount !== e.n) {
       throw new Error(`stats: histogram holds ${decoded.totalCount} values, expected ${e.n}`);
     }
-    out.h.add(decoded);
+    out.counts().add(decoded);
     out.n = e.n;
     out.sumNs = e.sumNs;
     out.minNs = e.minNs;
@@ -204,8 +201,13 @@ export class DelayHistogram {
     return out;
   }
 
-  /** Bytes held by the bucket counts (for sizing; hdr's own estimate). */
+  /** Bytes the bucket counts hold once allocated (for sizing; hdr's own estimate). */
   get footprintBytes(): number {
-    return this.h.estimatedFootprintInBytes;
+    return this.counts().estimatedFootprintInBytes;
+  }
+
+  private counts(): hdr.JsHistogram {
+    if (this.h === null) this.h = newHdr();
+    return this.h;
   }
 }
