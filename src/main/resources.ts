@@ -4,7 +4,8 @@ import { cpus } from "node:os";
 
 export interface ResourceFigures {
   cpuSeconds: number;
-  cpuUtilisationPercent: number;
+  /** absent when no wall time elapsed (never a 0 for "not measured") */
+  cpuUtilisationPercent?: number;
   peakHeapBytes: number;
   peakRssBytes: number;
 }
@@ -39,7 +40,7 @@ export class ResourceWatch {
     const n = cpus().length || 1;
     return {
       cpuSeconds,
-      cpuUtilisationPercent: wallSeconds > 0 ? (100 * cpuSeconds) / (wallSeconds * n) : 0,
+      ...(wallSeconds > 0 ? { cpuUtilisationPercent: (100 * cpuSeconds) / (wallSeconds * n) } : {}),
       peakHeapBytes: this.peakHeap,
       peakRssBytes: this.peakRss,
     };

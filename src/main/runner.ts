@@ -212,7 +212,9 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     client: { os: platform(), arch: goArch(arch()), cpus: cpus().length, runtime: `node ${process.version}` },
     resources: {
       cpuSeconds: figures.cpuSeconds,
-      cpuUtilisationPercent: figures.cpuUtilisationPercent,
+      ...(figures.cpuUtilisationPercent !== undefined
+        ? { cpuUtilisationPercent: figures.cpuUtilisationPercent }
+        : {}),
       peakHeapBytes: figures.peakHeapBytes,
       peakRssBytes: figures.peakRssBytes,
       workers: opts.engine.workers,

@@ -139,22 +139,11 @@ function finishRecord(rec: ViewerRecord, st: ViewerState): void {
   }
   const p: ViewerPipeline | null = st.pipeline;
   if (!p) return;
-  const out = p.finish();
-  rec.codec = out.codec;
+  const { codec, ...figures } = p.finish();
+  Object.assign(rec, figures);
+  rec.codec = codec;
   if (p.firstRtpNs >= 0) rec.firstRtpNs = p.firstRtpNs;
   if (p.firstKeyframeNs >= 0 && st.joined) rec.firstKeyframeNs = p.firstKeyframeNs;
-  rec.rtp = out.rtp;
-  rec.oneWayDelay = out.oneWayDelay;
-  rec.oneWayDelayBlocker = out.oneWayDelayBlocker;
-  rec.delayHist = out.delayHist;
-  rec.delayKeyHist = out.delayKeyHist;
-  rec.delayDeltaHist = out.delayDeltaHist;
-  rec.packetTransit = out.packetTransit;
-  rec.transitHist = out.transitHist;
-  rec.stampDelay = out.stampDelay;
-  rec.stampHist = out.stampHist;
-  rec.stampKeyHist = out.stampKeyHist;
-  rec.stampDeltaHist = out.stampDeltaHist;
 }
 
 function aborted(signal: AbortSignal): Promise<void> {
