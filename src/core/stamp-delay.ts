@@ -37,7 +37,7 @@ export class StampDelay {
   /** publisher wall clock minus this process's monotonic clock, ns, at [0]; updated by the caller as the offset is measured */
   private readonly pubWallMinusMono: Float64Array;
   private readonly heads = new Map<number, FrameHead>();
-  readonly hist = new DelayHistogram();
+  // every sample goes to exactly one of these two; all() is their union
   readonly keyHist = new DelayHistogram();
   readonly deltaHist = new DelayHistogram();
   private readonly c: StampDelayCounters = emptyStampCounters();
@@ -88,7 +88,6 @@ export class StampDelay {
       return;
     }
     c.samples++;
-    this.hist.recordNs(delay);
     if (this.onSample !== null) this.onSample(delay);
     if (head.key) {
       c.keyframeSamples++;
@@ -97,6 +96,11 @@ export class StampDelay {
       c.deltaFrameSamples++;
       this.deltaHist.recordNs(delay);
     }
+  }
+
+  /** The histogram of every sample: the union of the keyframe and delta-frame ones. */
+  all(): DelayHistogram {
+    return DelayHistogram.union(this.keyHist, this.deltaHist);
   }
 
   counters(): StampDelayCounters {

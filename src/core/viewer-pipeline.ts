@@ -109,7 +109,7 @@ export class ViewerPipeline {
   private readonly out: CompletedFrame[] = [];
   private readonly matchDelayNs: number;
   private readonly deferred: CompletedFrame[] = [];
-  private readonly delayHist: DelayHistogram | null = null;
+  // every sample goes to exactly one of these two; the histogram of all frames is their union (finish)
   private readonly delayKeyHist: DelayHistogram | null = null;
   private readonly delayDeltaHist: DelayHistogram | null = null;
   private completeFrames = 0;
@@ -157,7 +157,6 @@ export class ViewerPipeline {
       this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
       this.hasher = o.hasher;
       this.table = o.table;
-      this.delayHist = new DelayHistogram();
       this.delayKeyHist = new DelayHistogram();
       this.delayDeltaHist = new DelayHistogram();
     }
@@ -255,7 +254,6 @@ export class ViewerPipeline {
     }
     if (outcome === 0) {
       this.samples++;
-      this.delayHist!.recordNs(delayNs);
       if (key) {
         this.keySamples++;
         this.delayKeyHist!.recordNs(delayNs);
@@ -307,7 +305,7 @@ export class ViewerPipeline {
         deltaFrameSamples: this.deltaSamples,
       },
       oneWayDelayBlocker: this.blocker,
-      delayHist: (this.delayHist ?? empty()).encode(),
+      delayHist: DelayHistogram.union(this.delayKeyHist ?? empty(), this.delayDeltaHist ?? empty()).encode(),
       delayKeyHist: (this.delayKeyHist ?? empty()).encode(),
       delayDeltaHist: (this.delayDeltaHist ?? empty()).encode(),
       packetTransit: { negotiated: this.negotiated, stamped: this.stamped, invalid: this.transitInvalid },
@@ -321,7 +319,7 @@ export class ViewerPipeline {
               lateCompletedFrames: r.lateCompletedFrames,
             }
           : emptyStampCounters(),
-      stampHist: (st?.hist ?? empty()).encode(),
+      stampHist: (st?.all() ?? empty()).encode(),
       stampKeyHist: (st?.keyHist ?? empty()).encode(),
       stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
     };

@@ -82,14 +82,20 @@ test("histogram merge of two halves equals the histogram of all values", () => {
   merged.add(b);
   const viaWire = DelayHistogram.decode(a.encode());
   viaWire.add(DelayHistogram.decode(b.encode()));
+  const union = DelayHistogram.union(a, b);
   for (let p = 0.5; p <= 100; p += 0.5) {
     assert.equal(merged.quantileNs(p), all.quantileNs(p), `merged p${p}`);
+    assert.equal(union.quantileNs(p), all.quantileNs(p), `union p${p}`);
     assert.equal(viaWire.quantileNs(p), all.quantileNs(p), `decoded p${p}`);
   }
   assert.equal(merged.count, all.count);
   assert.deepEqual(merged.encode(), all.encode());
   assert.deepEqual(viaWire.encode(), all.encode());
+  assert.deepEqual(union.encode(), all.encode());
   assert.deepEqual(viaWire.summaryMs(), all.summaryMs());
+  // the parts are left as they were; a union of empty parts is empty
+  assert.equal(a.count + b.count, all.count);
+  assert.equal(DelayHistogram.union(new DelayHistogram(), new DelayHistogram()).count, 0);
 });
 
 test("histogram: empty encodes and decodes; merge into empty", () => {

@@ -122,6 +122,11 @@ for (const codec of ["vp8", "h264"] as const) {
     const delta = DelayHistogram.decode(r.delayDeltaHist);
     assert.equal(all.count, 240);
     assert.equal(key.count + delta.count, all.count);
+    // the histogram of all frames (built from the keyframe and delta-frame ones) is the one
+    // a histogram fed every delay holds
+    const direct = new DelayHistogram();
+    for (const ns of s.delaysNs) direct.recordNs(ns);
+    assert.deepEqual(all.encode(), direct.encode());
     const sum = all.summaryMs();
     assert.equal(sum.min, Math.min(...s.delaysNs) / 1e6);
     assert.equal(sum.max, Math.max(...s.delaysNs) / 1e6);
