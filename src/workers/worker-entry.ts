@@ -1,8 +1,12 @@
 // The piscina worker: runs one shard per task with the same entry function the main thread uses
 // for --workers 0. The task is async, so the worker's event loop keeps delivering messages.
 
+import { useViewerBufferPool } from "./buffer-pool.ts";
 import type { MainToWorker, ShardJob, ShardResult, WorkerToMain } from "./protocol.ts";
 import { runShard } from "./shard.ts";
+
+// this thread hosts viewers only
+useViewerBufferPool();
 
 export default async function shardWorker(job: ShardJob): Promise<ShardResult> {
   const stop = new AbortController();
