@@ -12,9 +12,6 @@
 //
 // Rows are NxW (W = 0 runs the viewers in the main thread). The relay child process is started
 // and stopped by the benchmark itself (its PID only).
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import { fmtFixed } from "../src/core/gofmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
 import type { Report } from "../src/core/report/types.ts";
@@ -25,6 +22,7 @@ import { poolEngine } from "../src/main/pool-engine.ts";
 import { receivePathEngine } from "../src/main/receive-path-engine.ts";
 import { run } from "../src/main/runner.ts";
 import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/receive-path.ts";
+import { startRelay, stopRelay } from "./relay-child.ts";
 
 interface Row {
   viewers: number;
@@ -51,21 +49,6 @@ const paths = arg("paths", "werift,lean")
     if (!RECEIVE_PATHS.includes(p as ReceivePath)) throw new Error(`--paths: unknown receive path ${p}`);
     return p as ReceivePath;
   });
-
-async function startRelay(): Promise<ChildProcess> {
-  const bin = fileURLToPath(new URL("../bin/whipbench.js", import.meta.url));
-  const child = spawn(process.execPath, [bin, "relay", "--listen", `127.0.0.1:${PORT}`], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let text = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    text += d.toString();
-  });
-  for (let i = 0; i < 100 && !text.includes("relay listening"); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  if (!text.includes("relay listening")) throw new Error("the relay did not start");
-  return child;
-}
 
 /** Worker-thread CPU and packets over the hold only (setup excluded): the steady state. */
 interface Steady {
@@ -141,7 +124,7 @@ const header = [
   "ceiling",
 ];
 
-const relay = await startRelay();
+const relay = await startRelay(PORT);
 const out: string[] = [line(header), line(header.map(() => "---:"))];
 const lastRssByWorkers = new Map<string, { viewers: number; rss: number }>();
 let index = 0;
@@ -198,7 +181,6 @@ try {
     }
   }
 } finally {
-  relay.kill("SIGTERM");
-  await once(relay, "exit");
+  await stopRelay(relay);
 }
 process.stdout.write(`${out.join("\n")}\n`);
