@@ -72,7 +72,7 @@ export class DelayHistogram {
   static readonly precisionNote =
     "histogram percentiles are HDR histogram bucket midpoints (2 significant digits: a bucket is at most 1/128 of its values wide, so the midpoint is within ±0.4 % of any value in it; exact to 1 µs below 256 µs); min, max and mean are exact";
 
-  /** the bucket counts, allocated on the first value (a viewer holds seven histograms, most often empty) */
+  /** the bucket counts, allocated on the first value (a viewer holds five histograms; some never sample) */
   private h: hdr.JsHistogram | null = null;
   private n = 0;
   private sumNs = 0;
