@@ -3,7 +3,7 @@
 // per row: viewers, workers, packets/s received and µs of viewer-thread CPU per received packet
 // over the hold (setup excluded; the whole-run figure, setup included, beside it), viewers per
 // core, RSS per viewer (whole-process peak, and marginal between rows of the same W), the
-// worst worker event-loop delay p99, client-side loss, kernel UDP drops, join and setup tails,
+// worst worker event-loop delay p99 (over the run, and per hold second: median and worst), client-side loss, kernel UDP drops, join and setup tails,
 // and whether the ceiling guard fired. Every row runs once per receive path (--paths, default
 // both: werift's receive path and the lean one, src/workers/lean), one after the other in this
 // process against the same relay, and a ratio line follows each row: werift ÷ lean µs/packet.
@@ -55,6 +55,8 @@ interface Steady {
   cpuSeconds: number;
   packets: number;
   seconds: number;
+  /** per hold second: the worst viewer thread's event-loop delay p99 in that second, ms */
+  eldP99: number[];
 }
 
 async function measure(
@@ -80,7 +82,7 @@ async function measure(
   const inner = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });
   // the scenario key reaches the shards once the runner copies it; the engine makes sure of it
   const engine = receivePathEngine(inner, [path]);
-  const steady: Steady = { cpuSeconds: 0, packets: 0, seconds: 0 };
+  const steady: Steady = { cpuSeconds: 0, packets: 0, seconds: 0, eldP99: [] };
   // seconds fully inside the hold: after the last viewer started and joined (+2 s), before the end
   const from = rampSeconds + 2;
   const to = rampSeconds + holdSeconds - 1;
@@ -94,10 +96,13 @@ async function measure(
     onTick: (entry, ticks) => {
       if (!entry || entry.t <= from || entry.t > to) return;
       steady.seconds++;
+      let worst = 0;
       for (const t of ticks) {
         steady.cpuSeconds += t.thread.cpuSeconds;
         steady.packets += t.packets;
+        worst = Math.max(worst, t.thread.eventLoopDelayMs.p99);
       }
+      steady.eldP99.push(worst);
     },
   });
   return { report: buildReport(input), steady };
@@ -116,7 +121,7 @@ const header = [
   "viewers/core",
   "peak RSS/viewer",
   "marginal RSS/viewer",
-  "worst worker ELD p99",
+  "worst worker ELD p99: run (hold: median/max second)",
   "loss",
   "kernel UDP drops",
   "join p50/p99",
@@ -146,6 +151,11 @@ try {
       lastRssByWorkers.set(`${path}/${row.workers}`, { viewers: row.viewers, rss });
       perPath.push(perPacket);
       const eld = Math.max(...ws.map((w) => w.eventLoopDelayMs.p99));
+      const holdEld = [...steady.eldP99].sort((a, b) => a - b);
+      const holdEldText =
+        holdEld.length > 0
+          ? `${fmtFixed(holdEld[Math.floor((holdEld.length - 1) / 2)] ?? 0, 1)}/${fmtFixed(holdEld[holdEld.length - 1] ?? 0, 1)}`
+          : "—";
       const udp = r.client.resources?.udpReceiveErrors;
       const joins = r.aggregate.joinFirstKeyframeMs;
       const setups = (r.viewers ?? []).map((v) => v.iceConnectedMs ?? Number.NaN).filter(Number.isFinite);
@@ -161,7 +171,7 @@ try {
           fmtFixed(coresUsed > 0 ? r.aggregate.joined / coresUsed : Number.NaN, 0),
           `${fmtFixed(rss / row.viewers / 1024, 0)} KB`,
           Number.isFinite(marginal) ? `${fmtFixed(marginal / 1024, 0)} KB` : "—",
-          `${fmtFixed(eld, 1)} ms`,
+          `${fmtFixed(eld, 1)} ms (${holdEldText} ms)`,
           `${fmtFixed(r.aggregate.lossPercentTotal, 3)}%`,
           udp ? String(udp.rcvbufErrors + udp.inErrors) : "n/a",
           `${fmtFixed(joins.p50, 0)}/${fmtFixed(joins.p99, 0)} ms`,
