@@ -74,6 +74,14 @@ function isCodec(c: string): c is Codec {
 
 const notKey = (_payload: Uint8Array): boolean => false;
 
+/** A completed frame whose match is deferred: its fingerprint and instants, not its payload. */
+interface HashedFrame {
+  fp: bigint | null;
+  timestamp: number;
+  arrivalNs: number;
+  firstNs: number;
+}
+
 export class ViewerPipeline {
   /** packets and payload bytes read (every packet, duplicates included), for per-second deltas */
   packets = 0;
@@ -108,7 +116,8 @@ export class ViewerPipeline {
   private readonly onTransitSample: ((transitNs: number) => void) | null;
   private readonly out: CompletedFrame[] = [];
   private readonly matchDelayNs: number;
-  private readonly deferred: CompletedFrame[] = [];
+  // frames waiting for their match (split runs): fingerprinted already, so no payload is kept
+  private readonly deferred: HashedFrame[] = [];
   // every sample goes to exactly one of these two; the histogram of all frames is their union (finish)
   private readonly delayKeyHist: DelayHistogram | null = null;
   private readonly delayDeltaHist: DelayHistogram | null = null;
@@ -213,8 +222,10 @@ export class ViewerPipeline {
       for (let j = 0; j < n; j++) {
         const f = out[j]!;
         if (this.hasher !== null) {
-          if (this.matchDelayNs > 0) this.deferred.push(f);
-          else this.classify(f);
+          const fp = f.pieces !== null ? this.hasher.fingerprint(this.fpCodec!, f.pieces) : null;
+          if (this.matchDelayNs > 0)
+            this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, firstNs: f.firstNs });
+          else this.classify(fp, f);
         }
         if (this.stamp !== null) this.stamp.frame(f, f.firstNs < this.sampleFromNs);
       }
@@ -223,29 +234,29 @@ export class ViewerPipeline {
     if (this.deferred.length > 0) this.drainDeferred(arrivalNs - this.matchDelayNs);
   }
 
-  /** §6.4 step 5: one completed frame's fingerprint outcome, then the sample window. */
-  private classify(f: CompletedFrame): void {
+  /**
+   * §6.4 step 5: one completed frame's fingerprint outcome, then the sample window. `fp` is the
+   * frame's fingerprint, null when the depacketiser rejected it or it has no fingerprint.
+   */
+  private classify(fp: bigint | null, f: HashedFrame | CompletedFrame): void {
     this.completeFrames++;
     // 0 sample, 1 invalid, 2 unmatched, 3 duplicate
     let outcome = 2;
     let key = false;
     let delayNs = 0;
-    if (f.pieces !== null) {
-      const fp = this.hasher!.fingerprint(this.fpCodec!, f.pieces);
-      if (fp !== null) {
-        const hit = this.table!.lookup(fp);
-        if (hit.status === "unique") {
-          const m = this.matcher!;
-          if (m.match(hit.index, f.timestamp, f.arrivalNs) === "sampled") {
-            outcome = 0;
-            delayNs = m.delayNs;
-            key = this.table!.isKeyframe(hit.index);
-          } else {
-            outcome = 1;
-          }
-        } else if (hit.status === "duplicate") {
-          outcome = 3;
+    if (fp !== null) {
+      const hit = this.table!.lookup(fp);
+      if (hit.status === "unique") {
+        const m = this.matcher!;
+        if (m.match(hit.index, f.timestamp, f.arrivalNs) === "sampled") {
+          outcome = 0;
+          delayNs = m.delayNs;
+          key = this.table!.isKeyframe(hit.index);
+        } else {
+          outcome = 1;
         }
+      } else if (hit.status === "duplicate") {
+        outcome = 3;
       }
     }
     if (f.firstNs < this.sampleFromNs) {
@@ -271,16 +282,18 @@ export class ViewerPipeline {
     }
   }
 
-  /** The viewer's figures at the end (histograms encoded for the thread crossing). */
   /** Classify the deferred frames whose last packet arrived at or before `untilNs`, in order. */
   private drainDeferred(untilNs: number): void {
     const d = this.deferred;
     let n = 0;
-    while (n < d.length && (d[n] as CompletedFrame).arrivalNs <= untilNs)
-      this.classify(d[n++] as CompletedFrame);
+    while (n < d.length && (d[n] as HashedFrame).arrivalNs <= untilNs) {
+      const h = d[n++] as HashedFrame;
+      this.classify(h.fp, h);
+    }
     if (n > 0) d.splice(0, n);
   }
 
+  /** The viewer's figures at the end (histograms encoded for the thread crossing). */
   finish(): ViewerPipelineResult {
     this.drainDeferred(Number.POSITIVE_INFINITY);
     const r = this.reasm;

@@ -41,7 +41,16 @@ interface Stream {
  */
 function stream(
   codec: Codec,
-  opts: { excludeFirstNs?: number; markers?: boolean; trackCodec?: string; sendLog?: boolean } = {},
+  opts: {
+    excludeFirstNs?: number;
+    markers?: boolean;
+    trackCodec?: string;
+    sendLog?: boolean;
+    /** deferred matching (split runs) */
+    matchDelayNs?: number;
+    /** the send log learns of frame k only after its packets arrived (a replicated log) */
+    lateLog?: boolean;
+  } = {},
 ): Stream {
   const clip = loadClip(codec);
   const table = tables.get(codec)!;
@@ -58,6 +67,7 @@ function stream(
     table,
     sendLog: opts.sendLog === false ? null : log,
     absCaptureNegotiated: true,
+    ...(opts.matchDelayNs !== undefined ? { matchDelayNs: opts.matchDelayNs } : {}),
     onDelaySample: (_d, key) => {
       hook.n++;
       if (key) hook.key++;
@@ -72,7 +82,7 @@ function stream(
   let firstKeyArrival = -1;
   for (let k = 0; k <= 2 * n; k++) {
     const t0 = SEND_START + Math.round((k * 1e9) / clip.fps);
-    log.record(k, t0);
+    if (opts.lateLog !== true) log.record(k, t0);
     const ts = (0xfffff000 + k * clip.ticks) >>> 0;
     const frame = clip.frames[k % n]!;
     const payloads = codec === "vp8" ? packetizeVp8(frame, 1200, k & 0x7fff) : packetizeH264(frame, 1200);
@@ -93,6 +103,7 @@ function stream(
       seq = (seq + 1) & 0xffff;
       packets++;
     });
+    if (opts.lateLog === true) log.record(k, t0);
     if (k > 0) delaysNs.push(TRANSIT_NS + (payloads.length - 1) * PACKET_SPACING_NS);
   }
   return { pipeline, delaysNs, packets, stapA, firstArrival: SEND_START + TRANSIT_NS, firstKeyArrival, hook };
@@ -153,6 +164,21 @@ for (const codec of ["vp8", "h264"] as const) {
     if (codec === "h264") assert.equal(s.stapA, 9); // one per keyframe
   });
 }
+
+test("deferred matching (split runs): a send log that learns of each frame late still matches every frame", () => {
+  for (const codec of ["vp8", "h264"] as const) {
+    const base = stream(codec).pipeline.finish();
+    const deferred = stream(codec, { lateLog: true, matchDelayNs: 300 * MS }).pipeline.finish();
+    // the same outcome, frame for frame: counters and histograms alike
+    assert.deepEqual(deferred.oneWayDelay, base.oneWayDelay, codec);
+    assert.deepEqual(deferred.delayHist, base.delayHist, codec);
+    assert.deepEqual(deferred.delayKeyHist, base.delayKeyHist, codec);
+    assert.equal(deferred.oneWayDelay.samples, 240);
+    // without the deferral the same late log matches the previous loop's send or nothing
+    const undeferred = stream(codec, { lateLog: true }).pipeline.finish();
+    assert.notDeepEqual(undeferred.delayHist, base.delayHist, codec);
+  }
+});
 
 test("the exclusion window applies after classification, from the first packet", () => {
   const s = stream("vp8", { excludeFirstNs: 1e9 });
