@@ -1,5 +1,6 @@
 // `whipbench run [SCENARIO.json]` and `whipbench view --whep URL`.
 import { readFile, stat } from "node:fs/promises";
+import { cpus } from "node:os";
 import {
   normaliseScenario,
   parseScenario,
@@ -7,7 +8,7 @@ import {
   ScenarioError,
   validateScenario,
 } from "../core/scenario.ts";
-import { defaultWorkers, type Engine, inThreadEngine } from "./engine.ts";
+import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "./engine.ts";
 import { execute } from "./execute.ts";
 import { UsageError } from "./flags.ts";
 import { type Logger, stderrLogger } from "./log.ts";
@@ -73,8 +74,10 @@ function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
 }
 
 /** `workers` from the flag or the scenario; unset: one core for the main thread, the rest for viewers. */
-function engineFor(s: Scenario, flags: RunFlags): Engine {
+function engineFor(s: Scenario, flags: RunFlags, log: Logger): Engine {
   const workers = s.workers ?? defaultWorkers();
+  const note = oversubscribedNote(workers, cpus().length);
+  if (note !== null) log.line(note);
   // live one-way delay samples feed /metrics and the progress line
   const liveDelays = (s.metrics ?? "") !== "" || !(flags.quiet ?? false);
   return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays });
@@ -86,7 +89,7 @@ function outputs(s: Scenario, flags: RunFlags, log: Logger) {
   return {
     out: flags.out,
     log,
-    engine: engineFor(s, flags),
+    engine: engineFor(s, flags, log),
     html: flags.html ?? true,
     json: flags.json ?? false,
     ...(flags.quiet

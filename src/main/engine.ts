@@ -40,3 +40,14 @@ export function inThreadEngine(opts: EngineOptions = {}): Engine {
 export function defaultWorkers(): number {
   return Math.max(1, cpus().length - 1);
 }
+
+/**
+ * The stderr line for more worker threads than the cores left beside the main thread, or null.
+ * Such a run still works — threads share cores — but its per-thread CPU figures say less, and
+ * whether the client kept up is for the ceiling guard to judge.
+ */
+export function oversubscribedNote(workers: number, cores: number): string | null {
+  const spare = Math.max(1, cores - 1);
+  if (workers <= spare) return null;
+  return `note: ${workers} worker threads for ${spare} core${spare === 1 ? "" : "s"} beside the main thread's (${cores} in all): threads share cores; client.ceiling says whether the client kept up`;
+}
