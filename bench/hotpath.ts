@@ -31,10 +31,8 @@
 //
 //   npm run bench:hotpath                 # 8 viewers × 25 000 packets per variant and codec
 //   node bench/hotpath.ts --viewers 4 --packets 50000 --rounds 7
-import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { PerformanceObserver } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { absCaptureToUnixNs, unixNsToAbsCapture } from "../src/core/abs-capture-time.ts";
 import { type Clip, loadClip } from "../src/core/clip/clip.ts";
@@ -45,15 +43,10 @@ import { RtpStats } from "../src/core/rtpstats.ts";
 import { SendLog } from "../src/core/sendlog.ts";
 import type { Codec } from "../src/core/types.ts";
 import { ViewerPipeline } from "../src/core/viewer-pipeline.ts";
+import { allocationGc } from "./allocation-gc.ts";
 
-const V8_FLAGS = ["--expose-gc", "--min-semi-space-size=256", "--max-semi-space-size=256"];
-if (typeof globalThis.gc !== "function") {
-  // re-run with the flags the allocation figure needs
-  const self = fileURLToPath(import.meta.url);
-  const r = spawnSync(process.execPath, [...V8_FLAGS, self, ...process.argv.slice(2)], { stdio: "inherit" });
-  process.exit(r.status ?? 1);
-}
-const gc = globalThis.gc as () => void;
+// re-runs itself with the flags the allocation figure needs
+const gc = allocationGc(import.meta.url);
 
 const { values: args } = parseArgs({
   options: {

@@ -10,12 +10,9 @@
 // and a 256 MiB young generation, forces a full GC before each window, and takes the growth of
 // heapUsed (JS objects) and arrayBuffers (buffer contents) across it; a window that saw a GC is
 // reported as such (its growth would undercount).
-import { spawnSync } from "node:child_process";
 import { PerformanceObserver } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { RtpHeader, SrtpSession } from "werift";
-import { unixNsToAbsCapture } from "../src/core/abs-capture-time.ts";
+import { SrtpSession } from "werift";
 import { fmtFixed } from "../src/core/gofmt.ts";
 import {
   SRTP_AEAD_AES_128_GCM,
@@ -25,14 +22,17 @@ import {
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
 import { LeanReceiver } from "../src/workers/lean/receiver.ts";
 import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
+import { allocationGc } from "./allocation-gc.ts";
+import {
+  protectedStream,
+  STREAM_ABS_ID,
+  STREAM_KEY,
+  STREAM_PAYLOAD_TYPE,
+  streamSalt,
+} from "./srtp-stream.ts";
 
-const V8_FLAGS = ["--expose-gc", "--min-semi-space-size=256", "--max-semi-space-size=256"];
-if (typeof globalThis.gc !== "function") {
-  const self = fileURLToPath(import.meta.url);
-  const r = spawnSync(process.execPath, [...V8_FLAGS, self, ...process.argv.slice(2)], { stdio: "inherit" });
-  process.exit(r.status ?? 1);
-}
-const gc = globalThis.gc as () => void;
+// re-runs itself with the flags the allocation figure needs
+const gc = allocationGc(import.meta.url);
 
 const { values: args } = parseArgs({
   options: {
@@ -45,8 +45,8 @@ const PACKETS = Number(args.packets);
 const ROUNDS = Number(args.rounds);
 const WARM = 2000;
 const profile: SrtpProfile = args.profile === "cm" ? SRTP_AES128_CM_HMAC_SHA1_80 : SRTP_AEAD_AES_128_GCM;
-const KEY = Buffer.alloc(16, 7);
-const SALT = Buffer.alloc(profile === SRTP_AEAD_AES_128_GCM ? 12 : 14, 9);
+const KEY = STREAM_KEY;
+const SALT = streamSalt(profile);
 const TAG = profile === SRTP_AEAD_AES_128_GCM ? 16 : 10;
 
 type Variant = "werift decrypt" | "lean unprotect" | "lean receive function";
@@ -55,26 +55,7 @@ const VARIANTS: Variant[] = ["werift decrypt", "lean unprotect", "lean receive f
 // one stream, replayed to every fresh receiver; no sequence wrap inside it
 const total = WARM + PACKETS;
 if (total > 60_000) throw new Error("--packets: at most 58000 (the stream must not wrap)");
-const sender = new SrtpSession({
-  keys: { localMasterKey: KEY, localMasterSalt: SALT, remoteMasterKey: KEY, remoteMasterSalt: SALT },
-  profile,
-});
-const payload = Buffer.alloc(1100, 0x5a);
-const abs = Buffer.alloc(8);
-const stream: Buffer[] = [];
-for (let k = 0; k < total; k++) {
-  const h = new RtpHeader({
-    sequenceNumber: k,
-    timestamp: (Math.floor(k / 4) * 3000) >>> 0,
-    marker: k % 4 === 3,
-    payloadType: 96,
-    ssrc: 0x1234,
-  });
-  unixNsToAbsCapture(Date.now() * 1e6, abs);
-  h.extension = true;
-  h.extensions = [{ id: 1, payload: Buffer.from(abs) }];
-  stream.push(sender.encrypt(payload, h));
-}
+const stream = protectedStream(profile, total, 0);
 
 let gcs = 0;
 new PerformanceObserver((l) => {
@@ -111,9 +92,9 @@ function receiver(v: Variant): { take: (p: Buffer) => void; delivered: () => num
     profile,
     remoteMasterKey: KEY,
     remoteMasterSalt: SALT,
-    payloadTypes: [96],
+    payloadTypes: [STREAM_PAYLOAD_TYPE],
     clockRate: 90000,
-    absId: 1,
+    absId: STREAM_ABS_ID,
     senderSsrc: 1,
     sendRtcp: () => {},
     sink: () => {

@@ -14,8 +14,6 @@
 import { createSocket, type Socket } from "node:dgram";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { RtpHeader, SrtpSession } from "werift";
-import { unixNsToAbsCapture } from "../src/core/abs-capture-time.ts";
 import {
   SRTP_AEAD_AES_128_GCM,
   SRTP_AES128_CM_HMAC_SHA1_80,
@@ -24,14 +22,17 @@ import {
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
 import { LeanReceiver } from "../src/workers/lean/receiver.ts";
 import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
+import {
+  protectedStream,
+  STREAM_ABS_ID,
+  STREAM_KEY,
+  STREAM_PAYLOAD_TYPE,
+  streamSalt,
+} from "./srtp-stream.ts";
 
 type Variant = "udp" | "udp+srtp" | "udp+lean";
 const VARIANTS: Variant[] = ["udp", "udp+srtp", "udp+lean"];
-const KEY = Buffer.alloc(16, 7);
-const SALT_GCM = Buffer.alloc(12, 9);
-const SALT_CM = Buffer.alloc(14, 9);
 const PPS = 132;
-const ABS_ID = 1;
 
 interface Job {
   variant: Variant;
@@ -58,7 +59,7 @@ function arg(name: string, fallback: string): string {
 
 if (!isMainThread) {
   const job = workerData as Job;
-  const salt = job.profile === SRTP_AEAD_AES_128_GCM ? SALT_GCM : SALT_CM;
+  const salt = streamSalt(job.profile);
   const sockets: Socket[] = [];
   let packets = 0;
   let rejected = 0;
@@ -70,7 +71,7 @@ if (!isMainThread) {
         packets++;
       });
     } else if (job.variant === "udp+srtp") {
-      const rx = new SrtpReceiver(job.profile, KEY, salt);
+      const rx = new SrtpReceiver(job.profile, STREAM_KEY, salt);
       const tag = rx.tagLength;
       s.on("message", (d: Buffer) => {
         const out = rx.unprotect(d, rtpHeaderLength(d, d.length - tag));
@@ -80,11 +81,11 @@ if (!isMainThread) {
     } else {
       const lean = new LeanReceiver({
         profile: job.profile,
-        remoteMasterKey: KEY,
+        remoteMasterKey: STREAM_KEY,
         remoteMasterSalt: salt,
-        payloadTypes: [96],
+        payloadTypes: [STREAM_PAYLOAD_TYPE],
         clockRate: 90000,
-        absId: ABS_ID,
+        absId: STREAM_ABS_ID,
         senderSsrc: 1,
         sendRtcp: () => {},
         onNack: () => {},
@@ -132,27 +133,7 @@ if (!isMainThread) {
     arg("profile", "gcm") === "cm" ? SRTP_AES128_CM_HMAC_SHA1_80 : SRTP_AEAD_AES_128_GCM;
   // one pre-protected stream, sent to every socket (each receiver has its own SRTP state)
   const total = Math.ceil((seconds + 4) * PPS);
-  const salt = profile === SRTP_AEAD_AES_128_GCM ? SALT_GCM : SALT_CM;
-  const session = new SrtpSession({
-    keys: { localMasterKey: KEY, localMasterSalt: salt, remoteMasterKey: KEY, remoteMasterSalt: salt },
-    profile,
-  });
-  const payload = Buffer.alloc(1100, 0x5a);
-  const abs = Buffer.alloc(8);
-  const stream: Buffer[] = [];
-  for (let k = 0; k < total; k++) {
-    const h = new RtpHeader({
-      sequenceNumber: (40000 + k) & 0xffff,
-      timestamp: (Math.floor(k / 4) * 3000) >>> 0,
-      marker: k % 4 === 3,
-      payloadType: 96,
-      ssrc: 0x1234,
-    });
-    unixNsToAbsCapture(Date.now() * 1e6, abs);
-    h.extension = true;
-    h.extensions = [{ id: ABS_ID, payload: Buffer.from(abs) }];
-    stream.push(session.encrypt(payload, h));
-  }
+  const stream = protectedStream(profile, total, 40000);
   const lines: string[] = [
     `| viewers | variant | packets/s | µs thread CPU/packet | ELD p99 | rejected |`,
     `| ---: | --- | ---: | ---: | ---: | ---: |`,
