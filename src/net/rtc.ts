@@ -1,6 +1,9 @@
 // werift configuration shared by the publisher, the viewers and the built-in relay: codecs and
 // header extension of §6.21, host-only ICE with no STUN, loopback-only gathering, non-trickle
 // gathering. See research/werift.md §2 and §7 for why each setting is there.
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import nacl from "tweetnacl";
 import {
   Connection,
   RTCPeerConnection,
@@ -8,6 +11,7 @@ import {
   RTCRtpCodecParameters,
   RTCRtpHeaderExtensionParameters,
 } from "werift";
+import { x25519, x25519KeyPair } from "./x25519.ts";
 
 export const ABS_CAPTURE_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
 export const WERIFT_VERSION = "0.25.2";
@@ -36,6 +40,36 @@ export function patchWerift(): void {
     const self = this as unknown as { options: { stunServer?: unknown }; stunServer?: unknown };
     if (!self.options.stunServer) self.stunServer = undefined;
   };
+  useNativeX25519();
+}
+
+/**
+ * werift's DTLS does its X25519 key exchange with tweetnacl, in JavaScript: ~1.4 ms of blocking
+ * work per handshake on each side (a key pair and a shared secret), about half of a handshake's
+ * CPU and ~7 % of a viewer thread's busy time during a ramp (bench/README.md). The two functions
+ * it calls are replaced, on the tweetnacl module werift itself loads, by node:crypto's X25519,
+ * which gives the same bytes (src/net/x25519.ts, test/unit/x25519.test.ts).
+ */
+function useNativeX25519(): void {
+  const ours = fileURLToPath(import.meta.resolve("tweetnacl"));
+  const werifts = createRequire(fileURLToPath(import.meta.resolve("werift"))).resolve("tweetnacl");
+  if (ours !== werifts) {
+    throw new Error(
+      `werift loads tweetnacl from ${werifts}, not ${ours}: the X25519 patch would not reach it`,
+    );
+  }
+  const lib = nacl as unknown as { box?: { keyPair?: unknown }; scalarMult?: unknown };
+  const box = lib.box;
+  const keyPair = box?.keyPair;
+  const scalarMult = lib.scalarMult;
+  if (box === undefined || typeof keyPair !== "function" || typeof scalarMult !== "function") {
+    throw new Error(
+      "tweetnacl 1.0.3 expected: box.keyPair or scalarMult is missing, the X25519 patch cannot be applied",
+    );
+  }
+  // keep the functions' own properties (keyPair.fromSecretKey, scalarMult.base, lengths)
+  box.keyPair = Object.assign(() => x25519KeyPair(), keyPair);
+  lib.scalarMult = Object.assign((n: Uint8Array, p: Uint8Array) => x25519(n, p), scalarMult);
 }
 
 export interface IceOptions {
