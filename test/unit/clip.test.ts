@@ -248,6 +248,15 @@ describe("splitAnnexB", () => {
     assert.deepEqual(splitAnnexB(hex(1, 2, 3, 4, 5)), []);
     assert.deepEqual(splitAnnexB(new Uint8Array(0)), []);
     assert.deepEqual(splitAnnexB(hex(0, 0, 1)), []);
+    // a start code at the very end opens no unit (found by the fuzzer: 00 00 01 00 00 01)
+    assert.deepEqual(
+      splitAnnexB(hex(0, 0, 1, 0, 0, 1)).map((n) => [...n]),
+      [[]],
+    );
+    assert.deepEqual(
+      splitAnnexB(hex(0, 0, 1, 0x09, 0, 0, 0, 1)).map((n) => [...n]),
+      [[0x09]],
+    );
     assert.deepEqual(
       splitAnnexB(hex(0, 0, 1, 2, 0, 0, 2, 0, 0, 1, 5)).map((n) => [...n]),
       [[2, 0, 0, 2], [5]],

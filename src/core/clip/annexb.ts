@@ -6,7 +6,8 @@ import { spsTicks } from "./sps.ts";
  * The NAL units of an Annex-B stream, start codes removed (views into `buf`, no copy). Each
  * unit runs from after a `00 00 01` to the next one with all trailing zero bytes trimmed
  * (which drops the leading zero of a 4-byte start code); the last runs to the end of the
- * buffer. Bytes before the first start code are not a unit.
+ * buffer. Bytes before the first start code are not a unit, and a start code at the very end
+ * opens none (the empty unit it would open is one the access-unit step skips anyway, §6.13).
  */
 export function splitAnnexB(buf: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
