@@ -14,7 +14,7 @@ import { ClipTable, createHasher, type Hasher } from "../../src/core/fingerprint
 import { SendLog } from "../../src/core/sendlog.ts";
 import { DelayHistogram } from "../../src/core/stats.ts";
 import type { Codec } from "../../src/core/types.ts";
-import { ViewerPipeline } from "../../src/core/viewer-pipeline.ts";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../../src/core/viewer-pipeline.ts";
 import { bytes, check, concat, runsFor } from "./fuzz.ts";
 
 const TICKS = 3000;
@@ -191,7 +191,7 @@ function runCase(c: Case): void {
   const wallMinusMono = 1.7e18;
   const hook = { n: 0, key: 0, negative: 0 };
   const trackCodec = c.trackCodec === "same" ? c.codec : c.trackCodec;
-  const pipeline = new ViewerPipeline({
+  const options: ViewerPipelineOptions = {
     codec: trackCodec,
     stallNs: c.stallNs,
     excludeFirstNs: c.excludeFirstNs,
@@ -207,7 +207,11 @@ function runCase(c: Case): void {
       if (d < 0) hook.negative++;
     },
     ...(c.clockRate !== undefined ? { clockRate: c.clockRate } : {}),
-  });
+  };
+  const pipeline = new ViewerPipeline(options);
+  // the same stream with matching deferred (split runs): the log is complete before the first
+  // packet here, so the deferral must change nothing, only when each frame is matched
+  const deferred = new ViewerPipeline({ ...options, onDelaySample: () => {}, matchDelayNs: 300_000_000 });
 
   let stamped = 0;
   let payloadBytes = 0;
@@ -219,9 +223,11 @@ function runCase(c: Case): void {
     if (c.negotiated && capture !== -1) stamped++;
     payloadBytes += p.payload.length;
     pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, at, capture);
+    deferred.onPacket(p.seq, p.ts, p.marker, p.payload, at, capture);
   });
 
   const r = pipeline.finish();
+  assert.deepEqual(deferred.finish(), r, "deferred matching changed an outcome");
   const d = r.oneWayDelay;
   assert.equal(r.codec, trackCodec);
   assert.equal(pipeline.packets, wire.length);
