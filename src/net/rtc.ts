@@ -43,33 +43,36 @@ export function patchWerift(): void {
   useNativeX25519();
 }
 
+/** Whether werift's DTLS key exchange runs on node:crypto (false: tweetnacl's, see below). */
+export let nativeX25519 = false;
+
 /**
  * werift's DTLS does its X25519 key exchange with tweetnacl, in JavaScript: ~1.4 ms of blocking
  * work per handshake on each side (a key pair and a shared secret), about half of a handshake's
  * CPU and ~7 % of a viewer thread's busy time during a ramp (bench/README.md). The two functions
  * it calls are replaced, on the tweetnacl module werift itself loads, by node:crypto's X25519,
- * which gives the same bytes (src/net/x25519.ts, test/unit/x25519.test.ts).
+ * which gives the same bytes (src/net/x25519.ts, test/unit/x25519.test.ts). It only saves CPU:
+ * where werift loads another copy of tweetnacl or its shape changed, werift keeps its own
+ * (correct, slower), and test/unit/x25519.test.ts, which requires the patch, fails.
  */
 function useNativeX25519(): void {
   const ours = fileURLToPath(import.meta.resolve("tweetnacl"));
   const werifts = createRequire(fileURLToPath(import.meta.resolve("werift"))).resolve("tweetnacl");
-  if (ours !== werifts) {
-    throw new Error(
-      `werift loads tweetnacl from ${werifts}, not ${ours}: the X25519 patch would not reach it`,
-    );
-  }
   const lib = nacl as unknown as { box?: { keyPair?: unknown }; scalarMult?: unknown };
   const box = lib.box;
   const keyPair = box?.keyPair;
   const scalarMult = lib.scalarMult;
-  if (box === undefined || typeof keyPair !== "function" || typeof scalarMult !== "function") {
-    throw new Error(
-      "tweetnacl 1.0.3 expected: box.keyPair or scalarMult is missing, the X25519 patch cannot be applied",
-    );
-  }
+  if (
+    ours !== werifts ||
+    box === undefined ||
+    typeof keyPair !== "function" ||
+    typeof scalarMult !== "function"
+  )
+    return;
   // keep the functions' own properties (keyPair.fromSecretKey, scalarMult.base, lengths)
   box.keyPair = Object.assign(() => x25519KeyPair(), keyPair);
   lib.scalarMult = Object.assign((n: Uint8Array, p: Uint8Array) => x25519(n, p), scalarMult);
+  nativeX25519 = true;
 }
 
 export interface IceOptions {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import nacl from "tweetnacl";
-import { patchWerift } from "../../src/net/rtc.ts";
+import { nativeX25519, patchWerift } from "../../src/net/rtc.ts";
 import { x25519, x25519KeyPair } from "../../src/net/x25519.ts";
 
 // tweetnacl's own JavaScript, kept before patchWerift replaces the two functions
@@ -37,6 +37,8 @@ test("a native key pair: the public key is the scalar times the base point, each
 
 test("patchWerift puts them on the tweetnacl werift loads; both sides of an exchange agree", () => {
   patchWerift();
+  // in this checkout the patch must apply: werift and we load the same tweetnacl
+  assert.equal(nativeX25519, true);
   assert.notEqual(nacl.scalarMult, jsScalarMult);
   assert.notEqual(nacl.box.keyPair, jsKeyPair);
   // the functions' own properties survive
