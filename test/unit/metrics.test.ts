@@ -4,25 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DELAY_BUCKETS_S, type LiveTick, RunMetrics, TRANSIT_BUCKETS_S } from "../../src/main/metrics.ts";
 import { metricsAddress, serveMetrics } from "../../src/main/metrics-server.ts";
-import { family, parseExposition, sampleValue } from "./prom-text.ts";
-
-/** §6.17's table, in order: name, type, label names besides `le`. */
-export const SPEC_FAMILIES: [string, string, string[]][] = [
-  ["whipbench_viewers_target", "gauge", []],
-  ["whipbench_viewers_started_total", "counter", []],
-  ["whipbench_viewers_joined_total", "counter", []],
-  ["whipbench_viewers_failed_total", "counter", []],
-  ["whipbench_viewers_active", "gauge", []],
-  ["whipbench_rtp_packets_received_total", "counter", []],
-  ["whipbench_rtp_bytes_received_total", "counter", []],
-  ["whipbench_publisher_rtp_packets_sent_total", "counter", []],
-  ["whipbench_publisher_frames_sent_total", "counter", []],
-  ["whipbench_packet_transit_seconds", "histogram", []],
-  ["whipbench_one_way_delay_seconds", "histogram", ["source"]],
-  ["whipbench_client_cpu_seconds_total", "counter", []],
-  ["whipbench_client_goroutines", "gauge", []],
-  ["whipbench_client_heap_bytes", "gauge", []],
-];
+import { family, parseExposition, SPEC_FAMILIES, sampleValue } from "./prom-text.ts";
 
 function tick(over: Partial<LiveTick> = {}): LiveTick {
   return {

@@ -1,5 +1,5 @@
 // A strict little reader of the Prometheus text format 0.0.4 for the tests: families in order,
-// each with its HELP, TYPE and sample lines (name, labels, value).
+// each with its HELP, TYPE and sample lines (name, labels, value); and §6.17's table of families.
 
 export interface Sample {
   name: string;
@@ -78,3 +78,21 @@ export function sampleValue(
   }
   throw new Error(`no sample ${name} ${JSON.stringify(labels)}`);
 }
+
+/** §6.17's table, in order: name, type, label names besides `le`. */
+export const SPEC_FAMILIES: [string, string, string[]][] = [
+  ["whipbench_viewers_target", "gauge", []],
+  ["whipbench_viewers_started_total", "counter", []],
+  ["whipbench_viewers_joined_total", "counter", []],
+  ["whipbench_viewers_failed_total", "counter", []],
+  ["whipbench_viewers_active", "gauge", []],
+  ["whipbench_rtp_packets_received_total", "counter", []],
+  ["whipbench_rtp_bytes_received_total", "counter", []],
+  ["whipbench_publisher_rtp_packets_sent_total", "counter", []],
+  ["whipbench_publisher_frames_sent_total", "counter", []],
+  ["whipbench_packet_transit_seconds", "histogram", []],
+  ["whipbench_one_way_delay_seconds", "histogram", ["source"]],
+  ["whipbench_client_cpu_seconds_total", "counter", []],
+  ["whipbench_client_goroutines", "gauge", []],
+  ["whipbench_client_heap_bytes", "gauge", []],
+];
