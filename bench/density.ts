@@ -3,8 +3,8 @@
 // per row: viewers, workers, packets/s received and µs of viewer-thread CPU per received packet
 // over the hold (setup excluded; the whole-run figure, setup included, beside it), viewers per
 // core, RSS per viewer (whole-process peak, and marginal between rows of the same W), the
-// worst worker event-loop delay p99 (over the run, and per hold second: median and worst), client-side loss, kernel UDP drops, join and setup tails,
-// and whether the ceiling guard fired. Every row runs once per receive path (--paths, default
+// worst worker event-loop delay p99 (over the run, and per hold second: median and worst),
+// client-side loss, kernel UDP drops, join and setup tails, and whether the ceiling guard fired. Every row runs once per receive path (--paths, default
 // both: werift's receive path and the lean one, src/workers/lean), one after the other in this
 // process against the same relay, and a ratio line follows each row: werift ÷ lean µs/packet.
 //
@@ -22,6 +22,7 @@ import { poolEngine } from "../src/main/pool-engine.ts";
 import { receivePathEngine } from "../src/main/receive-path-engine.ts";
 import { run } from "../src/main/runner.ts";
 import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/receive-path.ts";
+import { median } from "./median.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 
 interface Row {
@@ -96,13 +97,12 @@ async function measure(
     onTick: (entry, ticks) => {
       if (!entry || entry.t <= from || entry.t > to) return;
       steady.seconds++;
-      let worst = 0;
       for (const t of ticks) {
         steady.cpuSeconds += t.thread.cpuSeconds;
         steady.packets += t.packets;
-        worst = Math.max(worst, t.thread.eventLoopDelayMs.p99);
       }
-      steady.eldP99.push(worst);
+      // a second without a thread's figures has no delay to report (not 0)
+      if (ticks.length > 0) steady.eldP99.push(Math.max(...ticks.map((t) => t.thread.eventLoopDelayMs.p99)));
     },
   });
   return { report: buildReport(input), steady };
@@ -151,10 +151,9 @@ try {
       lastRssByWorkers.set(`${path}/${row.workers}`, { viewers: row.viewers, rss });
       perPath.push(perPacket);
       const eld = Math.max(...ws.map((w) => w.eventLoopDelayMs.p99));
-      const holdEld = [...steady.eldP99].sort((a, b) => a - b);
       const holdEldText =
-        holdEld.length > 0
-          ? `${fmtFixed(holdEld[Math.floor((holdEld.length - 1) / 2)] ?? 0, 1)}/${fmtFixed(holdEld[holdEld.length - 1] ?? 0, 1)}`
+        steady.eldP99.length > 0
+          ? `${fmtFixed(median(steady.eldP99), 1)}/${fmtFixed(Math.max(...steady.eldP99), 1)}`
           : "—";
       const udp = r.client.resources?.udpReceiveErrors;
       const joins = r.aggregate.joinFirstKeyframeMs;

@@ -44,6 +44,7 @@ import { SendLog } from "../src/core/sendlog.ts";
 import type { Codec } from "../src/core/types.ts";
 import { ViewerPipeline } from "../src/core/viewer-pipeline.ts";
 import { allocationGc } from "./allocation-gc.ts";
+import { median } from "./median.ts";
 
 // re-runs itself with the flags the allocation figure needs
 const gc = allocationGc(import.meta.url);
@@ -267,11 +268,6 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
       throw new Error(`${variant}: ${r.packetTransit.stamped} stamped packets, want ${stamped}`);
     }
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s[Math.floor((s.length - 1) / 2)]!;
 }
 
 async function main(): Promise<void> {

@@ -6,10 +6,10 @@
 //
 // One pre-protected stream (1100-byte payloads, abs-capture-time on every packet, 4 packets a
 // frame). Each variant and round gets a fresh receiver (its own SRTP state) fed the same
-// stream: a warm-up slice, then the measured one; rounds interleave the variants. Allocation: the process re-runs itself with --expose-gc
-// and a 256 MiB young generation, forces a full GC before each window, and takes the growth of
-// heapUsed (JS objects) and arrayBuffers (buffer contents) across it; a window that saw a GC is
-// reported as such (its growth would undercount).
+// stream: a warm-up slice, then the measured one; rounds interleave the variants. Allocation:
+// the process re-runs itself with --expose-gc and a 256 MiB young generation, forces a full GC
+// before each window, and takes the growth of heapUsed (JS objects) and arrayBuffers (buffer
+// contents) across it; a window that saw a GC is reported as such (its growth would undercount).
 import { PerformanceObserver } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { SrtpSession } from "werift";
@@ -23,6 +23,7 @@ import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
 import { LeanReceiver } from "../src/workers/lean/receiver.ts";
 import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
+import { median } from "./median.ts";
 import {
   protectedStream,
   STREAM_ABS_ID,
@@ -136,8 +137,6 @@ for (let round = 0; round <= ROUNDS; round++) {
   }
 }
 
-const median = (xs: number[]): number =>
-  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 const lines = [
   `${args.profile === "cm" ? "AES_CM_128_HMAC_SHA1_80" : "AEAD_AES_128_GCM"}, 1100-byte payloads, ${PACKETS} packets per window, medians of ${ROUNDS} rounds`,
   "",

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import nacl from "tweetnacl";
 import { fmtFixed } from "../src/core/gofmt.ts";
 import { gatheringComplete, newPeer, patchWerift, videoCodecs } from "../src/net/rtc.ts";
+import { median } from "./median.ts";
 
 const { values: args } = parseArgs({
   options: { pairs: { type: "string", default: "100" }, rounds: { type: "string", default: "3" } },
@@ -79,10 +80,7 @@ const lines = [
   "| --- | --- | ---: |",
 ];
 for (const [name, xs] of cpuMs) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  lines.push(
-    `| ${name} | ${xs.map((x) => fmtFixed(x, 2)).join(", ")} | ${fmtFixed(sorted[Math.floor((sorted.length - 1) / 2)] ?? 0, 2)} |`,
-  );
+  lines.push(`| ${name} | ${xs.map((x) => fmtFixed(x, 2)).join(", ")} | ${fmtFixed(median(xs), 2)} |`);
 }
 process.stdout.write(`${lines.join("\n")}\n`);
 process.exit(0);
