@@ -36,9 +36,14 @@ export function inThreadEngine(opts: EngineOptions = {}): Engine {
   };
 }
 
-/** The default: keep one core for the main thread (publisher, send log, merge), shard the rest. */
+/** The cores left beside the main thread (publisher, send log, merge); at least one. */
+function spareCores(cores: number): number {
+  return Math.max(1, cores - 1);
+}
+
+/** The default: keep one core for the main thread, shard the viewers over the rest. */
 export function defaultWorkers(): number {
-  return Math.max(1, cpus().length - 1);
+  return spareCores(cpus().length);
 }
 
 /**
@@ -47,7 +52,7 @@ export function defaultWorkers(): number {
  * whether the client kept up is for the ceiling guard to judge.
  */
 export function oversubscribedNote(workers: number, cores: number): string | null {
-  const spare = Math.max(1, cores - 1);
+  const spare = spareCores(cores);
   if (workers <= spare) return null;
   return `note: ${workers} worker threads for ${spare} core${spare === 1 ? "" : "s"} beside the main thread's (${cores} in all): threads share cores; client.ceiling says whether the client kept up`;
 }
