@@ -103,7 +103,7 @@ function receiver(v: Variant): { take: (p: Buffer) => void; delivered: () => num
     },
     onNack: () => {},
   });
-  return { take: rx.onDatagram, delivered: () => n, close: () => rx.close() };
+  return { take: (p) => rx.onDatagram(p, 0), delivered: () => n, close: () => rx.close() };
 }
 
 interface Row {

@@ -94,7 +94,7 @@ if (!isMainThread) {
         },
       });
       leans.push(lean);
-      s.on("message", lean.onDatagram);
+      s.on("message", (d: Buffer) => lean.onDatagram(d, Number(process.hrtime.bigint())));
     }
     sockets.push(s);
   }

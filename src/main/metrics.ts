@@ -30,7 +30,12 @@ export interface LiveTick {
   /** packet transit samples, ns (when the shard collects them) */
   transitSamples?: readonly number[];
   /** the shard thread's own load over the tick's second */
-  thread?: { cpuSeconds: number; eventLoopUtilisation: number; eventLoopDelayMs: { p99: number } };
+  thread?: {
+    cpuSeconds: number;
+    eventLoopUtilisation: number;
+    eventLoopDelayMs: { p99: number };
+    receiveLagMs?: { p99: number };
+  };
 }
 
 /** One thread's load over the last second (fed per tick, or by whoever measures a thread). */
@@ -43,11 +48,15 @@ export interface WorkerLoad {
   utilisation: number;
   /** CPU seconds this thread used over that second */
   cpuSeconds?: number;
+  /** p99 receive lag of a viewer thread over the last second, ms (absent: none stamped) */
+  receiveLagMs?: number;
 }
 
 export interface PublisherCounters {
   readonly packetsSent: number;
   readonly framesSent: number;
+  /** p99 of the publisher's send lag so far, ns; null before a frame was stamped at the socket */
+  sendLagP99Ns?: () => number | null;
 }
 
 export interface RunMetricsOptions {
@@ -70,6 +79,7 @@ export class RunMetrics {
   private readonly delay: Histogram<"source">;
   private readonly eld: Gauge<"worker">;
   private readonly elu: Gauge<"worker">;
+  private readonly lag: Gauge<"worker">;
   private readonly workerCpu: Counter<"worker">;
   private readonly activeByShard = new Map<number, number>();
   private readonly sources = new Set<string>(["fingerprint", "stamp"] satisfies DelaySource[]);
@@ -113,7 +123,7 @@ export class RunMetrics {
       help: "RTP payload bytes read by all viewers.",
       registers,
     });
-    const fromPublisher = (key: keyof PublisherCounters) =>
+    const fromPublisher = (key: "packetsSent" | "framesSent") =>
       function (this: Counter) {
         this.reset();
         this.inc(self.publisher?.[key] ?? 0);
@@ -156,6 +166,21 @@ export class RunMetrics {
       help: "Event-loop utilisation of a thread that runs viewers (or the main thread) over the last second, 0..1.",
       labelNames: ["worker"],
       registers,
+    });
+    this.lag = new Gauge({
+      name: "whipbench_worker_receive_lag_p99_seconds",
+      help: "p99 receive lag of a thread that runs viewers over the last second: how long its media datagrams may have waited inside the thread before their arrival stamp, seconds (an upper bound).",
+      labelNames: ["worker"],
+      registers,
+    });
+    new Gauge({
+      name: "whipbench_publisher_send_lag_p99_seconds",
+      help: "p99 of the publisher's send lag so far: a frame's start of sending to its first packet at the socket, seconds.",
+      registers,
+      collect() {
+        const ns = self.publisher?.sendLagP99Ns?.() ?? null;
+        if (ns !== null) this.set(ns / 1e9);
+      },
     });
     this.workerCpu = new Counter({
       name: "whipbench_worker_cpu_seconds_total",
@@ -201,6 +226,7 @@ export class RunMetrics {
         eventLoopDelayMs: t.thread.eventLoopDelayMs.p99,
         utilisation: t.thread.eventLoopUtilisation,
         cpuSeconds: t.thread.cpuSeconds,
+        ...(t.thread.receiveLagMs !== undefined ? { receiveLagMs: t.thread.receiveLagMs.p99 } : {}),
       });
     }
   }
@@ -217,6 +243,7 @@ export class RunMetrics {
     const labels = { worker: w.worker };
     this.eld.set(labels, Math.max(0, w.eventLoopDelayMs) / 1e3);
     this.elu.set(labels, Math.max(0, w.utilisation));
+    if (w.receiveLagMs !== undefined) this.lag.set(labels, Math.max(0, w.receiveLagMs) / 1e3);
     if (w.cpuSeconds !== undefined && w.cpuSeconds > 0) this.workerCpu.inc(labels, w.cpuSeconds);
     else this.workerCpu.inc(labels, 0);
   }

@@ -19,6 +19,8 @@ export interface ProgressState {
   cpuPercent: number | null;
   /** worst p99 event-loop delay of the threads over the last second, ms */
   eventLoopDelayMs: number | null;
+  /** worst p99 receive lag of the viewer threads over the last second, ms; null when none stamped */
+  receiveLagMs: number | null;
   /** the client's own ceiling: the evidence, empty when not near */
   ceiling: readonly string[];
 }
@@ -26,6 +28,11 @@ export interface ProgressState {
 function ms(v: number | null): string {
   if (v === null) return "–";
   return v < 10 ? fmtFixed(v, 1) : fmtFixed(v, 0);
+}
+
+/** A receive lag: two decimals below 1 ms (it is weighed in tenths of a millisecond). */
+function lagMs(v: number): string {
+  return v < 1 ? fmtFixed(v, 2) : ms(v);
 }
 
 /** One terminal status line, cut to `columns` (no newline). */
@@ -38,6 +45,7 @@ export function statusLine(s: ProgressState, columns: number): string {
     `cpu ${s.cpuPercent === null ? "–" : fmtFixed(s.cpuPercent, 0)}%`,
     `loop p99 ${ms(s.eventLoopDelayMs)} ms`,
   ];
+  if (s.receiveLagMs !== null) parts.push(`rx lag p99 ${lagMs(s.receiveLagMs)} ms`);
   if (s.ceiling.length > 0) parts.push("WARNING near client ceiling");
   const line = parts.join(" · ");
   const width = Math.max(20, columns - 1);
@@ -56,6 +64,7 @@ export function logLine(s: ProgressState): string {
     `${fmtFixed(s.packetsPerS, 0)} packets/s; ${delay}; ` +
     `client CPU ${s.cpuPercent === null ? "–" : fmtFixed(s.cpuPercent, 0)}%, ` +
     `worst event-loop delay p99 ${ms(s.eventLoopDelayMs)} ms`;
+  if (s.receiveLagMs !== null) line += `, worst receive lag p99 ${lagMs(s.receiveLagMs)} ms`;
   if (s.ceiling.length > 0) line += `; WARNING: near the client's own ceiling (${s.ceiling.join("; ")})`;
   return line;
 }

@@ -91,6 +91,7 @@ export class Progress {
       cpuPercent: entry.cpuPercent ?? null,
       eventLoopDelayMs:
         entry.eventLoopDelayMs !== undefined ? Math.max(entry.eventLoopDelayMs, eld ?? 0) : eld,
+      receiveLagMs: entry.receiveLagMs ?? null,
       ceiling: ceilingVerdict(threads, udp).evidence,
     };
     if (this.o.sink.isTTY) {
@@ -126,5 +127,10 @@ export class Progress {
 }
 
 function load(name: string, f: ThreadFigures): ThreadLoad {
-  return { name, eventLoopUtilisation: f.eventLoopUtilisation, eventLoopDelayP99Ms: f.eventLoopDelayMs.p99 };
+  return {
+    name,
+    eventLoopUtilisation: f.eventLoopUtilisation,
+    eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+    ...(f.receiveLagMs !== undefined ? { receiveLagP99Ms: f.receiveLagMs.p99 } : {}),
+  };
 }

@@ -1,6 +1,8 @@
 // The WHIP publisher (§6.11): one send-only video transceiver, the clip looped and paced at its
 // frame rate, RTP timestamps seamless across loops, abs-capture-time on every packet when the
-// answer negotiated it, and the send log written just before each frame's first packet.
+// answer negotiated it, and the send log written when each frame's first packet is handed to the
+// socket, after werift built and protected it (docs/definitions.md#send-instant); the time from
+// the frame's start of sending to that instant is the publisher's send lag.
 
 import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import { unixNsToAbsCapture } from "../core/abs-capture-time.ts";
@@ -9,6 +11,7 @@ import { packetizeH264 } from "../core/codec/h264.ts";
 import { packetizeVp8 } from "../core/codec/vp8.ts";
 import type { PublisherInput } from "../core/report/input.ts";
 import type { SendLog } from "../core/sendlog.ts";
+import { DelayHistogram } from "../core/stats.ts";
 import { monoNs, type WallAnchor, wallOf } from "../net/clock.ts";
 import {
   absCaptureId,
@@ -19,6 +22,7 @@ import {
   videoCodecs,
 } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../net/sdp-http.ts";
+import { isRtpDatagram, tapMediaSend } from "../net/send-stamp.ts";
 
 export const MTU = 1200;
 const CONNECT_BUDGET_MS = 10_000;
@@ -32,8 +36,16 @@ export interface PublisherOptions {
   noStamp: boolean;
   sendLog: SendLog | null;
   anchor: WallAnchor;
-  /** every frame sent: its absolute index and the monotonic instant before its first packet (the send-log channel) */
+  /** every frame sent: its absolute index and its send instant (the send-log channel) */
   onFrameSent?: (k: number, t0MonoNs: number) => void;
+}
+
+/** The frame being sent, until its first packet reaches the socket. */
+interface PendingFrame {
+  k: number;
+  ts: number;
+  startNs: number;
+  stamped: boolean;
 }
 
 /** The publisher's figures are the report's publisher input (§4.6, durations in ns). */
@@ -55,6 +67,10 @@ export class Publisher {
   private absId = 0;
   private failed = false;
   private wake: (() => void) | null = null;
+  /** the send instant is taken at the socket (send-stamp.ts); false where werift's internals did not allow it */
+  private socketStamp = false;
+  private pending: PendingFrame | null = null;
+  private readonly sendLag = new DelayHistogram();
   readonly result: PublisherResult;
 
   constructor(opts: PublisherOptions) {
@@ -134,13 +150,14 @@ export class Publisher {
       throw new PublisherError("webrtc", (err as Error).message);
     }
     this.result.connectNs = monoNs() - postNs;
+    this.socketStamp = tapMediaSend(this.tr, this.onDatagramOut);
     this.absId = absCaptureId(this.tr.headerExtensions);
     this.result.stamped = this.absId !== 0 && !opts.noStamp;
   }
 
   /** Streams until `stop` aborts or the connection fails; then DELETE and close. */
   async stream(stop: AbortSignal): Promise<PublisherResult> {
-    const { clip, sendLog, anchor } = this.opts;
+    const { clip, anchor } = this.opts;
     const tr = this.tr;
     const r = this.result;
     if (!tr) throw new Error("stream() before connect()");
@@ -169,9 +186,10 @@ export class Publisher {
       const payloads = clip.codec === "vp8" ? packetizeVp8(frame, MTU, pictureId) : packetizeH264(frame, MTU);
       pictureId = (pictureId + 1) & 0x7fff;
       const ts = (tsBase + k * clip.ticks) >>> 0;
-      const t0 = monoNs();
-      sendLog?.record(k, t0);
-      this.opts.onFrameSent?.(k, t0);
+      const sending: PendingFrame = { k, ts, startNs: monoNs(), stamped: false };
+      // the send instant: the first packet at the socket (onDatagramOut), else here
+      if (this.socketStamp) this.pending = sending;
+      else this.frameSent(sending, sending.startNs);
       for (let j = 0; j < payloads.length; j++) {
         const header = new RtpHeader({
           sequenceNumber: seq,
@@ -198,9 +216,13 @@ export class Publisher {
           // a closing connection: skip the write (§6.11)
         }
       }
+      this.pending = null;
+      // no packet of it reached the socket (a closing connection): logged, for a complete log
+      if (!sending.stamped) this.frameSent(sending, monoNs());
       r.framesSent++;
     }
     stop.removeEventListener("abort", onStop);
+    if (this.sendLag.count > 0) r.sendLagHist = this.sendLag.encode();
     r.sendingNs = monoNs() - started;
     r.loops = Math.floor(r.framesSent / n);
     if (this.failed) {
@@ -210,6 +232,27 @@ export class Publisher {
     }
     await this.close();
     return r;
+  }
+
+  /** p99 of the send lag so far (ns), null before any frame was stamped at the socket. */
+  sendLagP99Ns(): number | null {
+    return this.sendLag.count > 0 ? this.sendLag.quantileNs(99) : null;
+  }
+
+  /** A media datagram about to reach the socket: the pending frame's first RTP packet stamps it. */
+  private readonly onDatagramOut = (data: Buffer): void => {
+    const f = this.pending;
+    if (f === null || f.stamped || !isRtpDatagram(data) || data.readUInt32BE(4) !== f.ts) return;
+    const t0 = monoNs();
+    this.pending = null;
+    this.sendLag.recordNs(t0 - f.startNs);
+    this.frameSent(f, t0);
+  };
+
+  private frameSent(f: PendingFrame, t0: number): void {
+    f.stamped = true;
+    this.opts.sendLog?.record(f.k, t0);
+    this.opts.onFrameSent?.(f.k, t0);
   }
 
   private sleep(ns: number): Promise<void> {

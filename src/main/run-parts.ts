@@ -21,14 +21,17 @@ export function timelineEntry(
   let active = 0;
   let packets = 0;
   let worstDelay = 0;
+  let worstLag = -1;
   for (const t of ticks) {
     active += t.active;
     packets += t.packets;
     worstDelay = Math.max(worstDelay, t.thread.eventLoopDelayMs.p99);
+    if (t.thread.receiveLagMs !== undefined) worstLag = Math.max(worstLag, t.thread.receiveLagMs.p99);
   }
   const e: TimelineEntry = { t: second, active, packets };
   if (cpuPercent !== undefined) e.cpuPercent = cpuPercent;
   if (ticks.length > 0) e.eventLoopDelayMs = worstDelay;
+  if (worstLag >= 0) e.receiveLagMs = worstLag;
   return e;
 }
 
@@ -43,6 +46,8 @@ export function workerReport(p: ShardProfile): WorkerReport {
     eventLoopDelayMs: p.eventLoopDelayMs,
   };
   if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
+  if (p.receiveLagMs !== undefined) w.receiveLagMs = p.receiveLagMs;
+  if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   return w;
 }
 

@@ -18,8 +18,10 @@ import type { ShardProfile, ShardTick } from "../workers/shard.ts";
 import { decodeRecord } from "./decode.ts";
 import type { Engine } from "./engine.ts";
 import type { Logger } from "./log.ts";
+import type { PublisherCounters } from "./metrics.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { ResourceWatch } from "./resources.ts";
+import { clientLag, pooledDelayP99Ms, threadLoads } from "./run-lag.ts";
 import { goArch, logStart, shardTasks, sleepUnless, timelineEntry, workerReport } from "./run-parts.ts";
 import { type Peer, SplitPeers } from "./split.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
@@ -38,7 +40,7 @@ export interface RunOptions {
   /** live per-second hook (progress, metrics); `entry` is null for a shard's final flush tick */
   onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
   /** the publisher's live counters (for /metrics), handed over once it exists */
-  onPublisher?: (counters: { readonly packetsSent: number; readonly framesSent: number }) => void;
+  onPublisher?: (counters: PublisherCounters) => void;
   /** split runs (view): the publisher's clock responder and send-log channel */
   clockPeer?: Peer | undefined;
   sendLogPeer?: Peer | undefined;
@@ -87,7 +89,16 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
       sendLog,
       anchor,
     });
-    opts.onPublisher?.(publisher.result);
+    const pubRef = publisher;
+    opts.onPublisher?.({
+      get packetsSent() {
+        return pubRef.result.packetsSent;
+      },
+      get framesSent() {
+        return pubRef.result.framesSent;
+      },
+      sendLagP99Ns: () => pubRef.sendLagP99Ns(),
+    });
     log.line(`publishing ${clip.codec} to ${host(s.whip as string)}`);
     try {
       await publisher.connect(interrupt);
@@ -222,24 +233,8 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
       ...(udp ? { udpReceiveErrors: udp } : {}),
     },
     workers: profiles.map(workerReport),
-    ceiling: ceilingVerdict(
-      [
-        {
-          name: "main",
-          eventLoopUtilisation: mainFigures.eventLoopUtilisation,
-          eventLoopDelayP99Ms: mainFigures.eventLoopDelayMs.p99,
-        },
-        ...profiles
-          .filter((p) => p.thread === "worker")
-          .map((p) => ({
-            name: `worker ${p.shard}`,
-            eventLoopUtilisation: p.eventLoopUtilisation,
-            eventLoopDelayP99Ms: p.eventLoopDelayMs.p99,
-          })),
-      ],
-      udp,
-      opts.ceiling,
-    ),
+    ...clientLag(profiles, pub),
+    ceiling: ceilingVerdict(threadLoads(mainFigures, profiles), udp, opts.ceiling, pooledDelayP99Ms(viewers)),
     topology: publishing ? "single-process" : "split",
     clock,
     viewers,

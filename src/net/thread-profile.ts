@@ -16,6 +16,11 @@ export interface ThreadFigures {
   cpuSeconds: number;
   eventLoopUtilisation: number;
   eventLoopDelayMs: DelayFigures;
+  /**
+   * a viewer thread's receive lag (src/workers/intake.ts): how long its media datagrams may have
+   * waited inside the thread before their stamp, ms; absent when the thread stamped none
+   */
+  receiveLagMs?: DelayFigures;
 }
 
 type Elu = ReturnType<typeof performance.eventLoopUtilization>;

@@ -1,7 +1,8 @@
 // How a viewer's inbound media reaches its pipeline: werift's receive path (track.onReceiveRtp,
 // werift's SRTP, RTP parsing, receiver reports) or the lean path (src/workers/lean: our SRTP
-// unprotect, header fields read in place, our receiver reports). Both take the arrival instant
-// first, feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
+// unprotect, header fields read in place, our receiver reports). On both, the thread's intake
+// (intake.ts) stamps each media datagram when it reaches JavaScript and queues the work; both
+// feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
 // figures of one stream are the same on either (test/e2e/receive-path.test.ts).
 import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "werift";
 import { absCaptureToUnixNs } from "../core/abs-capture-time.ts";
@@ -9,6 +10,7 @@ import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
 import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
 import { monoNs } from "../net/clock.ts";
 import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
+import { intake } from "./intake.ts";
 import {
   claimMedia,
   releaseMedia,
@@ -30,6 +32,9 @@ export const DEFAULT_RECEIVE_PATH: ReceivePath = "lean";
  * profile, the highest rollover counter reached, packets rejected by SRTP, receiver reports.
  */
 export const leanDiagnostics = { sessions: 0, gcm: 0, cm: 0, maxRoc: 0, srtpRejected: 0, reportsSent: 0 };
+
+/** werift path: packets that reached the track outside an intake slice (stamped late; tests want 0). */
+export let unstampedPackets = 0;
 
 export interface ReceiveOptions {
   /** shard-wide packet and payload-byte counters */
@@ -66,6 +71,7 @@ function codecName(mime: string): string {
 
 function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
   silenceWeriftNack(tr);
+  claimMedia(tr, { kind: "stamp" });
   const nack = new NackSender(new NackGenerator(), transceiverRtcpSender(tr), tr.receiver.rtcpSsrc, o.onNack);
   let taken = false;
   const take = (track: MediaStreamTrack) => {
@@ -74,7 +80,10 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
     const pipeline = o.make(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
     const counters = o.counters;
     track.onReceiveRtp.subscribe((rtp, ext) => {
-      const arrivalNs = monoNs();
+      // stamped by the intake; werift decrypts and dispatches within the intake's slice
+      const stamped = intake.currentArrivalNs;
+      const arrivalNs = stamped >= 0 ? stamped : monoNs();
+      if (stamped < 0) unstampedPackets++;
       const abs = ext?.[ABS_CAPTURE_TIME_URI];
       const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
       const h = rtp.header;
@@ -89,7 +98,13 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
   // a transceiver made by a remote offer already has its track
   const existing = tr.receiver.tracks[0];
   if (existing) take(existing);
-  return { path: "werift", close: () => nack.close() };
+  return {
+    path: "werift",
+    close: () => {
+      releaseMedia(tr);
+      nack.close();
+    },
+  };
 }
 
 function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {

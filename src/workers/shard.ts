@@ -3,11 +3,13 @@
 // record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
 import { type ClipIdentity, ClipTable, createHasher, type Hasher } from "../core/fingerprint.ts";
 import { SendLog } from "../core/sendlog.ts";
-import type { ViewerRecord } from "../core/types.ts";
+import type { DelayHistogram } from "../core/stats.ts";
+import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import { monoNs, type WallAnchor } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
-import { type ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
+import { type DelayFigures, type ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { atMonoNs } from "../net/timers.ts";
+import { intake } from "./intake.ts";
 import { DEFAULT_RECEIVE_PATH, type ReceivePath } from "./receive-path.ts";
 import { runViewer } from "./viewer.ts";
 import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
@@ -61,6 +63,10 @@ export interface ShardProfile extends ThreadFigures {
   thread: "main" | "worker";
   viewers: number;
   packets: number;
+  /** the receive lag of every media datagram this thread stamped during the shard (exact, mergeable) */
+  receiveLagHist: EncodedHistogram;
+  /** datagrams the intake dropped because its queue was full */
+  intakeDropped: number;
 }
 
 export interface ShardResult {
@@ -82,6 +88,8 @@ export async function runShard(
   thread: "main" | "worker",
 ): Promise<ShardResult> {
   const profile = new ThreadProfile();
+  // the thread's receive lag over this shard only (in-thread runs may follow one another)
+  intake.beginRun();
   let hasher: Hasher | null = null;
   let table: ClipTable | null = null;
   let sendLog: SendLog | null = null;
@@ -152,7 +160,7 @@ export async function runShard(
       delaySamples: delays,
       stampSamples: stamps,
       transitSamples: transits,
-      thread: profile.tick(),
+      thread: withLag(profile.tick(), intake.takeSecond()),
     });
     last = { ...counts };
     delays = [];
@@ -188,11 +196,28 @@ export async function runShard(
   deadlineTimer.cancel();
   clearTimeout(tickTimer);
   emit(second + 1, true);
-  const figures = profile.finish();
+  const lag = intake.lagRun;
+  const figures = withLag(profile.finish(), lag);
   return {
     records,
-    profile: { shard: task.shard, thread, viewers: task.viewers.length, packets: counts.packets, ...figures },
+    profile: {
+      shard: task.shard,
+      thread,
+      viewers: task.viewers.length,
+      packets: counts.packets,
+      ...figures,
+      receiveLagHist: lag.encode(),
+      intakeDropped: intake.dropped,
+    },
   };
+}
+
+/** The thread's figures with its receive lag (ms) when it stamped any datagram. */
+function withLag(f: ThreadFigures, lag: DelayHistogram): ThreadFigures {
+  if (lag.count === 0) return f;
+  const ms = (p: number): number => lag.quantileNs(p) / 1e6;
+  const receiveLagMs: DelayFigures = { p50: ms(50), p99: ms(99), max: ms(100) };
+  return { ...f, receiveLagMs };
 }
 
 function sleepUntil(untilMonoNs: number, signal: AbortSignal): Promise<void> {

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RTCDtlsTransport, type RTCRtpTransceiver } from "werift";
+import { monoNs } from "../../src/net/clock.ts";
 import {
   checkWerift,
   claimMedia,
@@ -63,16 +64,20 @@ function startSrtp(dtls: object): void {
   (RTCDtlsTransport.prototype as unknown as { startSrtp(this: object): void }).startSrtp.call(dtls);
 }
 
-test("startSrtp of a claimed transport hands the keys over and routes its datagrams to us", () => {
+test("startSrtp of a claimed transport hands the keys over and routes its datagrams to us, stamped first", async () => {
   const s = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
   let keys: LeanKeys | null = null;
   const got: Buffer[] = [];
+  const stamps: number[] = [];
   const dtlsGot: Buffer[] = [];
   s.onData.subscribe((d) => dtlsGot.push(d)); // werift's DTLS adapter subscribes before SRTP starts
   claimMedia(s.tr, {
     start(k) {
       keys = k;
-      return (d) => got.push(d);
+      return (d, arrivalNs) => {
+        got.push(d);
+        stamps.push(arrivalNs);
+      };
     },
     fail(err) {
       throw err;
@@ -86,10 +91,16 @@ test("startSrtp of a claimed transport hands the keys over and routes its datagr
   const srtp = Buffer.from([0x80, 96, 0, 1]);
   const srtcp = Buffer.from([0x81, 200, 0, 6]);
   const dtlsRecord = Buffer.from([22, 254, 253]);
+  const before = monoNs();
   s.transport.onData(srtp, ["127.0.0.1", 9]); // beneath STUN parsing
   s.onData.execute(srtcp); // through the ICE connection's event
+  const after = monoNs();
   s.transport.onData(dtlsRecord, ["127.0.0.1", 9]);
+  assert.deepEqual(got, [], "media is queued, not processed inside the datagram's callback");
+  await new Promise((r) => setImmediate(r));
   assert.deepEqual(got, [srtp, srtcp], "media to the lean handler");
+  assert.equal(stamps.length, 2);
+  for (const t of stamps) assert.ok(t >= before && t <= after, "stamped when it arrived, not when processed");
   assert.deepEqual(dtlsGot, [dtlsRecord], "DTLS still to werift, media never");
   assert.equal(typeof s.onData.subscribe, "function", "subscribe restored");
   // an unclaimed transport stays on werift's path (its own handler subscribed)

@@ -122,12 +122,15 @@ test("status line: cut to the terminal width", () => {
     delayP99Ms: 17.3,
     cpuPercent: 55,
     eventLoopDelayMs: 25,
+    receiveLagMs: 0.42,
     ceiling: ["worker 0: event-loop delay p99 25.0 ms ≥ 20.0 ms"],
   };
   const line = statusLine(s, 60);
   assert.equal(line.length, 59);
   assert.ok(line.endsWith("…"));
-  assert.ok(statusLine(s, 300).endsWith("WARNING near client ceiling"));
+  assert.ok(statusLine(s, 300).endsWith("rx lag p99 0.42 ms · WARNING near client ceiling"));
+  assert.match(logLine(s), /worst event-loop delay p99 25 ms, worst receive lag p99 0\.42 ms; WARNING/);
+  assert.ok(!logLine({ ...s, receiveLagMs: null }).includes("receive lag"));
   assert.match(
     logLine(s),
     /WARNING: near the client's own ceiling \(worker 0: event-loop delay p99 25\.0 ms/,

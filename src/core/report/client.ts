@@ -53,6 +53,8 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.usPerPacket !== undefined ? { usPerPacket: w.usPerPacket } : {}),
     eventLoopUtilisation: w.eventLoopUtilisation,
     eventLoopDelayMs: delay(w.eventLoopDelayMs),
+    ...(w.receiveLagMs !== undefined ? { receiveLagMs: delay(w.receiveLagMs) } : {}),
+    ...(w.intakeDropped !== undefined && w.intakeDropped > 0 ? { intakeDropped: w.intakeDropped } : {}),
   };
 }
 
@@ -62,6 +64,9 @@ function ceilingBlock(c: CeilingReport): CeilingReport {
     thresholds: {
       eventLoopUtilisation: c.thresholds.eventLoopUtilisation,
       eventLoopDelayP99Ms: c.thresholds.eventLoopDelayP99Ms,
+      ...(c.thresholds.receiveLagP99Ms !== undefined
+        ? { receiveLagP99Ms: c.thresholds.receiveLagP99Ms }
+        : {}),
     },
     ...(c.evidence !== undefined && c.evidence.length > 0 ? { evidence: [...c.evidence] } : {}),
   };
@@ -75,6 +80,10 @@ export function clientBlock(input: ReportInput): ReportClient {
     go: input.client.runtime,
     ...(input.resources !== undefined ? { resources: resourcesBlock(input.resources) } : {}),
     ...(input.workers !== undefined ? { workers: input.workers.map(workerBlock) } : {}),
+    ...(input.receiveLagMs !== undefined ? { receiveLagMs: delay(input.receiveLagMs) } : {}),
+    ...(input.publisherSendLagMs !== undefined
+      ? { publisherSendLagMs: delay(input.publisherSendLagMs) }
+      : {}),
     ...(input.ceiling !== undefined ? { ceiling: ceilingBlock(input.ceiling) } : {}),
   };
 }

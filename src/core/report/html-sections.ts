@@ -4,6 +4,7 @@
 import { fmtFixed } from "../gofmt.ts";
 import {
   ceilingText,
+  clientLagText,
   clockText,
   frameEndsText,
   parseRfc3339Ns,
@@ -57,6 +58,8 @@ export function headerFacts(r: Report): string {
   if (c.resources !== undefined) rows.push(row("client resources", plain(resourcesText(c.resources))));
   if (c.workers !== undefined && c.workers.length > 0)
     rows.push(row("client threads", plain(workersText(c.workers))));
+  const lag = clientLagText(c);
+  if (lag !== null) rows.push(row("client adds", plain(lag)));
   if (c.ceiling !== undefined) rows.push(row("client ceiling", plain(ceilingText(c.ceiling))));
   rows.push(row("topology", r.topology), row("clock", plain(clockText(r.clock))));
   return `<table class="facts">${rows.join("")}</table>`;

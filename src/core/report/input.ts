@@ -2,11 +2,12 @@
 
 import type { Scenario } from "../scenario.ts";
 import type { DelayHistogram } from "../stats.ts";
-import type { ViewerRecord } from "../types.ts";
+import type { EncodedHistogram, ViewerRecord } from "../types.ts";
 import type {
   CeilingReport,
   ClientResources,
   ClockBlock,
+  EventLoopDelayMs,
   TimelineEntry,
   Topology,
   WorkerReport,
@@ -55,6 +56,8 @@ export interface PublisherInput {
   error?: string;
   errorKind?: string;
   disconnectedLate?: boolean;
+  /** per frame, first packet at the socket − the frame's start of sending, ns (absent where not measured) */
+  sendLagHist?: EncodedHistogram;
 }
 
 export interface ClientInput {
@@ -78,6 +81,10 @@ export interface ReportInput {
   resources?: ClientResources;
   /** per-shard thread figures (client.workers) */
   workers?: WorkerReport[];
+  /** client.receiveLagMs: the viewer threads' receive lag, pooled */
+  receiveLagMs?: EventLoopDelayMs;
+  /** client.publisherSendLagMs */
+  publisherSendLagMs?: EventLoopDelayMs;
   /** the ceiling verdict: when near, every one-way delay block is not comparable */
   ceiling?: CeilingReport;
   topology: Topology;

@@ -3,6 +3,7 @@
 import { fmtFixed, fmtG, mdStarted } from "../gofmt.ts";
 import {
   ceilingText,
+  clientLagText,
   clockText,
   DASH,
   esc,
@@ -48,6 +49,8 @@ function header(r: Report): string[] {
   if (c.resources !== undefined) lines.push(`| client resources | ${resourcesText(c.resources)} |`);
   if (c.workers !== undefined && c.workers.length > 0)
     lines.push(`| client threads | ${workersText(c.workers)} |`);
+  const lag = clientLagText(c);
+  if (lag !== null) lines.push(`| client adds | ${lag} |`);
   if (c.ceiling !== undefined) lines.push(`| client ceiling | ${ceilingText(c.ceiling)} |`);
   lines.push(`| topology | ${esc(r.topology)} |`, `| clock | ${clockText(r.clock)} |`, "");
   return lines;

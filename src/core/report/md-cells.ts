@@ -2,7 +2,15 @@
 
 import { fmtFixed, fmtG } from "../gofmt.ts";
 import type { Summary } from "../types.ts";
-import type { CeilingReport, ClientResources, ClockBlock, ReportScenario, WorkerReport } from "./types.ts";
+import type {
+  CeilingReport,
+  ClientResources,
+  ClockBlock,
+  EventLoopDelayMs,
+  ReportClient,
+  ReportScenario,
+  WorkerReport,
+} from "./types.ts";
 
 export const DASH = "—";
 
@@ -123,15 +131,41 @@ export function workersText(ws: readonly WorkerReport[]): string {
       .map((w) => {
         const name = w.thread === "main" ? `shard ${w.shard} (main thread)` : `worker ${w.shard}`;
         const per = w.usPerPacket === undefined ? "" : `, ${fmtFixed(w.usPerPacket, 1)} µs CPU/packet`;
-        return `${name}: ${w.viewers} viewers, ${w.packets} packets${per}, event-loop utilisation ${fmtFixed(w.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(w.eventLoopDelayMs.p99, 1)} ms`;
+        const lag =
+          w.receiveLagMs === undefined ? "" : `, receive lag p99 ${fmtFixed(w.receiveLagMs.p99, 2)} ms`;
+        const dropped =
+          w.intakeDropped === undefined ? "" : `, ${w.intakeDropped} datagrams dropped by its full queue`;
+        return `${name}: ${w.viewers} viewers, ${w.packets} packets${per}, event-loop utilisation ${fmtFixed(w.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(w.eventLoopDelayMs.p99, 1)} ms${lag}${dropped}`;
       })
       .join("; "),
   );
 }
 
+/**
+ * The header's "client adds" row: what the client itself may have added to the delay figures
+ * (receive lag of the viewer threads, pooled; the publisher's send lag), or null when neither was measured.
+ */
+export function clientLagText(c: ReportClient): string | null {
+  const three = (d: EventLoopDelayMs) =>
+    `${fmtFixed(d.p50, 2)} / ${fmtFixed(d.p99, 2)} / ${fmtFixed(d.max, 2)} ms`;
+  const parts: string[] = [];
+  if (c.receiveLagMs !== undefined)
+    parts.push(`receive lag p50 / p99 / max ${three(c.receiveLagMs)} (viewer threads)`);
+  if (c.publisherSendLagMs !== undefined) {
+    parts.push(
+      `publisher send lag p50 / p99 / max ${three(c.publisherSendLagMs)} (outside the delay figures)`,
+    );
+  }
+  return parts.length === 0 ? null : esc(parts.join("; "));
+}
+
 /** The header's client ceiling row. */
 export function ceilingText(c: CeilingReport): string {
-  const t = `thresholds: event-loop utilisation ${fmtFixed(c.thresholds.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(c.thresholds.eventLoopDelayP99Ms, 1)} ms, any kernel UDP drop`;
+  const lag =
+    c.thresholds.receiveLagP99Ms === undefined
+      ? ""
+      : `, receive lag p99 ${fmtFixed(c.thresholds.receiveLagP99Ms, 2)} ms`;
+  const t = `thresholds: event-loop utilisation ${fmtFixed(c.thresholds.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(c.thresholds.eventLoopDelayP99Ms, 1)} ms${lag}, any kernel UDP drop`;
   return esc(c.nearCeiling ? `**near** — ${(c.evidence ?? []).join("; ")} (${t})` : `not near (${t})`);
 }
 

@@ -74,12 +74,21 @@ export interface WorkerReport {
   usPerPacket?: number;
   eventLoopUtilisation: number;
   eventLoopDelayMs: EventLoopDelayMs;
+  /** how long this thread's media datagrams may have waited before their stamp (docs/definitions.md#receive-lag); absent when it stamped none */
+  receiveLagMs?: EventLoopDelayMs;
+  /** datagrams this thread's intake dropped with its queue full; absent when none */
+  intakeDropped?: number;
 }
 
 /** `client.ceiling`: whether the client was near its own ceiling, and why. */
 export interface CeilingReport {
   nearCeiling: boolean;
-  thresholds: { eventLoopUtilisation: number; eventLoopDelayP99Ms: number };
+  thresholds: {
+    eventLoopUtilisation: number;
+    eventLoopDelayP99Ms: number;
+    /** the receive lag p99 at which a viewer thread counts as near: the larger of the floor and the share of the delay p99 */
+    receiveLagP99Ms?: number;
+  };
   evidence?: string[];
 }
 
@@ -91,6 +100,10 @@ export interface ReportClient {
   go: string;
   resources?: ClientResources;
   workers?: WorkerReport[];
+  /** the receive lag of every viewer thread's datagrams, pooled (exact merge); absent when none was stamped */
+  receiveLagMs?: EventLoopDelayMs;
+  /** per frame: the publisher's first packet handed to the socket − the frame's start of sending (docs/definitions.md#send-lag) */
+  publisherSendLagMs?: EventLoopDelayMs;
   ceiling?: CeilingReport;
 }
 
@@ -264,6 +277,8 @@ export interface TimelineEntry {
   cpuPercent?: number;
   /** our addition: the worst p99 event-loop delay of the shard threads over that second, ms */
   eventLoopDelayMs?: number;
+  /** our addition: the worst p99 receive lag of the viewer threads over that second, ms (absent: none stamped) */
+  receiveLagMs?: number;
 }
 
 export type Topology = "single-process" | "split";

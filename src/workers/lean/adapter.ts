@@ -18,6 +18,7 @@ import { dirname, join } from "node:path";
 import { RTCDtlsTransport, type RTCRtpTransceiver, type RtcpPacket } from "werift";
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
 import { WERIFT_VERSION } from "../../net/rtc.ts";
+import { type DatagramHandler, intake } from "../intake.ts";
 
 /** The werift version whose internals this adapter was written against (pinned in package.json). */
 export { WERIFT_VERSION };
@@ -63,10 +64,21 @@ export interface LeanKeys {
   remoteMasterSalt: Buffer;
 }
 
-/** A viewer's claim on its transport's inbound media. */
+/**
+ * A viewer's claim on its transport's inbound media. `lean`: DTLS is up, `start` returns the
+ * handler every media datagram of the ICE connection then goes to (stamped first, intake.ts).
+ * `stamp`: werift keeps its own receive path, but its media datagrams are stamped first and
+ * reach werift from the intake's queue (`intake.currentArrivalNs` holds the stamp meanwhile).
+ */
+export type Claim = LeanClaim | StampClaim;
+
+export interface StampClaim {
+  kind: "stamp";
+}
+
 export interface LeanClaim {
-  /** DTLS is up: returns the handler every datagram of the ICE connection then goes to. */
-  start(keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): (data: Buffer) => void;
+  kind?: "lean";
+  start(keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): DatagramHandler;
   /** the hook could not take over (werift internals moved); the transport stays on werift's path */
   fail(err: WeriftAdapterError): void;
 }
@@ -88,7 +100,7 @@ interface DtlsInternals {
   sendRtcp(packets: RtcpPacket[]): Promise<unknown>;
 }
 
-const claims = new WeakMap<object, LeanClaim>();
+const claims = new WeakMap<object, Claim>();
 let hookError: WeriftAdapterError | null = null;
 let hooked = false;
 
@@ -117,6 +129,13 @@ export function checkWerift(): void {
       return;
     }
     claims.delete(this);
+    if (claim.kind === "stamp") {
+      original.call(this);
+      const conn = this.iceTransport?.connection;
+      const ev = conn?.onData;
+      if (conn !== undefined && ev !== undefined) routeMedia(conn, ev, null);
+      return;
+    }
     takeOver(this, claim, original as (this: DtlsInternals) => void);
   };
   hooked = true;
@@ -177,20 +196,23 @@ function isMediaDatagram(d: unknown): d is Buffer {
 }
 
 /**
- * Media datagrams go straight to `handler`, everything else where werift sends it. First on the
- * ICE connection's data event (whose other subscriber, DTLS, ignores media anyway), then —
- * to skip werift's STUN check and two event dispatches per packet — on each UDP transport of
- * the connection's protocols; a protocol added later (ICE restart) still reaches the event.
+ * Media datagrams are stamped and queued (intake.ts), then go to `handler` — or, for werift's
+ * own path (`handler` null), to the connection's data event as before; everything else goes
+ * where werift sends it, at once. First on the ICE connection's data event (whose other
+ * subscriber, DTLS, ignores media anyway), then — to stamp before werift's STUN parsing and two
+ * event dispatches per packet — on each UDP transport of the connection's protocols; a protocol
+ * added later (ICE restart) still reaches the event.
  */
-function routeMedia(conn: IceConnection, ev: DataEvent, handler: (data: Buffer) => void): void {
+function routeMedia(conn: IceConnection, ev: DataEvent, handler: DatagramHandler | null): void {
   const exec = ev.execute;
   if (typeof exec !== "function" || !Object.hasOwn(ev, "execute")) {
-    ev.subscribe(handler);
+    if (handler !== null) ev.subscribe((data) => intake.push(handler, data, 0));
     return;
   }
+  const to: DatagramHandler = handler ?? ((data) => exec(data));
   ev.execute = (...args: unknown[]) => {
     const d = args[0];
-    if (isMediaDatagram(d)) handler(d);
+    if (isMediaDatagram(d)) intake.push(to, d, 0);
     else exec(...args);
   };
   for (const p of conn.protocols ?? []) {
@@ -198,10 +220,16 @@ function routeMedia(conn: IceConnection, ev: DataEvent, handler: (data: Buffer) 
     const onData = t?.onData;
     if (t === undefined || typeof onData !== "function") continue;
     t.onData = (data: unknown, addr: unknown) => {
-      if (isMediaDatagram(data)) handler(data);
+      if (isMediaDatagram(data)) intake.push(to, data, portOf(addr));
       else onData(data, addr);
     };
   }
+}
+
+/** The sender's port from werift's [address, port] pair, 0 when not one. */
+function portOf(addr: unknown): number {
+  const port = Array.isArray(addr) ? addr[1] : undefined;
+  return typeof port === "number" ? port : 0;
 }
 
 function rtcpSender(dtls: DtlsInternals): (rtcp: Buffer) => void {
@@ -212,8 +240,8 @@ function rtcpSender(dtls: DtlsInternals): (rtcp: Buffer) => void {
   };
 }
 
-/** The lean path takes this transceiver's inbound media once its DTLS transport starts SRTP. */
-export function claimMedia(tr: RTCRtpTransceiver, claim: LeanClaim): void {
+/** The claim takes this transceiver's inbound media once its DTLS transport starts SRTP. */
+export function claimMedia(tr: RTCRtpTransceiver, claim: Claim): void {
   checkWerift();
   const dtls = tr.dtlsTransport as unknown as (DtlsInternals & { srtpStarted?: unknown }) | undefined;
   if (dtls === undefined) throw new WeriftAdapterError("the transceiver has no DTLS transport yet");

@@ -1,5 +1,6 @@
 // The lean receive path of one viewer, from the ICE connection's datagrams to the packet sink:
-// arrival instant first, SRTP unprotect (node:crypto), the header fields read in place, our NACK
+// the arrival instant taken by the thread's intake (../intake.ts) when the datagram reached
+// JavaScript, then SRTP unprotect (node:crypto), the header fields read in place, our NACK
 // generator, and receiver reports on our own timer from our own reception statistics.
 // Inbound SRTCP is unprotected too, for the sender report's LSR. werift keeps ICE (consent),
 // DTLS and the keys; it never sees this transport's media.
@@ -7,6 +8,7 @@ import { absCaptureAtToUnixNs } from "../../core/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
 import { monoNs } from "../../net/clock.ts";
+import type { DatagramHandler } from "../intake.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
@@ -101,9 +103,8 @@ export class LeanReceiver {
     return { rtp: this.srtp.counters, rtcp: this.srtcp.counters };
   }
 
-  /** Every datagram of the ICE connection that is not STUN (DTLS is skipped here: werift has it). */
-  readonly onDatagram = (data: Buffer): void => {
-    const arrivalNs = monoNs();
+  /** Every media datagram of the ICE connection, with the instant the intake stamped it. */
+  readonly onDatagram: DatagramHandler = (data, arrivalNs) => {
     if (this.closed || !isMedia(data)) return;
     if (isRtcp(data)) {
       this.onRtcp(data, arrivalNs);

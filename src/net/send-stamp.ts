@@ -1,0 +1,51 @@
+// The instant a packet is handed to the socket, after werift's packet building and SRTP
+// protection: the publisher's send instant (docs/definitions.md#send-instant) and the built-in
+// relay's ground truth (bench:truth). werift 0.25.2 internals used: RTCRtpTransceiver.dtlsTransport
+// .iceTransport.connection.protocols[].transport.send(data, addr), which calls the dgram socket's
+// send synchronously (the socket resolves the literal address on the next tick and then writes).
+// Where they are not as expected, nothing is hooked and the caller is told so.
+import type { RTCRtpTransceiver } from "werift";
+
+/** One media datagram (SRTP or SRTCP) about to reach the socket: the datagram and the local port. */
+export type SendTap = (data: Buffer, localPort: number) => void;
+
+interface UdpLike {
+  send?: unknown;
+  socket?: { address?: () => { port?: number } };
+}
+
+/**
+ * Calls `tap` with every media datagram (first byte 128..191) the transceiver's ICE connection
+ * sends, just before the socket gets it. Returns false when werift's internals did not match (no
+ * hook installed). Call once the connection is up (its UDP transports exist).
+ */
+export function tapMediaSend(tr: RTCRtpTransceiver, tap: SendTap): boolean {
+  const dtls = tr.dtlsTransport as unknown as
+    | { iceTransport?: { connection?: { protocols?: unknown[] } } }
+    | undefined;
+  const protocols = dtls?.iceTransport?.connection?.protocols;
+  if (!Array.isArray(protocols)) return false;
+  let hooked = 0;
+  for (const p of protocols) {
+    const t = (p as { transport?: UdpLike } | null)?.transport;
+    const send = t?.send;
+    if (t === undefined || typeof send !== "function") continue;
+    let port = 0;
+    try {
+      port = t.socket?.address?.().port ?? 0;
+    } catch {
+      // not bound: port stays unknown
+    }
+    t.send = (data: unknown, addr: unknown) => {
+      if (Buffer.isBuffer(data) && data.length > 0 && data[0]! >= 128 && data[0]! <= 191) tap(data, port);
+      return send(data, addr);
+    };
+    hooked++;
+  }
+  return hooked > 0;
+}
+
+/** An RTP (not RTCP) datagram: the second byte is not an RTCP packet type (192..223, RFC 5761). */
+export function isRtpDatagram(d: Buffer): boolean {
+  return d.length >= 12 && (d[1]! < 192 || d[1]! > 223);
+}
