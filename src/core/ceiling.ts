@@ -78,7 +78,7 @@ export function ceilingVerdict(
     if (th.receiveLagP99Ms !== undefined && th.receiveLagP99Ms >= lagLimit) {
       const why =
         delayP99Ms !== null && lagLimit > t.receiveLagFloorMs
-          ? ` (${fmtFixed(100 * t.receiveLagShareOfDelay, 0)} % of the one-way delay p99 ${fmtFixed(delayP99Ms, 2)} ms)`
+          ? ` (${fmtFixed(100 * t.receiveLagShareOfDelay, 0)} % of the frame-delay p99 ${fmtFixed(delayP99Ms, 2)} ms)`
           : "";
       evidence.push(
         `${th.name}: receive lag p99 ${fmtFixed(th.receiveLagP99Ms, 2)} ms ≥ ${fmtFixed(lagLimit, 2)} ms${why}`,

@@ -12,6 +12,8 @@ export interface PoolEngineOptions extends EngineOptions {
   workers: number;
   /** test-only: inject a fault into one shard's worker */
   fault?: { shard: number } & WorkerFault;
+  /** bench:truth: a worker script that wraps worker-entry.ts (its default export), and its workerData */
+  worker?: { file: URL; data?: unknown };
 }
 
 const WORKER = new URL("../workers/worker-entry.ts", import.meta.url);
@@ -21,7 +23,8 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
     workers: opts.workers,
     async run(tasks, interrupt, onTick): Promise<EngineResult> {
       const pool = new Piscina({
-        filename: WORKER.href,
+        filename: (opts.worker?.file ?? WORKER).href,
+        ...(opts.worker?.data !== undefined ? { workerData: opts.worker.data } : {}),
         minThreads: tasks.length,
         maxThreads: tasks.length,
         concurrentTasksPerWorker: 1,

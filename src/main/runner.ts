@@ -39,6 +39,8 @@ export interface RunOptions {
   noStamp?: boolean;
   /** live per-second hook (progress, metrics); `entry` is null for a shard's final flush tick */
   onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
+  /** every frame the publisher sent: its index and send instant (bench:truth) */
+  onFrameSent?: (k: number, t0MonoNs: number) => void;
   /** the publisher's live counters (for /metrics), handed over once it exists */
   onPublisher?: (counters: PublisherCounters) => void;
   /** split runs (view): the publisher's clock responder and send-log channel */
@@ -88,6 +90,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
       noStamp: opts.noStamp ?? false,
       sendLog,
       anchor,
+      ...(opts.onFrameSent !== undefined ? { onFrameSent: opts.onFrameSent } : {}),
     });
     const pubRef = publisher;
     opts.onPublisher?.({

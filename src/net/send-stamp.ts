@@ -1,6 +1,6 @@
 // The instant a packet is handed to the socket, after werift's packet building and SRTP
 // protection: the publisher's send instant (docs/definitions.md#send-instant) and the built-in
-// relay's ground truth (bench:truth). werift 0.25.2 internals used: RTCRtpTransceiver.dtlsTransport
+// relay's ground truth (bench:truth), with the relay's receive instants beside it. werift 0.25.2 internals used: RTCRtpTransceiver.dtlsTransport
 // .iceTransport.connection.protocols[].transport.send(data, addr), which calls the dgram socket's
 // send synchronously (the socket resolves the literal address on the next tick and then writes).
 // Where they are not as expected, nothing is hooked and the caller is told so.
@@ -39,6 +39,31 @@ export function tapMediaSend(tr: RTCRtpTransceiver, tap: SendTap): boolean {
     t.send = (data: unknown, addr: unknown) => {
       if (Buffer.isBuffer(data) && data.length > 0 && data[0]! >= 128 && data[0]! <= 191) tap(data, port);
       return send(data, addr);
+    };
+    hooked++;
+  }
+  return hooked > 0;
+}
+
+/**
+ * Calls `tap` with every media datagram the transceiver's ICE connection receives, at the
+ * earliest point it reaches JavaScript (beneath werift's STUN parsing), before werift sees it.
+ * Returns false when werift's internals did not match. Call once the connection is up.
+ */
+export function tapMediaReceive(tr: RTCRtpTransceiver, tap: (data: Buffer) => void): boolean {
+  const dtls = tr.dtlsTransport as unknown as
+    | { iceTransport?: { connection?: { protocols?: unknown[] } } }
+    | undefined;
+  const protocols = dtls?.iceTransport?.connection?.protocols;
+  if (!Array.isArray(protocols)) return false;
+  let hooked = 0;
+  for (const p of protocols) {
+    const t = (p as { transport?: { onData?: unknown } } | null)?.transport;
+    const onData = t?.onData;
+    if (t === undefined || typeof onData !== "function") continue;
+    t.onData = (data: unknown, addr: unknown) => {
+      if (Buffer.isBuffer(data) && data.length > 0 && data[0]! >= 128 && data[0]! <= 191) tap(data);
+      return onData(data, addr);
     };
     hooked++;
   }

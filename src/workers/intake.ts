@@ -42,6 +42,7 @@ export class Intake {
   lagRun = new DelayHistogram();
   private lagSecond = new DelayHistogram();
   private tap: IntakeTap | null = null;
+  private inline = false;
 
   private handlers: (DatagramHandler | null)[] = new Array(1024).fill(null);
   private datas: (Buffer | null)[] = new Array(1024).fill(null);
@@ -72,6 +73,14 @@ export class Intake {
     this.refIdleNs = this.markIdleNs = this.sliceEndIdleNs = idle;
   }
 
+  /**
+   * bench:truth's baseline only: process each datagram inside its own callback right after the
+   * stamp, as every receive path did before the intake (no receive lag is recorded then).
+   */
+  setInline(inline: boolean): void {
+    this.inline = inline;
+  }
+
   /** bench:truth only: sees every stamped datagram (null to remove). */
   setTap(tap: IntakeTap | null): void {
     this.tap = tap;
@@ -88,6 +97,16 @@ export class Intake {
       this.lagSecond.recordNs(lagNs);
     }
     if (this.tap !== null) this.tap(fromPort, data, s, lagNs);
+    if (this.inline) {
+      this.currentArrivalNs = s;
+      try {
+        handler(data, s);
+      } catch {
+        // the viewer's own failure (counted there)
+      }
+      this.currentArrivalNs = -1;
+      return;
+    }
     if (this.size === MAX_QUEUED) {
       this.dropped++;
       return;

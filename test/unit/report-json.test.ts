@@ -314,10 +314,11 @@ describe("method lines (§4.13)", () => {
       assert.ok(m[delay]!.includes(phrase), phrase);
     }
     assert.ok(m.some((l) => l.includes(DelayHistogram.precisionNote)));
-    assert.equal(m.length, 13);
+    assert.equal(m.length, 14);
     assert.match(m[11]!, /^Clock exchange:/);
     assert.match(m[12]!, /^Client resources/);
     assert.match(m[12]!, /instead of peakGoroutines/);
+    assert.match(m[13]!, /^What the client adds: .*receiveLagMs .*an upper bound/);
     const { resources: _resources, ...noResources } = makeInput(healthyViewers(1));
     const bare = buildReport(noResources);
     assert.equal(bare.method.length, 11);

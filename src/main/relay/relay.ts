@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
+import { monoNs } from "../../net/clock.ts";
 import {
   ABS_CAPTURE_TIME_URI,
   absCaptureId,
@@ -16,6 +17,7 @@ import {
   newPeer,
   videoCodecs,
 } from "../../net/rtc.ts";
+import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
 import { restrictSrtpProfiles } from "../../workers/lean/adapter.ts";
 import { Burst, type BurstOptions, WrapShift } from "./conformance.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
@@ -48,6 +50,16 @@ export interface RelayOptions {
   legFaults?: Record<number, LegFault>;
   /** test-only: close the publisher's peer connection this long after it connected (WHIP fails mid-run) */
   closePublisherAfterMs?: number;
+  /** bench:truth: the relay's own instants on the process's monotonic clock (ground truth) */
+  taps?: RelayTaps;
+}
+
+/** Ground truth of the in-process relay: when media reached it and when it left, per datagram. */
+export interface RelayTaps {
+  /** a publisher's media datagram reached the relay's JavaScript (before werift parsed it) */
+  publisherReceive(data: Buffer, nowNs: number): void;
+  /** a viewer leg handed a media datagram to its socket (after werift protected it); the leg's local port */
+  legSend(localPort: number, data: Buffer, nowNs: number): void;
 }
 
 interface Stream {
@@ -173,6 +185,9 @@ export class Relay {
     this.sessions.set(id, { stream, leg: null, pc });
     pc.connectionStateChange.subscribe((state) => {
       if ((state === "failed" || state === "closed") && stream.publisher === pc) stream.publisher = null;
+      const taps = this.opts.taps;
+      const tr = pc.getTransceivers()[0];
+      if (state === "connected" && taps && tr) tapMediaReceive(tr, (d) => taps.publisherReceive(d, monoNs()));
       const after = this.opts.closePublisherAfterMs;
       if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
     });
@@ -299,6 +314,8 @@ export class Relay {
     pc.connectionStateChange.subscribe((state) => {
       if (state === "connected") {
         leg.sending = true;
+        const taps = this.opts.taps;
+        if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()));
         const closeAfter = leg.fault?.connected(performance.now()) ?? null;
         if (closeAfter !== null) this.later(closeAfter, () => this.closeSession(id));
       }
