@@ -2,8 +2,8 @@
 // protection: the publisher's send instant (docs/definitions.md#send-instant) and the built-in
 // relay's ground truth (bench:truth), with the relay's receive instants beside it. werift 0.25.2 internals used: RTCRtpTransceiver.dtlsTransport
 // .iceTransport.connection.protocols[].transport.send(data, addr), which calls the dgram socket's
-// send synchronously (the socket resolves the literal address on the next tick and then writes).
-// Where they are not as expected, nothing is hooked and the caller is told so.
+// send synchronously; the socket resolves the literal address on the next tick (process.nextTick)
+// and writes then. Where they are not as expected, nothing is hooked and the caller is told so.
 import type { RTCRtpTransceiver } from "werift";
 
 /** One media datagram (SRTP or SRTCP) about to reach the socket: the datagram and the local port. */
@@ -16,10 +16,17 @@ interface UdpLike {
 
 /**
  * Calls `tap` with every media datagram (first byte 128..191) the transceiver's ICE connection
- * sends, just before the socket gets it. Returns false when werift's internals did not match (no
- * hook installed). Call once the connection is up (its UDP transports exist).
+ * sends: `before`, as the socket's send is called (the publisher: its send log entry must exist
+ * before the packet can reach anyone); `written`, on the next tick after the socket's own, i.e.
+ * just after the kernel took it (the relay's ground truth: a fan-out loop calls send for every leg
+ * before any of them is written). Returns false when werift's internals did not match (no hook
+ * installed). Call once the connection is up (its UDP transports exist).
  */
-export function tapMediaSend(tr: RTCRtpTransceiver, tap: SendTap): boolean {
+export function tapMediaSend(
+  tr: RTCRtpTransceiver,
+  tap: SendTap,
+  when: "before" | "written" = "before",
+): boolean {
   const dtls = tr.dtlsTransport as unknown as
     | { iceTransport?: { connection?: { protocols?: unknown[] } } }
     | undefined;
@@ -37,8 +44,15 @@ export function tapMediaSend(tr: RTCRtpTransceiver, tap: SendTap): boolean {
       // not bound: port stays unknown
     }
     t.send = (data: unknown, addr: unknown) => {
-      if (Buffer.isBuffer(data) && data.length > 0 && data[0]! >= 128 && data[0]! <= 191) tap(data, port);
-      return send(data, addr);
+      if (!Buffer.isBuffer(data) || data.length === 0 || data[0]! < 128 || data[0]! > 191)
+        return send(data, addr);
+      if (when === "before") {
+        tap(data, port);
+        return send(data, addr);
+      }
+      const out = send(data, addr);
+      process.nextTick(tap, data, port);
+      return out;
     };
     hooked++;
   }

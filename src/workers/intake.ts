@@ -12,10 +12,13 @@
 // phase stamped nothing, or the end of the latest slice when the loop blocked since. Any time
 // the loop spent blocked between R and the stamp came before the arrival (a readable socket does
 // not let the loop block), so lag ≤ (stamp − R) − (idle time between R and the stamp), with idle
-// time read from libuv's own counter. What it cannot see: the kernel's delivery and the dispatch
-// of one datagram up to its stamp (a few µs), and time the operating system kept a woken thread
-// off the CPU (that shows as idle). Bench: `npm run bench:truth` holds it against the relay's
-// send instants.
+// time read from libuv's own counter. A thread the kernel woke but kept off the CPU counts that
+// wait as idle, so where the loop blocked, the thread's run delay (time runnable but not running,
+// Linux /proc/thread-self/schedstat) since the last drained slice is added back. What it cannot
+// see: the kernel's delivery and the dispatch of one datagram up to its stamp (a few µs), and the
+// run delay where the kernel does not keep schedstat. Bench: `npm run bench:truth` holds it
+// against the relay's send instants.
+import { closeSync, openSync, readSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { DelayHistogram } from "../core/stats.ts";
 import { monoNs } from "../net/clock.ts";
@@ -33,6 +36,44 @@ const MAX_QUEUED = 1 << 16;
 
 function idleNs(): number {
   return performance.nodeTiming.idleTime * 1e6;
+}
+
+/** This thread's run delay (ns runnable but not running) from the kernel's schedstat, or null. */
+class RunDelay {
+  private fd: number | null = null;
+  private readonly buf = Buffer.alloc(96);
+
+  constructor() {
+    try {
+      this.fd = openSync("/proc/thread-self/schedstat", "r");
+      if (this.read() === null) this.close();
+    } catch {
+      this.fd = null;
+    }
+  }
+
+  get available(): boolean {
+    return this.fd !== null;
+  }
+
+  /** The second field of schedstat: cumulative ns this thread waited on a run queue. */
+  read(): number | null {
+    if (this.fd === null) return null;
+    try {
+      const n = readSync(this.fd, this.buf, 0, this.buf.length, 0);
+      const text = this.buf.toString("latin1", 0, n);
+      const space = text.indexOf(" ");
+      const value = Number.parseInt(text.slice(space + 1), 10);
+      return space > 0 && Number.isFinite(value) ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
 }
 
 export class Intake {
@@ -64,6 +105,10 @@ export class Intake {
   private sliceEndNs: number;
   private sliceEndIdleNs: number;
   private readonly sliceNs: number;
+  private readonly runDelay = new RunDelay();
+  /** run delay at the end of the latest drained slice (−1: unknown), and what a blocked phase adds */
+  private runDelayAtDrain = -1;
+  private phaseRunDelayNs = 0;
 
   constructor(sliceNs = SLICE_NS) {
     this.sliceNs = sliceNs;
@@ -91,7 +136,9 @@ export class Intake {
     const s = monoNs();
     if (!this.phaseOpen) this.openPhase(s);
     // before the thread's first slice there is no reference: such datagrams are not counted
-    const lagNs = this.sliced ? Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0) : -1;
+    const lagNs = this.sliced
+      ? Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs) + this.phaseRunDelayNs, 0)
+      : -1;
     if (lagNs >= 0) {
       this.lagRun.recordNs(lagNs);
       this.lagSecond.recordNs(lagNs);
@@ -141,10 +188,16 @@ export class Intake {
   private openPhase(s: number): void {
     this.phaseOpen = true;
     const idle = idleNs();
+    this.phaseRunDelayNs = 0;
     if (idle > this.sliceEndIdleNs) {
-      // the loop blocked after the latest slice: nothing stamped now was readable before it ended
+      // the loop blocked after the latest slice: nothing stamped now was readable before it ended;
+      // a wake-up the kernel delayed counts as idle, so its run delay goes back in
       this.refNs = this.sliceEndNs;
       this.refIdleNs = this.sliceEndIdleNs;
+      if (this.runDelayAtDrain >= 0) {
+        const rd = this.runDelay.read();
+        if (rd !== null) this.phaseRunDelayNs = Math.max(0, rd - this.runDelayAtDrain);
+      }
     } else {
       this.refNs = this.markNs;
       this.refIdleNs = this.markIdleNs;
@@ -188,6 +241,8 @@ export class Intake {
     this.sliceEndNs = monoNs();
     this.sliceEndIdleNs = idleNs();
     this.sliced = true;
+    // the loop may block next: the run delay from here on is what a late wake-up would add
+    if (this.size === 0 && this.runDelay.available) this.runDelayAtDrain = this.runDelay.read() ?? -1;
   };
 
   private grow(): void {

@@ -58,7 +58,7 @@ export interface RelayOptions {
 export interface RelayTaps {
   /** a publisher's media datagram reached the relay's JavaScript (before werift parsed it) */
   publisherReceive(data: Buffer, nowNs: number): void;
-  /** a viewer leg handed a media datagram to its socket (after werift protected it); the leg's local port */
+  /** a viewer leg's media datagram was written to its socket (after werift protected it); the leg's local port */
   legSend(localPort: number, data: Buffer, nowNs: number): void;
 }
 
@@ -315,7 +315,7 @@ export class Relay {
       if (state === "connected") {
         leg.sending = true;
         const taps = this.opts.taps;
-        if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()));
+        if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()), "written");
         const closeAfter = leg.fault?.connected(performance.now()) ?? null;
         if (closeAfter !== null) this.later(closeAfter, () => this.closeSession(id));
       }

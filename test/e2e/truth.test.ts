@@ -1,0 +1,69 @@
+// The receive lag a report shows against ground truth: the built-in relay runs in this process,
+// on the same monotonic clock, and records when it handed each packet to each viewer leg's
+// socket; the viewer thread's intake records each datagram's stamp (bench/truth-worker.ts).
+// The true client-added wait (stamp − relay send) includes the kernel's loopback delivery and the
+// thread's wake-up, which the estimator does not see; the stated error allowed here is 1 ms.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { exactSummary } from "../../src/core/stats.ts";
+import { poolEngine } from "../../src/main/pool-engine.ts";
+import type { RelayTaps } from "../../src/main/relay/relay.ts";
+import type { WorkerFault } from "../../src/workers/protocol.ts";
+import { runThroughRelay } from "./harness.ts";
+
+const STATED_ERROR_MS = 1;
+
+async function measure(viewers: number, fault?: WorkerFault) {
+  const legSend = new Map<number, number>();
+  const taps: RelayTaps = {
+    publisherReceive() {},
+    legSend(port, d, now) {
+      if (d.length < 12 || (d[1]! >= 192 && d[1]! <= 223)) return;
+      const key = port * 65536 + d.readUInt16BE(2);
+      if (!legSend.has(key)) legSend.set(key, now);
+    },
+  };
+  const tap = new SharedArrayBuffer(8 + 200_000 * 32);
+  const engine = poolEngine({
+    workers: 1,
+    worker: { file: new URL("../../bench/truth-worker.ts", import.meta.url), data: { tap, inline: false } },
+    ...(fault !== undefined ? { fault: { shard: 0, ...fault } } : {}),
+  });
+  const { report } = await runThroughRelay({ taps }, { viewers, holdSeconds: 4 }, engine);
+  const n = Math.min(new Int32Array(tap, 0, 2)[0]!, 200_000);
+  const rec = new Float64Array(tap, 8);
+  const waits: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const sent = legSend.get(rec[i * 4]! * 65536 + rec[i * 4 + 1]!);
+    if (sent !== undefined) waits.push((rec[i * 4 + 2]! - sent) / 1e6);
+  }
+  return { report, truth: exactSummary(waits), paired: waits.length };
+}
+
+test("the reported receive lag bounds the relay-measured client-added wait within its stated error", async () => {
+  const { report, truth, paired } = await measure(4);
+  assert.ok(paired > 500, `${paired} datagrams paired with the relay's sends`);
+  const lag = report.client.receiveLagMs;
+  assert.ok(lag, "the report carries client.receiveLagMs");
+  const w = report.client.workers?.[0]?.receiveLagMs;
+  assert.deepEqual(w, lag, "one viewer thread: its figures are the pooled ones");
+  assert.ok(lag.p50 + STATED_ERROR_MS >= truth.p50, `p50: lag ${lag.p50} ms, true wait ${truth.p50} ms`);
+  assert.ok(lag.p99 + STATED_ERROR_MS >= truth.p99, `p99: lag ${lag.p99} ms, true wait ${truth.p99} ms`);
+  assert.ok(report.client.publisherSendLagMs, "the report carries client.publisherSendLagMs");
+});
+
+test("a slowed viewer thread: the receive lag sees the wait, and the ceiling fires on it", async () => {
+  // the worker blocks its loop 60 ms out of every 100 ms: datagrams wait up to 60 ms unstamped
+  const { report, truth } = await measure(2, { kind: "busy", afterMs: 500 });
+  const lag = report.client.receiveLagMs;
+  assert.ok(lag, "the report carries client.receiveLagMs");
+  assert.ok(truth.p99 > 20, `the true wait p99 is ${truth.p99} ms`);
+  assert.ok(lag.p99 + STATED_ERROR_MS >= truth.p99, `p99: lag ${lag.p99} ms, true wait ${truth.p99} ms`);
+  const c = report.client.ceiling;
+  assert.equal(c?.nearCeiling, true);
+  assert.ok(
+    c?.evidence?.some((e) => /^worker 0: receive lag p99 [\d.]+ ms ≥ [\d.]+ ms/.test(e)),
+    c?.evidence?.join("; "),
+  );
+  assert.equal(report.aggregate.oneWayDelay[0]?.comparable, false);
+});
