@@ -1,5 +1,6 @@
 // The command line (§2) on commander: run, view, publish, relay, version. Usage errors print one
-// line naming the flag or key and exit 2; runs exit 0 (valid), 1 (error), 3 (no verdict).
+// line naming the flag or key and exit 2; runs exit 0 (valid), 1 (error), 3 (no verdict),
+// 99 (valid, a threshold failed).
 import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../core/clip/clip.ts";
 import { ScenarioError } from "../core/scenario.ts";
@@ -25,7 +26,9 @@ function outputOptions(c: Command): void {
   c.option("--quiet", "no progress lines on stderr")
     .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
     .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
-    .option("--no-html", "do not write the HTML report");
+    .option("--no-html", "do not write the HTML report")
+    .option("--junit <file>", "write the thresholds as JUnit XML (one testcase per threshold)")
+    .option("--summary-md <file>", "write a short Markdown summary (for a CI job summary)");
 }
 
 function program(setCode: (code: number) => void): Command {

@@ -8,6 +8,7 @@ import {
   ScenarioError,
   validateScenario,
 } from "../core/scenario.ts";
+import { LiveThresholds } from "../core/thresholds/live.ts";
 import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "./engine.ts";
 import { execute } from "./execute.ts";
 import { UsageError } from "./flags.ts";
@@ -28,6 +29,9 @@ export interface RunFlags {
   /** false with --no-html */
   html?: boolean;
   json?: boolean;
+  /** issue 14: JUnit XML of the thresholds, and a short Markdown summary for CI */
+  junit?: string;
+  summaryMd?: string;
 }
 
 /** The scenario `whipbench run` uses with no file: 10 VP8 viewers through the built-in relay. */
@@ -79,7 +83,8 @@ function engineFor(s: Scenario, flags: RunFlags, log: Logger): Engine {
   const note = oversubscribedNote(workers, cpus().length);
   if (note !== null) log.line(note);
   // live one-way delay samples feed /metrics and the progress line
-  const liveDelays = (s.metrics ?? "") !== "" || !(flags.quiet ?? false);
+  const liveDelays =
+    (s.metrics ?? "") !== "" || !(flags.quiet ?? false) || LiveThresholds.wanted(s.thresholds);
   return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays });
 }
 
@@ -92,6 +97,7 @@ function outputs(s: Scenario, flags: RunFlags, log: Logger) {
     engine: engineFor(s, flags, log),
     html: flags.html ?? true,
     json: flags.json ?? false,
+    gateFiles: { junit: flags.junit, summaryMd: flags.summaryMd },
     ...(flags.quiet
       ? {}
       : {
