@@ -4,6 +4,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../core/clip/clip.ts";
 import { ScenarioError } from "../core/scenario.ts";
+import { collect, compareCommand } from "./cmd-compare.ts";
 import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
 import { runCommand, viewCommand } from "./cmd-run.ts";
@@ -148,6 +149,20 @@ function program(setCode: (code: number) => void): Command {
     .option("--counter-offer", "answer WHEP with 406 and the relay's own offer (viewer PATCHes its answer)")
     .option("--token-env <name>", "require the bearer token held by this environment variable")
     .action(async (opts) => setCode(await relayCommand(opts)));
+
+  p.command("compare")
+    .description("compare reports: may they be ranked, the figures side by side, gates for CI")
+    .argument("<base>", "the baseline report JSON")
+    .argument("<new...>", "report JSON(s) to compare with the baseline")
+    .option(
+      "--fail-on <condition>",
+      'exit 99 when NEW is worse beyond this, e.g. "oneWayDelay.p95 > +10%" or "loss > +0.2pp" (repeatable)',
+      collect,
+    )
+    .option("--json", "print the comparison as JSON")
+    .option("--md <file>", "also write the Markdown to this file")
+    .option("--html <file>", "also write an HTML page to this file")
+    .action(async (base: string, news: string[], opts) => setCode(await compareCommand(base, news, opts)));
 
   p.command("version")
     .description("print the version")
