@@ -13,7 +13,7 @@ export interface DiffInterval {
 }
 
 /** mulberry32: a small, fast 32-bit generator; uniform in [0, 1). */
-function rng(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -63,7 +63,7 @@ export function bootstrapDiff(
   if (base.length < 2 || next.length < 2) return null;
   const resamples = o.resamples ?? 2000;
   const level = o.level ?? 0.95;
-  const draw = rng(o.seed ?? 0x5eed);
+  const draw = mulberry32(o.seed ?? 0x5eed);
   const diffs: number[] = [];
   for (let i = 0; i < resamples; i++) diffs.push(resampledMean(next, draw) - resampledMean(base, draw));
   diffs.sort((a, b) => a - b);
