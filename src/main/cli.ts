@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../core/clip/clip.ts";
 import { ScenarioError } from "../core/scenario.ts";
 import { collect, compareCommand } from "./cmd-compare.ts";
+import { matrixCommand } from "./cmd-matrix.ts";
 import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
 import { runCommand, viewCommand } from "./cmd-run.ts";
@@ -163,6 +164,17 @@ function program(setCode: (code: number) => void): Command {
     .option("--md <file>", "also write the Markdown to this file")
     .option("--html <file>", "also write an HTML page to this file")
     .action(async (base: string, news: string[], opts) => setCode(await compareCommand(base, news, opts)));
+
+  p.command("matrix")
+    .description(
+      "servers × scenarios × repeats, one report per cell and one table (resumes in the same --out)",
+    )
+    .argument("<matrix>", "matrix JSON file")
+    .option("--out <dir>", "output directory (a second run with it resumes)", "matrix")
+    .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .option("--quiet", "no progress lines on stderr")
+    .option("--no-html", "do not write the cells' HTML reports")
+    .action(async (file: string, opts) => setCode(await matrixCommand(file, opts)));
 
   p.command("version")
     .description("print the version")

@@ -78,7 +78,7 @@ function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
 }
 
 /** `workers` from the flag or the scenario; unset: one core for the main thread, the rest for viewers. */
-function engineFor(s: Scenario, flags: RunFlags, log: Logger): Engine {
+export function engineFor(s: Scenario, flags: RunFlags, log: Logger): Engine {
   const workers = s.workers ?? defaultWorkers();
   const note = oversubscribedNote(workers, cpus().length);
   if (note !== null) log.line(note);
