@@ -103,7 +103,8 @@ async function runCell(
     log,
     engine: engineFor(withWorkers, { out: dir, quiet: true }, log),
     html: o.flags.html ?? true,
-    stdout: (line) => log.line(`  ${line}`),
+    // the verdict is already in the log; the headline and file lines stay in the cell's report
+    stdout: () => {},
   });
   const files = await readdir(dir);
   const json = files.find((f) => f.endsWith(".json") && f !== CELL_FILE);

@@ -4,26 +4,13 @@
 // run is missing runs again.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { BIN, cli, tempDir } from "./cli-harness.ts";
+import { BIN, cli, freePort, tempDir } from "./cli-harness.ts";
 
 const tmp = tempDir("matrix");
 after(() => tmp.remove());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const scenario = (viewers: number) => ({
   viewers,
