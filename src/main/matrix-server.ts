@@ -1,5 +1,5 @@
 // A matrix server's lifecycle: its start command (a shell command in its own process group, its
-// output in a log file), the wait until it is healthy (its health command succeeds, or by default
+// output in a log file; it may stay in the foreground or daemonise and exit 0), the wait until it is healthy (its health command succeeds, or by default
 // its WHEP port accepts a TCP connection), and its stop (the stop command, then the group ends).
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
@@ -61,10 +61,12 @@ export class ServerProcess {
     const deadline = Date.now() + timeoutS * 1000;
     for (;;) {
       const child = this.child;
-      if (child !== null && (child.exitCode !== null || child.signalCode !== null)) {
-        throw new Error(
-          `the start command exited (${child.exitCode ?? child.signalCode}) before the server was healthy`,
-        );
+      // a start command may daemonise and exit 0; any other end before health is a failure
+      if (child !== null && child.signalCode !== null) {
+        throw new Error(`the start command was ended by ${child.signalCode} before the server was healthy`);
+      }
+      if (child !== null && child.exitCode !== null && child.exitCode !== 0) {
+        throw new Error(`the start command exited with ${child.exitCode} before the server was healthy`);
       }
       if (await healthy(this.s)) return;
       if (Date.now() > deadline) throw new Error(`not healthy within ${timeoutS} s`);
