@@ -82,7 +82,7 @@ describe("compare", () => {
       md,
       /\| `oneWayDelay\.p95` \| [\d.]+ ms \| [\d.]+ ms | \+(?:9\.9|10\.0) ms \(\+\d+\.\d%\) \| \+[\d.]+ ms … \+[\d.]+ ms \|/,
     );
-    assert.match(md, /\| \*\*FAIL\*\* \| `loss > \+0\.5pp` \| 0\.990 \|/);
+    assert.match(md, /\| \*\*FAIL\*\* \| `loss > \+0\.5pp` \| \+0\.990 pp \|/);
     const html = compareHtml([
       { c, base: { label: "b<", verdict: "v" }, next: { label: "n", verdict: "v" } },
     ]);

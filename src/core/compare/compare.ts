@@ -54,6 +54,8 @@ export interface FailOn {
 
 export interface GateResult {
   text: string;
+  kind: FailOn["kind"];
+  unit: FigureUnit;
   /** true when the condition holds, i.e. NEW is worse beyond the limit */
   tripped: boolean;
   observed?: number;
@@ -132,21 +134,22 @@ function row(base: Report, next: Report, figure: string): CompareRow {
 
 function gate(base: Report, next: Report, g: FailOn): GateResult {
   const f = FIGURES.get(g.figure);
+  const head = { text: g.text, kind: g.kind, unit: f?.unit ?? "" };
   const b = f ? f.read(base) : { unavailable: "unknown figure" };
   const n = f ? f.read(next) : { unavailable: "unknown figure" };
-  if ("unavailable" in n) return { text: g.text, tripped: true, unavailable: `NEW: ${n.unavailable}` };
+  if ("unavailable" in n) return { ...head, tripped: true, unavailable: `NEW: ${n.unavailable}` };
   let observed = n.value;
   if (g.kind !== "value") {
-    if ("unavailable" in b) return { text: g.text, tripped: true, unavailable: `BASE: ${b.unavailable}` };
+    if ("unavailable" in b) return { ...head, tripped: true, unavailable: `BASE: ${b.unavailable}` };
     observed = n.value - b.value;
     if (g.kind === "relative") {
       if (b.value === 0) {
-        return { text: g.text, tripped: true, unavailable: "BASE is 0: no relative change" };
+        return { ...head, tripped: true, unavailable: "BASE is 0: no relative change" };
       }
       observed = (100 * observed) / b.value;
     }
   }
-  return { text: g.text, tripped: holds(observed, g.op, g.value), observed };
+  return { ...head, tripped: holds(observed, g.op, g.value), observed };
 }
 
 export function compareReports(base: Report, next: Report, failOn: readonly FailOn[] = []): Comparison {

@@ -40,7 +40,8 @@ function intervalText(r: CompareRow): string {
 
 function gateText(g: GateResult): string {
   if (g.observed === undefined) return `unavailable: ${g.unavailable ?? ""}`;
-  return fmtFixed(g.observed, 3);
+  if (g.kind === "relative") return `${g.observed < 0 ? "−" : "+"}${fmtFixed(Math.abs(g.observed), 1)}%`;
+  return g.kind === "change" ? signed(g.observed, g.unit) : formatFigure(g.observed, g.unit);
 }
 
 /** The exit decision's words: "rankable", or "not rankable: <reason>". */
