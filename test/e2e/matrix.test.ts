@@ -106,6 +106,27 @@ describe("whipbench matrix (2 × 2 over built-in relays)", () => {
     );
   });
 
+  test("a server that does not start: its cells are DNF with the reason, exit 3, nothing kept for a resume", async () => {
+    const file = join(tmp.dir, "dead.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        healthTimeoutSeconds: 5,
+        servers: [{ name: "dead", whep: "http://127.0.0.1:1/x/whep", start: "echo starting; exit 7" }],
+        scenarios: [{ name: "s", scenario: scenario(1) }],
+      }),
+    );
+    const out = join(tmp.dir, "dead-out");
+    const r = await cli(["matrix", file, "--out", out], { timeoutMs: 30_000 });
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(
+      readFileSync(join(out, "matrix.md"), "utf8"),
+      /\| dead \| DNF: server dead did not start: the start command exited with 7 before the server was healthy \|/,
+    );
+    assert.equal(readFileSync(join(out, "dead", "server.log"), "utf8"), "starting\n");
+    assert.equal(existsSync(join(out, "dead", "s", "r1", "cell.json")), false);
+  });
+
   test("a bad matrix is exit 2 naming the key", async () => {
     const bad = join(tmp.dir, "bad.json");
     writeFileSync(
