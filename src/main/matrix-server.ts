@@ -1,6 +1,7 @@
 // A matrix server's lifecycle: its start command (a shell command in its own process group, its
-// output in a log file; it may stay in the foreground or daemonise and exit 0), the wait until it is healthy (its health command succeeds, or by default
-// its WHEP port accepts a TCP connection), and its stop (the stop command, then the group ends).
+// output in a log file; it may stay in the foreground or daemonise and exit 0), the wait until it
+// is healthy (its health command succeeds, or by default its WHEP port accepts a TCP connection),
+// and its stop (the stop command, then the start command's group ends).
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { connect } from "node:net";
