@@ -4,6 +4,8 @@
 
 import { isHttpUrl } from "./gourl.ts";
 import { JsonSyntaxError, scanFirstValue } from "./scenario-json.ts";
+import { parseThresholds } from "./thresholds/parse.ts";
+import type { Threshold } from "./thresholds/types.ts";
 
 export { buildSchedule, type Schedule, secondsToNs } from "./scenario-schedule.ts";
 
@@ -31,6 +33,8 @@ export interface Scenario {
   workers?: number;
   /** how viewers receive media: werift's own path or the lean one (default "lean") */
   receivePath?: "werift" | "lean";
+  /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
+  thresholds?: Threshold[];
 }
 
 export class ScenarioError extends Error {
@@ -169,6 +173,14 @@ export function decodeScenario(text: string): Scenario {
   const fields = out as unknown as Record<string, unknown>;
   let firstError: ScenarioError | null = null;
   for (const { key, raw } of scanned.members) {
+    if (key === "thresholds") {
+      try {
+        out.thresholds = parseThresholds(JSON.parse(raw) as unknown);
+      } catch (err) {
+        firstError ??= new ScenarioError((err as Error).message);
+      }
+      continue;
+    }
     const field = fieldFor(key);
     if (field === undefined) {
       firstError ??= new ScenarioError(`json: unknown field ${goQuote(key)}`);

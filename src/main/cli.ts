@@ -1,8 +1,11 @@
 // The command line (§2) on commander: run, view, publish, relay, version. Usage errors print one
-// line naming the flag or key and exit 2; runs exit 0 (valid), 1 (error), 3 (no verdict).
+// line naming the flag or key and exit 2; runs exit 0 (valid), 1 (error), 3 (no verdict),
+// 99 (valid, a threshold failed).
 import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../core/clip/clip.ts";
 import { ScenarioError } from "../core/scenario.ts";
+import { collect, compareCommand } from "./cmd-compare.ts";
+import { matrixCommand } from "./cmd-matrix.ts";
 import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
 import { runCommand, viewCommand } from "./cmd-run.ts";
@@ -25,7 +28,9 @@ function outputOptions(c: Command): void {
   c.option("--quiet", "no progress lines on stderr")
     .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
     .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
-    .option("--no-html", "do not write the HTML report");
+    .option("--no-html", "do not write the HTML report")
+    .option("--junit <file>", "write the thresholds as JUnit XML (one testcase per threshold)")
+    .option("--summary-md <file>", "write a short Markdown summary (for a CI job summary)");
 }
 
 function program(setCode: (code: number) => void): Command {
@@ -145,6 +150,31 @@ function program(setCode: (code: number) => void): Command {
     .option("--counter-offer", "answer WHEP with 406 and the relay's own offer (viewer PATCHes its answer)")
     .option("--token-env <name>", "require the bearer token held by this environment variable")
     .action(async (opts) => setCode(await relayCommand(opts)));
+
+  p.command("compare")
+    .description("compare reports: may they be ranked, the figures side by side, gates for CI")
+    .argument("<base>", "the baseline report JSON")
+    .argument("<new...>", "report JSON(s) to compare with the baseline")
+    .option(
+      "--fail-on <condition>",
+      'exit 99 when NEW is worse beyond this, e.g. "oneWayDelay.p95 > +10%" or "loss > +0.2pp" (repeatable)',
+      collect,
+    )
+    .option("--json", "print the comparison as JSON")
+    .option("--md <file>", "also write the Markdown to this file")
+    .option("--html <file>", "also write an HTML page to this file")
+    .action(async (base: string, news: string[], opts) => setCode(await compareCommand(base, news, opts)));
+
+  p.command("matrix")
+    .description(
+      "servers × scenarios × repeats, one report per cell and one table (resumes in the same --out)",
+    )
+    .argument("<matrix>", "matrix JSON file")
+    .option("--out <dir>", "output directory (a second run with it resumes)", "matrix")
+    .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .option("--quiet", "no progress lines on stderr")
+    .option("--no-html", "do not write the cells' HTML reports")
+    .action(async (file: string, opts) => setCode(await matrixCommand(file, opts)));
 
   p.command("version")
     .description("print the version")

@@ -8,6 +8,7 @@ import {
   ScenarioError,
   validateScenario,
 } from "../core/scenario.ts";
+import { LiveThresholds } from "../core/thresholds/live.ts";
 import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "./engine.ts";
 import { execute } from "./execute.ts";
 import { UsageError } from "./flags.ts";
@@ -28,6 +29,9 @@ export interface RunFlags {
   /** false with --no-html */
   html?: boolean;
   json?: boolean;
+  /** issue 14: JUnit XML of the thresholds, and a short Markdown summary for CI */
+  junit?: string;
+  summaryMd?: string;
 }
 
 /** The scenario `whipbench run` uses with no file: 10 VP8 viewers through the built-in relay. */
@@ -74,12 +78,13 @@ function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
 }
 
 /** `workers` from the flag or the scenario; unset: one core for the main thread, the rest for viewers. */
-function engineFor(s: Scenario, flags: RunFlags, log: Logger): Engine {
+export function engineFor(s: Scenario, flags: RunFlags, log: Logger): Engine {
   const workers = s.workers ?? defaultWorkers();
   const note = oversubscribedNote(workers, cpus().length);
   if (note !== null) log.line(note);
   // live one-way delay samples feed /metrics and the progress line
-  const liveDelays = (s.metrics ?? "") !== "" || !(flags.quiet ?? false);
+  const liveDelays =
+    (s.metrics ?? "") !== "" || !(flags.quiet ?? false) || LiveThresholds.wanted(s.thresholds);
   return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays });
 }
 
@@ -92,6 +97,7 @@ function outputs(s: Scenario, flags: RunFlags, log: Logger) {
     engine: engineFor(s, flags, log),
     html: flags.html ?? true,
     json: flags.json ?? false,
+    gateFiles: { junit: flags.junit, summaryMd: flags.summaryMd },
     ...(flags.quiet
       ? {}
       : {

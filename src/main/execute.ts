@@ -10,8 +10,10 @@ import { reportToJson } from "../core/report/json.ts";
 import { reportToMarkdown } from "../core/report/markdown.ts";
 import type { Report } from "../core/report/types.ts";
 import type { Scenario } from "../core/scenario.ts";
+import { LiveThresholds } from "../core/thresholds/live.ts";
 import { type Engine, inThreadEngine } from "./engine.ts";
 import { bearerFrom, UsageError } from "./flags.ts";
+import { Gate, type GateFiles, thresholdsFailed } from "./gate.ts";
 import { renderHtmlReport, writeHtmlReport } from "./html-report.ts";
 import type { Logger } from "./log.ts";
 import type { RunMetrics } from "./metrics.ts";
@@ -39,6 +41,8 @@ export interface ExecuteOptions {
   html?: boolean;
   /** the report JSON on stdout; the human lines go to stderr */
   json?: boolean;
+  /** --junit and --summary-md (issue 14) */
+  gateFiles?: GateFiles;
   /** test hook: the /metrics registry and its URL, when the scenario serves metrics */
   onMetrics?: (metrics: RunMetrics, url: string) => void;
 }
@@ -47,6 +51,8 @@ export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_NO_VERDICT = 3;
+/** a valid run with a failed threshold (k6's convention) */
+export const EXIT_THRESHOLD_FAILED = 99;
 
 /** Installs SIGINT/SIGTERM handlers for the duration of `body`: the first signal aborts, a second exits at once. */
 export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -80,7 +86,10 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
       scenario: s,
       engine:
         opts.engine ??
-        inThreadEngine({ liveDelays: opts.progress !== undefined || (s.metrics ?? "") !== "" }),
+        inThreadEngine({
+          liveDelays:
+            opts.progress !== undefined || (s.metrics ?? "") !== "" || LiveThresholds.wanted(s.thresholds),
+        }),
       log,
       ...(opts.progress ? { progress: opts.progress } : {}),
       ...(opts.onMetrics ? { onMetrics: opts.onMetrics } : {}),
@@ -101,30 +110,36 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
     // the handlers stay until the report is written: a signal while writing still ends in a
     // complete report marked interrupted (exit 3); a second one exits at once
     return await withInterrupt(live.log, async (interrupt) => {
-      const input = await run({
+      const gate = new Gate(s, live.log);
+      const onTick = gate.onTick(live.onTick);
+      const ran = await run({
         command: opts.command,
         scenario: s,
         bearer,
         engine: live.engine,
         log: live.log,
-        interrupt,
+        interrupt: gate.signal(interrupt),
         noStamp: opts.noStamp ?? false,
-        ...(live.onTick ? { onTick: live.onTick } : {}),
+        ...(onTick ? { onTick } : {}),
         onPublisher: (p) => live.setPublisher(p),
         clockPeer: opts.clockPeer,
         sendLogPeer: opts.sendLogPeer,
       });
+      // a threshold's live stop is not an interrupt: only a signal marks the report interrupted
+      const input = { ...ran, interrupted: interrupt.aborted };
       if (input.publisher) live.setPublisher(input.publisher);
       await live.close();
       try {
         // a signal before or while the files are written marks the report interrupted; one that
         // comes while they are written has them written again
-        let done = await writeFiles(opts, interrupt.aborted ? { ...input, interrupted: true } : input);
+        let done = await writeFiles(opts, gate, interrupt.aborted ? { ...input, interrupted: true } : input);
         if (interrupt.aborted && !done.report.interrupted) {
-          done = await writeFiles(opts, { ...input, interrupted: true });
+          done = await writeFiles(opts, gate, { ...input, interrupted: true });
         }
-        printOutcome(opts, done);
-        return done.report.aggregate.valid ? EXIT_OK : EXIT_NO_VERDICT;
+        const extra = await gate.writeFiles(done.report, opts.gateFiles ?? {});
+        printOutcome(opts, done, extra);
+        if (!done.report.aggregate.valid) return EXIT_NO_VERDICT;
+        return thresholdsFailed(done.report) ? EXIT_THRESHOLD_FAILED : EXIT_OK;
       } catch (err) {
         process.stderr.write(`whipbench ${opts.command}: ${writeErrorText(err)}\n`);
         return EXIT_ERROR;
@@ -142,8 +157,8 @@ interface Written {
 }
 
 /** Builds the report and writes its files (JSON, Markdown, HTML unless off). */
-async function writeFiles(opts: ExecuteOptions, input: ReportInput): Promise<Written> {
-  const report = buildReport(input);
+async function writeFiles(opts: ExecuteOptions, gate: Gate, input: ReportInput): Promise<Written> {
+  const report = gate.judge(buildReport(input));
   opts.log.line(report.aggregate.verdict);
   const stem = reportStem(input.startedAtUnixNs, opts.scenario.name ?? "");
   const json = reportToJson(report);
@@ -157,12 +172,13 @@ async function writeFiles(opts: ExecuteOptions, input: ReportInput): Promise<Wri
 }
 
 /** The §2.5 lines: verdict and headline, the files written; with --json the report on stdout. */
-function printOutcome(opts: ExecuteOptions, w: Written): void {
+function printOutcome(opts: ExecuteOptions, w: Written, extra: readonly string[]): void {
   const out = opts.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
   const human = opts.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
   for (const line of stdoutLines(w.report)) human(line);
   human(`wrote ${w.files.json}`);
   human(`wrote ${w.files.markdown}`);
   if (w.files.html !== null) human(`wrote ${w.files.html}`);
+  for (const f of extra) human(`wrote ${f}`);
   if (opts.json) out(w.json.replace(/\n$/, ""));
 }

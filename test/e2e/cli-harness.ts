@@ -2,6 +2,7 @@
 // on), asynchronously, so a relay living in the test process keeps serving while the child runs.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -139,4 +140,16 @@ export function wroteLines(dir: string, pair: ReturnType<typeof readReportPair>)
   return [pair.jsonName, pair.mdName, ...(pair.htmlName ? [pair.htmlName] : [])].map(
     (f) => `wrote ${join(dir, f)}`,
   );
+}
+
+/** A TCP port on 127.0.0.1 free a moment ago (for a server a child process starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === "object" && a !== null ? a.port : 0));
+    });
+  });
 }

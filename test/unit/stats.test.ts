@@ -1,19 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as hdr from "hdr-histogram-js";
+import { mulberry32 } from "../../src/core/compare/bootstrap.ts";
 import { countsIndexUs, DelayHistogram, exactSummary } from "../../src/core/stats.ts";
 
-/** Deterministic PRNG (mulberry32) for the sample sets. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /** Exponential samples in ns (mean 20 ms), whole ns. */
 function exponentialNs(count: number, seed: number): number[] {

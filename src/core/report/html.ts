@@ -2,6 +2,7 @@
 // (uPlot, MIT), its stylesheet and the page's own script are inlined; a Content-Security-Policy
 // forbids every fetch, so the page reads the same offline. Pure: the caller hands in the texts.
 
+import { thresholdsHtml } from "../thresholds/render.ts";
 import type { DelayDistribution } from "./distribution.ts";
 import { chartData } from "./html-data.ts";
 import { escapeHtml, headerFacts, titleOf, verdictSection, viewerTable } from "./html-sections.ts";
@@ -103,6 +104,7 @@ export function reportToHtml(r: Report, d: DelayDistribution | null, assets: Htm
 <body>
 <h1>${escapeHtml(title)}</h1>
 ${verdictSection(r)}
+${thresholdsHtml(r)}
 <section class="card">${headerFacts(r)}</section>
 <section class="charts">
 ${charts}

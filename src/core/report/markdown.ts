@@ -1,6 +1,7 @@
 // The Markdown report (§5), rendered from the report object alone.
 
 import { fmtFixed, fmtG, mdStarted } from "../gofmt.ts";
+import { thresholdsMarkdown } from "../thresholds/render.ts";
 import {
   ceilingText,
   clientLagText,
@@ -223,6 +224,7 @@ export function reportToMarkdown(r: Report): string {
   const lines = [
     ...header(r),
     ...verdict(r.aggregate, r.client.ceiling),
+    ...thresholdsMarkdown(r),
     ...aggregate(r),
     ...publisher(r.publisher),
     ...errors(r.errors),

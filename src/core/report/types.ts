@@ -4,6 +4,7 @@
 // Deliberate additions (DESIGN "Report compatibility"): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
 
+import type { ThresholdResult } from "../thresholds/types.ts";
 import type { RtpReport, Summary } from "../types.ts";
 
 export const REPORT_SCHEMA = "whipbench.report/v0";
@@ -298,6 +299,8 @@ export interface Report {
   scenario: ReportScenario;
   publisher?: PublisherReport;
   aggregate: Aggregate;
+  /** our addition (issue 14): the scenario's thresholds judged on this report */
+  thresholds?: ThresholdResult[];
   errors: Record<string, number>;
   timeline?: TimelineEntry[];
   /** null only when the publisher failed to connect */
