@@ -27,6 +27,15 @@ export const MAX_PENDING = 256;
 /** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
 export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
 
+/**
+ * The codec's frame-start class of a payload: 0…31 when the packet's first unit can begin a
+ * frame (VP8: S = 1, partition 0; H.264: the NAL type of a unit that can begin an access unit),
+ * −1 when it cannot. See Reassembler for how a class becomes a head proof.
+ */
+export type FrameStart = (payload: Uint8Array) => number;
+/** Frame-start classes are below this. */
+const START_CLASSES = 32;
+
 export interface CompletedFrame {
   timestamp: number;
   /** depacketised pieces (concatenated they are the frame); null when the depacketiser rejected it */
@@ -52,6 +61,10 @@ class PendingFrame {
   hiMarker = false;
   hiNs = 0;
   hasMarker = false;
+  /** frame-start class of the packet at lo (−1: none, or no codec rule) */
+  loClass = -1;
+  /** the head was proven by the packet before lo (set by the completion test) */
+  headBySeq = false;
   readonly exts: number[] = [];
   readonly payloads: Uint8Array[] = [];
 }
@@ -62,6 +75,10 @@ const CACHED_SIZES = 32;
 
 export class Reassembler {
   private readonly depacketize: Depacketize;
+  private readonly frameStart: FrameStart | null;
+  // per frame-start class: seen at lo of a frame whose head the packet before proved; seen past lo
+  private readonly startFirst = new Uint8Array(START_CLASSES);
+  private readonly startLater = new Uint8Array(START_CLASSES);
 
   private haveSeq = false;
   private maxExt = 0;
@@ -84,8 +101,18 @@ export class Reassembler {
   private incomplete = 0;
   private late = 0;
 
-  constructor(depacketize: Depacketize) {
+  /**
+   * `frameStart` (optional) adds the codec head proof: a frame whose lowest packet starts with a
+   * frame-start class is whole without the packet before it, once this stream has shown that
+   * class at the head of a frame proven by its previous packet and never past the head of a
+   * complete frame. So a lost last packet of frame N no longer costs the complete frame N + 1
+   * its head proof, and a frame whose real first packet was lost stays incomplete: VP8's S bit
+   * with partition 0 marks only a first packet; for H.264 a sender that puts an SEI, PPS or the
+   * IDR slice after another unit of the access unit shows it within its first complete frames.
+   */
+  constructor(depacketize: Depacketize, frameStart: FrameStart | null = null) {
     this.depacketize = depacketize;
+    this.frameStart = frameStart;
   }
 
   /** Frames given up after WINDOW_NS (the viewer's first frame excepted); pending frames at stop are not counted. */
@@ -175,10 +202,12 @@ export class Reassembler {
       f.hiMarker = marker;
       f.hiNs = at;
       f.hasMarker = false;
+      f.loClass = this.startClass(payload);
       if (at < this.oldestFirstNs) this.oldestFirstNs = at;
       this.insertOrdered(f);
     } else if (ext < f.lo) {
       f.lo = ext;
+      f.loClass = this.startClass(payload);
       this.reorder(f);
     } else if (ext > f.hi) {
       f.hi = ext;
@@ -264,6 +293,7 @@ export class Reassembler {
         continue;
       }
       this.closed.set(f.ts | 0, now);
+      if (this.frameStart !== null) this.learnStarts(f);
       const late = f.lastNs > f.hiNs;
       if (late) this.late++;
       out.push({
@@ -281,11 +311,37 @@ export class Reassembler {
     return n;
   }
 
-  /** Every packet present, head proven, end known; sets the frame-end rule as a side effect. */
+  private startClass(payload: Uint8Array): number {
+    if (this.frameStart === null) return -1;
+    const c = this.frameStart(payload);
+    return c >= 0 && c < START_CLASSES ? c : -1;
+  }
+
+  /** Whether the codec proves the head: lo's class has begun proven frames and never followed a packet of its frame. */
+  private codecHead(f: PendingFrame): boolean {
+    const c = f.loClass;
+    return c >= 0 && this.startFirst[c] === 1 && this.startLater[c] === 0;
+  }
+
+  /** Learns from a complete frame which classes begin frames in this stream and which may follow. */
+  private learnStarts(f: PendingFrame): void {
+    if (f.headBySeq && f.loClass >= 0) this.startFirst[f.loClass] = 1;
+    for (let j = 0; j < f.count; j++) {
+      if (f.exts[j] === f.lo) continue;
+      const c = this.startClass(f.payloads[j]!);
+      if (c >= 0) this.startLater[c] = 1;
+    }
+  }
+
+  /**
+   * Every packet present, head proven (by the packet before it, or by the codec), end known;
+   * sets the frame-end rule as a side effect.
+   */
   private whole(f: PendingFrame): boolean {
     if (f.count !== f.hi - f.lo + 1) return false;
     const head = this.seen.tsOf(f.lo - 1);
-    if (head < 0 || ((head - f.ts) | 0) >= 0) return false;
+    f.headBySeq = head >= 0 && ((head - f.ts) | 0) < 0;
+    if (!f.headBySeq && !this.codecHead(f)) return false;
     const next = this.seen.tsOf(f.hi + 1);
     const nextIsLater = next >= 0 && ((next - f.ts) | 0) > 0;
     if (this.end === "timestamp") return nextIsLater; // markers no longer end a frame
