@@ -128,9 +128,9 @@ function h264Stream(units: Uint8Array[][]): Pkt[] {
   const pkts: Pkt[] = [{ seq: 9, ts: 0, marker: true, payload: pSlice }];
   let seq = 10;
   units.forEach((u, i) => {
-    u.forEach((payload, j) =>
-      pkts.push({ seq: seq++, ts: 3000 * (i + 1), marker: j === u.length - 1, payload }),
-    );
+    u.forEach((payload, j) => {
+      pkts.push({ seq: seq++, ts: 3000 * (i + 1), marker: j === u.length - 1, payload });
+    });
   });
   return pkts;
 }
