@@ -20,6 +20,10 @@ export const JITTER_METHOD =
 export const KEYFRAME_METHOD =
   "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. The publisher's clip has a fixed 1 s GOP and cannot answer PLI, so a joining viewer waits for the next keyframe in the loop.";
 
+/** The keyframe line when the publisher is not this tool's (a `view` run without a send-log peer): nothing about its clip. */
+export const KEYFRAME_METHOD_FOREIGN_PUBLISHER =
+  "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. This process did not publish the stream and followed no publisher's send log, so the publisher's GOP and whether it answers PLI are not known here; a joining viewer waits for the next keyframe the server delivers.";
+
 export const ONE_WAY_DELAY_METHOD =
   "The one-way delay (source fingerprint) is, per frame, first-packet send to last-packet arrival, on the monotonic clock of the one process that runs both ends (process.hrtime, shared by its worker threads). The publisher logs t0 just before it hands a frame's first packet to the stack, by absolute frame index. Each viewer reassembles frames by RTP timestamp; t1 is the arrival of the frame's last packet — the marker packet, or, on a stream without markers, the last before the next timestamp (frameEnd). A complete frame is hashed — xxhash64 over the same bytes the reference hashes (the whole VP8 frame, or the H.264 VCL NAL units), not a SHA-256 prefix — and matched to the latest send of that clip frame at or before t1; the sample is t1 − t0. A frame is complete when every sequence number from its lowest packet to its highest arrived, its end is known, and its head is proven: the packet before its lowest belongs to an earlier frame, or — unlike the reference tool, which always requires that packet — the codec marks its lowest packet as a frame's first (VP8: S set with partition index 0; H.264: a NAL unit that begins an access unit — an access unit delimiter, parameter set, SEI, or a slice with first_mb_in_slice 0 — of a kind this stream has shown first in frames proven by the packet before and never after another packet of its frame), so losing the last packet of one frame does not also cost the next, complete frame its sample, and a frame whose first packet was lost stays incomplete. A frame still incomplete 1 s after its first packet counts in incompleteFrames and is never hashed; a viewer's first frame and the frames still pending when it stops are not counted, nor is a frame none of whose packets arrived (its packets count as lost). A frame the depacketiser rejects or that is not in the clip counts in unmatchedFrames; a frame whose bytes repeat in the clip (duplicateFrames) is never sampled; a match the RTP timestamps prove whole loops too new, or one with no logged send at or before t1, is invalid. loopMinMs is the shortest time the publisher took to send loopFrames frames: a delay longer than that is caught only by the RTP timestamp check, and a viewer's first match is taken as it is. A frame whose first packet arrived within excludeFirstSeconds (default 5) of the viewer's own first RTP packet is hashed and matched but counts in excludedFrames instead of giving a sample. lateCompletedFrames counts complete frames one of whose packets arrived after the frame's last packet (a retransmission or reordering); their sample still ends at that last packet. Retransmitted packets count like any other. It is network plus server forwarding plus both clients' stacks — not glass-to-glass; a `view` run has no send log and reports it unavailable. Percentiles come from a histogram within ±0.5 % of value and are printed to 0.1 ms. The CPU cost of reassembling and hashing every frame on every viewer is not measured. A second source, stamp, sits beside it and is never averaged with it: per complete frame, from the abs-capture-time stamp the publisher wrote into the frame's first packet (its wall clock at that packet's send) to the arrival of the frame's last packet, read on the publisher's clock — one clock in a single-process run; in a split run the viewer adds the clock offset measured by the clock exchange (the latest point when the frame arrived) and the block carries that exchange's uncertainty. Its unmatchedFrames counts complete frames whose first packet carried no stamp, a delay below 0 or above 60 s is invalid, its keyframe half is decided by the frame's first packet (a keyframe start), and it is unavailable, with the reason, when the server does not negotiate or forward the extension. In a split run whose `view` follows the publisher's send log (--send-log-peer), the fingerprint source works as above with each logged send instant moved onto the viewer's clock by the same measured offset, and carries the same uncertainty.";
 
@@ -52,6 +56,11 @@ export interface MethodContext {
   clock: ClockBlock;
   /** client.resources is present */
   hasResources: boolean;
+  /**
+   * The publisher is this tool's, with its known clip: this process published (`run`), or a
+   * `view` followed a `whipbench publish` send log. Otherwise nothing is claimed about its clip.
+   */
+  publisherKnown: boolean;
 }
 
 /** The method lines in §4.13 order, with the applicable appended lines. */
@@ -61,7 +70,7 @@ export function methodLines(ctx: MethodContext): string[] {
     LOSS_METHOD,
     NACK_METHOD,
     JITTER_METHOD,
-    KEYFRAME_METHOD,
+    ctx.publisherKnown ? KEYFRAME_METHOD : KEYFRAME_METHOD_FOREIGN_PUBLISHER,
     ONE_WAY_DELAY_METHOD,
     FRAME_KIND_METHOD,
     COMPARABILITY_METHOD,
