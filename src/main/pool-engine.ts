@@ -3,7 +3,14 @@
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ViewerRecord } from "../core/types.ts";
-import type { MainToWorker, ShardJob, ShardResult, WorkerFault, WorkerToMain } from "../workers/protocol.ts";
+import type {
+  MainToWorker,
+  ShardJob,
+  ShardResult,
+  WarmJob,
+  WorkerFault,
+  WorkerToMain,
+} from "../workers/protocol.ts";
 import type { ShardTask } from "../workers/shard.ts";
 import { emptyRecord } from "../workers/viewer-context.ts";
 import type { Engine, EngineOptions, EngineResult } from "./engine.ts";
@@ -16,17 +23,38 @@ export interface PoolEngineOptions extends EngineOptions {
 
 const WORKER = new URL("../workers/worker-entry.ts", import.meta.url);
 
+function newPool(threads: number): Piscina {
+  return new Piscina({
+    filename: WORKER.href,
+    minThreads: threads,
+    maxThreads: threads,
+    concurrentTasksPerWorker: 1,
+    idleTimeout: 60_000,
+  });
+}
+
 export function poolEngine(opts: PoolEngineOptions): Engine {
+  // the pool warmUp started and warmed, for the next run with as many shards
+  let warmed: { pool: Piscina; threads: number } | null = null;
   return {
     workers: opts.workers,
+    async warmUp(shards): Promise<void> {
+      if (warmed !== null) await warmed.pool.destroy();
+      const pool = newPool(shards);
+      warmed = { pool, threads: shards };
+      const warm: WarmJob = { warm: { barrier: new SharedArrayBuffer(4), threads: shards } };
+      // one warm task per thread: each holds its thread until all have arrived
+      await Promise.all(Array.from({ length: shards }, () => pool.run(warm)));
+    },
     async run(tasks, interrupt, onTick): Promise<EngineResult> {
-      const pool = new Piscina({
-        filename: WORKER.href,
-        minThreads: tasks.length,
-        maxThreads: tasks.length,
-        concurrentTasksPerWorker: 1,
-        idleTimeout: 60_000,
-      });
+      let pool: Piscina;
+      if (warmed !== null && warmed.threads === tasks.length) {
+        pool = warmed.pool;
+      } else {
+        await warmed?.pool.destroy();
+        pool = newPool(tasks.length);
+      }
+      warmed = null;
       const ports: { postMessage(m: MainToWorker): void; close(): void }[] = [];
       const stopAll = () => {
         for (const p of ports) p.postMessage({ type: "stop" });

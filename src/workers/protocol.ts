@@ -18,6 +18,15 @@ export interface ShardJob {
   fault?: WorkerFault;
 }
 
+/**
+ * The task that warms a worker before t0 (its modules, the xxhash wasm): every warm task holds
+ * its worker until `threads` have arrived at the barrier (an Int32 at [0]), so each of the
+ * pool's threads warms once.
+ */
+export interface WarmJob {
+  warm: { barrier: SharedArrayBuffer; threads: number };
+}
+
 export type MainToWorker = { type: "stop" };
 export type WorkerToMain = { type: "tick"; tick: ShardTick };
 export type { ShardResult };

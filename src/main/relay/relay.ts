@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
+import { monoNs } from "../../net/clock.ts";
 import {
   ABS_CAPTURE_TIME_URI,
   absCaptureId,
@@ -74,6 +75,8 @@ export class Relay {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly legFaultStates = new Map<number, LegFaultState>();
   private readonly legCuts = new Map<number, FrameCuts>();
+  /** Test-only: the monotonic instant (ns) each WHEP POST reached the handler, in arrival order. */
+  readonly whepPostsMonoNs: number[] = [];
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
@@ -146,6 +149,7 @@ export class Relay {
       return this.handleSession(req, res, parts[1] ?? "");
     }
     if (parts.length === 2 && req.method === "POST" && (parts[1] === "whip" || parts[1] === "whep")) {
+      if (parts[1] === "whep") this.whepPostsMonoNs.push(monoNs());
       if (!(req.headers["content-type"] ?? "").startsWith("application/sdp")) {
         req.resume();
         return reply(res, 415, "want application/sdp");
