@@ -27,13 +27,21 @@ export const MAX_PENDING = 256;
 /** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
 export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
 
-/**
- * The codec's frame-start class of a payload: 0…31 when the packet's first unit can begin a
- * frame (VP8: S = 1, partition 0; H.264: the NAL type of a unit that can begin an access unit),
- * −1 when it cannot. See Reassembler for how a class becomes a head proof.
- */
-export type FrameStart = (payload: Uint8Array) => number;
-/** Frame-start classes are below this. */
+/** The codec's marks of a frame's first packet. See Reassembler for how they become a head proof. */
+export interface FrameStart {
+  /**
+   * 0…31 when the packet's first unit can begin a frame (VP8: S = 1, partition 0; H.264: the
+   * NAL type of a unit that can begin an access unit), −1 when it cannot.
+   */
+  startClass(payload: Uint8Array): number;
+  /**
+   * The packet carries part of a keyframe's picture (H.264: an IDR slice): a sender's habits
+   * differ between keyframes and other frames (an SEI first in a delta frame follows the
+   * parameter sets in a keyframe), so classes are learnt for the two kinds apart.
+   */
+  keyPart(payload: Uint8Array): boolean;
+}
+/** Frame-start classes are below this; learnt per class and frame kind. */
 const START_CLASSES = 32;
 
 export interface CompletedFrame {
@@ -77,8 +85,9 @@ export class Reassembler {
   private readonly depacketize: Depacketize;
   private readonly frameStart: FrameStart | null;
   // per frame-start class: seen at lo of a frame whose head the packet before proved; seen past lo
-  private readonly startFirst = new Uint8Array(START_CLASSES);
-  private readonly startLater = new Uint8Array(START_CLASSES);
+  // (index: class, + START_CLASSES in keyframes)
+  private readonly startFirst = new Uint8Array(2 * START_CLASSES);
+  private readonly startLater = new Uint8Array(2 * START_CLASSES);
 
   private haveSeq = false;
   private maxExt = 0;
@@ -104,8 +113,8 @@ export class Reassembler {
   /**
    * `frameStart` (optional) adds the codec head proof: a frame whose lowest packet starts with a
    * frame-start class is whole without the packet before it, once this stream has shown that
-   * class at the head of a frame proven by its previous packet and never past the head of a
-   * complete frame. So a lost last packet of frame N no longer costs the complete frame N + 1
+   * class at the head of a frame of the same kind (keyframe or not) proven by its previous
+   * packet, and never past the head of a complete frame of that kind. So a lost last packet of frame N no longer costs the complete frame N + 1
    * its head proof, and a frame whose real first packet was lost stays incomplete: VP8's S bit
    * with partition 0 marks only a first packet; for H.264 a sender that puts an SEI, PPS or the
    * IDR slice after another unit of the access unit shows it within its first complete frames.
@@ -313,23 +322,36 @@ export class Reassembler {
 
   private startClass(payload: Uint8Array): number {
     if (this.frameStart === null) return -1;
-    const c = this.frameStart(payload);
+    const c = this.frameStart.startClass(payload);
     return c >= 0 && c < START_CLASSES ? c : -1;
   }
 
-  /** Whether the codec proves the head: lo's class has begun proven frames and never followed a packet of its frame. */
-  private codecHead(f: PendingFrame): boolean {
-    const c = f.loClass;
-    return c >= 0 && this.startFirst[c] === 1 && this.startLater[c] === 0;
+  /** START_CLASSES when a packet of the frame carries part of a keyframe's picture, else 0. */
+  private kindOffset(f: PendingFrame): number {
+    const rule = this.frameStart;
+    if (rule === null) return 0;
+    for (let j = 0; j < f.count; j++) if (rule.keyPart(f.payloads[j]!)) return START_CLASSES;
+    return 0;
   }
 
-  /** Learns from a complete frame which classes begin frames in this stream and which may follow. */
+  /**
+   * Whether the codec proves the head: lo's class has begun proven frames of this frame's kind
+   * and never followed another packet in a complete frame of that kind.
+   */
+  private codecHead(f: PendingFrame): boolean {
+    if (f.loClass < 0) return false;
+    const i = f.loClass + this.kindOffset(f);
+    return this.startFirst[i] === 1 && this.startLater[i] === 0;
+  }
+
+  /** Learns from a complete frame which classes begin frames of its kind in this stream and which may follow. */
   private learnStarts(f: PendingFrame): void {
-    if (f.headBySeq && f.loClass >= 0) this.startFirst[f.loClass] = 1;
+    const off = this.kindOffset(f);
+    if (f.headBySeq && f.loClass >= 0) this.startFirst[f.loClass + off] = 1;
     for (let j = 0; j < f.count; j++) {
       if (f.exts[j] === f.lo) continue;
       const c = this.startClass(f.payloads[j]!);
-      if (c >= 0) this.startLater[c] = 1;
+      if (c >= 0) this.startLater[c + off] = 1;
     }
   }
 

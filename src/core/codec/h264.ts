@@ -222,3 +222,24 @@ export function frameStartH264(payload: Uint8Array): number {
   }
   return -1;
 }
+
+/**
+ * Whether a payload carries part of an IDR picture: a single IDR slice, a STAP-A holding one,
+ * or any FU-A fragment of one (for the reassembler's frame kinds).
+ */
+export function idrPartH264(payload: Uint8Array): boolean {
+  const len = payload.length;
+  if (len === 0) return false;
+  const type = payload[0]! & NAL_TYPE_MASK;
+  if (type === TYPE_IDR) return true;
+  if (type === TYPE_FU_A) return len >= 2 && (payload[1]! & NAL_TYPE_MASK) === TYPE_IDR;
+  if (type !== TYPE_STAP_A) return false;
+  for (let off = 1; off + 2 < len; ) {
+    const size = (payload[off]! << 8) | payload[off + 1]!;
+    off += 2;
+    if (size === 0 || off + size > len) return false;
+    if ((payload[off]! & NAL_TYPE_MASK) === TYPE_IDR) return true;
+    off += size;
+  }
+  return false;
+}

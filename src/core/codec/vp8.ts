@@ -100,3 +100,8 @@ export function keyframeStartVp8(payload: Uint8Array): boolean {
 export function frameStartVp8(payload: Uint8Array): number {
   return payload.length > 0 && (payload[0]! & 0x17) === 0x10 ? 0 : -1;
 }
+
+/** VP8's frame start (S with partition 0) marks only a first packet, in every kind of frame: one kind. */
+export function keyPartVp8(_payload: Uint8Array): boolean {
+  return false;
+}
