@@ -3,7 +3,8 @@
 // complete frame after a cut one keeps its sample: the codec proves its head) and no fewer.
 // The drops end well before the run does, so every cut frame has expired (1 s after its first
 // packet) while the viewer still reads; frames the relay dropped whole never reach the viewer
-// and cannot be counted by it (their packets count as lost).
+// and cannot be counted by it (their packets count as lost). incompleteFrames is not windowed:
+// frames cut within the viewer's first excludeFirstSeconds (1 s here) count too.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runThroughRelay } from "./harness.ts";
