@@ -1,6 +1,8 @@
 // Frame reassembly for one viewer (spec §6.3): turns RTP packets with their arrival instants
 // into complete frames, each with the instant it became whole (t1). Not pion's samplebuilder:
-// it keeps every packet's arrival and decides completeness itself.
+// it keeps every packet's arrival and decides completeness itself. One deviation from the
+// reference (issue 11): with a FrameStart rule, the codec's frame-start mark also proves a
+// frame's head (see the constructor).
 //
 // State per viewer: `seen` (recent packets by extended sequence number: timestamp + arrival)
 // in a SeenRing (a map without allocation per packet); `pending` frames (pooled objects, a
@@ -114,10 +116,11 @@ export class Reassembler {
    * `frameStart` (optional) adds the codec head proof: a frame whose lowest packet starts with a
    * frame-start class is whole without the packet before it, once this stream has shown that
    * class at the head of a frame of the same kind (keyframe or not) proven by its previous
-   * packet, and never past the head of a complete frame of that kind. So a lost last packet of frame N no longer costs the complete frame N + 1
-   * its head proof, and a frame whose real first packet was lost stays incomplete: VP8's S bit
-   * with partition 0 marks only a first packet; for H.264 a sender that puts an SEI, PPS or the
-   * IDR slice after another unit of the access unit shows it within its first complete frames.
+   * packet, and never past the head of a complete frame of that kind. So a lost last packet of
+   * frame N no longer costs the complete frame N + 1 its head proof, and a frame whose real
+   * first packet was lost stays incomplete: VP8's S bit with partition 0 marks only a first
+   * packet; for H.264 a sender that puts an SEI, PPS or the IDR slice after another unit of the
+   * access unit shows it within its first complete frames of that kind.
    */
   constructor(depacketize: Depacketize, frameStart: FrameStart | null = null) {
     this.depacketize = depacketize;

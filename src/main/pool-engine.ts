@@ -43,8 +43,9 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
       const pool = newPool(shards);
       warmed = { pool, threads: shards };
       const warm: WarmJob = { warm: { barrier: new SharedArrayBuffer(4), threads: shards } };
-      // one warm task per thread: each holds its thread until all have arrived
-      await Promise.all(Array.from({ length: shards }, () => pool.run(warm)));
+      // one warm task per thread: each holds its thread until all have arrived; a thread that
+      // fails to warm is replaced by piscina, and its shard reports its own failure
+      await Promise.all(Array.from({ length: shards }, () => pool.run(warm).catch(() => null)));
     },
     async run(tasks, interrupt, onTick): Promise<EngineResult> {
       let pool: Piscina;

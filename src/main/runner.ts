@@ -128,7 +128,8 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   if (!publisherFailed) {
     // the shards' threads and what their first viewer loads start now, beside the publisher's
     // warmup, and are ready before t0: the first viewer's POST waits for nothing
-    const warming = opts.engine.warmUp?.(Math.max(1, opts.engine.workers));
+    // (an optimisation: a failure only leaves the first viewer colder; a broken shard reports itself)
+    const warming = opts.engine.warmUp?.(Math.max(1, opts.engine.workers)).catch(() => {});
     if (publishing) await sleepUnless((s.warmupSeconds ?? 0) * 1000, interrupt);
     await warming;
     if (split) {
