@@ -72,6 +72,7 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
               if (m.type === "tick") onTick(m.tick);
             });
             const job: ShardJob = { task, port: port2, liveDelays: opts.liveDelays ?? false };
+            if (interrupt.aborted) job.stopped = true;
             if (opts.fault && opts.fault.shard === task.shard) {
               job.fault = { kind: opts.fault.kind, afterMs: opts.fault.afterMs };
             }

@@ -15,6 +15,11 @@ export interface ShardJob {
   /** the worker's end of a MessageChannel: ticks go out, "stop" comes in */
   port: MessagePort;
   liveDelays: boolean;
+  /**
+   * the run was interrupted before the shard started: its viewers do not start (a "stop" on the
+   * port could arrive after a warmed worker has started its first viewer)
+   */
+  stopped?: boolean;
   fault?: WorkerFault;
 }
 

@@ -18,6 +18,7 @@ export default async function shardWorker(job: ShardJob | WarmJob): Promise<Shar
     return null;
   }
   const stop = new AbortController();
+  if (job.stopped) stop.abort();
   job.port.on("message", (m: MainToWorker) => {
     if (m.type === "stop") stop.abort();
   });
