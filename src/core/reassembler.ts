@@ -43,7 +43,7 @@ export interface FrameStart {
    */
   keyPart(payload: Uint8Array): boolean;
 }
-/** Frame-start classes are below this; learnt per class and frame kind. */
+/** Frame-start classes are below this (one bit each of an int32), learnt per class and frame kind. */
 const START_CLASSES = 32;
 
 export interface CompletedFrame {
@@ -86,10 +86,12 @@ const CACHED_SIZES = 32;
 export class Reassembler {
   private readonly depacketize: Depacketize;
   private readonly frameStart: FrameStart | null;
-  // per frame-start class: seen at lo of a frame whose head the packet before proved; seen past lo
-  // (index: class, + START_CLASSES in keyframes)
-  private readonly startFirst = new Uint8Array(2 * START_CLASSES);
-  private readonly startLater = new Uint8Array(2 * START_CLASSES);
+  // bit c: class c seen at lo of a frame whose head the packet before proved / seen past lo; in
+  // other frames and in keyframes apart (no allocation per viewer)
+  private startFirst = 0;
+  private startLater = 0;
+  private startFirstKey = 0;
+  private startLaterKey = 0;
 
   private haveSeq = false;
   private maxExt = 0;
@@ -329,12 +331,12 @@ export class Reassembler {
     return c >= 0 && c < START_CLASSES ? c : -1;
   }
 
-  /** START_CLASSES when a packet of the frame carries part of a keyframe's picture, else 0. */
-  private kindOffset(f: PendingFrame): number {
+  /** Whether a packet of the frame carries part of a keyframe's picture. */
+  private isKey(f: PendingFrame): boolean {
     const rule = this.frameStart;
-    if (rule === null) return 0;
-    for (let j = 0; j < f.count; j++) if (rule.keyPart(f.payloads[j]!)) return START_CLASSES;
-    return 0;
+    if (rule === null) return false;
+    for (let j = 0; j < f.count; j++) if (rule.keyPart(f.payloads[j]!)) return true;
+    return false;
   }
 
   /**
@@ -343,18 +345,29 @@ export class Reassembler {
    */
   private codecHead(f: PendingFrame): boolean {
     if (f.loClass < 0) return false;
-    const i = f.loClass + this.kindOffset(f);
-    return this.startFirst[i] === 1 && this.startLater[i] === 0;
+    const bit = 1 << f.loClass;
+    const key = this.isKey(f);
+    const first = key ? this.startFirstKey : this.startFirst;
+    const later = key ? this.startLaterKey : this.startLater;
+    return (first & bit) !== 0 && (later & bit) === 0;
   }
 
   /** Learns from a complete frame which classes begin frames of its kind in this stream and which may follow. */
   private learnStarts(f: PendingFrame): void {
-    const off = this.kindOffset(f);
-    if (f.headBySeq && f.loClass >= 0) this.startFirst[f.loClass + off] = 1;
+    let first = 0;
+    let later = 0;
+    if (f.headBySeq && f.loClass >= 0) first = 1 << f.loClass;
     for (let j = 0; j < f.count; j++) {
       if (f.exts[j] === f.lo) continue;
       const c = this.startClass(f.payloads[j]!);
-      if (c >= 0) this.startLater[c + off] = 1;
+      if (c >= 0) later |= 1 << c;
+    }
+    if (this.isKey(f)) {
+      this.startFirstKey |= first;
+      this.startLaterKey |= later;
+    } else {
+      this.startFirst |= first;
+      this.startLater |= later;
     }
   }
 
