@@ -9,12 +9,19 @@ export interface FrameCutCounts {
   cutFrames: number;
   /** of those, frames every packet of which was dropped: the viewer never sees them */
   wholeFramesDropped: number;
+  /**
+   * of those, frames (not dropped whole) whose last packet was dropped and that a next frame
+   * followed: the case where the reference rule also loses that next frame
+   */
+  lastPacketCuts: number;
 }
 
 export class FrameCuts {
   private droppedPackets = 0;
   private cutFrames = 0;
   private wholeFramesDropped = 0;
+  private lastPacketCuts = 0;
+  private lastDropped = false;
   private haveTs = false;
   private ts = 0;
   private dropped = 0;
@@ -33,6 +40,7 @@ export class FrameCuts {
     } else {
       this.kept++;
     }
+    this.lastDropped = dropped;
   }
 
   /** The counts so far, the frame now being forwarded included. */
@@ -42,6 +50,7 @@ export class FrameCuts {
       droppedPackets: this.droppedPackets,
       cutFrames: this.cutFrames + open,
       wholeFramesDropped: this.wholeFramesDropped + (open === 1 && this.kept === 0 ? 1 : 0),
+      lastPacketCuts: this.lastPacketCuts,
     };
   }
 
@@ -49,6 +58,7 @@ export class FrameCuts {
     if (this.dropped > 0) {
       this.cutFrames++;
       if (this.kept === 0) this.wholeFramesDropped++;
+      else if (this.lastDropped) this.lastPacketCuts++;
     }
     this.dropped = 0;
     this.kept = 0;
