@@ -1,6 +1,8 @@
 // Frame reassembly for one viewer (spec §6.3): turns RTP packets with their arrival instants
 // into complete frames, each with the instant it became whole (t1). Not pion's samplebuilder:
-// it keeps every packet's arrival and decides completeness itself.
+// it keeps every packet's arrival and decides completeness itself. One deviation from the
+// reference (issue 11): with a FrameStart rule, the codec's frame-start mark also proves a
+// frame's head (see the constructor).
 //
 // State per viewer: `seen` (recent packets by extended sequence number: timestamp + arrival)
 // in a SeenRing (a map without allocation per packet); `pending` frames (pooled objects, a
@@ -27,6 +29,23 @@ export const MAX_PENDING = 256;
 /** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
 export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
 
+/** The codec's marks of a frame's first packet. See Reassembler for how they become a head proof. */
+export interface FrameStart {
+  /**
+   * 0…31 when the packet's first unit can begin a frame (VP8: S = 1, partition 0; H.264: the
+   * NAL type of a unit that can begin an access unit), −1 when it cannot.
+   */
+  startClass(payload: Uint8Array): number;
+  /**
+   * The packet carries part of a keyframe's picture (H.264: an IDR slice): a sender's habits
+   * differ between keyframes and other frames (an SEI first in a delta frame follows the
+   * parameter sets in a keyframe), so classes are learnt for the two kinds apart.
+   */
+  keyPart(payload: Uint8Array): boolean;
+}
+/** Frame-start classes are below this (one bit each of an int32), learnt per class and frame kind. */
+const START_CLASSES = 32;
+
 export interface CompletedFrame {
   timestamp: number;
   /** depacketised pieces (concatenated they are the frame); null when the depacketiser rejected it */
@@ -52,6 +71,10 @@ class PendingFrame {
   hiMarker = false;
   hiNs = 0;
   hasMarker = false;
+  /** frame-start class of the packet at lo (−1: none, or no codec rule) */
+  loClass = -1;
+  /** the head was proven by the packet before lo (set by the completion test) */
+  headBySeq = false;
   readonly exts: number[] = [];
   readonly payloads: Uint8Array[] = [];
 }
@@ -62,6 +85,13 @@ const CACHED_SIZES = 32;
 
 export class Reassembler {
   private readonly depacketize: Depacketize;
+  private readonly frameStart: FrameStart | null;
+  // bit c: class c seen at lo of a frame whose head the packet before proved / seen past lo; in
+  // other frames and in keyframes apart (no allocation per viewer)
+  private startFirst = 0;
+  private startLater = 0;
+  private startFirstKey = 0;
+  private startLaterKey = 0;
 
   private haveSeq = false;
   private maxExt = 0;
@@ -84,8 +114,19 @@ export class Reassembler {
   private incomplete = 0;
   private late = 0;
 
-  constructor(depacketize: Depacketize) {
+  /**
+   * `frameStart` (optional) adds the codec head proof: a frame whose lowest packet starts with a
+   * frame-start class is whole without the packet before it, once this stream has shown that
+   * class at the head of a frame of the same kind (keyframe or not) proven by its previous
+   * packet, and never past the head of a complete frame of that kind. So a lost last packet of
+   * frame N no longer costs the complete frame N + 1 its head proof, and a frame whose real
+   * first packet was lost stays incomplete: VP8's S bit with partition 0 marks only a first
+   * packet; for H.264 a sender that puts an SEI, PPS or the IDR slice after another unit of the
+   * access unit shows it within its first complete frames of that kind.
+   */
+  constructor(depacketize: Depacketize, frameStart: FrameStart | null = null) {
     this.depacketize = depacketize;
+    this.frameStart = frameStart;
   }
 
   /** Frames given up after WINDOW_NS (the viewer's first frame excepted); pending frames at stop are not counted. */
@@ -175,10 +216,12 @@ export class Reassembler {
       f.hiMarker = marker;
       f.hiNs = at;
       f.hasMarker = false;
+      f.loClass = this.startClass(payload);
       if (at < this.oldestFirstNs) this.oldestFirstNs = at;
       this.insertOrdered(f);
     } else if (ext < f.lo) {
       f.lo = ext;
+      f.loClass = this.startClass(payload);
       this.reorder(f);
     } else if (ext > f.hi) {
       f.hi = ext;
@@ -264,6 +307,7 @@ export class Reassembler {
         continue;
       }
       this.closed.set(f.ts | 0, now);
+      if (this.frameStart !== null) this.learnStarts(f);
       const late = f.lastNs > f.hiNs;
       if (late) this.late++;
       out.push({
@@ -281,11 +325,61 @@ export class Reassembler {
     return n;
   }
 
-  /** Every packet present, head proven, end known; sets the frame-end rule as a side effect. */
+  private startClass(payload: Uint8Array): number {
+    if (this.frameStart === null) return -1;
+    const c = this.frameStart.startClass(payload);
+    return c >= 0 && c < START_CLASSES ? c : -1;
+  }
+
+  /** Whether a packet of the frame carries part of a keyframe's picture. */
+  private isKey(f: PendingFrame): boolean {
+    const rule = this.frameStart;
+    if (rule === null) return false;
+    for (let j = 0; j < f.count; j++) if (rule.keyPart(f.payloads[j]!)) return true;
+    return false;
+  }
+
+  /**
+   * Whether the codec proves the head: lo's class has begun proven frames of this frame's kind
+   * and never followed another packet in a complete frame of that kind.
+   */
+  private codecHead(f: PendingFrame): boolean {
+    if (f.loClass < 0) return false;
+    const bit = 1 << f.loClass;
+    const key = this.isKey(f);
+    const first = key ? this.startFirstKey : this.startFirst;
+    const later = key ? this.startLaterKey : this.startLater;
+    return (first & bit) !== 0 && (later & bit) === 0;
+  }
+
+  /** Learns from a complete frame which classes begin frames of its kind in this stream and which may follow. */
+  private learnStarts(f: PendingFrame): void {
+    let first = 0;
+    let later = 0;
+    if (f.headBySeq && f.loClass >= 0) first = 1 << f.loClass;
+    for (let j = 0; j < f.count; j++) {
+      if (f.exts[j] === f.lo) continue;
+      const c = this.startClass(f.payloads[j]!);
+      if (c >= 0) later |= 1 << c;
+    }
+    if (this.isKey(f)) {
+      this.startFirstKey |= first;
+      this.startLaterKey |= later;
+    } else {
+      this.startFirst |= first;
+      this.startLater |= later;
+    }
+  }
+
+  /**
+   * Every packet present, head proven (by the packet before it, or by the codec), end known;
+   * sets the frame-end rule as a side effect.
+   */
   private whole(f: PendingFrame): boolean {
     if (f.count !== f.hi - f.lo + 1) return false;
     const head = this.seen.tsOf(f.lo - 1);
-    if (head < 0 || ((head - f.ts) | 0) >= 0) return false;
+    f.headBySeq = head >= 0 && ((head - f.ts) | 0) < 0;
+    if (!f.headBySeq && !this.codecHead(f)) return false;
     const next = this.seen.tsOf(f.hi + 1);
     const nextIsLater = next >= 0 && ((next - f.ts) | 0) > 0;
     if (this.end === "timestamp") return nextIsLater; // markers no longer end a frame

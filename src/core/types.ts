@@ -104,6 +104,8 @@ export interface ViewerRecord {
   codec?: string;
   /** which WHEP flow the viewer took (issue 6): 201 answer or 406 counter-offer */
   whepFlow?: "answer" | "counter-offer";
+  /** monotonic instant (ns) the viewer sent its WHEP POST; absent when it never sent one */
+  postMonoNs?: number;
   signallingNs?: number;
   iceConnectedNs?: number;
   firstRtpNs?: number;

@@ -2,11 +2,11 @@
 // statistics and join, packet transit from abs-capture-time, and — when the run publishes and
 // the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the one-way delay
 // sample window. The caller (the viewer's read loop) owns the socket and the clock.
-import { depacketizeH264, keyframeStartH264 } from "./codec/h264.ts";
-import { depacketizeVp8, keyframeStartVp8 } from "./codec/vp8.ts";
+import { depacketizeH264, frameStartH264, idrPartH264, keyframeStartH264 } from "./codec/h264.ts";
+import { depacketizeVp8, frameStartVp8, keyframeStartVp8, keyPartVp8 } from "./codec/vp8.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
 import { Matcher } from "./matcher.ts";
-import { type CompletedFrame, Reassembler } from "./reassembler.ts";
+import { type CompletedFrame, type FrameStart, Reassembler } from "./reassembler.ts";
 import { RtpStats } from "./rtpstats.ts";
 import type { SendLog } from "./sendlog.ts";
 import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
@@ -70,6 +70,16 @@ export type ViewerPipelineResult = Pick<
 
 function isCodec(c: string): c is Codec {
   return c === "vp8" || c === "h264";
+}
+
+export const VP8_FRAME_START: FrameStart = { startClass: frameStartVp8, keyPart: keyPartVp8 };
+export const H264_FRAME_START: FrameStart = { startClass: frameStartH264, keyPart: idrPartH264 };
+
+/** The reassembler of a VP8 or H.264 track, with the codec's frame-start head proof. */
+function reassemblerFor(codec: Codec): Reassembler {
+  return codec === "vp8"
+    ? new Reassembler(depacketizeVp8, VP8_FRAME_START)
+    : new Reassembler(depacketizeH264, H264_FRAME_START);
 }
 
 const notKey = (_payload: Uint8Array): boolean => false;
@@ -152,7 +162,7 @@ export class ViewerPipeline {
         o.publisherWallMinusMono ?? Float64Array.of(o.wallMinusMonoNs),
         o.onStampSample ?? null,
       );
-      this.reasm = new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
+      this.reasm = reassemblerFor(o.codec);
     }
 
     if (o.sendLog === null || o.table === null || o.hasher === null) {
@@ -162,7 +172,7 @@ export class ViewerPipeline {
     } else {
       this.blocker = { kind: "none" };
       this.fpCodec = o.codec;
-      this.reasm ??= new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
+      this.reasm ??= reassemblerFor(o.codec);
       this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
       this.hasher = o.hasher;
       this.table = o.table;

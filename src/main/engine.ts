@@ -3,7 +3,7 @@
 // merge, the report and the Markdown never know which.
 import { cpus } from "node:os";
 import type { ViewerRecord } from "../core/types.ts";
-import { runShard, type ShardProfile, type ShardTask, type ShardTick } from "../workers/shard.ts";
+import { runShard, type ShardProfile, type ShardTask, type ShardTick, warmShard } from "../workers/shard.ts";
 
 export interface EngineResult {
   records: ViewerRecord[];
@@ -14,6 +14,12 @@ export interface EngineResult {
 export interface Engine {
   /** worker threads used; 0 = viewers in the main thread */
   readonly workers: number;
+  /**
+   * Optional: start the threads of `shards` shards and load what a shard's first viewer needs
+   * (modules, the xxhash wasm), so that the runner can do it before t0 and the first viewer's
+   * POST goes out at its scheduled instant.
+   */
+  warmUp?(shards: number): Promise<void>;
   run(tasks: ShardTask[], interrupt: AbortSignal, onTick: (tick: ShardTick) => void): Promise<EngineResult>;
 }
 
@@ -25,6 +31,7 @@ export interface EngineOptions {
 export function inThreadEngine(opts: EngineOptions = {}): Engine {
   return {
     workers: 0,
+    warmUp: () => warmShard(),
     async run(tasks, interrupt, onTick) {
       const out = await Promise.all(
         tasks.map((task) =>

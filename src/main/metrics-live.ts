@@ -24,7 +24,7 @@ export interface LiveOptions {
 
 /** An engine whose every shard tick is also handed to `tap` before the runner sees it. */
 export function tapEngine(engine: Engine, tap: (tick: ShardTick) => void): Engine {
-  return {
+  const e: Engine = {
     workers: engine.workers,
     run: (tasks, interrupt, onTick) =>
       engine.run(tasks, interrupt, (tick) => {
@@ -32,6 +32,8 @@ export function tapEngine(engine: Engine, tap: (tick: ShardTick) => void): Engin
         onTick(tick);
       }),
   };
+  if (engine.warmUp) e.warmUp = (shards) => engine.warmUp?.(shards) ?? Promise.resolve();
+  return e;
 }
 
 export class LiveRun {

@@ -3,7 +3,14 @@
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ViewerRecord } from "../core/types.ts";
-import type { MainToWorker, ShardJob, ShardResult, WorkerFault, WorkerToMain } from "../workers/protocol.ts";
+import type {
+  MainToWorker,
+  ShardJob,
+  ShardResult,
+  WarmJob,
+  WorkerFault,
+  WorkerToMain,
+} from "../workers/protocol.ts";
 import type { ShardTask } from "../workers/shard.ts";
 import { emptyRecord } from "../workers/viewer-context.ts";
 import type { Engine, EngineOptions, EngineResult } from "./engine.ts";
@@ -18,18 +25,40 @@ export interface PoolEngineOptions extends EngineOptions {
 
 const WORKER = new URL("../workers/worker-entry.ts", import.meta.url);
 
+function newPool(threads: number, worker: PoolEngineOptions["worker"]): Piscina {
+  return new Piscina({
+    filename: (worker?.file ?? WORKER).href,
+    ...(worker?.data !== undefined ? { workerData: worker.data } : {}),
+    minThreads: threads,
+    maxThreads: threads,
+    concurrentTasksPerWorker: 1,
+    idleTimeout: 60_000,
+  });
+}
+
 export function poolEngine(opts: PoolEngineOptions): Engine {
+  // the pool warmUp started and warmed, for the next run with as many shards
+  let warmed: { pool: Piscina; threads: number } | null = null;
   return {
     workers: opts.workers,
+    async warmUp(shards): Promise<void> {
+      if (warmed !== null) await warmed.pool.destroy();
+      const pool = newPool(shards, opts.worker);
+      warmed = { pool, threads: shards };
+      const warm: WarmJob = { warm: { barrier: new SharedArrayBuffer(4), threads: shards } };
+      // one warm task per thread: each holds its thread until all have arrived; a thread that
+      // fails to warm is replaced by piscina, and its shard reports its own failure
+      await Promise.all(Array.from({ length: shards }, () => pool.run(warm).catch(() => null)));
+    },
     async run(tasks, interrupt, onTick): Promise<EngineResult> {
-      const pool = new Piscina({
-        filename: (opts.worker?.file ?? WORKER).href,
-        ...(opts.worker?.data !== undefined ? { workerData: opts.worker.data } : {}),
-        minThreads: tasks.length,
-        maxThreads: tasks.length,
-        concurrentTasksPerWorker: 1,
-        idleTimeout: 60_000,
-      });
+      let pool: Piscina;
+      if (warmed !== null && warmed.threads === tasks.length) {
+        pool = warmed.pool;
+      } else {
+        await warmed?.pool.destroy();
+        pool = newPool(tasks.length, opts.worker);
+      }
+      warmed = null;
       const ports: { postMessage(m: MainToWorker): void; close(): void }[] = [];
       const stopAll = () => {
         for (const p of ports) p.postMessage({ type: "stop" });
@@ -46,6 +75,7 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
               if (m.type === "tick") onTick(m.tick);
             });
             const job: ShardJob = { task, port: port2, liveDelays: opts.liveDelays ?? false };
+            if (interrupt.aborted) job.stopped = true;
             if (opts.fault && opts.fault.shard === task.shard) {
               job.fault = { kind: opts.fault.kind, afterMs: opts.fault.afterMs };
             }

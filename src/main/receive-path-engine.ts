@@ -9,7 +9,7 @@ import type { Engine } from "./engine.ts";
 
 export function receivePathEngine(inner: Engine, paths: readonly ReceivePath[]): Engine {
   if (paths.length === 0) throw new RangeError("receivePathEngine: no path");
-  return {
+  const e: Engine = {
     workers: inner.workers,
     run(tasks, interrupt, onTick) {
       const out: ShardTask[] = [];
@@ -27,4 +27,7 @@ export function receivePathEngine(inner: Engine, paths: readonly ReceivePath[]):
       return inner.run(out, interrupt, onTick);
     },
   };
+  // with several paths each shard becomes one per path that has viewers: at most shards × paths
+  if (inner.warmUp) e.warmUp = (shards) => inner.warmUp?.(shards * paths.length) ?? Promise.resolve();
+  return e;
 }

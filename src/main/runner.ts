@@ -138,8 +138,14 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   const udpStart = udpReceiveErrors();
   const timeline: TimelineEntry[] = [];
   let schedule: ReturnType<typeof buildSchedule> | null = null;
+  let t0 = 0;
   if (!publisherFailed) {
+    // the shards' threads and what their first viewer loads start now, beside the publisher's
+    // warmup, and are ready before t0: the first viewer's POST waits for nothing
+    // (an optimisation: a failure only leaves the first viewer colder; a broken shard reports itself)
+    const warming = opts.engine.warmUp?.(Math.max(1, opts.engine.workers)).catch(() => {});
     if (publishing) await sleepUnless((s.warmupSeconds ?? 0) * 1000, interrupt);
+    await warming;
     if (split) {
       try {
         await split.start();
@@ -151,7 +157,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
       duplicateFrames = split.table?.duplicateFrames ?? 0;
     }
     schedule = buildSchedule(s);
-    const t0 = monoNs();
+    t0 = monoNs();
     logStart(log, s);
     const tasks = shardTasks(
       opts,
@@ -207,7 +213,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     .map((r) => {
       const v: ViewerInput = {
         record: decodeRecord(r),
-        startOffsetNs: r.errorKind === "not_started" ? 0 : (schedule?.startNs[r.id] ?? 0),
+        startOffsetNs: startOffsetNs(r, t0, schedule),
       };
       const off = schedule?.rampOffsetNs?.[r.id];
       if (off !== undefined) v.rampOffsetNs = off;
@@ -251,4 +257,18 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   };
   if (pub) input.publisher = pub;
   return input;
+}
+
+/**
+ * A viewer's start after t0 as it happened: when it sent its WHEP POST (its scheduled instant
+ * plus its own ICE gathering); a viewer that sent none shows its scheduled instant, one that
+ * never started 0.
+ */
+function startOffsetNs(
+  r: ViewerRecord,
+  t0: number,
+  schedule: ReturnType<typeof buildSchedule> | null,
+): number {
+  if (r.postMonoNs !== undefined) return r.postMonoNs - t0;
+  return r.errorKind === "not_started" ? 0 : (schedule?.startNs[r.id] ?? 0);
 }

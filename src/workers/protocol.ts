@@ -15,7 +15,21 @@ export interface ShardJob {
   /** the worker's end of a MessageChannel: ticks go out, "stop" comes in */
   port: MessagePort;
   liveDelays: boolean;
+  /**
+   * the run was interrupted before the shard started: its viewers do not start (a "stop" on the
+   * port could arrive after a warmed worker has started its first viewer)
+   */
+  stopped?: boolean;
   fault?: WorkerFault;
+}
+
+/**
+ * The task that warms a worker before t0 (its modules, the xxhash wasm): every warm task holds
+ * its worker until `threads` have arrived at the barrier (an Int32 at [0]), so each of the
+ * pool's threads warms once.
+ */
+export interface WarmJob {
+  warm: { barrier: SharedArrayBuffer; threads: number };
 }
 
 export type MainToWorker = { type: "stop" };

@@ -13,6 +13,7 @@ import { intake } from "./intake.ts";
 import { DEFAULT_RECEIVE_PATH, type ReceivePath } from "./receive-path.ts";
 import { runViewer } from "./viewer.ts";
 import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
+import { warmNetworking } from "./warm.ts";
 
 export interface ShardTask {
   shard: number;
@@ -82,6 +83,20 @@ export interface ShardHooks {
   liveDelays?: boolean;
 }
 
+/** This thread's hasher, made before t0 by warmShard (the xxhash wasm compiles once per thread). */
+let warmHasher: Hasher | null = null;
+
+/**
+ * Prepares this thread for a shard before the run's t0, so that its first viewer does not wait
+ * for it: importing this module loaded the viewer's modules (werift included); the hasher (its
+ * wasm) is made now, and one loopback peer and one loopback HTTP POST warm what werift and fetch
+ * set up lazily.
+ */
+export async function warmShard(): Promise<void> {
+  warmHasher ??= await createHasher();
+  await warmNetworking();
+}
+
 export async function runShard(
   task: ShardTask,
   hooks: ShardHooks,
@@ -94,7 +109,7 @@ export async function runShard(
   let table: ClipTable | null = null;
   let sendLog: SendLog | null = null;
   if (task.sendLog) {
-    hasher = await createHasher();
+    hasher = warmHasher ?? (await createHasher());
     table = new ClipTable(null, task.sendLog.identity);
     sendLog = SendLog.attach(task.sendLog.buffer, table.loopFrames);
   }

@@ -44,6 +44,7 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
     }
     live.started();
     st.postNs = monoNs();
+    rec.postMonoNs = st.postNs;
     const joinDeadline = AbortSignal.any([stop, AbortSignal.timeout(ctx.joinTimeoutNs / 1e6)]);
     const offer = filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice);
     const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });

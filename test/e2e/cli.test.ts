@@ -290,7 +290,9 @@ describe("runs through the built-in relay", () => {
         `${v.rampOffsetMs}`,
       );
       assert.equal(v.rampOffsetMs, offsets[v.id]! / 1e6);
-      assert.equal(v.startOffsetMs, (v.id * 500e6 + offsets[v.id]!) / 1e6);
+      // the POST as it happened: the offset slot plus the viewer's ICE gathering
+      const late = v.startOffsetMs - (v.id * 500e6 + offsets[v.id]!) / 1e6;
+      assert.ok(late >= 0 && late < 100, `viewer ${v.id} started ${late} ms after its slot`);
     }
 
     // §2.5: verdict, two headline lines in their exact formats, then the files written

@@ -18,6 +18,8 @@ export interface E2EResult {
   json: string;
   markdown: string;
   logLines: string[];
+  /** the relay the run went through (closed), for its test-only counters */
+  relay: Relay;
 }
 
 /** A short scenario: ramp 1 s, hold 3 s, warmup 0.5 s, join timeout 5 s, exclude first 1 s. */
@@ -63,7 +65,13 @@ export async function runThroughRelay(
       interrupt: new AbortController().signal,
     });
     const report = buildReport(input);
-    return { report, json: reportToJson(report), markdown: reportToMarkdown(report), logLines: log.lines };
+    return {
+      report,
+      json: reportToJson(report),
+      markdown: reportToMarkdown(report),
+      logLines: log.lines,
+      relay,
+    };
   } finally {
     await relay.close();
   }

@@ -31,7 +31,9 @@ test("VP8 round trip, 4 viewers: valid, every definition holds, no secret anywhe
     assert.ok((v.firstKeyframeMs ?? 0) >= (v.firstRtpMs ?? Infinity));
     assert.equal(v.rtp.keyframeIntervalMinS, 1);
     assert.equal(v.rtp.keyframeIntervalMaxS, 1);
-    assert.equal(v.startOffsetMs, slots[v.id]);
+    // the POST as it happened: its slot plus the viewer's ICE gathering (test/e2e/start-times.test.ts)
+    const late = v.startOffsetMs - slots[v.id]!;
+    assert.ok(late >= 0 && late < 100, `viewer ${v.id} started ${late} ms after its slot`);
     assert.equal(v.rampOffsetMs, undefined);
     assert.equal(v.whepFlow, "answer");
     assert.deepEqual(
@@ -82,7 +84,8 @@ test("ramp offsets reach the report (seed 11, bound 0.5 s, 3 viewers)", async ()
   const offsets = rampOffsetsNs(11n, 500e6, 3);
   for (const v of r.viewers ?? []) {
     assert.equal(v.rampOffsetMs, offsets[v.id]! / 1e6);
-    assert.equal(v.startOffsetMs, (Math.floor((1e9 * v.id) / 3) + offsets[v.id]!) / 1e6);
+    const late = v.startOffsetMs - (Math.floor((1e9 * v.id) / 3) + offsets[v.id]!) / 1e6;
+    assert.ok(late >= 0 && late < 100, `viewer ${v.id} started ${late} ms after its offset slot`);
   }
 });
 

@@ -184,3 +184,62 @@ export function keyframeStartH264(payload: Uint8Array): boolean {
   }
   return false;
 }
+
+/**
+ * The start class of one NAL unit from its header byte and the byte after it: its NAL type when
+ * it can be the first NAL unit of an access unit — a slice (1, 2 or 5) only with
+ * first_mb_in_slice = 0 (ue(v) coded as the single bit 1), a partition B/C (3, 4) never — else -1.
+ */
+function nalStartClass(header: number, next: number): number {
+  const type = header & NAL_TYPE_MASK;
+  if (type === 1 || type === 2 || type === 5) return next >= 0 && (next & 0x80) !== 0 ? type : -1;
+  if (type === 0 || type === 3 || type === 4) return -1;
+  return type;
+}
+
+/**
+ * Frame-start class of a payload (issue 11), for the reassembler's codec head proof: the NAL type
+ * of the first NAL unit it starts — a single NAL unit, the first unit of a STAP-A, or the unit an
+ * FU-A fragment with the start bit begins — when that unit can begin an access unit (a parameter
+ * set, an AUD, an SEI, or a slice with first_mb_in_slice = 0), else -1. Which of these classes
+ * really begin access units depends on the sender (an SEI or a PPS may follow an SPS, an IDR slice
+ * follows its parameter sets): the reassembler learns that from the stream itself.
+ */
+export function frameStartH264(payload: Uint8Array): number {
+  const len = payload.length;
+  if (len === 0) return -1;
+  const type = payload[0]! & NAL_TYPE_MASK;
+  if (type >= 1 && type <= 23) return nalStartClass(payload[0]!, len > 1 ? payload[1]! : -1);
+  if (type === TYPE_STAP_A) {
+    if (len < 4) return -1;
+    const size = (payload[1]! << 8) | payload[2]!;
+    if (size === 0 || 3 + size > len) return -1;
+    return nalStartClass(payload[3]!, size > 1 ? payload[4]! : -1);
+  }
+  if (type === TYPE_FU_A) {
+    if (len < 3 || (payload[1]! & FU_START) === 0) return -1;
+    return nalStartClass(payload[1]!, payload[2]!);
+  }
+  return -1;
+}
+
+/**
+ * Whether a payload carries part of an IDR picture: a single IDR slice, a STAP-A holding one,
+ * or any FU-A fragment of one (for the reassembler's frame kinds).
+ */
+export function idrPartH264(payload: Uint8Array): boolean {
+  const len = payload.length;
+  if (len === 0) return false;
+  const type = payload[0]! & NAL_TYPE_MASK;
+  if (type === TYPE_IDR) return true;
+  if (type === TYPE_FU_A) return len >= 2 && (payload[1]! & NAL_TYPE_MASK) === TYPE_IDR;
+  if (type !== TYPE_STAP_A) return false;
+  for (let off = 1; off + 2 < len; ) {
+    const size = (payload[off]! << 8) | payload[off + 1]!;
+    off += 2;
+    if (size === 0 || off + size > len) return false;
+    if ((payload[off]! & NAL_TYPE_MASK) === TYPE_IDR) return true;
+    off += size;
+  }
+  return false;
+}

@@ -91,3 +91,17 @@ export function keyframeStartVp8(payload: Uint8Array): boolean {
   const skip = vp8DescriptorBytes(payload);
   return skip >= 0 && (payload[skip]! & 0x01) === 0;
 }
+
+/**
+ * Frame-start class of a payload (issue 11), for the reassembler's codec head proof: 0 when the
+ * descriptor has S = 1 with partition index 0 — the first packet of a VP8 frame, whatever frame
+ * it is — else -1 (the packet can follow another of its frame).
+ */
+export function frameStartVp8(payload: Uint8Array): number {
+  return payload.length > 0 && (payload[0]! & 0x17) === 0x10 ? 0 : -1;
+}
+
+/** VP8's frame start (S with partition 0) marks only a first packet, in every kind of frame: one kind. */
+export function keyPartVp8(_payload: Uint8Array): boolean {
+  return false;
+}

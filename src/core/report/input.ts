@@ -35,7 +35,10 @@ export type DecodedViewer = Omit<
 
 export interface ViewerInput {
   record: DecodedViewer;
-  /** scheduled start after t0 (ramp slot + offset); 0 for a viewer that never started */
+  /**
+   * start after t0 as it happened: when the viewer sent its WHEP POST (scheduled ramp slot +
+   * offset, plus its ICE gathering); its scheduled start when it sent none; 0 when it never started
+   */
   startOffsetNs: number;
   /** the seeded part of the start; only when the scenario has a seed */
   rampOffsetNs?: number;

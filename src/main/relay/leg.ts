@@ -1,6 +1,7 @@
 // One viewer leg of the built-in relay, and the LoseEvery fault: a packet lost beneath the
 // leg's NACK responder, so the responder's resend of that sequence number repairs it.
 import type { RTCRtpTransceiver } from "werift";
+import type { FrameCuts } from "./frame-cuts.ts";
 import type { LegFaultState } from "./leg-faults.ts";
 
 export interface Leg {
@@ -12,6 +13,8 @@ export interface Leg {
   forwarded: number;
   /** test-only fault of this leg (RelayOptions.legFaults) */
   fault?: LegFaultState;
+  /** what DropEvery cut from this leg (set when the relay drops) */
+  cuts?: FrameCuts;
 }
 
 type SendRtp = (payload: Buffer, header: { sequenceNumber: number }) => Promise<number>;

@@ -20,6 +20,7 @@ import {
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
 import { restrictSrtpProfiles } from "../../workers/lean/adapter.ts";
 import { Burst, type BurstOptions, WrapShift } from "./conformance.ts";
+import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
 import { type LegFault, LegFaultState, type LegPacket } from "./leg-faults.ts";
@@ -32,6 +33,8 @@ export interface RelayOptions {
   maxViewers?: number;
   /** drop every n-th packet per leg before the leg's NACK responder sees it (unrecoverable) */
   dropEvery?: number;
+  /** test-only: DropEvery drops only among each leg's first n packets (its cut frames expire before the run ends) */
+  dropUntilPacket?: number;
   /** lose every n-th packet per leg beneath the NACK responder (a NACK repairs it) */
   loseEvery?: number;
   /** forward with every marker bit cleared */
@@ -82,6 +85,9 @@ export class Relay {
   private nextPublisher = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly legFaultStates = new Map<number, LegFaultState>();
+  private readonly legCuts = new Map<number, FrameCuts>();
+  /** Test-only: the monotonic instant (ns) each WHEP POST reached the handler, in arrival order. */
+  readonly whepPostsMonoNs: number[] = [];
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
@@ -114,6 +120,11 @@ export class Relay {
   /** Test-only: the state of leg n's fault (RelayOptions.legFaults), once that leg exists. */
   legFault(n: number): LegFaultState | undefined {
     return this.legFaultStates.get(n);
+  }
+
+  /** Test-only: what DropEvery cut from leg n (the n-th WHEP offer the relay took, from 1), once that leg exists. */
+  frameCuts(n: number): FrameCutCounts | undefined {
+    return this.legCuts.get(n)?.counts();
   }
 
   async close(): Promise<void> {
@@ -149,6 +160,7 @@ export class Relay {
       return this.handleSession(req, res, parts[1] ?? "");
     }
     if (parts.length === 2 && req.method === "POST" && (parts[1] === "whip" || parts[1] === "whep")) {
+      if (parts[1] === "whep") this.whepPostsMonoNs.push(monoNs());
       if (!(req.headers["content-type"] ?? "").startsWith("application/sdp")) {
         req.resume();
         return reply(res, 415, "want application/sdp");
@@ -236,7 +248,13 @@ export class Relay {
     for (const leg of stream.legs) {
       if (!leg.sending || leg.forwarded >= limit) continue;
       leg.forwarded++;
-      if (this.opts.dropEvery && leg.forwarded % this.opts.dropEvery === 0) continue;
+      if (this.opts.dropEvery) {
+        const drop =
+          leg.forwarded % this.opts.dropEvery === 0 &&
+          leg.forwarded <= (this.opts.dropUntilPacket ?? Number.POSITIVE_INFINITY);
+        leg.cuts?.see(ts, drop);
+        if (drop) continue;
+      }
       const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
       for (const p of out) {
         const header = new RtpHeader({
@@ -304,6 +322,10 @@ export class Relay {
     }
     if (this.opts.loseEvery) installLoss(leg, this.opts.loseEvery);
     const n = Number(id.slice(1));
+    if (this.opts.dropEvery) {
+      leg.cuts = new FrameCuts();
+      this.legCuts.set(n, leg.cuts);
+    }
     const fault = this.opts.legFaults?.[n];
     if (fault) {
       leg.fault = new LegFaultState(fault);
