@@ -14,7 +14,11 @@ export interface PoolEngineOptions extends EngineOptions {
   fault?: { shard: number } & WorkerFault;
 }
 
-const WORKER = new URL("../workers/worker-entry.ts", import.meta.url);
+// the worker file beside this one: `.ts` in a checkout, `.js` in the built package (dist/)
+const WORKER = new URL(
+  `../workers/worker-entry${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
+  import.meta.url,
+);
 
 export function poolEngine(opts: PoolEngineOptions): Engine {
   return {
