@@ -48,6 +48,18 @@ export interface RelayOptions {
   legFaults?: Record<number, LegFault>;
   /** test-only: close the publisher's peer connection this long after it connected (WHIP fails mid-run) */
   closePublisherAfterMs?: number;
+  /** test-only: a broken answer on WHIP or WHEP (see AnswerFault) */
+  answerFault?: AnswerFault;
+}
+
+/**
+ * Test-only answers of servers that misbehave: `no-video` turns the answer's video m-line into an
+ * audio one (same mid); `not-sdp` sends 201 with a Location and a body that is not SDP;
+ * `silent-dtls` answers as the DTLS server (`a=setup:passive`) and does ICE but never DTLS.
+ */
+export interface AnswerFault {
+  on: "whip" | "whep";
+  kind: "no-video" | "not-sdp" | "silent-dtls";
 }
 
 interface Stream {
@@ -70,6 +82,8 @@ export class Relay {
   private nextPublisher = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly legFaultStates = new Map<number, LegFaultState>();
+  /** DELETEs of a session this relay had created (tests check that every session got its DELETE) */
+  deletes = 0;
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
@@ -176,7 +190,28 @@ export class Relay {
       const after = this.opts.closePublisherAfterMs;
       if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
     });
-    sdpReply(res, 201, filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice), `/session/${id}`);
+    this.answer(res, "whip", 201, pc, `/session/${id}`);
+  }
+
+  /** The SDP reply, through the test-only answer fault when one is set for this endpoint. */
+  private answer(
+    res: ServerResponse,
+    on: "whip" | "whep",
+    status: number,
+    pc: RTCPeerConnection,
+    location: string,
+  ) {
+    let sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
+    const fault = this.opts.answerFault;
+    if (fault?.on === on && fault.kind === "no-video") sdp = sdp.replace(/^m=video /m, "m=audio ");
+    if (fault?.on === on && fault.kind === "not-sdp") sdp = "this is not SDP";
+    if (fault?.on === on && fault.kind === "silent-dtls") {
+      // a passive server, as most are: the peer is the DTLS client and retransmits its hello
+      sdp = sdp.replaceAll("a=setup:active", "a=setup:passive");
+      for (const t of pc.dtlsTransports)
+        (t as unknown as { start: () => Promise<void> }).start = () => new Promise(() => {});
+    }
+    sdpReply(res, status, sdp, location);
   }
 
   private receivePublisher(stream: Stream, pc: RTCPeerConnection): void {
@@ -307,8 +342,7 @@ export class Relay {
         stream.legs.delete(leg);
       }
     });
-    const sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
-    sdpReply(res, this.opts.counterOffer ? 406 : 201, sdp, `/session/${id}`);
+    this.answer(res, "whep", this.opts.counterOffer ? 406 : 201, pc, `/session/${id}`);
   }
 
   private async handleSession(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
@@ -319,6 +353,7 @@ export class Relay {
     }
     if (req.method === "DELETE") {
       req.resume();
+      this.deletes++;
       await this.closeSession(id);
       return reply(res, 200, "");
     }

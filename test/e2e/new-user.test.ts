@@ -1,0 +1,152 @@
+// What trying whipbench as a new user found (issue 13), each against the built-in relay with a
+// test-only answer fault (RelayOptions.answerFault) or without the ICE setting a new user forgets:
+// a publisher answer without video, a 201 whose body is refused, a server that never does DTLS,
+// and a server on 127.0.0.1 with neither loopbackOnly nor includeLoopback.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { AUTO_LOOPBACK_METHOD } from "../../src/core/report/method.ts";
+import { type AnswerFault, Relay } from "../../src/main/relay/relay.ts";
+import { cli, readReportPair, tempDir } from "./cli-harness.ts";
+
+const tmp = tempDir("new-user");
+after(() => tmp.remove());
+
+async function relayWith(answerFault?: AnswerFault): Promise<{ relay: Relay; base: string }> {
+  const relay = new Relay({
+    ice: { loopbackOnly: true, includeLoopback: false },
+    ...(answerFault ? { answerFault } : {}),
+  });
+  return { relay, base: await relay.listen() };
+}
+
+function scenario(name: string, base: string, extra: Record<string, unknown> = {}): string {
+  const file = join(tmp.dir, `${name}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      name,
+      whip: `${base}/${name}/whip`,
+      whep: `${base}/${name}/whep`,
+      viewers: 2,
+      rampSeconds: 0,
+      holdSeconds: 2,
+      warmupSeconds: 1,
+      excludeFirstSeconds: 0,
+      loopbackOnly: true,
+      workers: 0,
+      ...extra,
+    }),
+  );
+  return file;
+}
+
+interface Rep {
+  errors: Record<string, number>;
+  viewers: unknown[] | null;
+  aggregate: { valid: boolean };
+  publisher?: { errorKind?: string; error?: string };
+  method: string[];
+}
+
+describe("a publisher answer without video", () => {
+  test("publish: refused with publisher's bad_answer words, exit 1, and the session gets its DELETE", async () => {
+    const { relay, base } = await relayWith({ on: "whip", kind: "no-video" });
+    try {
+      const r = await cli(["publish", "--whip", `${base}/nv/whip`, "--loopback-only", "--duration", "2s"]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /whipbench publish: the WHIP answer has no video\n/);
+      assert.doesNotMatch(r.stderr, /connected in/);
+      assert.equal(relay.deletes, 1);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  test("run: publisher_bad_answer, no viewer started, exit 3", async () => {
+    const { relay, base } = await relayWith({ on: "whip", kind: "no-video" });
+    const out = join(tmp.dir, "nv-out");
+    try {
+      const r = await cli(["run", scenario("nv", base), "--out", out, "--quiet"]);
+      assert.equal(r.code, 3, r.stderr);
+      const rep = readReportPair(out).report as unknown as Rep;
+      assert.deepEqual(rep.errors, { publisher_bad_answer: 1 });
+      assert.equal(rep.publisher?.error, "the WHIP answer has no video");
+      assert.equal(rep.viewers, null, "no viewer was started");
+      assert.equal(relay.viewers("nv"), 0);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+describe("a 201 with a Location whose body is refused still gets its DELETE", () => {
+  test("publisher: a body that is not SDP", async () => {
+    const { relay, base } = await relayWith({ on: "whip", kind: "not-sdp" });
+    try {
+      const r = await cli(["publish", "--whip", `${base}/ns/whip`, "--loopback-only", "--duration", "1s"]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /the answer from 127\.0\.0\.1:\d+ is not SDP/);
+      assert.equal(relay.deletes, 1);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  test("viewers: each refused answer's session gets its DELETE (and the publisher's at the end)", async () => {
+    const { relay, base } = await relayWith({ on: "whep", kind: "not-sdp" });
+    const out = join(tmp.dir, "ns-out");
+    try {
+      const r = await cli(["run", scenario("ns", base), "--out", out, "--quiet"]);
+      assert.equal(r.code, 3, r.stderr);
+      const rep = readReportPair(out).report as unknown as Rep;
+      assert.deepEqual(rep.errors, { bad_answer: 2 });
+      assert.equal(relay.deletes, 3, "two viewers and the publisher");
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+describe("a server that answers ICE but never DTLS", () => {
+  test("publish --connect-timeout 2s gives up after 2s and the process exits promptly", async () => {
+    const { relay, base } = await relayWith({ on: "whip", kind: "silent-dtls" });
+    try {
+      const r = await cli(
+        ["publish", "--whip", `${base}/sd/whip`, "--loopback-only", "--connect-timeout", "2s"],
+        { timeoutMs: 60_000 },
+      );
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /whipbench publish: not connected after 2s\n/);
+      // werift's DTLS retransmissions alone ran 33 s; now the process ends within one interval
+      assert.ok(r.ms < 9000, `exited after ${Math.round(r.ms)} ms`);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  test("--connect-timeout takes a duration and names itself when it is not one", async () => {
+    const r = await cli(["publish", "--whip", "http://127.0.0.1:9/x/whip", "--connect-timeout", "soon"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--connect-timeout: want a duration such as 300ms, 10s or 1m30s/);
+  });
+});
+
+describe("the loopback trap", () => {
+  test("a scenario on 127.0.0.1 without loopbackOnly joins, and the report says loopback candidates were added", async () => {
+    const { relay, base } = await relayWith();
+    const out = join(tmp.dir, "lb-out");
+    try {
+      const file = scenario("lb", base, { loopbackOnly: false });
+      const r = await cli(["run", file, "--out", out]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /the server is on a loopback address: loopback ICE candidates included/);
+      const rep = readReportPair(out).report as unknown as Rep;
+      assert.equal(rep.aggregate.valid, true);
+      assert.ok(rep.method.includes(AUTO_LOOPBACK_METHOD));
+    } finally {
+      await relay.close();
+    }
+  });
+});
