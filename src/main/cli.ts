@@ -103,6 +103,11 @@ function program(setCode: (code: number) => void): Command {
       "stop after this long (default: until interrupted)",
       durationFlag("--duration"),
     )
+    .option(
+      "--connect-timeout <duration>",
+      "give up when not connected (POST, ICE and DTLS) within this long (default: 10s)",
+      durationFlag("--connect-timeout"),
+    )
     .option("--bearer-env <name>", "environment variable holding a bearer token")
     .option("--include-loopback", "add loopback ICE candidates")
     .option("--loopback-only", "gather ICE candidates on 127.0.0.1 only")

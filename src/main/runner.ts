@@ -12,11 +12,11 @@ import { SendLog } from "../core/sendlog.ts";
 import { StepWatch } from "../core/stepwatch.ts";
 import type { ViewerRecord } from "../core/types.ts";
 import { edgeWallReading, monoNs, takeWallAnchor, wallNowUnixNs } from "../net/clock.ts";
-import type { IceOptions } from "../net/rtc.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
 import type { ShardProfile, ShardTick } from "../workers/shard.ts";
 import { decodeRecord } from "./decode.ts";
 import type { Engine } from "./engine.ts";
+import { iceFor } from "./ice-choice.ts";
 import type { Logger } from "./log.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { ResourceWatch } from "./resources.ts";
@@ -51,10 +51,7 @@ export interface RunOptions {
 export async function run(opts: RunOptions): Promise<ReportInput> {
   const { scenario: s, log, interrupt } = opts;
   const anchor = takeWallAnchor();
-  const ice: IceOptions = {
-    loopbackOnly: s.loopbackOnly ?? false,
-    includeLoopback: s.includeLoopback ?? false,
-  };
+  const { ice, autoLoopback } = iceFor([s.whip, s.whep], s, log);
   const startedAtUnixNs = wallNowUnixNs(anchor);
   const startMono = monoNs();
   const steps = new StepWatch();
@@ -250,6 +247,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     loopMinNs: sendLog?.loopMinNs ?? -1,
     timeline,
     publisherFailedToConnect: publisherFailed,
+    ...(autoLoopback ? { autoLoopback: true } : {}),
   };
   if (pub) input.publisher = pub;
   return input;

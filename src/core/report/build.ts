@@ -153,6 +153,7 @@ export function buildReport(input: ReportInput): Report {
       hasRampOffsetSeed: input.scenario.rampOffsetSeed !== undefined,
       clock,
       hasResources: input.resources !== undefined,
+      ...(input.autoLoopback ? { autoLoopback: true } : {}),
     }),
   };
 }

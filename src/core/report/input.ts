@@ -98,4 +98,6 @@ export interface ReportInput {
   timeline: TimelineEntry[];
   /** the publisher failed to connect: the report has `viewers: null` */
   publisherFailedToConnect: boolean;
+  /** loopback candidates were added because a server host is a loopback address (src/main/ice-choice.ts) */
+  autoLoopback?: boolean;
 }

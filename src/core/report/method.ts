@@ -46,12 +46,17 @@ export const CLOCK_EXCHANGE_METHOD =
 export const RESOURCES_METHOD =
   "Client resources describe this process (publisher, viewers, reassembly and hashing), not the server. cpuSeconds is the process's user + system CPU time between startedAt and finishedAt (process.cpuUsage, all threads), and cpuUtilisationPercent = 100 × cpuSeconds / (wall seconds × cpus), 100 meaning every core busy all run. Node has no goroutines, so instead of peakGoroutines the report gives peakHeapBytes and peakRssBytes (the largest V8 heap in use and resident set size seen at the start, each timeline second and the end), workers (the worker threads that ran viewers; 0: the viewers ran in the main thread), mainThread and, per shard, client.workers: the thread's own CPU time (process.threadCpuUsage), usPerPacket (that CPU per RTP packet its viewers received), event-loop utilisation (share of the time the loop was busy) and event-loop delay p50/p99/max (how late a 2 ms timer fired, the queueing this client adds to every arrival instant), and udpReceiveErrors, the host's kernel UDP receive drops during the run (/proc/net/snmp RcvbufErrors and InErrors deltas, Linux). client.ceiling is near when any thread that runs viewers or the publisher reached the stated event-loop utilisation or delay p99 threshold, or the kernel dropped a UDP datagram; a run near its ceiling measures its own queueing, so none of its frame-delay figures is comparable. The timeline adds cpuPercent (process CPU over that second, % of all cores) and eventLoopDelayMs (the worst shard thread's p99 event-loop delay over that second).";
 
+export const AUTO_LOOPBACK_METHOD =
+  "Loopback candidates: a WHIP or WHEP host is a loopback address and the scenario sets neither loopbackOnly nor includeLoopback, so the peers added a 127.0.0.1 host candidate by themselves (as includeLoopback does); without one no candidate pair reaches a server on loopback.";
+
 export interface MethodContext {
   /** the scenario has a rampOffsetSeed */
   hasRampOffsetSeed: boolean;
   clock: ClockBlock;
   /** client.resources is present */
   hasResources: boolean;
+  /** loopback candidates were included because a server host is a loopback address */
+  autoLoopback?: boolean;
 }
 
 /** The method lines in §4.13 order, with the applicable appended lines. */
@@ -72,5 +77,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.hasRampOffsetSeed) lines.push(RAMP_OFFSET_METHOD);
   if (ctx.clock.method === "exchange" || (ctx.clock.reason ?? "") !== "") lines.push(CLOCK_EXCHANGE_METHOD);
   if (ctx.hasResources) lines.push(RESOURCES_METHOD);
+  if (ctx.autoLoopback) lines.push(AUTO_LOOPBACK_METHOD);
   return lines;
 }
