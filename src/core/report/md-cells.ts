@@ -107,7 +107,11 @@ export function resourcesText(r: ClientResources): string {
       `main thread ${fmtFixed(m.cpuSeconds, 1)} CPU s, event-loop delay p99 ${fmtFixed(m.eventLoopDelayMs.p99, 1)} ms`,
     );
   }
-  parts.push(r.workers === 0 ? "viewers in the main thread" : `${r.workers} worker threads`);
+  parts.push(
+    r.workers === 0
+      ? "viewers in the main thread"
+      : `${r.workers} worker thread${r.workers === 1 ? "" : "s"}`,
+  );
   if (r.udpReceiveErrors !== undefined) {
     parts.push(
       `kernel UDP receive errors ${r.udpReceiveErrors.rcvbufErrors + r.udpReceiveErrors.inErrors === 0 ? "none" : `RcvbufErrors +${r.udpReceiveErrors.rcvbufErrors}, InErrors +${r.udpReceiveErrors.inErrors}`}`,
