@@ -153,9 +153,12 @@ describe("the loopback trap", () => {
 
 describe("help reads as this tool's own", () => {
   test("durations as durations, the relay's address as an address, and the rule at the end", async () => {
-    const [view, relay, run, publish] = await Promise.all(
-      ["view", "relay", "run", "publish"].map((c) => cli([c, "--help"])),
-    );
+    const [view, relay, run, publish] = await Promise.all([
+      cli(["view", "--help"]),
+      cli(["relay", "--help"]),
+      cli(["run", "--help"]),
+      cli(["publish", "--help"]),
+    ]);
     for (const r of [view, relay, run, publish]) {
       assert.equal(r.code, 0);
       assert.match(
@@ -163,14 +166,11 @@ describe("help reads as this tool's own", () => {
         /with written permission .*\n.*never paths, query strings or tokens\.$/,
       );
     }
-    assert.match(view?.stdout ?? "", /--duration <duration> +hold after the ramp \(default: 30s\)/);
-    assert.match(
-      view?.stdout ?? "",
-      /--join-timeout <duration> +POST → first complete keyframe \(default: 10s\)/,
-    );
-    assert.doesNotMatch(view?.stdout ?? "", /000000000/);
-    assert.match(relay?.stdout ?? "", /\(default: 127\.0\.0\.1:8889\)/);
-    assert.doesNotMatch(relay?.stdout ?? "", /"host"/);
-    assert.match(publish?.stdout ?? "", /--connect-timeout <duration>/);
+    assert.match(view.stdout, /--duration <duration> +hold after the ramp \(default: 30s\)/);
+    assert.match(view.stdout, /--join-timeout <duration> +POST → first complete keyframe \(default: 10s\)/);
+    assert.doesNotMatch(view.stdout, /000000000/);
+    assert.match(relay.stdout, /\(default: 127\.0\.0\.1:8889\)/);
+    assert.doesNotMatch(relay.stdout, /"host"/);
+    assert.match(publish.stdout, /--connect-timeout <duration>/);
   });
 });
