@@ -3,7 +3,7 @@
 import { arch, cpus, platform } from "node:os";
 import { type CeilingThresholds, ceilingVerdict } from "../core/ceiling.ts";
 import { type Clip, loadClip } from "../core/clip/clip.ts";
-import { type ClipIdentity, ClipTable, clipIdentity, createHasher } from "../core/fingerprint.ts";
+import { type ClipIdentity, ClipTable, clipHashOf, clipIdentity, createHasher } from "../core/fingerprint.ts";
 import { host } from "../core/redact.ts";
 import type { ReportInput, ViewerInput } from "../core/report/input.ts";
 import type { ClockBlock, TimelineEntry } from "../core/report/types.ts";
@@ -244,6 +244,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     hasSendLog: sendLog !== null,
     loopFrames: sendLog !== null ? (identity?.fingerprints.length ?? 0) : 0,
     duplicateFrames,
+    ...(sendLog !== null && identity !== null ? { clipHash: clipHashOf(identity) } : {}),
     loopMinNs: sendLog?.loopMinNs ?? -1,
     timeline,
     publisherFailedToConnect: publisherFailed,

@@ -45,7 +45,7 @@ function scenario(name: string, base: string, extra: Record<string, unknown> = {
 interface Rep {
   errors: Record<string, number>;
   viewers: unknown[] | null;
-  aggregate: { valid: boolean };
+  aggregate: { valid: boolean; oneWayDelay: { clipHash?: string }[] };
   publisher?: { errorKind?: string; error?: string };
   method: string[];
 }
@@ -145,6 +145,8 @@ describe("the loopback trap", () => {
       const rep = readReportPair(out).report as unknown as Rep;
       assert.equal(rep.aggregate.valid, true);
       assert.ok(rep.method.includes(AUTO_LOOPBACK_METHOD));
+      // the clip's identity is recorded beside its loop length (rankable compares it)
+      assert.match(rep.aggregate.oneWayDelay[0]?.clipHash ?? "", /^sha256:[0-9a-f]{16}$/);
     } finally {
       await relay.close();
     }

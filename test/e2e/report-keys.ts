@@ -159,6 +159,7 @@ export const REPORT_KEYS: readonly string[] = [
   "aggregate.oneWayDelay[].duplicateFrames", // fingerprint blocks only (see CLIP_KEYS)
   "aggregate.oneWayDelay[].loopFrames", // fingerprint blocks only
   "aggregate.oneWayDelay[].loopMinMs?",
+  "+aggregate.oneWayDelay[].clipHash?", // fingerprint blocks with a send log only
   ...summary("aggregate.oneWayDelay[].ms", true),
   ...frameKindSplit("aggregate.oneWayDelay[].keyframes"),
   ...frameKindSplit("aggregate.oneWayDelay[].deltaFrames"),

@@ -91,6 +91,8 @@ export interface ReportInput {
   hasSendLog: boolean;
   /** clip length in frames (0 without a send log) */
   loopFrames: number;
+  /** the clip's identity (clipHashOf); absent without a send log */
+  clipHash?: string;
   /** clip frames whose bytes repeat in the clip (0 without a send log) */
   duplicateFrames: number;
   /** shortest time to send loopFrames frames, ns; −1 when no whole loop was sent */

@@ -187,6 +187,8 @@ export interface PooledDelayBlock extends Comparability {
   /** fingerprint only (absent on the stamp block) */
   loopFrames?: number;
   loopMinMs?: number;
+  /** our addition, fingerprint only: the clip's identity, `sha256:` + 16 hex digits (clipHashOf) */
+  clipHash?: string;
   ms?: Summary;
   keyframes: FrameKindSplit;
   deltaFrames: FrameKindSplit;
