@@ -31,7 +31,20 @@ export interface Scenario {
   workers?: number;
   /** how viewers receive media: werift's own path or the lean one (default "lean") */
   receivePath?: "werift" | "lean";
+  /**
+   * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
+   * tier, the region, and the permission the run was made under. The report records them in its
+   * `server` block beside the hosts; they do not take part in ranking.
+   */
+  serverVersion?: string;
+  plan?: string;
+  region?: string;
+  permission?: string;
 }
+
+/** The managed-service keys, in report order. */
+export const SERVER_KEYS = ["serverVersion", "plan", "region", "permission"] as const;
+const MAX_SERVER_TEXT = 200;
 
 export class ScenarioError extends Error {
   constructor(message: string) {
@@ -63,6 +76,10 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["loopbackOnly", "bool"],
   ["workers", "int"],
   ["receivePath", "string"],
+  ["serverVersion", "string"],
+  ["plan", "string"],
+  ["region", "string"],
+  ["permission", "string"],
 ];
 
 const INT64_MIN = -(1n << 63n);
@@ -222,7 +239,8 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.stallMs) out.stallMs = 500;
   if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
   if (!out.receivePath) out.receivePath = "lean";
-  for (const k of ["name", "whip", "bearerEnv", "metrics"] as const) if (out[k] === "") delete out[k];
+  for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
+    if (out[k] === "") delete out[k];
   for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];
   for (const k of ["rampOffsetMaxSeconds", "warmupSeconds"] as const) if (out[k] === 0) delete out[k];
   return out;
@@ -277,6 +295,14 @@ export function validateScenario(s: Scenario): Scenario {
   const path: string | undefined = s.receivePath;
   if (path !== undefined && path !== "werift" && path !== "lean") {
     fail(`receivePath ${goQuote(path)} (want werift or lean)`);
+  }
+  for (const k of SERVER_KEYS) {
+    const v = s[k];
+    if (v === undefined) continue;
+    // one line of text for the report's header table
+    if (v.length > MAX_SERVER_TEXT || /[\u0000-\u001f\u007f]/.test(v)) {
+      fail(`${k} must be one line of at most ${MAX_SERVER_TEXT} characters`);
+    }
   }
   return s;
 }

@@ -88,7 +88,11 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
   before(() => {
     const name = npm(["pack", "--pack-destination", tmp.dir, "--json"], ROOT);
     // prepack's own lines come first on stdout; the JSON is the rest
-    const packed = JSON.parse(name.slice(name.search(/^\[/m))) as { filename: string; size: number; files: { path: string }[] }[];
+    const packed = JSON.parse(name.slice(name.search(/^\[/m))) as {
+      filename: string;
+      size: number;
+      files: { path: string }[];
+    }[];
     const first = packed[0];
     assert.ok(first);
     files = first.files.map((f) => f.path);

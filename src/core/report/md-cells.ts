@@ -2,7 +2,14 @@
 
 import { fmtFixed, fmtG } from "../gofmt.ts";
 import type { Summary } from "../types.ts";
-import type { CeilingReport, ClientResources, ClockBlock, ReportScenario, WorkerReport } from "./types.ts";
+import type {
+  CeilingReport,
+  ClientResources,
+  ClockBlock,
+  ReportScenario,
+  ReportServer,
+  WorkerReport,
+} from "./types.ts";
 
 export const DASH = "—";
 
@@ -147,4 +154,14 @@ export function msOrDash(v: number | undefined): string {
 /** `%.1f ms`, or `n/a`. */
 export function ms1OrNa(v: number | undefined): string {
   return v === undefined ? "n/a" : `${fmtFixed(v, 1)} ms`;
+}
+
+/** The header rows of a managed-service run (docs/load-testing-etiquette.md): label and text, those set. */
+export function managedServiceRows(s: ReportServer): [string, string][] {
+  const rows: [string, string][] = [];
+  if (s.serverVersion !== undefined) rows.push(["server version", s.serverVersion]);
+  if (s.plan !== undefined) rows.push(["plan", s.plan]);
+  if (s.region !== undefined) rows.push(["region", s.region]);
+  if (s.permission !== undefined) rows.push(["permission", s.permission]);
+  return rows;
 }

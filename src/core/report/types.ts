@@ -31,6 +31,11 @@ export interface ClockBlock {
 export interface ReportServer {
   whipHost?: string;
   whepHost: string;
+  /** our additions: what a managed-service run ran against, from the scenario (docs/load-testing-etiquette.md) */
+  serverVersion?: string;
+  plan?: string;
+  region?: string;
+  permission?: string;
 }
 
 /** Event-loop delay in ms (perf_hooks histogram read at the end of the run). */
