@@ -13,12 +13,20 @@ import { cli, readReportPair, tempDir } from "./cli-harness.ts";
 const tmp = tempDir("new-user");
 after(() => tmp.remove());
 
-async function relayWith(answerFault?: AnswerFault): Promise<{ relay: Relay; base: string }> {
+/** A relay on 127.0.0.1 (loopback-only ICE) with the answer fault, for the time of `fn`. */
+async function withRelay(
+  answerFault: AnswerFault | null,
+  fn: (relay: Relay, base: string) => Promise<void>,
+): Promise<void> {
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: false },
     ...(answerFault ? { answerFault } : {}),
   });
-  return { relay, base: await relay.listen() };
+  try {
+    await fn(relay, await relay.listen());
+  } finally {
+    await relay.close();
+  }
 }
 
 function scenario(name: string, base: string, extra: Record<string, unknown> = {}): string {
@@ -52,22 +60,18 @@ interface Rep {
 
 describe("a publisher answer without video", () => {
   test("publish: refused with publisher's bad_answer words, exit 1, and the session gets its DELETE", async () => {
-    const { relay, base } = await relayWith({ on: "whip", kind: "no-video" });
-    try {
+    await withRelay({ on: "whip", kind: "no-video" }, async (relay, base) => {
       const r = await cli(["publish", "--whip", `${base}/nv/whip`, "--loopback-only", "--duration", "2s"]);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /whipbench publish: the WHIP answer has no video\n/);
       assert.doesNotMatch(r.stderr, /connected in/);
       assert.equal(relay.deletes, 1);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 
   test("run: publisher_bad_answer, no viewer started, exit 3", async () => {
-    const { relay, base } = await relayWith({ on: "whip", kind: "no-video" });
     const out = join(tmp.dir, "nv-out");
-    try {
+    await withRelay({ on: "whip", kind: "no-video" }, async (relay, base) => {
       const r = await cli(["run", scenario("nv", base), "--out", out, "--quiet"]);
       assert.equal(r.code, 3, r.stderr);
       const rep = readReportPair(out).report as unknown as Rep;
@@ -75,44 +79,35 @@ describe("a publisher answer without video", () => {
       assert.equal(rep.publisher?.error, "the WHIP answer has no video");
       assert.equal(rep.viewers, null, "no viewer was started");
       assert.equal(relay.viewers("nv"), 0);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 });
 
 describe("a 201 with a Location whose body is refused still gets its DELETE", () => {
   test("publisher: a body that is not SDP", async () => {
-    const { relay, base } = await relayWith({ on: "whip", kind: "not-sdp" });
-    try {
+    await withRelay({ on: "whip", kind: "not-sdp" }, async (relay, base) => {
       const r = await cli(["publish", "--whip", `${base}/ns/whip`, "--loopback-only", "--duration", "1s"]);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /the answer from 127\.0\.0\.1:\d+ is not SDP/);
       assert.equal(relay.deletes, 1);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 
   test("viewers: each refused answer's session gets its DELETE (and the publisher's at the end)", async () => {
-    const { relay, base } = await relayWith({ on: "whep", kind: "not-sdp" });
     const out = join(tmp.dir, "ns-out");
-    try {
+    await withRelay({ on: "whep", kind: "not-sdp" }, async (relay, base) => {
       const r = await cli(["run", scenario("ns", base), "--out", out, "--quiet"]);
       assert.equal(r.code, 3, r.stderr);
       const rep = readReportPair(out).report as unknown as Rep;
       assert.deepEqual(rep.errors, { bad_answer: 2 });
       assert.equal(relay.deletes, 3, "two viewers and the publisher");
-    } finally {
-      await relay.close();
-    }
+    });
   });
 });
 
 describe("a server that answers ICE but never DTLS", () => {
   test("publish --connect-timeout 2s gives up after 2s and the process exits promptly", async () => {
-    const { relay, base } = await relayWith({ on: "whip", kind: "silent-dtls" });
-    try {
+    await withRelay({ on: "whip", kind: "silent-dtls" }, async (_relay, base) => {
       const r = await cli(
         ["publish", "--whip", `${base}/sd/whip`, "--loopback-only", "--connect-timeout", "2s"],
         { timeoutMs: 60_000 },
@@ -121,9 +116,7 @@ describe("a server that answers ICE but never DTLS", () => {
       assert.match(r.stderr, /whipbench publish: not connected after 2s\n/);
       // werift's DTLS retransmissions alone ran 33 s; now the process ends within one interval
       assert.ok(r.ms < 9000, `exited after ${Math.round(r.ms)} ms`);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 
   test("--connect-timeout takes a duration and names itself when it is not one", async () => {
@@ -135,9 +128,8 @@ describe("a server that answers ICE but never DTLS", () => {
 
 describe("the loopback trap", () => {
   test("a scenario on 127.0.0.1 without loopbackOnly joins, and the report says loopback candidates were added", async () => {
-    const { relay, base } = await relayWith();
     const out = join(tmp.dir, "lb-out");
-    try {
+    await withRelay(null, async (_relay, base) => {
       const file = scenario("lb", base, { loopbackOnly: false });
       const r = await cli(["run", file, "--out", out]);
       assert.equal(r.code, 0, r.stderr);
@@ -147,9 +139,7 @@ describe("the loopback trap", () => {
       assert.ok(rep.method.includes(AUTO_LOOPBACK_METHOD));
       // the clip's identity is recorded beside its loop length (rankable compares it)
       assert.match(rep.aggregate.oneWayDelay[0]?.clipHash ?? "", /^sha256:[0-9a-f]{16}$/);
-    } finally {
-      await relay.close();
-    }
+    });
   });
 });
 
