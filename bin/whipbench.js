@@ -17,7 +17,9 @@ const major = Number(process.versions.node.split(".")[0]);
 
 if (!checkout) {
   if (major < 22) {
-    process.stderr.write(`whipbench: needs Node.js 22 or later; this is Node ${process.version}\n`);
+    process.stderr.write(
+      `whipbench: needs Node.js 22 or later (tested on 22 and 24); this is Node ${process.version}\n`,
+    );
     process.exit(1);
   }
   const built = new URL("../dist/main/cli.js", import.meta.url).href;

@@ -6,7 +6,7 @@
 // install: `version`, a short run against the installed relay, and interrupted runs (SIGINT to
 // the command, SIGTERM to its process group): exit 3 with the report written.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -150,6 +150,29 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
       // no git here: the version alone is right
     }
     if (head !== null) assert.equal(m[1], head.slice(0, 12), "the commit the tarball was built from");
+  });
+
+  test("an older Node (the system one, where it is below 22) gets one line and exit 1", (t) => {
+    const system = "/usr/bin/node";
+    let major = 0;
+    try {
+      major = Number(
+        execFileSync(system, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }),
+      );
+    } catch {
+      // no system Node
+    }
+    if (!(major > 0 && major < 22)) {
+      t.skip(`no system Node below 22 at ${system}`);
+      return;
+    }
+    const target = join(dirname(dirname(bin)), "lib", "node_modules", "whipbench", "bin", "whipbench.js");
+    const r = spawnSync(system, [target, "version"], { encoding: "utf8" });
+    assert.equal(r.status, 1);
+    assert.match(
+      r.stderr,
+      /^whipbench: needs Node\.js 22 or later \(tested on 22 and 24\); this is Node v\d+/,
+    );
   });
 
   test("a short run against the installed relay is valid (exit 0, report written)", async () => {
