@@ -159,9 +159,9 @@ export async function postOffer(endpoint: string, sdp: string, opts: ExchangeOpt
   }
   const location = locationOf(res, url);
   if (text === null || !text.startsWith("v=0")) {
-    // the server created a session even if its body is refused: a 2xx with a Location always
-    // gets its DELETE, here, since the caller never sees that Location
-    if (ok) await deleteResource(location, { bearer: opts.bearer });
+    // the server may have created a session even if its body is refused: a 2xx (or a 406
+    // counter-offer) with a Location always gets its DELETE, here, since the caller never sees it
+    await deleteResource(location, { bearer: opts.bearer });
     if (text === null) throw new HttpExchangeError("bad_answer", `the answer from ${h} is too large`);
     if (res.status === 406) throw new HttpExchangeError("http_status", `POST to ${h}: HTTP 406`, 406);
     throw new HttpExchangeError("bad_answer", `the answer from ${h} is ${text === "" ? "empty" : "not SDP"}`);

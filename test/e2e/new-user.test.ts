@@ -119,6 +119,31 @@ describe("a server that answers ICE but never DTLS", () => {
     });
   });
 
+  test("run: the publisher's connect timeout (10 s) ends the process promptly too", async () => {
+    const out = join(tmp.dir, "sd-run-out");
+    await withRelay({ on: "whip", kind: "silent-dtls" }, async (_relay, base) => {
+      const r = await cli(["run", scenario("sdr", base), "--out", out, "--quiet"], { timeoutMs: 90_000 });
+      assert.equal(r.code, 3, r.stderr);
+      const rep = readReportPair(out).report as unknown as Rep;
+      assert.deepEqual(rep.errors, { publisher_connect_timeout: 1 });
+      assert.equal(rep.publisher?.error, "not connected after 10s");
+      // before: the reports at 10 s, the exit at ~35 s
+      assert.ok(r.ms < 20_000, `exited after ${Math.round(r.ms)} ms`);
+    });
+  });
+
+  test("viewers whose server never does DTLS: the run ends at its schedule, the process right after", async () => {
+    const out = join(tmp.dir, "sd-view-out");
+    await withRelay({ on: "whep", kind: "silent-dtls" }, async (_relay, base) => {
+      const file = scenario("sdv", base, { joinTimeoutSeconds: 2 });
+      const r = await cli(["run", file, "--out", out, "--quiet"], { timeoutMs: 90_000 });
+      assert.equal(r.code, 3, r.stderr);
+      const rep = readReportPair(out).report as unknown as Rep;
+      assert.equal(rep.aggregate.valid, false);
+      assert.ok(r.ms < 20_000, `exited after ${Math.round(r.ms)} ms`);
+    });
+  });
+
   test("--connect-timeout takes a duration and names itself when it is not one", async () => {
     const r = await cli(["publish", "--whip", "http://127.0.0.1:9/x/whip", "--connect-timeout", "soon"]);
     assert.equal(r.code, 2);
