@@ -203,6 +203,10 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^valid: 2 of 2 viewers joined$/m);
       assert.equal(reportOf(out).aggregate.valid, true);
+      // the HTML report inlines the page script shipped in dist/ and uPlot from the dependency
+      const html = readdirSync(out).find((f) => f.endsWith(".html"));
+      assert.ok(html, "an HTML report beside the JSON");
+      assert.match(readFileSync(join(out, html), "utf8"), /uPlot/);
     } finally {
       relay.child.kill("SIGTERM");
       await relay.ended;
