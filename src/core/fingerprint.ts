@@ -2,6 +2,7 @@
 // SHA-256 prefix: the same bytes are hashed. VP8: the whole frame. H.264: the VCL NAL units
 // only (types 1–5), header byte included, start codes removed, in order — so a relay that
 // adds or repeats parameter sets and SEI does not change a frame's fingerprint.
+import { createHash } from "node:crypto";
 import xxhash from "xxhash-wasm";
 import { splitAnnexB } from "./clip/annexb.ts";
 import type { Clip } from "./clip/model.ts";
@@ -168,6 +169,18 @@ export class ClipTable {
 }
 
 /** Fingerprint every frame of a clip (§6.1 build errors). */
+/**
+ * The clip's identity in a report (issue 13): SHA-256 over the codec, the frame duration in RTP
+ * ticks and every frame's fingerprint in clip order, as `sha256:` and its first 16 hex digits.
+ * Two clips with the same codec and loop length but other bytes (ours and the reference tool's
+ * embedded clips differ from frame 0) get different identities.
+ */
+export function clipHashOf(id: ClipIdentity): string {
+  const h = createHash("sha256").update(`${id.codec}\n${id.ticks}\n`);
+  for (const fp of id.fingerprints) h.update(`${fp.toString(16).padStart(16, "0")}\n`);
+  return `sha256:${h.digest("hex").slice(0, 16)}`;
+}
+
 export function clipIdentity(hasher: Hasher, clip: Clip): ClipIdentity {
   if (clip.frames.length === 0) throw new Error("fingerprint: the clip has no frames");
   const fingerprints: bigint[] = [];

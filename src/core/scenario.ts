@@ -35,7 +35,20 @@ export interface Scenario {
   receivePath?: "werift" | "lean";
   /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
+  /**
+   * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
+   * tier, the region, and the permission the run was made under. The report records them in its
+   * `server` block beside the hosts; they do not take part in ranking.
+   */
+  serverVersion?: string;
+  plan?: string;
+  region?: string;
+  permission?: string;
 }
+
+/** The managed-service keys, in report order. */
+export const SERVER_KEYS = ["serverVersion", "plan", "region", "permission"] as const;
+const MAX_SERVER_TEXT = 200;
 
 export class ScenarioError extends Error {
   constructor(message: string) {
@@ -67,6 +80,10 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["loopbackOnly", "bool"],
   ["workers", "int"],
   ["receivePath", "string"],
+  ["serverVersion", "string"],
+  ["plan", "string"],
+  ["region", "string"],
+  ["permission", "string"],
 ];
 
 const INT64_MIN = -(1n << 63n);
@@ -104,13 +121,33 @@ function jsonKind(raw: string): string {
   return "number";
 }
 
-function typeError(what: string, key: string, goType: GoType): ScenarioError {
-  return new ScenarioError(
-    `json: cannot unmarshal ${what} into Go struct field Scenario.${key} of type ${goType}`,
-  );
+/** What each key type wants, in the words of a type error. */
+const WANTED: Record<GoType, string> = {
+  string: "a string",
+  int: "an integer",
+  int64: "an integer from -2^63 to 2^63-1",
+  float64: "a finite number",
+  bool: "true or false",
+};
+
+/**
+ * A value as a type error shows it: numbers and booleans as written (cut at 40 characters),
+ * strings, arrays and objects by kind only, since a string may hold a URL or a token.
+ */
+function shown(raw: string): string {
+  const kind = jsonKind(raw);
+  if (kind === "string") return "a string";
+  if (kind === "object") return "an object";
+  if (kind === "array") return "an array";
+  if (kind === "null") return "null";
+  return raw.length > 40 ? `${raw.slice(0, 39)}…` : raw;
 }
 
-/** Decode one member's raw JSON into the typed value, or the Go-like type error. */
+function typeError(raw: string, key: string, goType: GoType): ScenarioError {
+  return new ScenarioError(`${key}: got ${shown(raw)}, want ${WANTED[goType]}`);
+}
+
+/** Decode one member's raw JSON into the typed value, or a type error naming key, value and type. */
 function decodeMember(
   key: string,
   raw: string,
@@ -119,20 +156,19 @@ function decodeMember(
   const kind = jsonKind(raw);
   switch (goType) {
     case "string":
-      return kind === "string" ? (JSON.parse(raw) as string) : typeError(kind, key, goType);
+      return kind === "string" ? (JSON.parse(raw) as string) : typeError(raw, key, goType);
     case "bool":
-      return kind === "bool" ? raw === "true" : typeError(kind, key, goType);
+      return kind === "bool" ? raw === "true" : typeError(raw, key, goType);
     case "float64": {
-      if (kind !== "number") return typeError(kind, key, goType);
+      if (kind !== "number") return typeError(raw, key, goType);
       const v = Number(raw);
-      return Number.isFinite(v) ? v : typeError(`number ${raw}`, key, goType);
+      return Number.isFinite(v) ? v : typeError(raw, key, goType);
     }
     case "int":
     case "int64": {
-      if (kind !== "number") return typeError(kind, key, goType);
-      if (!INTEGER_RE.test(raw)) return typeError(`number ${raw}`, key, goType);
+      if (kind !== "number" || !INTEGER_RE.test(raw)) return typeError(raw, key, goType);
       const b = BigInt(raw);
-      if (b < INT64_MIN || b > INT64_MAX) return typeError(`number ${raw}`, key, goType);
+      if (b < INT64_MIN || b > INT64_MAX) return typeError(raw, key, goType);
       return goType === "int64" ? b : Number(b);
     }
   }
@@ -167,7 +203,9 @@ export function decodeScenario(text: string): Scenario {
   if (scanned.members === null) {
     const first = text.trimStart()[0] ?? "";
     const kind = jsonKind(first === "-" || (first >= "0" && first <= "9") ? "0" : first);
-    throw new ScenarioError(`json: cannot unmarshal ${kind} into Go value of type Scenario`);
+    const what =
+      kind === "array" || kind === "object" ? `an ${kind}` : kind === "null" ? "null" : `a ${kind}`;
+    throw new ScenarioError(`got ${what}, want a JSON object of scenario keys`);
   }
   const out: Scenario = { whep: "", viewers: 0, rampSeconds: 0, holdSeconds: 0 };
   const fields = out as unknown as Record<string, unknown>;
@@ -183,7 +221,7 @@ export function decodeScenario(text: string): Scenario {
     }
     const field = fieldFor(key);
     if (field === undefined) {
-      firstError ??= new ScenarioError(`json: unknown field ${goQuote(key)}`);
+      firstError ??= new ScenarioError(`unknown key ${goQuote(key)}`);
       continue;
     }
     const [name, goType] = field;
@@ -213,7 +251,8 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.stallMs) out.stallMs = 500;
   if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
   if (!out.receivePath) out.receivePath = "lean";
-  for (const k of ["name", "whip", "bearerEnv", "metrics"] as const) if (out[k] === "") delete out[k];
+  for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
+    if (out[k] === "") delete out[k];
   for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];
   for (const k of ["rampOffsetMaxSeconds", "warmupSeconds"] as const) if (out[k] === 0) delete out[k];
   return out;
@@ -268,6 +307,14 @@ export function validateScenario(s: Scenario): Scenario {
   const path: string | undefined = s.receivePath;
   if (path !== undefined && path !== "werift" && path !== "lean") {
     fail(`receivePath ${goQuote(path)} (want werift or lean)`);
+  }
+  for (const k of SERVER_KEYS) {
+    const v = s[k];
+    if (v === undefined) continue;
+    // one line of text for the report's header table
+    if (v.length > MAX_SERVER_TEXT || /[\u0000-\u001f\u007f]/.test(v)) {
+      fail(`${k} must be one line of at most ${MAX_SERVER_TEXT} characters`);
+    }
   }
   return s;
 }

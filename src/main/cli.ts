@@ -3,6 +3,7 @@
 // 99 (valid, a threshold failed).
 import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../core/clip/clip.ts";
+import { goDuration } from "../core/gotime.ts";
 import { ScenarioError } from "../core/scenario.ts";
 import { collect, compareCommand } from "./cmd-compare.ts";
 import { matrixCommand } from "./cmd-matrix.ts";
@@ -14,13 +15,22 @@ import { durationFlag, hostPortFlag, intFlag, listenFlag, seedFlag, UsageError }
 import { version } from "./version.ts";
 
 const ETIQUETTE = `Load-test only servers you run, a managed service on your own account within its terms,
-or with written permission. Reports record endpoint hosts only: never paths, query strings or tokens.`;
+or with written permission (docs/load-testing-etiquette.md). Reports record endpoint hosts only:
+never paths, query strings or tokens.`;
 
 function receivePathOption(): Option {
   return new Option(
     "--receive-path <path>",
     "how viewers receive media: werift's own path or the lean one",
   ).choices(["werift", "lean"]);
+}
+
+/** A duration flag whose help shows its default as a duration (`30s`), not as nanoseconds. */
+function durationOption(flags: string, description: string, defaultNs: number): Option {
+  const name = flags.split(" ")[0] ?? flags;
+  return new Option(flags, description)
+    .default(defaultNs, goDuration(defaultNs))
+    .argParser(durationFlag(name));
 }
 
 /** What `run` and `view` write and show. */
@@ -61,14 +71,9 @@ function program(setCode: (code: number) => void): Command {
     .description("N concurrent WHEP viewers of a stream someone else publishes, then a report")
     .option("--whep <url>", "WHEP endpoint URL (required)")
     .addOption(new Option("-n <viewers>", "viewers").default(10).argParser(intFlag("-n", 0, 1_000_000)))
-    .option("--ramp <duration>", "spread the starts over this long", durationFlag("--ramp"), 0)
-    .option("--duration <duration>", "hold after the ramp", durationFlag("--duration"), 30e9)
-    .option(
-      "--join-timeout <duration>",
-      "POST → first complete keyframe",
-      durationFlag("--join-timeout"),
-      10e9,
-    )
+    .addOption(durationOption("--ramp <duration>", "spread the starts over this long", 0))
+    .addOption(durationOption("--duration <duration>", "hold after the ramp", 30e9))
+    .addOption(durationOption("--join-timeout <duration>", "POST → first complete keyframe", 10e9))
     .option("--name <name>", "scenario name (title and file name)")
     .option("--bearer-env <name>", "environment variable holding a bearer token")
     .option("--metrics <addr>", "serve Prometheus /metrics on this address while the run lasts")
@@ -108,6 +113,11 @@ function program(setCode: (code: number) => void): Command {
       "stop after this long (default: until interrupted)",
       durationFlag("--duration"),
     )
+    .option(
+      "--connect-timeout <duration>",
+      "give up when not connected (POST, ICE and DTLS) within this long (default: 10s)",
+      durationFlag("--connect-timeout"),
+    )
     .option("--bearer-env <name>", "environment variable holding a bearer token")
     .option("--include-loopback", "add loopback ICE candidates")
     .option("--loopback-only", "gather ICE candidates on 127.0.0.1 only")
@@ -126,10 +136,11 @@ function program(setCode: (code: number) => void): Command {
 
   p.command("relay")
     .description("serve the built-in WHIP/WHEP relay: WHIP at /<stream>/whip, WHEP at /<stream>/whep")
-    .option("--listen <addr>", "HTTP listen address", listenFlag("--listen"), {
-      host: "127.0.0.1",
-      port: 8889,
-    })
+    .addOption(
+      new Option("--listen <addr>", "HTTP listen address (a bare port binds 127.0.0.1)")
+        .default({ host: "127.0.0.1", port: 8889 }, "127.0.0.1:8889")
+        .argParser(listenFlag("--listen")),
+    )
     .option(
       "--max-viewers <n>",
       "refuse WHEP attempts past n with 503",
@@ -202,6 +213,8 @@ export async function main(argv: string[]): Promise<number> {
     },
   });
   for (const c of p.commands) c.exitOverride().configureOutput(p.configureOutput());
+  // every command that sends traffic ends its usage text with the rule (docs/load-testing-etiquette.md)
+  for (const c of p.commands) if (c.name() !== "version") c.addHelpText("after", `\n${ETIQUETTE}\n`);
   if (argv.length === 0) {
     p.outputHelp({ error: true });
     return EXIT_USAGE;

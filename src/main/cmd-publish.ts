@@ -9,6 +9,7 @@ import { type Responder, startResponder } from "../net/clock-exchange.ts";
 import { type SendLogServer, serveSendLog } from "../net/sendlog-channel.ts";
 import { EXIT_ERROR, EXIT_OK, withInterrupt } from "./execute.ts";
 import { bearerFrom, UsageError } from "./flags.ts";
+import { iceFor } from "./ice-choice.ts";
 import { type Logger, stderrLogger } from "./log.ts";
 import { Publisher, PublisherError } from "./publisher.ts";
 
@@ -18,6 +19,8 @@ export interface PublishFlags {
   clip?: string;
   fps?: number;
   duration?: number;
+  /** POST + ICE + DTLS budget, ns */
+  connectTimeout?: number;
   bearerEnv?: string;
   includeLoopback?: boolean;
   loopbackOnly?: boolean;
@@ -64,10 +67,11 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
     whip: flags.whip,
     bearer,
     clip,
-    ice: { loopbackOnly: flags.loopbackOnly ?? false, includeLoopback: flags.includeLoopback ?? false },
+    ice: iceFor([flags.whip], flags, log).ice,
     noStamp: !flags.stamp,
     sendLog: null,
     anchor,
+    ...(flags.connectTimeout !== undefined ? { connectTimeoutNs: flags.connectTimeout } : {}),
     ...(served ? { onFrameSent: (k: number, t0: number) => served.record(k, wallOf(anchor, t0)) } : {}),
   });
   try {

@@ -61,5 +61,5 @@ export function defaultWorkers(): number {
 export function oversubscribedNote(workers: number, cores: number): string | null {
   const spare = spareCores(cores);
   if (workers <= spare) return null;
-  return `note: ${workers} worker threads for ${spare} core${spare === 1 ? "" : "s"} beside the main thread's (${cores} in all): threads share cores; client.ceiling says whether the client kept up`;
+  return `note: ${workers} worker thread${workers === 1 ? "" : "s"} for ${spare} core${spare === 1 ? "" : "s"} beside the main thread's (${cores} in all): threads share cores; client.ceiling says whether the client kept up`;
 }

@@ -23,7 +23,11 @@ export interface PoolEngineOptions extends EngineOptions {
   worker?: { file: URL; data?: unknown };
 }
 
-const WORKER = new URL("../workers/worker-entry.ts", import.meta.url);
+// the worker file beside this one: `.ts` in a checkout, `.js` in the built package (dist/)
+const WORKER = new URL(
+  `../workers/worker-entry${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
+  import.meta.url,
+);
 
 function newPool(threads: number, worker: PoolEngineOptions["worker"]): Piscina {
   return new Piscina({

@@ -9,11 +9,13 @@ import { unixNsToAbsCapture } from "../core/abs-capture-time.ts";
 import type { Clip } from "../core/clip/clip.ts";
 import { packetizeH264 } from "../core/codec/h264.ts";
 import { packetizeVp8 } from "../core/codec/vp8.ts";
+import { goDuration } from "../core/gotime.ts";
 import type { PublisherInput } from "../core/report/input.ts";
 import type { SendLog } from "../core/sendlog.ts";
 import { DelayHistogram } from "../core/stats.ts";
 import { monoNs, type WallAnchor, wallOf } from "../net/clock.ts";
 import {
+  abandonDtls,
   absCaptureId,
   filterCandidates,
   gatheringComplete,
@@ -25,7 +27,8 @@ import { deleteResource, HttpExchangeError, postOffer } from "../net/sdp-http.ts
 import { isRtpDatagram, tapMediaSend } from "../net/send-stamp.ts";
 
 export const MTU = 1200;
-const CONNECT_BUDGET_MS = 10_000;
+/** POST + ICE + DTLS budget when the caller sets none (`publish --connect-timeout`, default 10 s). */
+export const DEFAULT_CONNECT_TIMEOUT_NS = 10e9;
 const SLIP_NS = 500e6;
 
 export interface PublisherOptions {
@@ -36,6 +39,8 @@ export interface PublisherOptions {
   noStamp: boolean;
   sendLog: SendLog | null;
   anchor: WallAnchor;
+  /** POST + ICE + DTLS budget, ns (default DEFAULT_CONNECT_TIMEOUT_NS) */
+  connectTimeoutNs?: number;
   /** every frame sent: its absolute index and its send instant (the send-log channel) */
   onFrameSent?: (k: number, t0MonoNs: number) => void;
 }
@@ -89,7 +94,7 @@ export class Publisher {
   }
 
   /**
-   * POST + ICE + DTLS within 10 s; throws PublisherError (kind per §4.6). `interrupt` (SIGINT,
+   * POST + ICE + DTLS within the connect timeout (10 s unless set); throws PublisherError (kind per §4.6). `interrupt` (SIGINT,
    * SIGTERM) ends the wait at once.
    */
   async connect(interrupt?: AbortSignal): Promise<void> {
@@ -105,7 +110,8 @@ export class Publisher {
       throw new PublisherError("webrtc", `local WebRTC setup failed: ${(err as Error).message}`);
     }
     const postNs = monoNs();
-    const budget = AbortSignal.timeout(CONNECT_BUDGET_MS);
+    const budgetNs = opts.connectTimeoutNs ?? DEFAULT_CONNECT_TIMEOUT_NS;
+    const budget = AbortSignal.timeout(budgetNs / 1e6);
     const deadline = interrupt ? AbortSignal.any([budget, interrupt]) : budget;
     const connected = new Promise<void>((resolve, reject) => {
       pc.connectionStateChange.subscribe((state) => {
@@ -124,6 +130,10 @@ export class Publisher {
       this.location = answer.location;
       if (answer.status === 406)
         throw new PublisherError("http_status", "the WHIP server sent a counter-offer");
+      // werift accepts an answer without a video m-line (an audio one carrying the video mid):
+      // it stops the transceiver and reports "connected" with nothing to send on
+      if (!/^m=video [1-9]/m.test(answer.sdp))
+        throw new PublisherError("bad_answer", "the WHIP answer has no video");
       try {
         await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
       } catch (err) {
@@ -136,7 +146,9 @@ export class Publisher {
             reject(
               new PublisherError(
                 "connect_timeout",
-                budget.aborted ? "not connected after 10s" : "not connected: the run was interrupted",
+                budget.aborted
+                  ? `not connected after ${goDuration(budgetNs)}`
+                  : "not connected: the run was interrupted",
               ),
             );
           if (deadline.aborted) fail();
@@ -271,6 +283,7 @@ export class Publisher {
     this.pc = null;
     if (!pc) return;
     await deleteResource(this.location, { bearer: this.opts.bearer });
+    abandonDtls(pc);
     await pc.close().catch(() => {});
   }
 }

@@ -3,7 +3,7 @@
 import { arch, cpus, platform } from "node:os";
 import { type CeilingThresholds, ceilingVerdict } from "../core/ceiling.ts";
 import { type Clip, loadClip } from "../core/clip/clip.ts";
-import { type ClipIdentity, ClipTable, clipIdentity, createHasher } from "../core/fingerprint.ts";
+import { type ClipIdentity, ClipTable, clipHashOf, clipIdentity, createHasher } from "../core/fingerprint.ts";
 import { host } from "../core/redact.ts";
 import type { ReportInput, ViewerInput } from "../core/report/input.ts";
 import type { ClockBlock, TimelineEntry } from "../core/report/types.ts";
@@ -12,11 +12,11 @@ import { SendLog } from "../core/sendlog.ts";
 import { StepWatch } from "../core/stepwatch.ts";
 import type { ViewerRecord } from "../core/types.ts";
 import { edgeWallReading, monoNs, takeWallAnchor, wallNowUnixNs } from "../net/clock.ts";
-import type { IceOptions } from "../net/rtc.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
 import type { ShardProfile, ShardTick } from "../workers/shard.ts";
 import { decodeRecord } from "./decode.ts";
 import type { Engine } from "./engine.ts";
+import { iceFor } from "./ice-choice.ts";
 import type { Logger } from "./log.ts";
 import type { PublisherCounters } from "./metrics.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
@@ -55,10 +55,7 @@ export interface RunOptions {
 export async function run(opts: RunOptions): Promise<ReportInput> {
   const { scenario: s, log, interrupt } = opts;
   const anchor = takeWallAnchor();
-  const ice: IceOptions = {
-    loopbackOnly: s.loopbackOnly ?? false,
-    includeLoopback: s.includeLoopback ?? false,
-  };
+  const { ice, autoLoopback } = iceFor([s.whip, s.whep], s, log);
   const startedAtUnixNs = wallNowUnixNs(anchor);
   const startMono = monoNs();
   const steps = new StepWatch();
@@ -251,9 +248,11 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     hasSendLog: sendLog !== null,
     loopFrames: sendLog !== null ? (identity?.fingerprints.length ?? 0) : 0,
     duplicateFrames,
+    ...(sendLog !== null && identity !== null ? { clipHash: clipHashOf(identity) } : {}),
     loopMinNs: sendLog?.loopMinNs ?? -1,
     timeline,
     publisherFailedToConnect: publisherFailed,
+    ...(autoLoopback ? { autoLoopback: true } : {}),
   };
   if (pub) input.publisher = pub;
   return input;

@@ -1,14 +1,26 @@
-// §6.20: the package version, plus the git revision (and `.dirty`) when run from a checkout.
+// §6.20: the package version, plus the source commit (and `.dirty`) when known: from git when
+// run from a checkout, from dist/build-info.json (written by scripts/build.ts) when installed.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 let cached: string | null = null;
 
-export function version(): string {
-  if (cached !== null) return cached;
-  const root = new URL("../../", import.meta.url);
-  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
-  let v = `v${pkg.version}`;
+interface BuildInfo {
+  commit: string | null;
+  dirty: boolean;
+}
+
+/** The built package's record of its source commit; null in a checkout (run from .ts). */
+function buildInfo(): BuildInfo | null {
+  if (import.meta.url.endsWith(".ts")) return null;
+  try {
+    return JSON.parse(readFileSync(new URL("../build-info.json", import.meta.url), "utf8")) as BuildInfo;
+  } catch {
+    return { commit: null, dirty: false };
+  }
+}
+
+function gitCommit(root: URL): BuildInfo {
   try {
     const git = (args: string[]) =>
       execFileSync("git", args, {
@@ -18,11 +30,21 @@ export function version(): string {
         encoding: "utf8",
       });
     const rev = git(["rev-parse", "HEAD"]).trim().slice(0, 12);
-    const dirty = git(["status", "--porcelain", "--untracked-files=no"]).trim();
-    if (/^[0-9a-f]{12}$/.test(rev)) v += `+${rev}${dirty ? ".dirty" : ""}`;
+    const dirty = git(["status", "--porcelain", "--untracked-files=no"]).trim() !== "";
+    return { commit: /^[0-9a-f]{12}$/.test(rev) ? rev : null, dirty };
   } catch {
-    // not a checkout, or no git: the package version alone
+    // no git: the package version alone
+    return { commit: null, dirty: false };
   }
-  cached = v;
-  return v;
+}
+
+export function version(): string {
+  if (cached !== null) return cached;
+  // src/main or dist/main: the package root is two levels up either way
+  const root = new URL("../../", import.meta.url);
+  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
+  // an installed package never asks git: its folder may sit inside someone else's repository
+  const info = buildInfo() ?? gitCommit(root);
+  cached = `v${pkg.version}${info.commit ? `+${info.commit}${info.dirty ? ".dirty" : ""}` : ""}`;
+  return cached;
 }

@@ -172,3 +172,18 @@ export function absCaptureId(extensions: readonly { id: number; uri: string }[])
   for (const e of extensions) if (e.uri === ABS_CAPTURE_TIME_URI) return e.id;
   return 0;
 }
+
+/**
+ * Ends the DTLS handshake retransmissions of a peer that is being closed. werift's handshake
+ * flights retransmit on their own timers (after 0.5 s, 1 s, … 5.5 s: 33 s in all) whatever
+ * happens to the peer connection, and those timers kept the process alive for ~25 s after a
+ * connect timeout against a server that answers ICE but never DTLS. Marking the handshake as
+ * past every flight ends each retransmission loop at its next wake-up (the loop's own exit
+ * test: `dtls.flight >= nextFlight`). A finished handshake never looks at it again.
+ */
+export function abandonDtls(pc: RTCPeerConnection): void {
+  for (const t of pc.dtlsTransports) {
+    const ctx = (t as unknown as { dtls?: { dtls?: { flight?: number } } }).dtls?.dtls;
+    if (ctx !== undefined && typeof ctx.flight === "number") ctx.flight = Number.POSITIVE_INFINITY;
+  }
+}

@@ -157,12 +157,16 @@ export async function postOffer(endpoint: string, sdp: string, opts: ExchangeOpt
   if (!ok && res.status !== 406) {
     throw new HttpExchangeError("http_status", `POST to ${h}: HTTP ${res.status}`, res.status);
   }
-  if (text === null) throw new HttpExchangeError("bad_answer", `the answer from ${h} is too large`);
-  if (!text.startsWith("v=0")) {
+  const location = locationOf(res, url);
+  if (text === null || !text.startsWith("v=0")) {
+    // the server may have created a session even if its body is refused: a 2xx (or a 406
+    // counter-offer) with a Location always gets its DELETE, here, since the caller never sees it
+    await deleteResource(location, { bearer: opts.bearer });
+    if (text === null) throw new HttpExchangeError("bad_answer", `the answer from ${h} is too large`);
     if (res.status === 406) throw new HttpExchangeError("http_status", `POST to ${h}: HTTP 406`, 406);
-    throw new HttpExchangeError("bad_answer", `the answer from ${h} is not SDP`);
+    throw new HttpExchangeError("bad_answer", `the answer from ${h} is ${text === "" ? "empty" : "not SDP"}`);
   }
-  return { status: res.status, sdp: text, location: locationOf(res, url) };
+  return { status: res.status, sdp: text, location };
 }
 
 /** PATCH our answer to a server's counter-offer (the 406 flow). */

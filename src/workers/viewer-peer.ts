@@ -5,7 +5,7 @@
 import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../core/viewer-pipeline.ts";
 import { monoNs, wallOf } from "../net/clock.ts";
-import { newPeer, videoCodecs } from "../net/rtc.ts";
+import { abandonDtls, newPeer, videoCodecs } from "../net/rtc.ts";
 import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 
@@ -102,6 +102,7 @@ function attach(
     receive,
     async close() {
       receive.close();
+      abandonDtls(pc);
       await pc.close().catch(() => {});
     },
   };

@@ -177,7 +177,7 @@ describe("usage", () => {
       [scenarioFile("trailing.json", '{"whep":"http://h/x","viewers":1,"holdSeconds":1}{}'), "trailing data"],
       [
         scenarioFile("unknown-key.json", { whep: NOWHERE, viewers: 1, holdSeconds: 1, viewer: 2 }),
-        'unknown field "viewer"',
+        'unknown key "viewer"',
       ],
     ];
     const results = await Promise.all(cases.map(([file]) => cli(["run", file, "--out", out])));

@@ -45,6 +45,10 @@ export const REPORT_KEYS: readonly string[] = [
   "server",
   "server.whipHost?",
   "server.whepHost",
+  "+server.serverVersion?",
+  "+server.plan?",
+  "+server.region?",
+  "+server.permission?",
   "client",
   "client.os",
   "client.arch",
@@ -159,6 +163,7 @@ export const REPORT_KEYS: readonly string[] = [
   "aggregate.oneWayDelay[].duplicateFrames", // fingerprint blocks only (see CLIP_KEYS)
   "aggregate.oneWayDelay[].loopFrames", // fingerprint blocks only
   "aggregate.oneWayDelay[].loopMinMs?",
+  "+aggregate.oneWayDelay[].clipHash?", // fingerprint blocks with a send log only
   ...summary("aggregate.oneWayDelay[].ms", true),
   ...frameKindSplit("aggregate.oneWayDelay[].keyframes"),
   ...frameKindSplit("aggregate.oneWayDelay[].deltaFrames"),

@@ -167,6 +167,27 @@ describe("rankable", () => {
     assert.deepEqual(rankable(base(), b, "fingerprint"), { ok: true });
   });
 
+  test("keys that only say how the client ran (workers, receivePath) are ignored", () => {
+    const b = buildReport(
+      makeInput(healthyViewers(2), { scenario: makeScenario(2, { workers: 4, receivePath: "werift" }) }),
+    );
+    assert.deepEqual(rankable(base(), b, "fingerprint"), { ok: true });
+  });
+
+  test("the clip's identity takes part: another clip of the same codec and length, or none recorded", () => {
+    const other = buildReport(makeInput(healthyViewers(2), { clipHash: "sha256:fedcba9876543210" }));
+    assert.deepEqual(rankable(base(), other, "fingerprint"), {
+      ok: false,
+      reason: "clips differ: sha256:0123456789abcdef and sha256:fedcba9876543210",
+    });
+    const unknown = base();
+    delete unknown.aggregate.oneWayDelay[0]!.clipHash;
+    assert.deepEqual(rankable(base(), unknown, "fingerprint"), {
+      ok: false,
+      reason: "report B does not record its clip's identity (clipHash)",
+    });
+  });
+
   test("refusals in order", () => {
     const no = (reason: string) => ({ ok: false, reason });
     assert.deepEqual(rankable(base(), undefined, "fingerprint"), no("a report is missing"));

@@ -198,6 +198,7 @@ export function makeInput(viewers: ViewerInput[], over: Partial<ReportInput> = {
     requestedViewers: viewers.length,
     hasSendLog: true,
     loopFrames: 120,
+    clipHash: "sha256:0123456789abcdef",
     duplicateFrames: 0,
     loopMinNs: 3_971_049_875,
     timeline: [

@@ -91,6 +91,7 @@ describe("JSON (§4.1)", () => {
       "duplicateFrames",
       "loopFrames",
       "loopMinMs",
+      "clipHash",
       "ms",
       "keyframes",
       "deltaFrames",

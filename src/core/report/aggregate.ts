@@ -70,6 +70,7 @@ export function buildAggregate(
         hasSendLog: input.hasSendLog,
         loopFrames: input.loopFrames,
         duplicateFrames: input.duplicateFrames,
+        clipHash: input.clipHash,
         loopMinNs: input.loopMinNs,
         clock: input.clock,
         clientBound: clientBoundReason(input.ceiling),

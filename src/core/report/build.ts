@@ -129,6 +129,10 @@ export function buildReport(input: ReportInput): Report {
     server: {
       ...(whip !== "" ? { whipHost: host(whip) } : {}),
       whepHost: host(input.scenario.whep),
+      ...nonEmpty("serverVersion", input.scenario.serverVersion),
+      ...nonEmpty("plan", input.scenario.plan),
+      ...nonEmpty("region", input.scenario.region),
+      ...nonEmpty("permission", input.scenario.permission),
     },
     client,
     topology: input.topology,
@@ -154,6 +158,7 @@ export function buildReport(input: ReportInput): Report {
       clock,
       hasResources: input.resources !== undefined,
       publisherKnown: input.command === "run" || input.hasSendLog,
+      ...(input.autoLoopback ? { autoLoopback: true } : {}),
     }),
   };
 }

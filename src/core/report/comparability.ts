@@ -52,8 +52,30 @@ export function applyComparability<B extends { available: boolean }>(
 
 export type Rankability = { ok: true } | { ok: false; reason: string };
 
-/** Scenario keys that do not take part in the ranking comparison. */
-const IGNORED_SCENARIO_KEYS = new Set(["whip", "whep", "name", "bearerEnv", "metrics"]);
+/**
+ * The scenario keys that take part in ranking: those that shape the load the server carries or
+ * the definitions the figures are measured under — the codec, the number of viewers, the ramp
+ * and its offsets, the hold and warmup, the join timeout, the stall threshold, the excluded
+ * first seconds — and the ICE keys, which choose the network path the media crosses. Keys that
+ * only say how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`,
+ * `metrics`, `workers` (the client's own load is judged by client.ceiling instead) and
+ * `receivePath` (both paths are held to the same figures by test/e2e/receive-path.test.ts),
+ * nor a key this list does not know, such as the reference tool's future ones.
+ */
+export const RANKED_SCENARIO_KEYS: readonly string[] = [
+  "codec",
+  "viewers",
+  "rampSeconds",
+  "holdSeconds",
+  "rampOffsetSeed",
+  "rampOffsetMaxSeconds",
+  "warmupSeconds",
+  "joinTimeoutSeconds",
+  "stallMs",
+  "excludeFirstSeconds",
+  "includeLoopback",
+  "loopbackOnly",
+];
 
 function sourceBlock(r: Report, source: DelaySource): PooledDelayBlock | undefined {
   return r.aggregate.oneWayDelay.find((b) => b.source === source);
@@ -108,11 +130,18 @@ export function rankable(
       reason: `clips differ: ${clipCodec(a)} of ${loopA} frames, ${clipCodec(b)} of ${loopB} frames`,
     };
   }
+  // codec and loop length can match while the bytes do not (our clips and the reference's)
+  for (const [i, [name]] of named.entries()) {
+    if (blocks[i]?.clipHash === undefined) {
+      return { ok: false, reason: `report ${name} does not record its clip's identity (clipHash)` };
+    }
+  }
+  if (blocks[0]?.clipHash !== blocks[1]?.clipHash) {
+    return { ok: false, reason: `clips differ: ${blocks[0]?.clipHash} and ${blocks[1]?.clipHash}` };
+  }
   const sa = a.scenario as unknown as Record<string, unknown>;
   const sb = b.scenario as unknown as Record<string, unknown>;
-  const keys = [...new Set([...Object.keys(sa), ...Object.keys(sb)])].sort();
-  for (const key of keys) {
-    if (IGNORED_SCENARIO_KEYS.has(key)) continue;
+  for (const key of [...RANKED_SCENARIO_KEYS].sort()) {
     if (jsonValue(sa[key]) !== jsonValue(sb[key])) return { ok: false, reason: `scenarios differ on ${key}` };
   }
   return { ok: true };

@@ -7,6 +7,7 @@ import {
   clientLagText,
   clockText,
   frameEndsText,
+  managedServiceRows,
   parseRfc3339Ns,
   resourcesText,
   scenarioText,
@@ -50,8 +51,9 @@ export function headerFacts(r: Report): string {
     row("duration", `${fmtFixed(durationS, 1)} s${r.interrupted ? " (interrupted)" : ""}`),
   ];
   if (r.server.whipHost !== undefined) rows.push(row("WHIP host", r.server.whipHost));
+  rows.push(row("WHEP host", r.server.whepHost));
+  for (const [label, v] of managedServiceRows(r.server)) rows.push(row(label, v));
   rows.push(
-    row("WHEP host", r.server.whepHost),
     row("scenario", plain(scenarioText(r.scenario))),
     row("client", `${c.os}/${c.arch}, ${c.cpus} CPUs, ${c.go}`),
   );

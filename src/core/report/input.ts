@@ -101,6 +101,8 @@ export interface ReportInput {
   hasSendLog: boolean;
   /** clip length in frames (0 without a send log) */
   loopFrames: number;
+  /** the clip's identity (clipHashOf); absent without a send log */
+  clipHash?: string;
   /** clip frames whose bytes repeat in the clip (0 without a send log) */
   duplicateFrames: number;
   /** shortest time to send loopFrames frames, ns; −1 when no whole loop was sent */
@@ -108,4 +110,6 @@ export interface ReportInput {
   timeline: TimelineEntry[];
   /** the publisher failed to connect: the report has `viewers: null` */
   publisherFailedToConnect: boolean;
+  /** loopback candidates were added because a server host is a loopback address (src/main/ice-choice.ts) */
+  autoLoopback?: boolean;
 }

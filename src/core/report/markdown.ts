@@ -9,6 +9,7 @@ import {
   DASH,
   esc,
   frameEndsText,
+  managedServiceRows,
   ms1OrNa,
   msOrDash,
   parseRfc3339Ns,
@@ -42,8 +43,9 @@ function header(r: Report): string[] {
     `| duration | ${fmtFixed(durationS, 1)} s |`,
   ];
   if (r.server.whipHost !== undefined) lines.push(`| WHIP host | \`${esc(r.server.whipHost)}\` |`);
+  lines.push(`| WHEP host | \`${esc(r.server.whepHost)}\` |`);
+  for (const [label, v] of managedServiceRows(r.server)) lines.push(`| ${label} | ${esc(v)} |`);
   lines.push(
-    `| WHEP host | \`${esc(r.server.whepHost)}\` |`,
     `| scenario | ${scenarioText(r.scenario)} |`,
     `| client | ${esc(`${c.os}/${c.arch}, ${c.cpus} CPUs, ${c.go}`)} |`,
   );

@@ -9,6 +9,7 @@ import type {
   EventLoopDelayMs,
   ReportClient,
   ReportScenario,
+  ReportServer,
   WorkerReport,
 } from "./types.ts";
 
@@ -115,7 +116,11 @@ export function resourcesText(r: ClientResources): string {
       `main thread ${fmtFixed(m.cpuSeconds, 1)} CPU s, event-loop delay p99 ${fmtFixed(m.eventLoopDelayMs.p99, 1)} ms`,
     );
   }
-  parts.push(r.workers === 0 ? "viewers in the main thread" : `${r.workers} worker threads`);
+  parts.push(
+    r.workers === 0
+      ? "viewers in the main thread"
+      : `${r.workers} worker thread${r.workers === 1 ? "" : "s"}`,
+  );
   if (r.udpReceiveErrors !== undefined) {
     parts.push(
       `kernel UDP receive errors ${r.udpReceiveErrors.rcvbufErrors + r.udpReceiveErrors.inErrors === 0 ? "none" : `RcvbufErrors +${r.udpReceiveErrors.rcvbufErrors}, InErrors +${r.udpReceiveErrors.inErrors}`}`,
@@ -177,4 +182,14 @@ export function msOrDash(v: number | undefined): string {
 /** `%.1f ms`, or `n/a`. */
 export function ms1OrNa(v: number | undefined): string {
   return v === undefined ? "n/a" : `${fmtFixed(v, 1)} ms`;
+}
+
+/** The header rows of a managed-service run (docs/load-testing-etiquette.md): label and text, those set. */
+export function managedServiceRows(s: ReportServer): [string, string][] {
+  const rows: [string, string][] = [];
+  if (s.serverVersion !== undefined) rows.push(["server version", s.serverVersion]);
+  if (s.plan !== undefined) rows.push(["plan", s.plan]);
+  if (s.region !== undefined) rows.push(["region", s.region]);
+  if (s.permission !== undefined) rows.push(["permission", s.permission]);
+  return rows;
 }

@@ -31,7 +31,7 @@ export const FRAME_KIND_METHOD =
   "Keyframes and delta frames: each fingerprint sample is also counted under keyframes or deltaFrames by whether its matched clip frame is a keyframe. The two halves take the same samples (the same window), add up to samples, and do not change the pooled figure; a half without a sample has no ms.";
 
 export const COMPARABILITY_METHOD =
-  "Comparability: topology is single-process when this process published and viewed, split otherwise. The clock block says how both ends share a time base — monotonic in a single-process run, offset 0 ± 0 ms by construction; exchange when a clock peer answered; none in a split run until the publisher's clock is measured, with no offset or uncertainty recorded — and stepDetected is set when, between two observations, wall-clock and monotonic elapsed time differ by more than 0.1 ms plus 500 ppm. A source block is comparable only when it is available, the clock was measured, its uncertainty is 1 ms or less and, for a method that reads a wall clock, no step was detected; an unavailable block carries no uncertainty. Two reports rank on a source only when both blocks are comparable, both aggregates valid, and the clip (codec, loop frames) and every scenario key but the name, the endpoint hosts, bearerEnv and metrics the same. Sources are never averaged and there is no merged best source.";
+  "Comparability: topology is single-process when this process published and viewed, split otherwise. The clock block says how both ends share a time base — monotonic in a single-process run, offset 0 ± 0 ms by construction; exchange when a clock peer answered; none in a split run until the publisher's clock is measured, with no offset or uncertainty recorded — and stepDetected is set when, between two observations, wall-clock and monotonic elapsed time differ by more than 0.1 ms plus 500 ppm. A source block is comparable only when it is available, the clock was measured, its uncertainty is 1 ms or less and, for a method that reads a wall clock, no step was detected; an unavailable block carries no uncertainty. Two reports rank on a source only when both blocks are comparable, both aggregates valid, the clip the same (codec, loop frames and clipHash, a SHA-256 over the frame fingerprints) and the scenario keys that shape the load or the definitions the same (the codec, the viewers, the ramp with its seeded offsets, the hold, the warmup, the join timeout, the stall threshold, the excluded first seconds and the two loopback keys); the name, the endpoint hosts, bearerEnv, metrics, workers and receivePath say how the client ran and do not take part. Sources are never averaged and there is no merged best source.";
 
 export const TRANSIT_METHOD =
   "Packet transit: the publisher stamps each packet's wall-clock send time in the abs-capture-time RTP header extension; a viewer's sample is its arrival time minus the stamp. It is network plus server forwarding plus both clients' stacks, per packet rather than per frame, meaningful on one host or with synchronised clocks — not glass-to-glass. A stamp whose transit is negative or above 60 s is invalid, and a viewer with more than 1 % invalid stamps has no figure. When the server does not negotiate or forward the extension, packet transit is reported unavailable, never estimated.";
@@ -52,6 +52,8 @@ export const RESOURCES_METHOD =
 
 export const CLIENT_LAG_METHOD =
   "What the client adds: client.workers[].receiveLagMs is, per viewer thread, how long its media datagrams may have waited inside the thread before their arrival stamp — an upper bound per datagram: a datagram stamped in one poll of the event loop was not readable when the loop last looked, so it waited at most the thread's busy (non-idle, from libuv's idle counter) time since the first stamp of that earlier poll, or since the end of the latest slice when the loop blocked after it, plus, where the loop blocked, the time the kernel kept the woken thread waiting for a CPU (Linux schedstat run delay). Not seen: the kernel's delivery and the dispatch of one datagram (a few µs). client.receiveLagMs merges every thread's datagrams exactly. client.publisherSendLagMs is, per frame, the publisher's start of sending to its first packet at the socket: outside the delay figures, since t0 is taken at the socket. client.ceiling counts a viewer thread as near its ceiling when its receive lag p99 reaches the larger of 0.5 ms and 10 % of the run's frame-delay p99 (fingerprint source, else stamp), so a run whose own queueing is not small against the delay it measures is not comparable. See docs/definitions.md#receive-lag.";
+export const AUTO_LOOPBACK_METHOD =
+  "Loopback candidates: a WHIP or WHEP host is a loopback address and the scenario sets neither loopbackOnly nor includeLoopback, so the peers added a 127.0.0.1 host candidate by themselves (as includeLoopback does); without one no candidate pair reaches a server on loopback.";
 
 export interface MethodContext {
   /** the scenario has a rampOffsetSeed */
@@ -64,6 +66,8 @@ export interface MethodContext {
    * `view` followed a `whipbench publish` send log. Otherwise nothing is claimed about its clip.
    */
   publisherKnown: boolean;
+  /** loopback candidates were included because a server host is a loopback address */
+  autoLoopback?: boolean;
 }
 
 /** The method lines in §4.13 order, with the applicable appended lines. */
@@ -84,5 +88,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.hasRampOffsetSeed) lines.push(RAMP_OFFSET_METHOD);
   if (ctx.clock.method === "exchange" || (ctx.clock.reason ?? "") !== "") lines.push(CLOCK_EXCHANGE_METHOD);
   if (ctx.hasResources) lines.push(RESOURCES_METHOD, CLIENT_LAG_METHOD);
+  if (ctx.autoLoopback) lines.push(AUTO_LOOPBACK_METHOD);
   return lines;
 }

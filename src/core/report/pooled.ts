@@ -32,6 +32,8 @@ export interface PoolContext {
   hasSendLog: boolean;
   loopFrames: number;
   duplicateFrames: number;
+  /** the clip's identity (clipHashOf), when this run knows the clip */
+  clipHash?: string | undefined;
   /** −1 when no whole loop was sent */
   loopMinNs: number;
   clock: ClockBlock;
@@ -161,6 +163,7 @@ export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolConte
     duplicateFrames: ctx.hasSendLog ? ctx.duplicateFrames : 0,
     loopFrames: ctx.hasSendLog ? ctx.loopFrames : 0,
     ...(ctx.hasSendLog && ctx.loopMinNs >= 0 ? { loopMinMs: nsToMs(ctx.loopMinNs) } : {}),
+    ...(ctx.hasSendLog && ctx.clipHash !== undefined ? { clipHash: ctx.clipHash } : {}),
     ...(available ? { ms: all.summaryMs() } : {}),
     keyframes: frameKindSplit(keyframes, available),
     deltaFrames: frameKindSplit(deltaFrames, available),

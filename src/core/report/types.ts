@@ -32,6 +32,11 @@ export interface ClockBlock {
 export interface ReportServer {
   whipHost?: string;
   whepHost: string;
+  /** our additions: what a managed-service run ran against, from the scenario (docs/load-testing-etiquette.md) */
+  serverVersion?: string;
+  plan?: string;
+  region?: string;
+  permission?: string;
 }
 
 /** Event-loop delay in ms (perf_hooks histogram read at the end of the run). */
@@ -201,6 +206,8 @@ export interface PooledDelayBlock extends Comparability {
   /** fingerprint only (absent on the stamp block) */
   loopFrames?: number;
   loopMinMs?: number;
+  /** our addition, fingerprint only: the clip's identity, `sha256:` + 16 hex digits (clipHashOf) */
+  clipHash?: string;
   ms?: Summary;
   keyframes: FrameKindSplit;
   deltaFrames: FrameKindSplit;

@@ -55,6 +55,8 @@ export interface RelayOptions {
   closePublisherAfterMs?: number;
   /** bench:truth: the relay's own instants on the process's monotonic clock (ground truth) */
   taps?: RelayTaps;
+  /** test-only: a broken answer on WHIP or WHEP (see AnswerFault) */
+  answerFault?: AnswerFault;
 }
 
 /** Ground truth of the in-process relay: when media reached it and when it left, per datagram. */
@@ -63,6 +65,16 @@ export interface RelayTaps {
   publisherReceive(data: Buffer, nowNs: number): void;
   /** a viewer leg's media datagram was written to its socket (after werift protected it); the leg's local port */
   legSend(localPort: number, data: Buffer, nowNs: number): void;
+}
+
+/**
+ * Test-only answers of servers that misbehave: `no-video` turns the answer's video m-line into an
+ * audio one (same mid); `not-sdp` sends 201 with a Location and a body that is not SDP;
+ * `silent-dtls` answers as the DTLS server (`a=setup:passive`) and does ICE but never DTLS.
+ */
+export interface AnswerFault {
+  on: "whip" | "whep";
+  kind: "no-video" | "not-sdp" | "silent-dtls";
 }
 
 interface Stream {
@@ -88,6 +100,8 @@ export class Relay {
   private readonly legCuts = new Map<number, FrameCuts>();
   /** Test-only: the monotonic instant (ns) each WHEP POST reached the handler, in arrival order. */
   readonly whepPostsMonoNs: number[] = [];
+  /** DELETEs of a session this relay had created (tests check that every session got its DELETE) */
+  deletes = 0;
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
@@ -203,7 +217,28 @@ export class Relay {
       const after = this.opts.closePublisherAfterMs;
       if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
     });
-    sdpReply(res, 201, filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice), `/session/${id}`);
+    this.answer(res, "whip", 201, pc, `/session/${id}`);
+  }
+
+  /** The SDP reply, through the test-only answer fault when one is set for this endpoint. */
+  private answer(
+    res: ServerResponse,
+    on: "whip" | "whep",
+    status: number,
+    pc: RTCPeerConnection,
+    location: string,
+  ) {
+    let sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
+    const fault = this.opts.answerFault;
+    if (fault?.on === on && fault.kind === "no-video") sdp = sdp.replace(/^m=video /m, "m=audio ");
+    if (fault?.on === on && fault.kind === "not-sdp") sdp = "this is not SDP";
+    if (fault?.on === on && fault.kind === "silent-dtls") {
+      // a passive server, as most are: the peer is the DTLS client and retransmits its hello
+      sdp = sdp.replaceAll("a=setup:active", "a=setup:passive");
+      for (const t of pc.dtlsTransports)
+        (t as unknown as { start: () => Promise<void> }).start = () => new Promise(() => {});
+    }
+    sdpReply(res, status, sdp, location);
   }
 
   private receivePublisher(stream: Stream, pc: RTCPeerConnection): void {
@@ -346,8 +381,7 @@ export class Relay {
         stream.legs.delete(leg);
       }
     });
-    const sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
-    sdpReply(res, this.opts.counterOffer ? 406 : 201, sdp, `/session/${id}`);
+    this.answer(res, "whep", this.opts.counterOffer ? 406 : 201, pc, `/session/${id}`);
   }
 
   private async handleSession(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
@@ -358,6 +392,7 @@ export class Relay {
     }
     if (req.method === "DELETE") {
       req.resume();
+      this.deletes++;
       await this.closeSession(id);
       return reply(res, 200, "");
     }
