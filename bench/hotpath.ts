@@ -256,7 +256,7 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
     const d = r.oneWayDelay;
     if (variant === "run") {
       const frames = ctx.packets.slice(0, n).filter((p) => p.logK >= 0).length;
-      // the first frame never completes (§6.3) and the last may be cut short
+      // the first frame never completes (docs/definitions.md#reassembly) and the last may be cut short
       if (d.samples < frames - 2 || d.unmatchedFrames !== 0 || d.invalid !== 0) {
         throw new Error(`pipeline: ${d.samples} samples of ${frames} frames, ${d.unmatchedFrames} unmatched`);
       }

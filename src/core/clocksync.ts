@@ -1,4 +1,4 @@
-// The UDP clock exchange (§6.9), pure parts: the 32-byte packet, the responder's acceptance rule,
+// The UDP clock exchange (docs/definitions.md#clock-exchange), pure parts: the 32-byte packet, the responder's acceptance rule,
 // one probe's offset and round trip, the best point, and the piecewise-linear offset model.
 //
 // Packet, both directions exactly 32 bytes, big-endian:
@@ -61,7 +61,7 @@ export interface Probe {
 }
 
 /**
- * §6.9 per answer: elapsed = t4 − t1 on the monotonic clock; rtt = elapsed − (t3 − t2);
+ * docs/definitions.md#clock-exchange per answer: elapsed = t4 − t1 on the monotonic clock; rtt = elapsed − (t3 − t2);
  * t4w = t1w + elapsed; offset = ((t2 − t1w) + (t3 − t4w)) / 2, truncated. Null when rejected.
  */
 export function probeOf(r: Response, t1MonoNs: number, t4MonoNs: number): Probe | null {

@@ -1,4 +1,4 @@
-// Frame fingerprint (spec §6.1, WB-38), with xxhash64 (seed 0) in place of the reference's
+// Frame fingerprint (docs/definitions.md#frame-fingerprint, WB-38), with xxhash64 (seed 0) in place of the reference's
 // SHA-256 prefix: the same bytes are hashed. VP8: the whole frame. H.264: the VCL NAL units
 // only (types 1–5), header byte included, start codes removed, in order — so a relay that
 // adds or repeats parameter sets and SEI does not change a frame's fingerprint.
@@ -111,7 +111,7 @@ const UNKNOWN: Lookup = Object.freeze({ status: "unknown" });
 const DUPLICATE: Lookup = Object.freeze({ status: "duplicate" });
 
 /**
- * Fingerprint of every clip frame (§6.1): a fingerprint held by exactly one frame maps to its
+ * Fingerprint of every clip frame (docs/definitions.md#frame-fingerprint): a fingerprint held by exactly one frame maps to its
  * index (unique), one held by two or more is a duplicate (never sampled), any other is
  * unknown. Built once per run; read-only afterwards. Lookups return shared frozen objects.
  */
@@ -167,7 +167,7 @@ export class ClipTable {
   }
 }
 
-/** Fingerprint every frame of a clip (§6.1 build errors). */
+/** Fingerprint every frame of a clip (docs/definitions.md#frame-fingerprint build errors). */
 export function clipIdentity(hasher: Hasher, clip: Clip): ClipIdentity {
   if (clip.frames.length === 0) throw new Error("fingerprint: the clip has no frames");
   const fingerprints: bigint[] = [];

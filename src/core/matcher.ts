@@ -1,4 +1,4 @@
-// Matching a frame to its send instant across clip loops (spec §6.7), one per viewer. The clip
+// Matching a frame to its send instant across clip loops (docs/definitions.md#matcher), one per viewer. The clip
 // index alone cannot say which loop a frame belongs to; the anchor (kA, tsA) of the last sampled
 // match lets the RTP timestamp step say how many frames apart two matches really are, and a
 // send whole loops newer than that is aliased, not a sample.

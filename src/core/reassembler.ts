@@ -1,4 +1,4 @@
-// Frame reassembly for one viewer (spec §6.3): turns RTP packets with their arrival instants
+// Frame reassembly for one viewer (docs/definitions.md#reassembly): turns RTP packets with their arrival instants
 // into complete frames, each with the instant it became whole (t1). Not pion's samplebuilder:
 // it keeps every packet's arrival and decides completeness itself.
 //

@@ -1,4 +1,4 @@
-// Redaction (§6.18, §3.5): only hosts ever leave the process in reports, Markdown, console
+// Redaction (docs/definitions.md#redaction, docs/definitions.md#redaction): only hosts ever leave the process in reports, Markdown, console
 // and error messages; never paths, queries, fragments, userinfo or tokens.
 
 import { parseGoUrl } from "./gourl.ts";

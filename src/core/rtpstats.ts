@@ -1,4 +1,4 @@
-// Per-viewer RTP statistics (spec §6.5): loss from extended sequence numbers, RFC 3550
+// Per-viewer RTP statistics (docs/definitions.md#rtp-statistics): loss from extended sequence numbers, RFC 3550
 // interarrival jitter, gaps and stalls, keyframe count and spacing, and the first complete
 // keyframe (the join criterion). Pure arithmetic over (seq, timestamp, marker, arrival), fed
 // once per packet in arrival order: no allocation per packet.

@@ -1,4 +1,4 @@
-// Start schedule and run length (§3.4): plain ramp slots in integer ns, plus the seeded
+// Start schedule and run length (docs/definitions.md#start-schedule): plain ramp slots in integer ns, plus the seeded
 // SplitMix64 offsets when `rampOffsetSeed` is present.
 
 import type { Scenario } from "./scenario.ts";
@@ -18,7 +18,7 @@ export function secondsToNs(s: number): number {
   return Math.trunc(s * 1e9);
 }
 
-/** §3.4 schedule of a (normalised, valid) scenario. */
+/** docs/definitions.md#start-schedule schedule of a (normalised, valid) scenario. */
 export function buildSchedule(s: Scenario): Schedule {
   const n = s.viewers;
   const rampNs = secondsToNs(s.rampSeconds);

@@ -1,5 +1,5 @@
-// Scenario JSON (§3): strict parsing (Go encoding/json with DisallowUnknownFields and one
-// value only), defaults (§3.1) and validation (§3.3, first failure wins, exact messages; URLs
+// Scenario JSON (docs/definitions.md#scenario): strict parsing (Go encoding/json with DisallowUnknownFields and one
+// value only), defaults (docs/definitions.md#scenario-keys) and validation (docs/definitions.md#scenario-validation, first failure wins, exact messages; URLs
 // are never echoed).
 
 import { isHttpUrl } from "./gourl.ts";
@@ -7,7 +7,7 @@ import { JsonSyntaxError, scanFirstValue } from "./scenario-json.ts";
 
 export { buildSchedule, type Schedule, secondsToNs } from "./scenario-schedule.ts";
 
-/** §3.1 keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
+/** docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
 export interface Scenario {
   name?: string;
   whip?: string;
@@ -42,7 +42,7 @@ export class ScenarioError extends Error {
 
 type GoType = "string" | "int" | "float64" | "int64" | "bool";
 
-/** Scenario keys in §3.1 order with their Go field types. */
+/** Scenario keys in docs/definitions.md#scenario-keys order with their Go field types. */
 export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["name", "string"],
   ["whip", "string"],
@@ -187,7 +187,7 @@ export function decodeScenario(text: string): Scenario {
 }
 
 /**
- * §3.1 defaults on a copy: codec "vp8"; rampOffsetMaxSeconds 1 with a seed; warmup 2 with
+ * docs/definitions.md#scenario-keys defaults on a copy: codec "vp8"; rampOffsetMaxSeconds 1 with a seed; warmup 2 with
  * whip; join 10; stall 500; excludeFirstSeconds 5 when absent (explicit 0 kept); receivePath
  * "lean" (test/e2e/receive-path.test.ts holds it to werift's figures). Empty strings, false flags
  * and zero omitempty numbers are dropped, as Go's output omits them.
@@ -216,7 +216,7 @@ function sane(v: number, perSecond = 1): boolean {
 }
 
 /**
- * §3.3 in order, first failure wins; returns the scenario unchanged or throws ScenarioError.
+ * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario unchanged or throws ScenarioError.
  * Absent numbers count as Go's zero value. Non-finite or absurdly large values (beyond exact
  * integer ns) fail their key's check with that key's message. `workers`, then `receivePath`, are checked last.
  */

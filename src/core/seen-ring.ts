@@ -1,4 +1,4 @@
-// The reassembler's memory of recent packets (spec §6.3 `seen`): extended sequence number →
+// The reassembler's memory of recent packets (docs/definitions.md#reassembly `seen`): extended sequence number →
 // (RTP timestamp, arrival). A power-of-two ring indexed by ext & mask that behaves as a map:
 // it grows (doubling) only when a live entry would be overwritten, and "forgetting entries
 // older than the cutoff" is a single comparison on read, so steady state allocates nothing.

@@ -1,4 +1,4 @@
-// The publisher's send log (spec §6.2): the send instant t0 of every absolute frame index k,
+// The publisher's send log (docs/definitions.md#send-log): the send instant t0 of every absolute frame index k,
 // over the last four clip loops, in a SharedArrayBuffer that one writer (the publisher, main
 // thread) fills while any number of readers (viewers in workers) look it up concurrently.
 //

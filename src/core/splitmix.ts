@@ -1,4 +1,4 @@
-// SplitMix64 with BigInt (§3.4): the seeded per-viewer ramp offsets. Offset i depends only on
+// SplitMix64 with BigInt (docs/definitions.md#start-schedule): the seeded per-viewer ramp offsets. Offset i depends only on
 // the seed and i, never on the number of viewers.
 
 const MASK64 = (1n << 64n) - 1n;

@@ -1,4 +1,4 @@
-// Summaries (§6.6): exact nearest-rank summaries of per-viewer values, and the mergeable
+// Summaries (docs/definitions.md#summaries-and-percentiles): exact nearest-rank summaries of per-viewer values, and the mergeable
 // histogram for one-way delay and packet transit (an HDR histogram in whole microseconds with
 // exact n / sum / min / max kept beside it).
 

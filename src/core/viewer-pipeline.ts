@@ -1,4 +1,4 @@
-// One viewer's per-packet pipeline (spec §6.4), pure and synchronous: live counters, RTP
+// One viewer's per-packet pipeline (docs/definitions.md#viewer-pipeline), pure and synchronous: live counters, RTP
 // statistics and join, packet transit from abs-capture-time, and — when the run publishes and
 // the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the one-way delay
 // sample window. The caller (the viewer's read loop) owns the socket and the clock.
@@ -235,7 +235,7 @@ export class ViewerPipeline {
   }
 
   /**
-   * §6.4 step 5: one completed frame's fingerprint outcome, then the sample window. `fp` is the
+   * docs/definitions.md#viewer-pipeline step 5: one completed frame's fingerprint outcome, then the sample window. `fp` is the
    * frame's fingerprint, null when the depacketiser rejected it or it has no fingerprint.
    */
   private classify(fp: bigint | null, f: HashedFrame | CompletedFrame): void {

@@ -1,4 +1,4 @@
-// The command line (§2) on commander: run, view, publish, relay, version. Usage errors print one
+// The command line (docs/definitions.md#command-line) on commander: run, view, publish, relay, version. Usage errors print one
 // line naming the flag or key and exit 2; runs exit 0 (valid), 1 (error), 3 (no verdict).
 import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../core/clip/clip.ts";

@@ -1,4 +1,4 @@
-// `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (§2.2).
+// `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (docs/definitions.md#publish).
 
 import { loadClip } from "../core/clip/clip.ts";
 import { clipIdentity, createHasher } from "../core/fingerprint.ts";
@@ -22,7 +22,7 @@ export interface PublishFlags {
   includeLoopback?: boolean;
   loopbackOnly?: boolean;
   stamp: boolean;
-  /** answer the UDP clock exchange here (§6.9) */
+  /** answer the UDP clock exchange here (docs/definitions.md#clock-exchange) */
   clockListen?: { host: string; port: number };
   /** serve the send log here, for a `view --send-log-peer` on another host */
   sendLogListen?: { host: string; port: number };

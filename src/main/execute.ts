@@ -1,4 +1,4 @@
-// Shared execution of `run` and `view` (§2.5): run (with /metrics and live progress when asked),
+// Shared execution of `run` and `view` (docs/definitions.md#console-output): run (with /metrics and live progress when asked),
 // build the report, write the files (JSON, Markdown, HTML), print the verdict and headline on
 // stdout (or the report JSON with --json, the human lines then on stderr), and map the outcome
 // to an exit code.
@@ -156,7 +156,7 @@ async function writeFiles(opts: ExecuteOptions, input: ReportInput): Promise<Wri
   return { report, json, files: { ...pair, html } };
 }
 
-/** The §2.5 lines: verdict and headline, the files written; with --json the report on stdout. */
+/** The docs/definitions.md#console-output lines: verdict and headline, the files written; with --json the report on stdout. */
 function printOutcome(opts: ExecuteOptions, w: Written): void {
   const out = opts.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
   const human = opts.json ? (line: string) => process.stderr.write(`${line}\n`) : out;

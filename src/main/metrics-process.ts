@@ -1,4 +1,4 @@
-// The client's process-wide series (§6.17 families 12–14, then ours), read at each scrape.
+// The client's process-wide series (docs/definitions.md#prometheus-metrics families 12–14, then ours), read at each scrape.
 // Node has no goroutines: `whipbench_client_goroutines` keeps the reference's name and carries
 // the nearest Node figure, the main thread's active libuv resources (sockets, timers, handles and
 // requests in flight, from process.getActiveResourcesInfo()).

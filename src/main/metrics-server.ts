@@ -1,4 +1,4 @@
-// `/metrics` over HTTP while a run lasts (§6.17): only that path, GET or HEAD, the text format
+// `/metrics` over HTTP while a run lasts (docs/definitions.md#prometheus-metrics): only that path, GET or HEAD, the text format
 // 0.0.4 content type. A bare port (`9464` or `:9464`) binds 127.0.0.1: nothing is exposed beyond
 // this machine unless the address names an interface. Closing waits up to 2 s for scrapes in flight.
 import { createServer, type Server } from "node:http";

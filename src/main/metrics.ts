@@ -1,4 +1,4 @@
-// Live Prometheus metrics of a run (§6.17) on prom-client: the main thread owns the one
+// Live Prometheus metrics of a run (docs/definitions.md#prometheus-metrics) on prom-client: the main thread owns the one
 // registry; shards (in the main thread or in workers) send per-second deltas in their ticks and
 // `applyTick` adds them. Families 1–14 have the reference's names, types, labels and buckets;
 // after them come what the Node engine adds (per-worker event loop and CPU, RSS, kernel UDP
@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DelaySource } from "../core/report/types.ts";
 import { registerProcessMetrics } from "./metrics-process.ts";
 
-/** §6.17 bucket bounds, seconds. */
+/** docs/definitions.md#prometheus-metrics bucket bounds, seconds. */
 export const TRANSIT_BUCKETS_S = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
 export const DELAY_BUCKETS_S = [
   0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,

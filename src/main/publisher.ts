@@ -1,4 +1,4 @@
-// The WHIP publisher (§6.11): one send-only video transceiver, the clip looped and paced at its
+// The WHIP publisher (docs/definitions.md#publisher-pacing): one send-only video transceiver, the clip looped and paced at its
 // frame rate, RTP timestamps seamless across loops, abs-capture-time on every packet when the
 // answer negotiated it, and the send log written just before each frame's first packet.
 
@@ -36,7 +36,7 @@ export interface PublisherOptions {
   onFrameSent?: (k: number, t0MonoNs: number) => void;
 }
 
-/** The publisher's figures are the report's publisher input (§4.6, durations in ns). */
+/** The publisher's figures are the report's publisher input (docs/definitions.md#publisher-figures, durations in ns). */
 export type PublisherResult = PublisherInput;
 
 export class PublisherError extends Error {
@@ -73,7 +73,7 @@ export class Publisher {
   }
 
   /**
-   * POST + ICE + DTLS within 10 s; throws PublisherError (kind per §4.6). `interrupt` (SIGINT,
+   * POST + ICE + DTLS within 10 s; throws PublisherError (kind per docs/definitions.md#publisher-figures). `interrupt` (SIGINT,
    * SIGTERM) ends the wait at once.
    */
   async connect(interrupt?: AbortSignal): Promise<void> {
@@ -195,7 +195,7 @@ export class Publisher {
           r.packetsSent++;
           r.bytesSent += payload.length;
         } catch {
-          // a closing connection: skip the write (§6.11)
+          // a closing connection: skip the write (docs/definitions.md#publisher-pacing)
         }
       }
       r.framesSent++;

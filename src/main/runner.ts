@@ -1,4 +1,4 @@
-// A run (§1): publisher (when the scenario has `whip`), warmup, the schedule, viewers sharded
+// A run (docs/definitions.md#a-run-step-by-step): publisher (when the scenario has `whip`), warmup, the schedule, viewers sharded
 // over the engine, the per-second timeline, then everything the report builder needs.
 import { arch, cpus, platform } from "node:os";
 import { type CeilingThresholds, ceilingVerdict } from "../core/ceiling.ts";

@@ -1,4 +1,4 @@
-// A split run's view of the publisher (§1 step 5, §6.9, issue 4): the clock exchange against
+// A split run's view of the publisher (docs/definitions.md#a-run-step-by-step step 5, docs/definitions.md#clock-exchange, issue 4): the clock exchange against
 // `--clock-peer` (a point at the start, every 30 s while viewers run, and at the end; a
 // piecewise-linear model) and, with `--send-log-peer`, a local replica of the publisher's send
 // log whose send instants are moved onto this process's monotonic clock with the offset in
@@ -115,7 +115,7 @@ export class SplitPeers {
     await this.client?.close();
   }
 
-  /** §4.5 clock block of a split run; `startMonoNs` is startedAt on the monotonic clock. */
+  /** docs/definitions.md#clock-block clock block of a split run; `startMonoNs` is startedAt on the monotonic clock. */
   clockBlock(startMonoNs: number, stepDetected: boolean): ClockBlock {
     if (!this.opts.clockPeer) return { method: "none", stepDetected: false };
     const first = this.model.points[0];

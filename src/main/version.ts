@@ -1,4 +1,4 @@
-// §6.20: the package version, plus the git revision (and `.dirty`) when run from a checkout.
+// docs/definitions.md#version-string: the package version, plus the git revision (and `.dirty`) when run from a checkout.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 

@@ -1,4 +1,4 @@
-// Writing a report (§2.6): `<stem>.json` and `<stem>.md`, mode 0600, in a directory made with
+// Writing a report (docs/definitions.md#report-files): `<stem>.json` and `<stem>.md`, mode 0600, in a directory made with
 // mode 0750. Each file is written under a temporary name and renamed, so a failed write never
 // leaves a half-written report; if the Markdown cannot be written the JSON is removed too, and
 // a temporary file is removed even when the process exits at once (a second SIGINT/SIGTERM).

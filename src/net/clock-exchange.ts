@@ -1,4 +1,4 @@
-// The UDP clock exchange on sockets (§6.9): `publish --clock-listen` answers, `view --clock-peer`
+// The UDP clock exchange on sockets (docs/definitions.md#clock-exchange): `publish --clock-listen` answers, `view --clock-peer`
 // measures. Addresses never reach an error message: the UDP layer's errors are replaced by
 // fixed texts.
 

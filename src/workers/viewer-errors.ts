@@ -1,4 +1,4 @@
-// Join failure kinds and texts (§4.11).
+// Join failure kinds and texts (docs/definitions.md#error-kinds).
 import { goDuration } from "../core/gofmt.ts";
 
 export interface JoinState {

@@ -1,4 +1,4 @@
-// One WHEP viewer (§6.4, §6.19): non-trickle offer, both WHEP flows (201 answer; 406 counter-offer
+// One WHEP viewer (docs/definitions.md#viewer-pipeline, docs/definitions.md#whip-and-whep-http-exchange): non-trickle offer, both WHEP flows (201 answer; 406 counter-offer
 // answered by a fresh peer and PATCHed), the join clock from the first POST, every packet through
 // the pure per-viewer pipeline with its arrival instant taken first, and a record at the end.
 import type { ViewerRecord } from "../core/types.ts";

@@ -1,4 +1,4 @@
-// The UDP clock exchange (§6.9) on real loopback sockets: offsets, the acceptance rule,
+// The UDP clock exchange (docs/definitions.md#clock-exchange) on real loopback sockets: offsets, the acceptance rule,
 // hostile datagrams, and the piecewise-linear model.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";

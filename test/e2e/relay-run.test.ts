@@ -1,4 +1,4 @@
-// End-to-end runs through the built-in relay: the §8 checklist of the reference tool.
+// End-to-end runs through the built-in relay: the reference tool's end-to-end checklist.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { rampOffsetsNs } from "../../src/core/splitmix.ts";

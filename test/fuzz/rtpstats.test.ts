@@ -1,4 +1,4 @@
-// Property-based tests of the per-viewer RTP statistics (§6.5) against a plain reference
+// Property-based tests of the per-viewer RTP statistics (docs/definitions.md#rtp-statistics) against a plain reference
 // model: every packet is placed on the extended sequence line (int16 step from the highest so
 // far, RFC 3550 A.1); a place already taken is a duplicate; expected = highest − lowest + 1.
 // Over any stream (steps, repeats, reordering, jumps, wraps) the counters equal the model's,

@@ -1,4 +1,4 @@
-// Property-based tests of one viewer's packet pipeline (§6.4) over arbitrary streams: frames
+// Property-based tests of one viewer's packet pipeline (docs/definitions.md#viewer-pipeline) over arbitrary streams: frames
 // of a small random clip (with repeated frames, so some fingerprints are duplicates), sent in
 // random loops with lost, repeated and swapped packets, mixed with junk packets of any seq,
 // timestamp, marker and payload; a send log missing some sends; capture stamps of any value.

@@ -1,4 +1,4 @@
-// /metrics (§6.17): names, types, labels, buckets and values of the exposition, from ticks fed
+// /metrics (docs/definitions.md#prometheus-metrics): names, types, labels, buckets and values of the exposition, from ticks fed
 // the way shards send them.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -20,7 +20,7 @@ function tick(over: Partial<LiveTick> = {}): LiveTick {
   };
 }
 
-test("metrics: every §6.17 family, in order, HELP before TYPE, with its labels; a fresh run is all zero", async () => {
+test("metrics: every docs/definitions.md#prometheus-metrics family, in order, HELP before TYPE, with its labels; a fresh run is all zero", async () => {
   const m = new RunMetrics({ viewersTarget: 7 });
   const fams = parseExposition(await m.text());
   assert.deepEqual(

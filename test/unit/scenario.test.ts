@@ -32,7 +32,7 @@ function rejects(text: string, message: string): void {
 const base = { whep: WHEP, viewers: 10, holdSeconds: 30 };
 const j = (o: Record<string, unknown>): string => JSON.stringify({ ...base, ...o });
 
-test("every §3.3 message, in order", () => {
+test("every docs/definitions.md#scenario-validation message, in order", () => {
   rejects(JSON.stringify({ viewers: 0, holdSeconds: 0 }), "scenario: whep is required");
   rejects(j({ whep: "ftp://h/x", viewers: 0 }), "scenario: whep must be an http(s) URL");
   rejects(j({ whip: "nope", codec: "av1" }), "scenario: whip must be an http(s) URL");

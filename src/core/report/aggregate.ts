@@ -1,4 +1,4 @@
-// §4.8 aggregate: counts, exact summaries over joined viewers, sums, pooled blocks and verdict.
+// docs/definitions.md#aggregate aggregate: counts, exact summaries over joined viewers, sums, pooled blocks and verdict.
 
 import { exactSummary } from "../stats.ts";
 import { clientBoundReason } from "./client.ts";

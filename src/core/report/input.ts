@@ -40,7 +40,7 @@ export interface ViewerInput {
   rampOffsetNs?: number;
 }
 
-/** §4.6 publisher result, durations in ns. */
+/** docs/definitions.md#publisher-figures publisher result, durations in ns. */
 export interface PublisherInput {
   codec: string;
   stamped: boolean;
@@ -70,7 +70,7 @@ export interface ReportInput {
   interrupted: boolean;
   startedAtUnixNs: bigint;
   finishedAtUnixNs: bigint;
-  /** §6.20 version string */
+  /** docs/definitions.md#version-string version string */
   version: string;
   /** the normalised scenario (not yet redacted: the builder redacts it to hosts) */
   scenario: Scenario;

@@ -1,4 +1,4 @@
-// The Markdown report (§5), rendered from the report object alone.
+// The Markdown report (docs/definitions.md#markdown-report), rendered from the report object alone.
 
 import { fmtFixed, fmtG, mdStarted } from "../gofmt.ts";
 import {

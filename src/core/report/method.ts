@@ -1,6 +1,6 @@
-// The report's `method` lines (§4.13): our own prose, in the spec's order and with its required
+// The report's `method` lines (docs/definitions.md#method-lines): our own prose, in the documented order and with its required
 // content. The one-way delay line is the only string of the report that contains the phrase
-// "one-way delay"; no line uses the word for delay that the spec bans.
+// "one-way delay"; no line uses the word for delay that the reference tool bans.
 
 import { DelayHistogram } from "../stats.ts";
 import type { ClockBlock } from "./types.ts";
@@ -15,7 +15,7 @@ export const NACK_METHOD =
   "NACKs: nacksSent counts the RTCP generic NACK messages (RFC 4585) a viewer wrote, not the packets they name; a packet still missing is asked for again every 100 ms. The aggregate sums joined viewers only.";
 
 export const JITTER_METHOD =
-  "Jitter: RFC 3550 §6.4.1 interarrival jitter, J += (|D| − J)/16 per packet in arrival order, retransmissions included, in milliseconds.";
+  "Jitter: RFC 3550 section 6.4.1 interarrival jitter, J += (|D| − J)/16 per packet in arrival order, retransmissions included, in milliseconds.";
 
 export const KEYFRAME_METHOD =
   "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. The publisher's clip has a fixed 1 s GOP and cannot answer PLI, so a joining viewer waits for the next keyframe in the loop.";
@@ -54,7 +54,7 @@ export interface MethodContext {
   hasResources: boolean;
 }
 
-/** The method lines in §4.13 order, with the applicable appended lines. */
+/** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */
 export function methodLines(ctx: MethodContext): string[] {
   const lines = [
     JOIN_METHOD,

@@ -1,14 +1,14 @@
-// The report model (schema whipbench.report/v0, spec §4). Every interface lists its keys in the
-// order they are serialised; optional keys are the spec's omitempty/pointer keys and are absent
+// The report model (schema whipbench.report/v0, docs/definitions.md#report). Every interface lists its keys in the
+// order they are serialised; optional keys are the reference tool's omitempty/pointer keys and are absent
 // (never undefined-valued) when empty. Builders must create objects in this key order.
-// Deliberate additions (DESIGN "Report compatibility"): client.resources carries Node figures
+// Deliberate additions (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
 
 import type { RtpReport, Summary } from "../types.ts";
 
 export const REPORT_SCHEMA = "whipbench.report/v0";
 
-/** §4.5: how the two ends share a time base. */
+/** docs/definitions.md#clock-block: how the two ends share a time base. */
 export type ClockMethod = "monotonic" | "exchange" | "none" | "same-wall-clock" | "";
 
 export interface ClockPoint {
@@ -17,7 +17,7 @@ export interface ClockPoint {
   rttMs: number;
 }
 
-/** §4.5 `clock`. */
+/** docs/definitions.md#clock-block `clock`. */
 export interface ClockBlock {
   method: ClockMethod;
   offsetMs?: number;
@@ -27,7 +27,7 @@ export interface ClockBlock {
   stepDetected: boolean;
 }
 
-/** §4.3 `server`. */
+/** docs/definitions.md#server `server`. */
 export interface ReportServer {
   whipHost?: string;
   whepHost: string;
@@ -83,7 +83,7 @@ export interface CeilingReport {
   evidence?: string[];
 }
 
-/** §4.4 `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
+/** docs/definitions.md#client `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
 export interface ReportClient {
   os: string;
   arch: string;
@@ -94,7 +94,7 @@ export interface ReportClient {
   ceiling?: CeilingReport;
 }
 
-/** §3.1 scenario as serialised in a report (redacted to hosts, §3.5), keys in §3.1 order. */
+/** docs/definitions.md#scenario-keys scenario as serialised in a report (redacted to hosts, docs/definitions.md#redaction), keys in docs/definitions.md#scenario-keys order. */
 export interface ReportScenario {
   name?: string;
   whip?: string;
@@ -119,7 +119,7 @@ export interface ReportScenario {
   receivePath?: string;
 }
 
-/** §4.6 `publisher`. */
+/** docs/definitions.md#publisher-figures `publisher`. */
 export interface PublisherReport {
   codec: string;
   stamped: boolean;
@@ -141,7 +141,7 @@ export interface FrameKindSplit {
   ms?: Summary;
 }
 
-/** §4.15 fields appended to every one-way delay block. */
+/** docs/definitions.md#comparability fields appended to every one-way delay block. */
 export interface Comparability {
   uncertaintyMs?: number;
   comparable: boolean;
@@ -150,7 +150,7 @@ export interface Comparability {
 
 export type DelaySource = "fingerprint" | "stamp";
 
-/** §4.9.1 per-viewer one-way delay block. */
+/** docs/definitions.md#one-way-delay-per-viewer per-viewer one-way delay block. */
 export interface ViewerDelayBlock extends Comparability {
   source: DelaySource;
   available: boolean;
@@ -168,7 +168,7 @@ export interface ViewerDelayBlock extends Comparability {
   deltaFrames: FrameKindSplit;
 }
 
-/** §4.9.2 pooled one-way delay block. */
+/** docs/definitions.md#one-way-delay-pooled pooled one-way delay block. */
 export interface PooledDelayBlock extends Comparability {
   source: DelaySource;
   available: boolean;
@@ -192,7 +192,7 @@ export interface PooledDelayBlock extends Comparability {
   deltaFrames: FrameKindSplit;
 }
 
-/** §4.10.1 per-viewer packet transit. */
+/** docs/definitions.md#packet-transit-per-viewer per-viewer packet transit. */
 export interface ViewerTransitBlock {
   available: boolean;
   reason?: string;
@@ -202,7 +202,7 @@ export interface ViewerTransitBlock {
   ms?: Summary;
 }
 
-/** §4.10.2 pooled packet transit. */
+/** docs/definitions.md#packet-transit-pooled pooled packet transit. */
 export interface PooledTransitBlock {
   available: boolean;
   reason?: string;
@@ -210,7 +210,7 @@ export interface PooledTransitBlock {
   ms?: Summary;
 }
 
-/** §4.7 one viewer. */
+/** docs/definitions.md#viewer one viewer. */
 export interface ViewerReport {
   id: number;
   startOffsetMs: number;
@@ -231,7 +231,7 @@ export interface ViewerReport {
   error?: string;
 }
 
-/** §4.8 aggregate. */
+/** docs/definitions.md#aggregate aggregate. */
 export interface Aggregate {
   valid: boolean;
   verdict: string;
@@ -255,7 +255,7 @@ export interface Aggregate {
   packetTransit: PooledTransitBlock;
 }
 
-/** §4.12 one timeline entry. */
+/** docs/definitions.md#timeline one timeline entry. */
 export interface TimelineEntry {
   t: number;
   active: number;
@@ -268,7 +268,7 @@ export interface TimelineEntry {
 
 export type Topology = "single-process" | "split";
 
-/** §4.2 the whole report. */
+/** docs/definitions.md#top-level the whole report. */
 export interface Report {
   schema: string;
   whipbenchVersion: string;

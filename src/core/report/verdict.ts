@@ -1,4 +1,4 @@
-// Verdict and no-verdict rules (§4.14), evaluated in the spec's order.
+// Verdict and no-verdict rules (docs/definitions.md#verdict), evaluated in the documented order.
 
 import { fmtFixed } from "../gofmt.ts";
 

@@ -1,4 +1,4 @@
-// The built-in WHIP/WHEP relay (§7): one publisher per stream, any number of viewer legs,
+// The built-in WHIP/WHEP relay (docs/definitions.md#built-in-relay): one publisher per stream, any number of viewer legs,
 // every RTP packet forwarded to every leg with the same sequence number and timestamp (SFU-like),
 // abs-capture-time re-mapped per leg, every other extension dropped. Fault knobs let the tests
 // check that the benchmark survives what real servers do. Never a production server.

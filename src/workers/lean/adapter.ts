@@ -1,4 +1,4 @@
-// The one place that touches werift internals (werift 0.25.2, research/werift.md §6). werift
+// The one place that touches werift internals (werift 0.25.2, checked by `WERIFT_VERSION`). werift
 // keeps signalling, ICE (consent included), DTLS and the key export; at the moment DTLS is up,
 // `RTCDtlsTransport.prototype.startSrtp` (called once per transport, after the handshake and
 // the fingerprint check, before any media is decrypted) is wrapped: for a transport a viewer
