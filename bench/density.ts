@@ -21,7 +21,7 @@ import { memoryLogger } from "../src/main/log.ts";
 import { poolEngine } from "../src/main/pool-engine.ts";
 import { receivePathEngine } from "../src/main/receive-path-engine.ts";
 import { run } from "../src/main/runner.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/receive-path.ts";
+import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/protocol.ts";
 import { median } from "./median.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 

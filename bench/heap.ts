@@ -25,7 +25,7 @@ import { memoryLogger } from "../src/main/log.ts";
 import { receivePathEngine } from "../src/main/receive-path-engine.ts";
 import { run } from "../src/main/runner.ts";
 import { useViewerBufferPool, VIEWER_BUFFER_POOL_BYTES } from "../src/workers/buffer-pool.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/receive-path.ts";
+import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/protocol.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 
 const { values: args } = parseArgs({

@@ -5,8 +5,6 @@
 import { isHttpUrl } from "./gourl.ts";
 import { JsonSyntaxError, scanFirstValue } from "./scenario-json.ts";
 
-export { buildSchedule, type Schedule, secondsToNs } from "./scenario-schedule.ts";
-
 /** docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
 export interface Scenario {
   name?: string;

@@ -3,7 +3,8 @@
 // merge, the report and the Markdown never know which.
 import { cpus } from "node:os";
 import type { ViewerRecord } from "../core/types.ts";
-import { runShard, type ShardProfile, type ShardTask, type ShardTick } from "../workers/shard.ts";
+import type { ShardProfile, ShardTask, ShardTick } from "../workers/protocol.ts";
+import { runShard } from "../workers/shard.ts";
 
 export interface EngineResult {
   records: ViewerRecord[];

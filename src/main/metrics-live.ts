@@ -3,9 +3,10 @@
 // The registry takes every shard tick as the engine delivers it (the final flush included), so
 // its totals end equal to the report's; progress works from the runner's per-second entries.
 import type { TimelineEntry } from "../core/report/types.ts";
-import { buildSchedule, type Scenario } from "../core/scenario.ts";
+import type { Scenario } from "../core/scenario.ts";
+import { buildSchedule } from "../core/scenario-schedule.ts";
 import { type ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
-import type { ShardTick } from "../workers/shard.ts";
+import type { ShardTick } from "../workers/protocol.ts";
 import type { Engine } from "./engine.ts";
 import type { Logger } from "./log.ts";
 import { type PublisherCounters, RunMetrics } from "./metrics.ts";

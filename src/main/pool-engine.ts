@@ -3,9 +3,15 @@
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ViewerRecord } from "../core/types.ts";
-import type { MainToWorker, ShardJob, ShardResult, WorkerFault, WorkerToMain } from "../workers/protocol.ts";
-import type { ShardTask } from "../workers/shard.ts";
-import { emptyRecord } from "../workers/viewer-context.ts";
+import { emptyRecord } from "../core/viewer-record.ts";
+import type {
+  MainToWorker,
+  ShardJob,
+  ShardResult,
+  ShardTask,
+  WorkerFault,
+  WorkerToMain,
+} from "../workers/protocol.ts";
 import type { Engine, EngineOptions, EngineResult } from "./engine.ts";
 
 export interface PoolEngineOptions extends EngineOptions {

@@ -6,7 +6,7 @@ import { ceilingVerdict, type ThreadLoad } from "../core/ceiling.ts";
 import { LiveQuantiles } from "../core/live-quantiles.ts";
 import type { TimelineEntry } from "../core/report/types.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
-import type { ShardTick } from "../workers/shard.ts";
+import type { ShardTick } from "../workers/protocol.ts";
 import type { Logger } from "./log.ts";
 import { logLine, type ProgressState, statusLine } from "./progress-line.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";

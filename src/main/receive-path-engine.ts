@@ -3,8 +3,7 @@
 // into one shard per path, viewer k going to paths[k mod n], so the paths share one stream,
 // one process and (in-thread) one event loop. Ticks of the extra shards are passed on as they
 // come: the runner's per-second timeline sums them.
-import type { ReceivePath } from "../workers/receive-path.ts";
-import type { ShardTask } from "../workers/shard.ts";
+import type { ReceivePath, ShardTask } from "../workers/protocol.ts";
 import type { Engine } from "./engine.ts";
 
 export function receivePathEngine(inner: Engine, paths: readonly ReceivePath[]): Engine {

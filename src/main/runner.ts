@@ -1,29 +1,33 @@
-// A run (docs/definitions.md#a-run-step-by-step): publisher (when the scenario has `whip`), warmup, the schedule, viewers sharded
-// over the engine, the per-second timeline, then everything the report builder needs.
-import { arch, cpus, platform } from "node:os";
-import { type CeilingThresholds, ceilingVerdict } from "../core/ceiling.ts";
-import { type Clip, loadClip } from "../core/clip/clip.ts";
+// A run (docs/definitions.md#a-run-step-by-step) as a sequence of named steps: the clocks start;
+// the publisher connects (when the scenario has `whip`) or a split run opens its peers; after the
+// warmup the viewers run, sharded over the engine, with the per-second timeline; then everything
+// stops in order and the report builder gets what it needs.
+import { cpus } from "node:os";
+import type { CeilingThresholds } from "../core/ceiling.ts";
+import { loadClip } from "../core/clip/clip.ts";
 import { type ClipIdentity, ClipTable, clipIdentity, createHasher } from "../core/fingerprint.ts";
+import { fmtG } from "../core/gofmt.ts";
 import { host } from "../core/redact.ts";
-import type { ReportInput, ViewerInput } from "../core/report/input.ts";
+import type { ReportInput } from "../core/report/input.ts";
 import type { ClockBlock, TimelineEntry } from "../core/report/types.ts";
-import { buildSchedule, type Scenario } from "../core/scenario.ts";
+import type { Scenario } from "../core/scenario.ts";
+import { buildSchedule, type Schedule } from "../core/scenario-schedule.ts";
 import { SendLog } from "../core/sendlog.ts";
 import { StepWatch } from "../core/stepwatch.ts";
 import type { ViewerRecord } from "../core/types.ts";
-import { edgeWallReading, monoNs, takeWallAnchor, wallNowUnixNs } from "../net/clock.ts";
+import { edgeWallReading, monoNs, takeWallAnchor, type WallAnchor, wallNowUnixNs } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
-import type { ShardProfile, ShardTick } from "../workers/shard.ts";
-import { decodeRecord } from "./decode.ts";
+import type { ShardProfile, ShardTick } from "../workers/protocol.ts";
 import type { Engine } from "./engine.ts";
 import type { Logger } from "./log.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { ResourceWatch } from "./resources.ts";
-import { goArch, logStart, shardTasks, sleepUnless, timelineEntry, workerReport } from "./run-parts.ts";
+import { reportInput } from "./run-report.ts";
+import { shardTasks } from "./shard-tasks.ts";
 import { type Peer, SplitPeers } from "./split.ts";
+import { Timeline } from "./timeline.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
-import { version } from "./version.ts";
 
 export interface RunOptions {
   command: "run" | "view";
@@ -48,13 +52,81 @@ export interface RunOptions {
   ceiling?: CeilingThresholds;
 }
 
+/** The run's clocks, started before anything else: startedAt, the step watch, the resources. */
+interface RunClocks {
+  anchor: WallAnchor;
+  startedAtUnixNs: bigint;
+  startMono: number;
+  steps: StepWatch;
+  /** one step-watch observation from a fresh edge reading */
+  observeStep(): void;
+  resources: ResourceWatch;
+}
+
+/** Where the viewers' send log comes from: this process's publisher, a split run's peer, or nowhere. */
+interface SendSide {
+  publishing: boolean;
+  publisher: Publisher | null;
+  /** the publisher was asked for and did not connect: no viewer runs */
+  publisherFailed: boolean;
+  sendLog: SendLog | null;
+  identity: ClipIdentity | null;
+  duplicateFrames: number;
+}
+
+/** What the viewers' phase leaves behind. */
+interface ViewerPhase {
+  schedule: Schedule | null;
+  records: ViewerRecord[];
+  profiles: ShardProfile[];
+  timeline: TimelineEntry[];
+}
+
 export async function run(opts: RunOptions): Promise<ReportInput> {
-  const { scenario: s, log, interrupt } = opts;
+  const clocks = startClocks();
+  const ice = iceOptions(opts.scenario);
+  const send = await connectPublisher(opts, clocks.anchor, ice);
+  const split = openSplitPeers(opts, send.publishing, clocks.anchor);
+  const stopPublisher = new AbortController();
+  const streaming =
+    send.publisher && !send.publisherFailed ? send.publisher.stream(stopPublisher.signal) : null;
+  const mainThread = new ThreadProfile();
+  const udpStart = udpReceiveErrors();
+  const phase = send.publisherFailed
+    ? { schedule: null, records: [], profiles: [], timeline: [] }
+    : await runViewers(opts, clocks, ice, send, split);
+  const mainFigures = mainThread.finish();
+  const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
+  await split?.finish();
+  stopPublisher.abort();
+  const pub: PublisherResult | null = streaming ? await streaming : (send.publisher?.result ?? null);
+  const finishedMono = monoNs();
+  clocks.observeStep();
+  const resources = clocks.resources.finish(finishedMono);
+  return reportInput({
+    command: opts.command,
+    interrupted: opts.interrupt.aborted,
+    scenario: opts.scenario,
+    workers: opts.engine.workers,
+    ceiling: opts.ceiling,
+    startedAtUnixNs: clocks.startedAtUnixNs,
+    finishedAtUnixNs: wallNowUnixNs(clocks.anchor),
+    publishing: send.publishing,
+    publisherFailed: send.publisherFailed,
+    publisher: pub,
+    clock: clockBlock(send.publishing, split, clocks),
+    sendLog: send.sendLog,
+    identity: send.identity,
+    duplicateFrames: send.duplicateFrames,
+    ...phase,
+    mainThread: mainFigures,
+    udp,
+    resources,
+  });
+}
+
+function startClocks(): RunClocks {
   const anchor = takeWallAnchor();
-  const ice: IceOptions = {
-    loopbackOnly: s.loopbackOnly ?? false,
-    includeLoopback: s.includeLoopback ?? false,
-  };
   const startedAtUnixNs = wallNowUnixNs(anchor);
   const startMono = monoNs();
   const steps = new StepWatch();
@@ -63,194 +135,158 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     steps.observe(r.wallNs, r.monoNs);
   };
   observeStep();
-  const resources = new ResourceWatch(startMono);
-  const publishing = s.whip !== undefined && s.whip !== "";
-  const cpuCount = cpus().length || 1;
+  return { anchor, startedAtUnixNs, startMono, steps, observeStep, resources: new ResourceWatch(startMono) };
+}
 
-  let clip: Clip | null = null;
-  let sendLog: SendLog | null = null;
-  let identity: ClipIdentity | null = null;
-  let duplicateFrames = 0;
-  let publisher: Publisher | null = null;
-  let publisherFailed = false;
-  if (publishing) {
-    clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
-    identity = clipIdentity(await createHasher(), clip);
-    duplicateFrames = new ClipTable(null, identity).duplicateFrames;
-    sendLog = SendLog.create(clip.frames.length);
-    publisher = new Publisher({
-      whip: s.whip as string,
-      bearer: opts.bearer,
-      clip,
-      ice,
-      noStamp: opts.noStamp ?? false,
-      sendLog,
-      anchor,
-    });
-    opts.onPublisher?.(publisher.result);
-    log.line(`publishing ${clip.codec} to ${host(s.whip as string)}`);
-    try {
-      await publisher.connect(interrupt);
-      log.line(
-        `publisher connected in ${Math.round(publisher.result.connectNs / 1e6)} ms; send-time stamp negotiated: ${publisher.result.stamped}`,
-      );
-    } catch (err) {
-      publisherFailed = true;
-      const e = err as { kind?: string; message: string };
-      publisher.result.errorKind = e.kind ?? "webrtc";
-      publisher.result.error = e.message;
-      log.line(`publisher failed: ${e.message}`);
-    }
+function iceOptions(s: Scenario): IceOptions {
+  return { loopbackOnly: s.loopbackOnly ?? false, includeLoopback: s.includeLoopback ?? false };
+}
+
+/** With `whip`: the clip, its send log and the publisher, connected (or failed, with its error). */
+async function connectPublisher(opts: RunOptions, anchor: WallAnchor, ice: IceOptions): Promise<SendSide> {
+  const { scenario: s, log } = opts;
+  const none: SendSide = {
+    publishing: false,
+    publisher: null,
+    publisherFailed: false,
+    sendLog: null,
+    identity: null,
+    duplicateFrames: 0,
+  };
+  if (s.whip === undefined || s.whip === "") return none;
+  const clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
+  const identity = clipIdentity(await createHasher(), clip);
+  const sendLog = SendLog.create(clip.frames.length);
+  const publisher = new Publisher({
+    whip: s.whip,
+    bearer: opts.bearer,
+    clip,
+    ice,
+    noStamp: opts.noStamp ?? false,
+    sendLog,
+    anchor,
+  });
+  const side: SendSide = {
+    publishing: true,
+    publisher,
+    publisherFailed: false,
+    sendLog,
+    identity,
+    duplicateFrames: new ClipTable(null, identity).duplicateFrames,
+  };
+  opts.onPublisher?.(publisher.result);
+  log.line(`publishing ${clip.codec} to ${host(s.whip)}`);
+  try {
+    await publisher.connect(opts.interrupt);
+    log.line(
+      `publisher connected in ${Math.round(publisher.result.connectNs / 1e6)} ms; send-time stamp negotiated: ${publisher.result.stamped}`,
+    );
+  } catch (err) {
+    side.publisherFailed = true;
+    const e = err as { kind?: string; message: string };
+    publisher.result.errorKind = e.kind ?? "webrtc";
+    publisher.result.error = e.message;
+    log.line(`publisher failed: ${e.message}`);
   }
+  return side;
+}
 
-  let split: SplitPeers | null = null;
+/** A split run's clock and send-log peers; a run that publishes ignores a clock peer. */
+function openSplitPeers(opts: RunOptions, publishing: boolean, anchor: WallAnchor): SplitPeers | null {
   if (!publishing && (opts.clockPeer || opts.sendLogPeer)) {
-    split = new SplitPeers({
+    return new SplitPeers({
       clockPeer: opts.clockPeer,
       sendLogPeer: opts.sendLogPeer,
       bearer: opts.bearer,
       anchor,
-      log,
+      log: opts.log,
       ...(opts.clockIntervalMs !== undefined ? { clockIntervalMs: opts.clockIntervalMs } : {}),
     });
-  } else if (publishing && opts.clockPeer) {
-    log.line("clock peer ignored: this run publishes, so one monotonic clock reads both ends");
   }
-  const stopPublisher = new AbortController();
-  const streaming = publisher && !publisherFailed ? publisher.stream(stopPublisher.signal) : null;
-  let records: ViewerRecord[] = [];
-  let profiles: ShardProfile[] = [];
-  const mainThread = new ThreadProfile();
-  const udpStart = udpReceiveErrors();
-  const timeline: TimelineEntry[] = [];
-  let schedule: ReturnType<typeof buildSchedule> | null = null;
-  if (!publisherFailed) {
-    if (publishing) await sleepUnless((s.warmupSeconds ?? 0) * 1000, interrupt);
-    if (split) {
-      try {
-        await split.start();
-      } catch (err) {
-        log.line(`send-log peer: ${(err as Error).message}; no fingerprint figure`);
-      }
-      sendLog = split.sendLog;
-      identity = split.identity;
-      duplicateFrames = split.table?.duplicateFrames ?? 0;
-    }
-    schedule = buildSchedule(s);
-    const t0 = monoNs();
-    logStart(log, s);
-    const tasks = shardTasks(
-      opts,
-      s,
-      schedule,
-      t0,
-      anchor,
-      ice,
-      sendLog,
-      identity,
-      split?.stampClock ?? null,
-    );
-    // a per-second entry is keyed by its second, whatever order the shards' ticks arrive in
-    const bySecond = new Map<number, ShardTick[]>();
-    const cpuBySecond = new Map<number, number>();
-    let cpuLast = resources.cpuSecondsSoFar();
-    const result = await opts.engine.run(tasks, interrupt, (tick) => {
-      if (tick.final) {
-        opts.onTick?.(null, [tick]);
-        return;
-      }
-      const list = bySecond.get(tick.second) ?? [];
-      list.push(tick);
-      bySecond.set(tick.second, list);
-      if (list.length === tasks.length) {
-        observeStep();
-        resources.sample();
-        const cpu = resources.cpuSecondsSoFar();
-        cpuBySecond.set(tick.second, (100 * (cpu - cpuLast)) / cpuCount);
-        cpuLast = cpu;
-        opts.onTick?.(timelineEntry(tick.second, list, cpuBySecond.get(tick.second)), list);
-      }
-    });
-    records = result.records;
-    profiles = result.profiles;
-    for (const second of [...bySecond.keys()].sort((a, b) => a - b)) {
-      timeline.push(timelineEntry(second, bySecond.get(second) ?? [], cpuBySecond.get(second)));
-    }
+  if (publishing && opts.clockPeer) {
+    opts.log.line("clock peer ignored: this run publishes, so one monotonic clock reads both ends");
   }
-  const mainFigures = mainThread.finish();
-  const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
-  await split?.finish();
-  stopPublisher.abort();
-  const pub: PublisherResult | null = streaming ? await streaming : (publisher?.result ?? null);
-  const finishedMono = monoNs();
-  observeStep();
-  const figures = resources.finish(finishedMono);
-  const finishedAtUnixNs = wallNowUnixNs(anchor);
+  return null;
+}
 
-  const viewers: ViewerInput[] = records
-    .slice()
-    .sort((a, b) => a.id - b.id)
-    .map((r) => {
-      const v: ViewerInput = {
-        record: decodeRecord(r),
-        startOffsetNs: r.errorKind === "not_started" ? 0 : (schedule?.startNs[r.id] ?? 0),
-      };
-      const off = schedule?.rampOffsetNs?.[r.id];
-      if (off !== undefined) v.rampOffsetNs = off;
-      return v;
-    });
-  const clock: ClockBlock = publishing
-    ? { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: steps.stepDetected }
-    : (split?.clockBlock(startMono, steps.stepDetected) ?? { method: "none", stepDetected: false });
-  const input: ReportInput = {
-    command: opts.command,
-    interrupted: interrupt.aborted,
-    startedAtUnixNs,
-    finishedAtUnixNs,
-    version: version(),
+/** Warmup (or the split peers' start), the schedule, then every viewer from its start to the deadline. */
+async function runViewers(
+  opts: RunOptions,
+  clocks: RunClocks,
+  ice: IceOptions,
+  send: SendSide,
+  split: SplitPeers | null,
+): Promise<ViewerPhase> {
+  const { scenario: s, log, interrupt } = opts;
+  if (send.publishing) await sleepUnless((s.warmupSeconds ?? 0) * 1000, interrupt);
+  if (split) await followSplitPeers(split, send, log);
+  const schedule = buildSchedule(s);
+  const t0MonoNs = monoNs();
+  logStart(log, s);
+  const tasks = shardTasks({
+    workers: opts.engine.workers,
     scenario: s,
-    client: { os: platform(), arch: goArch(arch()), cpus: cpus().length, runtime: `node ${process.version}` },
-    resources: {
-      cpuSeconds: figures.cpuSeconds,
-      ...(figures.cpuUtilisationPercent !== undefined
-        ? { cpuUtilisationPercent: figures.cpuUtilisationPercent }
-        : {}),
-      peakHeapBytes: figures.peakHeapBytes,
-      peakRssBytes: figures.peakRssBytes,
-      workers: opts.engine.workers,
-      mainThread: mainFigures,
-      ...(udp ? { udpReceiveErrors: udp } : {}),
-    },
-    workers: profiles.map(workerReport),
-    ceiling: ceilingVerdict(
-      [
-        {
-          name: "main",
-          eventLoopUtilisation: mainFigures.eventLoopUtilisation,
-          eventLoopDelayP99Ms: mainFigures.eventLoopDelayMs.p99,
-        },
-        ...profiles
-          .filter((p) => p.thread === "worker")
-          .map((p) => ({
-            name: `worker ${p.shard}`,
-            eventLoopUtilisation: p.eventLoopUtilisation,
-            eventLoopDelayP99Ms: p.eventLoopDelayMs.p99,
-          })),
-      ],
-      udp,
-      opts.ceiling,
-    ),
-    topology: publishing ? "single-process" : "split",
-    clock,
-    viewers,
-    requestedViewers: s.viewers,
-    hasSendLog: sendLog !== null,
-    loopFrames: sendLog !== null ? (identity?.fingerprints.length ?? 0) : 0,
-    duplicateFrames,
-    loopMinNs: sendLog?.loopMinNs ?? -1,
-    timeline,
-    publisherFailedToConnect: publisherFailed,
-  };
-  if (pub) input.publisher = pub;
-  return input;
+    schedule,
+    bearer: opts.bearer,
+    t0MonoNs,
+    anchor: clocks.anchor,
+    ice,
+    sendLog: send.sendLog,
+    identity: send.identity,
+    stampClock: split?.stampClock ?? null,
+  });
+  const timeline = new Timeline({
+    shards: tasks.length,
+    resources: clocks.resources,
+    cpuCount: cpus().length || 1,
+    onSecond: clocks.observeStep,
+    onTick: opts.onTick,
+  });
+  const result = await opts.engine.run(tasks, interrupt, (tick) => timeline.tick(tick));
+  return { schedule, records: result.records, profiles: result.profiles, timeline: timeline.entries() };
+}
+
+/** A split run's start point and send log; the send side then follows the peer's log. */
+async function followSplitPeers(split: SplitPeers, send: SendSide, log: Logger): Promise<void> {
+  try {
+    await split.start();
+  } catch (err) {
+    log.line(`send-log peer: ${(err as Error).message}; no fingerprint figure`);
+  }
+  send.sendLog = split.sendLog;
+  send.identity = split.identity;
+  send.duplicateFrames = split.table?.duplicateFrames ?? 0;
+}
+
+function clockBlock(publishing: boolean, split: SplitPeers | null, clocks: RunClocks): ClockBlock {
+  if (publishing) {
+    return { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: clocks.steps.stepDetected };
+  }
+  return (
+    split?.clockBlock(clocks.startMono, clocks.steps.stepDetected) ?? { method: "none", stepDetected: false }
+  );
+}
+
+function logStart(log: Logger, s: Scenario): void {
+  const g = fmtG;
+  if (s.rampOffsetSeed !== undefined) {
+    log.line(
+      `starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, each offset by up to ${g(s.rampOffsetMaxSeconds ?? 0)}s (seed ${s.rampOffsetSeed}), holding ${g(s.holdSeconds)}s`,
+    );
+  } else {
+    log.line(`starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, holding ${g(s.holdSeconds)}s`);
+  }
+}
+
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

@@ -19,11 +19,7 @@ import {
 import { NackGenerator } from "./lean/nack.ts";
 import { NackSender } from "./lean/nack-sender.ts";
 import { LeanReceiver } from "./lean/receiver.ts";
-
-export type ReceivePath = "werift" | "lean";
-export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean"];
-/** Used when neither the scenario nor the task says. */
-export const DEFAULT_RECEIVE_PATH: ReceivePath = "lean";
+import type { ReceivePath } from "./protocol.ts";
 
 /**
  * What the lean paths of this thread did (tests and diagnostics): sessions taken over by SRTP

@@ -1,72 +1,15 @@
 // The shard entry function: runs K viewers, each from its own scheduled instant to the common
 // deadline, emits per-second deltas keyed by the second since t0, and returns every viewer's
 // record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
-import { type ClipIdentity, ClipTable, createHasher, type Hasher } from "../core/fingerprint.ts";
+import { ClipTable, createHasher, type Hasher } from "../core/fingerprint.ts";
 import { SendLog } from "../core/sendlog.ts";
-import type { ViewerRecord } from "../core/types.ts";
-import { monoNs, type WallAnchor } from "../net/clock.ts";
-import type { IceOptions } from "../net/rtc.ts";
-import { type ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
+import { emptyRecord } from "../core/viewer-record.ts";
+import { monoNs } from "../net/clock.ts";
+import { ThreadProfile } from "../net/thread-profile.ts";
 import { atMonoNs } from "../net/timers.ts";
-import { DEFAULT_RECEIVE_PATH, type ReceivePath } from "./receive-path.ts";
+import { DEFAULT_RECEIVE_PATH, type ShardResult, type ShardTask, type ShardTick } from "./protocol.ts";
 import { runViewer } from "./viewer.ts";
-import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
-
-export interface ShardTask {
-  shard: number;
-  /** viewer ids with their absolute start instants (monotonic ns) */
-  viewers: { id: number; startMonoNs: number }[];
-  t0MonoNs: number;
-  deadlineMonoNs: number;
-  whep: string;
-  bearer: string | undefined;
-  ice: IceOptions;
-  joinTimeoutNs: number;
-  stallNs: number;
-  excludeFirstNs: number;
-  anchor: WallAnchor;
-  /** the publisher's send log and its clip's identity: a run that publishes, or a view following a send-log peer */
-  sendLog: { buffer: SharedArrayBuffer; identity: ClipIdentity } | null;
-  /** the publisher's wall clock minus the monotonic clock (Float64 at [0]) for the stamp source; null: this process's own */
-  stampClock: SharedArrayBuffer | null;
-  /** defer matching frames against the send log this long (a split run's log arrives over its own channel) */
-  matchDelayNs: number;
-  /** werift's receive path or the lean one; absent: DEFAULT_RECEIVE_PATH */
-  receivePath?: ReceivePath;
-}
-
-/** Deltas since the previous tick, plus the active gauge at the tick. */
-export interface ShardTick {
-  shard: number;
-  /** seconds since t0; the final tick (`final`) flushes the partial last second and is not a timeline entry */
-  second: number;
-  final: boolean;
-  packets: number;
-  bytes: number;
-  started: number;
-  joined: number;
-  failed: number;
-  active: number;
-  delaySamples: number[];
-  stampSamples: number[];
-  transitSamples: number[];
-  /** this shard's thread over the second: CPU, event-loop utilisation and delay */
-  thread: ThreadFigures;
-}
-
-/** What a shard's thread did over the whole run (the client's own ceiling). */
-export interface ShardProfile extends ThreadFigures {
-  shard: number;
-  /** "main" when the shard ran in the main thread (--workers 0), else "worker" */
-  thread: "main" | "worker";
-  viewers: number;
-  packets: number;
-}
-
-export interface ShardResult {
-  records: ViewerRecord[];
-  profile: ShardProfile;
-}
+import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 
 export interface ShardHooks {
   tick(t: ShardTick): void;

@@ -3,10 +3,11 @@
 // the pure per-viewer pipeline with its arrival instant taken first, and a record at the end.
 import type { ViewerRecord } from "../core/types.ts";
 import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
+import { emptyRecord } from "../core/viewer-record.ts";
 import { monoNs } from "../net/clock.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
-import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
+import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
 import { type AttachedPeer, answeringPeer, offeringPeer, type ViewerState } from "./viewer-peer.ts";
 

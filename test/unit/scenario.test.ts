@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  buildSchedule,
   decodeScenario,
   normaliseScenario,
   parseScenario,
   type Scenario,
   ScenarioError,
-  secondsToNs,
   validateScenario,
 } from "../../src/core/scenario.ts";
+import { buildSchedule, secondsToNs } from "../../src/core/scenario-schedule.ts";
 
 const WHEP = "http://127.0.0.1:8889/bench/whep?token=SECRET";
 const WHIP = "http://127.0.0.1:8889/bench/whip";

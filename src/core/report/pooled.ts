@@ -2,6 +2,7 @@
 // Histograms merge exactly; the reason texts and the most-common-reason rule follow docs/definitions.md.
 
 import { DelayHistogram } from "../stats.ts";
+import { frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer } from "./input.ts";
 import {
@@ -18,7 +19,6 @@ import type {
   ViewerDelayBlock,
   ViewerTransitBlock,
 } from "./types.ts";
-import { frameKindSplit, nsToMs } from "./viewer-blocks.ts";
 
 /** A joined viewer with its already-built per-viewer blocks. */
 export interface JoinedViewer {

@@ -1,8 +1,8 @@
 // Per-viewer report blocks: the one-way delay block (docs/definitions.md#one-way-delay-per-viewer), packet transit (docs/definitions.md#packet-transit-per-viewer) and the
 // viewer object (docs/definitions.md#viewer). Durations arrive in ns and leave in ms (ns / 1e6).
 
-import type { DelayHistogram } from "../stats.ts";
 import type { RtpReport } from "../types.ts";
+import { frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer, ViewerInput } from "./input.ts";
 import {
@@ -16,24 +16,7 @@ import {
   transitInvalidReason,
 } from "./reasons.ts";
 import { viewerStampBlock } from "./stamp-blocks.ts";
-import type {
-  ClockBlock,
-  FrameKindSplit,
-  ViewerDelayBlock,
-  ViewerReport,
-  ViewerTransitBlock,
-} from "./types.ts";
-
-export function nsToMs(ns: number): number {
-  return ns / 1e6;
-}
-
-/** A keyframe or delta-frame half: `ms` only when the block is available and the half has samples. */
-export function frameKindSplit(hist: DelayHistogram, blockAvailable: boolean): FrameKindSplit {
-  const split: FrameKindSplit = { samples: hist.count };
-  if (blockAvailable && hist.count > 0) split.ms = hist.summaryMs();
-  return split;
-}
+import type { ClockBlock, ViewerDelayBlock, ViewerReport, ViewerTransitBlock } from "./types.ts";
 
 /** The per-viewer fingerprint block's reason when it cannot be available; undefined when it can. */
 function blockedReason(v: DecodedViewer, hasSendLog: boolean): string | undefined {

@@ -4,7 +4,7 @@
 // check that the benchmark survives what real servers do. Never a production server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
+import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
 import {
@@ -16,7 +16,6 @@ import {
   newPeer,
   videoCodecs,
 } from "../../net/rtc.ts";
-import { restrictSrtpProfiles } from "../../workers/lean/adapter.ts";
 import { Burst, type BurstOptions, WrapShift } from "./conformance.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
@@ -38,8 +37,11 @@ export interface RelayOptions {
   stripExtensions?: boolean;
   /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer (issue 6) */
   counterOffer?: boolean;
-  /** test-only: SRTP profiles the viewer legs accept (werift prefers AEAD_AES_128_GCM; [1] forces AES-CM) */
-  srtpProfiles?: (1 | 7)[];
+  /**
+   * test-only: called with each viewer leg's transceiver once its local description is set, before
+   * ICE gathering (the receive-path test restricts the leg's SRTP profiles here)
+   */
+  prepareLeg?: (tr: RTCRtpTransceiver) => void;
   /** test-only: start every leg on the same packet once `legs` are connected, stop each after `packets` */
   burst?: BurstOptions;
   /** test-only: shift sequence numbers and timestamps so both wrap this many packets into the stream */
@@ -281,7 +283,7 @@ export class Relay {
         await pc.setLocalDescription(await pc.createAnswer());
         leg.absId = absCaptureId(tr.headerExtensions);
       }
-      if (this.opts.srtpProfiles) restrictSrtpProfiles(leg.tr, this.opts.srtpProfiles);
+      this.opts.prepareLeg?.(leg.tr);
       await gatheringComplete(pc, 5000);
     } catch {
       await pc.close().catch(() => {});
