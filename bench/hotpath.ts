@@ -34,15 +34,15 @@
 import { cpus } from "node:os";
 import { PerformanceObserver } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { absCaptureToUnixNs, unixNsToAbsCapture } from "../src/core/abs-capture-time.ts";
 import { type Clip, loadClip } from "../src/core/clip/clip.ts";
 import { keyframeStartH264, packetizeH264 } from "../src/core/codec/h264.ts";
 import { keyframeStartVp8, packetizeVp8 } from "../src/core/codec/vp8.ts";
-import { ClipTable, createHasher, type Hasher } from "../src/core/fingerprint.ts";
-import { RtpStats } from "../src/core/rtpstats.ts";
-import { SendLog } from "../src/core/sendlog.ts";
+import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerprint.ts";
+import { SendLog } from "../src/core/delay/sendlog.ts";
+import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
+import { absCaptureToUnixNs, unixNsToAbsCapture } from "../src/core/rtp/abs-capture-time.ts";
+import { RtpStats } from "../src/core/rtp/stats.ts";
 import type { Codec } from "../src/core/types.ts";
-import { ViewerPipeline } from "../src/core/viewer-pipeline.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
 

@@ -22,5 +22,5 @@ if (!process.features.typescript) {
   process.exit(code);
 }
 
-const { main } = await import("../src/main/cli.ts");
+const { main } = await import("../src/main/cli/cli.ts");
 process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,6 @@
 // The empty record a viewer starts from: what a viewer that never got media reports, and what
 // the main thread reports for each viewer of a shard whose worker thread died.
-import { emptyStampCounters } from "./stamp-delay.ts";
+import { emptyStampCounters } from "./delay/stamp-delay.ts";
 import type { EncodedHistogram, ViewerRecord } from "./types.ts";
 
 const EMPTY_HIST: EncodedHistogram = { hdr: "", n: 0, sumNs: 0, minNs: 0, maxNs: 0 };

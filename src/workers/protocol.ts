@@ -3,9 +3,9 @@
 // here, so the main thread needs nothing else from src/workers but the shard entry. Nothing
 // crosses as a thrown object: a worker's failure arrives as a rejected task.
 import type { MessagePort } from "node:worker_threads";
-import type { ClipIdentity } from "../core/fingerprint.ts";
+import type { WallAnchor } from "../core/clock/clock.ts";
+import type { ClipIdentity } from "../core/delay/fingerprint.ts";
 import type { ViewerRecord } from "../core/types.ts";
-import type { WallAnchor } from "../net/clock.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
 

@@ -4,10 +4,10 @@
 // first, feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
 // figures of one stream are the same on either (test/e2e/receive-path.test.ts).
 import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "werift";
-import { absCaptureToUnixNs } from "../core/abs-capture-time.ts";
+import { monoNs } from "../core/clock/clock.ts";
+import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
+import { absCaptureToUnixNs } from "../core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
-import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
-import { monoNs } from "../net/clock.ts";
 import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
 import {
   claimMedia,

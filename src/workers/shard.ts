@@ -1,13 +1,14 @@
 // The shard entry function: runs K viewers, each from its own scheduled instant to the common
 // deadline, emits per-second deltas keyed by the second since t0, and returns every viewer's
 // record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
-import { ClipTable, createHasher, type Hasher } from "../core/fingerprint.ts";
-import { SendLog } from "../core/sendlog.ts";
+
+import { monoNs } from "../core/clock/clock.ts";
+import { ClipTable, createHasher, type Hasher } from "../core/delay/fingerprint.ts";
+import { SendLog } from "../core/delay/sendlog.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
-import { monoNs } from "../net/clock.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
-import { atMonoNs } from "../net/timers.ts";
 import { DEFAULT_RECEIVE_PATH, type ShardResult, type ShardTask, type ShardTick } from "./protocol.ts";
+import { atMonoNs } from "./timers.ts";
 import { runViewer } from "./viewer.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 

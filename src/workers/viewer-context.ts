@@ -1,7 +1,8 @@
 // What every viewer of a shard shares, and the live counters a viewer reports as it goes.
-import type { ClipTable, Hasher } from "../core/fingerprint.ts";
-import type { SendLog } from "../core/sendlog.ts";
-import type { WallAnchor } from "../net/clock.ts";
+
+import type { WallAnchor } from "../core/clock/clock.ts";
+import type { ClipTable, Hasher } from "../core/delay/fingerprint.ts";
+import type { SendLog } from "../core/delay/sendlog.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ReceivePath } from "./protocol.ts";
 

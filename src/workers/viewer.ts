@@ -1,10 +1,11 @@
 // One WHEP viewer (docs/definitions.md#viewer-pipeline, docs/definitions.md#whip-and-whep-http-exchange): non-trickle offer, both WHEP flows (201 answer; 406 counter-offer
 // answered by a fresh peer and PATCHed), the join clock from the first POST, every packet through
 // the pure per-viewer pipeline with its arrival instant taken first, and a record at the end.
+
+import { monoNs } from "../core/clock/clock.ts";
+import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
 import type { ViewerRecord } from "../core/types.ts";
-import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
-import { monoNs } from "../net/clock.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";

@@ -9,8 +9,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fmtFixed } from "../../src/core/gofmt.ts";
-import { rampOffsetsNs } from "../../src/core/splitmix.ts";
+import { fmtFixed } from "../../src/core/go-compat/fmt.ts";
+import { rampOffsetsNs } from "../../src/core/scenario/splitmix.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import {
   type CliResult,

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
 import { test } from "node:test";
-import { encodeRequest, OffsetModel, type Probe } from "../../src/core/clocksync.ts";
-import { takeWallAnchor } from "../../src/net/clock.ts";
-import { ClockClient, startResponder } from "../../src/net/clock-exchange.ts";
+import { takeWallAnchor } from "../../src/core/clock/clock.ts";
+import { encodeRequest, OffsetModel, type Probe } from "../../src/core/clock/exchange.ts";
+import { ClockClient, startResponder } from "../../src/main/split/clock-exchange.ts";
 
 /** Sends one datagram to the responder and collects every reply for 200 ms. */
 async function exchange(port: number, payload: Buffer): Promise<Buffer[]> {

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { execute } from "../../src/main/execute.ts";
-import { memoryLogger } from "../../src/main/log.ts";
-import type { RunMetrics } from "../../src/main/metrics.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { execute } from "../../src/main/cli/execute.ts";
+import { memoryLogger } from "../../src/main/observe/log.ts";
+import type { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { type Family, parseExposition, SPEC_FAMILIES, sampleValue } from "../unit/prom-text.ts";
 import { chromiumPath, openReport } from "./chromium.ts";
 

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { TEST_WRITE_DELAY_ENV } from "../../src/main/output/write-report.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { TEST_WRITE_DELAY_ENV } from "../../src/main/write-report.ts";
 import { type CliResult, listDir, readReportPair, startCli, tempDir, wroteLines } from "./cli-harness.ts";
 import { FaultServer } from "./faults/responder.ts";
 

@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type Clip, loadClip } from "../../src/core/clip/clip.ts";
+import { monoNs, takeWallAnchor } from "../../src/core/clock/clock.ts";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
-import { SendLog } from "../../src/core/sendlog.ts";
-import { Publisher } from "../../src/main/publisher.ts";
+import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { monoNs, takeWallAnchor } from "../../src/net/clock.ts";
+import { Publisher } from "../../src/main/run/publisher.ts";
 import {
   filterCandidates,
   gatheringComplete,

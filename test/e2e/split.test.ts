@@ -11,11 +11,11 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { memoryLogger } from "../../src/main/log.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { run } from "../../src/main/runner.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
+import { run } from "../../src/main/run/runner.ts";
 import { runThroughRelay } from "./harness.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/whipbench.js", import.meta.url));

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { poolEngine } from "../../src/main/pool-engine.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
+import { poolEngine } from "../../src/main/run/pool-engine.ts";
 import { fingerprintBlock, runThroughRelay } from "./harness.ts";
 
 /** Every key path of a JSON value, arrays collapsed to `[]`. */

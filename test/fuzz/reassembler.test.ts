@@ -14,8 +14,8 @@ import {
   MAX_PENDING,
   Reassembler,
   WINDOW_NS,
-} from "../../src/core/reassembler.ts";
-import { MAX_CAPACITY } from "../../src/core/seen-ring.ts";
+} from "../../src/core/rtp/reassembler.ts";
+import { MAX_CAPACITY } from "../../src/core/rtp/seen-ring.ts";
 import { bytes, check, concat, list } from "./fuzz.ts";
 
 const FORGET_NS = 2 * WINDOW_NS;

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { keyframeStartH264 } from "../../src/core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../src/core/codec/vp8.ts";
-import { RtpStats } from "../../src/core/rtpstats.ts";
+import { RtpStats } from "../../src/core/rtp/stats.ts";
 import { bytes, check, list } from "./fuzz.ts";
 
 const keyframeStarts: Record<string, (p: Uint8Array) => boolean> = {

@@ -6,8 +6,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { parseScenario, SCENARIO_KEYS, type Scenario, ScenarioError } from "../../src/core/scenario.ts";
-import { buildSchedule } from "../../src/core/scenario-schedule.ts";
+import {
+  parseScenario,
+  SCENARIO_KEYS,
+  type Scenario,
+  ScenarioError,
+} from "../../src/core/scenario/scenario.ts";
+import { buildSchedule } from "../../src/core/scenario/schedule.ts";
 import { check, list, onlyThrows } from "./fuzz.ts";
 
 const SECRET = "s3cr3t-token";

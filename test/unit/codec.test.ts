@@ -3,7 +3,7 @@ import { before, describe, test } from "node:test";
 import { type Clip, loadClip, splitAnnexB } from "../../src/core/clip/clip.ts";
 import { depacketizeH264, keyframeStartH264, packetizeH264 } from "../../src/core/codec/h264.ts";
 import { depacketizeVp8, keyframeStartVp8, packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { createHasher, type Hasher } from "../../src/core/fingerprint.ts";
+import { createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
 import type { Codec } from "../../src/core/types.ts";
 
 const MTU = 1200;

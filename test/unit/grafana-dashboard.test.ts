@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { RunMetrics } from "../../src/main/metrics.ts";
+import { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { parseExposition } from "./prom-text.ts";
 
 /** the data source variable, as Grafana writes it */

@@ -2,8 +2,13 @@
 // the way shards send them.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DELAY_BUCKETS_S, type LiveTick, RunMetrics, TRANSIT_BUCKETS_S } from "../../src/main/metrics.ts";
-import { metricsAddress, serveMetrics } from "../../src/main/metrics-server.ts";
+import {
+  DELAY_BUCKETS_S,
+  type LiveTick,
+  RunMetrics,
+  TRANSIT_BUCKETS_S,
+} from "../../src/main/observe/metrics.ts";
+import { metricsAddress, serveMetrics } from "../../src/main/observe/metrics-server.ts";
 import { family, parseExposition, SPEC_FAMILIES, sampleValue } from "./prom-text.ts";
 
 function tick(over: Partial<LiveTick> = {}): LiveTick {

@@ -7,7 +7,7 @@ import { reportStem, stdoutLines } from "../../src/core/report/headline.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { DelayHistogram } from "../../src/core/stats.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import {
   count,
   healthyViewers,

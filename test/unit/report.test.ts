@@ -7,7 +7,7 @@ import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import { NO_SEND_LOG_REASON } from "../../src/core/report/reasons.ts";
 import { decideVerdict } from "../../src/core/report/verdict.ts";
-import { DelayHistogram } from "../../src/core/stats.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import {
   count,
   fingerprint,

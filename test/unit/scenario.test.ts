@@ -7,8 +7,8 @@ import {
   type Scenario,
   ScenarioError,
   validateScenario,
-} from "../../src/core/scenario.ts";
-import { buildSchedule, secondsToNs } from "../../src/core/scenario-schedule.ts";
+} from "../../src/core/scenario/scenario.ts";
+import { buildSchedule, secondsToNs } from "../../src/core/scenario/schedule.ts";
 
 const WHEP = "http://127.0.0.1:8889/bench/whep?token=SECRET";
 const WHIP = "http://127.0.0.1:8889/bench/whip";

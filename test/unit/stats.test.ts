@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as hdr from "hdr-histogram-js";
-import { countsIndexUs, DelayHistogram, exactSummary } from "../../src/core/stats.ts";
+import { countsIndexUs, DelayHistogram, exactSummary } from "../../src/core/stats/summaries.ts";
 
 /** Deterministic PRNG (mulberry32) for the sample sets. */
 function rng(seed: number): () => number {

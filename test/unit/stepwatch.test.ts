@@ -1,8 +1,8 @@
 // Clock-step detector thresholds (docs/definitions.md#clock-step-detector) with injected readings, and the real clock source.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isStep, StepWatch } from "../../src/core/stepwatch.ts";
-import { edgeWallReading } from "../../src/net/clock.ts";
+import { edgeWallReading } from "../../src/core/clock/clock.ts";
+import { isStep, StepWatch } from "../../src/core/clock/stepwatch.ts";
 
 const MS = 1e6;
 const S = 1e9;

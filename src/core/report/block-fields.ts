@@ -2,7 +2,7 @@
 // arrive in ns and leave in ms, and the keyframe / delta-frame halves
 // (docs/definitions.md#keyframes-and-delta-frames).
 
-import type { DelayHistogram } from "../stats.ts";
+import type { DelayHistogram } from "../stats/summaries.ts";
 import type { FrameKindSplit } from "./types.ts";
 
 export function nsToMs(ns: number): number {

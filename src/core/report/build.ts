@@ -1,8 +1,8 @@
 // buildReport: the whole report object (docs/definitions.md#report) from the run's results, keys in schema order.
 
-import { rfc3339Nano } from "../gofmt.ts";
+import { rfc3339Nano } from "../go-compat/fmt.ts";
 import { host, redactScenario } from "../redact.ts";
-import type { Scenario } from "../scenario.ts";
+import type { Scenario } from "../scenario/scenario.ts";
 import { buildAggregate } from "./aggregate.ts";
 import { clientBlock, clientBoundReason } from "./client.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";

@@ -1,6 +1,6 @@
 // Comparability of one-way delay blocks and the ranking rule (docs/definitions.md#comparability, WB-40).
 
-import { fmtG } from "../gofmt.ts";
+import { fmtG } from "../go-compat/fmt.ts";
 import { jsonValue } from "./json.ts";
 import type { ClockBlock, Comparability, DelaySource, PooledDelayBlock, Report } from "./types.ts";
 

@@ -1,6 +1,6 @@
 // Console summary (docs/definitions.md#console-output step 4) and the report file stem (docs/definitions.md#report-files).
 
-import { fileStamp, fmtFixed } from "../gofmt.ts";
+import { fileStamp, fmtFixed } from "../go-compat/fmt.ts";
 import type { Report } from "./types.ts";
 
 /** The verdict line, then, only for a valid aggregate, the two headline lines. */

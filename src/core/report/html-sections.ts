@@ -1,7 +1,7 @@
 // The text parts of the HTML report, rendered from the report object: the header facts, the
 // verdict with comparability and method, and the per-viewer table. Every value is escaped.
 
-import { fmtFixed } from "../gofmt.ts";
+import { fmtFixed } from "../go-compat/fmt.ts";
 import {
   ceilingText,
   clockText,

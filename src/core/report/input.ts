@@ -1,7 +1,7 @@
 // What the report builder is given: everything in run units (nanoseconds, decoded histograms).
 
-import type { Scenario } from "../scenario.ts";
-import type { DelayHistogram } from "../stats.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import type { DelayHistogram } from "../stats/summaries.ts";
 import type { ViewerRecord } from "../types.ts";
 import type {
   CeilingReport,

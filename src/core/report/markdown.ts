@@ -1,6 +1,6 @@
 // The Markdown report (docs/definitions.md#markdown-report), rendered from the report object alone.
 
-import { fmtFixed, fmtG, mdStarted } from "../gofmt.ts";
+import { fmtFixed, fmtG, mdStarted } from "../go-compat/fmt.ts";
 import {
   ceilingText,
   clockText,

@@ -1,6 +1,6 @@
 // Cell and line formatters of the Markdown report (docs/definitions.md#markdown-report), Go fmt verbs through gofmt.ts.
 
-import { fmtFixed, fmtG } from "../gofmt.ts";
+import { fmtFixed, fmtG } from "../go-compat/fmt.ts";
 import type { Summary } from "../types.ts";
 import type { CeilingReport, ClientResources, ClockBlock, ReportScenario, WorkerReport } from "./types.ts";
 

@@ -2,7 +2,7 @@
 // content. The one-way delay line is the only string of the report that contains the phrase
 // "one-way delay"; no line uses the word for delay that the reference tool bans.
 
-import { DelayHistogram } from "../stats.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
 import type { ClockBlock } from "./types.ts";
 
 export const JOIN_METHOD =

@@ -1,7 +1,7 @@
 // Pooled blocks over joined viewers: one-way delay (docs/definitions.md#one-way-delay-pooled) and packet transit (docs/definitions.md#packet-transit-pooled).
 // Histograms merge exactly; the reason texts and the most-common-reason rule follow docs/definitions.md.
 
-import { DelayHistogram } from "../stats.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
 import { frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer } from "./input.ts";

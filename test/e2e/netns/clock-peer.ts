@@ -2,8 +2,8 @@
 // the clock responder (`responder HOST PORT`, its wall clock shifted by
 // WHIPBENCH_TEST_WALL_OFFSET_MS) or the measuring client (`measure HOST PORT`, prints the point
 // as JSON on stdout).
-import { takeWallAnchor } from "../../../src/net/clock.ts";
-import { ClockClient, startResponder } from "../../../src/net/clock-exchange.ts";
+import { takeWallAnchor } from "../../../src/core/clock/clock.ts";
+import { ClockClient, startResponder } from "../../../src/main/split/clock-exchange.ts";
 
 const [mode, host, portText] = process.argv.slice(2);
 const port = Number(portText);

@@ -1,0 +1,340 @@
+// One viewer's per-packet pipeline (docs/definitions.md#viewer-pipeline), pure and synchronous: live counters, RTP
+// statistics and join, packet transit from abs-capture-time, and — when the run publishes and
+// the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the one-way delay
+// sample window. The caller (the viewer's read loop) owns the socket and the clock.
+import { depacketizeH264, keyframeStartH264 } from "../codec/h264.ts";
+import { depacketizeVp8, keyframeStartVp8 } from "../codec/vp8.ts";
+import { type CompletedFrame, Reassembler } from "../rtp/reassembler.ts";
+import { RtpStats } from "../rtp/stats.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
+import type { Codec, OneWayDelayBlocker, ViewerRecord } from "../types.ts";
+import type { ClipTable, Hasher } from "./fingerprint.ts";
+import { Matcher } from "./matcher.ts";
+import type { SendLog } from "./sendlog.ts";
+import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
+
+/** A packet transit above this, or below zero, is implausible (clocks or a rewritten stamp). */
+export const MAX_PLAUSIBLE_TRANSIT_NS = 60e9;
+const VIDEO_CLOCK_RATE = 90000;
+
+export interface ViewerPipelineOptions {
+  /** negotiated track codec: "vp8", "h264" or another name */
+  codec: string;
+  stallNs: number;
+  /** delay samples are taken only from frames whose first packet arrived this long after the viewer's first packet */
+  excludeFirstNs: number;
+  /** monotonic instant of the WHEP POST (ns) */
+  postNs: number;
+  /** wall clock (Unix ns) minus monotonic ns, to turn an arrival into a wall instant */
+  wallMinusMonoNs: number;
+  hasher: Hasher | null;
+  table: ClipTable | null;
+  sendLog: SendLog | null;
+  absCaptureNegotiated: boolean;
+  /** live-metric hook, called with every delay sample (the same samples as the histograms) */
+  onDelaySample?: (delayNs: number, keyframe: boolean) => void;
+  /** live-metric hooks for the stamp source's samples and packet transit samples */
+  onStampSample?: (delayNs: number) => void;
+  onTransitSample?: (transitNs: number) => void;
+  /** RTP clock rate of the track; 90 000 when omitted */
+  clockRate?: number;
+  /**
+   * The publisher's wall clock minus this process's monotonic clock (ns) at [0], for the stamp
+   * source; the caller updates it as a clock exchange measures the offset. Omitted: the
+   * publisher reads this process's wall clock (`wallMinusMonoNs`).
+   */
+  publisherWallMinusMono?: Float64Array;
+  /**
+   * Match a complete frame against the send log only this long after its last packet arrived
+   * (still with that arrival as t1): in a split run the log's entries travel over their own
+   * channel and may arrive after the frame does. 0 (single process): at once.
+   */
+  matchDelayNs?: number;
+}
+
+export type ViewerPipelineResult = Pick<
+  ViewerRecord,
+  | "rtp"
+  | "oneWayDelay"
+  | "oneWayDelayBlocker"
+  | "delayHist"
+  | "delayKeyHist"
+  | "delayDeltaHist"
+  | "packetTransit"
+  | "transitHist"
+  | "stampDelay"
+  | "stampHist"
+  | "stampKeyHist"
+  | "stampDeltaHist"
+> & { codec: string };
+
+function isCodec(c: string): c is Codec {
+  return c === "vp8" || c === "h264";
+}
+
+const notKey = (_payload: Uint8Array): boolean => false;
+
+/** A completed frame whose match is deferred: its fingerprint and instants, not its payload. */
+interface HashedFrame {
+  fp: bigint | null;
+  timestamp: number;
+  arrivalNs: number;
+  firstNs: number;
+}
+
+export class ViewerPipeline {
+  /** packets and payload bytes read (every packet, duplicates included), for per-second deltas */
+  packets = 0;
+  payloadBytes = 0;
+  /** POST → first RTP packet, ns; −1 before */
+  firstRtpNs = -1;
+  /** POST → marker packet of the first complete keyframe, ns; −1 before */
+  firstKeyframeNs = -1;
+
+  private readonly codec: string;
+  private readonly postNs: number;
+  private readonly excludeFirstNs: number;
+  private readonly wallMinusMonoNs: number;
+  private readonly negotiated: boolean;
+  private readonly blocker: OneWayDelayBlocker;
+  private readonly rtp: RtpStats;
+  private readonly keyframeStart: (payload: Uint8Array) => boolean;
+  private sampleFromNs = 0;
+  private readonly stamp: StampDelay | null = null;
+
+  private stamped = 0;
+  private transitInvalid = 0;
+  private readonly transitHist = new DelayHistogram();
+
+  // one-way delay (fingerprint) pipeline; all null unless it runs
+  private readonly fpCodec: Codec | null = null;
+  private readonly reasm: Reassembler | null = null;
+  private readonly matcher: Matcher | null = null;
+  private readonly hasher: Hasher | null = null;
+  private readonly table: ClipTable | null = null;
+  private readonly onDelaySample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly onTransitSample: ((transitNs: number) => void) | null;
+  private readonly out: CompletedFrame[] = [];
+  private readonly matchDelayNs: number;
+  // frames waiting for their match (split runs): fingerprinted already, so no payload is kept
+  private readonly deferred: HashedFrame[] = [];
+  // every sample goes to exactly one of these two; the histogram of all frames is their union (finish)
+  private readonly delayKeyHist: DelayHistogram | null = null;
+  private readonly delayDeltaHist: DelayHistogram | null = null;
+  private completeFrames = 0;
+  private samples = 0;
+  private invalid = 0;
+  private unmatched = 0;
+  private excluded = 0;
+  private duplicates = 0;
+  private keySamples = 0;
+  private deltaSamples = 0;
+
+  constructor(o: ViewerPipelineOptions) {
+    this.codec = o.codec;
+    this.postNs = o.postNs;
+    this.excludeFirstNs = o.excludeFirstNs;
+    this.wallMinusMonoNs = o.wallMinusMonoNs;
+    this.negotiated = o.absCaptureNegotiated;
+    this.onDelaySample = o.onDelaySample ?? null;
+    this.onTransitSample = o.onTransitSample ?? null;
+    this.matchDelayNs = o.matchDelayNs ?? 0;
+    const keyframeStart =
+      o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
+    this.keyframeStart = keyframeStart;
+    this.rtp = new RtpStats({
+      clockRate: o.clockRate ?? VIDEO_CLOCK_RATE,
+      stallNs: o.stallNs,
+      keyframeStart,
+    });
+    if (o.absCaptureNegotiated && isCodec(o.codec)) {
+      this.stamp = new StampDelay(
+        o.publisherWallMinusMono ?? Float64Array.of(o.wallMinusMonoNs),
+        o.onStampSample ?? null,
+      );
+      this.reasm = new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
+    }
+
+    if (o.sendLog === null || o.table === null || o.hasher === null) {
+      this.blocker = { kind: "no_send_log" };
+    } else if (!isCodec(o.codec)) {
+      this.blocker = { kind: "codec", codec: o.codec };
+    } else {
+      this.blocker = { kind: "none" };
+      this.fpCodec = o.codec;
+      this.reasm ??= new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
+      this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
+      this.hasher = o.hasher;
+      this.table = o.table;
+      this.delayKeyHist = new DelayHistogram();
+      this.delayDeltaHist = new DelayHistogram();
+    }
+  }
+
+  /** The viewer has received a complete keyframe (join criterion; the timeout is the caller's). */
+  get joined(): boolean {
+    return this.firstKeyframeNs >= 0;
+  }
+
+  /**
+   * One packet, in read order. `arrivalNs` is the monotonic instant it was read (ns);
+   * `captureWallNs` its abs-capture-time as Unix ns, or −1 when it had none. The payload is
+   * handed over: the pipeline may keep a reference until its frame completes.
+   */
+  onPacket(
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+    arrivalNs: number,
+    captureWallNs: number,
+  ): void {
+    const sincePost = arrivalNs - this.postNs;
+    if (this.packets === 0) {
+      this.sampleFromNs = arrivalNs + this.excludeFirstNs;
+      this.firstRtpNs = sincePost;
+    }
+    this.packets++;
+    this.payloadBytes += payload.length;
+
+    const rtp = this.rtp;
+    rtp.push(seq, ts, marker, payload, sincePost);
+    if (this.firstKeyframeNs < 0 && rtp.firstKeyframeArrivalNs >= 0) {
+      this.firstKeyframeNs = rtp.firstKeyframeArrivalNs;
+    }
+
+    if (this.negotiated && captureWallNs !== -1) {
+      this.stamped++;
+      const transit = arrivalNs + this.wallMinusMonoNs - captureWallNs;
+      if (transit < 0 || transit > MAX_PLAUSIBLE_TRANSIT_NS) this.transitInvalid++;
+      else {
+        this.transitHist.recordNs(transit);
+        if (this.onTransitSample !== null) this.onTransitSample(transit);
+      }
+    }
+
+    if (this.stamp !== null) {
+      this.stamp.packet(seq, ts, this.negotiated ? captureWallNs : -1, this.keyframeStart(payload));
+    }
+    if (this.reasm !== null) {
+      const out = this.out;
+      const n = this.reasm.push(seq, ts, marker, payload, arrivalNs, out);
+      for (let j = 0; j < n; j++) {
+        const f = out[j]!;
+        if (this.hasher !== null) {
+          const fp = f.pieces !== null ? this.hasher.fingerprint(this.fpCodec!, f.pieces) : null;
+          if (this.matchDelayNs > 0)
+            this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, firstNs: f.firstNs });
+          else this.classify(fp, f);
+        }
+        if (this.stamp !== null) this.stamp.frame(f, f.firstNs < this.sampleFromNs);
+      }
+      out.length = 0;
+    }
+    if (this.deferred.length > 0) this.drainDeferred(arrivalNs - this.matchDelayNs);
+  }
+
+  /**
+   * docs/definitions.md#viewer-pipeline step 5: one completed frame's fingerprint outcome, then the sample window. `fp` is the
+   * frame's fingerprint, null when the depacketiser rejected it or it has no fingerprint.
+   */
+  private classify(fp: bigint | null, f: HashedFrame | CompletedFrame): void {
+    this.completeFrames++;
+    // 0 sample, 1 invalid, 2 unmatched, 3 duplicate
+    let outcome = 2;
+    let key = false;
+    let delayNs = 0;
+    if (fp !== null) {
+      const hit = this.table!.lookup(fp);
+      if (hit.status === "unique") {
+        const m = this.matcher!;
+        if (m.match(hit.index, f.timestamp, f.arrivalNs) === "sampled") {
+          outcome = 0;
+          delayNs = m.delayNs;
+          key = this.table!.isKeyframe(hit.index);
+        } else {
+          outcome = 1;
+        }
+      } else if (hit.status === "duplicate") {
+        outcome = 3;
+      }
+    }
+    if (f.firstNs < this.sampleFromNs) {
+      this.excluded++;
+      return;
+    }
+    if (outcome === 0) {
+      this.samples++;
+      if (key) {
+        this.keySamples++;
+        this.delayKeyHist!.recordNs(delayNs);
+      } else {
+        this.deltaSamples++;
+        this.delayDeltaHist!.recordNs(delayNs);
+      }
+      if (this.onDelaySample !== null) this.onDelaySample(delayNs, key);
+    } else if (outcome === 1) {
+      this.invalid++;
+    } else if (outcome === 2) {
+      this.unmatched++;
+    } else {
+      this.duplicates++;
+    }
+  }
+
+  /** Classify the deferred frames whose last packet arrived at or before `untilNs`, in order. */
+  private drainDeferred(untilNs: number): void {
+    const d = this.deferred;
+    let n = 0;
+    while (n < d.length && (d[n] as HashedFrame).arrivalNs <= untilNs) {
+      const h = d[n++] as HashedFrame;
+      this.classify(h.fp, h);
+    }
+    if (n > 0) d.splice(0, n);
+  }
+
+  /** The viewer's figures at the end (histograms encoded for the thread crossing). */
+  finish(): ViewerPipelineResult {
+    this.drainDeferred(Number.POSITIVE_INFINITY);
+    const r = this.reasm;
+    // the fingerprint block reports the reassembler only when the fingerprint source ran
+    const fp = this.hasher !== null ? r : null;
+    const st = this.stamp;
+    const empty = (): DelayHistogram => new DelayHistogram();
+    return {
+      codec: this.codec,
+      rtp: this.rtp.report(),
+      oneWayDelay: {
+        frameEnd: fp !== null ? fp.frameEnd : "",
+        completeFrames: this.completeFrames,
+        incompleteFrames: fp !== null ? fp.incompleteFrames : 0,
+        samples: this.samples,
+        invalid: this.invalid,
+        unmatchedFrames: this.unmatched,
+        excludedFrames: this.excluded,
+        duplicateFrames: this.duplicates,
+        lateCompletedFrames: fp !== null ? fp.lateCompletedFrames : 0,
+        keyframeSamples: this.keySamples,
+        deltaFrameSamples: this.deltaSamples,
+      },
+      oneWayDelayBlocker: this.blocker,
+      delayHist: DelayHistogram.union(this.delayKeyHist ?? empty(), this.delayDeltaHist ?? empty()).encode(),
+      delayKeyHist: (this.delayKeyHist ?? empty()).encode(),
+      delayDeltaHist: (this.delayDeltaHist ?? empty()).encode(),
+      packetTransit: { negotiated: this.negotiated, stamped: this.stamped, invalid: this.transitInvalid },
+      transitHist: this.transitHist.encode(),
+      stampDelay:
+        st !== null && r !== null
+          ? {
+              ...st.counters(),
+              frameEnd: r.frameEnd,
+              incompleteFrames: r.incompleteFrames,
+              lateCompletedFrames: r.lateCompletedFrames,
+            }
+          : emptyStampCounters(),
+      stampHist: (st?.all() ?? empty()).encode(),
+      stampKeyHist: (st?.keyHist ?? empty()).encode(),
+      stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
+    };
+  }
+}

@@ -1,0 +1,336 @@
+// Frame reassembly for one viewer (docs/definitions.md#reassembly): turns RTP packets with their arrival instants
+// into complete frames, each with the instant it became whole (t1). Not pion's samplebuilder:
+// it keeps every packet's arrival and decides completeness itself.
+//
+// State per viewer: `seen` (recent packets by extended sequence number: timestamp + arrival)
+// in a SeenRing (a map without allocation per packet); `pending` frames (pooled objects, a
+// handful) in an array kept sorted by `lo` and scanned; `closed` timestamps in a Map in the
+// order they closed. Payloads are kept by reference: the caller hands over ownership of each
+// payload buffer. Per packet nothing is allocated; per completed frame, the CompletedFrame
+// and whatever the depacketiser returns.
+
+import type { FrameEnd } from "../types.ts";
+import { SeenRing } from "./seen-ring.ts";
+
+/** How long a frame may stay incomplete after its first packet arrived. */
+export const WINDOW_NS = 1e9;
+/** Seen packets and closed frames older than this are forgotten (pruned at most once per WINDOW_NS). */
+const FORGET_NS = 2 * WINDOW_NS;
+/**
+ * At most this many frames pending at once. A stream has a handful (one per frame still
+ * within WINDOW_NS of its first packet: 30 at 30 fps when every frame loses a packet); a
+ * sender inventing a new timestamp per packet would otherwise make every push scan thousands
+ * of them (quadratic time). Past it the frame whose first packet arrived earliest is given
+ * up as incomplete, as expiry would do a little later.
+ */
+export const MAX_PENDING = 256;
+
+/** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
+export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
+
+export interface CompletedFrame {
+  timestamp: number;
+  /** depacketised pieces (concatenated they are the frame); null when the depacketiser rejected it */
+  pieces: Uint8Array[] | null;
+  /** t1: arrival of the packet at the frame's highest sequence number */
+  arrivalNs: number;
+  /** arrival of the packet that made the frame complete */
+  completedNs: number;
+  /** arrival of the first of its packets to arrive */
+  firstNs: number;
+  /** a packet of the frame arrived strictly after the packet at its highest sequence number */
+  late: boolean;
+}
+
+/** A frame still missing a packet, its head proof or its end. Pooled: arrays are overwritten by index, never shrunk. */
+class PendingFrame {
+  ts = 0;
+  lo = 0;
+  hi = 0;
+  count = 0;
+  firstNs = 0;
+  lastNs = 0; // arrival of the last packet added (arrivals are non-decreasing)
+  hiMarker = false;
+  hiNs = 0;
+  hasMarker = false;
+  readonly exts: number[] = [];
+  readonly payloads: Uint8Array[] = [];
+}
+
+const NO_PAYLOAD = new Uint8Array(0);
+/** Frames of up to this many packets are depacketised from a cached array of their exact length. */
+const CACHED_SIZES = 32;
+
+export class Reassembler {
+  private readonly depacketize: Depacketize;
+
+  private haveSeq = false;
+  private maxExt = 0;
+
+  private readonly seen = new SeenRing();
+  private lastPruneNs = Number.NEGATIVE_INFINITY;
+
+  // pending frames by ascending lo in order[0, pendingCount): a few, scanned (no map); never shrunk
+  private readonly order: PendingFrame[] = [];
+  private pendingCount = 0;
+  private oldestFirstNs = Number.POSITIVE_INFINITY; // ≤ every pending frame's firstNs
+  private readonly pool: PendingFrame[] = [];
+  private readonly closed = new Map<number, number>(); // (ts | 0) → instant closed (int32 keys stay small integers)
+  private readonly bySize: (Uint8Array[] | undefined)[] = []; // depacketiser input arrays by length
+
+  private haveEarliest = false;
+  private earliest = 0;
+
+  private end: FrameEnd = "";
+  private incomplete = 0;
+  private late = 0;
+
+  constructor(depacketize: Depacketize) {
+    this.depacketize = depacketize;
+  }
+
+  /** Frames given up after WINDOW_NS (the viewer's first frame excepted); pending frames at stop are not counted. */
+  get incompleteFrames(): number {
+    return this.incomplete;
+  }
+  /** Complete frames one of whose packets arrived after the packet at their highest sequence number. */
+  get lateCompletedFrames(): number {
+    return this.late;
+  }
+  /** The frame-end rule in force; "" until the first frame completed. */
+  get frameEnd(): FrameEnd {
+    return this.end;
+  }
+
+  /**
+   * Adds one packet (its payload is kept by reference) that arrived at `arrivalNs` (monotonic,
+   * non-decreasing across calls). Appends the frames it completed to `out`, in ascending
+   * sequence order, and returns how many.
+   */
+  push(
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+    arrivalNs: number,
+    out: CompletedFrame[],
+  ): number {
+    if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
+
+    const ext = this.extend(seq);
+    if (this.seen.tsOf(ext) >= 0) return 0; // the first copy wins
+    this.seen.add(ext, ts, arrivalNs);
+    if (!this.haveEarliest || ((ts - this.earliest) | 0) < 0) {
+      this.earliest = ts;
+      this.haveEarliest = true;
+    }
+
+    this.add(ext, ts, marker, payload, arrivalNs);
+    const n = this.pendingCount > 0 ? this.complete(arrivalNs, out) : 0;
+
+    if (arrivalNs - this.lastPruneNs >= WINDOW_NS) this.prune(arrivalNs);
+    return n;
+  }
+
+  /** Sizes of the internal state (for tests and diagnostics; scans the seen ring). */
+  stateSizes(): { seen: number; seenCapacity: number; pending: number; closed: number } {
+    const seen = this.seen;
+    return {
+      seen: seen.size,
+      seenCapacity: seen.capacity,
+      pending: this.pendingCount,
+      closed: this.closed.size,
+    };
+  }
+
+  private extend(seq: number): number {
+    if (!this.haveSeq) {
+      this.haveSeq = true;
+      this.maxExt = 4294967296 + seq;
+      return this.maxExt;
+    }
+    const ext = this.maxExt + (((seq - this.maxExt) << 16) >> 16); // int16(seq − uint16(maxExt))
+    if (ext > this.maxExt) this.maxExt = ext;
+    return ext;
+  }
+
+  /** Adds the packet to its timestamp's pending frame, unless that frame was closed. */
+  private add(ext: number, ts: number, marker: boolean, payload: Uint8Array, at: number): void {
+    const order = this.order;
+    let f: PendingFrame | undefined;
+    for (let i = this.pendingCount - 1; i >= 0; i--) {
+      if (order[i]!.ts === ts) {
+        f = order[i]!;
+        break;
+      }
+    }
+    if (f === undefined) {
+      if (this.closed.has(ts | 0)) return;
+      if (this.pendingCount >= MAX_PENDING) this.giveUpOldest(at);
+      f = this.pool.pop() ?? new PendingFrame();
+      f.ts = ts;
+      f.lo = ext;
+      f.hi = ext;
+      f.count = 0;
+      f.firstNs = at;
+      f.hiMarker = marker;
+      f.hiNs = at;
+      f.hasMarker = false;
+      if (at < this.oldestFirstNs) this.oldestFirstNs = at;
+      this.insertOrdered(f);
+    } else if (ext < f.lo) {
+      f.lo = ext;
+      this.reorder(f);
+    } else if (ext > f.hi) {
+      f.hi = ext;
+      f.hiMarker = marker;
+      f.hiNs = at;
+    }
+    if (marker) f.hasMarker = true;
+    f.lastNs = at;
+    f.exts[f.count] = ext;
+    f.payloads[f.count] = payload;
+    f.count++;
+  }
+
+  private insertOrdered(f: PendingFrame): void {
+    const order = this.order;
+    let i = this.pendingCount++;
+    order[i] = f;
+    for (; i > 0 && order[i - 1]!.lo > f.lo; i--) {
+      order[i] = order[i - 1]!;
+      order[i - 1] = f;
+    }
+  }
+
+  /** Moves f towards the front after its lo decreased. */
+  private reorder(f: PendingFrame): void {
+    const order = this.order;
+    for (let i = order.indexOf(f); i > 0 && order[i - 1]!.lo > f.lo; i--) {
+      order[i] = order[i - 1]!;
+      order[i - 1] = f;
+    }
+  }
+
+  private recycle(f: PendingFrame): void {
+    for (let j = 0; j < f.count; j++) f.payloads[j] = NO_PAYLOAD; // drop the references
+    f.count = 0;
+    this.pool.push(f);
+  }
+
+  /** Gives up the pending frame whose first packet arrived earliest (the pending set is full). */
+  private giveUpOldest(now: number): void {
+    const order = this.order;
+    let oldest = 0;
+    for (let i = 1; i < this.pendingCount; i++) {
+      if (order[i]!.firstNs < order[oldest]!.firstNs) oldest = i;
+    }
+    const f = order[oldest]!;
+    for (let i = oldest + 1; i < this.pendingCount; i++) order[i - 1] = order[i]!;
+    this.pendingCount--;
+    this.closed.set(f.ts | 0, now);
+    if (f.ts !== this.earliest) this.incomplete++;
+    this.recycle(f);
+  }
+
+  /** Gives up every pending frame whose first packet arrived WINDOW_NS or more ago. */
+  private expire(now: number): void {
+    const order = this.order;
+    let w = 0;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < this.pendingCount; r++) {
+      const f = order[r]!;
+      if (now - f.firstNs < WINDOW_NS) {
+        order[w++] = f;
+        if (f.firstNs < oldest) oldest = f.firstNs;
+        continue;
+      }
+      this.closed.set(f.ts | 0, now);
+      if (f.ts !== this.earliest) this.incomplete++;
+      this.recycle(f);
+    }
+    this.pendingCount = w;
+    this.oldestFirstNs = oldest;
+  }
+
+  /** Closes and depacketises every pending frame now whole, in ascending order of lo. */
+  private complete(now: number, out: CompletedFrame[]): number {
+    const order = this.order;
+    let w = 0;
+    let n = 0;
+    for (let r = 0; r < this.pendingCount; r++) {
+      const f = order[r]!;
+      if (!this.whole(f)) {
+        order[w++] = f;
+        continue;
+      }
+      this.closed.set(f.ts | 0, now);
+      const late = f.lastNs > f.hiNs;
+      if (late) this.late++;
+      out.push({
+        timestamp: f.ts,
+        pieces: this.depacketise(f),
+        arrivalNs: f.hiNs,
+        completedNs: now,
+        firstNs: f.firstNs,
+        late,
+      });
+      n++;
+      this.recycle(f);
+    }
+    this.pendingCount = w;
+    return n;
+  }
+
+  /** Every packet present, head proven, end known; sets the frame-end rule as a side effect. */
+  private whole(f: PendingFrame): boolean {
+    if (f.count !== f.hi - f.lo + 1) return false;
+    const head = this.seen.tsOf(f.lo - 1);
+    if (head < 0 || ((head - f.ts) | 0) >= 0) return false;
+    const next = this.seen.tsOf(f.hi + 1);
+    const nextIsLater = next >= 0 && ((next - f.ts) | 0) > 0;
+    if (this.end === "timestamp") return nextIsLater; // markers no longer end a frame
+    if (f.hiMarker) {
+      this.end = "marker";
+      return true;
+    }
+    if (nextIsLater && !f.hasMarker) {
+      this.end = "timestamp";
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Runs lo…hi through the depacketiser, a fresh call per frame (no state crosses frames). The
+   * array it gets is reused afterwards: a depacketiser must not keep it (it may keep the payloads).
+   */
+  private depacketise(f: PendingFrame): Uint8Array[] | null {
+    const n = f.count;
+    let input = n <= CACHED_SIZES ? this.bySize[n] : undefined;
+    if (input === undefined) {
+      input = new Array<Uint8Array>(n).fill(NO_PAYLOAD);
+      if (n <= CACHED_SIZES) this.bySize[n] = input;
+    }
+    for (let j = 0; j < n; j++) input[f.exts[j]! - f.lo] = f.payloads[j]!;
+    let pieces: Uint8Array[] | null;
+    try {
+      pieces = this.depacketize(input);
+    } catch {
+      pieces = null;
+    }
+    for (let j = 0; j < n; j++) input[j] = NO_PAYLOAD;
+    return pieces;
+  }
+
+  /** Forgets seen packets and closed frames older than FORGET_NS. */
+  private prune(now: number): void {
+    this.seen.forgetBefore(now - FORGET_NS);
+    // closed is in insertion order, which is the order of the instants closed: stop at the first young one
+    for (const [ts, at] of this.closed) {
+      if (now - at <= FORGET_NS) break;
+      this.closed.delete(ts);
+    }
+    this.lastPruneNs = now;
+  }
+}

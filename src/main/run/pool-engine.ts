@@ -1,0 +1,95 @@
+// The worker-thread engine: one piscina task per shard, living as long as its viewers. Ticks
+// arrive over a MessagePort per shard; a worker that dies takes only its own viewers with it.
+import { MessageChannel } from "node:worker_threads";
+import { Piscina } from "piscina";
+import type { ViewerRecord } from "../../core/types.ts";
+import { emptyRecord } from "../../core/viewer-record.ts";
+import type {
+  MainToWorker,
+  ShardJob,
+  ShardResult,
+  ShardTask,
+  WorkerFault,
+  WorkerToMain,
+} from "../../workers/protocol.ts";
+import type { Engine, EngineOptions, EngineResult } from "./engine.ts";
+
+export interface PoolEngineOptions extends EngineOptions {
+  workers: number;
+  /** test-only: inject a fault into one shard's worker */
+  fault?: { shard: number } & WorkerFault;
+}
+
+const WORKER = new URL("../../workers/worker-entry.ts", import.meta.url);
+
+export function poolEngine(opts: PoolEngineOptions): Engine {
+  return {
+    workers: opts.workers,
+    async run(tasks, interrupt, onTick): Promise<EngineResult> {
+      const pool = new Piscina({
+        filename: WORKER.href,
+        minThreads: tasks.length,
+        maxThreads: tasks.length,
+        concurrentTasksPerWorker: 1,
+        idleTimeout: 60_000,
+      });
+      const ports: { postMessage(m: MainToWorker): void; close(): void }[] = [];
+      const stopAll = () => {
+        for (const p of ports) p.postMessage({ type: "stop" });
+      };
+      interrupt.addEventListener("abort", stopAll, { once: true });
+      try {
+        const results = await Promise.all(
+          tasks.map(async (task): Promise<ShardResult | { failed: string; task: ShardTask }> => {
+            const { port1, port2 } = new MessageChannel();
+            ports.push(port1);
+            // interrupted before the shards started (during warmup): the listener below never fires
+            if (interrupt.aborted) port1.postMessage({ type: "stop" } satisfies MainToWorker);
+            port1.on("message", (m: WorkerToMain) => {
+              if (m.type === "tick") onTick(m.tick);
+            });
+            const job: ShardJob = { task, port: port2, liveDelays: opts.liveDelays ?? false };
+            if (opts.fault && opts.fault.shard === task.shard) {
+              job.fault = { kind: opts.fault.kind, afterMs: opts.fault.afterMs };
+            }
+            try {
+              return (await pool.run(job, { transferList: [port2] })) as ShardResult;
+            } catch (err) {
+              return { failed: (err as Error).message, task };
+            } finally {
+              port1.close();
+            }
+          }),
+        );
+        const records: ViewerRecord[] = [];
+        const profiles: EngineResult["profiles"] = [];
+        for (const r of results) {
+          if ("failed" in r) {
+            records.push(...deadShard(r.task, r.failed));
+          } else {
+            records.push(...r.records);
+            profiles.push(r.profile);
+          }
+        }
+        return { records, profiles };
+      } finally {
+        interrupt.removeEventListener("abort", stopAll);
+        await pool.destroy();
+      }
+    },
+  };
+}
+
+/** Every viewer of a shard whose worker died is failed, with its own error kind. */
+function deadShard(task: ShardTask, message: string): ViewerRecord[] {
+  return task.viewers.map((v) => {
+    const rec = emptyRecord(v.id, task.sendLog !== null);
+    rec.errorKind = "worker_died";
+    rec.error = `the worker thread running this viewer stopped: ${oneLine(message)}`;
+    return rec;
+  });
+}
+
+function oneLine(text: string): string {
+  return text.split("\n")[0]?.slice(0, 200) ?? "";
+}
