@@ -128,7 +128,15 @@ test("the circle finder finds a circle and only a circle", () => {
     ["e", ["e"]],
   ]);
   assert.deepEqual(circles(g), [["a", "b", "c"], ["e"]]);
-  assert.deepEqual(circles(new Map([["a", ["b"]], ["b", []]])), []);
+  assert.deepEqual(
+    circles(
+      new Map([
+        ["a", ["b"]],
+        ["b", []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test("no import circle in src/", () => {
@@ -144,7 +152,8 @@ test("one-way imports between the rooms", () => {
       if (from === to) continue;
       if (from === "core") broken.push(`${f} → ${d}: src/core imports nothing from the other rooms`);
       if (from === "workers" && to === "main") broken.push(`${f} → ${d}: workers never import main`);
-      if (from === "net" && (to === "main" || to === "workers")) broken.push(`${f} → ${d}: net uses core only`);
+      if (from === "net" && (to === "main" || to === "workers"))
+        broken.push(`${f} → ${d}: net uses core only`);
       if (from === "main" && to === "workers" && !MAIN_MAY_USE_FROM_WORKERS.has(d)) {
         broken.push(`${f} → ${d}: main uses only the shard entry and the protocol from workers`);
       }
