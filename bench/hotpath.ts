@@ -2,7 +2,7 @@
 // recorded-like synthetic packets — the embedded VP8 and H.264 clips packetised at MTU 1200
 // exactly as the publisher sends them, arriving at 30 fps with 20 µs between a frame's packets,
 // 2 ms transit and up to 200 µs of deterministic jitter, abs-capture-time stamped — through
-// src/core/viewer-pipeline.ts for V viewers at once (each packet goes to every viewer in turn,
+// src/core/delay/viewer-pipeline.ts for V viewers at once (each packet goes to every viewer in turn,
 // as from a relay's fan-out, with the send log written just before a frame's first packet).
 // No werift, no sockets: this is our own cost on top of werift's receive path.
 //
