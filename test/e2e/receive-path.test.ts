@@ -55,9 +55,11 @@ for (const codec of ["vp8", "h264"] as const) {
         {
           dropEvery: DROP_EVERY,
           loseEvery: LOSE_EVERY,
-          burst: { legs: 4, packets: PACKETS },
-          wrapAfterPackets: 60,
-          prepareLeg: (tr) => restrictSrtpProfiles(tr, [profile]),
+          test: {
+            burst: { legs: 4, packets: PACKETS },
+            wrapAfterPackets: 60,
+            prepareLeg: (tr) => restrictSrtpProfiles(tr, [profile]),
+          },
         },
         { codec, viewers: 4, rampSeconds: 0, holdSeconds: 5.5, excludeFirstSeconds: 0 },
         receivePathEngine(inThreadEngine(), ["werift", "lean"]),

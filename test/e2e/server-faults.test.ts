@@ -57,13 +57,15 @@ before(() => {
   startedAt = performance.now();
   long = (async () => {
     const { relay, base } = await relayWith({
-      legFaults: {
-        1: { closeViewerAfterMs: 500 },
-        2: { stopForwardingAfterMs: 1000, stopForwardingForMs: 700 },
-        3: { rewriteSeq: "duplicate" },
-        4: { rewriteSeq: "jump" },
+      test: {
+        legFaults: {
+          1: { closeViewerAfterMs: 500 },
+          2: { stopForwardingAfterMs: 1000, stopForwardingForMs: 700 },
+          3: { rewriteSeq: "duplicate" },
+          4: { rewriteSeq: "jump" },
+        },
+        closePublisherAfterMs: 3000,
       },
-      closePublisherAfterMs: 3000,
     });
     try {
       const s = faultScenario(`${base}/long/whip`, `${base}/long/whep`, {
@@ -90,7 +92,7 @@ async function afterLongMedia(): Promise<void> {
 test("timeouts: no answer, ICE that never connects, DTLS that fails, media that never comes, reordering", async () => {
   await afterLongMedia();
   const { relay, base } = await relayWith({
-    legFaults: { 3: { withholdMedia: true }, 4: { rewriteSeq: "reorder" } },
+    test: { legFaults: { 3: { withholdMedia: true }, 4: { rewriteSeq: "reorder" } } },
   });
   const front = new FaultServer({
     target: base,

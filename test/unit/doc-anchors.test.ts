@@ -1,21 +1,12 @@
 // Every `docs/definitions.md#<anchor>` a comment or test cites names a heading of that page, and no
 // file under src/ cites a section sign (the reference's spec is not in this repository).
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { ROOT, sourceFiles } from "./repo-files.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...filesUnder(rel));
-    else if (/\.(ts|js|md)$/.test(e.name)) out.push(rel);
-  }
-  return out;
-}
+const filesUnder = (dir: string): string[] => sourceFiles(dir, /\.(ts|js|md)$/);
 
 /** GitHub's heading anchor: lower case, punctuation but `-` dropped, spaces to `-`. */
 function slug(heading: string): string {

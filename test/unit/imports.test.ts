@@ -3,21 +3,10 @@
 // nothing from src/main, and src/main reaches into src/workers only through the shard entry,
 // the protocol and the worker entry file that piscina loads.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { test } from "node:test";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.(ts|js)$/.test(e.name)) out.push(rel);
-  }
-  return out;
-}
+import { ROOT, sourceFiles } from "./repo-files.ts";
 
 /** Relative module specifiers of one file: static imports and re-exports, dynamic imports, `new URL(…, import.meta.url)`. */
 export function specifiers(text: string): string[] {

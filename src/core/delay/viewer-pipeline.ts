@@ -9,7 +9,7 @@ import { RtpStats } from "../rtp/stats.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayBlocker, ViewerRecord } from "../types.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
-import { Matcher } from "./matcher.ts";
+import { FingerprintDelay } from "./fingerprint-delay.ts";
 import type { SendLog } from "./sendlog.ts";
 import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
 
@@ -74,13 +74,17 @@ function isCodec(c: string): c is Codec {
 
 const notKey = (_payload: Uint8Array): boolean => false;
 
-/** A completed frame whose match is deferred: its fingerprint and instants, not its payload. */
-interface HashedFrame {
-  fp: bigint | null;
-  timestamp: number;
-  arrivalNs: number;
-  firstNs: number;
-}
+/** The fingerprint counters of a viewer whose fingerprint source did not run. */
+const NO_FINGERPRINT = {
+  completeFrames: 0,
+  samples: 0,
+  invalid: 0,
+  unmatchedFrames: 0,
+  excludedFrames: 0,
+  duplicateFrames: 0,
+  keyframeSamples: 0,
+  deltaFrameSamples: 0,
+} as const;
 
 export class ViewerPipeline {
   /** packets and payload bytes read (every packet, duplicates included), for per-second deltas */
@@ -106,29 +110,11 @@ export class ViewerPipeline {
   private transitInvalid = 0;
   private readonly transitHist = new DelayHistogram();
 
-  // one-way delay (fingerprint) pipeline; all null unless it runs
-  private readonly fpCodec: Codec | null = null;
+  // frames are reassembled when either delay source runs; the fingerprint source needs a send log
   private readonly reasm: Reassembler | null = null;
-  private readonly matcher: Matcher | null = null;
-  private readonly hasher: Hasher | null = null;
-  private readonly table: ClipTable | null = null;
-  private readonly onDelaySample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly fingerprint: FingerprintDelay | null = null;
   private readonly onTransitSample: ((transitNs: number) => void) | null;
   private readonly out: CompletedFrame[] = [];
-  private readonly matchDelayNs: number;
-  // frames waiting for their match (split runs): fingerprinted already, so no payload is kept
-  private readonly deferred: HashedFrame[] = [];
-  // every sample goes to exactly one of these two; the histogram of all frames is their union (finish)
-  private readonly delayKeyHist: DelayHistogram | null = null;
-  private readonly delayDeltaHist: DelayHistogram | null = null;
-  private completeFrames = 0;
-  private samples = 0;
-  private invalid = 0;
-  private unmatched = 0;
-  private excluded = 0;
-  private duplicates = 0;
-  private keySamples = 0;
-  private deltaSamples = 0;
 
   constructor(o: ViewerPipelineOptions) {
     this.codec = o.codec;
@@ -136,9 +122,7 @@ export class ViewerPipeline {
     this.excludeFirstNs = o.excludeFirstNs;
     this.wallMinusMonoNs = o.wallMinusMonoNs;
     this.negotiated = o.absCaptureNegotiated;
-    this.onDelaySample = o.onDelaySample ?? null;
     this.onTransitSample = o.onTransitSample ?? null;
-    this.matchDelayNs = o.matchDelayNs ?? 0;
     const keyframeStart =
       o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
     this.keyframeStart = keyframeStart;
@@ -161,13 +145,15 @@ export class ViewerPipeline {
       this.blocker = { kind: "codec", codec: o.codec };
     } else {
       this.blocker = { kind: "none" };
-      this.fpCodec = o.codec;
       this.reasm ??= new Reassembler(o.codec === "vp8" ? depacketizeVp8 : depacketizeH264);
-      this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
-      this.hasher = o.hasher;
-      this.table = o.table;
-      this.delayKeyHist = new DelayHistogram();
-      this.delayDeltaHist = new DelayHistogram();
+      this.fingerprint = new FingerprintDelay({
+        codec: o.codec,
+        hasher: o.hasher,
+        table: o.table,
+        sendLog: o.sendLog,
+        matchDelayNs: o.matchDelayNs ?? 0,
+        onSample: o.onDelaySample ?? null,
+      });
     }
   }
 
@@ -220,85 +206,24 @@ export class ViewerPipeline {
       const out = this.out;
       const n = this.reasm.push(seq, ts, marker, payload, arrivalNs, out);
       for (let j = 0; j < n; j++) {
-        const f = out[j]!;
-        if (this.hasher !== null) {
-          const fp = f.pieces !== null ? this.hasher.fingerprint(this.fpCodec!, f.pieces) : null;
-          if (this.matchDelayNs > 0)
-            this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, firstNs: f.firstNs });
-          else this.classify(fp, f);
-        }
-        if (this.stamp !== null) this.stamp.frame(f, f.firstNs < this.sampleFromNs);
+        const f = out[j] as CompletedFrame;
+        const excluded = f.firstNs < this.sampleFromNs;
+        if (this.fingerprint !== null) this.fingerprint.frame(f, excluded);
+        if (this.stamp !== null) this.stamp.frame(f, excluded);
       }
       out.length = 0;
     }
-    if (this.deferred.length > 0) this.drainDeferred(arrivalNs - this.matchDelayNs);
-  }
-
-  /**
-   * docs/definitions.md#viewer-pipeline step 5: one completed frame's fingerprint outcome, then the sample window. `fp` is the
-   * frame's fingerprint, null when the depacketiser rejected it or it has no fingerprint.
-   */
-  private classify(fp: bigint | null, f: HashedFrame | CompletedFrame): void {
-    this.completeFrames++;
-    // 0 sample, 1 invalid, 2 unmatched, 3 duplicate
-    let outcome = 2;
-    let key = false;
-    let delayNs = 0;
-    if (fp !== null) {
-      const hit = this.table!.lookup(fp);
-      if (hit.status === "unique") {
-        const m = this.matcher!;
-        if (m.match(hit.index, f.timestamp, f.arrivalNs) === "sampled") {
-          outcome = 0;
-          delayNs = m.delayNs;
-          key = this.table!.isKeyframe(hit.index);
-        } else {
-          outcome = 1;
-        }
-      } else if (hit.status === "duplicate") {
-        outcome = 3;
-      }
-    }
-    if (f.firstNs < this.sampleFromNs) {
-      this.excluded++;
-      return;
-    }
-    if (outcome === 0) {
-      this.samples++;
-      if (key) {
-        this.keySamples++;
-        this.delayKeyHist!.recordNs(delayNs);
-      } else {
-        this.deltaSamples++;
-        this.delayDeltaHist!.recordNs(delayNs);
-      }
-      if (this.onDelaySample !== null) this.onDelaySample(delayNs, key);
-    } else if (outcome === 1) {
-      this.invalid++;
-    } else if (outcome === 2) {
-      this.unmatched++;
-    } else {
-      this.duplicates++;
-    }
-  }
-
-  /** Classify the deferred frames whose last packet arrived at or before `untilNs`, in order. */
-  private drainDeferred(untilNs: number): void {
-    const d = this.deferred;
-    let n = 0;
-    while (n < d.length && (d[n] as HashedFrame).arrivalNs <= untilNs) {
-      const h = d[n++] as HashedFrame;
-      this.classify(h.fp, h);
-    }
-    if (n > 0) d.splice(0, n);
+    if (this.fingerprint !== null) this.fingerprint.due(arrivalNs);
   }
 
   /** The viewer's figures at the end (histograms encoded for the thread crossing). */
   finish(): ViewerPipelineResult {
-    this.drainDeferred(Number.POSITIVE_INFINITY);
+    const fpd = this.fingerprint;
+    fpd?.flush();
     const r = this.reasm;
     // the fingerprint block reports the reassembler only when the fingerprint source ran
-    const fp = this.hasher !== null ? r : null;
+    const fp = fpd !== null ? r : null;
+    const c = fpd !== null ? fpd.counters() : NO_FINGERPRINT;
     const st = this.stamp;
     const empty = (): DelayHistogram => new DelayHistogram();
     return {
@@ -306,21 +231,21 @@ export class ViewerPipeline {
       rtp: this.rtp.report(),
       oneWayDelay: {
         frameEnd: fp !== null ? fp.frameEnd : "",
-        completeFrames: this.completeFrames,
+        completeFrames: c.completeFrames,
         incompleteFrames: fp !== null ? fp.incompleteFrames : 0,
-        samples: this.samples,
-        invalid: this.invalid,
-        unmatchedFrames: this.unmatched,
-        excludedFrames: this.excluded,
-        duplicateFrames: this.duplicates,
+        samples: c.samples,
+        invalid: c.invalid,
+        unmatchedFrames: c.unmatchedFrames,
+        excludedFrames: c.excludedFrames,
+        duplicateFrames: c.duplicateFrames,
         lateCompletedFrames: fp !== null ? fp.lateCompletedFrames : 0,
-        keyframeSamples: this.keySamples,
-        deltaFrameSamples: this.deltaSamples,
+        keyframeSamples: c.keyframeSamples,
+        deltaFrameSamples: c.deltaFrameSamples,
       },
       oneWayDelayBlocker: this.blocker,
-      delayHist: DelayHistogram.union(this.delayKeyHist ?? empty(), this.delayDeltaHist ?? empty()).encode(),
-      delayKeyHist: (this.delayKeyHist ?? empty()).encode(),
-      delayDeltaHist: (this.delayDeltaHist ?? empty()).encode(),
+      delayHist: (fpd?.all() ?? empty()).encode(),
+      delayKeyHist: (fpd?.keyHist ?? empty()).encode(),
+      delayDeltaHist: (fpd?.deltaHist ?? empty()).encode(),
       packetTransit: { negotiated: this.negotiated, stamped: this.stamped, invalid: this.transitInvalid },
       transitHist: this.transitHist.encode(),
       stampDelay:

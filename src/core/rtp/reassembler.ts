@@ -10,7 +10,11 @@
 // and whatever the depacketiser returns.
 
 import type { FrameEnd } from "../types.ts";
+import type { CompletedFrame, Depacketize } from "./frames.ts";
+import { FrameDepacketiser, NO_PAYLOAD, PendingFrame } from "./frames.ts";
 import { SeenRing } from "./seen-ring.ts";
+
+export type { CompletedFrame, Depacketize } from "./frames.ts";
 
 /** How long a frame may stay incomplete after its first packet arrived. */
 export const WINDOW_NS = 1e9;
@@ -25,44 +29,8 @@ const FORGET_NS = 2 * WINDOW_NS;
  */
 export const MAX_PENDING = 256;
 
-/** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
-export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
-
-export interface CompletedFrame {
-  timestamp: number;
-  /** depacketised pieces (concatenated they are the frame); null when the depacketiser rejected it */
-  pieces: Uint8Array[] | null;
-  /** t1: arrival of the packet at the frame's highest sequence number */
-  arrivalNs: number;
-  /** arrival of the packet that made the frame complete */
-  completedNs: number;
-  /** arrival of the first of its packets to arrive */
-  firstNs: number;
-  /** a packet of the frame arrived strictly after the packet at its highest sequence number */
-  late: boolean;
-}
-
-/** A frame still missing a packet, its head proof or its end. Pooled: arrays are overwritten by index, never shrunk. */
-class PendingFrame {
-  ts = 0;
-  lo = 0;
-  hi = 0;
-  count = 0;
-  firstNs = 0;
-  lastNs = 0; // arrival of the last packet added (arrivals are non-decreasing)
-  hiMarker = false;
-  hiNs = 0;
-  hasMarker = false;
-  readonly exts: number[] = [];
-  readonly payloads: Uint8Array[] = [];
-}
-
-const NO_PAYLOAD = new Uint8Array(0);
-/** Frames of up to this many packets are depacketised from a cached array of their exact length. */
-const CACHED_SIZES = 32;
-
 export class Reassembler {
-  private readonly depacketize: Depacketize;
+  private readonly depacketiser: FrameDepacketiser;
 
   private haveSeq = false;
   private maxExt = 0;
@@ -76,7 +44,6 @@ export class Reassembler {
   private oldestFirstNs = Number.POSITIVE_INFINITY; // ≤ every pending frame's firstNs
   private readonly pool: PendingFrame[] = [];
   private readonly closed = new Map<number, number>(); // (ts | 0) → instant closed (int32 keys stay small integers)
-  private readonly bySize: (Uint8Array[] | undefined)[] = []; // depacketiser input arrays by length
 
   private haveEarliest = false;
   private earliest = 0;
@@ -86,7 +53,7 @@ export class Reassembler {
   private late = 0;
 
   constructor(depacketize: Depacketize) {
-    this.depacketize = depacketize;
+    this.depacketiser = new FrameDepacketiser(depacketize);
   }
 
   /** Frames given up after WINDOW_NS (the viewer's first frame excepted); pending frames at stop are not counted. */
@@ -269,7 +236,7 @@ export class Reassembler {
       if (late) this.late++;
       out.push({
         timestamp: f.ts,
-        pieces: this.depacketise(f),
+        pieces: this.depacketiser.depacketise(f),
         arrivalNs: f.hiNs,
         completedNs: now,
         firstNs: f.firstNs,
@@ -305,24 +272,6 @@ export class Reassembler {
    * Runs lo…hi through the depacketiser, a fresh call per frame (no state crosses frames). The
    * array it gets is reused afterwards: a depacketiser must not keep it (it may keep the payloads).
    */
-  private depacketise(f: PendingFrame): Uint8Array[] | null {
-    const n = f.count;
-    let input = n <= CACHED_SIZES ? this.bySize[n] : undefined;
-    if (input === undefined) {
-      input = new Array<Uint8Array>(n).fill(NO_PAYLOAD);
-      if (n <= CACHED_SIZES) this.bySize[n] = input;
-    }
-    for (let j = 0; j < n; j++) input[f.exts[j]! - f.lo] = f.payloads[j]!;
-    let pieces: Uint8Array[] | null;
-    try {
-      pieces = this.depacketize(input);
-    } catch {
-      pieces = null;
-    }
-    for (let j = 0; j < n; j++) input[j] = NO_PAYLOAD;
-    return pieces;
-  }
-
   /** Forgets seen packets and closed frames older than FORGET_NS. */
   private prune(now: number): void {
     this.seen.forgetBefore(now - FORGET_NS);

@@ -28,13 +28,28 @@ function outputOptions(c: Command): void {
     .option("--no-html", "do not write the HTML report");
 }
 
-function program(setCode: (code: number) => void): Command {
+type SetCode = (code: number) => void;
+
+function program(setCode: SetCode): Command {
   const p = new Command("whipbench")
     .description("Load engine and benchmark for WebRTC media servers over WHIP and WHEP")
     .addHelpText("after", `\nRun \`whipbench <command> --help\` for its flags.\n\n${ETIQUETTE}\n`)
     .version(`whipbench ${version()}`, "-v, --version", "print the version")
     .exitOverride();
+  addRun(p, setCode);
+  addView(p, setCode);
+  addPublish(p, setCode);
+  addRelay(p, setCode);
+  p.command("version")
+    .description("print the version")
+    .action(() => {
+      process.stdout.write(`whipbench ${version()}\n`);
+      setCode(0);
+    });
+  return p;
+}
 
+function addRun(p: Command, setCode: SetCode): void {
   p.command("run")
     .description("one publisher plus viewers on a ramp; with no scenario, against the built-in relay")
     .argument("[scenario]", "scenario JSON file (default: 10 VP8 viewers through the built-in relay)")
@@ -51,7 +66,9 @@ function program(setCode: (code: number) => void): Command {
 
     .action(async (file: string | undefined, opts) => setCode(await runCommand(file, opts)));
   outputOptions(p.commands[p.commands.length - 1] as Command);
+}
 
+function addView(p: Command, setCode: SetCode): void {
   p.command("view")
     .description("N concurrent WHEP viewers of a stream someone else publishes, then a report")
     .option("--whep <url>", "WHEP endpoint URL (required)")
@@ -91,7 +108,9 @@ function program(setCode: (code: number) => void): Command {
     )
     .action(async (opts) => setCode(await viewCommand(opts)));
   outputOptions(p.commands[p.commands.length - 1] as Command);
+}
 
+function addPublish(p: Command, setCode: SetCode): void {
   p.command("publish")
     .description("publish the clip in a loop over WHIP (no report)")
     .option("--whip <url>", "WHIP endpoint URL (required)")
@@ -118,7 +137,9 @@ function program(setCode: (code: number) => void): Command {
       hostPortFlag("--send-log-listen", false),
     )
     .action(async (opts) => setCode(await publishCommand(opts)));
+}
 
+function addRelay(p: Command, setCode: SetCode): void {
   p.command("relay")
     .description("serve the built-in WHIP/WHEP relay: WHIP at /<stream>/whip, WHEP at /<stream>/whep")
     .option("--listen <addr>", "HTTP listen address", listenFlag("--listen"), {
@@ -145,14 +166,6 @@ function program(setCode: (code: number) => void): Command {
     .option("--counter-offer", "answer WHEP with 406 and the relay's own offer (viewer PATCHes its answer)")
     .option("--token-env <name>", "require the bearer token held by this environment variable")
     .action(async (opts) => setCode(await relayCommand(opts)));
-
-  p.command("version")
-    .description("print the version")
-    .action(() => {
-      process.stdout.write(`whipbench ${version()}\n`);
-      setCode(0);
-    });
-  return p;
 }
 
 export async function main(argv: string[]): Promise<number> {

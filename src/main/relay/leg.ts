@@ -10,7 +10,7 @@ export interface Leg {
   sending: boolean;
   /** packets offered to this leg, for DropEvery */
   forwarded: number;
-  /** test-only fault of this leg (RelayOptions.legFaults) */
+  /** test-only fault of this leg (RelayTestHooks.legFaults) */
   fault?: LegFaultState;
 }
 

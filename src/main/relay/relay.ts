@@ -4,64 +4,22 @@
 // check that the benchmark survives what real servers do. Never a production server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
-import { keyframeStartH264 } from "../../core/codec/h264.ts";
-import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
+import type { RTCPeerConnection } from "werift";
 import {
   ABS_CAPTURE_TIME_URI,
   absCaptureId,
   filterCandidates,
   gatheringComplete,
-  type IceOptions,
   newPeer,
   videoCodecs,
 } from "../../net/rtc.ts";
-import { Burst, type BurstOptions, WrapShift } from "./conformance.ts";
+import { forward, type Stream } from "./forward.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
-import { type LegFault, LegFaultState, type LegPacket } from "./leg-faults.ts";
+import { LegFaultState } from "./leg-faults.ts";
+import type { RelayOptions } from "./options.ts";
 
-export interface RelayOptions {
-  ice: IceOptions;
-  /** require `Authorization: Bearer <token>` on every request */
-  token?: string | undefined;
-  /** refuse WHEP attempts past this many with 503 (0 = no limit) */
-  maxViewers?: number;
-  /** drop every n-th packet per leg before the leg's NACK responder sees it (unrecoverable) */
-  dropEvery?: number;
-  /** lose every n-th packet per leg beneath the NACK responder (a NACK repairs it) */
-  loseEvery?: number;
-  /** forward with every marker bit cleared */
-  clearMarker?: boolean;
-  /** forward with no header extension at all */
-  stripExtensions?: boolean;
-  /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer (issue 6) */
-  counterOffer?: boolean;
-  /**
-   * test-only: called with each viewer leg's transceiver once its local description is set, before
-   * ICE gathering (the receive-path test restricts the leg's SRTP profiles here)
-   */
-  prepareLeg?: (tr: RTCRtpTransceiver) => void;
-  /** test-only: start every leg on the same packet once `legs` are connected, stop each after `packets` */
-  burst?: BurstOptions;
-  /** test-only: shift sequence numbers and timestamps so both wrap this many packets into the stream */
-  wrapAfterPackets?: number;
-  /** test-only: faults of single viewer legs, by leg number (the n-th WHEP offer the relay took, from 1) */
-  legFaults?: Record<number, LegFault>;
-  /** test-only: close the publisher's peer connection this long after it connected (WHIP fails mid-run) */
-  closePublisherAfterMs?: number;
-}
-
-interface Stream {
-  publisher: RTCPeerConnection | null;
-  codec: "vp8" | "h264" | null;
-  ready: boolean;
-  readyWaiters: (() => void)[];
-  legs: Set<Leg>;
-  attempts: number;
-  burst?: Burst;
-  wrap?: WrapShift;
-}
+export type { RelayOptions, RelayTestHooks } from "./options.ts";
 
 export class Relay {
   readonly opts: RelayOptions;
@@ -101,7 +59,7 @@ export class Relay {
     return this.streams.get(name)?.legs.size ?? 0;
   }
 
-  /** Test-only: the state of leg n's fault (RelayOptions.legFaults), once that leg exists. */
+  /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
   legFault(n: number): LegFaultState | undefined {
     return this.legFaultStates.get(n);
   }
@@ -175,7 +133,7 @@ export class Relay {
     this.sessions.set(id, { stream, leg: null, pc });
     pc.connectionStateChange.subscribe((state) => {
       if ((state === "failed" || state === "closed") && stream.publisher === pc) stream.publisher = null;
-      const after = this.opts.closePublisherAfterMs;
+      const after = this.opts.test?.closePublisherAfterMs;
       if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
     });
     sdpReply(res, 201, filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice), `/session/${id}`);
@@ -194,51 +152,9 @@ export class Relay {
           stream.ready = true;
           for (const w of stream.readyWaiters.splice(0)) w();
         }
-        this.forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI]);
+        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts);
       });
     });
-  }
-
-  private forward(stream: Stream, rtp: RtpPacket, abs: unknown): void {
-    const absPayload = !this.opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
-    let seq = rtp.header.sequenceNumber;
-    let ts = rtp.header.timestamp;
-    let limit = Number.POSITIVE_INFINITY;
-    if (this.opts.burst) {
-      stream.burst ??= new Burst(this.opts.burst);
-      let connected = 0;
-      for (const leg of stream.legs) if (leg.sending) connected++;
-      const key = stream.codec === "h264" ? keyframeStartH264(rtp.payload) : keyframeStartVp8(rtp.payload);
-      if (!stream.burst.admit(connected, key)) return;
-      limit = stream.burst.limit;
-    }
-    if (this.opts.wrapAfterPackets) {
-      stream.wrap ??= new WrapShift(this.opts.wrapAfterPackets);
-      stream.wrap.see(seq, ts);
-      seq = stream.wrap.seq(seq);
-      ts = stream.wrap.ts(ts);
-    }
-    const marker = this.opts.clearMarker ? false : rtp.header.marker;
-    const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
-    for (const leg of stream.legs) {
-      if (!leg.sending || leg.forwarded >= limit) continue;
-      leg.forwarded++;
-      if (this.opts.dropEvery && leg.forwarded % this.opts.dropEvery === 0) continue;
-      const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
-      for (const p of out) {
-        const header = new RtpHeader({
-          sequenceNumber: p.seq,
-          timestamp: p.ts,
-          marker: p.marker,
-          payloadType: rtp.header.payloadType,
-        });
-        if (absPayload && leg.absId) {
-          header.extension = true;
-          header.extensions = [{ id: leg.absId, payload: absPayload }];
-        }
-        leg.tr.sender.sendRtp(new RtpPacket(header, p.payload)).catch(() => {});
-      }
-    }
   }
 
   /** A test-only timer, cleared when the relay closes. */
@@ -283,7 +199,7 @@ export class Relay {
         await pc.setLocalDescription(await pc.createAnswer());
         leg.absId = absCaptureId(tr.headerExtensions);
       }
-      this.opts.prepareLeg?.(leg.tr);
+      this.opts.test?.prepareLeg?.(leg.tr);
       await gatheringComplete(pc, 5000);
     } catch {
       await pc.close().catch(() => {});
@@ -291,7 +207,7 @@ export class Relay {
     }
     if (this.opts.loseEvery) installLoss(leg, this.opts.loseEvery);
     const n = Number(id.slice(1));
-    const fault = this.opts.legFaults?.[n];
+    const fault = this.opts.test?.legFaults?.[n];
     if (fault) {
       leg.fault = new LegFaultState(fault);
       this.legFaultStates.set(n, leg.fault);
