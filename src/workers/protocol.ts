@@ -71,19 +71,12 @@ export interface ShardResult {
   profile: ShardProfile;
 }
 
-/** Test-only fault injection: what a worker does to itself after `afterMs`. */
-export interface WorkerFault {
-  kind: "throw" | "exit" | "busy";
-  afterMs: number;
-}
-
 /** The one long-lived task a worker runs: a whole shard. */
 export interface ShardJob {
   task: ShardTask;
   /** the worker's end of a MessageChannel: ticks go out, "stop" comes in */
   port: MessagePort;
   liveDelays: boolean;
-  fault?: WorkerFault;
 }
 
 export type MainToWorker = { type: "stop" };

@@ -13,7 +13,6 @@ export default async function shardWorker(job: ShardJob): Promise<ShardResult> {
   job.port.on("message", (m: MainToWorker) => {
     if (m.type === "stop") stop.abort();
   });
-  if (job.fault) injectFault(job.fault);
   try {
     return await runShard(
       job.task,
@@ -27,25 +26,4 @@ export default async function shardWorker(job: ShardJob): Promise<ShardResult> {
   } finally {
     job.port.close();
   }
-}
-
-function injectFault(fault: NonNullable<ShardJob["fault"]>): void {
-  setTimeout(() => {
-    if (fault.kind === "exit") process.exit(7);
-    if (fault.kind === "throw") {
-      // an uncaught exception in the worker: the thread dies with it
-      setImmediate(() => {
-        throw new Error("injected worker fault");
-      });
-    }
-    if (fault.kind === "busy") {
-      // block the loop 60 ms out of every 100 ms: an overloaded client
-      setInterval(() => {
-        const until = performance.now() + 60;
-        while (performance.now() < until) {
-          // spin
-        }
-      }, 100).unref();
-    }
-  }, fault.afterMs).unref();
 }

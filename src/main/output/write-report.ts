@@ -11,20 +11,17 @@ export interface ReportFiles {
   markdown: string;
 }
 
-/** The variable of the test-only write delay (test/e2e/process-faults.test.ts). */
-export const TEST_WRITE_DELAY_ENV = "WHIPBENCH_TEST_WRITE_DELAY_MS";
-let testDelayTaken = false;
+/** Awaited between writing a file's temporary copy and renaming it; none in production. */
+export type BeforeRenameHook = (path: string) => Promise<void>;
+let beforeRename: BeforeRenameHook | null = null;
 
 /**
- * Test-only: WHIPBENCH_TEST_WRITE_DELAY_MS holds the process's first report file this long
- * (at most 60 s) between writing its temporary file and renaming it, so that a test can
- * signal the process while it writes. Unset, empty or not a positive number: no delay.
+ * The one injection point of the write path, for tests only: the process-faults test preloads
+ * test/e2e/faults/write-delay.ts into a child whipbench, which sets a hook that holds the first
+ * report file so the test can signal the process while it writes.
  */
-function takeTestWriteDelayMs(): number {
-  if (testDelayTaken) return 0;
-  testDelayTaken = true;
-  const ms = Number(process.env[TEST_WRITE_DELAY_ENV] ?? "");
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 60_000) : 0;
+export function setBeforeRenameHook(hook: BeforeRenameHook | null): void {
+  beforeRename = hook;
 }
 
 /** Temporary files being written; removed if the process exits first (a second signal). */
@@ -46,8 +43,7 @@ export async function writeAtomic(path: string, text: string): Promise<void> {
   pending.add(tmp);
   try {
     await writeFile(tmp, text, { mode: 0o600 });
-    const delayMs = takeTestWriteDelayMs();
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (beforeRename !== null) await beforeRename(path);
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});

@@ -4,20 +4,16 @@ import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
-import type {
-  MainToWorker,
-  ShardJob,
-  ShardResult,
-  ShardTask,
-  WorkerFault,
-  WorkerToMain,
-} from "../../workers/protocol.ts";
+import type { MainToWorker, ShardJob, ShardResult, ShardTask, WorkerToMain } from "../../workers/protocol.ts";
 import type { Engine, EngineOptions, EngineResult } from "./engine.ts";
 
 export interface PoolEngineOptions extends EngineOptions {
   workers: number;
-  /** test-only: inject a fault into one shard's worker */
-  fault?: { shard: number } & WorkerFault;
+  /**
+   * tests only: the shards run through this worker entry instead (one that wraps the real one,
+   * test/e2e/faulty-worker.ts), which reads `workerData` (piscina's) for what to do
+   */
+  test?: { workerEntry: URL; workerData?: unknown };
 }
 
 const WORKER = new URL("../../workers/worker-entry.ts", import.meta.url);
@@ -27,7 +23,8 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
     workers: opts.workers,
     async run(tasks, interrupt, onTick): Promise<EngineResult> {
       const pool = new Piscina({
-        filename: WORKER.href,
+        filename: (opts.test?.workerEntry ?? WORKER).href,
+        ...(opts.test?.workerData !== undefined ? { workerData: opts.test.workerData } : {}),
         minThreads: tasks.length,
         maxThreads: tasks.length,
         concurrentTasksPerWorker: 1,
@@ -49,9 +46,6 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
               if (m.type === "tick") onTick(m.tick);
             });
             const job: ShardJob = { task, port: port2, liveDelays: opts.liveDelays ?? false };
-            if (opts.fault && opts.fault.shard === task.shard) {
-              job.fault = { kind: opts.fault.kind, afterMs: opts.fault.afterMs };
-            }
             try {
               return (await pool.run(job, { transferList: [port2] })) as ShardResult;
             } catch (err) {
