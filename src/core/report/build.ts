@@ -4,9 +4,9 @@ import { rfc3339Nano } from "../go-compat/fmt.ts";
 import { host, redactScenario } from "../redact.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { buildAggregate } from "./aggregate.ts";
-import { clientBlock, clientBoundReason } from "./client.ts";
+import { clientBlock, clientBoundReason } from "./client-block.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
-import { methodLines } from "./method.ts";
+import { methodLines } from "./method-lines.ts";
 import type { JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
 import {

@@ -10,7 +10,7 @@ import {
   resourcesText,
   scenarioText,
   workersText,
-} from "./md-cells.ts";
+} from "./markdown-cells.ts";
 import type { PooledDelayBlock, Report, ViewerReport } from "./types.ts";
 import { fmtPercent } from "./verdict.ts";
 

@@ -14,7 +14,7 @@ import {
   scenarioText,
   summaryRow,
   workersText,
-} from "./md-cells.ts";
+} from "./markdown-cells.ts";
 import type {
   Aggregate,
   CeilingReport,
