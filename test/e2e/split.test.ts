@@ -16,6 +16,7 @@ import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { run } from "../../src/main/run/runner.ts";
+import { wallOffsetEnv } from "./faults/wall-offset.ts";
 import { runThroughRelay } from "./harness.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/whipbench.js", import.meta.url));
@@ -53,7 +54,7 @@ function startPublisher(
       `127.0.0.1:${logPort}`,
     ],
     {
-      env: { ...process.env, WHIPBENCH_TEST_WALL_OFFSET_MS: String(OFFSET_MS) },
+      env: { ...process.env, ...wallOffsetEnv(OFFSET_MS) },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

@@ -47,19 +47,21 @@ export function edgeWallReading(): { wallNs: number; monoNs: number; uncertainty
   return best;
 }
 
+let testOffsetNs = 0;
+
 /**
- * Test hook: WHIPBENCH_TEST_WALL_OFFSET_MS shifts this process's wall clock by that many ms, so
- * the tests can give a publisher and a viewer process clocks that differ by a known offset.
+ * The clock's one injection point, for tests only: shifts the wall anchors this process takes
+ * from now on by `ns`, so that a publisher and a viewer process have clocks that differ by a
+ * known offset (test/e2e/faults/wall-offset.ts sets it in a child through a preloaded module).
  */
-function injectedOffsetNs(): number {
-  const v = Number(process.env["WHIPBENCH_TEST_WALL_OFFSET_MS"] ?? "0");
-  return Number.isFinite(v) ? v * 1e6 : 0;
+export function setTestWallOffsetNs(ns: number): void {
+  testOffsetNs = ns;
 }
 
 /** Take the anchor from an edge-aligned wall reading. */
 export function takeWallAnchor(): WallAnchor {
   const r = edgeWallReading();
-  return { wallNs: r.wallNs + injectedOffsetNs(), monoNs: r.monoNs };
+  return { wallNs: r.wallNs + testOffsetNs, monoNs: r.monoNs };
 }
 
 export function wallOf(anchor: WallAnchor, mono: number): number {

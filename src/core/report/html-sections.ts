@@ -25,7 +25,7 @@ export function escapeHtml(text: string): string {
     .replace(/'/g, "&#39;");
 }
 
-/** A Markdown cell text (md-cells) as plain text: its `\|` and `**` undone. */
+/** A Markdown cell text (markdown-cells.ts) as plain text: its `\|` and `**` undone. */
 function plain(md: string): string {
   return md.replace(/\\\|/g, "|").replace(/\*\*/g, "");
 }

@@ -2,15 +2,15 @@
 // process's first report file WHIPBENCH_TEST_WRITE_DELAY_MS (at most 60 s) between writing its
 // temporary copy and renaming it, through the write path's one injection point, so that the test
 // can signal the process while it writes. Production code reads no such variable.
+
 import { setBeforeRenameHook } from "../../../src/main/output/write-report.ts";
+import { preloadEnv } from "./preload.ts";
 
 const DELAY_ENV = "WHIPBENCH_TEST_WRITE_DELAY_MS";
 
 /** The child's extra environment: this file preloaded, and the delay. */
 export function writeDelayEnv(ms: number): Record<string, string> {
-  const preload = `--import=${new URL(import.meta.url).href}`;
-  const inherited = process.env["NODE_OPTIONS"] ?? "";
-  return { NODE_OPTIONS: inherited === "" ? preload : `${inherited} ${preload}`, [DELAY_ENV]: String(ms) };
+  return preloadEnv(import.meta.url, DELAY_ENV, String(ms));
 }
 
 const delayMs = Number(process.env[DELAY_ENV] ?? "");
