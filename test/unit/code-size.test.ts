@@ -16,12 +16,24 @@ interface Span {
   lines: number;
 }
 
+/**
+ * The wrapper `(() => { … })();` at the top level of a browser script: the page script's own
+ * scope (a classic script has no module scope), not a function a reader holds; what it wraps is
+ * measured like any other code.
+ */
+function isScriptWrapper(node: ts.Node, sf: ts.SourceFile): boolean {
+  if (!sf.fileName.endsWith(".browser.js") || !ts.isArrowFunction(node)) return false;
+  let p: ts.Node = node.parent;
+  while (ts.isParenthesizedExpression(p)) p = p.parent;
+  return ts.isCallExpression(p) && ts.isExpressionStatement(p.parent) && p.parent.parent === sf;
+}
+
 /** Every function-like node of a source text with its length in lines. */
 export function functionSpans(fileName: string, text: string): Span[] {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const out: Span[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
+    if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined && !isScriptWrapper(node, sf)) {
       const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
       const end = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
       const named = "name" in node && node.name !== undefined ? node.name.getText(sf) : "";
@@ -49,6 +61,15 @@ test("the function measure counts the lines of declarations, methods and arrows"
     { name: "a:1", lines: 5 },
     { name: "(anonymous):2", lines: 3 },
     { name: "m:7", lines: 1 },
+  ]);
+});
+
+test("a browser script's top-level wrapper is its scope, not a function; what it wraps is measured", () => {
+  const text = ["(() => {", "  const f = () => {", "    return 1;", "  };", "})();"].join("\n");
+  assert.deepEqual(functionSpans("page.browser.js", text), [{ name: "(anonymous):2", lines: 3 }]);
+  assert.deepEqual(functionSpans("page.ts", text), [
+    { name: "(anonymous):1", lines: 5 },
+    { name: "(anonymous):2", lines: 3 },
   ]);
 });
 
