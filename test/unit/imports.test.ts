@@ -128,6 +128,30 @@ test("the circle finder finds a circle and only a circle", () => {
   );
 });
 
+/** Packages src/core may use: pure computation, and reading its own files (clips). */
+const CORE_PACKAGES = new Set(["hdr-histogram-js", "xxhash-wasm", "node:crypto", "node:fs", "node:url"]);
+
+function packages(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\b[^"';]*?\bfrom\s*["']([^"'.][^"']*)["']/gm)) {
+    if (m[1] !== undefined) out.push(m[1]);
+  }
+  return out;
+}
+
+test("src/core uses no sockets, timers, threads or werift: only the packages it is allowed", () => {
+  const used: string[] = [];
+  for (const f of sourceFiles("src/core")) {
+    for (const p of packages(readFileSync(join(ROOT, f), "utf8"))) {
+      if (!CORE_PACKAGES.has(p)) used.push(`${f}: ${p}`);
+    }
+  }
+  assert.deepEqual(used, []);
+  assert.deepEqual(packages('import { RTCPeerConnection } from "werift";\nimport { x } from "./y.ts";'), [
+    "werift",
+  ]);
+});
+
 test("no import circle in src/", () => {
   assert.deepEqual(circles(graph), []);
 });
