@@ -155,7 +155,7 @@ test("view: valid split report, no send log, clock not measured, never comparabl
     assert.ok(!view.html.includes(secret), secret);
 });
 
-test("key paths of a view report are the docs/definitions.md#report keys (plus documented additions)", () => {
+test("key paths of a view report are the report keys of docs/definitions.md#report (plus documented additions)", () => {
   const { problems, paths } = checkReportKeys(view.report);
   assert.deepEqual(problems, []);
   for (const p of ["publisher", "server.whipHost", "clock.offsetMs", "clock.uncertaintyMs", "interrupted"]) {
@@ -166,7 +166,7 @@ test("key paths of a view report are the docs/definitions.md#report keys (plus d
   }
 });
 
-test("key paths of a run report are the docs/definitions.md#report keys (plus documented additions)", async () => {
+test("key paths of a run report are the report keys of docs/definitions.md#report (plus documented additions)", async () => {
   const { report, json } = await runThroughRelay(
     {},
     { viewers: 2, holdSeconds: 2, rampOffsetSeed: 5n, rampOffsetMaxSeconds: 0.2 },
