@@ -12,16 +12,16 @@
 //
 // Rows are NxW (W = 0 runs the viewers in the main thread). The relay child process is started
 // and stopped by the benchmark itself (its PID only).
-import { fmtFixed } from "../src/core/gofmt.ts";
+import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
 import type { Report } from "../src/core/report/types.ts";
-import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario.ts";
-import { inThreadEngine } from "../src/main/engine.ts";
-import { memoryLogger } from "../src/main/log.ts";
-import { poolEngine } from "../src/main/pool-engine.ts";
-import { receivePathEngine } from "../src/main/receive-path-engine.ts";
-import { run } from "../src/main/runner.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/receive-path.ts";
+import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { memoryLogger } from "../src/main/observe/log.ts";
+import { inThreadEngine } from "../src/main/run/engine.ts";
+import { poolEngine } from "../src/main/run/pool-engine.ts";
+import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
+import { run } from "../src/main/run/runner.ts";
+import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/protocol.ts";
 import { median } from "./median.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 

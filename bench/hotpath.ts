@@ -2,7 +2,7 @@
 // recorded-like synthetic packets — the embedded VP8 and H.264 clips packetised at MTU 1200
 // exactly as the publisher sends them, arriving at 30 fps with 20 µs between a frame's packets,
 // 2 ms transit and up to 200 µs of deterministic jitter, abs-capture-time stamped — through
-// src/core/viewer-pipeline.ts for V viewers at once (each packet goes to every viewer in turn,
+// src/core/delay/viewer-pipeline.ts for V viewers at once (each packet goes to every viewer in turn,
 // as from a relay's fan-out, with the send log written just before a frame's first packet).
 // No werift, no sockets: this is our own cost on top of werift's receive path.
 //
@@ -34,15 +34,15 @@
 import { cpus } from "node:os";
 import { PerformanceObserver } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { absCaptureToUnixNs, unixNsToAbsCapture } from "../src/core/abs-capture-time.ts";
 import { type Clip, loadClip } from "../src/core/clip/clip.ts";
 import { keyframeStartH264, packetizeH264 } from "../src/core/codec/h264.ts";
 import { keyframeStartVp8, packetizeVp8 } from "../src/core/codec/vp8.ts";
-import { ClipTable, createHasher, type Hasher } from "../src/core/fingerprint.ts";
-import { RtpStats } from "../src/core/rtpstats.ts";
-import { SendLog } from "../src/core/sendlog.ts";
+import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerprint.ts";
+import { SendLog } from "../src/core/delay/sendlog.ts";
+import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
+import { absCaptureToUnixNs, unixNsToAbsCapture } from "../src/core/rtp/abs-capture-time.ts";
+import { RtpStats } from "../src/core/rtp/stats.ts";
 import type { Codec } from "../src/core/types.ts";
-import { ViewerPipeline } from "../src/core/viewer-pipeline.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
 
@@ -256,7 +256,7 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
     const d = r.oneWayDelay;
     if (variant === "run") {
       const frames = ctx.packets.slice(0, n).filter((p) => p.logK >= 0).length;
-      // the first frame never completes (§6.3) and the last may be cut short
+      // the first frame never completes (docs/definitions.md#reassembly) and the last may be cut short
       if (d.samples < frames - 2 || d.unmatchedFrames !== 0 || d.invalid !== 0) {
         throw new Error(`pipeline: ${d.samples} samples of ${frames} frames, ${d.unmatchedFrames} unmatched`);
       }

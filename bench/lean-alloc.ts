@@ -13,7 +13,7 @@
 import { PerformanceObserver } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { SrtpSession } from "werift";
-import { fmtFixed } from "../src/core/gofmt.ts";
+import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import {
   SRTP_AEAD_AES_128_GCM,
   SRTP_AES128_CM_HMAC_SHA1_80,

@@ -7,7 +7,7 @@
 //   npm run bench:setup -- [--pairs 100] [--rounds 3]
 import { parseArgs } from "node:util";
 import nacl from "tweetnacl";
-import { fmtFixed } from "../src/core/gofmt.ts";
+import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { gatheringComplete, newPeer, patchWerift, videoCodecs } from "../src/net/rtc.ts";
 import { median } from "./median.ts";
 

@@ -2,7 +2,7 @@
 // a frame (marker on the fourth), abs-capture-time on every packet, protected by werift's own
 // SRTP session with a fixed key and salt.
 import { RtpHeader, SrtpSession } from "werift";
-import { unixNsToAbsCapture } from "../src/core/abs-capture-time.ts";
+import { unixNsToAbsCapture } from "../src/core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../src/core/srtp/kdf.ts";
 
 export const STREAM_KEY = Buffer.alloc(16, 7);

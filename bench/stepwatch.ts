@@ -3,8 +3,9 @@
 // worst |Δwall − Δmono| per interval, the reading uncertainty, and whether a step was detected.
 //
 //   node bench/stepwatch.ts [--seconds 60]
-import { StepWatch } from "../src/core/stepwatch.ts";
-import { edgeWallReading } from "../src/net/clock.ts";
+
+import { edgeWallReading } from "../src/core/clock/clock.ts";
+import { StepWatch } from "../src/core/clock/stepwatch.ts";
 
 const i = process.argv.indexOf("--seconds");
 const seconds = i >= 0 ? Number(process.argv[i + 1]) : 60;

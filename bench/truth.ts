@@ -17,16 +17,16 @@
 //
 //   npm run bench:truth -- [--rows 10,50,100,200,300] [--paths lean,werift] [--modes inline,sliced]
 //                          [--ramp 5] [--hold 12]
-import { fmtFixed } from "../src/core/gofmt.ts";
+import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
-import { normaliseScenario, validateScenario } from "../src/core/scenario.ts";
-import { exactSummary } from "../src/core/stats.ts";
-import { memoryLogger } from "../src/main/log.ts";
-import { poolEngine } from "../src/main/pool-engine.ts";
-import { receivePathEngine } from "../src/main/receive-path-engine.ts";
+import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { exactSummary } from "../src/core/stats/summaries.ts";
+import { memoryLogger } from "../src/main/observe/log.ts";
 import { Relay } from "../src/main/relay/relay.ts";
-import { run } from "../src/main/runner.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/receive-path.ts";
+import { poolEngine } from "../src/main/run/pool-engine.ts";
+import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
+import { run } from "../src/main/run/runner.ts";
+import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/protocol.ts";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -59,19 +59,21 @@ async function measure(viewers: number, path: ReceivePath, mode: string, index: 
   const truth: Truth = { legSend: new Map(), frameRecv: [], lastTs: -1 };
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: true },
-    taps: {
-      publisherReceive(d, now) {
-        if (d.length < 12 || (d[1]! >= 192 && d[1]! <= 223)) return;
-        const ts = d.readUInt32BE(4);
-        if (ts !== truth.lastTs) {
-          truth.lastTs = ts;
-          truth.frameRecv.push(now);
-        }
-      },
-      legSend(port, d, now) {
-        if (d.length < 12 || (d[1]! >= 192 && d[1]! <= 223)) return;
-        const key = port * 65536 + d.readUInt16BE(2);
-        if (!truth.legSend.has(key)) truth.legSend.set(key, now);
+    test: {
+      taps: {
+        publisherReceive(d, now) {
+          if (d.length < 12 || (d[1]! >= 192 && d[1]! <= 223)) return;
+          const ts = d.readUInt32BE(4);
+          if (ts !== truth.lastTs) {
+            truth.lastTs = ts;
+            truth.frameRecv.push(now);
+          }
+        },
+        legSend(port, d, now) {
+          if (d.length < 12 || (d[1]! >= 192 && d[1]! <= 223)) return;
+          const key = port * 65536 + d.readUInt16BE(2);
+          if (!truth.legSend.has(key)) truth.legSend.set(key, now);
+        },
       },
     },
   });
@@ -96,9 +98,9 @@ async function measure(viewers: number, path: ReceivePath, mode: string, index: 
     const engine = receivePathEngine(
       poolEngine({
         workers: 1,
-        worker: {
-          file: new URL("./truth-worker.ts", import.meta.url),
-          data: { tap, inline: mode === "inline" },
+        test: {
+          workerEntry: new URL("./truth-worker.ts", import.meta.url),
+          workerData: { tap, inline: mode === "inline" },
         },
       }),
       [path],

@@ -3,7 +3,7 @@
 //
 // Installed (`npm i -g`, `npx <tarball>`, the container image) the package carries dist/, the
 // JavaScript that `npm run build` emits (run by `prepack`), and no src/: this file runs
-// dist/main/cli.js on the Node that started it, which must be 22 or later (werift's own floor).
+// dist/main/cli/cli.js on the Node that started it, which must be 22 or later (werift's own floor).
 //
 // In a checkout src/ is here and runs as TypeScript through Node 22's built-in type stripping;
 // the project pins Node 22 through the `node` npm package, and when this file is started by an
@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const checkout = existsSync(fileURLToPath(new URL("../src/main/cli.ts", import.meta.url)));
+const checkout = existsSync(fileURLToPath(new URL("../src/main/cli/cli.ts", import.meta.url)));
 const major = Number(process.versions.node.split(".")[0]);
 
 if (!checkout) {
@@ -22,7 +22,7 @@ if (!checkout) {
     );
     process.exit(1);
   }
-  const built = new URL("../dist/main/cli.js", import.meta.url).href;
+  const built = new URL("../dist/main/cli/cli.js", import.meta.url).href;
   const { main } = await import(built);
   process.exitCode = await main(process.argv.slice(2));
 } else if (!process.features.typescript) {
@@ -43,6 +43,6 @@ if (!checkout) {
   const code = await new Promise((resolve) => child.on("exit", (c, s) => resolve(c ?? (s ? 3 : 1))));
   process.exit(code);
 } else {
-  const { main } = await import("../src/main/cli.ts");
+  const { main } = await import("../src/main/cli/cli.ts");
   process.exitCode = await main(process.argv.slice(2));
 }

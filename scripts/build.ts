@@ -21,7 +21,7 @@ rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`], {
   stdio: "inherit",
 });
-copyFileSync(`${root}src/main/html-client.js`, `${dist}/main/html-client.js`);
+copyFileSync(`${root}src/main/output/html-charts.browser.js`, `${dist}/main/output/html-charts.browser.js`);
 const rev = git(["rev-parse", "HEAD"]);
 const commit = rev !== null && /^[0-9a-f]{40}$/.test(rev) ? rev.slice(0, 12) : null;
 const dirty = commit !== null && (git(["status", "--porcelain", "--untracked-files=no"]) ?? "") !== "";

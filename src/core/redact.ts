@@ -1,8 +1,8 @@
-// Redaction (§6.18, §3.5): only hosts ever leave the process in reports, Markdown, console
+// Redaction (docs/definitions.md#redaction, docs/definitions.md#redaction): only hosts ever leave the process in reports, Markdown, console
 // and error messages; never paths, queries, fragments, userinfo or tokens.
 
-import { parseGoUrl } from "./gourl.ts";
-import type { Scenario } from "./scenario.ts";
+import { parseGoUrl } from "./go-compat/url.ts";
+import type { Scenario } from "./scenario/scenario.ts";
 
 /** The URL's host component (`host` or `host:port`, IPv6 in brackets); `invalid-url` otherwise. */
 export function host(url: string): string {

@@ -2,7 +2,7 @@
 // Every duration crossing a module boundary is in nanoseconds of the monotonic clock
 // (`process.hrtime.bigint()` read as a Number), unless its name says otherwise.
 
-/** Seven-number summary (§4.8): all keys always present, all zero when n = 0. */
+/** Seven-number summary (docs/definitions.md#summaries-and-percentiles): all keys always present, all zero when n = 0. */
 export interface Summary {
   n: number;
   min: number;
@@ -15,7 +15,7 @@ export interface Summary {
 
 export type Codec = "vp8" | "h264";
 
-/** One block of per-viewer RTP statistics, already in report units (§4.7.1). */
+/** One block of per-viewer RTP statistics, already in report units (docs/definitions.md#rtp-statistics). */
 export interface RtpReport {
   received: number;
   expected: number;
@@ -34,7 +34,7 @@ export interface RtpReport {
   keyframeIntervalMaxS: number;
 }
 
-/** How a frame's end is recognised (§6.3); "" until the first frame completed. */
+/** How a frame's end is recognised (docs/definitions.md#reassembly); "" until the first frame completed. */
 export type FrameEnd = "" | "marker" | "timestamp";
 
 /**

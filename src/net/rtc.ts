@@ -1,6 +1,6 @@
 // werift configuration shared by the publisher, the viewers and the built-in relay: codecs and
-// header extension of §6.21, host-only ICE with no STUN, loopback-only gathering, non-trickle
-// gathering. See research/werift.md §2 and §7 for why each setting is there.
+// header extension (docs/definitions.md#webrtc-configuration), host-only ICE with no STUN,
+// loopback-only gathering, non-trickle gathering; each setting's reason is given beside it.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import nacl from "tweetnacl";
@@ -21,7 +21,7 @@ let patched = false;
 /**
  * werift falls back to a built-in public STUN server when none is configured and resolves its
  * name for every peer connection; on an offline machine that lookup is what made ~5 % of setups
- * take 5.2 s (research/werift.md §7). With `iceServers: []` we want host candidates only, so the
+ * take 5.2 s (measured while choosing werift). With `iceServers: []` we want host candidates only, so the
  * fallback is cleared after werift derives it. Idempotent; called before any peer is created.
  */
 export function patchWerift(): void {

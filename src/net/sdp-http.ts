@@ -1,4 +1,4 @@
-// The WHIP/WHEP HTTP exchange (§6.19): POST an SDP offer, read a bounded answer, PATCH an
+// The WHIP/WHEP HTTP exchange (docs/definitions.md#whip-and-whep-http-exchange): POST an SDP offer, read a bounded answer, PATCH an
 // answer to a counter-offer, DELETE the session. Error messages name the host only: no path,
 // query, userinfo or token ever reaches them.
 import { host } from "../core/redact.ts";
@@ -178,7 +178,7 @@ export async function patchAnswer(resource: string, sdp: string, opts: ExchangeO
   }
 }
 
-/** DELETE a session resource; errors are ignored (§6.19). */
+/** DELETE a session resource; errors are ignored (docs/definitions.md#whip-and-whep-http-exchange). */
 export async function deleteResource(resource: string | null, opts: ExchangeOptions): Promise<void> {
   if (!resource) return;
   try {

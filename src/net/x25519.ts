@@ -1,7 +1,7 @@
 // X25519 (RFC 7748) through node:crypto, in the shapes of tweetnacl's `box.keyPair()` and
 // `scalarMult(n, p)`, which werift's DTLS calls for its ECDHE key exchange. tweetnacl computes
 // them in JavaScript (~0.7 ms each on this machine, both on the event loop, for every handshake);
-// OpenSSL takes ~0.05 ms. The results are the same bytes: both clamp the scalar as RFC 7748 §5
+// OpenSSL takes ~0.05 ms. The results are the same bytes: both clamp the scalar as RFC 7748 section 5
 // says. One difference: OpenSSL refuses a shared secret of all zeros (a low-order public key
 // from a broken or hostile peer), where tweetnacl returns the zeros; the handshake then fails.
 import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync } from "node:crypto";

@@ -20,8 +20,8 @@
 // against the relay's send instants.
 import { closeSync, openSync, readSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { DelayHistogram } from "../core/stats.ts";
-import { monoNs } from "../net/clock.ts";
+import { monoNs } from "../core/clock/clock.ts";
+import { DelayHistogram } from "../core/stats/summaries.ts";
 
 /** The work of one datagram, with the instant it was stamped (monotonic ns). */
 export type DatagramHandler = (data: Buffer, arrivalNs: number) => void;

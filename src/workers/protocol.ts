@@ -1,12 +1,78 @@
-// The typed message protocol between the main thread and a shard's worker thread. Nothing
-// crosses the boundary as a thrown object: a worker's failure arrives as a rejected task.
+// The typed protocol between the main thread and a shard, whether the shard runs in a worker
+// thread or (--workers 0) in the main thread: every type that crosses the thread boundary lives
+// here, so the main thread needs nothing else from src/workers but the shard entry. Nothing
+// crosses as a thrown object: a worker's failure arrives as a rejected task.
 import type { MessagePort } from "node:worker_threads";
-import type { ShardResult, ShardTask, ShardTick } from "./shard.ts";
+import type { WallAnchor } from "../core/clock/clock.ts";
+import type { ClipIdentity } from "../core/delay/fingerprint.ts";
+import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
+import type { IceOptions } from "../net/rtc.ts";
+import type { ThreadFigures } from "../net/thread-profile.ts";
 
-/** Test-only fault injection: what a worker does to itself after `afterMs`. */
-export interface WorkerFault {
-  kind: "throw" | "exit" | "busy";
-  afterMs: number;
+/** How inbound media reaches a viewer's pipeline: werift's own path or the lean one. */
+export type ReceivePath = "werift" | "lean";
+export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean"];
+/** Used when neither the scenario nor the task says. */
+export const DEFAULT_RECEIVE_PATH: ReceivePath = "lean";
+
+export interface ShardTask {
+  shard: number;
+  /** viewer ids with their absolute start instants (monotonic ns) */
+  viewers: { id: number; startMonoNs: number }[];
+  t0MonoNs: number;
+  deadlineMonoNs: number;
+  whep: string;
+  bearer: string | undefined;
+  ice: IceOptions;
+  joinTimeoutNs: number;
+  stallNs: number;
+  excludeFirstNs: number;
+  anchor: WallAnchor;
+  /** the publisher's send log and its clip's identity: a run that publishes, or a view following a send-log peer */
+  sendLog: { buffer: SharedArrayBuffer; identity: ClipIdentity } | null;
+  /** the publisher's wall clock minus the monotonic clock (Float64 at [0]) for the stamp source; null: this process's own */
+  stampClock: SharedArrayBuffer | null;
+  /** defer matching frames against the send log this long (a split run's log arrives over its own channel) */
+  matchDelayNs: number;
+  /** werift's receive path or the lean one; absent: DEFAULT_RECEIVE_PATH */
+  receivePath?: ReceivePath;
+}
+
+/** Deltas since the previous tick, plus the active gauge at the tick. */
+export interface ShardTick {
+  shard: number;
+  /** seconds since t0; the final tick (`final`) flushes the partial last second and is not a timeline entry */
+  second: number;
+  final: boolean;
+  packets: number;
+  bytes: number;
+  started: number;
+  joined: number;
+  failed: number;
+  active: number;
+  delaySamples: number[];
+  stampSamples: number[];
+  transitSamples: number[];
+  /** this shard's thread over the second: CPU, event-loop utilisation and delay */
+  thread: ThreadFigures;
+}
+
+/** What a shard's thread did over the whole run (the client's own ceiling). */
+export interface ShardProfile extends ThreadFigures {
+  shard: number;
+  /** "main" when the shard ran in the main thread (--workers 0), else "worker" */
+  thread: "main" | "worker";
+  viewers: number;
+  packets: number;
+  /** the receive lag of every media datagram this thread stamped during the shard (exact, mergeable) */
+  receiveLagHist: EncodedHistogram;
+  /** datagrams the intake dropped because its queue was full */
+  intakeDropped: number;
+}
+
+export interface ShardResult {
+  records: ViewerRecord[];
+  profile: ShardProfile;
 }
 
 /** The one long-lived task a worker runs: a whole shard. */
@@ -20,7 +86,6 @@ export interface ShardJob {
    * port could arrive after a warmed worker has started its first viewer)
    */
   stopped?: boolean;
-  fault?: WorkerFault;
 }
 
 /**
@@ -34,4 +99,3 @@ export interface WarmJob {
 
 export type MainToWorker = { type: "stop" };
 export type WorkerToMain = { type: "tick"; tick: ShardTick };
-export type { ShardResult };

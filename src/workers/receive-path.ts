@@ -5,10 +5,10 @@
 // feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
 // figures of one stream are the same on either (test/e2e/receive-path.test.ts).
 import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "werift";
-import { absCaptureToUnixNs } from "../core/abs-capture-time.ts";
+import { monoNs } from "../core/clock/clock.ts";
+import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
+import { absCaptureToUnixNs } from "../core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
-import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
-import { monoNs } from "../net/clock.ts";
 import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
 import { intake } from "./intake.ts";
 import {
@@ -21,11 +21,7 @@ import {
 import { NackGenerator } from "./lean/nack.ts";
 import { NackSender } from "./lean/nack-sender.ts";
 import { LeanReceiver } from "./lean/receiver.ts";
-
-export type ReceivePath = "werift" | "lean";
-export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean"];
-/** Used when neither the scenario nor the task says. */
-export const DEFAULT_RECEIVE_PATH: ReceivePath = "lean";
+import type { ReceivePath } from "./protocol.ts";
 
 /**
  * What the lean paths of this thread did (tests and diagnostics): sessions taken over by SRTP

@@ -1,5 +1,5 @@
-// Join failure kinds and texts (§4.11).
-import { goDuration } from "../core/gofmt.ts";
+// Join failure kinds and texts (docs/definitions.md#error-kinds).
+import { goDuration } from "../core/go-compat/fmt.ts";
 
 export interface JoinState {
   failedBeforeJoin: boolean;

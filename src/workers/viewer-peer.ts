@@ -3,8 +3,8 @@
 // peer, whose transceiver, codecs, payload types and header extensions all come from that offer
 // (a peer that already offered keeps its own offer's state after a remote offer).
 import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
-import { ViewerPipeline, type ViewerPipelineOptions } from "../core/viewer-pipeline.ts";
-import { monoNs, wallOf } from "../net/clock.ts";
+import { monoNs, wallOf } from "../core/clock/clock.ts";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../core/delay/viewer-pipeline.ts";
 import { abandonDtls, newPeer, videoCodecs } from "../net/rtc.ts";
 import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";

@@ -1,26 +1,53 @@
-// One WHEP viewer (§6.4, §6.19): non-trickle offer, both WHEP flows (201 answer; 406 counter-offer
+// One WHEP viewer (docs/definitions.md#viewer-pipeline, docs/definitions.md#whip-and-whep-http-exchange): non-trickle offer, both WHEP flows (201 answer; 406 counter-offer
 // answered by a fresh peer and PATCHed), the join clock from the first POST, every packet through
 // the pure per-viewer pipeline with its arrival instant taken first, and a record at the end.
+
+import { monoNs } from "../core/clock/clock.ts";
+import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
 import type { ViewerRecord } from "../core/types.ts";
-import type { ViewerPipeline } from "../core/viewer-pipeline.ts";
-import { monoNs } from "../net/clock.ts";
+import { emptyRecord } from "../core/viewer-record.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
-import { emptyRecord, type ShardContext, type ViewerLive } from "./viewer-context.ts";
+import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
 import { type AttachedPeer, answeringPeer, offeringPeer, type ViewerState } from "./viewer-peer.ts";
+
+/** The viewer's WHEP session and peer connection, closed at the end whatever happened. */
+interface Session {
+  location: string | null;
+  peer: AttachedPeer | null;
+}
 
 /** Runs one viewer from its start instant to the shard's deadline; never throws. */
 export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive): Promise<ViewerRecord> {
   const rec = emptyRecord(id, ctx.sendLog !== null);
-  const stop = ctx.stop;
-  let location: string | null = null;
-  let peer: AttachedPeer | null = null;
+  const session: Session = { location: null, peer: null };
   let resolveWake: () => void = () => {};
   const woken = new Promise<void>((r) => {
     resolveWake = r;
   });
-  const st: ViewerState = {
+  const st = initialState(() => resolveWake());
+  try {
+    // an early return leaves the record as its failure set it (no pipeline figures)
+    const joinDeadline = await signal(ctx, live, st, rec, session);
+    if (joinDeadline === null) return rec;
+    rec.signallingNs = monoNs() - st.postNs;
+    await Promise.race([woken, aborted(joinDeadline)]);
+    await joinOutcome(ctx, live, st, rec);
+  } catch (err) {
+    setCaughtFailure(rec, err, ctx.stop.aborted);
+    live.failed();
+  } finally {
+    if (st.joined && !st.droppedAfterJoin) live.left();
+    await deleteResource(session.location, { bearer: ctx.bearer });
+    await session.peer?.close();
+  }
+  finishRecord(rec, st);
+  return rec;
+}
+
+function initialState(wake: () => void): ViewerState {
+  return {
     pipeline: null,
     connected: false,
     joined: false,
@@ -31,102 +58,129 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
     iceConnectedNs: -1,
     postNs: 0,
     absCaptureNegotiated: false,
-    wake: () => resolveWake(),
+    wake,
   };
-  try {
-    peer = offeringPeer(ctx, live, st);
-    await peer.pc.setLocalDescription(await peer.pc.createOffer());
-    await Promise.race([gatheringComplete(peer.pc, 5000), aborted(stop)]);
-    if (stop.aborted) {
-      rec.errorKind = "not_started";
-      rec.error = "the run ended before ICE gathering finished";
-      return rec;
-    }
-    live.started();
-    st.postNs = monoNs();
-    rec.postMonoNs = st.postNs;
-    const joinDeadline = AbortSignal.any([stop, AbortSignal.timeout(ctx.joinTimeoutNs / 1e6)]);
-    const offer = filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice);
-    const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });
-    location = res.location;
-    if (!/^m=video [1-9]/m.test(res.sdp)) {
-      // werift would accept an answer without video and the viewer would wait out its timeout
-      rec.errorKind = "bad_answer";
-      rec.error = "the WHEP answer has no video";
-      live.failed();
-      return rec;
-    }
-    st.absCaptureNegotiated = sdpHasExtension(res.sdp, ABS_CAPTURE_TIME_URI);
-    if (res.status === 406) {
-      rec.whepFlow = "counter-offer";
-      if (!location) throw new HttpExchangeError("bad_answer", "the counter-offer carried no Location");
-      await peer.close();
-      peer = null;
-      try {
-        peer = await answeringPeer(ctx, live, st, res.sdp);
-        await peer.pc.setLocalDescription(await peer.pc.createAnswer());
-      } catch (err) {
-        rec.errorKind = "bad_answer";
-        rec.error = `the WHEP counter-offer was refused: ${(err as Error).message}`;
-        live.failed();
-        return rec;
-      }
-      await Promise.race([gatheringComplete(peer.pc, 5000), aborted(joinDeadline)]);
-      await patchAnswer(location, filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice), {
-        bearer: ctx.bearer,
-        signal: joinDeadline,
-      });
-    } else {
-      rec.whepFlow = "answer";
-      try {
-        await peer.pc.setRemoteDescription({ type: "answer", sdp: res.sdp });
-      } catch (err) {
-        rec.errorKind = "bad_answer";
-        rec.error = `the WHEP answer was refused: ${(err as Error).message}`;
-        live.failed();
-        return rec;
-      }
-    }
-    rec.signallingNs = monoNs() - st.postNs;
+}
 
-    await Promise.race([woken, aborted(joinDeadline)]);
-    if (!st.joined && st.receiveError !== null) {
-      rec.errorKind = "webrtc";
-      rec.error = `local WebRTC setup failed: ${st.receiveError.message}`;
-      live.failed();
-    } else if (!st.joined) {
-      const f = joinFailure({
-        failedBeforeJoin: st.failedBeforeJoin,
-        runEnded: stop.aborted,
-        connected: st.connected,
-        gotRtp: (st.pipeline?.firstRtpNs ?? -1) >= 0,
-        joinTimeoutNs: ctx.joinTimeoutNs,
-      });
-      rec.errorKind = f.kind;
-      rec.error = f.message;
-      live.failed();
-    } else {
-      await aborted(stop);
-    }
-  } catch (err) {
-    if (err instanceof HttpExchangeError && !(stop.aborted && err.kind === "transport")) {
-      rec.errorKind = err.kind === "http_status" ? `http_${err.status}` : err.kind;
-      rec.error = err.message;
-    } else if (stop.aborted) {
-      rec.errorKind = "run_ended";
-      rec.error = "the run ended before the viewer joined (the connection was not established)";
-    } else {
-      rec.errorKind = "webrtc";
-      rec.error = `local WebRTC setup failed: ${(err as Error).message}`;
-    }
-    live.failed();
-  } finally {
-    if (st.joined && !st.droppedAfterJoin) live.left();
-    await deleteResource(location, { bearer: ctx.bearer });
-    await peer?.close();
+/**
+ * Offer, gather, POST (the join clock starts here) and take the answer by either WHEP flow.
+ * Returns the join deadline, or null when the viewer failed (the record says why).
+ */
+async function signal(
+  ctx: ShardContext,
+  live: ViewerLive,
+  st: ViewerState,
+  rec: ViewerRecord,
+  session: Session,
+): Promise<AbortSignal | null> {
+  const stop = ctx.stop;
+  const offering = offeringPeer(ctx, live, st);
+  session.peer = offering;
+  await offering.pc.setLocalDescription(await offering.pc.createOffer());
+  await Promise.race([gatheringComplete(offering.pc, 5000), aborted(stop)]);
+  if (stop.aborted) {
+    rec.errorKind = "not_started";
+    rec.error = "the run ended before ICE gathering finished";
+    return null;
   }
-  finishRecord(rec, st);
-  return rec;
+  live.started();
+  st.postNs = monoNs();
+  rec.postMonoNs = st.postNs;
+  const joinDeadline = AbortSignal.any([stop, AbortSignal.timeout(ctx.joinTimeoutNs / 1e6)]);
+  const offer = filterCandidates(offering.pc.localDescription?.sdp ?? "", ctx.ice);
+  const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });
+  session.location = res.location;
+  if (!/^m=video [1-9]/m.test(res.sdp)) {
+    // werift would accept an answer without video and the viewer would wait out its timeout
+    return failed(rec, live, "bad_answer", "the WHEP answer has no video");
+  }
+  st.absCaptureNegotiated = sdpHasExtension(res.sdp, ABS_CAPTURE_TIME_URI);
+  if (res.status === 406) {
+    rec.whepFlow = "counter-offer";
+    return (await counterOffer(ctx, live, st, rec, session, res.sdp, joinDeadline)) ? joinDeadline : null;
+  }
+  rec.whepFlow = "answer";
+  try {
+    await offering.pc.setRemoteDescription({ type: "answer", sdp: res.sdp });
+  } catch (err) {
+    return failed(rec, live, "bad_answer", `the WHEP answer was refused: ${(err as Error).message}`);
+  }
+  return joinDeadline;
+}
+
+/** The 406 flow: a fresh answering peer takes the server's offer; its answer goes back by PATCH. */
+async function counterOffer(
+  ctx: ShardContext,
+  live: ViewerLive,
+  st: ViewerState,
+  rec: ViewerRecord,
+  session: Session,
+  sdp: string,
+  joinDeadline: AbortSignal,
+): Promise<boolean> {
+  const location = session.location;
+  if (!location) throw new HttpExchangeError("bad_answer", "the counter-offer carried no Location");
+  await session.peer?.close();
+  session.peer = null;
+  let peer: AttachedPeer;
+  try {
+    peer = await answeringPeer(ctx, live, st, sdp);
+    session.peer = peer;
+    await peer.pc.setLocalDescription(await peer.pc.createAnswer());
+  } catch (err) {
+    failed(rec, live, "bad_answer", `the WHEP counter-offer was refused: ${(err as Error).message}`);
+    return false;
+  }
+  await Promise.race([gatheringComplete(peer.pc, 5000), aborted(joinDeadline)]);
+  await patchAnswer(location, filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice), {
+    bearer: ctx.bearer,
+    signal: joinDeadline,
+  });
+  return true;
+}
+
+/** After the join wait: a failure with its kind, or (joined) stay until the run stops. */
+async function joinOutcome(
+  ctx: ShardContext,
+  live: ViewerLive,
+  st: ViewerState,
+  rec: ViewerRecord,
+): Promise<void> {
+  if (!st.joined && st.receiveError !== null) {
+    failed(rec, live, "webrtc", `local WebRTC setup failed: ${st.receiveError.message}`);
+  } else if (!st.joined) {
+    const f = joinFailure({
+      failedBeforeJoin: st.failedBeforeJoin,
+      runEnded: ctx.stop.aborted,
+      connected: st.connected,
+      gotRtp: (st.pipeline?.firstRtpNs ?? -1) >= 0,
+      joinTimeoutNs: ctx.joinTimeoutNs,
+    });
+    failed(rec, live, f.kind, f.message);
+  } else {
+    await aborted(ctx.stop);
+  }
+}
+
+/** Records a failure before joining; returns null (no join deadline). */
+function failed(rec: ViewerRecord, live: ViewerLive, kind: string, message: string): null {
+  rec.errorKind = kind;
+  rec.error = message;
+  live.failed();
+  return null;
+}
+
+function setCaughtFailure(rec: ViewerRecord, err: unknown, runEnded: boolean): void {
+  if (err instanceof HttpExchangeError && !(runEnded && err.kind === "transport")) {
+    rec.errorKind = err.kind === "http_status" ? `http_${err.status}` : err.kind;
+    rec.error = err.message;
+  } else if (runEnded) {
+    rec.errorKind = "run_ended";
+    rec.error = "the run ended before the viewer joined (the connection was not established)";
+  } else {
+    rec.errorKind = "webrtc";
+    rec.error = `local WebRTC setup failed: ${(err as Error).message}`;
+  }
 }
 
 function finishRecord(rec: ViewerRecord, st: ViewerState): void {

@@ -1,7 +1,7 @@
 // The piscina worker: runs one shard per task with the same entry function the main thread uses
 // for --workers 0. The task is async, so the worker's event loop keeps delivering messages.
 
-import { monoNs } from "../net/clock.ts";
+import { monoNs } from "../core/clock/clock.ts";
 import { useViewerBufferPool } from "./buffer-pool.ts";
 import type { MainToWorker, ShardJob, ShardResult, WarmJob, WorkerToMain } from "./protocol.ts";
 import { runShard, warmShard } from "./shard.ts";
@@ -22,7 +22,6 @@ export default async function shardWorker(job: ShardJob | WarmJob): Promise<Shar
   job.port.on("message", (m: MainToWorker) => {
     if (m.type === "stop") stop.abort();
   });
-  if (job.fault) injectFault(job.fault);
   try {
     return await runShard(
       job.task,
@@ -46,25 +45,4 @@ async function warm(w: WarmJob["warm"]): Promise<void> {
   while (Atomics.load(arrived, 0) < w.threads && monoNs() < until) {
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
-}
-
-function injectFault(fault: NonNullable<ShardJob["fault"]>): void {
-  setTimeout(() => {
-    if (fault.kind === "exit") process.exit(7);
-    if (fault.kind === "throw") {
-      // an uncaught exception in the worker: the thread dies with it
-      setImmediate(() => {
-        throw new Error("injected worker fault");
-      });
-    }
-    if (fault.kind === "busy") {
-      // block the loop 60 ms out of every 100 ms: an overloaded client
-      setInterval(() => {
-        const until = performance.now() + 60;
-        while (performance.now() < until) {
-          // spin
-        }
-      }, 100).unref();
-    }
-  }, fault.afterMs).unref();
 }

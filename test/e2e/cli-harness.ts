@@ -102,7 +102,7 @@ export function listDir(dir: string): string[] {
 }
 
 /**
- * The report files in `dir`: exactly `<stem>.json` and `<stem>.md` (§2.6), plus `<stem>.html`
+ * The report files in `dir`: exactly `<stem>.json` and `<stem>.md` (docs/definitions.md#report-files), plus `<stem>.html`
  * where the HTML report is written (our addition, on by default, off with --no-html), and
  * nothing else. Parsed and raw.
  */
@@ -135,7 +135,7 @@ export function readReportPair(dir: string): {
   };
 }
 
-/** The `wrote <path>` lines §2.5 prints for the files of `readReportPair`, in their order. */
+/** The `wrote <path>` lines docs/definitions.md#console-output prints for the files of `readReportPair`, in their order. */
 export function wroteLines(dir: string, pair: ReturnType<typeof readReportPair>): string[] {
   return [pair.jsonName, pair.mdName, ...(pair.htmlName ? [pair.htmlName] : [])].map(
     (f) => `wrote ${join(dir, f)}`,

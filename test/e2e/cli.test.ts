@@ -1,7 +1,7 @@
-// The command line as a user meets it (§2, §8 "cmd"): the real bin/whipbench.js in a child
+// The command line as a user meets it (docs/definitions.md#command-line; the reference tool's "cmd" checks): the real bin/whipbench.js in a child
 // process. Usage errors exit 2 with one line and write nothing; a full `run` through the
 // built-in relay (living in this process) writes the report pair (and our HTML beside it, when
-// on) with no secret in them or on the console and prints the §2.5 lines; SIGINT ends a run with a report marked interrupted, and
+// on) with no secret in them or on the console and prints the docs/definitions.md#console-output lines; SIGINT ends a run with a report marked interrupted, and
 // a second SIGINT exits at once.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
@@ -9,8 +9,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fmtFixed } from "../../src/core/gofmt.ts";
-import { rampOffsetsNs } from "../../src/core/splitmix.ts";
+import { fmtFixed } from "../../src/core/go-compat/fmt.ts";
+import { rampOffsetsNs } from "../../src/core/scenario/splitmix.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import {
   type CliResult,
@@ -80,7 +80,7 @@ describe("usage", () => {
     }
   });
 
-  test("no arguments: the usage ends with the etiquette rule (§2)", async () => {
+  test("no arguments: the usage ends with the etiquette rule (docs/definitions.md#command-line)", async () => {
     const r = await withoutArguments();
     assert.match(r.stderr, /written permission/);
     assert.match(r.stderr, /hosts only/);
@@ -233,7 +233,7 @@ describe("runs through the built-in relay", () => {
     };
   }
 
-  test("full run: exit 0, two files, no secret, seed and offsets recorded, §2.5 stdout", async () => {
+  test("full run: exit 0, two files, no secret, seed and offsets recorded, docs/definitions.md#console-output stdout", async () => {
     const out = join(tmp.dir, "full-out");
     const file = scenarioFile("full.json", relayScenario("full", {}));
     const args = ["run", file, "--out", out, "--ramp-offset-seed", "7", "--ramp-offset-max", "200ms"];
@@ -295,7 +295,7 @@ describe("runs through the built-in relay", () => {
       assert.ok(late >= 0 && late < 100, `viewer ${v.id} started ${late} ms after its slot`);
     }
 
-    // §2.5: verdict, two headline lines in their exact formats, then the files written
+    // docs/definitions.md#console-output: verdict, two headline lines in their exact formats, then the files written
     const a = rep.aggregate;
     assert.equal(a.valid, true);
     const lines = r.stdout.split("\n");

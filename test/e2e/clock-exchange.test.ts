@@ -1,12 +1,12 @@
-// The UDP clock exchange (§6.9) on real loopback sockets: offsets, the acceptance rule,
+// The UDP clock exchange (docs/definitions.md#clock-exchange) on real loopback sockets: offsets, the acceptance rule,
 // hostile datagrams, and the piecewise-linear model.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
 import { test } from "node:test";
-import { encodeRequest, OffsetModel, type Probe } from "../../src/core/clocksync.ts";
-import { takeWallAnchor } from "../../src/net/clock.ts";
-import { ClockClient, startResponder } from "../../src/net/clock-exchange.ts";
+import { takeWallAnchor } from "../../src/core/clock/clock.ts";
+import { encodeRequest, OffsetModel, type Probe } from "../../src/core/clock/exchange.ts";
+import { ClockClient, startResponder } from "../../src/main/split/clock-exchange.ts";
 
 /** Sends one datagram to the responder and collects every reply for 200 ms. */
 async function exchange(port: number, payload: Buffer): Promise<Buffer[]> {

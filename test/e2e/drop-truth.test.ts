@@ -15,7 +15,7 @@ const DROP_UNTIL_PACKET = 250; // about 3 s of either clip; each viewer reads 5 
 for (const codec of ["vp8", "h264"] as const) {
   test(`${codec}, DropEvery ${DROP_EVERY}: each viewer's incompleteFrames equals the frames the relay cut`, async (t) => {
     const { report: r, relay } = await runThroughRelay(
-      { dropEvery: DROP_EVERY, dropUntilPacket: DROP_UNTIL_PACKET },
+      { dropEvery: DROP_EVERY, test: { dropUntilPacket: DROP_UNTIL_PACKET } },
       { codec, viewers: 2, rampSeconds: 1, holdSeconds: 5 },
     );
     const viewers = r.viewers ?? [];

@@ -4,11 +4,11 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { normaliseScenario, type Scenario, validateScenario } from "../../src/core/scenario.ts";
-import { type Engine, inThreadEngine } from "../../src/main/engine.ts";
-import { memoryLogger } from "../../src/main/log.ts";
+import { normaliseScenario, type Scenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay, type RelayOptions } from "../../src/main/relay/relay.ts";
-import { run } from "../../src/main/runner.ts";
+import { type Engine, inThreadEngine } from "../../src/main/run/engine.ts";
+import { run } from "../../src/main/run/runner.ts";
 
 export const QUERY_SECRET = "QUERYSECRET";
 export const BEARER_SECRET = "BEARERSECRET";

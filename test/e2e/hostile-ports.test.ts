@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { RunMetrics } from "../../src/main/metrics.ts";
-import { CLOSE_GRACE_MS, type MetricsServer, serveMetrics } from "../../src/main/metrics-server.ts";
+import { RunMetrics } from "../../src/main/observe/metrics.ts";
+import { CLOSE_GRACE_MS, type MetricsServer, serveMetrics } from "../../src/main/observe/metrics-server.ts";
 import { MAX_BODY_BYTES } from "../../src/main/relay/http.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { execute } from "../../src/main/execute.ts";
-import { memoryLogger } from "../../src/main/log.ts";
-import type { RunMetrics } from "../../src/main/metrics.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { execute } from "../../src/main/cli/execute.ts";
+import { memoryLogger } from "../../src/main/observe/log.ts";
+import type { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { type Family, parseExposition, SPEC_FAMILIES, sampleValue } from "../unit/prom-text.ts";
 import { chromiumPath, openReport } from "./chromium.ts";
 
@@ -116,11 +116,11 @@ test("live run: exit 0, and JSON, Markdown and HTML written", () => {
   assert.ok(log.lines.some((l) => /^metrics on http:\/\/127\.0\.0\.1:\d+\/metrics$/.test(l)));
 });
 
-test("live run: /metrics scraped mid-run has every §6.17 family with its type and label set", () => {
+test("live run: /metrics scraped mid-run has every docs/definitions.md#prometheus-metrics family with its type and label set", () => {
   assert.ok(midRun, `no mid-run scrape with every viewer joined: ${midRunError}`);
   const fams: Family[] = midRun;
   const types = new Map(fams.map((f) => [f.name, f.type]));
-  // §6.17's families, plus the per-thread gauges the worker engine adds
+  // docs/definitions.md#prometheus-metrics's families, plus the per-thread gauges the worker engine adds
   const want: [string, string, string[]][] = [
     ...SPEC_FAMILIES,
     ["whipbench_worker_event_loop_delay_p99_seconds", "gauge", ["worker"]],

@@ -7,6 +7,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { wallOffsetEnv } from "./faults/wall-offset.ts";
 
 const A = "wbclkA";
 const B = "wbclkB";
@@ -82,7 +83,7 @@ test("clock exchange across two namespaces: a 250 ms offset measured within rtt/
     "ip",
     ["netns", "exec", A, process.execPath, PEER, "responder", ADDR_A, String(port)],
     {
-      env: { ...process.env, WHIPBENCH_TEST_WALL_OFFSET_MS: "250" },
+      env: { ...process.env, ...wallOffsetEnv(250) },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );

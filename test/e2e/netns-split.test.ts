@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Report } from "../../src/core/report/types.ts";
+import { wallOffsetEnv } from "./faults/wall-offset.ts";
 
 const A = "wbspA";
 const B = "wbspB";
@@ -108,7 +109,7 @@ test("split run across two namespaces: fingerprint and stamp comparable, uncerta
       "--send-log-listen",
       `${ADDR_A}:17451`,
     ],
-    { WHIPBENCH_TEST_WALL_OFFSET_MS: "250" },
+    wallOffsetEnv(250),
   );
   await waitFor(pub.err, "connected in", 15_000);
   const out = mkdtempSync(join(tmpdir(), "wb-netns-split-"));

@@ -1,12 +1,12 @@
 // What trying whipbench as a new user found (issue 13), each against the built-in relay with a
-// test-only answer fault (RelayOptions.answerFault) or without the ICE setting a new user forgets:
+// test-only answer fault (RelayTestHooks.answerFault) or without the ICE setting a new user forgets:
 // a publisher answer without video, a 201 whose body is refused, a server that never does DTLS,
 // and a server on 127.0.0.1 with neither loopbackOnly nor includeLoopback.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { AUTO_LOOPBACK_METHOD } from "../../src/core/report/method.ts";
+import { AUTO_LOOPBACK_METHOD } from "../../src/core/report/method-lines.ts";
 import { type AnswerFault, Relay } from "../../src/main/relay/relay.ts";
 import { cli, readReportPair, tempDir } from "./cli-harness.ts";
 
@@ -20,7 +20,7 @@ async function withRelay(
 ): Promise<void> {
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: false },
-    ...(answerFault ? { answerFault } : {}),
+    ...(answerFault ? { test: { answerFault } } : {}),
   });
   try {
     await fn(relay, await relay.listen());

@@ -117,9 +117,9 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
   test("the tarball holds the built command, the clips, the docs, and no sources, tests or benches", () => {
     for (const f of [
       "bin/whipbench.js",
-      "dist/main/cli.js",
+      "dist/main/cli/cli.js",
       "dist/workers/worker-entry.js",
-      "dist/main/html-client.js",
+      "dist/main/output/html-charts.browser.js",
       "dist/build-info.json",
       "clips/clip-vp8.ivf",
       "clips/clip-h264.h264",

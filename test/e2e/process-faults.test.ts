@@ -11,9 +11,9 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { TEST_WRITE_DELAY_ENV } from "../../src/main/write-report.ts";
 import { type CliResult, listDir, readReportPair, startCli, tempDir, wroteLines } from "./cli-harness.ts";
 import { FaultServer } from "./faults/responder.ts";
+import { writeDelayEnv } from "./faults/write-delay.ts";
 
 const tmp = tempDir("process-faults");
 chmodSync(tmp.dir, 0o755); // a child running as another user reads its scenario files here
@@ -195,7 +195,7 @@ describe("a signal in every phase: report written and marked interrupted, exit 3
   });
 
   test("while the report is written: written again, complete and marked interrupted", async () => {
-    const env = { [TEST_WRITE_DELAY_ENV]: "1500" };
+    const env = writeDelayEnv(1500);
     const runs = await bothSignals((sig) =>
       interruptRun(sig, scenarioFile(`write-${sig}`, { holdSeconds: 2 }), VERDICT_LOGGED, 300, { env }),
     );
@@ -216,7 +216,7 @@ describe("a signal in every phase: report written and marked interrupted, exit 3
     const out = join(tmp.dir, "out-second");
     const run = startCli(["run", scenarioFile("second", { holdSeconds: 1 }), "--out", out], {
       timeoutMs: 30_000,
-      env: { [TEST_WRITE_DELAY_ENV]: "5000" },
+      env: writeDelayEnv(5000),
     });
     await run.waitForStderr(VERDICT_LOGGED);
     await new Promise((r) => setTimeout(r, 300));

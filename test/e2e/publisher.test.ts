@@ -1,15 +1,15 @@
-// The WHIP publisher (src/main/publisher.ts, §6.11) through the built-in relay: pacing, the
+// The WHIP publisher (src/main/run/publisher.ts, docs/definitions.md#publisher-pacing) through the built-in relay: pacing, the
 // send log it fills, and what a WHEP peer on the far side receives — RTP timestamps that step
 // exactly one frame's ticks per frame, across the clip's loop boundary too, with sequence
 // numbers that run on and frame bytes that come round in clip order.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type Clip, loadClip } from "../../src/core/clip/clip.ts";
+import { monoNs, takeWallAnchor } from "../../src/core/clock/clock.ts";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
-import { SendLog } from "../../src/core/sendlog.ts";
-import { Publisher } from "../../src/main/publisher.ts";
+import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { monoNs, takeWallAnchor } from "../../src/net/clock.ts";
+import { Publisher } from "../../src/main/run/publisher.ts";
 import {
   filterCandidates,
   gatheringComplete,

@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ViewerReport } from "../../src/core/report/types.ts";
 import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { receivePathEngine } from "../../src/main/receive-path-engine.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
+import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
+import { restrictSrtpProfiles } from "../../src/workers/lean/adapter.ts";
 import { leanDiagnostics } from "../../src/workers/receive-path.ts";
 import { runThroughRelay } from "./harness.ts";
 
@@ -54,9 +55,11 @@ for (const codec of ["vp8", "h264"] as const) {
         {
           dropEvery: DROP_EVERY,
           loseEvery: LOSE_EVERY,
-          burst: { legs: 4, packets: PACKETS },
-          wrapAfterPackets: 60,
-          srtpProfiles: [profile],
+          test: {
+            burst: { legs: 4, packets: PACKETS },
+            wrapAfterPackets: 60,
+            prepareLeg: (tr) => restrictSrtpProfiles(tr, [profile]),
+          },
         },
         { codec, viewers: 4, rampSeconds: 0, holdSeconds: 5.5, excludeFirstSeconds: 0 },
         receivePathEngine(inThreadEngine(), ["werift", "lean"]),

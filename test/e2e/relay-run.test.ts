@@ -1,7 +1,7 @@
-// End-to-end runs through the built-in relay: the §8 checklist of the reference tool.
+// End-to-end runs through the built-in relay: the reference tool's end-to-end checklist.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rampOffsetsNs } from "../../src/core/splitmix.ts";
+import { rampOffsetsNs } from "../../src/core/scenario/splitmix.ts";
 import { BEARER_SECRET, fingerprintBlock, QUERY_SECRET, runThroughRelay } from "./harness.ts";
 
 function assertNoSecret(text: string): void {

@@ -1,4 +1,4 @@
-// The §4 key lists of whipbench.report/v0, written out from the spec tables, and a walker that
+// The docs/definitions.md#report key lists of whipbench.report/v0, written out from the spec tables, and a walker that
 // holds a parsed report to them: every key path (arrays collapsed to `[]`, map keys to `*`) must
 // be a spec key or one of our documented additions, every key the spec says is always present
 // must be in every object instance whose parent is there, and keys keep the schema order.
@@ -30,7 +30,7 @@ function thread(path: string, optional: boolean): string[] {
 }
 
 /**
- * §4.2–§4.13, in serialisation order. Keys marked `+` are our deliberate additions (DESIGN
+ * docs/definitions.md#top-level to #method-lines, in serialisation order. Keys marked `+` are our deliberate additions (DESIGN
  * "Report compatibility" and "Client ceiling"; declared in src/core/report/types.ts): Node's
  * resource figures in place of goroutines, client.workers, client.ceiling, the timeline's
  * cpuPercent and eventLoopDelayMs, scenario.workers and viewers[].whepFlow. A new report key must be added here.
@@ -58,7 +58,7 @@ export const REPORT_KEYS: readonly string[] = [
   "client.resources.cpuSeconds?",
   "client.resources.cpuUtilisationPercent?",
   "client.resources.cpuReason?",
-  // the spec's always-present peakGoroutines is replaced by Node's figures (DESIGN)
+  // the spec's always-present peakGoroutines is replaced by Node's figures (docs/definitions.md#client-resources)
   "client.resources.peakGoroutines?",
   "+client.resources.peakHeapBytes",
   "+client.resources.peakRssBytes",
@@ -107,7 +107,7 @@ export const REPORT_KEYS: readonly string[] = [
   "scenario.warmupSeconds?",
   "scenario.joinTimeoutSeconds", // normalised to 10
   "scenario.stallMs", // normalised to 500
-  "scenario.excludeFirstSeconds", // always present after normalisation (§3.1)
+  "scenario.excludeFirstSeconds", // always present after normalisation (docs/definitions.md#scenario-keys)
   "scenario.bearerEnv?",
   "scenario.metrics?",
   "scenario.includeLoopback?",
@@ -271,7 +271,7 @@ function childrenOf(parent: string): KeySpec[] {
 }
 
 /**
- * The pooled block's clip keys: always on a `fingerprint` block (§4.9.2), never on a `stamp`
+ * The pooled block's clip keys: always on a `fingerprint` block (docs/definitions.md#one-way-delay-pooled), never on a `stamp`
  * block (WB-39: the stamp needs no clip; src/core/report/stamp-blocks.ts).
  */
 const CLIP_KEYS = new Set([
@@ -319,7 +319,9 @@ export function checkReportKeys(report: unknown): { problems: string[]; paths: S
       paths.add(p);
       const spec = SPECS.get(p);
       if (!spec) {
-        problems.push(`${where === "" ? k : `${where}.${k}`}: not a §4 key nor a documented addition`);
+        problems.push(
+          `${where === "" ? k : `${where}.${k}`}: not a report key (docs/definitions.md#report) nor a documented addition`,
+        );
         continue;
       }
       if (spec.order < lastOrder) problems.push(`${where}.${k}: out of schema order`);
@@ -336,7 +338,7 @@ export function checkReportKeys(report: unknown): { problems: string[]; paths: S
     }
   };
   visit(report, "", "");
-  // one delay block per source, fingerprint first (§4.9), in every list of blocks
+  // one delay block per source, fingerprint first (docs/definitions.md#one-way-delay), in every list of blocks
   const r = report as {
     aggregate?: { oneWayDelay?: { source?: unknown }[] };
     viewers?: { oneWayDelay?: { source?: unknown }[] }[] | null;

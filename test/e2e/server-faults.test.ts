@@ -57,13 +57,15 @@ before(() => {
   startedAt = performance.now();
   long = (async () => {
     const { relay, base } = await relayWith({
-      legFaults: {
-        1: { closeViewerAfterMs: 500 },
-        2: { stopForwardingAfterMs: 1000, stopForwardingForMs: 700 },
-        3: { rewriteSeq: "duplicate" },
-        4: { rewriteSeq: "jump" },
+      test: {
+        legFaults: {
+          1: { closeViewerAfterMs: 500 },
+          2: { stopForwardingAfterMs: 1000, stopForwardingForMs: 700 },
+          3: { rewriteSeq: "duplicate" },
+          4: { rewriteSeq: "jump" },
+        },
+        closePublisherAfterMs: 3000,
       },
-      closePublisherAfterMs: 3000,
     });
     try {
       const s = faultScenario(`${base}/long/whip`, `${base}/long/whep`, {
@@ -90,7 +92,7 @@ async function afterLongMedia(): Promise<void> {
 test("timeouts: no answer, ICE that never connects, DTLS that fails, media that never comes, reordering", async () => {
   await afterLongMedia();
   const { relay, base } = await relayWith({
-    legFaults: { 3: { withholdMedia: true }, 4: { rewriteSeq: "reorder" } },
+    test: { legFaults: { 3: { withholdMedia: true }, 4: { rewriteSeq: "reorder" } } },
   });
   const front = new FaultServer({
     target: base,
@@ -112,7 +114,7 @@ test("timeouts: no answer, ICE that never connects, DTLS that fails, media that 
   const h = new URL(fb).host;
   assert.deepEqual(front.stats.applied.slice(0, 3), ["never-answer", "dead-candidates", "bad-fingerprint"]);
   // every pair of packets swapped: the reassembler still completes and matches every frame (late),
-  // but the join criterion of §6.5 needs a keyframe's packets in order from its start to its
+  // but the join criterion (docs/definitions.md#first-complete-keyframe) needs a keyframe's packets in order from its start to its
   // marker — whether the swapped pairs break that depends on where the pairs fall against each
   // keyframe's first packet, which the leg's start decides; either outcome is checked below
   const reordered = (r.viewers ?? []).find((v) => (v.oneWayDelay[0]?.lateCompletedFrames ?? 0) > 0);
@@ -212,7 +214,7 @@ test("HTTP faults: 403, 500, not SDP, no video, no common codec, garbage, 200 wi
   // socket buffers held)
   assert.equal(front.stats.hugeClosedByClient, 1);
   assert.ok(front.stats.hugeBytesWritten < 16 * 2 ** 20, `${front.stats.hugeBytesWritten} bytes written`);
-  // 201 without Location is not a fault (§6.19: nothing to delete): that viewer joins and sends
+  // 201 without Location is not a fault (docs/definitions.md#whip-and-whep-http-exchange: nothing to delete): that viewer joins and sends
   // no DELETE; the 4 relay answers that carried one (no video, no codec, garbage, proxy) are deleted
   assertWentOn(r, 2);
   assert.equal(front.stats.deletes, 4);
@@ -281,7 +283,7 @@ test("after joining: dropped by the server, a paused stream, duplicates, a wild 
   }
 
   // leg 4: from its 50th packet every sequence number +30000 and every timestamp +2^31: the
-  // skipped numbers count as lost (§6.5 has no restart rule), every frame still completes and
+  // skipped numbers count as lost (docs/definitions.md#rtp-statistics has no restart rule), every frame still completes and
   // matches the send log, every figure stays finite
   const jumped = viewers.filter((v) => v.rtp.lost >= 30000);
   assert.equal(
@@ -303,7 +305,7 @@ test("after joining: dropped by the server, a paused stream, duplicates, a wild 
   assert.equal(p.error, "the server connection dropped while publishing");
   assert.ok(p.framesSent > 60);
   assert.ok(p.sendingSeconds > 20, "it streamed on until ICE consent expired");
-  // a publisher that failed after streaming does not by itself invalidate the run (§4.14)
+  // a publisher that failed after streaming does not by itself invalidate the run (docs/definitions.md#verdict)
   assert.equal(r.aggregate.verdict, "valid: 5 of 5 viewers joined");
   assert.equal(w.code, 0);
   assertWritten(w);

@@ -11,11 +11,12 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { memoryLogger } from "../../src/main/log.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { run } from "../../src/main/runner.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
+import { run } from "../../src/main/run/runner.ts";
+import { wallOffsetEnv } from "./faults/wall-offset.ts";
 import { runThroughRelay } from "./harness.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/whipbench.js", import.meta.url));
@@ -53,7 +54,7 @@ function startPublisher(
       `127.0.0.1:${logPort}`,
     ],
     {
-      env: { ...process.env, WHIPBENCH_TEST_WALL_OFFSET_MS: String(OFFSET_MS) },
+      env: { ...process.env, ...wallOffsetEnv(OFFSET_MS) },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

@@ -4,9 +4,9 @@
 // anything to load — the engine is warmed before t0 — so every POST goes out close to its slot.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Engine } from "../../src/main/engine.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { poolEngine } from "../../src/main/pool-engine.ts";
+import type { Engine } from "../../src/main/run/engine.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
+import { poolEngine } from "../../src/main/run/pool-engine.ts";
 import { runThroughRelay } from "./harness.ts";
 
 /** A POST goes out this soon after its slot: the viewer's own ICE gathering (host candidates on loopback). */

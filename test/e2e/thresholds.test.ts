@@ -98,10 +98,7 @@ describe("thresholds (CLI, built-in relay)", () => {
       timeoutMs: 40_000,
     });
     assert.equal(r.code, 99, r.stderr);
-    assert.match(
-      r.stdout.split("\n")[0] ?? "",
-      /^valid, [23] of 3 thresholds failed: 2 of 2 viewers joined$/,
-    );
+    assert.match(r.stdout.split("\n")[0] ?? "", /^valid, 1 of 3 thresholds failed: 2 of 2 viewers joined$/);
     assert.match(r.stdout, new RegExp(`wrote ${junit.replace(/[.]/g, "\\.")}`));
     const xml = readFileSync(junit, "utf8");
     assert.match(
@@ -114,6 +111,10 @@ describe("thresholds (CLI, built-in relay)", () => {
     );
     const pair = readReportPair(out);
     assert.match(pair.html, /<section id="thresholds" class="card"><h2>Thresholds<\/h2>/);
+    // the viewer threads stamp every datagram, so the client's receive lag is a measured figure
+    const lag = (pair.report.thresholds as Judged[]).find((x) => x.figure === "receiveLag.p99");
+    assert.equal(typeof lag?.observed, "number", JSON.stringify(lag));
+    assert.equal(lag?.pass, true);
   });
 
   test("abortOnFail stops a run early against a dropping relay; the report says which and when", async () => {

@@ -5,15 +5,15 @@
 // thread's wake-up, which the estimator does not see; the stated error allowed here is 1 ms.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { exactSummary } from "../../src/core/stats.ts";
-import { poolEngine } from "../../src/main/pool-engine.ts";
+import { exactSummary } from "../../src/core/stats/summaries.ts";
 import type { RelayTaps } from "../../src/main/relay/relay.ts";
-import type { WorkerFault } from "../../src/workers/protocol.ts";
+import { poolEngine } from "../../src/main/run/pool-engine.ts";
 import { runThroughRelay } from "./harness.ts";
+import type { TruthFault } from "./truth-fault-worker.ts";
 
 const STATED_ERROR_MS = 1;
 
-async function measure(viewers: number, fault?: WorkerFault) {
+async function measure(viewers: number, fault?: TruthFault) {
   const legSend = new Map<number, number>();
   const taps: RelayTaps = {
     publisherReceive() {},
@@ -26,10 +26,12 @@ async function measure(viewers: number, fault?: WorkerFault) {
   const tap = new SharedArrayBuffer(8 + 200_000 * 32);
   const engine = poolEngine({
     workers: 1,
-    worker: { file: new URL("../../bench/truth-worker.ts", import.meta.url), data: { tap, inline: false } },
-    ...(fault !== undefined ? { fault: { shard: 0, ...fault } } : {}),
+    test: {
+      workerEntry: new URL("./truth-fault-worker.ts", import.meta.url),
+      workerData: { tap, inline: false, ...(fault !== undefined ? { fault: { shard: 0, ...fault } } : {}) },
+    },
   });
-  const { report } = await runThroughRelay({ taps }, { viewers, holdSeconds: 4 }, engine);
+  const { report } = await runThroughRelay({ test: { taps } }, { viewers, holdSeconds: 4 }, engine);
   const n = Math.min(new Int32Array(tap, 0, 2)[0]!, 200_000);
   const rec = new Float64Array(tap, 8);
   const waits: number[] = [];

@@ -1,14 +1,14 @@
-// `whipbench view` (§2.3) through the CLI against the built-in relay, with the clip published by
-// src/main/publisher.ts in this process (no send log): a valid split report whose one-way delay
-// is unavailable for want of a send log and never comparable. Then the §4 key paths of a `view`
+// `whipbench view` (docs/definitions.md#view) through the CLI against the built-in relay, with the clip published by
+// src/main/run/publisher.ts in this process (no send log): a valid split report whose one-way delay
+// is unavailable for want of a send log and never comparable. Then the docs/definitions.md#report key paths of a `view`
 // and of a `run` report against the spec's key lists.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadClip } from "../../src/core/clip/clip.ts";
-import { Publisher, type PublisherResult } from "../../src/main/publisher.ts";
+import { takeWallAnchor } from "../../src/core/clock/clock.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { takeWallAnchor } from "../../src/net/clock.ts";
+import { Publisher, type PublisherResult } from "../../src/main/run/publisher.ts";
 import type { IceOptions } from "../../src/net/rtc.ts";
 import { type CliResult, cli, readReportPair, tempDir, wroteLines } from "./cli-harness.ts";
 import { runThroughRelay } from "./harness.ts";
@@ -121,7 +121,7 @@ test("view: valid split report, no send log, clock not measured, never comparabl
   assert.equal(pooled["samples"], 0);
   assert.equal(pooled["loopFrames"], 0);
   assert.equal(pooled["comparable"], false);
-  // §4.15: an unavailable block's reason comes first; the clock's is on the clock row
+  // docs/definitions.md#comparability: an unavailable block's reason comes first; the clock's is on the clock row
   assert.equal(pooled["notComparableReason"], "no figure: the block is unavailable");
   for (const v of r.viewers) {
     assert.equal(v.joined, true);
@@ -155,7 +155,7 @@ test("view: valid split report, no send log, clock not measured, never comparabl
     assert.ok(!view.html.includes(secret), secret);
 });
 
-test("key paths of a view report are the §4 keys (plus documented additions)", () => {
+test("key paths of a view report are the report keys of docs/definitions.md#report (plus documented additions)", () => {
   const { problems, paths } = checkReportKeys(view.report);
   assert.deepEqual(problems, []);
   for (const p of ["publisher", "server.whipHost", "clock.offsetMs", "clock.uncertaintyMs", "interrupted"]) {
@@ -166,7 +166,7 @@ test("key paths of a view report are the §4 keys (plus documented additions)", 
   }
 });
 
-test("key paths of a run report are the §4 keys (plus documented additions)", async () => {
+test("key paths of a run report are the report keys of docs/definitions.md#report (plus documented additions)", async () => {
   const { report, json } = await runThroughRelay(
     {},
     { viewers: 2, holdSeconds: 2, rampOffsetSeed: 5n, rampOffsetMaxSeconds: 0.2 },
@@ -210,6 +210,6 @@ test("the key checker catches an unknown key, a missing key and a key out of ord
   assert.deepEqual(checkReportKeys(bad).problems.sort(), [
     "aggregate.valid: out of schema order",
     "viewers[0]: missing nacksSent",
-    "viewers[1].latencyMs: not a §4 key nor a documented addition",
+    "viewers[1].latencyMs: not a report key (docs/definitions.md#report) nor a documented addition",
   ]);
 });

@@ -4,8 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
-import { inThreadEngine } from "../../src/main/engine.ts";
-import { poolEngine } from "../../src/main/pool-engine.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
+import { poolEngine } from "../../src/main/run/pool-engine.ts";
+import { faultyPoolEngine } from "./faulty-worker.ts";
 import { fingerprintBlock, runThroughRelay } from "./harness.ts";
 
 /** Every key path of a JSON value, arrays collapsed to `[]`. */
@@ -71,7 +72,7 @@ test("--workers 0, 1 and 2: identical report format, consistent figures", async 
 
 for (const kind of ["exit", "throw"] as const) {
   test(`a worker that dies (${kind}) takes only its viewers with it`, async () => {
-    const engine = poolEngine({ workers: 2, fault: { shard: 1, kind, afterMs: 2500 } });
+    const engine = faultyPoolEngine(2, { shard: 1, kind, afterMs: 2500 });
     const { report: r, markdown } = await runThroughRelay({}, { viewers: 4 }, engine);
     const died = (r.viewers ?? []).filter((v) => v.errorKind === "worker_died");
     assert.deepEqual(
@@ -98,7 +99,7 @@ test("the ceiling guard stays quiet on an idle client", async () => {
 });
 
 test("the ceiling guard fires on an overloaded worker and the delay is not comparable", async () => {
-  const engine = poolEngine({ workers: 1, fault: { shard: 0, kind: "busy", afterMs: 500 } });
+  const engine = faultyPoolEngine(1, { shard: 0, kind: "busy", afterMs: 500 });
   const { report: r, markdown } = await runThroughRelay({}, { viewers: 2 }, engine);
   const c = r.client.ceiling;
   assert.equal(c?.nearCeiling, true);

@@ -1,6 +1,6 @@
-// Property-based tests of the clip readers (§6.12, §6.13): the IVF reader, the Annex-B
+// Property-based tests of the clip readers (docs/definitions.md#vp8-ivf-clips, docs/definitions.md#h264-annex-b-clips): the IVF reader, the Annex-B
 // splitter and access-unit delimiter, and the SPS timing reader. A reader either returns a
-// clip that passes §6.12's validation or throws a one-line ClipError; honest input round-trips.
+// clip that passes docs/definitions.md#vp8-ivf-clips's validation or throws a one-line ClipError; honest input round-trips.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
@@ -23,7 +23,7 @@ function assertClipMessage(err: Error, prefix: RegExp): void {
   assert.match(err.message, prefix);
 }
 
-/** What §6.12 promises of every clip a reader returns. */
+/** What docs/definitions.md#vp8-ivf-clips promises of every clip a reader returns. */
 function assertValidClip(clip: Clip, buf: Uint8Array, ivf: boolean): void {
   assert.ok(clip.frames.length >= (ivf ? 2 : 1));
   assert.equal(clip.keyframes.length, clip.frames.length);

@@ -9,8 +9,8 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { depacketizeH264, packetizeH264 } from "../../src/core/codec/h264.ts";
 import { depacketizeVp8, packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { type CompletedFrame, Reassembler } from "../../src/core/reassembler.ts";
-import { H264_FRAME_START, VP8_FRAME_START } from "../../src/core/viewer-pipeline.ts";
+import { H264_FRAME_START, VP8_FRAME_START } from "../../src/core/delay/viewer-pipeline.ts";
+import { type CompletedFrame, Reassembler } from "../../src/core/rtp/reassembler.ts";
 import { bytes, check, concat, list } from "./fuzz.ts";
 
 /** A NAL unit: its header byte, then the body with no start-code emulation. */

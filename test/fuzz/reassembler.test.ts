@@ -1,4 +1,4 @@
-// Property-based tests of the reassembler (§6.3) over arbitrary packet streams: sequence
+// Property-based tests of the reassembler (docs/definitions.md#reassembly) over arbitrary packet streams: sequence
 // numbers that step, repeat, go back or jump by powers of two; timestamps from a small pool
 // or anywhere; markers and payloads at random; arrivals non-decreasing (its precondition)
 // with gaps up to seconds. Nothing throws, the state stays bounded, the counters add up, and
@@ -14,8 +14,8 @@ import {
   MAX_PENDING,
   Reassembler,
   WINDOW_NS,
-} from "../../src/core/reassembler.ts";
-import { MAX_CAPACITY } from "../../src/core/seen-ring.ts";
+} from "../../src/core/rtp/reassembler.ts";
+import { MAX_CAPACITY } from "../../src/core/rtp/seen-ring.ts";
 import { bytes, check, concat, list } from "./fuzz.ts";
 
 const FORGET_NS = 2 * WINDOW_NS;

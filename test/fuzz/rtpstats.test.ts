@@ -1,4 +1,4 @@
-// Property-based tests of the per-viewer RTP statistics (§6.5) against a plain reference
+// Property-based tests of the per-viewer RTP statistics (docs/definitions.md#rtp-statistics) against a plain reference
 // model: every packet is placed on the extended sequence line (int16 step from the highest so
 // far, RFC 3550 A.1); a place already taken is a duplicate; expected = highest − lowest + 1.
 // Over any stream (steps, repeats, reordering, jumps, wraps) the counters equal the model's,
@@ -8,7 +8,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { keyframeStartH264 } from "../../src/core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../src/core/codec/vp8.ts";
-import { RtpStats } from "../../src/core/rtpstats.ts";
+import { RtpStats } from "../../src/core/rtp/stats.ts";
 import { bytes, check, list } from "./fuzz.ts";
 
 const keyframeStarts: Record<string, (p: Uint8Array) => boolean> = {

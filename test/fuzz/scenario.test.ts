@@ -1,18 +1,18 @@
-// Property-based tests of the scenario parser (§3): any text, and JSON objects of known,
+// Property-based tests of the scenario parser (docs/definitions.md#scenario): any text, and JSON objects of known,
 // case-folded and unknown keys holding values of every JSON type, huge and non-finite number
-// literals, NaN-like strings and deep nesting. The parser returns a scenario that passes §3.3
+// literals, NaN-like strings and deep nesting. The parser returns a scenario that passes docs/definitions.md#scenario-validation
 // (and schedules), or throws a one-line ScenarioError naming the key — never anything else,
 // never a URL; a valid scenario round-trips.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import {
-  buildSchedule,
   parseScenario,
   SCENARIO_KEYS,
   type Scenario,
   ScenarioError,
-} from "../../src/core/scenario.ts";
+} from "../../src/core/scenario/scenario.ts";
+import { buildSchedule } from "../../src/core/scenario/schedule.ts";
 import { check, list, onlyThrows } from "./fuzz.ts";
 
 const SECRET = "s3cr3t-token";
@@ -35,7 +35,7 @@ function assertScenarioMessage(err: Error): void {
   assert.ok(!err.message.includes(SECRET), `a URL echoed: ${err.message}`);
 }
 
-/** What §3.3 promises of every scenario parseScenario returns, and its schedule. */
+/** What docs/definitions.md#scenario-validation promises of every scenario parseScenario returns, and its schedule. */
 function assertValidScenario(s: Scenario): void {
   assert.match(s.whep, /^https?:/i);
   assert.ok(s.codec === "vp8" || s.codec === "h264");

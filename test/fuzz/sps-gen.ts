@@ -1,4 +1,4 @@
-// A generator of well-formed H.264 SPS NAL units with random field values (H.264 §7.3.2.1.1,
+// A generator of well-formed H.264 SPS NAL units with random field values (H.264 clause 7.3.2.1.1,
 // Annex E.1.1), written bit by bit with emulation prevention, for the SPS reader's oracle
 // property: the timing_info written is the timing_info read.
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// Property-based tests of one viewer's packet pipeline (§6.4) over arbitrary streams: frames
+// Property-based tests of one viewer's packet pipeline (docs/definitions.md#viewer-pipeline) over arbitrary streams: frames
 // of a small random clip (with repeated frames, so some fingerprints are duplicates), sent in
 // random loops with lost, repeated and swapped packets, mixed with junk packets of any seq,
 // timestamp, marker and payload; a send log missing some sends; capture stamps of any value.
@@ -10,11 +10,11 @@ import fc from "fast-check";
 import { type Clip, keyframeIntervalOf } from "../../src/core/clip/model.ts";
 import { packetizeH264 } from "../../src/core/codec/h264.ts";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { ClipTable, createHasher, type Hasher } from "../../src/core/fingerprint.ts";
-import { SendLog } from "../../src/core/sendlog.ts";
-import { DelayHistogram } from "../../src/core/stats.ts";
+import { ClipTable, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
+import { SendLog } from "../../src/core/delay/sendlog.ts";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../../src/core/delay/viewer-pipeline.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import type { Codec } from "../../src/core/types.ts";
-import { ViewerPipeline, type ViewerPipelineOptions } from "../../src/core/viewer-pipeline.ts";
 import { bytes, check, concat, runsFor } from "./fuzz.ts";
 
 const TICKS = 3000;

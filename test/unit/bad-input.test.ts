@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ClipError, loadClip, MAX_CLIP_BYTES, parseAnnexB, parseIvf } from "../../src/core/clip/clip.ts";
-import { parseScenario, ScenarioError } from "../../src/core/scenario.ts";
+import { parseScenario, ScenarioError } from "../../src/core/scenario/scenario.ts";
 
 /** One line, no stack frame, nothing after a newline. */
 function assertOneLine(message: string): void {

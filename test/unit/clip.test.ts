@@ -1,4 +1,4 @@
-// Clip parsing (§6.12–§6.14, §11): the embedded clips, loadClip, IVF, Annex-B splitting and
+// Clip parsing (docs/definitions.md#clips): the embedded clips, loadClip, IVF, Annex-B splitting and
 // access-unit delimiting, keyframe spacing. SPS timing lives in sps.test.ts.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
@@ -274,7 +274,7 @@ describe("parseAnnexB", () => {
   const P0b = hex(0x41, 0x9a, 0x33);
   const P_MB5 = hex(0x41, 0x0c, 0x11); // first bit 0: first_mb_in_slice ≠ 0 (second slice)
 
-  test("access-unit delimiting (§7.4.1.2.3)", () => {
+  test("access-unit delimiting (H.264 clause 7.4.1.2.3)", () => {
     const stream = annexB(AUD, SPS30, PPS, SEI, IDR, P_MB5, AUD, P0, P0b, SEI, P0, hex(0x0c, 0xff));
     const clip = parseAnnexB(stream);
     assert.equal(clip.ticks, 3000);

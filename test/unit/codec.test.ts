@@ -3,7 +3,7 @@ import { before, describe, test } from "node:test";
 import { type Clip, loadClip, splitAnnexB } from "../../src/core/clip/clip.ts";
 import { depacketizeH264, keyframeStartH264, packetizeH264 } from "../../src/core/codec/h264.ts";
 import { depacketizeVp8, keyframeStartVp8, packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { createHasher, type Hasher } from "../../src/core/fingerprint.ts";
+import { createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
 import type { Codec } from "../../src/core/types.ts";
 
 const MTU = 1200;
@@ -40,7 +40,7 @@ describe("round trip of the clips (MTU 1200)", () => {
         assert.ok(fp !== null);
         assert.equal(fp, hasher.clipFrameFingerprint(clip, i), `frame ${i}`);
       }
-      // §11: ≈ 2.29 (VP8) and ≈ 2.99 (H.264) packets per frame
+      // docs/definitions.md#clips: ≈ 2.29 (VP8) and ≈ 2.99 (H.264) packets per frame
       assert.ok(packets / clip.frames.length > 2 && packets / clip.frames.length < 3.5);
     });
   }
@@ -177,7 +177,7 @@ describe("keyframe starts on the payloaded clips", () => {
         if (!clip.keyframes[i]) assert.ok(!flags.includes(true), `delta frame ${i}`);
         starts += flags.filter(Boolean).length;
       }
-      // VP8: only the S packet. H.264 (§6.5): the STAP-A holding the SPS, and the IDR's
+      // VP8: only the S packet. H.264 (docs/definitions.md#keyframe-start): the STAP-A holding the SPS, and the IDR's
       // first FU-A fragment, which is also an IDR start by the rule.
       assert.equal(starts, codec === "vp8" ? 4 : 8);
     });
@@ -209,7 +209,7 @@ describe("vp8 depacketiser", () => {
     }
   });
 
-  test("keyframeStartVp8 rules (§6.5)", () => {
+  test("keyframeStartVp8 rules (docs/definitions.md#keyframe-start)", () => {
     assert.ok(keyframeStartVp8(hex(0x90, 0x80, 0x81, 0x02, 0x10)));
     assert.ok(keyframeStartVp8(hex(0x10, 0x50)));
     assert.ok(!keyframeStartVp8(hex(0x10, 0x51)), "P = 1: interframe");
@@ -271,7 +271,7 @@ describe("h264 depacketiser", () => {
     );
   });
 
-  test("keyframeStartH264 rules (§6.5)", () => {
+  test("keyframeStartH264 rules (docs/definitions.md#keyframe-start)", () => {
     assert.ok(keyframeStartH264(hex(0x65, 0x88)), "IDR");
     assert.ok(keyframeStartH264(hex(0x67, 0x42)), "SPS");
     assert.ok(!keyframeStartH264(hex(0x68, 0xce)), "PPS");

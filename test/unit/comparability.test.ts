@@ -10,7 +10,7 @@ import { healthyViewers, makeInput, makeScenario } from "./report-fixtures.ts";
 const available = { available: true, samples: 3 };
 const MONOTONIC: ClockBlock = { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: false };
 
-describe("comparability table (§4.15)", () => {
+describe("comparability table (docs/definitions.md#comparability)", () => {
   test("unavailable block: not comparable, no uncertainty", () => {
     assert.deepEqual(applyComparability({ available: false }, MONOTONIC), {
       available: false,

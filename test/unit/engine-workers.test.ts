@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { cpus } from "node:os";
 import { test } from "node:test";
-import { defaultWorkers, oversubscribedNote } from "../../src/main/engine.ts";
+import { defaultWorkers, oversubscribedNote } from "../../src/main/run/engine.ts";
 
 test("the default keeps a core for the main thread, and never says so about itself", () => {
   assert.equal(defaultWorkers(), Math.max(1, cpus().length - 1));

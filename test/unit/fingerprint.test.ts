@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import xxhash from "xxhash-wasm";
 import { type Clip, loadClip, splitAnnexB } from "../../src/core/clip/clip.ts";
-import { ClipTable, createHasher, type Hasher, isVcl } from "../../src/core/fingerprint.ts";
+import { ClipTable, createHasher, type Hasher, isVcl } from "../../src/core/delay/fingerprint.ts";
 import type { Codec } from "../../src/core/types.ts";
 
 const hex = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);

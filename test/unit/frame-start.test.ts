@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { depacketizeH264, frameStartH264, idrPartH264 } from "../../src/core/codec/h264.ts";
 import { depacketizeVp8, frameStartVp8 } from "../../src/core/codec/vp8.ts";
-import { type CompletedFrame, Reassembler } from "../../src/core/reassembler.ts";
-import { H264_FRAME_START, VP8_FRAME_START } from "../../src/core/viewer-pipeline.ts";
+import { H264_FRAME_START, VP8_FRAME_START } from "../../src/core/delay/viewer-pipeline.ts";
+import { type CompletedFrame, Reassembler } from "../../src/core/rtp/reassembler.ts";
 
 const MS = 1e6;
 

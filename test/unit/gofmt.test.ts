@@ -10,7 +10,7 @@ import {
   mdStarted,
   parseGoDuration,
   rfc3339Nano,
-} from "../../src/core/gofmt.ts";
+} from "../../src/core/go-compat/fmt.ts";
 
 test("fmtFixed rounds exact binary ties to even, like Go %.Nf", () => {
   assert.equal(fmtFixed(12.5, 0), "12");

@@ -1,9 +1,9 @@
 // examples/grafana/whipbench-dashboard.json queries only series that /metrics serves, and follows
-// §6.17's rules for a portable dashboard: a `datasource` variable, no hard-coded data source uid.
+// docs/definitions.md#prometheus-metrics's rules for a portable dashboard: a `datasource` variable, no hard-coded data source uid.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { RunMetrics } from "../../src/main/metrics.ts";
+import { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { parseExposition } from "./prom-text.ts";
 
 /** the data source variable, as Grafana writes it */
@@ -50,7 +50,7 @@ test("grafana dashboard: every queried series is one /metrics serves", async () 
   assert.ok(queried.size >= 12, `the dashboard queries ${queried.size} series`);
   const missing = [...queried].filter((n) => !served.has(n));
   assert.deepEqual(missing, [], "series the dashboard queries but /metrics does not serve");
-  // the §6.17 plots are there
+  // the docs/definitions.md#prometheus-metrics plots are there
   for (const want of [
     "whipbench_viewers_active",
     "whipbench_viewers_failed_total",

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ClipError, parseAnnexB } from "../../src/core/clip/clip.ts";
 import { depacketizeVp8, packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { type CompletedFrame, MAX_PENDING, Reassembler } from "../../src/core/reassembler.ts";
-import { MAX_CAPACITY, SeenRing } from "../../src/core/seen-ring.ts";
+import { type CompletedFrame, MAX_PENDING, Reassembler } from "../../src/core/rtp/reassembler.ts";
+import { MAX_CAPACITY, SeenRing } from "../../src/core/rtp/seen-ring.ts";
 
 const KEY = Uint8Array.of(0x10, 0x00); // VP8 payload: S set, a keyframe byte
 

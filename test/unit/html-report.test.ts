@@ -6,7 +6,7 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { delayBuckets, delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import type { ChartData } from "../../src/core/report/html-data.ts";
-import { htmlAssets } from "../../src/main/html-report.ts";
+import { htmlAssets } from "../../src/main/output/html-report.ts";
 import { hist, makeInput, makeViewer } from "./report-fixtures.ts";
 
 const EVIL = `</script><script>alert("x")</script><img src=x onerror=alert(1)>`;

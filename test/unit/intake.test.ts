@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { createSocket, type Socket } from "node:dgram";
 import { test } from "node:test";
-import { monoNs } from "../../src/net/clock.ts";
+import { monoNs } from "../../src/core/clock/clock.ts";
 import { Intake } from "../../src/workers/intake.ts";
 
 function spin(ns: number): void {

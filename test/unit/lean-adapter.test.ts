@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RTCDtlsTransport, type RTCRtpTransceiver } from "werift";
-import { monoNs } from "../../src/net/clock.ts";
+import { monoNs } from "../../src/core/clock/clock.ts";
 import {
   checkWerift,
   claimMedia,

@@ -1,4 +1,4 @@
-// Markdown report (§5). The golden file test/fixtures/report-golden.md is the rendering of
+// Markdown report (docs/definitions.md#markdown-report). The golden file test/fixtures/report-golden.md is the rendering of
 // goldenInput() below, compared byte for byte. To regenerate it after a deliberate change:
 //   WB_UPDATE_GOLDEN=1 node_modules/.bin/node --test test/unit/markdown.test.ts
 // then review the diff of the fixture before committing it.
@@ -88,7 +88,7 @@ describe("golden Markdown", () => {
   });
 });
 
-describe("sections and rows (§5)", () => {
+describe("sections and rows (docs/definitions.md#markdown-report)", () => {
   test("delays print to 0.1 ms; one-way delay leads the aggregate table", () => {
     const md = reportToMarkdown(buildReport(makeInput([makeViewer(0, { keyMs: [10, 10] })])));
     assert.ok(md.includes("| one-way delay (fingerprint, per frame) | 2 | 10.0 ms |"));
@@ -193,6 +193,6 @@ describe("sections and rows (§5)", () => {
     assert.ok(
       md.includes("**One-way delay: unavailable** — no send log: the send log lives in the `run` process"),
     );
-    assert.ok(md.includes("- Jitter: RFC 3550 §6.4.1 interarrival jitter, J += (\\|D\\| − J)/16"));
+    assert.ok(md.includes("- Jitter: RFC 3550 section 6.4.1 interarrival jitter, J += (\\|D\\| − J)/16"));
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Matcher, type MatchOutcome } from "../../src/core/matcher.ts";
-import { SendLog } from "../../src/core/sendlog.ts";
+import { Matcher, type MatchOutcome } from "../../src/core/delay/matcher.ts";
+import { SendLog } from "../../src/core/delay/sendlog.ts";
 
 const FRAMES = 10;
 const TICKS = 3000;

@@ -1,9 +1,14 @@
-// /metrics (§6.17): names, types, labels, buckets and values of the exposition, from ticks fed
+// /metrics (docs/definitions.md#prometheus-metrics): names, types, labels, buckets and values of the exposition, from ticks fed
 // the way shards send them.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DELAY_BUCKETS_S, type LiveTick, RunMetrics, TRANSIT_BUCKETS_S } from "../../src/main/metrics.ts";
-import { metricsAddress, serveMetrics } from "../../src/main/metrics-server.ts";
+import {
+  DELAY_BUCKETS_S,
+  type LiveTick,
+  RunMetrics,
+  TRANSIT_BUCKETS_S,
+} from "../../src/main/observe/metrics.ts";
+import { metricsAddress, serveMetrics } from "../../src/main/observe/metrics-server.ts";
 import { family, parseExposition, SPEC_FAMILIES, sampleValue } from "./prom-text.ts";
 
 function tick(over: Partial<LiveTick> = {}): LiveTick {
@@ -20,7 +25,7 @@ function tick(over: Partial<LiveTick> = {}): LiveTick {
   };
 }
 
-test("metrics: every §6.17 family, in order, HELP before TYPE, with its labels; a fresh run is all zero", async () => {
+test("metrics: every docs/definitions.md#prometheus-metrics family, in order, HELP before TYPE, with its labels; a fresh run is all zero", async () => {
   const m = new RunMetrics({ viewersTarget: 7 });
   const fams = parseExposition(await m.text());
   assert.deepEqual(

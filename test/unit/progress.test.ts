@@ -2,10 +2,10 @@
 // never mix with the status line, and the sliding-window quantiles behind the live delay.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LiveQuantiles } from "../../src/core/live-quantiles.ts";
-import { memoryLogger } from "../../src/main/log.ts";
-import { Progress, type ProgressSink } from "../../src/main/progress.ts";
-import { logLine, type ProgressState, statusLine } from "../../src/main/progress-line.ts";
+import { LiveQuantiles } from "../../src/core/stats/live-quantiles.ts";
+import { memoryLogger } from "../../src/main/observe/log.ts";
+import { Progress, type ProgressSink } from "../../src/main/observe/progress.ts";
+import { logLine, type ProgressState, statusLine } from "../../src/main/observe/progress-line.ts";
 
 function sink(isTTY: boolean, logEveryS?: number): ProgressSink & { text: string } {
   const s = {

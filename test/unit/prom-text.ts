@@ -1,5 +1,5 @@
 // A strict little reader of the Prometheus text format 0.0.4 for the tests: families in order,
-// each with its HELP, TYPE and sample lines (name, labels, value); and §6.17's table of families.
+// each with its HELP, TYPE and sample lines (name, labels, value); and docs/definitions.md#prometheus-metrics's table of families.
 
 export interface Sample {
   name: string;
@@ -79,7 +79,7 @@ export function sampleValue(
   throw new Error(`no sample ${name} ${JSON.stringify(labels)}`);
 }
 
-/** §6.17's table, in order: name, type, label names besides `le`. */
+/** docs/definitions.md#prometheus-metrics's table, in order: name, type, label names besides `le`. */
 export const SPEC_FAMILIES: [string, string, string[]][] = [
   ["whipbench_viewers_target", "gauge", []],
   ["whipbench_viewers_started_total", "counter", []],

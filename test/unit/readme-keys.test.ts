@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { SCENARIO_KEYS } from "../../src/core/scenario.ts";
+import { SCENARIO_KEYS } from "../../src/core/scenario/scenario.ts";
 
 test("the README's scenario key table lists exactly the parser's keys, in its order", () => {
   const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");

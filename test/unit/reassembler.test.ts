@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { depacketizeH264 } from "../../src/core/codec/h264.ts";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
-import { type CompletedFrame, Reassembler } from "../../src/core/reassembler.ts";
-import { SeenRing } from "../../src/core/seen-ring.ts";
+import { type CompletedFrame, Reassembler } from "../../src/core/rtp/reassembler.ts";
+import { SeenRing } from "../../src/core/rtp/seen-ring.ts";
 
 const MS = 1e6;
 const dec = new TextDecoder();

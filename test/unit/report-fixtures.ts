@@ -1,11 +1,11 @@
 // Hand-built report inputs for the report, Markdown and comparability tests.
 
+import { emptyStampCounters } from "../../src/core/delay/stamp-delay.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { ReportInput, ViewerInput } from "../../src/core/report/input.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import type { Scenario } from "../../src/core/scenario.ts";
-import { emptyStampCounters } from "../../src/core/stamp-delay.ts";
-import { DelayHistogram } from "../../src/core/stats.ts";
+import type { Scenario } from "../../src/core/scenario/scenario.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import type { OneWayDelayBlocker, OneWayDelayCounters, RtpReport } from "../../src/core/types.ts";
 
 /** 2026-10-05T07:43:46.020013Z */

@@ -1,4 +1,4 @@
-// Report JSON layout (§4.1), method lines (§4.13), console lines (§2.5) and the file stem (§2.6).
+// Report JSON layout (docs/definitions.md#json-layout), method lines (docs/definitions.md#method-lines), console lines (docs/definitions.md#console-output) and the file stem (docs/definitions.md#report-files).
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -7,7 +7,7 @@ import { reportStem, stdoutLines } from "../../src/core/report/headline.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { DelayHistogram } from "../../src/core/stats.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import {
   count,
   healthyViewers,
@@ -19,7 +19,7 @@ import {
   withFailures,
 } from "./report-fixtures.ts";
 
-describe("JSON (§4.1)", () => {
+describe("JSON (docs/definitions.md#json-layout)", () => {
   test("top-level key order and layout", () => {
     const r = buildReport(makeInput(healthyViewers(2)));
     const json = reportToJson(r);
@@ -289,7 +289,7 @@ describe("JSON (§4.1)", () => {
   });
 });
 
-describe("method lines (§4.13)", () => {
+describe("method lines (docs/definitions.md#method-lines)", () => {
   test("order, required phrases and the appended lines", () => {
     const r = buildReport(
       makeInput(healthyViewers(1), {

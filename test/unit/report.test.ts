@@ -1,4 +1,4 @@
-// Report model (§4): verdict, aggregate, one-way delay and packet transit blocks.
+// Report model (docs/definitions.md#report): verdict, aggregate, one-way delay and packet transit blocks.
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -7,7 +7,7 @@ import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import { NO_SEND_LOG_REASON } from "../../src/core/report/reasons.ts";
 import { decideVerdict } from "../../src/core/report/verdict.ts";
-import { DelayHistogram } from "../../src/core/stats.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import {
   count,
   fingerprint,
@@ -18,7 +18,7 @@ import {
   withFailures,
 } from "./report-fixtures.ts";
 
-describe("verdict (§4.14)", () => {
+describe("verdict (docs/definitions.md#verdict)", () => {
   const cases: Array<[number, number, boolean]> = [
     [10, 1, true],
     [10, 2, false],
@@ -115,7 +115,7 @@ describe("verdict (§4.14)", () => {
   });
 });
 
-describe("aggregate (§4.8)", () => {
+describe("aggregate (docs/definitions.md#aggregate)", () => {
   test("summaries and sums over joined viewers only", () => {
     const viewers = [
       makeViewer(0, { keyMs: [10], signallingMs: 4, firstRtpMs: 30, firstKeyframeMs: 900, nacksSent: 2 }),
@@ -173,7 +173,7 @@ describe("aggregate (§4.8)", () => {
   });
 });
 
-describe("one-way delay blocks (§4.9)", () => {
+describe("one-way delay blocks (docs/definitions.md#one-way-delay)", () => {
   test("pooling over 2 of 3 viewers", () => {
     const r = buildReport(
       makeInput([
@@ -344,7 +344,7 @@ function makeInputViewersValid() {
   ];
 }
 
-describe("packet transit (§4.10)", () => {
+describe("packet transit (docs/definitions.md#packet-transit)", () => {
   test("unavailable is never a number; 4 blocks for 3 viewers", () => {
     const r = buildReport(makeInput(healthyViewers(3)));
     const t = r.aggregate.packetTransit;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RtpStats } from "../../src/core/rtpstats.ts";
+import { RtpStats } from "../../src/core/rtp/stats.ts";
 
 const CLOCK = 90000;
 const MS = 1e6;

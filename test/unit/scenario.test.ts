@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  buildSchedule,
   decodeScenario,
   normaliseScenario,
   parseScenario,
   type Scenario,
   ScenarioError,
-  secondsToNs,
   validateScenario,
-} from "../../src/core/scenario.ts";
+} from "../../src/core/scenario/scenario.ts";
+import { buildSchedule, secondsToNs } from "../../src/core/scenario/schedule.ts";
 
 const WHEP = "http://127.0.0.1:8889/bench/whep?token=SECRET";
 const WHIP = "http://127.0.0.1:8889/bench/whip";
@@ -32,7 +31,7 @@ function rejects(text: string, message: string): void {
 const base = { whep: WHEP, viewers: 10, holdSeconds: 30 };
 const j = (o: Record<string, unknown>): string => JSON.stringify({ ...base, ...o });
 
-test("every §3.3 message, in order", () => {
+test("every docs/definitions.md#scenario-validation message, in order", () => {
   rejects(JSON.stringify({ viewers: 0, holdSeconds: 0 }), "scenario: whep is required");
   rejects(j({ whep: "ftp://h/x", viewers: 0 }), "scenario: whep must be an http(s) URL");
   rejects(j({ whip: "nope", codec: "av1" }), "scenario: whip must be an http(s) URL");

@@ -2,7 +2,7 @@
 // every lookup that returned an inconsistent entry (wrong index, a t0 not the k's own, a send
 // after t1, or a k beyond what was published).
 import { parentPort, workerData } from "node:worker_threads";
-import { SendLog } from "../../src/core/sendlog.ts";
+import { SendLog } from "../../src/core/delay/sendlog.ts";
 
 interface Data {
   buffer: SharedArrayBuffer;

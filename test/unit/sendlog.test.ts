@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { test } from "node:test";
 import { Worker } from "node:worker_threads";
-import { SendLog } from "../../src/core/sendlog.ts";
+import { SendLog } from "../../src/core/delay/sendlog.ts";
 
 const BASE = 1e15; // a monotonic origin of hrtime's magnitude
 const at = (ms: number): number => BASE + ms * 1e6;

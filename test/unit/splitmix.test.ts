@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rampOffsetsNs, splitmixOutputs } from "../../src/core/splitmix.ts";
+import { rampOffsetsNs, splitmixOutputs } from "../../src/core/scenario/splitmix.ts";
 
-test("SplitMix64 reference vectors (§3.4)", () => {
+test("SplitMix64 reference vectors (docs/definitions.md#start-schedule)", () => {
   assert.deepEqual(splitmixOutputs(0n, 3), [0xe220a8397b1dcdafn, 0x6e789e6aa1b965f4n, 0x06c45d188009454fn]);
   assert.deepEqual(splitmixOutputs(1234567n, 3), [
     6457827717110365317n,

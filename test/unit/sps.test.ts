@@ -1,4 +1,4 @@
-// H.264 SPS timing (§6.13): the frame duration read from VUI timing_info of synthetic SPSs
+// H.264 SPS timing (docs/definitions.md#h264-annex-b-clips): the frame duration read from VUI timing_info of synthetic SPSs
 // (baseline, high with scaling matrices, POC type 1 + cropping + Extended_SAR), the specific
 // errors, and emulation-prevention removal.
 import assert from "node:assert/strict";

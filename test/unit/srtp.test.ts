@@ -12,7 +12,7 @@ import {
   SrtcpSession,
   SrtpSession,
 } from "werift";
-import { absCaptureAtToUnixNs, unixNsToAbsCapture } from "../../src/core/abs-capture-time.ts";
+import { absCaptureAtToUnixNs, unixNsToAbsCapture } from "../../src/core/rtp/abs-capture-time.ts";
 import {
   deriveSessionKeys,
   SRTP_AEAD_AES_128_GCM,

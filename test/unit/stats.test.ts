@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as hdr from "hdr-histogram-js";
 import { mulberry32 } from "../../src/core/compare/bootstrap.ts";
-import { countsIndexUs, DelayHistogram, exactSummary } from "../../src/core/stats.ts";
+import { countsIndexUs, DelayHistogram, exactSummary } from "../../src/core/stats/summaries.ts";
 
 const rng = mulberry32;
 

@@ -1,13 +1,13 @@
-// Clock-step detector thresholds (§6.8) with injected readings, and the real clock source.
+// Clock-step detector thresholds (docs/definitions.md#clock-step-detector) with injected readings, and the real clock source.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isStep, StepWatch } from "../../src/core/stepwatch.ts";
-import { edgeWallReading } from "../../src/net/clock.ts";
+import { edgeWallReading } from "../../src/core/clock/clock.ts";
+import { isStep, StepWatch } from "../../src/core/clock/stepwatch.ts";
 
 const MS = 1e6;
 const S = 1e9;
 
-test("§6.8 thresholds: 0.1 ms plus 500 ppm per interval", () => {
+test("docs/definitions.md#clock-step-detector thresholds: 0.1 ms plus 500 ppm per interval", () => {
   assert.equal(isStep(S + 0.6 * MS, S), false, "0.6 ms in 1 s is the allowance");
   assert.equal(isStep(S + 0.601 * MS, S), true, "0.601 ms in 1 s");
   assert.equal(isStep(S - 0.601 * MS, S), true, "−0.601 ms in 1 s");

@@ -1,8 +1,8 @@
 // Timers for absolute monotonic instants, including ones past setTimeout's 24.8-day limit.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { monoNs } from "../../src/net/clock.ts";
-import { atMonoNs } from "../../src/net/timers.ts";
+import { monoNs } from "../../src/core/clock/clock.ts";
+import { atMonoNs } from "../../src/workers/timers.ts";
 
 test("a near instant fires; a 30-day instant does not fire at once", async () => {
   let near = 0;

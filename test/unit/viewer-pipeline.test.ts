@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { absCaptureToUnixNs, unixNsToAbsCapture } from "../../src/core/abs-capture-time.ts";
 import { loadClip } from "../../src/core/clip/clip.ts";
 import { packetizeH264 } from "../../src/core/codec/h264.ts";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { ClipTable, createHasher, type Hasher } from "../../src/core/fingerprint.ts";
-import { SendLog } from "../../src/core/sendlog.ts";
-import { DelayHistogram } from "../../src/core/stats.ts";
+import { ClipTable, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
+import { SendLog } from "../../src/core/delay/sendlog.ts";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../../src/core/delay/viewer-pipeline.ts";
+import { absCaptureToUnixNs, unixNsToAbsCapture } from "../../src/core/rtp/abs-capture-time.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import type { Codec } from "../../src/core/types.ts";
-import { ViewerPipeline, type ViewerPipelineOptions } from "../../src/core/viewer-pipeline.ts";
 
 const MS = 1e6;
 const POST_NS = 1e15; // monotonic instant of the POST

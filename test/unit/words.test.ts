@@ -3,8 +3,8 @@
 // counts agree with their nouns ("1 worker thread").
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { resourcesText } from "../../src/core/report/md-cells.ts";
-import { parseScenario, ScenarioError } from "../../src/core/scenario.ts";
+import { resourcesText } from "../../src/core/report/markdown-cells.ts";
+import { parseScenario, ScenarioError } from "../../src/core/scenario/scenario.ts";
 
 const WHEP = "http://127.0.0.1:8889/s/whep";
 

@@ -9,13 +9,13 @@ import { x25519, x25519KeyPair } from "../../src/net/x25519.ts";
 const jsScalarMult = nacl.scalarMult;
 const jsKeyPair = nacl.box.keyPair;
 
-test("node:crypto X25519 gives tweetnacl's bytes: random scalars and points, and RFC 7748 §6.1", () => {
+test("node:crypto X25519 gives tweetnacl's bytes: random scalars and points, and RFC 7748 section 6.1", () => {
   for (let i = 0; i < 50; i++) {
     const n = new Uint8Array(randomBytes(32));
     const p = jsKeyPair().publicKey;
     assert.deepEqual(x25519(n, p), jsScalarMult(n, p));
   }
-  // RFC 7748 §6.1: Alice's private key and Bob's public key give the shared secret K
+  // RFC 7748 section 6.1: Alice's private key and Bob's public key give the shared secret K
   const hex = (s: string) => new Uint8Array(Buffer.from(s, "hex"));
   const alicePriv = hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
   const bobPub = hex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");

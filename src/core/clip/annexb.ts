@@ -1,4 +1,4 @@
-// H.264 Annex-B elementary streams (spec §6.13): NAL splitting and access-unit delimiting.
+// H.264 Annex-B elementary streams (docs/definitions.md#h264-annex-b-clips): NAL splitting and access-unit delimiting.
 import { CLOCK_RATE, type Clip, ClipError, makeClip } from "./model.ts";
 import { spsTicks } from "./sps.ts";
 
@@ -7,7 +7,7 @@ import { spsTicks } from "./sps.ts";
  * unit runs from after a `00 00 01` to the next one with all trailing zero bytes trimmed
  * (which drops the leading zero of a 4-byte start code); the last runs to the end of the
  * buffer. Bytes before the first start code are not a unit, and a start code at the very end
- * opens none (the empty unit it would open is one the access-unit step skips anyway, §6.13).
+ * opens none (the empty unit it would open is one the access-unit step skips anyway, docs/definitions.md#h264-annex-b-clips).
  */
 export function splitAnnexB(buf: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -37,7 +37,7 @@ export function splitAnnexB(buf: Uint8Array): Uint8Array[] {
   return out;
 }
 
-/** The longest frame in ticks, as for an SPS frame rate (§6.13: a whole number < 2^32). */
+/** The longest frame in ticks, as for an SPS frame rate (docs/definitions.md#h264-annex-b-clips: a whole number < 2^32). */
 const MAX_TICKS = 2 ** 32 - 1;
 
 function isVclSlice(type: number): boolean {
@@ -50,7 +50,7 @@ function ticksFor(nals: readonly Uint8Array[], fps: number): number {
     const ticks = CLOCK_RATE / fps;
     if (!Number.isInteger(ticks))
       throw new ClipError(`h264: frame rate ${fps} does not divide the 90 kHz clock`);
-    // the bound the SPS path has (§6.13): a 32-bit RTP timestamp step
+    // the bound the SPS path has (docs/definitions.md#h264-annex-b-clips): a 32-bit RTP timestamp step
     if (ticks > MAX_TICKS) throw new ClipError(`h264: frame rate ${fps} is too low for the 90 kHz clock`);
     return ticks;
   }
@@ -76,7 +76,7 @@ function joinUnits(nals: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Parses an H.264 Annex-B stream into access units (H.264 §7.4.1.2.3): SEI, SPS, PPS or AUD
+ * Parses an H.264 Annex-B stream into access units (H.264 clause 7.4.1.2.3): SEI, SPS, PPS or AUD
  * after a slice, or a slice with first_mb_in_slice 0 after a slice, starts a new picture.
  * A picture is kept only if it has a slice (type 1 or 5); type 5 makes it a keyframe.
  * `fps` 0 reads the frame rate from the first SPS; a positive `fps` overrides it.

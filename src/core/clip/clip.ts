@@ -1,4 +1,4 @@
-// Loading a clip: the embedded one shipped in clips/, or a file the user names (§11).
+// Loading a clip: the embedded one shipped in clips/, or a file the user names (docs/definitions.md#clips).
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Codec } from "../types.ts";

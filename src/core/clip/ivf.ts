@@ -1,4 +1,4 @@
-// VP8 in IVF (spec §6.12): a 32-byte file header, then frames of a 12-byte header
+// VP8 in IVF (docs/definitions.md#vp8-ivf-clips): a 32-byte file header, then frames of a 12-byte header
 // (uint32 LE size, uint64 LE pts in time-base units) and the frame payload.
 import { CLOCK_RATE, type Clip, ClipError, makeClip } from "./model.ts";
 
@@ -18,7 +18,7 @@ function ascii(buf: Uint8Array, from: number, to: number): string {
 
 /**
  * Parses a VP8 IVF file. Frames are views into `buf` (no copy). A keyframe is a frame whose
- * first byte has bit 0 clear (RFC 6386 §9.1). The pts must be evenly spaced; one step is
+ * first byte has bit 0 clear (RFC 6386 section 9.1). The pts must be evenly spaced; one step is
  * `scale / rate` seconds, and must be a whole number of 90 kHz ticks.
  */
 export function parseIvf(buf: Uint8Array): Clip {

@@ -1,5 +1,5 @@
 // The clip model shared by the IVF and Annex-B readers: the error every reader throws, the
-// parsed clip, and the validation a clip passes before it is handed out (spec §6.12, §6.14).
+// parsed clip, and the validation a clip passes before it is handed out (docs/definitions.md#vp8-ivf-clips, docs/definitions.md#keyframe-interval-of-a-clip).
 import type { Codec } from "../types.ts";
 
 /** RTP clock of every video codec WebRTC carries (RFC 7741, RFC 6184). */
@@ -22,11 +22,11 @@ export interface Clip {
   ticks: number;
   /** frames per second, CLOCK_RATE / ticks */
   fps: number;
-  /** spacing of keyframes in frames when constant, else 0 (§6.14) */
+  /** spacing of keyframes in frames when constant, else 0 (docs/definitions.md#keyframe-interval-of-a-clip) */
   keyframeInterval: number;
 }
 
-/** Spacing in frames between successive keyframes if it is constant, else 0 (§6.14). */
+/** Spacing in frames between successive keyframes if it is constant, else 0 (docs/definitions.md#keyframe-interval-of-a-clip). */
 export function keyframeIntervalOf(keyframes: readonly boolean[]): number {
   let prev = -1;
   let gap = 0;
@@ -41,7 +41,7 @@ export function keyframeIntervalOf(keyframes: readonly boolean[]): number {
   return gap;
 }
 
-/** Validates the parsed frames (§6.12: ≥ 1 frame, a keyframe first, ticks > 0) and builds the clip. */
+/** Validates the parsed frames (docs/definitions.md#vp8-ivf-clips: ≥ 1 frame, a keyframe first, ticks > 0) and builds the clip. */
 export function makeClip(codec: Codec, frames: Uint8Array[], keyframes: boolean[], ticks: number): Clip {
   if (frames.length === 0) throw new ClipError(`${codec}: the clip has no frames`);
   if (!keyframes[0]) {

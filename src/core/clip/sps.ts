@@ -1,5 +1,5 @@
-// Frame rate of an H.264 stream from its sequence parameter set (spec §6.13; H.264
-// §7.3.2.1.1 and Annex E.1.1): the parse reads just far enough to reach the VUI's
+// Frame rate of an H.264 stream from its sequence parameter set (docs/definitions.md#h264-annex-b-clips; H.264
+// clause 7.3.2.1.1 and Annex E.1.1): the parse reads just far enough to reach the VUI's
 // timing_info, skipping every field before it. A frame lasts two clock ticks (E.2.1), so
 // its duration in 90 kHz ticks is 90000 · 2 · num_units_in_tick / time_scale.
 import { CLOCK_RATE, ClipError } from "./model.ts";
@@ -11,7 +11,7 @@ const MAX_TICKS = 2 ** 32 - 1;
 /** Profiles whose SPS carries chroma_format_idc, bit depths and the scaling matrix. */
 const HIGH_PROFILES = new Set([100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]);
 
-/** Drops the emulation-prevention byte of every `00 00 03` (§7.4.1): NAL payload → RBSP. */
+/** Drops the emulation-prevention byte of every `00 00 03` (H.264 clause 7.4.1): NAL payload → RBSP. */
 export function unescapeRbsp(b: Uint8Array): Uint8Array {
   const out = new Uint8Array(b.length);
   let n = 0;
@@ -51,7 +51,7 @@ class BitReader {
     return v;
   }
 
-  /** Exp-Golomb ue(v) (§9.1), at most 31 leading zeros as a 32-bit value can hold. */
+  /** Exp-Golomb ue(v) (H.264 clause 9.1), at most 31 leading zeros as a 32-bit value can hold. */
   ue(): number {
     let zeros = 0;
     while (this.bit() === 0) {
@@ -66,7 +66,7 @@ class BitReader {
     return k % 2 === 1 ? (k + 1) / 2 : -(k / 2);
   }
 
-  /** Skips one scaling_list() (§7.3.2.1.1.1): delta_scale is read while the next scale is not 0. */
+  /** Skips one scaling_list() (H.264 clause 7.3.2.1.1.1): delta_scale is read while the next scale is not 0. */
   scalingList(size: number): void {
     let last = 8;
     let next = 8;

@@ -157,7 +157,7 @@ export function depacketizeH264(payloads: readonly Uint8Array[]): Uint8Array[] |
 }
 
 /**
- * Whether a payload starts an H.264 keyframe (§6.5): a single IDR or SPS unit; a STAP-A
+ * Whether a payload starts an H.264 keyframe (docs/definitions.md#keyframe-start): a single IDR or SPS unit; a STAP-A
  * holding one (a zero length or an overrun ends the walk as not key); or the first FU-A
  * fragment of one.
  */

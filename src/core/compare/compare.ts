@@ -1,4 +1,4 @@
-// `whipbench compare BASE NEW` (issue 14): may the two reports be ranked (§4.15's rules, with the
+// `whipbench compare BASE NEW` (issue 14): may the two reports be ranked (docs/definitions.md#ranking rules, with the
 // reasons when not), the headline figures side by side with their differences, a bootstrap
 // interval over viewers for the one-way delay percentiles, and the --fail-on gates.
 

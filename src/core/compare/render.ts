@@ -1,8 +1,8 @@
 // The comparison for people (Markdown, HTML) and machines (a JSON object).
 
-import { fmtFixed } from "../gofmt.ts";
+import { fmtFixed } from "../go-compat/fmt.ts";
 import { escapeHtml } from "../report/html-sections.ts";
-import { esc } from "../report/md-cells.ts";
+import { esc } from "../report/markdown-cells.ts";
 import { formatFigure } from "../thresholds/evaluate.ts";
 import type { FigureUnit, FigureValue } from "../thresholds/types.ts";
 import type { CompareRow, Comparison, GateResult } from "./compare.ts";

@@ -3,7 +3,7 @@
 // each repeat's report. Markdown and HTML.
 
 import { escapeHtml } from "../report/html-sections.ts";
-import { esc } from "../report/md-cells.ts";
+import { esc } from "../report/markdown-cells.ts";
 import { formatFigure } from "../thresholds/evaluate.ts";
 import type { FigureUnit, FigureValue } from "../thresholds/types.ts";
 import type { Matrix } from "./parse.ts";

@@ -1,7 +1,7 @@
-// §4.8 aggregate: counts, exact summaries over joined viewers, sums, pooled blocks and verdict.
+// docs/definitions.md#aggregate aggregate: counts, exact summaries over joined viewers, sums, pooled blocks and verdict.
 
-import { exactSummary } from "../stats.ts";
-import { clientBoundReason } from "./client.ts";
+import { exactSummary } from "../stats/summaries.ts";
+import { clientBoundReason } from "./client-block.ts";
 import type { ReportInput } from "./input.ts";
 import { type JoinedViewer, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
 import { pooledStampBlock } from "./stamp-blocks.ts";

@@ -1,12 +1,12 @@
-// buildReport: the whole report object (§4) from the run's results, keys in schema order.
+// buildReport: the whole report object (docs/definitions.md#report) from the run's results, keys in schema order.
 
-import { rfc3339Nano } from "../gofmt.ts";
+import { rfc3339Nano } from "../go-compat/fmt.ts";
 import { host, redactScenario } from "../redact.ts";
-import type { Scenario } from "../scenario.ts";
+import type { Scenario } from "../scenario/scenario.ts";
 import { buildAggregate } from "./aggregate.ts";
-import { clientBlock, clientBoundReason } from "./client.ts";
+import { clientBlock, clientBoundReason } from "./client-block.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
-import { methodLines } from "./method.ts";
+import { methodLines } from "./method-lines.ts";
 import type { JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
 import {
@@ -28,7 +28,7 @@ function nonZero<K extends string>(key: K, n: number | undefined): { [P in K]?: 
   return n === undefined || n === 0 ? {} : ({ [key]: n } as { [P in K]?: number });
 }
 
-/** §3.1 in key order with the omitempty rules, from an already redacted scenario. */
+/** docs/definitions.md#scenario-keys in key order with the omitempty rules, from an already redacted scenario. */
 export function reportScenario(s: Scenario): ReportScenario {
   return {
     ...nonEmpty("name", s.name),
@@ -70,7 +70,7 @@ function publisherReport(p: PublisherInput): PublisherReport {
   };
 }
 
-/** §4.5 clock in key order. */
+/** docs/definitions.md#clock-block clock in key order. */
 function clockBlock(c: ClockBlock): ClockBlock {
   return {
     method: c.method,
@@ -84,7 +84,7 @@ function clockBlock(c: ClockBlock): ClockBlock {
   };
 }
 
-/** §4.11 counts by error kind, keys sorted. */
+/** docs/definitions.md#error-kinds counts by error kind, keys sorted. */
 function errorCounts(
   viewers: readonly ViewerReport[],
   publisher: PublisherInput | undefined,

@@ -3,7 +3,7 @@
 // keyframe / delta frames apart. The report JSON keeps only summaries; this is beside it.
 
 import * as hdr from "hdr-histogram-js";
-import { DelayHistogram } from "../stats.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
 import type { ReportInput } from "./input.ts";
 import type { Report } from "./types.ts";
 

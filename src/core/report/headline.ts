@@ -1,6 +1,6 @@
-// Console summary (§2.5 step 4) and the report file stem (§2.6).
+// Console summary (docs/definitions.md#console-output step 4) and the report file stem (docs/definitions.md#report-files).
 
-import { fileStamp, fmtFixed } from "../gofmt.ts";
+import { fileStamp, fmtFixed } from "../go-compat/fmt.ts";
 import type { Report } from "./types.ts";
 
 /** The verdict line, then, only for a valid aggregate, the two headline lines. */
@@ -33,7 +33,7 @@ export function sanitiseName(name: string): string {
   return name.replace(/[^a-zA-Z0-9._-]+/g, "-").replace(/^-+|-+$/g, "");
 }
 
-/** `whipbench-YYYYMMDDTHHMMSSZ[-name]` (§2.6). */
+/** `whipbench-YYYYMMDDTHHMMSSZ[-name]` (docs/definitions.md#report-files). */
 export function reportStem(startedAtUnixNs: bigint, scenarioName: string): string {
   const name = sanitiseName(scenarioName);
   return `whipbench-${fileStamp(startedAtUnixNs)}${name === "" ? "" : `-${name}`}`;

@@ -1,7 +1,7 @@
 // The text parts of the HTML report, rendered from the report object: the header facts, the
 // verdict with comparability and method, and the per-viewer table. Every value is escaped.
 
-import { fmtFixed } from "../gofmt.ts";
+import { fmtFixed } from "../go-compat/fmt.ts";
 import {
   ceilingText,
   clientLagText,
@@ -12,7 +12,7 @@ import {
   resourcesText,
   scenarioText,
   workersText,
-} from "./md-cells.ts";
+} from "./markdown-cells.ts";
 import type { PooledDelayBlock, Report, ViewerReport } from "./types.ts";
 import { fmtPercent } from "./verdict.ts";
 
@@ -27,7 +27,7 @@ export function escapeHtml(text: string): string {
     .replace(/'/g, "&#39;");
 }
 
-/** A Markdown cell text (md-cells) as plain text: its `\|` and `**` undone. */
+/** A Markdown cell text (markdown-cells.ts) as plain text: its `\|` and `**` undone. */
 function plain(md: string): string {
   return md.replace(/\\\|/g, "|").replace(/\*\*/g, "");
 }

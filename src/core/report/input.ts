@@ -1,7 +1,7 @@
 // What the report builder is given: everything in run units (nanoseconds, decoded histograms).
 
-import type { Scenario } from "../scenario.ts";
-import type { DelayHistogram } from "../stats.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import type { DelayHistogram } from "../stats/summaries.ts";
 import type { EncodedHistogram, ViewerRecord } from "../types.ts";
 import type {
   CeilingReport,
@@ -44,7 +44,7 @@ export interface ViewerInput {
   rampOffsetNs?: number;
 }
 
-/** §4.6 publisher result, durations in ns. */
+/** docs/definitions.md#publisher-figures publisher result, durations in ns. */
 export interface PublisherInput {
   codec: string;
   stamped: boolean;
@@ -76,7 +76,7 @@ export interface ReportInput {
   interrupted: boolean;
   startedAtUnixNs: bigint;
   finishedAtUnixNs: bigint;
-  /** §6.20 version string */
+  /** docs/definitions.md#version-string version string */
   version: string;
   /** the normalised scenario (not yet redacted: the builder redacts it to hosts) */
   scenario: Scenario;
@@ -110,6 +110,6 @@ export interface ReportInput {
   timeline: TimelineEntry[];
   /** the publisher failed to connect: the report has `viewers: null` */
   publisherFailedToConnect: boolean;
-  /** loopback candidates were added because a server host is a loopback address (src/main/ice-choice.ts) */
+  /** loopback candidates were added because a server host is a loopback address (src/main/run/ice-choice.ts) */
   autoLoopback?: boolean;
 }

@@ -1,4 +1,4 @@
-// Report JSON in the layout of Go's encoding/json MarshalIndent (§4.1): keys in insertion order
+// Report JSON in the layout of Go's encoding/json MarshalIndent (docs/definitions.md#json-layout): keys in insertion order
 // (the builders create objects in schema order), map keys sorted, undefined keys absent, <>&
 // and U+2028/U+2029 escaped, -0 written as 0, bigint written as an integer, 2-space indent and a
 // trailing newline. A NaN or an infinity is a bug in the builder and throws.

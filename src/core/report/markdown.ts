@@ -1,6 +1,6 @@
-// The Markdown report (§5), rendered from the report object alone.
+// The Markdown report (docs/definitions.md#markdown-report), rendered from the report object alone.
 
-import { fmtFixed, fmtG, mdStarted } from "../gofmt.ts";
+import { fmtFixed, fmtG, mdStarted } from "../go-compat/fmt.ts";
 import { thresholdsMarkdown } from "../thresholds/render.ts";
 import {
   ceilingText,
@@ -17,7 +17,7 @@ import {
   scenarioText,
   summaryRow,
   workersText,
-} from "./md-cells.ts";
+} from "./markdown-cells.ts";
 import type {
   Aggregate,
   CeilingReport,

@@ -1,7 +1,8 @@
-// Pooled blocks over joined viewers: one-way delay (§4.9.2) and packet transit (§4.10.2).
-// Histograms merge exactly; the reason texts and the most-common-reason rule follow the spec.
+// Pooled blocks over joined viewers: one-way delay (docs/definitions.md#one-way-delay-pooled) and packet transit (docs/definitions.md#packet-transit-pooled).
+// Histograms merge exactly; the reason texts and the most-common-reason rule follow docs/definitions.md.
 
-import { DelayHistogram } from "../stats.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
+import { frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer } from "./input.ts";
 import {
@@ -18,7 +19,6 @@ import type {
   ViewerDelayBlock,
   ViewerTransitBlock,
 } from "./types.ts";
-import { frameKindSplit, nsToMs } from "./viewer-blocks.ts";
 
 /** A joined viewer with its already-built per-viewer blocks. */
 export interface JoinedViewer {
@@ -122,7 +122,7 @@ export function poolBlocks(
   return p;
 }
 
-/** §4.9.2 pooled fingerprint block over the joined viewers' first fingerprint blocks. */
+/** docs/definitions.md#one-way-delay-pooled pooled fingerprint block over the joined viewers' first fingerprint blocks. */
 export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolContext): PooledDelayBlock {
   const {
     all,
@@ -171,7 +171,7 @@ export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolConte
   return applyComparability(block, ctx.clock, ctx.clientBound);
 }
 
-/** §4.10.2 pooled packet transit over the joined viewers. */
+/** docs/definitions.md#packet-transit-pooled pooled packet transit over the joined viewers. */
 export function pooledTransitBlock(joined: readonly JoinedViewer[]): PooledTransitBlock {
   const all = new DelayHistogram();
   const others: string[] = [];

@@ -1,4 +1,4 @@
-// Exact reason texts of the one-way delay and packet transit blocks (§4.9, §4.10), and the
+// Exact reason texts of the one-way delay and packet transit blocks (docs/definitions.md#one-way-delay, docs/definitions.md#packet-transit), and the
 // "most common reason" rule used by pooling.
 
 export const NO_SEND_LOG_REASON =

@@ -2,6 +2,7 @@
 // fingerprint blocks and never averaged with them. Same keys as a fingerprint block, except
 // that the pooled block has no clip keys (duplicateFrames, loopFrames, loopMinMs): the stamp
 // needs no clip. unmatchedFrames counts complete frames whose first packet carried no stamp.
+import { frameKindSplit } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer } from "./input.ts";
 import { poolBlocks } from "./pooled.ts";
@@ -14,7 +15,6 @@ import {
   TRANSIT_NOT_NEGOTIATED_REASON,
 } from "./reasons.ts";
 import type { ClockBlock, PooledDelayBlock, ViewerDelayBlock } from "./types.ts";
-import { frameKindSplit } from "./viewer-blocks.ts";
 
 export function stampNoValidSampleReason(v: DecodedViewer): string {
   const c = v.stampDelay;

@@ -1,15 +1,25 @@
-// The report model (schema whipbench.report/v0, spec §4). Every interface lists its keys in the
-// order they are serialised; optional keys are the spec's omitempty/pointer keys and are absent
+// The report model (schema whipbench.report/v0, docs/definitions.md#report). Every interface lists its keys in the
+// order they are serialised; optional keys are the reference tool's omitempty/pointer keys and are absent
 // (never undefined-valued) when empty. Builders must create objects in this key order.
-// Deliberate additions (DESIGN "Report compatibility"): client.resources carries Node figures
+// Deliberate additions (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
 
 import type { ThresholdResult } from "../thresholds/types.ts";
 import type { RtpReport, Summary } from "../types.ts";
+import type { ReportClient } from "./client-types.ts";
+
+export type {
+  CeilingReport,
+  ClientResources,
+  EventLoopDelayMs,
+  ReportClient,
+  ThreadReport,
+  WorkerReport,
+} from "./client-types.ts";
 
 export const REPORT_SCHEMA = "whipbench.report/v0";
 
-/** §4.5: how the two ends share a time base. */
+/** docs/definitions.md#clock-block: how the two ends share a time base. */
 export type ClockMethod = "monotonic" | "exchange" | "none" | "same-wall-clock" | "";
 
 export interface ClockPoint {
@@ -18,7 +28,7 @@ export interface ClockPoint {
   rttMs: number;
 }
 
-/** §4.5 `clock`. */
+/** docs/definitions.md#clock-block `clock`. */
 export interface ClockBlock {
   method: ClockMethod;
   offsetMs?: number;
@@ -28,7 +38,7 @@ export interface ClockBlock {
   stepDetected: boolean;
 }
 
-/** §4.3 `server`. */
+/** docs/definitions.md#server `server`. */
 export interface ReportServer {
   whipHost?: string;
   whepHost: string;
@@ -39,81 +49,7 @@ export interface ReportServer {
   permission?: string;
 }
 
-/** Event-loop delay in ms (perf_hooks histogram read at the end of the run). */
-export interface EventLoopDelayMs {
-  p50: number;
-  p99: number;
-  max: number;
-}
-
-/** `client.resources` with Node figures (replaces the reference's peakGoroutines). */
-export interface ClientResources {
-  cpuSeconds?: number;
-  cpuUtilisationPercent?: number;
-  cpuReason?: string;
-  peakHeapBytes: number;
-  peakRssBytes: number;
-  /** worker threads that ran viewers; 0 = viewers ran in the main thread */
-  workers: number;
-  /** the main thread alone (publisher, send log, merge; the viewers too with 0 workers) */
-  mainThread?: ThreadReport;
-  /** kernel UDP receive drops on this host during the run (Linux); absent where unreadable */
-  udpReceiveErrors?: { rcvbufErrors: number; inErrors: number };
-}
-
-/** One thread's own load over the run. */
-export interface ThreadReport {
-  cpuSeconds: number;
-  eventLoopUtilisation: number;
-  eventLoopDelayMs: EventLoopDelayMs;
-}
-
-/** `client.workers[]`: one entry per shard, in shard order. */
-export interface WorkerReport {
-  shard: number;
-  /** "main" with --workers 0, else "worker" */
-  thread: "main" | "worker";
-  viewers: number;
-  packets: number;
-  cpuSeconds: number;
-  /** µs of this thread's CPU per received packet; absent when no packet arrived */
-  usPerPacket?: number;
-  eventLoopUtilisation: number;
-  eventLoopDelayMs: EventLoopDelayMs;
-  /** how long this thread's media datagrams may have waited before their stamp (docs/definitions.md#receive-lag); absent when it stamped none */
-  receiveLagMs?: EventLoopDelayMs;
-  /** datagrams this thread's intake dropped with its queue full; absent when none */
-  intakeDropped?: number;
-}
-
-/** `client.ceiling`: whether the client was near its own ceiling, and why. */
-export interface CeilingReport {
-  nearCeiling: boolean;
-  thresholds: {
-    eventLoopUtilisation: number;
-    eventLoopDelayP99Ms: number;
-    /** the receive lag p99 at which a viewer thread counts as near: the larger of the floor and the share of the delay p99 */
-    receiveLagP99Ms?: number;
-  };
-  evidence?: string[];
-}
-
-/** §4.4 `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
-export interface ReportClient {
-  os: string;
-  arch: string;
-  cpus: number;
-  go: string;
-  resources?: ClientResources;
-  workers?: WorkerReport[];
-  /** the receive lag of every viewer thread's datagrams, pooled (exact merge); absent when none was stamped */
-  receiveLagMs?: EventLoopDelayMs;
-  /** per frame: the publisher's first packet handed to the socket − the frame's start of sending (docs/definitions.md#send-lag) */
-  publisherSendLagMs?: EventLoopDelayMs;
-  ceiling?: CeilingReport;
-}
-
-/** §3.1 scenario as serialised in a report (redacted to hosts, §3.5), keys in §3.1 order. */
+/** docs/definitions.md#scenario-keys scenario as serialised in a report (redacted to hosts, docs/definitions.md#redaction), keys in docs/definitions.md#scenario-keys order. */
 export interface ReportScenario {
   name?: string;
   whip?: string;
@@ -138,7 +74,7 @@ export interface ReportScenario {
   receivePath?: string;
 }
 
-/** §4.6 `publisher`. */
+/** docs/definitions.md#publisher-figures `publisher`. */
 export interface PublisherReport {
   codec: string;
   stamped: boolean;
@@ -160,7 +96,7 @@ export interface FrameKindSplit {
   ms?: Summary;
 }
 
-/** §4.15 fields appended to every one-way delay block. */
+/** docs/definitions.md#comparability fields appended to every one-way delay block. */
 export interface Comparability {
   uncertaintyMs?: number;
   comparable: boolean;
@@ -169,7 +105,7 @@ export interface Comparability {
 
 export type DelaySource = "fingerprint" | "stamp";
 
-/** §4.9.1 per-viewer one-way delay block. */
+/** docs/definitions.md#one-way-delay-per-viewer per-viewer one-way delay block. */
 export interface ViewerDelayBlock extends Comparability {
   source: DelaySource;
   available: boolean;
@@ -187,7 +123,7 @@ export interface ViewerDelayBlock extends Comparability {
   deltaFrames: FrameKindSplit;
 }
 
-/** §4.9.2 pooled one-way delay block. */
+/** docs/definitions.md#one-way-delay-pooled pooled one-way delay block. */
 export interface PooledDelayBlock extends Comparability {
   source: DelaySource;
   available: boolean;
@@ -213,7 +149,7 @@ export interface PooledDelayBlock extends Comparability {
   deltaFrames: FrameKindSplit;
 }
 
-/** §4.10.1 per-viewer packet transit. */
+/** docs/definitions.md#packet-transit-per-viewer per-viewer packet transit. */
 export interface ViewerTransitBlock {
   available: boolean;
   reason?: string;
@@ -223,7 +159,7 @@ export interface ViewerTransitBlock {
   ms?: Summary;
 }
 
-/** §4.10.2 pooled packet transit. */
+/** docs/definitions.md#packet-transit-pooled pooled packet transit. */
 export interface PooledTransitBlock {
   available: boolean;
   reason?: string;
@@ -231,7 +167,7 @@ export interface PooledTransitBlock {
   ms?: Summary;
 }
 
-/** §4.7 one viewer. */
+/** docs/definitions.md#viewer one viewer. */
 export interface ViewerReport {
   id: number;
   startOffsetMs: number;
@@ -252,7 +188,7 @@ export interface ViewerReport {
   error?: string;
 }
 
-/** §4.8 aggregate. */
+/** docs/definitions.md#aggregate aggregate. */
 export interface Aggregate {
   valid: boolean;
   verdict: string;
@@ -276,7 +212,7 @@ export interface Aggregate {
   packetTransit: PooledTransitBlock;
 }
 
-/** §4.12 one timeline entry. */
+/** docs/definitions.md#timeline one timeline entry. */
 export interface TimelineEntry {
   t: number;
   active: number;
@@ -291,7 +227,7 @@ export interface TimelineEntry {
 
 export type Topology = "single-process" | "split";
 
-/** §4.2 the whole report. */
+/** docs/definitions.md#top-level the whole report. */
 export interface Report {
   schema: string;
   whipbenchVersion: string;

@@ -1,6 +1,6 @@
-// Verdict and no-verdict rules (§4.14), evaluated in the spec's order.
+// Verdict and no-verdict rules (docs/definitions.md#verdict), evaluated in the documented order.
 
-import { fmtFixed } from "../gofmt.ts";
+import { fmtFixed } from "../go-compat/fmt.ts";
 
 export interface VerdictInput {
   /** present when this process published */

@@ -1,8 +1,8 @@
-// Per-viewer report blocks: the one-way delay block (§4.9.1), packet transit (§4.10.1) and the
-// viewer object (§4.7). Durations arrive in ns and leave in ms (ns / 1e6).
+// Per-viewer report blocks: the one-way delay block (docs/definitions.md#one-way-delay-per-viewer), packet transit (docs/definitions.md#packet-transit-per-viewer) and the
+// viewer object (docs/definitions.md#viewer). Durations arrive in ns and leave in ms (ns / 1e6).
 
-import type { DelayHistogram } from "../stats.ts";
 import type { RtpReport } from "../types.ts";
+import { frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer, ViewerInput } from "./input.ts";
 import {
@@ -16,24 +16,7 @@ import {
   transitInvalidReason,
 } from "./reasons.ts";
 import { viewerStampBlock } from "./stamp-blocks.ts";
-import type {
-  ClockBlock,
-  FrameKindSplit,
-  ViewerDelayBlock,
-  ViewerReport,
-  ViewerTransitBlock,
-} from "./types.ts";
-
-export function nsToMs(ns: number): number {
-  return ns / 1e6;
-}
-
-/** A keyframe or delta-frame half: `ms` only when the block is available and the half has samples. */
-export function frameKindSplit(hist: DelayHistogram, blockAvailable: boolean): FrameKindSplit {
-  const split: FrameKindSplit = { samples: hist.count };
-  if (blockAvailable && hist.count > 0) split.ms = hist.summaryMs();
-  return split;
-}
+import type { ClockBlock, ViewerDelayBlock, ViewerReport, ViewerTransitBlock } from "./types.ts";
 
 /** The per-viewer fingerprint block's reason when it cannot be available; undefined when it can. */
 function blockedReason(v: DecodedViewer, hasSendLog: boolean): string | undefined {
@@ -51,7 +34,7 @@ function blockedReason(v: DecodedViewer, hasSendLog: boolean): string | undefine
   }
 }
 
-/** §4.9.1 one viewer's fingerprint block, comparability applied. */
+/** docs/definitions.md#one-way-delay-per-viewer one viewer's fingerprint block, comparability applied. */
 export function viewerDelayBlock(
   v: DecodedViewer,
   hasSendLog: boolean,
@@ -90,7 +73,7 @@ export function viewerDelayBlock(
   return applyComparability(block, clock, clientBound);
 }
 
-/** §4.10.1 reason, checked in the spec's order; undefined when available. */
+/** docs/definitions.md#packet-transit-per-viewer reason, checked in the documented order; undefined when available. */
 function transitReason(v: DecodedViewer): string | undefined {
   const t = v.packetTransit;
   if (!t.negotiated || v.codec === undefined) return TRANSIT_NOT_NEGOTIATED_REASON;
@@ -100,7 +83,7 @@ function transitReason(v: DecodedViewer): string | undefined {
   return undefined;
 }
 
-/** §4.10.1 one viewer's packet transit block. */
+/** docs/definitions.md#packet-transit-per-viewer one viewer's packet transit block. */
 export function viewerTransitBlock(v: DecodedViewer): ViewerTransitBlock {
   const reason = transitReason(v);
   return {
@@ -113,7 +96,7 @@ export function viewerTransitBlock(v: DecodedViewer): ViewerTransitBlock {
   };
 }
 
-/** §4.7.1 in key order (the record may have been built in another order). */
+/** docs/definitions.md#rtp-statistics in key order (the record may have been built in another order). */
 export function rtpBlock(r: RtpReport): RtpReport {
   return {
     received: r.received,
@@ -134,7 +117,7 @@ export function rtpBlock(r: RtpReport): RtpReport {
   };
 }
 
-/** §4.7: the codec key carries vp8/h264 only ("" for other codecs, so omitted). */
+/** docs/definitions.md#viewer: the codec key carries vp8/h264 only ("" for other codecs, so omitted). */
 function reportCodec(codec: string | undefined): string {
   return codec === "vp8" || codec === "h264" ? codec : "";
 }
@@ -147,7 +130,7 @@ function textIfSet<K extends string>(key: K, text: string | undefined): { [P in 
   return text === undefined || text === "" ? {} : ({ [key]: text } as { [P in K]?: string });
 }
 
-/** §4.7 one viewer object. */
+/** docs/definitions.md#viewer one viewer object. */
 export function viewerReport(
   input: ViewerInput,
   hasSendLog: boolean,

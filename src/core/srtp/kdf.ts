@@ -1,11 +1,11 @@
-// SRTP key derivation (RFC 3711 §4.3, key derivation rate 0) for the two DTLS-SRTP profiles a
-// viewer negotiates: AES_CM_128_HMAC_SHA1_80 (RFC 5764) and AEAD_AES_128_GCM (RFC 7714 §11).
+// SRTP key derivation (RFC 3711 section 4.3, key derivation rate 0) for the two DTLS-SRTP profiles a
+// viewer negotiates: AES_CM_128_HMAC_SHA1_80 (RFC 5764) and AEAD_AES_128_GCM (RFC 7714 section 11).
 // The PRF is AES-128 in counter mode keyed by the master key, with IV = (label ‖ 0⁴⁸ XOR
 // master salt) · 2¹⁶. A 12-byte GCM master salt is right-padded with zero bytes to the
 // 112 bits the PRF takes, as libsrtp and werift do.
 import { createCipheriv } from "node:crypto";
 
-/** DTLS-SRTP protection profile ids (RFC 5764 §4.1.2, RFC 7714 §14.2). */
+/** DTLS-SRTP protection profile ids (RFC 5764 section 4.1.2, RFC 7714 section 14.2). */
 export const SRTP_AES128_CM_HMAC_SHA1_80 = 1;
 export const SRTP_AEAD_AES_128_GCM = 7;
 export type SrtpProfile = typeof SRTP_AES128_CM_HMAC_SHA1_80 | typeof SRTP_AEAD_AES_128_GCM;
@@ -36,7 +36,7 @@ const LABEL_RTCP_KEY = 3;
 const LABEL_RTCP_AUTH = 4;
 const LABEL_RTCP_SALT = 5;
 
-/** PRF output of `length` bytes for one label (RFC 3711 §4.3.1 and §4.3.3). */
+/** PRF output of `length` bytes for one label (RFC 3711 section 4.3.1 and section 4.3.3). */
 export function prf(masterKey: Uint8Array, masterSalt: Uint8Array, label: number, length: number): Buffer {
   if (masterKey.length !== 16) throw new RangeError("SRTP master key must be 16 bytes");
   if (masterSalt.length !== 14 && masterSalt.length !== 12) {

@@ -1,5 +1,5 @@
 // SRTP/SRTCP receive state per SSRC: packet index estimation with the rollover counter
-// (RFC 3711 §3.3.1 and Appendix A) and the replay window (§3.3.2). Index checks happen before
+// (RFC 3711 section 3.3.1 and Appendix A) and the replay window (section 3.3.2). Index checks happen before
 // decryption; `commit` runs only after the packet authenticated, so a forged packet can move
 // neither the ROC nor the window.
 
@@ -61,7 +61,7 @@ export class RtpIndexState {
   readonly replay = new ReplayWindow();
 
   /**
-   * RFC 3711 §3.3.1: the index of a packet with sequence number `seq`, or −1 when it cannot
+   * RFC 3711 section 3.3.1: the index of a packet with sequence number `seq`, or −1 when it cannot
    * be placed (before ROC 0).
    */
   estimate(seq: number): number {

@@ -108,7 +108,7 @@ export class SrtpReceiver {
     let roc = (index - seq) / 65536;
     let out = this.open(packet, headerLen, end, ssrc, roc, seq);
     if (out === null) {
-      // Senders disagree on the rollover counter after a large sequence jump: RFC 3711 §3.3.1
+      // Senders disagree on the rollover counter after a large sequence jump: RFC 3711 section 3.3.1
       // counts a jump past 65535 as a wrap (ROC + 1), werift's sender counts only a wrap close
       // to 65535. When the estimate fails, the neighbouring ROC is tried once; it authenticates
       // only if the sender really used it (the tag still guards every byte), and the receive
@@ -132,7 +132,7 @@ export class SrtpReceiver {
   }
 
   private openGcm(p: Buffer, h: number, end: number, ssrc: number, roc: number, seq: number): Buffer | null {
-    // RFC 7714 §8.1: IV = (00 00 ‖ SSRC ‖ ROC ‖ SEQ) XOR salt
+    // RFC 7714 section 8.1: IV = (00 00 ‖ SSRC ‖ ROC ‖ SEQ) XOR salt
     const iv = this.iv;
     const s = this.salt;
     iv[0] = s[0]!;
@@ -154,11 +154,11 @@ export class SrtpReceiver {
   }
 
   private openCm(p: Buffer, h: number, end: number, ssrc: number, roc: number, seq: number): Buffer | null {
-    // RFC 3711 §4.2: tag = HMAC-SHA1(header ‖ encrypted payload ‖ ROC), first 80 bits
+    // RFC 3711 section 4.2: tag = HMAC-SHA1(header ‖ encrypted payload ‖ ROC), first 80 bits
     this.roc4.writeUInt32BE(roc, 0);
     const mac = createHmac("sha1", this.auth!).update(p.subarray(0, end)).update(this.roc4).digest();
     if (!tagEqual(p, end, mac, CM_TAG)) return null;
-    // §4.1.1: IV = (salt · 2¹⁶) XOR (SSRC · 2⁶⁴) XOR (index · 2¹⁶)
+    // section 4.1.1: IV = (salt · 2¹⁶) XOR (SSRC · 2⁶⁴) XOR (index · 2¹⁶)
     const iv = this.iv;
     const s = this.salt;
     iv.set(s, 0);
@@ -234,7 +234,7 @@ export class SrtcpReceiver {
   }
 
   private openGcm(p: Buffer, indexAt: number, ssrc: number, index: number, enc: boolean): Buffer | null {
-    // RFC 7714 §9.1: IV = (00 00 ‖ SSRC ‖ 00 00 ‖ 0 ‖ index) XOR salt; §9.3 AAD
+    // RFC 7714 section 9.1: IV = (00 00 ‖ SSRC ‖ 00 00 ‖ 0 ‖ index) XOR salt; section 9.3 AAD
     const tagAt = indexAt - GCM_TAG;
     const iv = this.iv;
     const s = this.salt;

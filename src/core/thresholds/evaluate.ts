@@ -2,7 +2,7 @@
 // carries; a figure that is unavailable fails with its reason. The report gains `thresholds[]`
 // (after `aggregate`) and, for a valid run, a verdict that counts the failures.
 
-import { fmtFixed, fmtG } from "../gofmt.ts";
+import { fmtFixed, fmtG } from "../go-compat/fmt.ts";
 import type { Report } from "../report/types.ts";
 import { FIGURES } from "./figures.ts";
 import type { FigureUnit, Operator, Threshold, ThresholdResult, ThresholdStop } from "./types.ts";

@@ -6,7 +6,7 @@
 // values include the first seconds of each viewer. A figure with no sample yet is not judged.
 // The final pass/fail always comes from the report's exact figures (evaluate.ts).
 
-import { LiveQuantiles } from "../live-quantiles.ts";
+import { LiveQuantiles } from "../stats/live-quantiles.ts";
 import { holds } from "./evaluate.ts";
 import type { Stat } from "./figures.ts";
 import { FIGURES } from "./figures.ts";

@@ -2,7 +2,7 @@
 // of them, or an object {condition, abortOnFail, delayAbortEval}. Every mistake is an error that
 // names the key: `thresholds["oneWayDelay.p95"]: …`.
 
-import { parseGoDuration } from "../gotime.ts";
+import { parseGoDuration } from "../go-compat/time.ts";
 import { FIGURES } from "./figures.ts";
 import type { Condition, FigureUnit, Operator, Threshold } from "./types.ts";
 

@@ -2,7 +2,7 @@
 // summary for a CI job summary (--summary-md), and JUnit XML (--junit), one testcase per threshold.
 
 import { escapeHtml } from "../report/html-sections.ts";
-import { esc } from "../report/md-cells.ts";
+import { esc } from "../report/markdown-cells.ts";
 import type { Report } from "../report/types.ts";
 import { formatFigure, stopText } from "./evaluate.ts";
 import type { FigureUnit, ThresholdResult } from "./types.ts";

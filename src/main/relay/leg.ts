@@ -11,7 +11,7 @@ export interface Leg {
   sending: boolean;
   /** packets offered to this leg, for DropEvery */
   forwarded: number;
-  /** test-only fault of this leg (RelayOptions.legFaults) */
+  /** test-only fault of this leg (RelayTestHooks.legFaults) */
   fault?: LegFaultState;
   /** what DropEvery cut from this leg (set when the relay drops) */
   cuts?: FrameCuts;

@@ -1,92 +1,29 @@
-// The built-in WHIP/WHEP relay (§7): one publisher per stream, any number of viewer legs,
+// The built-in WHIP/WHEP relay (docs/definitions.md#built-in-relay): one publisher per stream, any number of viewer legs,
 // every RTP packet forwarded to every leg with the same sequence number and timestamp (SFU-like),
 // abs-capture-time re-mapped per leg, every other extension dropped. Fault knobs let the tests
 // check that the benchmark survives what real servers do. Never a production server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
-import { keyframeStartH264 } from "../../core/codec/h264.ts";
-import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
-import { monoNs } from "../../net/clock.ts";
+import type { RTCPeerConnection } from "werift";
+import { monoNs } from "../../core/clock/clock.ts";
 import {
   ABS_CAPTURE_TIME_URI,
   absCaptureId,
   filterCandidates,
   gatheringComplete,
-  type IceOptions,
   newPeer,
   videoCodecs,
 } from "../../net/rtc.ts";
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
-import { restrictSrtpProfiles } from "../../workers/lean/adapter.ts";
-import { Burst, type BurstOptions, WrapShift } from "./conformance.ts";
+import { faultyAnswer } from "./answer-fault.ts";
+import { forward, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
-import { type LegFault, LegFaultState, type LegPacket } from "./leg-faults.ts";
+import { LegFaultState } from "./leg-faults.ts";
+import type { RelayOptions } from "./options.ts";
 
-export interface RelayOptions {
-  ice: IceOptions;
-  /** require `Authorization: Bearer <token>` on every request */
-  token?: string | undefined;
-  /** refuse WHEP attempts past this many with 503 (0 = no limit) */
-  maxViewers?: number;
-  /** drop every n-th packet per leg before the leg's NACK responder sees it (unrecoverable) */
-  dropEvery?: number;
-  /** test-only: DropEvery drops only among each leg's first n packets (its cut frames expire before the run ends) */
-  dropUntilPacket?: number;
-  /** lose every n-th packet per leg beneath the NACK responder (a NACK repairs it) */
-  loseEvery?: number;
-  /** forward with every marker bit cleared */
-  clearMarker?: boolean;
-  /** forward with no header extension at all */
-  stripExtensions?: boolean;
-  /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer (issue 6) */
-  counterOffer?: boolean;
-  /** test-only: SRTP profiles the viewer legs accept (werift prefers AEAD_AES_128_GCM; [1] forces AES-CM) */
-  srtpProfiles?: (1 | 7)[];
-  /** test-only: start every leg on the same packet once `legs` are connected, stop each after `packets` */
-  burst?: BurstOptions;
-  /** test-only: shift sequence numbers and timestamps so both wrap this many packets into the stream */
-  wrapAfterPackets?: number;
-  /** test-only: faults of single viewer legs, by leg number (the n-th WHEP offer the relay took, from 1) */
-  legFaults?: Record<number, LegFault>;
-  /** test-only: close the publisher's peer connection this long after it connected (WHIP fails mid-run) */
-  closePublisherAfterMs?: number;
-  /** bench:truth: the relay's own instants on the process's monotonic clock (ground truth) */
-  taps?: RelayTaps;
-  /** test-only: a broken answer on WHIP or WHEP (see AnswerFault) */
-  answerFault?: AnswerFault;
-}
-
-/** Ground truth of the in-process relay: when media reached it and when it left, per datagram. */
-export interface RelayTaps {
-  /** a publisher's media datagram reached the relay's JavaScript (before werift parsed it) */
-  publisherReceive(data: Buffer, nowNs: number): void;
-  /** a viewer leg's media datagram was written to its socket (after werift protected it); the leg's local port */
-  legSend(localPort: number, data: Buffer, nowNs: number): void;
-}
-
-/**
- * Test-only answers of servers that misbehave: `no-video` turns the answer's video m-line into an
- * audio one (same mid); `not-sdp` sends 201 with a Location and a body that is not SDP;
- * `silent-dtls` answers as the DTLS server (`a=setup:passive`) and does ICE but never DTLS.
- */
-export interface AnswerFault {
-  on: "whip" | "whep";
-  kind: "no-video" | "not-sdp" | "silent-dtls";
-}
-
-interface Stream {
-  publisher: RTCPeerConnection | null;
-  codec: "vp8" | "h264" | null;
-  ready: boolean;
-  readyWaiters: (() => void)[];
-  legs: Set<Leg>;
-  attempts: number;
-  burst?: Burst;
-  wrap?: WrapShift;
-}
+export type { AnswerFault, RelayOptions, RelayTaps, RelayTestHooks } from "./options.ts";
 
 export class Relay {
   readonly opts: RelayOptions;
@@ -131,7 +68,7 @@ export class Relay {
     return this.streams.get(name)?.legs.size ?? 0;
   }
 
-  /** Test-only: the state of leg n's fault (RelayOptions.legFaults), once that leg exists. */
+  /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
   legFault(n: number): LegFaultState | undefined {
     return this.legFaultStates.get(n);
   }
@@ -211,10 +148,10 @@ export class Relay {
     this.sessions.set(id, { stream, leg: null, pc });
     pc.connectionStateChange.subscribe((state) => {
       if ((state === "failed" || state === "closed") && stream.publisher === pc) stream.publisher = null;
-      const taps = this.opts.taps;
+      const taps = this.opts.test?.taps;
       const tr = pc.getTransceivers()[0];
       if (state === "connected" && taps && tr) tapMediaReceive(tr, (d) => taps.publisherReceive(d, monoNs()));
-      const after = this.opts.closePublisherAfterMs;
+      const after = this.opts.test?.closePublisherAfterMs;
       if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
     });
     this.answer(res, "whip", 201, pc, `/session/${id}`);
@@ -228,17 +165,8 @@ export class Relay {
     pc: RTCPeerConnection,
     location: string,
   ) {
-    let sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
-    const fault = this.opts.answerFault;
-    if (fault?.on === on && fault.kind === "no-video") sdp = sdp.replace(/^m=video /m, "m=audio ");
-    if (fault?.on === on && fault.kind === "not-sdp") sdp = "this is not SDP";
-    if (fault?.on === on && fault.kind === "silent-dtls") {
-      // a passive server, as most are: the peer is the DTLS client and retransmits its hello
-      sdp = sdp.replaceAll("a=setup:active", "a=setup:passive");
-      for (const t of pc.dtlsTransports)
-        (t as unknown as { start: () => Promise<void> }).start = () => new Promise(() => {});
-    }
-    sdpReply(res, status, sdp, location);
+    const sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
+    sdpReply(res, status, faultyAnswer(sdp, pc, on, this.opts.test?.answerFault), location);
   }
 
   private receivePublisher(stream: Stream, pc: RTCPeerConnection): void {
@@ -254,57 +182,9 @@ export class Relay {
           stream.ready = true;
           for (const w of stream.readyWaiters.splice(0)) w();
         }
-        this.forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI]);
+        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts);
       });
     });
-  }
-
-  private forward(stream: Stream, rtp: RtpPacket, abs: unknown): void {
-    const absPayload = !this.opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
-    let seq = rtp.header.sequenceNumber;
-    let ts = rtp.header.timestamp;
-    let limit = Number.POSITIVE_INFINITY;
-    if (this.opts.burst) {
-      stream.burst ??= new Burst(this.opts.burst);
-      let connected = 0;
-      for (const leg of stream.legs) if (leg.sending) connected++;
-      const key = stream.codec === "h264" ? keyframeStartH264(rtp.payload) : keyframeStartVp8(rtp.payload);
-      if (!stream.burst.admit(connected, key)) return;
-      limit = stream.burst.limit;
-    }
-    if (this.opts.wrapAfterPackets) {
-      stream.wrap ??= new WrapShift(this.opts.wrapAfterPackets);
-      stream.wrap.see(seq, ts);
-      seq = stream.wrap.seq(seq);
-      ts = stream.wrap.ts(ts);
-    }
-    const marker = this.opts.clearMarker ? false : rtp.header.marker;
-    const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
-    for (const leg of stream.legs) {
-      if (!leg.sending || leg.forwarded >= limit) continue;
-      leg.forwarded++;
-      if (this.opts.dropEvery) {
-        const drop =
-          leg.forwarded % this.opts.dropEvery === 0 &&
-          leg.forwarded <= (this.opts.dropUntilPacket ?? Number.POSITIVE_INFINITY);
-        leg.cuts?.see(ts, drop);
-        if (drop) continue;
-      }
-      const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
-      for (const p of out) {
-        const header = new RtpHeader({
-          sequenceNumber: p.seq,
-          timestamp: p.ts,
-          marker: p.marker,
-          payloadType: rtp.header.payloadType,
-        });
-        if (absPayload && leg.absId) {
-          header.extension = true;
-          header.extensions = [{ id: leg.absId, payload: absPayload }];
-        }
-        leg.tr.sender.sendRtp(new RtpPacket(header, p.payload)).catch(() => {});
-      }
-    }
   }
 
   /** A test-only timer, cleared when the relay closes. */
@@ -349,7 +229,7 @@ export class Relay {
         await pc.setLocalDescription(await pc.createAnswer());
         leg.absId = absCaptureId(tr.headerExtensions);
       }
-      if (this.opts.srtpProfiles) restrictSrtpProfiles(leg.tr, this.opts.srtpProfiles);
+      this.opts.test?.prepareLeg?.(leg.tr);
       await gatheringComplete(pc, 5000);
     } catch {
       await pc.close().catch(() => {});
@@ -361,7 +241,7 @@ export class Relay {
       leg.cuts = new FrameCuts();
       this.legCuts.set(n, leg.cuts);
     }
-    const fault = this.opts.legFaults?.[n];
+    const fault = this.opts.test?.legFaults?.[n];
     if (fault) {
       leg.fault = new LegFaultState(fault);
       this.legFaultStates.set(n, leg.fault);
@@ -371,7 +251,7 @@ export class Relay {
     pc.connectionStateChange.subscribe((state) => {
       if (state === "connected") {
         leg.sending = true;
-        const taps = this.opts.taps;
+        const taps = this.opts.test?.taps;
         if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()), "written");
         const closeAfter = leg.fault?.connected(performance.now()) ?? null;
         if (closeAfter !== null) this.later(closeAfter, () => this.closeSession(id));

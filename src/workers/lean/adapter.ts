@@ -1,4 +1,4 @@
-// The one place that touches werift internals (werift 0.25.2, research/werift.md §6). werift
+// The one place that touches werift internals (werift 0.25.2, checked by `WERIFT_VERSION`). werift
 // keeps signalling, ICE (consent included), DTLS and the key export; at the moment DTLS is up,
 // `RTCDtlsTransport.prototype.startSrtp` (called once per transport, after the handshake and
 // the fingerprint check, before any media is decrypted) is wrapped: for a transport a viewer
@@ -8,7 +8,7 @@
 // claim's handler: on the connection's data event, and beneath werift's STUN parsing on each
 // UDP transport of the connection (routeMedia). STUN and DTLS stay werift's. Internals used:
 // RTCDtlsTransport.prototype.startSrtp, .srtpStarted, .iceTransport.connection.{onData,
-// protocols[].transport.onData}, .srtp.config, .srtpProfiles (relay, tests), and
+// protocols[].transport.onData}, .srtp.config, .srtpProfiles (the receive-path test, through the relay's prepareLeg hook), and
 // RTCRtpReceiver.nack.addPacket (werift path). Every one is checked, and a mismatch throws or
 // fails the claim with a WeriftAdapterError naming it; the installed version must equal
 // WERIFT_VERSION: a werift upgrade fails test/unit/lean-adapter.test.ts, not a run.

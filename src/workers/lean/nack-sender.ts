@@ -1,7 +1,7 @@
 // Drives a NackGenerator with the monotonic clock and one timer per viewer, writing each NACK
 // message as RTCP (both receive paths). The first NACK of a gap goes out synchronously, from
 // the packet that revealed it.
-import { monoNs } from "../../net/clock.ts";
+import { monoNs } from "../../core/clock/clock.ts";
 import type { NackGenerator } from "./nack.ts";
 import { serializeNack } from "./rtcp-out.ts";
 

@@ -1,7 +1,7 @@
-// The viewer's generic NACK generator (RFC 4585 §6.2.1), used by both receive paths so that
+// The viewer's generic NACK generator (RFC 4585 section 6.2.1), used by both receive paths so that
 // `nacksSent` means the same thing on each: a gap in the sequence numbers opens a group of
 // missing packets; the group is NACKed at once and again every 100 ms while any of its packets
-// is still missing, at most `maxNacks` times (spec §6.10: pion re-requests every 100 ms). Each
+// is still missing, at most `maxNacks` times (docs/definitions.md#nacks: pion re-requests every 100 ms). Each
 // group's NACKs are their own messages, so the count depends only on which packets arrived,
 // not on how timers of different gaps happen to line up. Pure: the caller owns clock and timer.
 

@@ -4,10 +4,11 @@
 // generator, and receiver reports on our own timer from our own reception statistics.
 // Inbound SRTCP is unprotected too, for the sender report's LSR. werift keeps ICE (consent),
 // DTLS and the keys; it never sees this transport's media.
-import { absCaptureAtToUnixNs } from "../../core/abs-capture-time.ts";
+
+import { monoNs } from "../../core/clock/clock.ts";
+import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
-import { monoNs } from "../../net/clock.ts";
 import type { DatagramHandler } from "../intake.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";

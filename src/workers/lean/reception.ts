@@ -1,4 +1,4 @@
-// What the lean path's receiver reports say (RFC 3550 §6.4.1 and Appendix A.3/A.8): extended
+// What the lean path's receiver reports say (RFC 3550 section 6.4.1 and Appendix A.3/A.8): extended
 // highest sequence number, cumulative and interval loss, interarrival jitter, and the LSR/DLSR
 // of the last sender report. werift keeps these in its RTCRtpReceiver, which the lean path
 // bypasses. Arithmetic only, once per packet.

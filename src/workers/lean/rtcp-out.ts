@@ -1,9 +1,9 @@
-// The RTCP a viewer writes, serialised by hand (RFC 3550 §6.4.2 receiver report, RFC 4585
-// §6.2.1 generic NACK and §6.3.1 PLI), and the one thing it reads from the sender's RTCP: the
+// The RTCP a viewer writes, serialised by hand (RFC 3550 section 6.4.2 receiver report, RFC 4585
+// section 6.2.1 generic NACK and section 6.3.1 PLI), and the one thing it reads from the sender's RTCP: the
 // last sender report's NTP middle bits (LSR) for the receiver report's round-trip fields.
 // Sent through werift's public `RTCDtlsTransport.sendRtcp` (SRTCP protect + ICE send).
 
-/** What one report block says about the media stream (RFC 3550 §6.4.1). */
+/** What one report block says about the media stream (RFC 3550 section 6.4.1). */
 export interface ReportBlock {
   ssrc: number;
   /** fraction lost since the previous report, 0..255 */

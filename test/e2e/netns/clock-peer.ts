@@ -1,9 +1,9 @@
 // Helper process for test/e2e/netns-clock.test.ts: run inside a network namespace as either
 // the clock responder (`responder HOST PORT`, its wall clock shifted by
-// WHIPBENCH_TEST_WALL_OFFSET_MS) or the measuring client (`measure HOST PORT`, prints the point
+// WHIPBENCH_TEST_WALL_OFFSET_MS through the preloaded test/e2e/faults/wall-offset.ts) or the measuring client (`measure HOST PORT`, prints the point
 // as JSON on stdout).
-import { takeWallAnchor } from "../../../src/net/clock.ts";
-import { ClockClient, startResponder } from "../../../src/net/clock-exchange.ts";
+import { takeWallAnchor } from "../../../src/core/clock/clock.ts";
+import { ClockClient, startResponder } from "../../../src/main/split/clock-exchange.ts";
 
 const [mode, host, portText] = process.argv.slice(2);
 const port = Number(portText);

@@ -1,0 +1,162 @@
+// The headline one-way delay source, `fingerprint` (docs/definitions.md#fingerprint-source), beside
+// `StampDelay`: each complete frame is hashed, looked up in the clip table and matched to the
+// latest send of that clip frame at or before its last packet's arrival; the sample is that
+// arrival minus the send instant, on this process's monotonic clock. In a split run the send log's
+// entries travel over their own channel, so a frame may wait `matchDelayNs` (already hashed, its
+// payload not kept) before it is matched, still with its own arrival as t1.
+import type { CompletedFrame } from "../rtp/reassembler.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
+import type { Codec, OneWayDelayCounters } from "../types.ts";
+import type { ClipTable, Hasher } from "./fingerprint.ts";
+import { Matcher } from "./matcher.ts";
+import type { SendLog } from "./sendlog.ts";
+
+export interface FingerprintDelayOptions {
+  codec: Codec;
+  hasher: Hasher;
+  table: ClipTable;
+  sendLog: SendLog;
+  /** match a frame only this long after its last packet arrived; 0: at once */
+  matchDelayNs: number;
+  /** live-metric hook, called with every sample (the same samples as the histograms) */
+  onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+}
+
+/** What became of one complete frame before the sample window is applied. */
+export type FrameOutcome = "sampled" | "invalid" | "unmatched" | "duplicate";
+
+/** A completed frame waiting for its match: its fingerprint and instants, not its payload. */
+interface HashedFrame {
+  fp: bigint | null;
+  timestamp: number;
+  arrivalNs: number;
+  excluded: boolean;
+}
+
+export class FingerprintDelay {
+  // every sample goes to exactly one of these two; all() is their union
+  readonly keyHist = new DelayHistogram();
+  readonly deltaHist = new DelayHistogram();
+
+  private readonly codec: Codec;
+  private readonly hasher: Hasher;
+  private readonly table: ClipTable;
+  private readonly matcher: Matcher;
+  private readonly matchDelayNs: number;
+  private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly deferred: HashedFrame[] = [];
+  // the last "sampled" outcome's figures (kept in fields: no allocation per frame)
+  private sampleNs = 0;
+  private sampleKey = false;
+  private completeFrames = 0;
+  private samples = 0;
+  private invalid = 0;
+  private unmatched = 0;
+  private excluded = 0;
+  private duplicates = 0;
+  private keySamples = 0;
+  private deltaSamples = 0;
+
+  constructor(o: FingerprintDelayOptions) {
+    this.codec = o.codec;
+    this.hasher = o.hasher;
+    this.table = o.table;
+    this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
+    this.matchDelayNs = o.matchDelayNs;
+    this.onSample = o.onSample;
+  }
+
+  /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
+  frame(f: CompletedFrame, excluded: boolean): void {
+    const fp = f.pieces !== null ? this.hasher.fingerprint(this.codec, f.pieces) : null;
+    if (this.matchDelayNs > 0) {
+      this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, excluded });
+    } else {
+      this.count(this.outcome(fp, f.timestamp, f.arrivalNs), excluded);
+    }
+  }
+
+  /** Match the deferred frames whose last packet arrived at least matchDelayNs before `nowNs`, in order. */
+  due(nowNs: number): void {
+    const d = this.deferred;
+    if (d.length === 0) return;
+    const untilNs = nowNs - this.matchDelayNs;
+    let n = 0;
+    while (n < d.length && (d[n] as HashedFrame).arrivalNs <= untilNs) {
+      const h = d[n++] as HashedFrame;
+      this.count(this.outcome(h.fp, h.timestamp, h.arrivalNs), h.excluded);
+    }
+    if (n > 0) d.splice(0, n);
+  }
+
+  /** Every deferred frame, matched now (the viewer stops). */
+  flush(): void {
+    this.due(Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * The frame's outcome from its fingerprint (null: rejected by the depacketiser or nothing to
+   * hash). Taken for an excluded frame too, so the matcher's anchor moves as without the window.
+   */
+  private outcome(fp: bigint | null, timestamp: number, arrivalNs: number): FrameOutcome {
+    if (fp === null) return "unmatched";
+    const hit = this.table.lookup(fp);
+    if (hit.status === "duplicate") return "duplicate";
+    if (hit.status !== "unique") return "unmatched";
+    if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return "invalid";
+    this.sampleNs = this.matcher.delayNs;
+    this.sampleKey = this.table.isKeyframe(hit.index);
+    return "sampled";
+  }
+
+  private count(o: FrameOutcome, excluded: boolean): void {
+    this.completeFrames++;
+    if (excluded) {
+      this.excluded++;
+      return;
+    }
+    switch (o) {
+      case "sampled": {
+        const delayNs = this.sampleNs;
+        this.samples++;
+        if (this.sampleKey) {
+          this.keySamples++;
+          this.keyHist.recordNs(delayNs);
+        } else {
+          this.deltaSamples++;
+          this.deltaHist.recordNs(delayNs);
+        }
+        if (this.onSample !== null) this.onSample(delayNs, this.sampleKey);
+        break;
+      }
+      case "invalid":
+        this.invalid++;
+        break;
+      case "unmatched":
+        this.unmatched++;
+        break;
+      case "duplicate":
+        this.duplicates++;
+        break;
+    }
+  }
+
+  /** The histogram of every sample: the union of the keyframe and delta-frame ones. */
+  all(): DelayHistogram {
+    return DelayHistogram.union(this.keyHist, this.deltaHist);
+  }
+
+  /** The frame counters; the reassembler's figures (frame end, incomplete, late) are the caller's. */
+  counters(): Omit<OneWayDelayCounters, "frameEnd" | "incompleteFrames" | "lateCompletedFrames"> {
+    return {
+      completeFrames: this.completeFrames,
+      samples: this.samples,
+      invalid: this.invalid,
+      unmatchedFrames: this.unmatched,
+      excludedFrames: this.excluded,
+      duplicateFrames: this.duplicates,
+      keyframeSamples: this.keySamples,
+      deltaFrameSamples: this.deltaSamples,
+    };
+  }
+}

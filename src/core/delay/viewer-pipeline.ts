@@ -1,0 +1,275 @@
+// One viewer's per-packet pipeline (docs/definitions.md#viewer-pipeline), pure and synchronous: live counters, RTP
+// statistics and join, packet transit from abs-capture-time, and — when the run publishes and
+// the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the one-way delay
+// sample window. The caller (the viewer's read loop) owns the socket and the clock.
+import { depacketizeH264, frameStartH264, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
+import { depacketizeVp8, frameStartVp8, keyframeStartVp8, keyPartVp8 } from "../codec/vp8.ts";
+import { type CompletedFrame, type FrameStart, Reassembler } from "../rtp/reassembler.ts";
+import { RtpStats } from "../rtp/stats.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
+import type { Codec, OneWayDelayBlocker, ViewerRecord } from "../types.ts";
+import type { ClipTable, Hasher } from "./fingerprint.ts";
+import { FingerprintDelay } from "./fingerprint-delay.ts";
+import type { SendLog } from "./sendlog.ts";
+import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
+
+/** A packet transit above this, or below zero, is implausible (clocks or a rewritten stamp). */
+export const MAX_PLAUSIBLE_TRANSIT_NS = 60e9;
+const VIDEO_CLOCK_RATE = 90000;
+
+export interface ViewerPipelineOptions {
+  /** negotiated track codec: "vp8", "h264" or another name */
+  codec: string;
+  stallNs: number;
+  /** delay samples are taken only from frames whose first packet arrived this long after the viewer's first packet */
+  excludeFirstNs: number;
+  /** monotonic instant of the WHEP POST (ns) */
+  postNs: number;
+  /** wall clock (Unix ns) minus monotonic ns, to turn an arrival into a wall instant */
+  wallMinusMonoNs: number;
+  hasher: Hasher | null;
+  table: ClipTable | null;
+  sendLog: SendLog | null;
+  absCaptureNegotiated: boolean;
+  /** live-metric hook, called with every delay sample (the same samples as the histograms) */
+  onDelaySample?: (delayNs: number, keyframe: boolean) => void;
+  /** live-metric hooks for the stamp source's samples and packet transit samples */
+  onStampSample?: (delayNs: number) => void;
+  onTransitSample?: (transitNs: number) => void;
+  /** RTP clock rate of the track; 90 000 when omitted */
+  clockRate?: number;
+  /**
+   * The publisher's wall clock minus this process's monotonic clock (ns) at [0], for the stamp
+   * source; the caller updates it as a clock exchange measures the offset. Omitted: the
+   * publisher reads this process's wall clock (`wallMinusMonoNs`).
+   */
+  publisherWallMinusMono?: Float64Array;
+  /**
+   * Match a complete frame against the send log only this long after its last packet arrived
+   * (still with that arrival as t1): in a split run the log's entries travel over their own
+   * channel and may arrive after the frame does. 0 (single process): at once.
+   */
+  matchDelayNs?: number;
+}
+
+export type ViewerPipelineResult = Pick<
+  ViewerRecord,
+  | "rtp"
+  | "oneWayDelay"
+  | "oneWayDelayBlocker"
+  | "delayHist"
+  | "delayKeyHist"
+  | "delayDeltaHist"
+  | "packetTransit"
+  | "transitHist"
+  | "stampDelay"
+  | "stampHist"
+  | "stampKeyHist"
+  | "stampDeltaHist"
+> & { codec: string };
+
+function isCodec(c: string): c is Codec {
+  return c === "vp8" || c === "h264";
+}
+
+export const VP8_FRAME_START: FrameStart = { startClass: frameStartVp8, keyPart: keyPartVp8 };
+export const H264_FRAME_START: FrameStart = { startClass: frameStartH264, keyPart: idrPartH264 };
+
+/** The reassembler of a VP8 or H.264 track, with the codec's frame-start head proof. */
+function reassemblerFor(codec: Codec): Reassembler {
+  return codec === "vp8"
+    ? new Reassembler(depacketizeVp8, VP8_FRAME_START)
+    : new Reassembler(depacketizeH264, H264_FRAME_START);
+}
+
+const notKey = (_payload: Uint8Array): boolean => false;
+
+/** The fingerprint counters of a viewer whose fingerprint source did not run. */
+const NO_FINGERPRINT = {
+  completeFrames: 0,
+  samples: 0,
+  invalid: 0,
+  unmatchedFrames: 0,
+  excludedFrames: 0,
+  duplicateFrames: 0,
+  keyframeSamples: 0,
+  deltaFrameSamples: 0,
+} as const;
+
+export class ViewerPipeline {
+  /** packets and payload bytes read (every packet, duplicates included), for per-second deltas */
+  packets = 0;
+  payloadBytes = 0;
+  /** POST → first RTP packet, ns; −1 before */
+  firstRtpNs = -1;
+  /** POST → marker packet of the first complete keyframe, ns; −1 before */
+  firstKeyframeNs = -1;
+
+  private readonly codec: string;
+  private readonly postNs: number;
+  private readonly excludeFirstNs: number;
+  private readonly wallMinusMonoNs: number;
+  private readonly negotiated: boolean;
+  private readonly blocker: OneWayDelayBlocker;
+  private readonly rtp: RtpStats;
+  private readonly keyframeStart: (payload: Uint8Array) => boolean;
+  private sampleFromNs = 0;
+  private readonly stamp: StampDelay | null = null;
+
+  private stamped = 0;
+  private transitInvalid = 0;
+  private readonly transitHist = new DelayHistogram();
+
+  // frames are reassembled when either delay source runs; the fingerprint source needs a send log
+  private readonly reasm: Reassembler | null = null;
+  private readonly fingerprint: FingerprintDelay | null = null;
+  private readonly onTransitSample: ((transitNs: number) => void) | null;
+  private readonly out: CompletedFrame[] = [];
+
+  constructor(o: ViewerPipelineOptions) {
+    this.codec = o.codec;
+    this.postNs = o.postNs;
+    this.excludeFirstNs = o.excludeFirstNs;
+    this.wallMinusMonoNs = o.wallMinusMonoNs;
+    this.negotiated = o.absCaptureNegotiated;
+    this.onTransitSample = o.onTransitSample ?? null;
+    const keyframeStart =
+      o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
+    this.keyframeStart = keyframeStart;
+    this.rtp = new RtpStats({
+      clockRate: o.clockRate ?? VIDEO_CLOCK_RATE,
+      stallNs: o.stallNs,
+      keyframeStart,
+    });
+    if (o.absCaptureNegotiated && isCodec(o.codec)) {
+      this.stamp = new StampDelay(
+        o.publisherWallMinusMono ?? Float64Array.of(o.wallMinusMonoNs),
+        o.onStampSample ?? null,
+      );
+      this.reasm = reassemblerFor(o.codec);
+    }
+
+    if (o.sendLog === null || o.table === null || o.hasher === null) {
+      this.blocker = { kind: "no_send_log" };
+    } else if (!isCodec(o.codec)) {
+      this.blocker = { kind: "codec", codec: o.codec };
+    } else {
+      this.blocker = { kind: "none" };
+      this.reasm ??= reassemblerFor(o.codec);
+      this.fingerprint = new FingerprintDelay({
+        codec: o.codec,
+        hasher: o.hasher,
+        table: o.table,
+        sendLog: o.sendLog,
+        matchDelayNs: o.matchDelayNs ?? 0,
+        onSample: o.onDelaySample ?? null,
+      });
+    }
+  }
+
+  /** The viewer has received a complete keyframe (join criterion; the timeout is the caller's). */
+  get joined(): boolean {
+    return this.firstKeyframeNs >= 0;
+  }
+
+  /**
+   * One packet, in read order. `arrivalNs` is the monotonic instant it was read (ns);
+   * `captureWallNs` its abs-capture-time as Unix ns, or −1 when it had none. The payload is
+   * handed over: the pipeline may keep a reference until its frame completes.
+   */
+  onPacket(
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+    arrivalNs: number,
+    captureWallNs: number,
+  ): void {
+    const sincePost = arrivalNs - this.postNs;
+    if (this.packets === 0) {
+      this.sampleFromNs = arrivalNs + this.excludeFirstNs;
+      this.firstRtpNs = sincePost;
+    }
+    this.packets++;
+    this.payloadBytes += payload.length;
+
+    const rtp = this.rtp;
+    rtp.push(seq, ts, marker, payload, sincePost);
+    if (this.firstKeyframeNs < 0 && rtp.firstKeyframeArrivalNs >= 0) {
+      this.firstKeyframeNs = rtp.firstKeyframeArrivalNs;
+    }
+
+    if (this.negotiated && captureWallNs !== -1) {
+      this.stamped++;
+      const transit = arrivalNs + this.wallMinusMonoNs - captureWallNs;
+      if (transit < 0 || transit > MAX_PLAUSIBLE_TRANSIT_NS) this.transitInvalid++;
+      else {
+        this.transitHist.recordNs(transit);
+        if (this.onTransitSample !== null) this.onTransitSample(transit);
+      }
+    }
+
+    if (this.stamp !== null) {
+      this.stamp.packet(seq, ts, this.negotiated ? captureWallNs : -1, this.keyframeStart(payload));
+    }
+    if (this.reasm !== null) {
+      const out = this.out;
+      const n = this.reasm.push(seq, ts, marker, payload, arrivalNs, out);
+      for (let j = 0; j < n; j++) {
+        const f = out[j] as CompletedFrame;
+        const excluded = f.firstNs < this.sampleFromNs;
+        if (this.fingerprint !== null) this.fingerprint.frame(f, excluded);
+        if (this.stamp !== null) this.stamp.frame(f, excluded);
+      }
+      out.length = 0;
+    }
+    if (this.fingerprint !== null) this.fingerprint.due(arrivalNs);
+  }
+
+  /** The viewer's figures at the end (histograms encoded for the thread crossing). */
+  finish(): ViewerPipelineResult {
+    const fpd = this.fingerprint;
+    fpd?.flush();
+    const r = this.reasm;
+    // the fingerprint block reports the reassembler only when the fingerprint source ran
+    const fp = fpd !== null ? r : null;
+    const c = fpd !== null ? fpd.counters() : NO_FINGERPRINT;
+    const st = this.stamp;
+    const empty = (): DelayHistogram => new DelayHistogram();
+    return {
+      codec: this.codec,
+      rtp: this.rtp.report(),
+      oneWayDelay: {
+        frameEnd: fp !== null ? fp.frameEnd : "",
+        completeFrames: c.completeFrames,
+        incompleteFrames: fp !== null ? fp.incompleteFrames : 0,
+        samples: c.samples,
+        invalid: c.invalid,
+        unmatchedFrames: c.unmatchedFrames,
+        excludedFrames: c.excludedFrames,
+        duplicateFrames: c.duplicateFrames,
+        lateCompletedFrames: fp !== null ? fp.lateCompletedFrames : 0,
+        keyframeSamples: c.keyframeSamples,
+        deltaFrameSamples: c.deltaFrameSamples,
+      },
+      oneWayDelayBlocker: this.blocker,
+      delayHist: (fpd?.all() ?? empty()).encode(),
+      delayKeyHist: (fpd?.keyHist ?? empty()).encode(),
+      delayDeltaHist: (fpd?.deltaHist ?? empty()).encode(),
+      packetTransit: { negotiated: this.negotiated, stamped: this.stamped, invalid: this.transitInvalid },
+      transitHist: this.transitHist.encode(),
+      stampDelay:
+        st !== null && r !== null
+          ? {
+              ...st.counters(),
+              frameEnd: r.frameEnd,
+              incompleteFrames: r.incompleteFrames,
+              lateCompletedFrames: r.lateCompletedFrames,
+            }
+          : emptyStampCounters(),
+      stampHist: (st?.all() ?? empty()).encode(),
+      stampKeyHist: (st?.keyHist ?? empty()).encode(),
+      stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
+    };
+  }
+}

@@ -1,0 +1,76 @@
+// The report's `client` block (docs/definitions.md#client): this process, its threads, the
+// receive and send lag it adds, and its own ceiling. Keys in serialisation order, as in types.ts.
+
+/** Event-loop delay in ms (perf_hooks histogram read at the end of the run). */
+export interface EventLoopDelayMs {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** `client.resources` with Node figures (replaces the reference's peakGoroutines). */
+export interface ClientResources {
+  cpuSeconds?: number;
+  cpuUtilisationPercent?: number;
+  cpuReason?: string;
+  peakHeapBytes: number;
+  peakRssBytes: number;
+  /** worker threads that ran viewers; 0 = viewers ran in the main thread */
+  workers: number;
+  /** the main thread alone (publisher, send log, merge; the viewers too with 0 workers) */
+  mainThread?: ThreadReport;
+  /** kernel UDP receive drops on this host during the run (Linux); absent where unreadable */
+  udpReceiveErrors?: { rcvbufErrors: number; inErrors: number };
+}
+
+/** One thread's own load over the run. */
+export interface ThreadReport {
+  cpuSeconds: number;
+  eventLoopUtilisation: number;
+  eventLoopDelayMs: EventLoopDelayMs;
+}
+
+/** `client.workers[]`: one entry per shard, in shard order. */
+export interface WorkerReport {
+  shard: number;
+  /** "main" with --workers 0, else "worker" */
+  thread: "main" | "worker";
+  viewers: number;
+  packets: number;
+  cpuSeconds: number;
+  /** µs of this thread's CPU per received packet; absent when no packet arrived */
+  usPerPacket?: number;
+  eventLoopUtilisation: number;
+  eventLoopDelayMs: EventLoopDelayMs;
+  /** how long this thread's media datagrams may have waited before their stamp (docs/definitions.md#receive-lag); absent when it stamped none */
+  receiveLagMs?: EventLoopDelayMs;
+  /** datagrams this thread's intake dropped with its queue full; absent when none */
+  intakeDropped?: number;
+}
+
+/** `client.ceiling`: whether the client was near its own ceiling, and why. */
+export interface CeilingReport {
+  nearCeiling: boolean;
+  thresholds: {
+    eventLoopUtilisation: number;
+    eventLoopDelayP99Ms: number;
+    /** the receive lag p99 at which a viewer thread counts as near: the larger of the floor and the share of the delay p99 */
+    receiveLagP99Ms?: number;
+  };
+  evidence?: string[];
+}
+
+/** docs/definitions.md#client `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
+export interface ReportClient {
+  os: string;
+  arch: string;
+  cpus: number;
+  go: string;
+  resources?: ClientResources;
+  workers?: WorkerReport[];
+  /** the receive lag of every viewer thread's datagrams, pooled (exact merge); absent when none was stamped */
+  receiveLagMs?: EventLoopDelayMs;
+  /** per frame: the publisher's first packet handed to the socket − the frame's start of sending (docs/definitions.md#send-lag) */
+  publisherSendLagMs?: EventLoopDelayMs;
+  ceiling?: CeilingReport;
+}

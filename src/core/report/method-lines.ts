@@ -1,0 +1,93 @@
+// The report's `method` lines (docs/definitions.md#method-lines): our own prose, in the documented order and with its required
+// content. The one-way delay line is the only string of the report that contains the phrase
+// "one-way delay"; no line uses the word for delay that the reference tool bans.
+
+import { DelayHistogram } from "../stats/summaries.ts";
+import type { ClockBlock } from "./types.ts";
+
+export const JOIN_METHOD =
+  "Join time is measured from the WHEP POST, sent after host-candidate ICE gathering; the join timeout starts at the POST, so it includes signalling. signalling: the WHEP answer arrives. firstRtp: the first RTP packet arrives. firstKeyframe: the last packet of the first keyframe received complete arrives — no decoder runs, so this is when a frame could first be decoded, not when one was. A viewer has joined when it reaches firstKeyframe within the join timeout. startOffsetMs is when the viewer actually sent its WHEP POST, after the run's t0: its scheduled slot plus its own host-candidate gathering (the worker threads, and what werift, fetch and the hasher set up lazily, are warmed before t0, so no viewer waits for them); a viewer that sent no POST shows its scheduled start. whepFlow says which WHEP exchange the viewer completed: answer (the server answered the viewer's offer with 201) or counter-offer (the server replied 406 with its own offer and took the viewer's answer by PATCH).";
+
+export const LOSS_METHOD =
+  "Loss: expected = highest − first extended sequence number + 1 (RFC 3550 A.1), lost = expected − distinct packets received, so duplicates are not counted. It is measured on the stream the viewer receives, after NACK recovery: RTX is not negotiated, so a retransmission arrives on its original sequence number and counts as received, and lost is what never arrived by the end of the viewer's run. tooLate counts packets more than 65,535 sequence numbers behind the highest, too old to tell from a duplicate. Loss counts from the viewer's first packet; it is not windowed.";
+
+export const NACK_METHOD =
+  "NACKs: nacksSent counts the RTCP generic NACK messages (RFC 4585) a viewer wrote, not the packets they name; a packet still missing is asked for again every 100 ms. The aggregate sums joined viewers only.";
+
+export const JITTER_METHOD =
+  "Jitter: RFC 3550 section 6.4.1 interarrival jitter, J += (|D| − J)/16 per packet in arrival order, retransmissions included, in milliseconds.";
+
+export const KEYFRAME_METHOD =
+  "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. The publisher's clip has a fixed 1 s GOP and cannot answer PLI, so a joining viewer waits for the next keyframe in the loop.";
+
+/** The keyframe line when the publisher is not this tool's (a `view` run without a send-log peer): nothing about its clip. */
+export const KEYFRAME_METHOD_FOREIGN_PUBLISHER =
+  "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. This process did not publish the stream and followed no publisher's send log, so the publisher's GOP and whether it answers PLI are not known here; a joining viewer waits for the next keyframe the server delivers.";
+
+export const ONE_WAY_DELAY_METHOD =
+  "The one-way delay (source fingerprint) is, per frame, first-packet send to last-packet arrival, on the monotonic clock of the one process that runs both ends (process.hrtime, shared by its worker threads). The publisher logs t0, by absolute frame index, when it hands a frame's first packet to the socket, after the packet was built and SRTP-protected. Each viewer thread stamps every datagram the moment it reaches JavaScript, before decryption and before any other viewer's work, and processes them afterwards in slices of at most 100 µs (stamp first, process later). Each viewer reassembles frames by RTP timestamp; t1 is the arrival stamp of the frame's last packet — the marker packet, or, on a stream without markers, the last before the next timestamp (frameEnd). A complete frame is hashed — xxhash64 over the same bytes the reference hashes (the whole VP8 frame, or the H.264 VCL NAL units), not a SHA-256 prefix — and matched to the latest send of that clip frame at or before t1; the sample is t1 − t0. A frame is complete when every sequence number from its lowest packet to its highest arrived, its end is known, and its head is proven: the packet before its lowest belongs to an earlier frame, or — unlike the reference tool, which always requires that packet — the codec marks its lowest packet as a frame's first (VP8: S set with partition index 0; H.264: a NAL unit that begins an access unit — an access unit delimiter, parameter set, SEI, or a slice with first_mb_in_slice 0 — of a kind this stream has shown first in frames proven by the packet before and never after another packet of its frame, keyframes and other frames learnt apart), so losing the last packet of one frame does not also cost the next, complete frame its sample, and a frame whose first packet was lost stays incomplete. A frame still incomplete 1 s after its first packet counts in incompleteFrames, within excludeFirstSeconds too, and is never hashed; a viewer's first frame and the frames still pending when it stops are not counted, nor is a frame none of whose packets arrived (its packets count as lost). A frame the depacketiser rejects or that is not in the clip counts in unmatchedFrames; a frame whose bytes repeat in the clip (duplicateFrames) is never sampled; a match the RTP timestamps prove whole loops too new, or one with no logged send at or before t1, is invalid. loopMinMs is the shortest time the publisher took to send loopFrames frames: a delay longer than that is caught only by the RTP timestamp check, and a viewer's first match is taken as it is. A frame whose first packet arrived within excludeFirstSeconds (default 5) of the viewer's own first RTP packet is hashed and matched but counts in excludedFrames instead of giving a sample. lateCompletedFrames counts complete frames one of whose packets arrived after the frame's last packet (a retransmission or reordering); their sample still ends at that last packet. Retransmitted packets count like any other. It is network plus server forwarding plus both clients' stacks — not glass-to-glass; a `view` run has no send log and reports it unavailable. Percentiles come from a histogram within ±0.5 % of value and are printed to 0.1 ms. The CPU cost of reassembling and hashing every frame on every viewer is not measured. A second source, stamp, sits beside it and is never averaged with it: per complete frame, from the abs-capture-time stamp the publisher wrote into the frame's first packet (its wall clock at that packet's send) to the arrival of the frame's last packet, read on the publisher's clock — one clock in a single-process run; in a split run the viewer adds the clock offset measured by the clock exchange (the latest point when the frame arrived) and the block carries that exchange's uncertainty. Its unmatchedFrames counts complete frames whose first packet carried no stamp, a delay below 0 or above 60 s is invalid, its keyframe half is decided by the frame's first packet (a keyframe start), and it is unavailable, with the reason, when the server does not negotiate or forward the extension. In a split run whose `view` follows the publisher's send log (--send-log-peer), the fingerprint source works as above with each logged send instant moved onto the viewer's clock by the same measured offset, and carries the same uncertainty.";
+
+export const FRAME_KIND_METHOD =
+  "Keyframes and delta frames: each fingerprint sample is also counted under keyframes or deltaFrames by whether its matched clip frame is a keyframe. The two halves take the same samples (the same window), add up to samples, and do not change the pooled figure; a half without a sample has no ms.";
+
+export const COMPARABILITY_METHOD =
+  "Comparability: topology is single-process when this process published and viewed, split otherwise. The clock block says how both ends share a time base — monotonic in a single-process run, offset 0 ± 0 ms by construction; exchange when a clock peer answered; none in a split run until the publisher's clock is measured, with no offset or uncertainty recorded — and stepDetected is set when, between two observations, wall-clock and monotonic elapsed time differ by more than 0.1 ms plus 500 ppm. A source block is comparable only when it is available, the clock was measured, its uncertainty is 1 ms or less and, for a method that reads a wall clock, no step was detected; an unavailable block carries no uncertainty. Two reports rank on a source only when both blocks are comparable, both aggregates valid, the clip the same (codec, loop frames and clipHash, a SHA-256 over the frame fingerprints) and the scenario keys that shape the load or the definitions the same (the codec, the viewers, the ramp with its seeded offsets, the hold, the warmup, the join timeout, the stall threshold, the excluded first seconds and the two loopback keys); the name, the endpoint hosts, bearerEnv, metrics, workers and receivePath say how the client ran and do not take part. Sources are never averaged and there is no merged best source.";
+
+export const TRANSIT_METHOD =
+  "Packet transit: the publisher stamps each packet's wall-clock send time in the abs-capture-time RTP header extension; a viewer's sample is its arrival time minus the stamp. It is network plus server forwarding plus both clients' stacks, per packet rather than per frame, meaningful on one host or with synchronised clocks — not glass-to-glass. A stamp whose transit is negative or above 60 s is invalid, and a viewer with more than 1 % invalid stamps has no figure. When the server does not negotiate or forward the extension, packet transit is reported unavailable, never estimated.";
+
+export const PERCENTILE_METHOD = `Percentiles are nearest-rank. Join, loss, jitter and keyframe-interval summaries take one exact value per joined viewer. Frame delays and packet transit pool every valid sample of every joined viewer that has them, merged exactly, within ±0.5 % of value, printed to 0.1 ms: ${DelayHistogram.precisionNote}.`;
+
+export const NO_VERDICT_METHOD =
+  "No-verdict rule: when more than 10% of the viewers failed to join (a viewer that never started counts as failed), when none joined, when the publisher never streamed, or when the run was interrupted, the aggregate is not valid and must not be quoted.";
+
+export const RAMP_OFFSET_METHOD =
+  "Ramp offset: with rampOffsetSeed, viewer i starts at its ramp slot plus an offset in [0, rampOffsetMaxSeconds) drawn from SplitMix64 seeded with rampOffsetSeed; offset i depends only on the seed and i, not on the number of viewers, so the same seed gives the same schedule. rampOffsetMs records each viewer's offset, startOffsetMs includes it, and the viewers stay rampOffsetMaxSeconds longer.";
+
+export const CLOCK_EXCHANGE_METHOD =
+  "Clock exchange: a split run measures the publisher's clock over UDP with 16 probes per point (request stamped t1, the peer's receipt t2 and reply t3, arrival t4); a point keeps the probe with the smallest round trip, offset ((t2 − t1) + (t3 − t4)) / 2, publisher minus viewer, known to ± rtt/2. Points are taken before the first viewer starts, every 30 s while viewers run and after they stop; offsetMs is the first point's offset and uncertaintyMs the largest rtt/2, rounded up to 0.001 ms. A point that fails is skipped; with no point the method is none and the reason says why. No figure applies the offset yet.";
+
+export const RESOURCES_METHOD =
+  "Client resources describe this process (publisher, viewers, reassembly and hashing), not the server. cpuSeconds is the process's user + system CPU time between startedAt and finishedAt (process.cpuUsage, all threads), and cpuUtilisationPercent = 100 × cpuSeconds / (wall seconds × cpus), 100 meaning every core busy all run. Node has no goroutines, so instead of peakGoroutines the report gives peakHeapBytes and peakRssBytes (the largest V8 heap in use and resident set size seen at the start, each timeline second and the end), workers (the worker threads that ran viewers; 0: the viewers ran in the main thread), mainThread and, per shard, client.workers: the thread's own CPU time (process.threadCpuUsage), usPerPacket (that CPU per RTP packet its viewers received), event-loop utilisation (share of the time the loop was busy) and event-loop delay p50/p99/max (how late a 2 ms timer fired, the queueing this client adds to every arrival instant), and udpReceiveErrors, the host's kernel UDP receive drops during the run (/proc/net/snmp RcvbufErrors and InErrors deltas, Linux). client.ceiling is near when any thread that runs viewers or the publisher reached the stated event-loop utilisation or delay p99 threshold, or the kernel dropped a UDP datagram; a run near its ceiling measures its own queueing, so none of its frame-delay figures is comparable. The timeline adds cpuPercent (process CPU over that second, % of all cores) and eventLoopDelayMs (the worst shard thread's p99 event-loop delay over that second).";
+
+export const CLIENT_LAG_METHOD =
+  "What the client adds: client.workers[].receiveLagMs is, per viewer thread, how long its media datagrams may have waited inside the thread before their arrival stamp — an upper bound per datagram: a datagram stamped in one poll of the event loop was not readable when the loop last looked, so it waited at most the thread's busy (non-idle, from libuv's idle counter) time since the first stamp of that earlier poll, or since the end of the latest slice when the loop blocked after it, plus, where the loop blocked, the time the kernel kept the woken thread waiting for a CPU (Linux schedstat run delay). Not seen: the kernel's delivery and the dispatch of one datagram (a few µs). client.receiveLagMs merges every thread's datagrams exactly. client.publisherSendLagMs is, per frame, the publisher's start of sending to its first packet at the socket: outside the delay figures, since t0 is taken at the socket. client.ceiling counts a viewer thread as near its ceiling when its receive lag p99 reaches the larger of 0.5 ms and 10 % of the run's frame-delay p99 (fingerprint source, else stamp), so a run whose own queueing is not small against the delay it measures is not comparable. See docs/definitions.md#receive-lag.";
+export const AUTO_LOOPBACK_METHOD =
+  "Loopback candidates: a WHIP or WHEP host is a loopback address and the scenario sets neither loopbackOnly nor includeLoopback, so the peers added a 127.0.0.1 host candidate by themselves (as includeLoopback does); without one no candidate pair reaches a server on loopback.";
+
+export interface MethodContext {
+  /** the scenario has a rampOffsetSeed */
+  hasRampOffsetSeed: boolean;
+  clock: ClockBlock;
+  /** client.resources is present */
+  hasResources: boolean;
+  /**
+   * The publisher is this tool's, with its known clip: this process published (`run`), or a
+   * `view` followed a `whipbench publish` send log. Otherwise nothing is claimed about its clip.
+   */
+  publisherKnown: boolean;
+  /** loopback candidates were included because a server host is a loopback address */
+  autoLoopback?: boolean;
+}
+
+/** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */
+export function methodLines(ctx: MethodContext): string[] {
+  const lines = [
+    JOIN_METHOD,
+    LOSS_METHOD,
+    NACK_METHOD,
+    JITTER_METHOD,
+    ctx.publisherKnown ? KEYFRAME_METHOD : KEYFRAME_METHOD_FOREIGN_PUBLISHER,
+    ONE_WAY_DELAY_METHOD,
+    FRAME_KIND_METHOD,
+    COMPARABILITY_METHOD,
+    TRANSIT_METHOD,
+    PERCENTILE_METHOD,
+    NO_VERDICT_METHOD,
+  ];
+  if (ctx.hasRampOffsetSeed) lines.push(RAMP_OFFSET_METHOD);
+  if (ctx.clock.method === "exchange" || (ctx.clock.reason ?? "") !== "") lines.push(CLOCK_EXCHANGE_METHOD);
+  if (ctx.hasResources) lines.push(RESOURCES_METHOD, CLIENT_LAG_METHOD);
+  if (ctx.autoLoopback) lines.push(AUTO_LOOPBACK_METHOD);
+  return lines;
+}

@@ -1,0 +1,87 @@
+// The codec head proof of the reassembler (issue 11; a deviation from the reference, see
+// docs/definitions.md#reassembly): which frame-start classes begin frames in this stream, learnt
+// for keyframes and other frames apart, and whether a pending frame's lowest packet proves its head.
+import type { PendingFrame } from "./frames.ts";
+
+/** The codec's marks of a frame's first packet. See StartProof for how they become a head proof. */
+export interface FrameStart {
+  /**
+   * 0…31 when the packet's first unit can begin a frame (VP8: S = 1, partition 0; H.264: the
+   * NAL type of a unit that can begin an access unit), −1 when it cannot.
+   */
+  startClass(payload: Uint8Array): number;
+  /**
+   * The packet carries part of a keyframe's picture (H.264: an IDR slice): a sender's habits
+   * differ between keyframes and other frames (an SEI first in a delta frame follows the
+   * parameter sets in a keyframe), so classes are learnt for the two kinds apart.
+   */
+  keyPart(payload: Uint8Array): boolean;
+}
+/** Frame-start classes are below this (one bit each of an int32), learnt per class and frame kind. */
+const START_CLASSES = 32;
+
+/**
+ * A frame whose lowest packet starts with a frame-start class is whole without the packet before
+ * it, once this stream has shown that class at the head of a frame of the same kind (keyframe or
+ * not) proven by its previous packet, and never past the head of a complete frame of that kind.
+ * So a lost last packet of frame N no longer costs the complete frame N + 1 its head proof, and a
+ * frame whose real first packet was lost stays incomplete: VP8's S bit with partition 0 marks
+ * only a first packet; for H.264 a sender that puts an SEI, PPS or the IDR slice after another
+ * unit of the access unit shows it within its first complete frames of that kind.
+ */
+export class StartProof {
+  private readonly rule: FrameStart;
+  // bit c: class c seen at lo of a frame whose head the packet before proved / seen past lo; in
+  // other frames and in keyframes apart (no allocation per viewer)
+  private startFirst = 0;
+  private startLater = 0;
+  private startFirstKey = 0;
+  private startLaterKey = 0;
+
+  constructor(rule: FrameStart) {
+    this.rule = rule;
+  }
+
+  startClass(payload: Uint8Array): number {
+    const c = this.rule.startClass(payload);
+    return c >= 0 && c < START_CLASSES ? c : -1;
+  }
+
+  /** Whether a packet of the frame carries part of a keyframe's picture. */
+  private isKey(f: PendingFrame): boolean {
+    for (let j = 0; j < f.count; j++) if (this.rule.keyPart(f.payloads[j]!)) return true;
+    return false;
+  }
+
+  /**
+   * Whether the codec proves the head: lo's class has begun proven frames of this frame's kind
+   * and never followed another packet in a complete frame of that kind.
+   */
+  codecHead(f: PendingFrame): boolean {
+    if (f.loClass < 0) return false;
+    const bit = 1 << f.loClass;
+    const key = this.isKey(f);
+    const first = key ? this.startFirstKey : this.startFirst;
+    const later = key ? this.startLaterKey : this.startLater;
+    return (first & bit) !== 0 && (later & bit) === 0;
+  }
+
+  /** Learns from a complete frame which classes begin frames of its kind in this stream and which may follow. */
+  learn(f: PendingFrame): void {
+    let first = 0;
+    let later = 0;
+    if (f.headBySeq && f.loClass >= 0) first = 1 << f.loClass;
+    for (let j = 0; j < f.count; j++) {
+      if (f.exts[j] === f.lo) continue;
+      const c = this.startClass(f.payloads[j]!);
+      if (c >= 0) later |= 1 << c;
+    }
+    if (this.isKey(f)) {
+      this.startFirstKey |= first;
+      this.startLaterKey |= later;
+    } else {
+      this.startFirst |= first;
+      this.startLater |= later;
+    }
+  }
+}

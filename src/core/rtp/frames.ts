@@ -1,0 +1,75 @@
+// The reassembler's two kinds of frame: a complete one as it leaves (with its instants), and a
+// pending one still missing a packet, its head proof or its end (pooled, overwritten in place).
+
+/** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
+export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
+
+export interface CompletedFrame {
+  timestamp: number;
+  /** depacketised pieces (concatenated they are the frame); null when the depacketiser rejected it */
+  pieces: Uint8Array[] | null;
+  /** t1: arrival of the packet at the frame's highest sequence number */
+  arrivalNs: number;
+  /** arrival of the packet that made the frame complete */
+  completedNs: number;
+  /** arrival of the first of its packets to arrive */
+  firstNs: number;
+  /** a packet of the frame arrived strictly after the packet at its highest sequence number */
+  late: boolean;
+}
+
+/** A frame still missing a packet, its head proof or its end. Pooled: arrays are overwritten by index, never shrunk. */
+export class PendingFrame {
+  ts = 0;
+  lo = 0;
+  hi = 0;
+  count = 0;
+  firstNs = 0;
+  lastNs = 0; // arrival of the last packet added (arrivals are non-decreasing)
+  hiMarker = false;
+  hiNs = 0;
+  hasMarker = false;
+  /** frame-start class of the packet at lo (−1: none, or no codec rule) */
+  loClass = -1;
+  /** the head was proven by the packet before lo (set by the completion test) */
+  headBySeq = false;
+  readonly exts: number[] = [];
+  readonly payloads: Uint8Array[] = [];
+}
+
+/** The empty payload that overwrites a dropped reference. */
+export const NO_PAYLOAD = new Uint8Array(0);
+/** Frames of up to this many packets are depacketised from a cached array of their exact length. */
+const CACHED_SIZES = 32;
+
+/**
+ * Runs the depacketiser over a pending frame's payloads lo…hi in sequence order, a fresh call per
+ * frame (no state crosses frames); null rejects the frame. The array it gets is reused
+ * afterwards: a depacketiser must not keep it (it may keep the payloads).
+ */
+export class FrameDepacketiser {
+  private readonly depacketize: Depacketize;
+  private readonly bySize: (Uint8Array[] | undefined)[] = []; // depacketiser input arrays by length
+
+  constructor(depacketize: Depacketize) {
+    this.depacketize = depacketize;
+  }
+
+  depacketise(f: PendingFrame): Uint8Array[] | null {
+    const n = f.count;
+    let input = n <= CACHED_SIZES ? this.bySize[n] : undefined;
+    if (input === undefined) {
+      input = new Array<Uint8Array>(n).fill(NO_PAYLOAD);
+      if (n <= CACHED_SIZES) this.bySize[n] = input;
+    }
+    for (let j = 0; j < n; j++) input[f.exts[j]! - f.lo] = f.payloads[j]!;
+    let pieces: Uint8Array[] | null;
+    try {
+      pieces = this.depacketize(input);
+    } catch {
+      pieces = null;
+    }
+    for (let j = 0; j < n; j++) input[j] = NO_PAYLOAD;
+    return pieces;
+  }
+}

@@ -1,0 +1,299 @@
+// Frame reassembly for one viewer (docs/definitions.md#reassembly): turns RTP packets with their arrival instants
+// into complete frames, each with the instant it became whole (t1). Not pion's samplebuilder:
+// it keeps every packet's arrival and decides completeness itself. One deviation from the
+// reference (issue 11): with a FrameStart rule, the codec's frame-start mark also proves a
+// frame's head (see StartProof in frame-start.ts).
+//
+// State per viewer: `seen` (recent packets by extended sequence number: timestamp + arrival)
+// in a SeenRing (a map without allocation per packet); `pending` frames (pooled objects, a
+// handful) in an array kept sorted by `lo` and scanned; `closed` timestamps in a Map in the
+// order they closed. Payloads are kept by reference: the caller hands over ownership of each
+// payload buffer. Per packet nothing is allocated; per completed frame, the CompletedFrame
+// and whatever the depacketiser returns.
+
+import type { FrameEnd } from "../types.ts";
+import { type FrameStart, StartProof } from "./frame-start.ts";
+import type { CompletedFrame, Depacketize } from "./frames.ts";
+import { FrameDepacketiser, NO_PAYLOAD, PendingFrame } from "./frames.ts";
+import { SeenRing } from "./seen-ring.ts";
+
+export type { FrameStart } from "./frame-start.ts";
+export type { CompletedFrame, Depacketize } from "./frames.ts";
+
+/** How long a frame may stay incomplete after its first packet arrived. */
+export const WINDOW_NS = 1e9;
+/** Seen packets and closed frames older than this are forgotten (pruned at most once per WINDOW_NS). */
+const FORGET_NS = 2 * WINDOW_NS;
+/**
+ * At most this many frames pending at once. A stream has a handful (one per frame still
+ * within WINDOW_NS of its first packet: 30 at 30 fps when every frame loses a packet); a
+ * sender inventing a new timestamp per packet would otherwise make every push scan thousands
+ * of them (quadratic time). Past it the frame whose first packet arrived earliest is given
+ * up as incomplete, as expiry would do a little later.
+ */
+export const MAX_PENDING = 256;
+
+export class Reassembler {
+  private readonly depacketiser: FrameDepacketiser;
+  private readonly starts: StartProof | null;
+
+  private haveSeq = false;
+  private maxExt = 0;
+
+  private readonly seen = new SeenRing();
+  private lastPruneNs = Number.NEGATIVE_INFINITY;
+
+  // pending frames by ascending lo in order[0, pendingCount): a few, scanned (no map); never shrunk
+  private readonly order: PendingFrame[] = [];
+  private pendingCount = 0;
+  private oldestFirstNs = Number.POSITIVE_INFINITY; // ≤ every pending frame's firstNs
+  private readonly pool: PendingFrame[] = [];
+  private readonly closed = new Map<number, number>(); // (ts | 0) → instant closed (int32 keys stay small integers)
+
+  private haveEarliest = false;
+  private earliest = 0;
+
+  private end: FrameEnd = "";
+  private incomplete = 0;
+  private late = 0;
+
+  /** `frameStart` (optional) adds the codec head proof (StartProof). */
+  constructor(depacketize: Depacketize, frameStart: FrameStart | null = null) {
+    this.depacketiser = new FrameDepacketiser(depacketize);
+    this.starts = frameStart === null ? null : new StartProof(frameStart);
+  }
+
+  /** Frames given up after WINDOW_NS (the viewer's first frame excepted); pending frames at stop are not counted. */
+  get incompleteFrames(): number {
+    return this.incomplete;
+  }
+  /** Complete frames one of whose packets arrived after the packet at their highest sequence number. */
+  get lateCompletedFrames(): number {
+    return this.late;
+  }
+  /** The frame-end rule in force; "" until the first frame completed. */
+  get frameEnd(): FrameEnd {
+    return this.end;
+  }
+
+  /**
+   * Adds one packet (its payload is kept by reference) that arrived at `arrivalNs` (monotonic,
+   * non-decreasing across calls). Appends the frames it completed to `out`, in ascending
+   * sequence order, and returns how many.
+   */
+  push(
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+    arrivalNs: number,
+    out: CompletedFrame[],
+  ): number {
+    if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
+
+    const ext = this.extend(seq);
+    if (this.seen.tsOf(ext) >= 0) return 0; // the first copy wins
+    this.seen.add(ext, ts, arrivalNs);
+    if (!this.haveEarliest || ((ts - this.earliest) | 0) < 0) {
+      this.earliest = ts;
+      this.haveEarliest = true;
+    }
+
+    this.add(ext, ts, marker, payload, arrivalNs);
+    const n = this.pendingCount > 0 ? this.complete(arrivalNs, out) : 0;
+
+    if (arrivalNs - this.lastPruneNs >= WINDOW_NS) this.prune(arrivalNs);
+    return n;
+  }
+
+  /** Sizes of the internal state (for tests and diagnostics; scans the seen ring). */
+  stateSizes(): { seen: number; seenCapacity: number; pending: number; closed: number } {
+    const seen = this.seen;
+    return {
+      seen: seen.size,
+      seenCapacity: seen.capacity,
+      pending: this.pendingCount,
+      closed: this.closed.size,
+    };
+  }
+
+  private extend(seq: number): number {
+    if (!this.haveSeq) {
+      this.haveSeq = true;
+      this.maxExt = 4294967296 + seq;
+      return this.maxExt;
+    }
+    const ext = this.maxExt + (((seq - this.maxExt) << 16) >> 16); // int16(seq − uint16(maxExt))
+    if (ext > this.maxExt) this.maxExt = ext;
+    return ext;
+  }
+
+  /** Adds the packet to its timestamp's pending frame, unless that frame was closed. */
+  private add(ext: number, ts: number, marker: boolean, payload: Uint8Array, at: number): void {
+    const order = this.order;
+    let f: PendingFrame | undefined;
+    for (let i = this.pendingCount - 1; i >= 0; i--) {
+      if (order[i]!.ts === ts) {
+        f = order[i]!;
+        break;
+      }
+    }
+    if (f === undefined) {
+      if (this.closed.has(ts | 0)) return;
+      if (this.pendingCount >= MAX_PENDING) this.giveUpOldest(at);
+      f = this.pool.pop() ?? new PendingFrame();
+      f.ts = ts;
+      f.lo = ext;
+      f.hi = ext;
+      f.count = 0;
+      f.firstNs = at;
+      f.hiMarker = marker;
+      f.hiNs = at;
+      f.hasMarker = false;
+      f.loClass = this.startClass(payload);
+      if (at < this.oldestFirstNs) this.oldestFirstNs = at;
+      this.insertOrdered(f);
+    } else if (ext < f.lo) {
+      f.lo = ext;
+      f.loClass = this.startClass(payload);
+      this.reorder(f);
+    } else if (ext > f.hi) {
+      f.hi = ext;
+      f.hiMarker = marker;
+      f.hiNs = at;
+    }
+    if (marker) f.hasMarker = true;
+    f.lastNs = at;
+    f.exts[f.count] = ext;
+    f.payloads[f.count] = payload;
+    f.count++;
+  }
+
+  private insertOrdered(f: PendingFrame): void {
+    const order = this.order;
+    let i = this.pendingCount++;
+    order[i] = f;
+    for (; i > 0 && order[i - 1]!.lo > f.lo; i--) {
+      order[i] = order[i - 1]!;
+      order[i - 1] = f;
+    }
+  }
+
+  /** Moves f towards the front after its lo decreased. */
+  private reorder(f: PendingFrame): void {
+    const order = this.order;
+    for (let i = order.indexOf(f); i > 0 && order[i - 1]!.lo > f.lo; i--) {
+      order[i] = order[i - 1]!;
+      order[i - 1] = f;
+    }
+  }
+
+  private recycle(f: PendingFrame): void {
+    for (let j = 0; j < f.count; j++) f.payloads[j] = NO_PAYLOAD; // drop the references
+    f.count = 0;
+    this.pool.push(f);
+  }
+
+  /** Gives up the pending frame whose first packet arrived earliest (the pending set is full). */
+  private giveUpOldest(now: number): void {
+    const order = this.order;
+    let oldest = 0;
+    for (let i = 1; i < this.pendingCount; i++) {
+      if (order[i]!.firstNs < order[oldest]!.firstNs) oldest = i;
+    }
+    const f = order[oldest]!;
+    for (let i = oldest + 1; i < this.pendingCount; i++) order[i - 1] = order[i]!;
+    this.pendingCount--;
+    this.closed.set(f.ts | 0, now);
+    if (f.ts !== this.earliest) this.incomplete++;
+    this.recycle(f);
+  }
+
+  /** Gives up every pending frame whose first packet arrived WINDOW_NS or more ago. */
+  private expire(now: number): void {
+    const order = this.order;
+    let w = 0;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < this.pendingCount; r++) {
+      const f = order[r]!;
+      if (now - f.firstNs < WINDOW_NS) {
+        order[w++] = f;
+        if (f.firstNs < oldest) oldest = f.firstNs;
+        continue;
+      }
+      this.closed.set(f.ts | 0, now);
+      if (f.ts !== this.earliest) this.incomplete++;
+      this.recycle(f);
+    }
+    this.pendingCount = w;
+    this.oldestFirstNs = oldest;
+  }
+
+  /** Closes and depacketises every pending frame now whole, in ascending order of lo. */
+  private complete(now: number, out: CompletedFrame[]): number {
+    const order = this.order;
+    let w = 0;
+    let n = 0;
+    for (let r = 0; r < this.pendingCount; r++) {
+      const f = order[r]!;
+      if (!this.whole(f)) {
+        order[w++] = f;
+        continue;
+      }
+      this.closed.set(f.ts | 0, now);
+      this.starts?.learn(f);
+      const late = f.lastNs > f.hiNs;
+      if (late) this.late++;
+      out.push({
+        timestamp: f.ts,
+        pieces: this.depacketiser.depacketise(f),
+        arrivalNs: f.hiNs,
+        completedNs: now,
+        firstNs: f.firstNs,
+        late,
+      });
+      n++;
+      this.recycle(f);
+    }
+    this.pendingCount = w;
+    return n;
+  }
+
+  private startClass(payload: Uint8Array): number {
+    return this.starts === null ? -1 : this.starts.startClass(payload);
+  }
+
+  /**
+   * Every packet present, head proven (by the packet before it, or by the codec), end known;
+   * sets the frame-end rule as a side effect.
+   */
+  private whole(f: PendingFrame): boolean {
+    if (f.count !== f.hi - f.lo + 1) return false;
+    const head = this.seen.tsOf(f.lo - 1);
+    f.headBySeq = head >= 0 && ((head - f.ts) | 0) < 0;
+    if (!f.headBySeq && !(this.starts?.codecHead(f) ?? false)) return false;
+    const next = this.seen.tsOf(f.hi + 1);
+    const nextIsLater = next >= 0 && ((next - f.ts) | 0) > 0;
+    if (this.end === "timestamp") return nextIsLater; // markers no longer end a frame
+    if (f.hiMarker) {
+      this.end = "marker";
+      return true;
+    }
+    if (nextIsLater && !f.hasMarker) {
+      this.end = "timestamp";
+      return true;
+    }
+    return false;
+  }
+
+  /** Forgets seen packets and closed frames older than FORGET_NS. */
+  private prune(now: number): void {
+    this.seen.forgetBefore(now - FORGET_NS);
+    // closed is in insertion order, which is the order of the instants closed: stop at the first young one
+    for (const [ts, at] of this.closed) {
+      if (now - at <= FORGET_NS) break;
+      this.closed.delete(ts);
+    }
+    this.lastPruneNs = now;
+  }
+}

@@ -1,0 +1,229 @@
+// Scenario JSON (docs/definitions.md#scenario): strict parsing (Go encoding/json with DisallowUnknownFields and one
+// value only), defaults (docs/definitions.md#scenario-keys) and validation (docs/definitions.md#scenario-validation, first failure wins, exact messages; URLs
+// are never echoed).
+
+import { isHttpUrl } from "../go-compat/url.ts";
+import { parseThresholds } from "../thresholds/parse.ts";
+import type { Threshold } from "../thresholds/types.ts";
+import { JsonSyntaxError, scanFirstValue } from "./json.ts";
+import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
+
+/** docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
+export interface Scenario {
+  name?: string;
+  whip?: string;
+  whep: string;
+  codec?: string;
+  viewers: number;
+  rampSeconds: number;
+  holdSeconds: number;
+  /** int64; present = seeded ramp offsets on (0 is a valid seed) */
+  rampOffsetSeed?: bigint;
+  rampOffsetMaxSeconds?: number;
+  warmupSeconds?: number;
+  joinTimeoutSeconds?: number;
+  stallMs?: number;
+  excludeFirstSeconds?: number;
+  bearerEnv?: string;
+  metrics?: string;
+  includeLoopback?: boolean;
+  loopbackOnly?: boolean;
+  /** worker threads (0..256; 0 = let the engine decide) */
+  workers?: number;
+  /** how viewers receive media: werift's own path or the lean one (default "lean") */
+  receivePath?: "werift" | "lean";
+  /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
+  thresholds?: Threshold[];
+  /**
+   * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
+   * tier, the region, and the permission the run was made under. The report records them in its
+   * `server` block beside the hosts; they do not take part in ranking.
+   */
+  serverVersion?: string;
+  plan?: string;
+  region?: string;
+  permission?: string;
+}
+
+/** The managed-service keys, in report order. */
+export const SERVER_KEYS = ["serverVersion", "plan", "region", "permission"] as const;
+const MAX_SERVER_TEXT = 200;
+
+export class ScenarioError extends Error {
+  constructor(message: string) {
+    super(`scenario: ${message}`);
+    this.name = "ScenarioError";
+  }
+}
+
+/** Scenario keys in docs/definitions.md#scenario-keys order with their Go field types. */
+export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
+  ["name", "string"],
+  ["whip", "string"],
+  ["whep", "string"],
+  ["codec", "string"],
+  ["viewers", "int"],
+  ["rampSeconds", "float64"],
+  ["holdSeconds", "float64"],
+  ["rampOffsetSeed", "int64"],
+  ["rampOffsetMaxSeconds", "float64"],
+  ["warmupSeconds", "float64"],
+  ["joinTimeoutSeconds", "float64"],
+  ["stallMs", "float64"],
+  ["excludeFirstSeconds", "float64"],
+  ["bearerEnv", "string"],
+  ["metrics", "string"],
+  ["includeLoopback", "bool"],
+  ["loopbackOnly", "bool"],
+  ["workers", "int"],
+  ["receivePath", "string"],
+  ["serverVersion", "string"],
+  ["plan", "string"],
+  ["region", "string"],
+  ["permission", "string"],
+];
+
+/** Field lookup like Go: exact name first, then ASCII case-insensitive. */
+function fieldFor(key: string): readonly [keyof Scenario, GoType] | undefined {
+  const exact = SCENARIO_KEYS.find(([k]) => k === key);
+  if (exact !== undefined) return exact;
+  const folded = key.toLowerCase();
+  return /^[\x20-\x7e]*$/.test(key) ? SCENARIO_KEYS.find(([k]) => k.toLowerCase() === folded) : undefined;
+}
+
+/**
+ * Strict parse: one JSON object, known keys only (Go's case-insensitive match), Go types
+ * (integers as integer literals; `rampOffsetSeed` exact as int64; null is rejected). Missing
+ * required keys take Go's zero values. Then normalise and validate. Throws ScenarioError.
+ */
+export function parseScenario(text: string): Scenario {
+  return validateScenario(normaliseScenario(decodeScenario(text)));
+}
+
+/** The decoding step of parseScenario alone (no defaults, no validation). */
+export function decodeScenario(text: string): Scenario {
+  let scanned: ReturnType<typeof scanFirstValue>;
+  try {
+    scanned = scanFirstValue(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw new ScenarioError(err.message);
+    throw err;
+  }
+  if (scanned.members === null) {
+    const first = text.trimStart()[0] ?? "";
+    const kind = jsonKind(first === "-" || (first >= "0" && first <= "9") ? "0" : first);
+    const what =
+      kind === "array" || kind === "object" ? `an ${kind}` : kind === "null" ? "null" : `a ${kind}`;
+    throw new ScenarioError(`got ${what}, want a JSON object of scenario keys`);
+  }
+  const out: Scenario = { whep: "", viewers: 0, rampSeconds: 0, holdSeconds: 0 };
+  const fields = out as unknown as Record<string, unknown>;
+  let firstError: ScenarioError | null = null;
+  for (const { key, raw } of scanned.members) {
+    if (key === "thresholds") {
+      try {
+        out.thresholds = parseThresholds(JSON.parse(raw) as unknown);
+      } catch (err) {
+        firstError ??= new ScenarioError((err as Error).message);
+      }
+      continue;
+    }
+    const field = fieldFor(key);
+    if (field === undefined) {
+      firstError ??= new ScenarioError(`unknown key ${goQuote(key)}`);
+      continue;
+    }
+    const [name, goType] = field;
+    const v = decodeMember(name, raw, goType);
+    if (typeof v === "object") firstError ??= new ScenarioError(v.typeError);
+    else fields[name] = v;
+  }
+  if (firstError !== null) throw firstError;
+  if (/[^ \t\n\r]/.test(text.slice(scanned.end))) {
+    throw new ScenarioError("trailing data after the JSON object");
+  }
+  return out;
+}
+
+/**
+ * docs/definitions.md#scenario-keys defaults on a copy: codec "vp8"; rampOffsetMaxSeconds 1 with a seed; warmup 2 with
+ * whip; join 10; stall 500; excludeFirstSeconds 5 when absent (explicit 0 kept); receivePath
+ * "lean" (test/e2e/receive-path.test.ts holds it to werift's figures). Empty strings, false flags
+ * and zero omitempty numbers are dropped, as Go's output omits them.
+ */
+export function normaliseScenario(s: Scenario): Scenario {
+  const out: Scenario = { ...s };
+  if (!out.codec) out.codec = "vp8";
+  if (out.rampOffsetSeed !== undefined && !out.rampOffsetMaxSeconds) out.rampOffsetMaxSeconds = 1;
+  if (out.whip && !out.warmupSeconds) out.warmupSeconds = 2;
+  if (!out.joinTimeoutSeconds) out.joinTimeoutSeconds = 10;
+  if (!out.stallMs) out.stallMs = 500;
+  if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
+  if (!out.receivePath) out.receivePath = "lean";
+  for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
+    if (out[k] === "") delete out[k];
+  for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];
+  for (const k of ["rampOffsetMaxSeconds", "warmupSeconds"] as const) if (out[k] === 0) delete out[k];
+  return out;
+}
+
+/** Largest seconds value whose ns count is still an exact integer (≈ 104 days). */
+const MAX_SECONDS = Number.MAX_SAFE_INTEGER / 1e9;
+
+/** Finite and small enough for exact integer ns. */
+function sane(v: number, perSecond = 1): boolean {
+  return Number.isFinite(v) && Math.abs(v) <= MAX_SECONDS * perSecond;
+}
+
+/**
+ * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario unchanged or throws ScenarioError.
+ * Absent numbers count as Go's zero value. Non-finite or absurdly large values (beyond exact
+ * integer ns) fail their key's check with that key's message. `workers`, then `receivePath`, are checked last.
+ */
+export function validateScenario(s: Scenario): Scenario {
+  const fail = (msg: string): never => {
+    throw new ScenarioError(msg);
+  };
+  if (!s.whep) fail("whep is required");
+  if (!isHttpUrl(s.whep)) fail("whep must be an http(s) URL");
+  if (s.whip && !isHttpUrl(s.whip)) fail("whip must be an http(s) URL");
+  const codec = s.codec ?? "";
+  if (codec !== "vp8" && codec !== "h264") fail(`codec ${goQuote(codec)} (want vp8 or h264)`);
+  if (!(Number.isInteger(s.viewers) && s.viewers >= 1 && s.viewers <= 10000))
+    fail("viewers must be 1..10000");
+  if (!(s.rampSeconds >= 0 && sane(s.rampSeconds))) fail("rampSeconds must not be negative");
+  if (!(s.holdSeconds > 0 && sane(s.holdSeconds))) fail("holdSeconds must be positive");
+  const warmup = s.warmupSeconds ?? 0;
+  if (!(warmup >= 0 && sane(warmup))) fail("warmupSeconds must not be negative");
+  const join = s.joinTimeoutSeconds ?? 0;
+  if (!(join > 0 && sane(join))) fail("joinTimeoutSeconds must be positive");
+  const stall = s.stallMs ?? 0;
+  if (!(stall > 0 && sane(stall, 1000))) fail("stallMs must be positive");
+  if (s.excludeFirstSeconds !== undefined) {
+    if (!(s.excludeFirstSeconds >= 0)) fail("excludeFirstSeconds must not be negative");
+    if (s.excludeFirstSeconds > 3600) fail("excludeFirstSeconds must be at most 3600");
+  }
+  const bound = s.rampOffsetMaxSeconds ?? 0;
+  if (s.rampOffsetSeed === undefined) {
+    if (bound !== 0) fail("rampOffsetMaxSeconds needs rampOffsetSeed");
+  } else {
+    if (!(bound > 0 && bound <= 3600)) fail("rampOffsetMaxSeconds must be above 0 and at most 3600");
+    if (s.rampOffsetSeed < INT64_MIN || s.rampOffsetSeed > INT64_MAX) fail("rampOffsetSeed must be an int64");
+  }
+  if (s.workers !== undefined && !(Number.isInteger(s.workers) && s.workers >= 0 && s.workers <= 256)) {
+    fail("workers must be 0..256");
+  }
+  const path: string | undefined = s.receivePath;
+  if (path !== undefined && path !== "werift" && path !== "lean") {
+    fail(`receivePath ${goQuote(path)} (want werift or lean)`);
+  }
+  for (const k of SERVER_KEYS) {
+    const v = s[k];
+    if (v === undefined) continue;
+    // one line of text for the report's header table
+    if (v.length > MAX_SERVER_TEXT || /[\u0000-\u001f\u007f]/.test(v)) {
+      fail(`${k} must be one line of at most ${MAX_SERVER_TEXT} characters`);
+    }
+  }
+  return s;
+}

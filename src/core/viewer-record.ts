@@ -1,0 +1,54 @@
+// The empty record a viewer starts from: what a viewer that never got media reports, and what
+// the main thread reports for each viewer of a shard whose worker thread died.
+import { emptyStampCounters } from "./delay/stamp-delay.ts";
+import type { EncodedHistogram, ViewerRecord } from "./types.ts";
+
+const EMPTY_HIST: EncodedHistogram = { hdr: "", n: 0, sumNs: 0, minNs: 0, maxNs: 0 };
+
+export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
+  return {
+    id,
+    joined: false,
+    rtp: {
+      received: 0,
+      expected: 0,
+      lost: 0,
+      duplicates: 0,
+      tooLate: 0,
+      lossPercent: 0,
+      jitterMs: 0,
+      receivingSeconds: 0,
+      stalls: 0,
+      stalledMs: 0,
+      longestGapMs: 0,
+      keyframes: 0,
+      keyframeIntervalMinS: 0,
+      keyframeIntervalMeanS: 0,
+      keyframeIntervalMaxS: 0,
+    },
+    nacksSent: 0,
+    oneWayDelay: {
+      frameEnd: "",
+      completeFrames: 0,
+      incompleteFrames: 0,
+      samples: 0,
+      invalid: 0,
+      unmatchedFrames: 0,
+      excludedFrames: 0,
+      duplicateFrames: 0,
+      lateCompletedFrames: 0,
+      keyframeSamples: 0,
+      deltaFrameSamples: 0,
+    },
+    oneWayDelayBlocker: hasSendLog ? { kind: "no_track" } : { kind: "no_send_log" },
+    delayHist: EMPTY_HIST,
+    delayKeyHist: EMPTY_HIST,
+    delayDeltaHist: EMPTY_HIST,
+    packetTransit: { negotiated: false, stamped: 0, invalid: 0 },
+    transitHist: EMPTY_HIST,
+    stampDelay: emptyStampCounters(),
+    stampHist: EMPTY_HIST,
+    stampKeyHist: EMPTY_HIST,
+    stampDeltaHist: EMPTY_HIST,
+  };
+}

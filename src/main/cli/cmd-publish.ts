@@ -1,0 +1,109 @@
+// `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (docs/definitions.md#publish).
+
+import { loadClip } from "../../core/clip/clip.ts";
+import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
+import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
+import { fmtFixed, fmtG4 } from "../../core/go-compat/fmt.ts";
+import { host } from "../../core/redact.ts";
+import { type Logger, stderrLogger } from "../observe/log.ts";
+import { iceFor } from "../run/ice-choice.ts";
+import { Publisher, PublisherError } from "../run/publisher.ts";
+import { type Responder, startResponder } from "../split/clock-exchange.ts";
+import { type SendLogServer, serveSendLog } from "../split/sendlog-channel.ts";
+import { EXIT_ERROR, EXIT_OK, withInterrupt } from "./execute.ts";
+import { bearerFrom, UsageError } from "./flags.ts";
+
+export interface PublishFlags {
+  whip?: string;
+  codec: "vp8" | "h264";
+  clip?: string;
+  fps?: number;
+  duration?: number;
+  /** POST + ICE + DTLS budget, ns */
+  connectTimeout?: number;
+  bearerEnv?: string;
+  includeLoopback?: boolean;
+  loopbackOnly?: boolean;
+  stamp: boolean;
+  /** answer the UDP clock exchange here (docs/definitions.md#clock-exchange) */
+  clockListen?: { host: string; port: number };
+  /** serve the send log here, for a `view --send-log-peer` on another host */
+  sendLogListen?: { host: string; port: number };
+}
+
+export async function publishCommand(flags: PublishFlags): Promise<number> {
+  if (!flags.whip) throw new UsageError("whipbench publish: --whip is required");
+  const bearer = bearerFrom(flags.bearerEnv, "publish");
+  const opts: { path?: string; fps?: number } = {};
+  if (flags.clip !== undefined) opts.path = flags.clip;
+  if (flags.fps !== undefined) opts.fps = flags.fps;
+  const clip = loadClip(flags.codec, opts);
+  const log = stderrLogger();
+  const whipHost = host(flags.whip);
+  log.line(
+    `publishing ${clip.codec} (${clip.frames.length} frames, ${fmtG4(90_000 / clip.ticks)} fps, keyframe every ${clip.keyframeInterval} frames) to ${whipHost}`,
+  );
+  const anchor = takeWallAnchor();
+  let responder: Responder | null = null;
+  let channel: SendLogServer | null = null;
+  try {
+    if (flags.clockListen) {
+      responder = await startResponder(flags.clockListen.host, flags.clockListen.port, anchor);
+      log.line(`answering the clock exchange on UDP port ${responder.port}`);
+    }
+    if (flags.sendLogListen) {
+      const identity = clipIdentity(await createHasher(), clip);
+      channel = await serveSendLog(flags.sendLogListen.host, flags.sendLogListen.port, identity, bearer);
+      log.line(`serving the send log on TCP port ${channel.port}`);
+    }
+  } catch (err) {
+    process.stderr.write(`whipbench publish: ${(err as Error).message}\n`);
+    await responder?.close();
+    await channel?.close();
+    return EXIT_ERROR;
+  }
+  const served = channel;
+  const publisher = new Publisher({
+    whip: flags.whip,
+    bearer,
+    clip,
+    ice: iceFor([flags.whip], flags, log).ice,
+    noStamp: !flags.stamp,
+    sendLog: null,
+    anchor,
+    ...(flags.connectTimeout !== undefined ? { connectTimeoutNs: flags.connectTimeout } : {}),
+    ...(served ? { onFrameSent: (k: number, t0: number) => served.record(k, wallOf(anchor, t0)) } : {}),
+  });
+  try {
+    return await publishUntilStopped(publisher, flags, log);
+  } finally {
+    await responder?.close();
+    await channel?.close();
+  }
+}
+
+function publishUntilStopped(publisher: Publisher, flags: PublishFlags, log: Logger): Promise<number> {
+  return withInterrupt(log, async (interrupt) => {
+    try {
+      await publisher.connect(interrupt);
+    } catch (err) {
+      const msg = err instanceof PublisherError ? err.message : (err as Error).message;
+      process.stderr.write(`whipbench publish: ${msg}\n`);
+      return EXIT_ERROR;
+    }
+    const r = publisher.result;
+    log.line(`connected in ${Math.round(r.connectNs / 1e6)} ms; send-time stamp negotiated: ${r.stamped}`);
+    const stop = flags.duration
+      ? AbortSignal.any([interrupt, AbortSignal.timeout(flags.duration / 1e6)])
+      : interrupt;
+    const res = await publisher.stream(stop);
+    process.stdout.write(
+      `published ${res.framesSent} frames, ${res.packetsSent} packets, ${res.bytesSent} bytes in ${fmtFixed(res.sendingNs / 1e9, 1)} s (${res.loops} loops, ${res.scheduleSlips} schedule slips)\n`,
+    );
+    if (res.errorKind) {
+      process.stderr.write(`whipbench publish: ${res.error ?? res.errorKind}\n`);
+      return EXIT_ERROR;
+    }
+    return EXIT_OK;
+  });
+}

@@ -1,0 +1,184 @@
+// Shared execution of `run` and `view` (docs/definitions.md#console-output): run (with /metrics and live progress when asked),
+// build the report, write the files (JSON, Markdown, HTML), print the verdict and headline on
+// stdout (or the report JSON with --json, the human lines then on stderr), and map the outcome
+// to an exit code.
+import { buildReport } from "../../core/report/build.ts";
+import { delayDistribution } from "../../core/report/distribution.ts";
+import { reportStem, stdoutLines } from "../../core/report/headline.ts";
+import type { ReportInput } from "../../core/report/input.ts";
+import { reportToJson } from "../../core/report/json.ts";
+import { reportToMarkdown } from "../../core/report/markdown.ts";
+import type { Report } from "../../core/report/types.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import { LiveThresholds } from "../../core/thresholds/live.ts";
+import type { Logger } from "../observe/log.ts";
+import type { RunMetrics } from "../observe/metrics.ts";
+import { LiveRun } from "../observe/metrics-live.ts";
+import type { ProgressSink } from "../observe/progress.ts";
+import { renderHtmlReport, writeHtmlReport } from "../output/html-report.ts";
+import { prepareOutputDir, writeErrorText, writeReport } from "../output/write-report.ts";
+import { type Engine, inThreadEngine } from "../run/engine.ts";
+import { run } from "../run/runner.ts";
+import type { Peer } from "../split/split-peers.ts";
+import { bearerFrom, UsageError } from "./flags.ts";
+import { Gate, type GateFiles, thresholdsFailed } from "./gate.ts";
+
+export interface ExecuteOptions {
+  /** view only: the publisher's clock responder and send-log channel (split runs) */
+  clockPeer?: Peer | undefined;
+  sendLogPeer?: Peer | undefined;
+  command: "run" | "view";
+  scenario: Scenario;
+  out: string;
+  log: Logger;
+  engine?: Engine;
+  noStamp?: boolean;
+  /** where stdout lines go (tests capture them) */
+  stdout?: (line: string) => void;
+  /** live progress on this sink while the run lasts (the CLI: stderr unless --quiet) */
+  progress?: ProgressSink;
+  /** write `<stem>.html` too (default true) */
+  html?: boolean;
+  /** the report JSON on stdout; the human lines go to stderr */
+  json?: boolean;
+  /** --junit and --summary-md (issue 14) */
+  gateFiles?: GateFiles;
+  /** test hook: the /metrics registry and its URL, when the scenario serves metrics */
+  onMetrics?: (metrics: RunMetrics, url: string) => void;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_NO_VERDICT = 3;
+/** a valid run with a failed threshold (k6's convention) */
+export const EXIT_THRESHOLD_FAILED = 99;
+
+/** Installs SIGINT/SIGTERM handlers for the duration of `body`: the first signal aborts, a second exits at once. */
+export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctl = new AbortController();
+  const onSignal = (name: string) => {
+    if (ctl.signal.aborted) {
+      process.stderr.write(`whipbench: second ${name}, exiting now\n`);
+      process.exit(EXIT_NO_VERDICT);
+    }
+    log.line(`${name}: stopping; the report is still written (send it again to exit at once)`);
+    ctl.abort();
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  try {
+    return await body(ctl.signal);
+  } finally {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  }
+}
+
+export async function execute(opts: ExecuteOptions): Promise<number> {
+  const { scenario: s, log } = opts;
+  const bearer = bearerFrom(s.bearerEnv, opts.command);
+  let live: LiveRun;
+  try {
+    live = await LiveRun.start({
+      scenario: s,
+      engine:
+        opts.engine ??
+        inThreadEngine({
+          liveDelays:
+            opts.progress !== undefined || (s.metrics ?? "") !== "" || LiveThresholds.wanted(s.thresholds),
+        }),
+      log,
+      ...(opts.progress ? { progress: opts.progress } : {}),
+      ...(opts.onMetrics ? { onMetrics: opts.onMetrics } : {}),
+    });
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    process.stderr.write(`whipbench ${opts.command}: --metrics: cannot listen: ${(err as Error).message}\n`);
+    return EXIT_ERROR;
+  }
+  try {
+    // an output directory that cannot be written fails now, not after the run
+    try {
+      await prepareOutputDir(opts.out);
+    } catch (err) {
+      process.stderr.write(`whipbench ${opts.command}: --out ${opts.out}: ${writeErrorText(err)}\n`);
+      return EXIT_ERROR;
+    }
+    // the handlers stay until the report is written: a signal while writing still ends in a
+    // complete report marked interrupted (exit 3); a second one exits at once
+    return await withInterrupt(live.log, async (interrupt) => {
+      const gate = new Gate(s, live.log);
+      const onTick = gate.onTick(live.onTick);
+      const ran = await run({
+        command: opts.command,
+        scenario: s,
+        bearer,
+        engine: live.engine,
+        log: live.log,
+        interrupt: gate.signal(interrupt),
+        noStamp: opts.noStamp ?? false,
+        ...(onTick ? { onTick } : {}),
+        onPublisher: (p) => live.setPublisher(p),
+        clockPeer: opts.clockPeer,
+        sendLogPeer: opts.sendLogPeer,
+      });
+      // a threshold's live stop is not an interrupt: only a signal marks the report interrupted
+      const input = { ...ran, interrupted: interrupt.aborted };
+      if (input.publisher) live.setPublisher(input.publisher);
+      await live.close();
+      try {
+        // a signal before or while the files are written marks the report interrupted; one that
+        // comes while they are written has them written again
+        let done = await writeFiles(opts, gate, interrupt.aborted ? { ...input, interrupted: true } : input);
+        if (interrupt.aborted && !done.report.interrupted) {
+          done = await writeFiles(opts, gate, { ...input, interrupted: true });
+        }
+        const extra = await gate.writeFiles(done.report, opts.gateFiles ?? {});
+        printOutcome(opts, done, extra);
+        if (!done.report.aggregate.valid) return EXIT_NO_VERDICT;
+        return thresholdsFailed(done.report) ? EXIT_THRESHOLD_FAILED : EXIT_OK;
+      } catch (err) {
+        process.stderr.write(`whipbench ${opts.command}: ${writeErrorText(err)}\n`);
+        return EXIT_ERROR;
+      }
+    });
+  } finally {
+    await live.close();
+  }
+}
+
+interface Written {
+  report: Report;
+  json: string;
+  files: { json: string; markdown: string; html: string | null };
+}
+
+/** Builds the report and writes its files (JSON, Markdown, HTML unless off). */
+async function writeFiles(opts: ExecuteOptions, gate: Gate, input: ReportInput): Promise<Written> {
+  const report = gate.judge(buildReport(input));
+  opts.log.line(report.aggregate.verdict);
+  const stem = reportStem(input.startedAtUnixNs, opts.scenario.name ?? "");
+  const json = reportToJson(report);
+  const pair = await writeReport(opts.out, stem, json, reportToMarkdown(report));
+  let html: string | null = null;
+  if (opts.html ?? true) {
+    const page = await renderHtmlReport(report, delayDistribution(input, report));
+    html = await writeHtmlReport(opts.out, stem, page);
+  }
+  return { report, json, files: { ...pair, html } };
+}
+
+/** The docs/definitions.md#console-output lines: verdict and headline, the files written; with --json the report on stdout. */
+function printOutcome(opts: ExecuteOptions, w: Written, extra: readonly string[]): void {
+  const out = opts.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const human = opts.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
+  for (const line of stdoutLines(w.report)) human(line);
+  human(`wrote ${w.files.json}`);
+  human(`wrote ${w.files.markdown}`);
+  if (w.files.html !== null) human(`wrote ${w.files.html}`);
+  for (const f of extra) human(`wrote ${f}`);
+  if (opts.json) out(w.json.replace(/\n$/, ""));
+}

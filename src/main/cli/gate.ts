@@ -1,0 +1,95 @@
+// The run's pass/fail gate (issue 14), wired around `execute`: the live judge of the abortOnFail
+// thresholds (it stops the run through its own abort signal, not as an interrupt), the final
+// judgement on the report, and the CI files (--junit, --summary-md).
+
+import type { Report, TimelineEntry } from "../../core/report/types.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import {
+  applyThresholds,
+  evaluateThresholds,
+  stopText,
+  thresholdsFailed,
+} from "../../core/thresholds/evaluate.ts";
+import { LIVE_THRESHOLD_METHOD, LiveThresholds } from "../../core/thresholds/live.ts";
+import { junitXml, summaryMarkdown } from "../../core/thresholds/render.ts";
+import type { ThresholdStop } from "../../core/thresholds/types.ts";
+import type { ShardTick } from "../../workers/protocol.ts";
+import type { Logger } from "../observe/log.ts";
+import { writeAtomic } from "../output/write-report.ts";
+
+export type OnTick = (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
+
+export interface GateFiles {
+  junit?: string | undefined;
+  summaryMd?: string | undefined;
+}
+
+export class Gate {
+  private readonly s: Scenario;
+  private readonly log: Logger;
+  private readonly live: LiveThresholds | null;
+  private readonly ctl = new AbortController();
+  /** the live evaluation's stop, when one threshold stopped the run */
+  stop: ThresholdStop | null = null;
+
+  constructor(s: Scenario, log: Logger) {
+    this.s = s;
+    this.log = log;
+    this.live = LiveThresholds.wanted(s.thresholds)
+      ? new LiveThresholds(s.thresholds ?? [], s.viewers)
+      : null;
+  }
+
+  /** The signal the run stops on: the user's interrupt or a live threshold failure. */
+  signal(interrupt: AbortSignal): AbortSignal {
+    return this.live === null ? interrupt : AbortSignal.any([interrupt, this.ctl.signal]);
+  }
+
+  /** The per-second hook with the live judge in front of `next`. */
+  onTick(next: OnTick | undefined): OnTick | undefined {
+    const live = this.live;
+    if (live === null) return next;
+    return (entry, ticks) => {
+      live.record(ticks);
+      if (entry !== null && this.stop === null) {
+        const stop = live.judge(entry.t);
+        if (stop !== null) {
+          this.stop = stop;
+          const t = this.s.thresholds?.[stop.index];
+          this.log.line(
+            `threshold ${t?.figure ?? "?"} ${t?.condition.text ?? ""} failed live at ${entry.t} s: stopping the run (the report is still written)`,
+          );
+          this.ctl.abort();
+        }
+      }
+      next?.(entry, ticks);
+    };
+  }
+
+  /** The report judged against the scenario's thresholds (unchanged without any). */
+  judge(r: Report): Report {
+    const list = this.s.thresholds;
+    if (list === undefined || list.length === 0) return r;
+    const judged = applyThresholds(r, evaluateThresholds(r, list, this.stop));
+    if (this.live !== null) judged.method = [...judged.method, LIVE_THRESHOLD_METHOD];
+    const stopped = judged.thresholds?.map(stopText).find((x) => x !== null);
+    if (stopped !== undefined) this.log.line(stopped);
+    return judged;
+  }
+
+  /** Writes --junit and --summary-md; returns the paths written. */
+  async writeFiles(r: Report, files: GateFiles): Promise<string[]> {
+    const out: string[] = [];
+    if (files.junit !== undefined && files.junit !== "") {
+      await writeAtomic(files.junit, junitXml(r));
+      out.push(files.junit);
+    }
+    if (files.summaryMd !== undefined && files.summaryMd !== "") {
+      await writeAtomic(files.summaryMd, summaryMarkdown(r));
+      out.push(files.summaryMd);
+    }
+    return out;
+  }
+}
+
+export { thresholdsFailed };

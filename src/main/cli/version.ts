@@ -1,0 +1,50 @@
+// docs/definitions.md#version-string: the package version, plus the source commit (and `.dirty`) when known: from git when
+// run from a checkout, from dist/build-info.json (written by scripts/build.ts) when installed.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+let cached: string | null = null;
+
+interface BuildInfo {
+  commit: string | null;
+  dirty: boolean;
+}
+
+/** The built package's record of its source commit; null in a checkout (run from .ts). */
+function buildInfo(): BuildInfo | null {
+  if (import.meta.url.endsWith(".ts")) return null;
+  try {
+    return JSON.parse(readFileSync(new URL("../../build-info.json", import.meta.url), "utf8")) as BuildInfo;
+  } catch {
+    return { commit: null, dirty: false };
+  }
+}
+
+function gitCommit(root: URL): BuildInfo {
+  try {
+    const git = (args: string[]) =>
+      execFileSync("git", args, {
+        cwd: root,
+        stdio: ["ignore", "pipe", "ignore"],
+        timeout: 2000,
+        encoding: "utf8",
+      });
+    const rev = git(["rev-parse", "HEAD"]).trim().slice(0, 12);
+    const dirty = git(["status", "--porcelain", "--untracked-files=no"]).trim() !== "";
+    return { commit: /^[0-9a-f]{12}$/.test(rev) ? rev : null, dirty };
+  } catch {
+    // no git: the package version alone
+    return { commit: null, dirty: false };
+  }
+}
+
+export function version(): string {
+  if (cached !== null) return cached;
+  // src/main/cli or dist/main/cli: the package root is three levels up either way
+  const root = new URL("../../../", import.meta.url);
+  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
+  // an installed package never asks git: its folder may sit inside someone else's repository
+  const info = buildInfo() ?? gitCommit(root);
+  cached = `v${pkg.version}${info.commit ? `+${info.commit}${info.dirty ? ".dirty" : ""}` : ""}`;
+  return cached;
+}

@@ -1,0 +1,117 @@
+// What a run shows while it lasts, wired in one place: the /metrics registry and its server, the
+// progress display, and the main thread's own per-second figures when viewers run in workers.
+// The registry takes every shard tick as the engine delivers it (the final flush included), so
+// its totals end equal to the report's; progress works from the runner's per-second entries.
+import type { TimelineEntry } from "../../core/report/types.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import { buildSchedule } from "../../core/scenario/schedule.ts";
+import { type ThreadFigures, ThreadProfile } from "../../net/thread-profile.ts";
+import type { ShardTick } from "../../workers/protocol.ts";
+import type { Engine } from "../run/engine.ts";
+import type { Logger } from "./log.ts";
+import { type PublisherCounters, RunMetrics } from "./metrics.ts";
+import { type MetricsServer, serveMetrics } from "./metrics-server.ts";
+import { Progress, type ProgressSink } from "./progress.ts";
+
+export interface LiveOptions {
+  scenario: Scenario;
+  engine: Engine;
+  log: Logger;
+  /** a progress display on this sink; none when absent */
+  progress?: ProgressSink;
+  /** test hook: the registry and the URL it is served at */
+  onMetrics?: (metrics: RunMetrics, url: string) => void;
+}
+
+/** An engine whose every shard tick is also handed to `tap` before the runner sees it. */
+export function tapEngine(engine: Engine, tap: (tick: ShardTick) => void): Engine {
+  const e: Engine = {
+    workers: engine.workers,
+    run: (tasks, interrupt, onTick) =>
+      engine.run(tasks, interrupt, (tick) => {
+        tap(tick);
+        onTick(tick);
+      }),
+  };
+  if (engine.warmUp) e.warmUp = (shards) => engine.warmUp?.(shards) ?? Promise.resolve();
+  return e;
+}
+
+export class LiveRun {
+  readonly engine: Engine;
+  readonly log: Logger;
+  /** the runner's per-second hook; undefined when nothing is shown */
+  readonly onTick: ((entry: TimelineEntry | null, ticks: ShardTick[]) => void) | undefined;
+  readonly metrics: RunMetrics | null;
+  private readonly server: MetricsServer | null;
+  private readonly progress: Progress | null;
+  private readonly mainProfile: ThreadProfile | null;
+  private closing: Promise<void> | null = null;
+
+  private constructor(o: LiveOptions, metrics: RunMetrics | null, server: MetricsServer | null) {
+    this.metrics = metrics;
+    this.server = server;
+    const workers = o.engine.workers;
+    this.progress = o.progress
+      ? new Progress({
+          sink: o.progress,
+          log: o.log,
+          viewersTarget: o.scenario.viewers,
+          plannedS: buildSchedule(o.scenario).viewersPhaseNs / 1e9,
+          threadName: (shard) => (workers === 0 ? "main" : `worker ${shard}`),
+        })
+      : null;
+    this.log = this.progress ? this.progress.wrap(o.log) : o.log;
+    this.engine = metrics ? tapEngine(o.engine, (t) => metrics.applyTick(t)) : o.engine;
+    // with workers the main thread runs no shard: it is measured here, once a second
+    this.mainProfile = workers > 0 && (metrics || this.progress) ? new ThreadProfile() : null;
+    this.onTick = metrics || this.progress ? (entry, ticks) => this.tick(entry, ticks) : undefined;
+  }
+
+  /** Starts the metrics server when the scenario names an address; throws when it cannot listen. */
+  static async start(o: LiveOptions): Promise<LiveRun> {
+    const addr = o.scenario.metrics ?? "";
+    if (addr === "") return new LiveRun(o, null, null);
+    const metrics = new RunMetrics({
+      viewersTarget: o.scenario.viewers,
+      workerLabel: o.engine.workers === 0 ? () => "main" : (shard) => String(shard),
+    });
+    const server = await serveMetrics(addr, metrics);
+    o.log.line(`metrics on ${server.url}`);
+    o.onMetrics?.(metrics, server.url);
+    return new LiveRun(o, metrics, server);
+  }
+
+  /** The publisher whose counters /metrics reads at each scrape. */
+  setPublisher(p: PublisherCounters): void {
+    this.metrics?.setPublisher(p);
+  }
+
+  private tick(entry: TimelineEntry | null, ticks: ShardTick[]): void {
+    if (entry === null) {
+      for (const t of ticks) this.progress?.final(t);
+      return;
+    }
+    let main: ThreadFigures | undefined;
+    if (this.mainProfile) {
+      main = this.mainProfile.tick();
+      this.metrics?.observeWorker({
+        worker: "main",
+        eventLoopDelayMs: main.eventLoopDelayMs.p99,
+        utilisation: main.eventLoopUtilisation,
+        cpuSeconds: main.cpuSeconds,
+      });
+    }
+    this.progress?.update(entry, ticks, main);
+  }
+
+  /** The run is over: the status line goes, the server closes (2 s grace for scrapes in flight). */
+  close(): Promise<void> {
+    if (this.closing === null) {
+      this.progress?.stop();
+      this.mainProfile?.finish();
+      this.closing = this.server ? this.server.close() : Promise.resolve();
+    }
+    return this.closing;
+  }
+}

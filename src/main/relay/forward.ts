@@ -1,0 +1,71 @@
+// One stream of the built-in relay and how its publisher's packets reach the viewer legs: the
+// same sequence number and timestamp on every leg (SFU-like), abs-capture-time re-mapped per leg,
+// every other extension dropped; the relay's fault knobs and the tests' burst and wrap shift
+// applied on the way.
+import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
+import { keyframeStartH264 } from "../../core/codec/h264.ts";
+import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
+import { Burst, WrapShift } from "./conformance.ts";
+import type { Leg } from "./leg.ts";
+import type { LegPacket } from "./leg-faults.ts";
+import type { RelayOptions } from "./options.ts";
+
+export interface Stream {
+  publisher: RTCPeerConnection | null;
+  codec: "vp8" | "h264" | null;
+  ready: boolean;
+  readyWaiters: (() => void)[];
+  legs: Set<Leg>;
+  attempts: number;
+  burst?: Burst;
+  wrap?: WrapShift;
+}
+
+export function forward(stream: Stream, rtp: RtpPacket, abs: unknown, opts: RelayOptions): void {
+  const absPayload = !opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
+  let seq = rtp.header.sequenceNumber;
+  let ts = rtp.header.timestamp;
+  let limit = Number.POSITIVE_INFINITY;
+  const test = opts.test;
+  if (test?.burst) {
+    stream.burst ??= new Burst(test.burst);
+    let connected = 0;
+    for (const leg of stream.legs) if (leg.sending) connected++;
+    const key = stream.codec === "h264" ? keyframeStartH264(rtp.payload) : keyframeStartVp8(rtp.payload);
+    if (!stream.burst.admit(connected, key)) return;
+    limit = stream.burst.limit;
+  }
+  if (test?.wrapAfterPackets) {
+    stream.wrap ??= new WrapShift(test.wrapAfterPackets);
+    stream.wrap.see(seq, ts);
+    seq = stream.wrap.seq(seq);
+    ts = stream.wrap.ts(ts);
+  }
+  const marker = opts.clearMarker ? false : rtp.header.marker;
+  const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
+  for (const leg of stream.legs) {
+    if (!leg.sending || leg.forwarded >= limit) continue;
+    leg.forwarded++;
+    if (opts.dropEvery) {
+      const drop =
+        leg.forwarded % opts.dropEvery === 0 &&
+        leg.forwarded <= (test?.dropUntilPacket ?? Number.POSITIVE_INFINITY);
+      leg.cuts?.see(ts, drop);
+      if (drop) continue;
+    }
+    const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
+    for (const p of out) {
+      const header = new RtpHeader({
+        sequenceNumber: p.seq,
+        timestamp: p.ts,
+        marker: p.marker,
+        payloadType: rtp.header.payloadType,
+      });
+      if (absPayload && leg.absId) {
+        header.extension = true;
+        header.extensions = [{ id: leg.absId, payload: absPayload }];
+      }
+      leg.tr.sender.sendRtp(new RtpPacket(header, p.payload)).catch(() => {});
+    }
+  }
+}

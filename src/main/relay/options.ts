@@ -1,0 +1,67 @@
+// What the built-in relay can be told. The first group is what `whipbench relay` offers on its
+// command line (see its --help); `test` is the one injection point of the knobs only tests use,
+// so that no production path reads a test switch by accident.
+import type { RTCRtpTransceiver } from "werift";
+import type { IceOptions } from "../../net/rtc.ts";
+import type { BurstOptions } from "./conformance.ts";
+import type { LegFault } from "./leg-faults.ts";
+
+export interface RelayOptions {
+  ice: IceOptions;
+  /** require `Authorization: Bearer <token>` on every request */
+  token?: string | undefined;
+  /** refuse WHEP attempts past this many with 503 (0 = no limit) */
+  maxViewers?: number;
+  /** drop every n-th packet per leg before the leg's NACK responder sees it (unrecoverable) */
+  dropEvery?: number;
+  /** lose every n-th packet per leg beneath the NACK responder (a NACK repairs it) */
+  loseEvery?: number;
+  /** forward with every marker bit cleared */
+  clearMarker?: boolean;
+  /** forward with no header extension at all */
+  stripExtensions?: boolean;
+  /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer (issue 6) */
+  counterOffer?: boolean;
+  /** knobs for tests only; never set by the command line */
+  test?: RelayTestHooks;
+}
+
+export interface RelayTestHooks {
+  /**
+   * called with each viewer leg's transceiver once its local description is set, before ICE
+   * gathering (the receive-path test restricts the leg's SRTP profiles here)
+   */
+  prepareLeg?: (tr: RTCRtpTransceiver) => void;
+  /** start every leg on the same packet once `legs` are connected, stop each after `packets` */
+  burst?: BurstOptions;
+  /** shift sequence numbers and timestamps so both wrap this many packets into the stream */
+  wrapAfterPackets?: number;
+  /** faults of single viewer legs, by leg number (the n-th WHEP offer the relay took, from 1) */
+  legFaults?: Record<number, LegFault>;
+  /** close the publisher's peer connection this long after it connected (WHIP fails mid-run) */
+  closePublisherAfterMs?: number;
+  /** DropEvery drops only among each leg's first n packets (its cut frames expire before the run ends) */
+  dropUntilPacket?: number;
+  /** a broken answer on WHIP or WHEP (see AnswerFault) */
+  answerFault?: AnswerFault;
+  /** bench:truth and its test: the relay's own instants on the process's monotonic clock (ground truth) */
+  taps?: RelayTaps;
+}
+
+/** Ground truth of the in-process relay: when media reached it and when it left, per datagram. */
+export interface RelayTaps {
+  /** a publisher's media datagram reached the relay's JavaScript (before werift parsed it) */
+  publisherReceive(data: Buffer, nowNs: number): void;
+  /** a viewer leg's media datagram was written to its socket (after werift protected it); the leg's local port */
+  legSend(localPort: number, data: Buffer, nowNs: number): void;
+}
+
+/**
+ * Answers of servers that misbehave: `no-video` turns the answer's video m-line into an audio one
+ * (same mid); `not-sdp` sends 201 with a Location and a body that is not SDP; `silent-dtls`
+ * answers as the DTLS server (`a=setup:passive`) and does ICE but never DTLS.
+ */
+export interface AnswerFault {
+  on: "whip" | "whep";
+  kind: "no-video" | "not-sdp" | "silent-dtls";
+}

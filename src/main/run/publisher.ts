@@ -1,0 +1,290 @@
+// The WHIP publisher (docs/definitions.md#publisher-pacing): one send-only video transceiver, the clip looped and paced at its
+// frame rate, RTP timestamps seamless across loops, abs-capture-time on every packet when the
+// answer negotiated it, and the send log written when each frame's first packet is handed to the
+// socket, after werift built and protected it (docs/definitions.md#send-instant); the time from
+// the frame's start of sending to that instant is the publisher's send lag.
+
+import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
+import type { Clip } from "../../core/clip/clip.ts";
+import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
+import { packetizeH264 } from "../../core/codec/h264.ts";
+import { packetizeVp8 } from "../../core/codec/vp8.ts";
+import type { SendLog } from "../../core/delay/sendlog.ts";
+import { goDuration } from "../../core/go-compat/time.ts";
+import type { PublisherInput } from "../../core/report/input.ts";
+import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
+import { DelayHistogram } from "../../core/stats/summaries.ts";
+import {
+  abandonDtls,
+  absCaptureId,
+  filterCandidates,
+  gatheringComplete,
+  type IceOptions,
+  newPeer,
+  videoCodecs,
+} from "../../net/rtc.ts";
+import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
+import { isRtpDatagram, tapMediaSend } from "../../net/send-stamp.ts";
+
+export const MTU = 1200;
+/** POST + ICE + DTLS budget when the caller sets none (`publish --connect-timeout`, default 10 s). */
+export const DEFAULT_CONNECT_TIMEOUT_NS = 10e9;
+const SLIP_NS = 500e6;
+
+export interface PublisherOptions {
+  whip: string;
+  bearer?: string | undefined;
+  clip: Clip;
+  ice: IceOptions;
+  noStamp: boolean;
+  sendLog: SendLog | null;
+  anchor: WallAnchor;
+  /** POST + ICE + DTLS budget, ns (default DEFAULT_CONNECT_TIMEOUT_NS) */
+  connectTimeoutNs?: number;
+  /** every frame sent: its absolute index and its send instant (the send-log channel) */
+  onFrameSent?: (k: number, t0MonoNs: number) => void;
+}
+
+/** The frame being sent, until its first packet reaches the socket. */
+interface PendingFrame {
+  k: number;
+  ts: number;
+  startNs: number;
+  stamped: boolean;
+}
+
+/** The publisher's figures are the report's publisher input (docs/definitions.md#publisher-figures, durations in ns). */
+export type PublisherResult = PublisherInput;
+
+export class PublisherError extends Error {
+  readonly kind: string;
+  constructor(kind: string, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+export class Publisher {
+  readonly opts: PublisherOptions;
+  private pc: RTCPeerConnection | null = null;
+  private tr: RTCRtpTransceiver | null = null;
+  private location: string | null = null;
+  private absId = 0;
+  private failed = false;
+  private wake: (() => void) | null = null;
+  /** the send instant is taken at the socket (send-stamp.ts); false where werift's internals did not allow it */
+  private socketStamp = false;
+  private pending: PendingFrame | null = null;
+  private readonly sendLag = new DelayHistogram();
+  readonly result: PublisherResult;
+
+  constructor(opts: PublisherOptions) {
+    this.opts = opts;
+    this.result = {
+      codec: opts.clip.codec,
+      stamped: false,
+      connectNs: 0,
+      framesSent: 0,
+      packetsSent: 0,
+      bytesSent: 0,
+      loops: 0,
+      scheduleSlips: 0,
+      sendingNs: 0,
+    };
+  }
+
+  /**
+   * POST + ICE + DTLS within the connect timeout (10 s unless set); throws PublisherError (kind
+   * per docs/definitions.md#publisher-figures). `interrupt` (SIGINT,
+   * SIGTERM) ends the wait at once.
+   */
+  async connect(interrupt?: AbortSignal): Promise<void> {
+    const { opts } = this;
+    let pc: RTCPeerConnection;
+    try {
+      pc = newPeer(opts.ice, videoCodecs(opts.clip.codec));
+      this.pc = pc;
+      this.tr = pc.addTransceiver("video", { direction: "sendonly" });
+      await pc.setLocalDescription(await pc.createOffer());
+      await gatheringComplete(pc, 5000);
+    } catch (err) {
+      throw new PublisherError("webrtc", `local WebRTC setup failed: ${(err as Error).message}`);
+    }
+    const postNs = monoNs();
+    const budgetNs = opts.connectTimeoutNs ?? DEFAULT_CONNECT_TIMEOUT_NS;
+    const budget = AbortSignal.timeout(budgetNs / 1e6);
+    const deadline = interrupt ? AbortSignal.any([budget, interrupt]) : budget;
+    const connected = new Promise<void>((resolve, reject) => {
+      pc.connectionStateChange.subscribe((state) => {
+        if (state === "connected") resolve();
+        if (state === "failed") {
+          this.failed = true;
+          this.wake?.();
+          reject(new PublisherError("ice_failed", "the connection to the server failed (ICE or DTLS)"));
+        }
+      });
+    });
+    connected.catch(() => {});
+    try {
+      const sdp = filterCandidates(pc.localDescription?.sdp ?? "", opts.ice);
+      const answer = await postOffer(opts.whip, sdp, { bearer: opts.bearer, signal: deadline });
+      this.location = answer.location;
+      if (answer.status === 406)
+        throw new PublisherError("http_status", "the WHIP server sent a counter-offer");
+      // werift accepts an answer without a video m-line (an audio one carrying the video mid):
+      // it stops the transceiver and reports "connected" with nothing to send on
+      if (!/^m=video [1-9]/m.test(answer.sdp))
+        throw new PublisherError("bad_answer", "the WHIP answer has no video");
+      try {
+        await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
+      } catch (err) {
+        throw new PublisherError("bad_answer", `the WHIP answer was refused: ${(err as Error).message}`);
+      }
+      await Promise.race([
+        connected,
+        new Promise<never>((_, reject) => {
+          const fail = () =>
+            reject(
+              new PublisherError(
+                "connect_timeout",
+                budget.aborted
+                  ? `not connected after ${goDuration(budgetNs)}`
+                  : "not connected: the run was interrupted",
+              ),
+            );
+          if (deadline.aborted) fail();
+          else deadline.addEventListener("abort", fail, { once: true });
+        }),
+      ]);
+    } catch (err) {
+      await this.close();
+      if (err instanceof PublisherError) throw err;
+      if (err instanceof HttpExchangeError) throw new PublisherError(err.kind, err.message);
+      throw new PublisherError("webrtc", (err as Error).message);
+    }
+    this.result.connectNs = monoNs() - postNs;
+    this.socketStamp = tapMediaSend(this.tr, this.onDatagramOut);
+    this.absId = absCaptureId(this.tr.headerExtensions);
+    this.result.stamped = this.absId !== 0 && !opts.noStamp;
+  }
+
+  /** Streams until `stop` aborts or the connection fails; then DELETE and close. */
+  async stream(stop: AbortSignal): Promise<PublisherResult> {
+    const { clip, anchor } = this.opts;
+    const tr = this.tr;
+    const r = this.result;
+    if (!tr) throw new Error("stream() before connect()");
+    const n = clip.frames.length;
+    const frameNs = (clip.ticks / 90_000) * 1e9;
+    const ssrc = (Math.random() * 0x1_0000_0000) >>> 0;
+    let seq = Math.floor(Math.random() * 0x1_0000);
+    const tsBase = (Math.random() * 0x1_0000_0000) >>> 0;
+    let pictureId = Math.floor(Math.random() * 0x8000);
+    const onStop = () => this.wake?.();
+    stop.addEventListener("abort", onStop);
+    const started = monoNs();
+    let origin = started;
+    for (let k = 0; !stop.aborted && !this.failed; k++) {
+      const due = origin + k * frameNs;
+      let now = monoNs();
+      if (now - due > SLIP_NS) {
+        r.scheduleSlips++;
+        origin = now - k * frameNs;
+      } else if (due > now) {
+        await this.sleep(due - now);
+        if (stop.aborted || this.failed) break;
+        now = monoNs();
+      }
+      const frame = clip.frames[k % n] as Uint8Array;
+      const payloads = clip.codec === "vp8" ? packetizeVp8(frame, MTU, pictureId) : packetizeH264(frame, MTU);
+      pictureId = (pictureId + 1) & 0x7fff;
+      const ts = (tsBase + k * clip.ticks) >>> 0;
+      const sending: PendingFrame = { k, ts, startNs: monoNs(), stamped: false };
+      // the send instant: the first packet at the socket (onDatagramOut), else here
+      if (this.socketStamp) this.pending = sending;
+      else this.frameSent(sending, sending.startNs);
+      for (let j = 0; j < payloads.length; j++) {
+        const header = new RtpHeader({
+          sequenceNumber: seq,
+          timestamp: ts,
+          marker: j === payloads.length - 1,
+          payloadType: 96,
+          ssrc,
+        });
+        seq = (seq + 1) & 0xffff;
+        if (r.stamped) {
+          const ext = Buffer.alloc(8);
+          unixNsToAbsCapture(wallOf(anchor, monoNs()), ext);
+          header.extension = true;
+          header.extensions = [{ id: this.absId, payload: ext }];
+        }
+        const payload = payloads[j] as Uint8Array;
+        try {
+          await tr.sender.sendRtp(
+            new RtpPacket(header, Buffer.from(payload.buffer, payload.byteOffset, payload.length)),
+          );
+          r.packetsSent++;
+          r.bytesSent += payload.length;
+        } catch {
+          // a closing connection: skip the write (docs/definitions.md#publisher-pacing)
+        }
+      }
+      this.pending = null;
+      // no packet of it reached the socket (a closing connection): logged, for a complete log
+      if (!sending.stamped) this.frameSent(sending, monoNs());
+      r.framesSent++;
+    }
+    stop.removeEventListener("abort", onStop);
+    if (this.sendLag.count > 0) r.sendLagHist = this.sendLag.encode();
+    r.sendingNs = monoNs() - started;
+    r.loops = Math.floor(r.framesSent / n);
+    if (this.failed) {
+      r.errorKind = "disconnected";
+      r.error = "the server connection dropped while publishing";
+      r.disconnectedLate = true;
+    }
+    await this.close();
+    return r;
+  }
+
+  /** p99 of the send lag so far (ns), null before any frame was stamped at the socket. */
+  sendLagP99Ns(): number | null {
+    return this.sendLag.count > 0 ? this.sendLag.quantileNs(99) : null;
+  }
+
+  /** A media datagram about to reach the socket: the pending frame's first RTP packet stamps it. */
+  private readonly onDatagramOut = (data: Buffer): void => {
+    const f = this.pending;
+    if (f === null || f.stamped || !isRtpDatagram(data) || data.readUInt32BE(4) !== f.ts) return;
+    const t0 = monoNs();
+    this.pending = null;
+    this.sendLag.recordNs(t0 - f.startNs);
+    this.frameSent(f, t0);
+  };
+
+  private frameSent(f: PendingFrame, t0: number): void {
+    f.stamped = true;
+    this.opts.sendLog?.record(f.k, t0);
+    this.opts.onFrameSent?.(f.k, t0);
+  }
+
+  private sleep(ns: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, Math.max(0, ns / 1e6));
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  async close(): Promise<void> {
+    const pc = this.pc;
+    this.pc = null;
+    if (!pc) return;
+    await deleteResource(this.location, { bearer: this.opts.bearer });
+    abandonDtls(pc);
+    await pc.close().catch(() => {});
+  }
+}

@@ -1,0 +1,143 @@
+// What a finished run hands the report builder: the viewers' records decoded and ordered, the
+// client's own figures (machine, resources, threads, ceiling) and the send log's clip figures.
+import { arch, cpus, platform } from "node:os";
+import { type ClipIdentity, clipHashOf } from "../../core/delay/fingerprint.ts";
+import type { SendLog } from "../../core/delay/sendlog.ts";
+import { type CeilingThresholds, ceilingVerdict } from "../../core/report/ceiling.ts";
+import type { ReportInput, ViewerInput } from "../../core/report/input.ts";
+import type { ClockBlock, TimelineEntry, WorkerReport } from "../../core/report/types.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Schedule } from "../../core/scenario/schedule.ts";
+import type { ViewerRecord } from "../../core/types.ts";
+import type { ThreadFigures } from "../../net/thread-profile.ts";
+import type { ShardProfile } from "../../workers/protocol.ts";
+import { version } from "../cli/version.ts";
+import type { ResourceFigures } from "../observe/resources.ts";
+import type { UdpErrors } from "../observe/udp-drops.ts";
+import { decodeRecord } from "./decode-record.ts";
+import type { PublisherResult } from "./publisher.ts";
+import { clientLag, pooledDelayP99Ms, threadLoads } from "./run-lag.ts";
+
+export interface RunOutcome {
+  command: "run" | "view";
+  interrupted: boolean;
+  scenario: Scenario;
+  /** engine worker threads (0: viewers in the main thread) */
+  workers: number;
+  ceiling?: CeilingThresholds | undefined;
+  startedAtUnixNs: bigint;
+  finishedAtUnixNs: bigint;
+  /** this process published: one monotonic clock reads both ends */
+  publishing: boolean;
+  publisherFailed: boolean;
+  publisher: PublisherResult | null;
+  clock: ClockBlock;
+  sendLog: SendLog | null;
+  identity: ClipIdentity | null;
+  duplicateFrames: number;
+  /** null when the viewers never ran (the publisher failed to connect) */
+  schedule: Schedule | null;
+  /** the viewers' t0 (monotonic ns); 0 when they never ran */
+  t0MonoNs: number;
+  /** loopback candidates were added because a server host is on loopback (ice-choice.ts) */
+  autoLoopback: boolean;
+  records: ViewerRecord[];
+  profiles: ShardProfile[];
+  timeline: TimelineEntry[];
+  mainThread: ThreadFigures;
+  udp: UdpErrors | null;
+  resources: ResourceFigures;
+}
+
+/** Node's process.arch in Go's GOARCH words. */
+export function goArch(a: string): string {
+  return a === "x64" ? "amd64" : a === "ia32" ? "386" : a;
+}
+
+export function workerReport(p: ShardProfile): WorkerReport {
+  const w: WorkerReport = {
+    shard: p.shard,
+    thread: p.thread,
+    viewers: p.viewers,
+    packets: p.packets,
+    cpuSeconds: p.cpuSeconds,
+    eventLoopUtilisation: p.eventLoopUtilisation,
+    eventLoopDelayMs: p.eventLoopDelayMs,
+  };
+  if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
+  if (p.receiveLagMs !== undefined) w.receiveLagMs = p.receiveLagMs;
+  if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
+  return w;
+}
+
+function viewerInputs(records: ViewerRecord[], schedule: Schedule | null, t0: number): ViewerInput[] {
+  return records
+    .slice()
+    .sort((a, b) => a.id - b.id)
+    .map((r) => {
+      const v: ViewerInput = {
+        record: decodeRecord(r),
+        startOffsetNs: startOffsetNs(r, t0, schedule),
+      };
+      const off = schedule?.rampOffsetNs?.[r.id];
+      if (off !== undefined) v.rampOffsetNs = off;
+      return v;
+    });
+}
+
+/**
+ * A viewer's start after t0 as it happened: when it sent its WHEP POST (its scheduled instant
+ * plus its own ICE gathering); a viewer that sent none shows its scheduled instant, one that
+ * never started 0.
+ */
+function startOffsetNs(r: ViewerRecord, t0: number, schedule: Schedule | null): number {
+  if (r.postMonoNs !== undefined) return r.postMonoNs - t0;
+  return r.errorKind === "not_started" ? 0 : (schedule?.startNs[r.id] ?? 0);
+}
+
+export function reportInput(o: RunOutcome): ReportInput {
+  const { resources: figures, sendLog } = o;
+  const viewers = viewerInputs(o.records, o.schedule, o.t0MonoNs);
+  const input: ReportInput = {
+    command: o.command,
+    interrupted: o.interrupted,
+    startedAtUnixNs: o.startedAtUnixNs,
+    finishedAtUnixNs: o.finishedAtUnixNs,
+    version: version(),
+    scenario: o.scenario,
+    client: { os: platform(), arch: goArch(arch()), cpus: cpus().length, runtime: `node ${process.version}` },
+    resources: {
+      cpuSeconds: figures.cpuSeconds,
+      ...(figures.cpuUtilisationPercent !== undefined
+        ? { cpuUtilisationPercent: figures.cpuUtilisationPercent }
+        : {}),
+      peakHeapBytes: figures.peakHeapBytes,
+      peakRssBytes: figures.peakRssBytes,
+      workers: o.workers,
+      mainThread: o.mainThread,
+      ...(o.udp ? { udpReceiveErrors: o.udp } : {}),
+    },
+    workers: o.profiles.map(workerReport),
+    ...clientLag(o.profiles, o.publisher),
+    ceiling: ceilingVerdict(
+      threadLoads(o.mainThread, o.profiles),
+      o.udp,
+      o.ceiling,
+      pooledDelayP99Ms(viewers),
+    ),
+    topology: o.publishing ? "single-process" : "split",
+    clock: o.clock,
+    viewers,
+    requestedViewers: o.scenario.viewers,
+    hasSendLog: sendLog !== null,
+    loopFrames: sendLog !== null ? (o.identity?.fingerprints.length ?? 0) : 0,
+    duplicateFrames: o.duplicateFrames,
+    ...(sendLog !== null && o.identity !== null ? { clipHash: clipHashOf(o.identity) } : {}),
+    loopMinNs: sendLog?.loopMinNs ?? -1,
+    timeline: o.timeline,
+    publisherFailedToConnect: o.publisherFailed,
+    ...(o.autoLoopback ? { autoLoopback: true } : {}),
+  };
+  if (o.publisher) input.publisher = o.publisher;
+  return input;
+}

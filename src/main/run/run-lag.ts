@@ -1,0 +1,58 @@
+// What the client itself adds, for the report and the ceiling rule: each thread's load (the
+// receive lag beside the event-loop figures), the viewer threads' receive lag pooled by an exact
+// merge, the publisher's send lag, and the one-way delay p99 the receive lag is weighed against.
+import type { ThreadLoad } from "../../core/report/ceiling.ts";
+import type { DecodedViewer, ViewerInput } from "../../core/report/input.ts";
+import type { EventLoopDelayMs } from "../../core/report/types.ts";
+import { DelayHistogram } from "../../core/stats/summaries.ts";
+import type { ThreadFigures } from "../../net/thread-profile.ts";
+import type { ShardProfile } from "../../workers/protocol.ts";
+import { decodeHistogram } from "./decode-record.ts";
+import type { PublisherResult } from "./publisher.ts";
+
+/** p50/p99/max in ms of a histogram of ns, or undefined when it is empty. */
+export function lagFigures(h: DelayHistogram): EventLoopDelayMs | undefined {
+  if (h.count === 0) return undefined;
+  return { p50: h.quantileNs(50) / 1e6, p99: h.quantileNs(99) / 1e6, max: h.quantileNs(100) / 1e6 };
+}
+
+/** The threads the ceiling rule looks at: the main thread, then every worker that ran a shard. */
+export function threadLoads(main: ThreadFigures, profiles: readonly ShardProfile[]): ThreadLoad[] {
+  const inMain = profiles.find((p) => p.thread === "main");
+  const load = (name: string, f: ThreadFigures, lag: ThreadFigures["receiveLagMs"]): ThreadLoad => ({
+    name,
+    eventLoopUtilisation: f.eventLoopUtilisation,
+    eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
+    ...(lag !== undefined ? { receiveLagP99Ms: lag.p99 } : {}),
+  });
+  return [
+    load("main", main, inMain?.receiveLagMs),
+    ...profiles.filter((p) => p.thread === "worker").map((p) => load(`worker ${p.shard}`, p, p.receiveLagMs)),
+  ];
+}
+
+/** client.receiveLagMs (the viewer threads' histograms merged) and client.publisherSendLagMs. */
+export function clientLag(
+  profiles: readonly ShardProfile[],
+  pub: PublisherResult | null,
+): { receiveLagMs?: EventLoopDelayMs; publisherSendLagMs?: EventLoopDelayMs } {
+  const pooled = DelayHistogram.union(...profiles.map((p) => decodeHistogram(p.receiveLagHist)));
+  const receiveLagMs = lagFigures(pooled);
+  const send = pub?.sendLagHist !== undefined ? lagFigures(decodeHistogram(pub.sendLagHist)) : undefined;
+  return {
+    ...(receiveLagMs !== undefined ? { receiveLagMs } : {}),
+    ...(send !== undefined ? { publisherSendLagMs: send } : {}),
+  };
+}
+
+/**
+ * The one-way delay p99 the receive lag is weighed against: every viewer's frame delays merged
+ * (the fingerprint source, else the stamp source), in ms; null when there are none.
+ */
+export function pooledDelayP99Ms(viewers: readonly ViewerInput[]): number | null {
+  const pick = (source: (v: DecodedViewer) => DelayHistogram): number | null => {
+    const h = DelayHistogram.union(...viewers.map((v) => source(v.record)));
+    return h.count > 0 ? h.quantileNs(99) / 1e6 : null;
+  };
+  return pick((v) => v.delayHist) ?? pick((v) => v.stampHist);
+}

@@ -1,0 +1,58 @@
+// The run's viewers split into shard tasks: one per engine thread (at least one), consecutive
+// viewers on consecutive shards so that a ramp loads them evenly.
+
+import type { WallAnchor } from "../../core/clock/clock.ts";
+import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
+import type { SendLog } from "../../core/delay/sendlog.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Schedule } from "../../core/scenario/schedule.ts";
+import type { IceOptions } from "../../net/rtc.ts";
+import { DEFAULT_RECEIVE_PATH, type ShardTask } from "../../workers/protocol.ts";
+
+export interface ShardTaskOptions {
+  /** engine worker threads; 0 (viewers in the main thread) still makes one shard */
+  workers: number;
+  scenario: Scenario;
+  schedule: Schedule;
+  bearer: string | undefined;
+  t0MonoNs: number;
+  anchor: WallAnchor;
+  ice: IceOptions;
+  /** the send log the viewers match against, with its clip's identity; null: no fingerprint source */
+  sendLog: SendLog | null;
+  identity: ClipIdentity | null;
+  /** a split run's publisher clock for the stamp source; null: this process's own */
+  stampClock: SharedArrayBuffer | null;
+}
+
+/** A split run's send log arrives over its own channel, possibly after the frame it times. */
+const SPLIT_MATCH_DELAY_NS = 300e6;
+
+export function shardTasks(o: ShardTaskOptions): ShardTask[] {
+  const s = o.scenario;
+  const shards = Math.max(1, o.workers);
+  const tasks: ShardTask[] = [];
+  for (let i = 0; i < shards; i++) {
+    tasks.push({
+      shard: i,
+      viewers: [],
+      t0MonoNs: o.t0MonoNs,
+      deadlineMonoNs: o.t0MonoNs + o.schedule.viewersPhaseNs,
+      whep: s.whep,
+      bearer: o.bearer,
+      ice: o.ice,
+      joinTimeoutNs: (s.joinTimeoutSeconds ?? 10) * 1e9,
+      stallNs: (s.stallMs ?? 500) * 1e6,
+      excludeFirstNs: (s.excludeFirstSeconds ?? 5) * 1e9,
+      anchor: o.anchor,
+      sendLog: o.sendLog && o.identity ? { buffer: o.sendLog.buffer, identity: o.identity } : null,
+      stampClock: o.stampClock,
+      matchDelayNs: o.stampClock !== null && o.sendLog !== null ? SPLIT_MATCH_DELAY_NS : 0,
+      receivePath: s.receivePath ?? DEFAULT_RECEIVE_PATH,
+    });
+  }
+  o.schedule.startNs.forEach((start, id) => {
+    tasks[id % shards]?.viewers.push({ id, startMonoNs: o.t0MonoNs + start });
+  });
+  return tasks;
+}

@@ -1,0 +1,77 @@
+// The per-second timeline (docs/definitions.md#timeline): shard ticks gathered by the second they
+// describe, whatever order they arrive in; when every shard has reported a second, that second is
+// complete: the step watch and resources are sampled, its CPU share is taken and it goes live.
+import type { TimelineEntry } from "../../core/report/types.ts";
+import type { ShardTick } from "../../workers/protocol.ts";
+import type { ResourceWatch } from "../observe/resources.ts";
+
+export function timelineEntry(
+  second: number,
+  ticks: ShardTick[],
+  cpuPercent: number | undefined,
+): TimelineEntry {
+  let active = 0;
+  let packets = 0;
+  let worstDelay = 0;
+  let worstLag = -1;
+  for (const t of ticks) {
+    active += t.active;
+    packets += t.packets;
+    worstDelay = Math.max(worstDelay, t.thread.eventLoopDelayMs.p99);
+    if (t.thread.receiveLagMs !== undefined) worstLag = Math.max(worstLag, t.thread.receiveLagMs.p99);
+  }
+  const e: TimelineEntry = { t: second, active, packets };
+  if (cpuPercent !== undefined) e.cpuPercent = cpuPercent;
+  if (ticks.length > 0) e.eventLoopDelayMs = worstDelay;
+  if (worstLag >= 0) e.receiveLagMs = worstLag;
+  return e;
+}
+
+export interface TimelineOptions {
+  /** shards that report each second */
+  shards: number;
+  resources: ResourceWatch;
+  cpuCount: number;
+  /** called once per complete second, before its entry goes live */
+  onSecond: () => void;
+  /** live per-second hook; `entry` is null for a shard's final flush tick */
+  onTick?: ((entry: TimelineEntry | null, ticks: ShardTick[]) => void) | undefined;
+}
+
+export class Timeline {
+  private readonly o: TimelineOptions;
+  private readonly bySecond = new Map<number, ShardTick[]>();
+  private readonly cpuBySecond = new Map<number, number>();
+  private cpuLast: number;
+
+  constructor(o: TimelineOptions) {
+    this.o = o;
+    this.cpuLast = o.resources.cpuSecondsSoFar();
+  }
+
+  /** One shard's tick. */
+  tick(tick: ShardTick): void {
+    if (tick.final) {
+      this.o.onTick?.(null, [tick]);
+      return;
+    }
+    const list = this.bySecond.get(tick.second) ?? [];
+    list.push(tick);
+    this.bySecond.set(tick.second, list);
+    if (list.length === this.o.shards) {
+      this.o.onSecond();
+      this.o.resources.sample();
+      const cpu = this.o.resources.cpuSecondsSoFar();
+      this.cpuBySecond.set(tick.second, (100 * (cpu - this.cpuLast)) / this.o.cpuCount);
+      this.cpuLast = cpu;
+      this.o.onTick?.(timelineEntry(tick.second, list, this.cpuBySecond.get(tick.second)), list);
+    }
+  }
+
+  /** Every second that had a tick, in order. */
+  entries(): TimelineEntry[] {
+    return [...this.bySecond.keys()]
+      .sort((a, b) => a - b)
+      .map((second) => timelineEntry(second, this.bySecond.get(second) ?? [], this.cpuBySecond.get(second)));
+  }
+}

@@ -1,0 +1,178 @@
+// The send-log side channel of a split run: `publish --send-log-listen ADDR` serves its clip's
+// identity and every frame's send instant (on its wall clock) over HTTP; `view --send-log-peer
+// ADDR` follows it, so a viewer on another host can match frames and measure the fingerprint
+// one-way delay. One endpoint, GET /sendlog, newline-delimited JSON: a hello line, then one
+// line per frame sent. With a bearer token set, a request without it gets 401 and nothing else.
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
+import type { Codec } from "../../core/types.ts";
+
+interface Hello {
+  v: 1;
+  codec: Codec;
+  ticks: number;
+  fingerprints: string[];
+  keyframes: boolean[];
+}
+
+interface Entry {
+  k: number;
+  /** the publisher's wall clock at the send, Unix ns, as a decimal string */
+  t0: string;
+}
+
+export interface SendLogServer {
+  port: number;
+  /** one frame sent: k and the publisher's wall clock at its first packet (Unix ns) */
+  record(k: number, t0WallNs: number): void;
+  close(): Promise<void>;
+}
+
+const REPLAY_LOOPS = 4;
+
+export async function serveSendLog(
+  host: string,
+  port: number,
+  identity: ClipIdentity,
+  bearer: string | undefined,
+): Promise<SendLogServer> {
+  const hello: Hello = {
+    v: 1,
+    codec: identity.codec,
+    ticks: identity.ticks,
+    fingerprints: identity.fingerprints.map((f) => f.toString(16)),
+    keyframes: identity.keyframes.slice(),
+  };
+  const recent: string[] = [];
+  const max = REPLAY_LOOPS * identity.fingerprints.length;
+  const followers = new Set<ServerResponse>();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    if (bearer && req.headers.authorization !== `Bearer ${bearer}`) {
+      res.writeHead(401).end();
+      return;
+    }
+    if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/sendlog") {
+      res.writeHead(404).end();
+      return;
+    }
+    // every entry is one small write that must not wait for Nagle's algorithm
+    req.socket.setNoDelay(true);
+    res.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
+    res.write(`${JSON.stringify(hello)}\n`);
+    for (const line of recent) res.write(line);
+    followers.add(res);
+    res.on("close", () => followers.delete(res));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", () => reject(new Error("cannot listen for the send log")));
+    server.listen(port, host === "" ? undefined : host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    record(k, t0WallNs) {
+      const line = `${JSON.stringify({ k, t0: BigInt(Math.round(t0WallNs)).toString() } satisfies Entry)}\n`;
+      recent.push(line);
+      if (recent.length > max) recent.shift();
+      for (const f of followers) f.write(line);
+    },
+    async close() {
+      for (const f of followers) f.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export class SendLogPeerError extends Error {}
+
+/**
+ * Follows a publisher's send log until `signal` aborts. Resolves with the clip identity once the
+ * hello arrived; every entry then goes to `onEntry` (k, publisher wall ns).
+ */
+export async function followSendLog(
+  host: string,
+  port: number,
+  bearer: string | undefined,
+  signal: AbortSignal,
+  onEntry: (k: number, t0WallNs: number) => void,
+): Promise<ClipIdentity> {
+  const headers: Record<string, string> = {};
+  if (bearer) headers["authorization"] = `Bearer ${bearer}`;
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  let res: Response;
+  try {
+    res = await fetch(`http://${hostPart}:${port}/sendlog`, {
+      headers,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+    });
+  } catch {
+    throw new SendLogPeerError("the send-log peer did not answer");
+  }
+  if (res.status !== 200 || !res.body)
+    throw new SendLogPeerError(`the send-log peer answered HTTP ${res.status}`);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  let identity: ClipIdentity | null = null;
+  const lines = async function* (): AsyncGenerator<string> {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffered += decoder.decode(value, { stream: true });
+      let nl = buffered.indexOf("\n");
+      while (nl >= 0) {
+        yield buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        nl = buffered.indexOf("\n");
+      }
+      if (buffered.length > 1 << 20) throw new SendLogPeerError("the send-log peer sent an oversized line");
+    }
+  };
+  const it = lines();
+  const first = await it.next();
+  if (first.done) throw new SendLogPeerError("the send-log peer closed before its hello");
+  identity = parseHello(first.value);
+  void (async () => {
+    try {
+      for await (const line of it) {
+        const e = JSON.parse(line) as Partial<Entry>;
+        if (typeof e.k === "number" && Number.isSafeInteger(e.k) && e.k >= 0 && typeof e.t0 === "string") {
+          onEntry(e.k, Number(e.t0));
+        }
+      }
+    } catch {
+      // the channel ended (abort or peer gone): the log simply stops growing
+    }
+  })();
+  signal.addEventListener("abort", () => reader.cancel().catch(() => {}), { once: true });
+  return identity;
+}
+
+function parseHello(line: string): ClipIdentity {
+  let h: Partial<Hello>;
+  try {
+    h = JSON.parse(line) as Partial<Hello>;
+  } catch {
+    throw new SendLogPeerError("the send-log peer's hello is not JSON");
+  }
+  const ok =
+    h.v === 1 &&
+    (h.codec === "vp8" || h.codec === "h264") &&
+    typeof h.ticks === "number" &&
+    h.ticks > 0 &&
+    Array.isArray(h.fingerprints) &&
+    Array.isArray(h.keyframes) &&
+    h.fingerprints.length === h.keyframes.length &&
+    h.fingerprints.length > 0 &&
+    h.fingerprints.every((f) => typeof f === "string" && /^[0-9a-f]{1,16}$/.test(f));
+  if (!ok) throw new SendLogPeerError("the send-log peer's hello is malformed");
+  const hh = h as Hello;
+  return {
+    codec: hh.codec,
+    ticks: hh.ticks,
+    fingerprints: hh.fingerprints.map((f) => BigInt(`0x${f}`)),
+    keyframes: hh.keyframes.map((k) => k === true),
+  };
+}

@@ -1,0 +1,111 @@
+// A shard's live counters and its per-second ticks: deltas since the previous tick, aligned to t0
+// and keyed by their second, plus the active gauge and (when asked) the live samples; a final
+// tick flushes the partial last second.
+import { monoNs } from "../core/clock/clock.ts";
+import type { DelayHistogram } from "../core/stats/summaries.ts";
+import type { DelayFigures, ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
+import { intake } from "./intake.ts";
+import type { ShardTask, ShardTick } from "./protocol.ts";
+import type { ViewerLive } from "./viewer-context.ts";
+
+interface Counts {
+  packets: number;
+  bytes: number;
+  started: number;
+  joined: number;
+  failed: number;
+  active: number;
+}
+
+export class ShardTicks {
+  /** shard-wide counters; viewers add their packets and payload bytes here */
+  readonly counts: Counts = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0, active: 0 };
+  readonly live: ViewerLive;
+
+  private readonly task: ShardTask;
+  private readonly tick: (t: ShardTick) => void;
+  private readonly profile: ThreadProfile;
+  private delays: number[] = [];
+  private stamps: number[] = [];
+  private transits: number[] = [];
+  private second = 0;
+  private last = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0 };
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(task: ShardTask, tick: (t: ShardTick) => void, profile: ThreadProfile, liveSamples: boolean) {
+    this.task = task;
+    this.tick = tick;
+    this.profile = profile;
+    const counts = this.counts;
+    this.live = {
+      started: () => counts.started++,
+      joined: () => {
+        counts.joined++;
+        counts.active++;
+      },
+      failed: () => counts.failed++,
+      dropped: () => {
+        counts.failed++;
+        counts.active--;
+      },
+      left: () => counts.active--,
+    };
+    if (liveSamples) {
+      this.live.delaySample = (ns) => this.delays.push(ns);
+      this.live.stampSample = (ns) => this.stamps.push(ns);
+      this.live.transitSample = (ns) => this.transits.push(ns);
+    }
+  }
+
+  /** Tick every second after t0 until half a second past the deadline or `stop`. */
+  start(stop: AbortSignal): void {
+    const next = this.task.t0MonoNs + (this.second + 1) * 1e9;
+    if (next > this.task.deadlineMonoNs + 5e8 || stop.aborted) return;
+    this.timer = setTimeout(
+      () => {
+        this.second++;
+        this.emit(this.second, false);
+        this.start(stop);
+      },
+      Math.max(0, (next - monoNs()) / 1e6),
+    );
+  }
+
+  /** No more ticks; the final one flushes what the last partial second counted. */
+  finish(): void {
+    clearTimeout(this.timer);
+    this.emit(this.second + 1, true);
+  }
+
+  private emit(second: number, final: boolean): void {
+    const c = this.counts;
+    const last = this.last;
+    this.tick({
+      shard: this.task.shard,
+      second,
+      final,
+      packets: c.packets - last.packets,
+      bytes: c.bytes - last.bytes,
+      started: c.started - last.started,
+      joined: c.joined - last.joined,
+      failed: c.failed - last.failed,
+      active: c.active,
+      delaySamples: this.delays,
+      stampSamples: this.stamps,
+      transitSamples: this.transits,
+      thread: withLag(this.profile.tick(), intake.takeSecond()),
+    });
+    this.last = { ...c };
+    this.delays = [];
+    this.stamps = [];
+    this.transits = [];
+  }
+}
+
+/** The thread's figures with its receive lag (ms) when it stamped any datagram. */
+export function withLag(f: ThreadFigures, lag: DelayHistogram): ThreadFigures {
+  if (lag.count === 0) return f;
+  const ms = (p: number): number => lag.quantileNs(p) / 1e6;
+  const receiveLagMs: DelayFigures = { p50: ms(50), p99: ms(99), max: ms(100) };
+  return { ...f, receiveLagMs };
+}

@@ -1,0 +1,176 @@
+// The import rules of docs/architecture.md, read from the source: no import circle anywhere in
+// src/ (type-only imports included), src/core imports nothing from the other rooms, src/workers
+// nothing from src/main, and src/main reaches into src/workers only through the shard entry,
+// the protocol and the worker entry file that piscina loads.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { test } from "node:test";
+import { ROOT, sourceFiles } from "./repo-files.ts";
+
+/** Relative module specifiers of one file: static imports and re-exports, dynamic imports, `new URL(…, import.meta.url)`. */
+export function specifiers(text: string): string[] {
+  const out: string[] = [];
+  const patterns = [
+    /^\s*(?:import|export)\b[^"';]*?\bfrom\s*["']([^"']+)["']/gm,
+    /^\s*import\s*["']([^"']+)["']/gm,
+    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+    /\bnew URL\(\s*["']([^"']+\.(?:ts|js))["']\s*,\s*import\.meta\.url\s*\)/g,
+  ];
+  for (const re of patterns) for (const m of text.matchAll(re)) if (m[1]?.startsWith(".")) out.push(m[1]);
+  return out;
+}
+
+/** file → the src files it imports (paths relative to the repository root). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const f of sourceFiles("src")) {
+    const text = readFileSync(join(ROOT, f), "utf8");
+    const deps = specifiers(text)
+      .map((s) => relative(ROOT, normalize(join(ROOT, dirname(f), s))))
+      .filter((d) => d.startsWith("src/") && /\.(ts|js)$/.test(d));
+    graph.set(f, deps);
+  }
+  return graph;
+}
+
+/** Strongly connected components of more than one file, or a file importing itself (Tarjan). */
+export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string | undefined;
+      do {
+        w = stack.pop();
+        if (w === undefined) break;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/** The files of src/workers that src/main may import. */
+const MAIN_MAY_USE_FROM_WORKERS = new Set([
+  "src/workers/shard.ts",
+  "src/workers/protocol.ts",
+  "src/workers/worker-entry.ts",
+]);
+
+function room(f: string): string {
+  return f.split("/")[1] ?? "";
+}
+
+const graph = importGraph();
+
+test("the import scanner sees static, type-only, multi-line, dynamic and URL imports", () => {
+  const text = [
+    'import { a } from "./a.ts";',
+    'import type { B } from "../b.ts";',
+    "import {\n  c,\n  d,\n} from './c.ts';",
+    'export { e } from "./e.ts";',
+    'import "./side.ts";',
+    'const m = await import("./lazy.ts");',
+    'const W = new URL("../w/entry.ts", import.meta.url);',
+    'import { readFileSync } from "node:fs";',
+  ].join("\n");
+  assert.deepEqual(specifiers(text).sort(), [
+    "../b.ts",
+    "../w/entry.ts",
+    "./a.ts",
+    "./c.ts",
+    "./e.ts",
+    "./lazy.ts",
+    "./side.ts",
+  ]);
+  assert.ok(graph.size > 100, `only ${graph.size} files read`);
+});
+
+test("the circle finder finds a circle and only a circle", () => {
+  const g = new Map([
+    ["a", ["b"]],
+    ["b", ["c"]],
+    ["c", ["a"]],
+    ["d", ["a"]],
+    ["e", ["e"]],
+  ]);
+  assert.deepEqual(circles(g), [["a", "b", "c"], ["e"]]);
+  assert.deepEqual(
+    circles(
+      new Map([
+        ["a", ["b"]],
+        ["b", []],
+      ]),
+    ),
+    [],
+  );
+});
+
+/** Packages src/core may use: pure computation, and reading its own files (clips). */
+const CORE_PACKAGES = new Set(["hdr-histogram-js", "xxhash-wasm", "node:crypto", "node:fs", "node:url"]);
+
+function packages(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\b[^"';]*?\bfrom\s*["']([^"'.][^"']*)["']/gm)) {
+    if (m[1] !== undefined) out.push(m[1]);
+  }
+  return out;
+}
+
+test("src/core uses no sockets, timers, threads or werift: only the packages it is allowed", () => {
+  const used: string[] = [];
+  for (const f of sourceFiles("src/core")) {
+    for (const p of packages(readFileSync(join(ROOT, f), "utf8"))) {
+      if (!CORE_PACKAGES.has(p)) used.push(`${f}: ${p}`);
+    }
+  }
+  assert.deepEqual(used, []);
+  assert.deepEqual(packages('import { RTCPeerConnection } from "werift";\nimport { x } from "./y.ts";'), [
+    "werift",
+  ]);
+});
+
+test("no import circle in src/", () => {
+  assert.deepEqual(circles(graph), []);
+});
+
+test("one-way imports between the rooms", () => {
+  const broken: string[] = [];
+  for (const [f, deps] of graph) {
+    for (const d of deps) {
+      const from = room(f);
+      const to = room(d);
+      if (from === to) continue;
+      if (from === "core") broken.push(`${f} → ${d}: src/core imports nothing from the other rooms`);
+      if (from === "workers" && to === "main") broken.push(`${f} → ${d}: workers never import main`);
+      if (from === "net" && (to === "main" || to === "workers"))
+        broken.push(`${f} → ${d}: net uses core only`);
+      if (from === "main" && to === "workers" && !MAIN_MAY_USE_FROM_WORKERS.has(d)) {
+        broken.push(`${f} → ${d}: main uses only the shard entry and the protocol from workers`);
+      }
+    }
+  }
+  assert.deepEqual(broken, []);
+});
