@@ -177,6 +177,7 @@ export async function runShard(
       transitSamples: transits,
       thread: withLag(profile.tick(), intake.takeSecond()),
     });
+    intake.mark();
     last = { ...counts };
     delays = [];
     stamps = [];

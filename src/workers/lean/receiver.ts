@@ -8,7 +8,7 @@ import { absCaptureAtToUnixNs } from "../../core/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
 import { monoNs } from "../../net/clock.ts";
-import type { DatagramHandler } from "../intake.ts";
+import { type DatagramHandler, intake } from "../intake.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
@@ -174,6 +174,7 @@ export class LeanReceiver {
       this.reportsSent++;
     }
     this.scheduleReport();
+    intake.mark();
   };
 
   close(): void {
