@@ -170,6 +170,19 @@ export class Intake {
     }
   }
 
+  /**
+   * The end of a timer callback of this thread's own (receiver reports, NACKs, the shard's tick)
+   * with nothing queued: a later mark for the estimator, as a drained slice's end is. Where the
+   * loop blocks after it, a datagram stamped next arrived after it, so this callback's work is
+   * not counted in that datagram's bound.
+   */
+  mark(): void {
+    if (this.size > 0 || this.inline) return;
+    this.sliceEndNs = monoNs();
+    this.sliceEndIdleNs = idleNs();
+    if (this.runDelay.available) this.runDelayAtDrain = this.runDelay.read() ?? -1;
+  }
+
   /** A shard starts on this thread: the run's figures start empty. */
   beginRun(): void {
     this.lagRun = new DelayHistogram();
@@ -238,11 +251,14 @@ export class Intake {
       this.scheduled = true;
       setImmediate(this.drain);
     }
-    this.sliceEndNs = monoNs();
-    this.sliceEndIdleNs = idleNs();
     this.sliced = true;
-    // the loop may block next: the run delay from here on is what a late wake-up would add
-    if (this.size === 0 && this.runDelay.available) this.runDelayAtDrain = this.runDelay.read() ?? -1;
+    if (this.size === 0) {
+      // the loop may block next: the run delay from here on is what a late wake-up would add
+      this.mark();
+    } else {
+      this.sliceEndNs = monoNs();
+      this.sliceEndIdleNs = idleNs();
+    }
   };
 
   private grow(): void {

@@ -95,6 +95,7 @@ export class ShardTicks {
       transitSamples: this.transits,
       thread: withLag(this.profile.tick(), intake.takeSecond()),
     });
+    intake.mark();
     this.last = { ...c };
     this.delays = [];
     this.stamps = [];

@@ -19,7 +19,7 @@ export interface CeilingThresholds {
 export const DEFAULT_CEILING: CeilingThresholds = {
   eventLoopUtilisation: 0.9,
   eventLoopDelayP99Ms: 20,
-  receiveLagFloorMs: 0.5,
+  receiveLagFloorMs: 1,
   receiveLagShareOfDelay: 0.1,
 };
 

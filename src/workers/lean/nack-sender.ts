@@ -2,6 +2,7 @@
 // message as RTCP (both receive paths). The first NACK of a gap goes out synchronously, from
 // the packet that revealed it.
 import { monoNs } from "../../core/clock/clock.ts";
+import { intake } from "../intake.ts";
 import type { NackGenerator } from "./nack.ts";
 import { serializeNack } from "./rtcp-out.ts";
 
@@ -50,6 +51,7 @@ export class NackSender {
     if (this.closed) return;
     this.gen.poll(monoNs(), this.emit);
     this.arm();
+    intake.mark();
   };
 
   close(): void {

@@ -9,7 +9,7 @@ import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
-import type { DatagramHandler } from "../intake.ts";
+import { type DatagramHandler, intake } from "../intake.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
@@ -175,6 +175,7 @@ export class LeanReceiver {
       this.reportsSent++;
     }
     this.scheduleReport();
+    intake.mark();
   };
 
   close(): void {
