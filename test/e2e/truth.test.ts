@@ -56,7 +56,7 @@ test("the reported receive lag bounds the relay-measured client-added wait withi
 
 test("a slowed viewer thread: the receive lag sees the wait, and the ceiling fires on it", async () => {
   // the worker blocks its loop 60 ms out of every 100 ms: datagrams wait up to 60 ms unstamped
-  const { report, truth, errorMs } = await measure(2, { kind: "busy", afterMs: 500 });
+  const { report, truth } = await measure(2, { kind: "busy", afterMs: 500 });
   const lag = report.client.receiveLagMs;
   assert.ok(lag, "the report carries client.receiveLagMs");
   assert.ok(truth.p99 > 20, `the true wait p99 is ${truth.p99} ms`);
