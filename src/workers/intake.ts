@@ -12,13 +12,14 @@
 // phase stamped nothing, or the end of the latest slice when the loop blocked since. Any time
 // the loop spent blocked between R and the stamp came before the arrival (a readable socket does
 // not let the loop block), so lag ≤ (stamp − R) − (idle time between R and the stamp), with idle
-// time read from libuv's own counter. A thread the kernel woke but kept off the CPU counts that
-// wait as idle, so where the loop blocked, the thread's run delay (time runnable but not running,
-// Linux /proc/thread-self/schedstat) since the last drained slice is added back. What it cannot
-// see: the kernel's delivery and the dispatch of one datagram up to its stamp (a few µs), and the
-// run delay where the kernel does not keep schedstat. Bench: `npm run bench:truth` holds it
-// against the relay's send instants.
-import { closeSync, openSync, readSync } from "node:fs";
+// time read from libuv's own counter. The thread's own timer callbacks (receiver reports, NACKs,
+// the shard's tick) also mark a reference when nothing is queued. What it cannot see: the
+// kernel's delivery and the dispatch of one datagram up to its stamp (a few µs), and the time the
+// operating system kept a woken thread off the CPU (that counts as idle; the thread's event-loop
+// delay shows it, since a timer's lateness includes it). Adding the thread's run delay from
+// /proc/thread-self/schedstat covered it but tripled the bound on a loaded machine (it counts
+// every wait since the reference, before the datagram came too), so it is not added.
+// Bench: `npm run bench:truth` holds the bound against the relay's send instants.
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
 import { DelayHistogram } from "../core/stats/summaries.ts";
@@ -36,44 +37,6 @@ const MAX_QUEUED = 1 << 16;
 
 function idleNs(): number {
   return performance.nodeTiming.idleTime * 1e6;
-}
-
-/** This thread's run delay (ns runnable but not running) from the kernel's schedstat, or null. */
-class RunDelay {
-  private fd: number | null = null;
-  private readonly buf = Buffer.alloc(96);
-
-  constructor() {
-    try {
-      this.fd = openSync("/proc/thread-self/schedstat", "r");
-      if (this.read() === null) this.close();
-    } catch {
-      this.fd = null;
-    }
-  }
-
-  get available(): boolean {
-    return this.fd !== null;
-  }
-
-  /** The second field of schedstat: cumulative ns this thread waited on a run queue. */
-  read(): number | null {
-    if (this.fd === null) return null;
-    try {
-      const n = readSync(this.fd, this.buf, 0, this.buf.length, 0);
-      const text = this.buf.toString("latin1", 0, n);
-      const space = text.indexOf(" ");
-      const value = Number.parseInt(text.slice(space + 1), 10);
-      return space > 0 && Number.isFinite(value) ? value : null;
-    } catch {
-      return null;
-    }
-  }
-
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-  }
 }
 
 export class Intake {
@@ -105,10 +68,6 @@ export class Intake {
   private sliceEndNs: number;
   private sliceEndIdleNs: number;
   private readonly sliceNs: number;
-  private readonly runDelay = new RunDelay();
-  /** run delay at the end of the latest drained slice (−1: unknown), and what a blocked phase adds */
-  private runDelayAtDrain = -1;
-  private phaseRunDelayNs = 0;
 
   constructor(sliceNs = SLICE_NS) {
     this.sliceNs = sliceNs;
@@ -136,9 +95,7 @@ export class Intake {
     const s = monoNs();
     if (!this.phaseOpen) this.openPhase(s);
     // before the thread's first slice there is no reference: such datagrams are not counted
-    const lagNs = this.sliced
-      ? Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs) + this.phaseRunDelayNs, 0)
-      : -1;
+    const lagNs = this.sliced ? Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0) : -1;
     if (lagNs >= 0) {
       this.lagRun.recordNs(lagNs);
       this.lagSecond.recordNs(lagNs);
@@ -180,7 +137,6 @@ export class Intake {
     if (this.size > 0 || this.inline) return;
     this.sliceEndNs = monoNs();
     this.sliceEndIdleNs = idleNs();
-    if (this.runDelay.available) this.runDelayAtDrain = this.runDelay.read() ?? -1;
   }
 
   /** A shard starts on this thread: the run's figures start empty. */
@@ -201,16 +157,10 @@ export class Intake {
   private openPhase(s: number): void {
     this.phaseOpen = true;
     const idle = idleNs();
-    this.phaseRunDelayNs = 0;
     if (idle > this.sliceEndIdleNs) {
-      // the loop blocked after the latest slice: nothing stamped now was readable before it ended;
-      // a wake-up the kernel delayed counts as idle, so its run delay goes back in
+      // the loop blocked after the latest slice or mark: nothing stamped now was readable before it
       this.refNs = this.sliceEndNs;
       this.refIdleNs = this.sliceEndIdleNs;
-      if (this.runDelayAtDrain >= 0) {
-        const rd = this.runDelay.read();
-        if (rd !== null) this.phaseRunDelayNs = Math.max(0, rd - this.runDelayAtDrain);
-      }
     } else {
       this.refNs = this.markNs;
       this.refIdleNs = this.markIdleNs;
@@ -252,13 +202,8 @@ export class Intake {
       setImmediate(this.drain);
     }
     this.sliced = true;
-    if (this.size === 0) {
-      // the loop may block next: the run delay from here on is what a late wake-up would add
-      this.mark();
-    } else {
-      this.sliceEndNs = monoNs();
-      this.sliceEndIdleNs = idleNs();
-    }
+    this.sliceEndNs = monoNs();
+    this.sliceEndIdleNs = idleNs();
   };
 
   private grow(): void {

@@ -33,7 +33,8 @@ function thread(path: string, optional: boolean): string[] {
  * docs/definitions.md#top-level to #method-lines, in serialisation order. Keys marked `+` are our deliberate additions (DESIGN
  * "Report compatibility" and "Client ceiling"; declared in src/core/report/types.ts): Node's
  * resource figures in place of goroutines, client.workers, client.ceiling, the timeline's
- * cpuPercent and eventLoopDelayMs, scenario.workers and viewers[].whepFlow. A new report key must be added here.
+ * cpuPercent, eventLoopDelayMs and receiveLagMs, client.receiveLagMs and publisherSendLagMs,
+ * scenario.workers and viewers[].whepFlow. A new report key must be added here.
  */
 export const REPORT_KEYS: readonly string[] = [
   "schema",
@@ -77,11 +78,17 @@ export const REPORT_KEYS: readonly string[] = [
   "+client.workers[].usPerPacket?",
   "+client.workers[].eventLoopUtilisation",
   ...delayMs("+client.workers[].eventLoopDelayMs", false),
+  // what the client itself adds (issue 11): receive lag per thread and pooled, the publisher's send lag
+  ...delayMs("+client.workers[].receiveLagMs", true),
+  "+client.workers[].intakeDropped?",
+  ...delayMs("+client.receiveLagMs", true),
+  ...delayMs("+client.publisherSendLagMs", true),
   "+client.ceiling?",
   "+client.ceiling.nearCeiling",
   "+client.ceiling.thresholds",
   "+client.ceiling.thresholds.eventLoopUtilisation",
   "+client.ceiling.thresholds.eventLoopDelayP99Ms",
+  "+client.ceiling.thresholds.receiveLagP99Ms?",
   "+client.ceiling.evidence?",
   "topology",
   "clock",
@@ -183,6 +190,7 @@ export const REPORT_KEYS: readonly string[] = [
   "timeline[].packets",
   "+timeline[].cpuPercent?",
   "+timeline[].eventLoopDelayMs?",
+  "+timeline[].receiveLagMs?",
   "viewers",
   "viewers[].id",
   "viewers[].startOffsetMs",

@@ -2,7 +2,9 @@
 // on the same monotonic clock, and records when it handed each packet to each viewer leg's
 // socket; the viewer thread's intake records each datagram's stamp (bench/truth-worker.ts).
 // The true client-added wait (stamp − relay send) includes the kernel's loopback delivery and the
-// thread's wake-up, which the estimator does not see; the stated error allowed here is 1 ms.
+// time the operating system took to run the woken thread, which the estimator does not see; the
+// stated error is that wake-up latency, which the thread's event-loop delay shows (a timer's
+// lateness includes it), and at least 1 ms.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { exactSummary } from "../../src/core/stats/summaries.ts";
@@ -10,8 +12,6 @@ import type { RelayTaps } from "../../src/main/relay/relay.ts";
 import { poolEngine } from "../../src/main/run/pool-engine.ts";
 import { runThroughRelay } from "./harness.ts";
 import type { TruthFault } from "./truth-fault-worker.ts";
-
-const STATED_ERROR_MS = 1;
 
 async function measure(viewers: number, fault?: TruthFault) {
   const legSend = new Map<number, number>();
@@ -39,18 +39,20 @@ async function measure(viewers: number, fault?: TruthFault) {
     const sent = legSend.get(rec[i * 4]! * 65536 + rec[i * 4 + 1]!);
     if (sent !== undefined) waits.push((rec[i * 4 + 2]! - sent) / 1e6);
   }
-  return { report, truth: exactSummary(waits), paired: waits.length };
+  const eld = report.client.workers?.[0]?.eventLoopDelayMs;
+  const errorMs = { p50: Math.max(1, eld?.p50 ?? 0), p99: Math.max(1, eld?.p99 ?? 0) };
+  return { report, truth: exactSummary(waits), paired: waits.length, errorMs };
 }
 
 test("the reported receive lag bounds the relay-measured client-added wait within its stated error", async () => {
-  const { report, truth, paired } = await measure(4);
+  const { report, truth, paired, errorMs } = await measure(4);
   assert.ok(paired > 500, `${paired} datagrams paired with the relay's sends`);
   const lag = report.client.receiveLagMs;
   assert.ok(lag, "the report carries client.receiveLagMs");
   const w = report.client.workers?.[0]?.receiveLagMs;
   assert.deepEqual(w, lag, "one viewer thread: its figures are the pooled ones");
-  assert.ok(lag.p50 + STATED_ERROR_MS >= truth.p50, `p50: lag ${lag.p50} ms, true wait ${truth.p50} ms`);
-  assert.ok(lag.p99 + STATED_ERROR_MS >= truth.p99, `p99: lag ${lag.p99} ms, true wait ${truth.p99} ms`);
+  assert.ok(lag.p50 + errorMs.p50 >= truth.p50, `p50: lag ${lag.p50} ms, true wait ${truth.p50} ms`);
+  assert.ok(lag.p99 + errorMs.p99 >= truth.p99, `p99: lag ${lag.p99} ms, true wait ${truth.p99} ms`);
   assert.ok(report.client.publisherSendLagMs, "the report carries client.publisherSendLagMs");
 });
 
@@ -60,7 +62,8 @@ test("a slowed viewer thread: the receive lag sees the wait, and the ceiling fir
   const lag = report.client.receiveLagMs;
   assert.ok(lag, "the report carries client.receiveLagMs");
   assert.ok(truth.p99 > 20, `the true wait p99 is ${truth.p99} ms`);
-  assert.ok(lag.p99 + STATED_ERROR_MS >= truth.p99, `p99: lag ${lag.p99} ms, true wait ${truth.p99} ms`);
+  // the blocked loop is the thread's own doing: the bound must see it, not the allowance
+  assert.ok(lag.p99 + 1 >= truth.p99, `p99: lag ${lag.p99} ms, true wait ${truth.p99} ms`);
   const c = report.client.ceiling;
   assert.equal(c?.nearCeiling, true);
   assert.ok(

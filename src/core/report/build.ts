@@ -149,6 +149,7 @@ export function buildReport(input: ReportInput): Report {
             packets: e.packets,
             ...(e.cpuPercent !== undefined ? { cpuPercent: e.cpuPercent } : {}),
             ...(e.eventLoopDelayMs !== undefined ? { eventLoopDelayMs: e.eventLoopDelayMs } : {}),
+            ...(e.receiveLagMs !== undefined ? { receiveLagMs: e.receiveLagMs } : {}),
           })),
         }
       : {}),
