@@ -1,5 +1,6 @@
 // End-to-end harness: a built-in relay on 127.0.0.1 with fault knobs, a short scenario, a real
 // run through real werift peers on real UDP sockets, and the report it builds.
+import assert from "node:assert/strict";
 import { buildReport } from "../../src/core/report/build.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
@@ -81,4 +82,22 @@ export function fingerprintBlock(r: Report) {
   const b = r.aggregate.oneWayDelay[0];
   if (!b) throw new Error("no pooled one-way delay block");
   return b;
+}
+
+/**
+ * A delay block is comparable, or — only when the client was near its own ceiling — not
+ * comparable for exactly that reason. For tests about other comparability rules: whether this
+ * machine's client stays under the ceiling guard is test/e2e/workers.test.ts's and truth's business.
+ */
+export function assertComparableUnlessClientBound(
+  r: Report,
+  block: { comparable?: boolean; notComparableReason?: string } | undefined,
+  label = "",
+): void {
+  if (r.client.ceiling?.nearCeiling) {
+    assert.equal(block?.comparable, false, label);
+    assert.match(block?.notComparableReason ?? "", /^the client was near its own ceiling/, label);
+    return;
+  }
+  assert.equal(block?.comparable, true, `${label} ${block?.notComparableReason ?? ""}`);
 }

@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { NO_SEND_LOG_REASON, TRANSIT_NOT_NEGOTIATED_REASON } from "../../src/core/report/reasons.ts";
 import type { Report, ViewerReport } from "../../src/core/report/types.ts";
+import { assertComparableUnlessClientBound } from "../e2e/harness.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const RECIPE = join(ROOT, "bench/servers/janus");
@@ -154,7 +155,7 @@ describe("Janus 1.1.2 over WHIP/WHEP on 127.0.0.1", { skip }, () => {
       assert.ok(f, "pooled fingerprint block");
       assert.equal(f.source, "fingerprint");
       assert.equal(f.available, true);
-      assert.equal(f.comparable, true);
+      assertComparableUnlessClientBound(r, f);
       assert.equal(f.uncertaintyMs, 0);
       assert.equal(f.viewers, 10);
       // Janus forwards every frame byte for byte: every complete frame matches the clip
