@@ -46,6 +46,7 @@ export class Intake {
   lagRun = new DelayHistogram();
   private lagSecond = new DelayHistogram();
   private tap: IntakeTap | null = null;
+  private countFromNs = 0;
   private inline = false;
 
   private handlers: (DatagramHandler | null)[] = new Array(1024).fill(null);
@@ -97,7 +98,7 @@ export class Intake {
     // before the thread's first slice there is no reference: such datagrams are not counted
     const lagNs = this.sliced ? Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0) : -1;
     if (lagNs >= 0) {
-      this.lagRun.recordNs(lagNs);
+      if (s >= this.countFromNs) this.lagRun.recordNs(lagNs);
       this.lagSecond.recordNs(lagNs);
     }
     if (this.tap !== null) this.tap(fromPort, data, s, lagNs);
@@ -139,11 +140,22 @@ export class Intake {
     this.sliceEndIdleNs = idleNs();
   }
 
-  /** A shard starts on this thread: the run's figures start empty. */
+  /** A shard starts on this thread: the run's figures start empty, counted from `countFrom`. */
   beginRun(): void {
     this.lagRun = new DelayHistogram();
     this.lagSecond = new DelayHistogram();
     this.dropped = 0;
+    this.countFromNs = Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The run's figure counts datagrams stamped from this instant on (the first call wins): the
+   * shard sets it to its first viewer's join plus excludeFirstSeconds, when delay samples start.
+   * Before it, the thread's own start-up (module loading, first compilation, handshakes) holds
+   * datagrams no delay sample comes from; the per-second figures show it all the same.
+   */
+  countFrom(ns: number): void {
+    if (this.countFromNs === Number.POSITIVE_INFINITY) this.countFromNs = ns;
   }
 
   /** The receive lag since the previous call (a timeline second); starts a new one. */

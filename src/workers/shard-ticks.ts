@@ -40,6 +40,7 @@ export class ShardTicks {
     this.live = {
       started: () => counts.started++,
       joined: () => {
+        if (counts.joined === 0) intake.countFrom(monoNs() + task.excludeFirstNs);
         counts.joined++;
         counts.active++;
       },
