@@ -11,7 +11,27 @@ export type SendTap = (data: Buffer, localPort: number) => void;
 
 interface UdpLike {
   send?: unknown;
+  onData?: unknown;
   socket?: { address?: () => { port?: number } };
+}
+
+/** The UDP transports of the transceiver's ICE connection (werift internals), or null. */
+function udpTransports(tr: RTCRtpTransceiver): UdpLike[] | null {
+  const dtls = tr.dtlsTransport as unknown as
+    | { iceTransport?: { connection?: { protocols?: unknown[] } } }
+    | undefined;
+  const protocols = dtls?.iceTransport?.connection?.protocols;
+  if (!Array.isArray(protocols)) return null;
+  const out: UdpLike[] = [];
+  for (const p of protocols) {
+    const t = (p as { transport?: UdpLike } | null)?.transport;
+    if (t !== undefined) out.push(t);
+  }
+  return out;
+}
+
+function isMediaDatagram(d: unknown): d is Buffer {
+  return Buffer.isBuffer(d) && d.length > 0 && d[0]! >= 128 && d[0]! <= 191;
 }
 
 /**
@@ -27,16 +47,10 @@ export function tapMediaSend(
   tap: SendTap,
   when: "before" | "written" = "before",
 ): boolean {
-  const dtls = tr.dtlsTransport as unknown as
-    | { iceTransport?: { connection?: { protocols?: unknown[] } } }
-    | undefined;
-  const protocols = dtls?.iceTransport?.connection?.protocols;
-  if (!Array.isArray(protocols)) return false;
   let hooked = 0;
-  for (const p of protocols) {
-    const t = (p as { transport?: UdpLike } | null)?.transport;
-    const send = t?.send;
-    if (t === undefined || typeof send !== "function") continue;
+  for (const t of udpTransports(tr) ?? []) {
+    const send = t.send;
+    if (typeof send !== "function") continue;
     let port = 0;
     try {
       port = t.socket?.address?.().port ?? 0;
@@ -44,8 +58,7 @@ export function tapMediaSend(
       // not bound: port stays unknown
     }
     t.send = (data: unknown, addr: unknown) => {
-      if (!Buffer.isBuffer(data) || data.length === 0 || data[0]! < 128 || data[0]! > 191)
-        return send(data, addr);
+      if (!isMediaDatagram(data)) return send(data, addr);
       if (when === "before") {
         tap(data, port);
         return send(data, addr);
@@ -65,18 +78,12 @@ export function tapMediaSend(
  * Returns false when werift's internals did not match. Call once the connection is up.
  */
 export function tapMediaReceive(tr: RTCRtpTransceiver, tap: (data: Buffer) => void): boolean {
-  const dtls = tr.dtlsTransport as unknown as
-    | { iceTransport?: { connection?: { protocols?: unknown[] } } }
-    | undefined;
-  const protocols = dtls?.iceTransport?.connection?.protocols;
-  if (!Array.isArray(protocols)) return false;
   let hooked = 0;
-  for (const p of protocols) {
-    const t = (p as { transport?: { onData?: unknown } } | null)?.transport;
-    const onData = t?.onData;
-    if (t === undefined || typeof onData !== "function") continue;
+  for (const t of udpTransports(tr) ?? []) {
+    const onData = t.onData;
+    if (typeof onData !== "function") continue;
     t.onData = (data: unknown, addr: unknown) => {
-      if (Buffer.isBuffer(data) && data.length > 0 && data[0]! >= 128 && data[0]! <= 191) tap(data);
+      if (isMediaDatagram(data)) tap(data);
       return onData(data, addr);
     };
     hooked++;
