@@ -29,9 +29,6 @@ import type { ReceivePath } from "./protocol.ts";
  */
 export const leanDiagnostics = { sessions: 0, gcm: 0, cm: 0, maxRoc: 0, srtpRejected: 0, reportsSent: 0 };
 
-/** werift path: packets that reached the track outside an intake slice (stamped late; tests want 0). */
-export let unstampedPackets = 0;
-
 export interface ReceiveOptions {
   /** shard-wide packet and payload-byte counters */
   counters: { packets: number; bytes: number };
@@ -79,7 +76,6 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
       // stamped by the intake; werift decrypts and dispatches within the intake's slice
       const stamped = intake.currentArrivalNs;
       const arrivalNs = stamped >= 0 ? stamped : monoNs();
-      if (stamped < 0) unstampedPackets++;
       const abs = ext?.[ABS_CAPTURE_TIME_URI];
       const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
       const h = rtp.header;
