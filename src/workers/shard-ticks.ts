@@ -3,7 +3,7 @@
 // tick flushes the partial last second.
 import { monoNs } from "../core/clock/clock.ts";
 import type { DelayHistogram } from "../core/stats/summaries.ts";
-import type { DelayFigures, ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
+import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { intake } from "./intake.ts";
 import type { ShardTask, ShardTick } from "./protocol.ts";
 import type { ViewerLive } from "./viewer-context.ts";
@@ -106,8 +106,6 @@ export class ShardTicks {
 
 /** The thread's figures with its receive lag (ms) when it stamped any datagram. */
 export function withLag(f: ThreadFigures, lag: DelayHistogram): ThreadFigures {
-  if (lag.count === 0) return f;
-  const ms = (p: number): number => lag.quantileNs(p) / 1e6;
-  const receiveLagMs: DelayFigures = { p50: ms(50), p99: ms(99), max: ms(100) };
-  return { ...f, receiveLagMs };
+  const receiveLagMs = lag.p50p99MaxMs();
+  return receiveLagMs === undefined ? f : { ...f, receiveLagMs };
 }

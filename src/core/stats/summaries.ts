@@ -146,6 +146,12 @@ export class DelayHistogram {
     return Math.min(Math.max(midNs, this.minNs), this.maxNs);
   }
 
+  /** p50, p99 and the exact max in ms (the client's own lags); undefined when empty, never zeros. */
+  p50p99MaxMs(): { p50: number; p99: number; max: number } | undefined {
+    if (this.n === 0) return undefined;
+    return { p50: this.quantileNs(50) / 1e6, p99: this.quantileNs(99) / 1e6, max: this.maxNs / 1e6 };
+  }
+
   /** Seven-number summary in ms (min/max/mean exact, p50/p95/p99 from quantileNs). */
   summaryMs(): Summary {
     if (this.n === 0) return { ...ZERO_SUMMARY };

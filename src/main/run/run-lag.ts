@@ -10,12 +10,6 @@ import type { ShardProfile } from "../../workers/protocol.ts";
 import { decodeHistogram } from "./decode-record.ts";
 import type { PublisherResult } from "./publisher.ts";
 
-/** p50/p99/max in ms of a histogram of ns, or undefined when it is empty. */
-export function lagFigures(h: DelayHistogram): EventLoopDelayMs | undefined {
-  if (h.count === 0) return undefined;
-  return { p50: h.quantileNs(50) / 1e6, p99: h.quantileNs(99) / 1e6, max: h.quantileNs(100) / 1e6 };
-}
-
 /** The threads the ceiling rule looks at: the main thread, then every worker that ran a shard. */
 export function threadLoads(main: ThreadFigures, profiles: readonly ShardProfile[]): ThreadLoad[] {
   const inMain = profiles.find((p) => p.thread === "main");
@@ -37,8 +31,8 @@ export function clientLag(
   pub: PublisherResult | null,
 ): { receiveLagMs?: EventLoopDelayMs; publisherSendLagMs?: EventLoopDelayMs } {
   const pooled = DelayHistogram.union(...profiles.map((p) => decodeHistogram(p.receiveLagHist)));
-  const receiveLagMs = lagFigures(pooled);
-  const send = pub?.sendLagHist !== undefined ? lagFigures(decodeHistogram(pub.sendLagHist)) : undefined;
+  const receiveLagMs = pooled.p50p99MaxMs();
+  const send = pub?.sendLagHist !== undefined ? decodeHistogram(pub.sendLagHist).p50p99MaxMs() : undefined;
   return {
     ...(receiveLagMs !== undefined ? { receiveLagMs } : {}),
     ...(send !== undefined ? { publisherSendLagMs: send } : {}),
