@@ -7,6 +7,7 @@ import type { TimelineEntry } from "../../core/report/types.ts";
 import { LiveQuantiles } from "../../core/stats/live-quantiles.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
+import { threadLoad } from "../run/run-lag.ts";
 import type { Logger } from "./log.ts";
 import { logLine, type ProgressState, statusLine } from "./progress-line.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
@@ -72,9 +73,9 @@ export class Progress {
       this.joined += t.joined;
       this.failed += t.failed;
       this.window.record(t.delaySamples);
-      if (t.thread !== undefined) threads.push(load(this.o.threadName(t.shard), t.thread));
+      if (t.thread !== undefined) threads.push(threadLoad(this.o.threadName(t.shard), t.thread));
     }
-    if (main !== undefined) threads.push(load("main", main));
+    if (main !== undefined) threads.push(threadLoad("main", main));
     const q = this.window.quantilesNs([50, 99]);
     const udp = udpErrorsDelta(this.udpStart, udpReceiveErrors());
     const eld = threads.length > 0 ? Math.max(...threads.map((t) => t.eventLoopDelayP99Ms)) : null;
@@ -124,13 +125,4 @@ export class Progress {
     this.o.sink.write("\r\x1b[2K");
     this.shown = "";
   }
-}
-
-function load(name: string, f: ThreadFigures): ThreadLoad {
-  return {
-    name,
-    eventLoopUtilisation: f.eventLoopUtilisation,
-    eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-    ...(f.receiveLagMs !== undefined ? { receiveLagP99Ms: f.receiveLagMs.p99 } : {}),
-  };
 }

@@ -10,18 +10,23 @@ import type { ShardProfile } from "../../workers/protocol.ts";
 import { decodeHistogram } from "./decode-record.ts";
 import type { PublisherResult } from "./publisher.ts";
 
-/** The threads the ceiling rule looks at: the main thread, then every worker that ran a shard. */
-export function threadLoads(main: ThreadFigures, profiles: readonly ShardProfile[]): ThreadLoad[] {
-  const inMain = profiles.find((p) => p.thread === "main");
-  const load = (name: string, f: ThreadFigures, lag: ThreadFigures["receiveLagMs"]): ThreadLoad => ({
+/** One thread's figures as the ceiling rule reads them (the whole run, or one second of it). */
+export function threadLoad(name: string, f: ThreadFigures): ThreadLoad {
+  return {
     name,
     eventLoopUtilisation: f.eventLoopUtilisation,
     eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-    ...(lag !== undefined ? { receiveLagP99Ms: lag.p99 } : {}),
-  });
+    ...(f.receiveLagMs !== undefined ? { receiveLagP99Ms: f.receiveLagMs.p99 } : {}),
+  };
+}
+
+/** The threads the ceiling rule looks at: the main thread, then every worker that ran a shard. */
+export function threadLoads(main: ThreadFigures, profiles: readonly ShardProfile[]): ThreadLoad[] {
+  // with --workers 0 the viewers' receive lag is the main thread's
+  const lag = profiles.find((p) => p.thread === "main")?.receiveLagMs;
   return [
-    load("main", main, inMain?.receiveLagMs),
-    ...profiles.filter((p) => p.thread === "worker").map((p) => load(`worker ${p.shard}`, p, p.receiveLagMs)),
+    threadLoad("main", lag !== undefined ? { ...main, receiveLagMs: lag } : main),
+    ...profiles.filter((p) => p.thread === "worker").map((p) => threadLoad(`worker ${p.shard}`, p)),
   ];
 }
 
