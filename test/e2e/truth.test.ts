@@ -7,6 +7,7 @@
 // lateness includes it), and at least 1 ms.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { LegWrites, stampBuffer, stampRecords } from "../../bench/truth-records.ts";
 import { exactSummary } from "../../src/core/stats/summaries.ts";
 import type { RelayTaps } from "../../src/main/relay/relay.ts";
 import { poolEngine } from "../../src/main/run/pool-engine.ts";
@@ -14,16 +15,9 @@ import { runThroughRelay } from "./harness.ts";
 import type { TruthFault } from "./truth-fault-worker.ts";
 
 async function measure(viewers: number, fault?: TruthFault) {
-  const legSend = new Map<number, number>();
-  const taps: RelayTaps = {
-    publisherReceive() {},
-    legSend(port, d, now) {
-      if (d.length < 12 || (d[1]! >= 192 && d[1]! <= 223)) return;
-      const key = port * 65536 + d.readUInt16BE(2);
-      if (!legSend.has(key)) legSend.set(key, now);
-    },
-  };
-  const tap = new SharedArrayBuffer(8 + 200_000 * 32);
+  const writes = new LegWrites();
+  const taps: RelayTaps = { publisherReceive() {}, legSend: writes.record };
+  const tap = stampBuffer(200_000);
   const engine = poolEngine({
     workers: 1,
     test: {
@@ -32,19 +26,18 @@ async function measure(viewers: number, fault?: TruthFault) {
     },
   });
   const { report } = await runThroughRelay({ test: { taps } }, { viewers, holdSeconds: 4 }, engine);
-  const n = Math.min(new Int32Array(tap, 0, 2)[0]!, 200_000);
-  const rec = new Float64Array(tap, 8);
+  const records = stampRecords(tap);
   // the report counts from the first join + excludeFirstSeconds (1 s here): compare the same
   // stretch, every datagram from 1.5 s after the first one on, bound against true wait
   let first = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < n; i++) first = Math.min(first, rec[i * 4 + 2]!);
+  for (const r of records) first = Math.min(first, r.stampNs);
   const waits: number[] = [];
   const bounds: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const sent = legSend.get(rec[i * 4]! * 65536 + rec[i * 4 + 1]!);
-    if (sent === undefined || rec[i * 4 + 2]! < first + 1.5e9 || rec[i * 4 + 3]! < 0) continue;
-    waits.push((rec[i * 4 + 2]! - sent) / 1e6);
-    bounds.push(rec[i * 4 + 3]! / 1e6);
+  for (const r of records) {
+    const wait = writes.waitNs(r);
+    if (wait === undefined || r.stampNs < first + 1.5e9 || r.lagNs < 0) continue;
+    waits.push(wait / 1e6);
+    bounds.push(r.lagNs / 1e6);
   }
   const eld = report.client.workers?.[0]?.eventLoopDelayMs;
   const errorMs = { p50: Math.max(1, eld?.p50 ?? 0), p99: Math.max(1, eld?.p99 ?? 0) };
