@@ -10,15 +10,7 @@ import { readFigure } from "../../src/core/thresholds/figures.ts";
 import { LiveThresholds } from "../../src/core/thresholds/live.ts";
 import { parseCondition, parseThresholds } from "../../src/core/thresholds/parse.ts";
 import { healthyViewers, makeInput, withFailures } from "./report-fixtures.ts";
-
-function thrown(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    return (err as Error).message;
-  }
-  assert.fail("no error thrown");
-}
+import { thrown } from "./thrown.ts";
 
 /** A valid report of 4 viewers: fingerprint delays 2..12 ms, loss 0, 0 stalls, join 1000 ms. */
 function healthy(): Report {

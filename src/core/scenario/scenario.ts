@@ -2,6 +2,8 @@
 // value only), defaults (docs/definitions.md#scenario-keys) and validation (docs/definitions.md#scenario-validation, first failure wins, exact messages; URLs
 // are never echoed).
 
+import { parseCapacity } from "../capacity/parse.ts";
+import type { CapacitySpec } from "../capacity/types.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
 import type { Threshold } from "../thresholds/types.ts";
@@ -34,6 +36,8 @@ export interface Scenario {
   receivePath?: "werift" | "lean";
   /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
+  /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
+  capacity?: CapacitySpec;
   /**
    * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
    * tier, the region, and the permission the run was made under. The report records them in its
@@ -123,6 +127,14 @@ export function decodeScenario(text: string): Scenario {
     if (key === "thresholds") {
       try {
         out.thresholds = parseThresholds(JSON.parse(raw) as unknown);
+      } catch (err) {
+        firstError ??= new ScenarioError((err as Error).message);
+      }
+      continue;
+    }
+    if (key === "capacity") {
+      try {
+        out.capacity = parseCapacity(JSON.parse(raw) as unknown);
       } catch (err) {
         firstError ??= new ScenarioError((err as Error).message);
       }

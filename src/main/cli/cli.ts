@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../../core/clip/clip.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
 import { ScenarioError } from "../../core/scenario/scenario.ts";
+import { capacityCommand } from "../capacity/cmd-capacity.ts";
 import { addCompare, addMatrix } from "./cli-ci.ts";
 import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
@@ -51,6 +52,7 @@ function program(setCode: SetCode): Command {
     .version(`whipbench ${version()}`, "-v, --version", "print the version")
     .exitOverride();
   addRun(p, setCode);
+  addCapacity(p, setCode);
   addView(p, setCode);
   addPublish(p, setCode);
   addRelay(p, setCode);
@@ -82,6 +84,21 @@ function addRun(p: Command, setCode: SetCode): void {
 
     .action(async (file: string | undefined, opts) => setCode(await runCommand(file, opts)));
   outputOptions(p.commands[p.commands.length - 1] as Command);
+}
+
+function addCapacity(p: Command, setCode: SetCode): void {
+  p.command("capacity")
+    .description(
+      "find the most viewers the server holds within the scenario's thresholds (a search over steps)",
+    )
+    .argument("<scenario>", "scenario JSON file with thresholds (and optionally a capacity key)")
+    .option("--out <dir>", "report directory", ".")
+    .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .addOption(receivePathOption())
+    .option("--quiet", "no progress lines on stderr")
+    .option("--json", "print the capacity report JSON on stdout (the human lines go to stderr)")
+    .option("--no-html", "do not write the HTML page")
+    .action(async (file: string, opts) => setCode(await capacityCommand(file, opts)));
 }
 
 function addView(p: Command, setCode: SetCode): void {

@@ -50,7 +50,7 @@ export function defaultScenario(base: string): Scenario {
   };
 }
 
-async function readScenarioFile(file: string): Promise<Scenario> {
+export async function readScenarioFile(file: string): Promise<Scenario> {
   let text: string;
   try {
     const st = await stat(file);
@@ -166,7 +166,7 @@ export async function viewCommand(flags: ViewFlags): Promise<number> {
   });
 }
 
-function validated(s: Scenario): Scenario {
+export function validated(s: Scenario): Scenario {
   const n = normaliseScenario(s);
   validateScenario(n);
   return n;

@@ -1,8 +1,10 @@
-// Two small steps of a run: the line that says how the viewers start, and the warmup's sleep
-// that an interrupt cuts short.
+// Small steps of a run: the line that says how the viewers start, the warmup's sleep that an
+// interrupt cuts short, and the report's clock block.
 import { fmtG } from "../../core/go-compat/fmt.ts";
+import type { ClockBlock } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Logger } from "../observe/log.ts";
+import type { SplitPeers } from "../split/split-peers.ts";
 
 export function logStart(log: Logger, s: Scenario): void {
   const g = fmtG;
@@ -26,4 +28,18 @@ export function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** Monotonic when this process publishes; a split run's exchange; else none. */
+export function clockBlock(
+  publishing: boolean,
+  split: SplitPeers | null,
+  clocks: { startMono: number; steps: { stepDetected: boolean } },
+): ClockBlock {
+  if (publishing) {
+    return { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: clocks.steps.stepDetected };
+  }
+  return (
+    split?.clockBlock(clocks.startMono, clocks.steps.stepDetected) ?? { method: "none", stepDetected: false }
+  );
 }

@@ -17,7 +17,7 @@ import { SendLog } from "../../core/delay/sendlog.ts";
 import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import type { ReportInput } from "../../core/report/input.ts";
-import type { ClockBlock, TimelineEntry } from "../../core/report/types.ts";
+import type { TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { buildSchedule, type Schedule } from "../../core/scenario/schedule.ts";
 import type { ViewerRecord } from "../../core/types.ts";
@@ -33,7 +33,7 @@ import type { Engine } from "./engine.ts";
 import { iceFor } from "./ice-choice.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { reportInput } from "./report-input.ts";
-import { logStart, sleepUnless } from "./run-steps.ts";
+import { clockBlock, logStart, sleepUnless } from "./run-steps.ts";
 import { shardTasks } from "./shard-tasks.ts";
 import { Timeline } from "./timeline.ts";
 
@@ -63,7 +63,7 @@ export interface RunOptions {
 }
 
 /** The run's clocks, started before anything else: startedAt, the step watch, the resources. */
-interface RunClocks {
+export interface RunClocks {
   anchor: WallAnchor;
   startedAtUnixNs: bigint;
   startMono: number;
@@ -74,7 +74,7 @@ interface RunClocks {
 }
 
 /** Where the viewers' send log comes from: this process's publisher, a split run's peer, or nowhere. */
-interface SendSide {
+export interface SendSide {
   publishing: boolean;
   publisher: Publisher | null;
   /** the publisher was asked for and did not connect: no viewer runs */
@@ -85,7 +85,7 @@ interface SendSide {
 }
 
 /** What the viewers' phase leaves behind. */
-interface ViewerPhase {
+export interface ViewerPhase {
   schedule: Schedule | null;
   /** the viewers' t0 (monotonic ns); 0 when they never ran */
   t0MonoNs: number;
@@ -139,7 +139,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   });
 }
 
-function startClocks(): RunClocks {
+export function startClocks(): RunClocks {
   const anchor = takeWallAnchor();
   const startedAtUnixNs = wallNowUnixNs(anchor);
   const startMono = monoNs();
@@ -153,7 +153,11 @@ function startClocks(): RunClocks {
 }
 
 /** With `whip`: the clip, its send log and the publisher, connected (or failed, with its error). */
-async function connectPublisher(opts: RunOptions, anchor: WallAnchor, ice: IceOptions): Promise<SendSide> {
+export async function connectPublisher(
+  opts: RunOptions,
+  anchor: WallAnchor,
+  ice: IceOptions,
+): Promise<SendSide> {
   const { scenario: s, log } = opts;
   const none: SendSide = {
     publishing: false,
@@ -229,7 +233,7 @@ function openSplitPeers(opts: RunOptions, publishing: boolean, anchor: WallAncho
 }
 
 /** Warmup (or the split peers' start), the schedule, then every viewer from its start to the deadline. */
-async function runViewers(
+export async function runViewers(
   opts: RunOptions,
   clocks: RunClocks,
   ice: IceOptions,
@@ -286,13 +290,4 @@ async function followSplitPeers(split: SplitPeers, send: SendSide, log: Logger):
   send.sendLog = split.sendLog;
   send.identity = split.identity;
   send.duplicateFrames = split.table?.duplicateFrames ?? 0;
-}
-
-function clockBlock(publishing: boolean, split: SplitPeers | null, clocks: RunClocks): ClockBlock {
-  if (publishing) {
-    return { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: clocks.steps.stepDetected };
-  }
-  return (
-    split?.clockBlock(clocks.startMono, clocks.steps.stepDetected) ?? { method: "none", stepDetected: false }
-  );
 }

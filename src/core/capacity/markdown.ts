@@ -1,0 +1,113 @@
+// The capacity report in Markdown (docs/definitions.md#capacity-report): the result, the search's
+// cost, every step with its figures, its client ceiling and the server's resources, the method.
+
+import { fmtFixed } from "../go-compat/fmt.ts";
+import type { CapacityReport, CapacityStep, Measured } from "./types.ts";
+
+const NA = "—";
+
+function num(v: number | undefined, digits: number): string {
+  return v === undefined ? NA : fmtFixed(v, digits);
+}
+
+function measured<T>(m: Measured<T> | undefined, show: (v: T) => string): string {
+  if (m === undefined) return NA;
+  if (typeof m === "object" && m !== null && "unavailable" in m) return `unavailable: ${m.unavailable}`;
+  return show(m as T);
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+export function serverCells(step: CapacityStep): [string, string] {
+  const s = step.server;
+  return [
+    measured(s?.cpuCores, (v) => `${fmtFixed(v.mean, 2)} (max ${fmtFixed(v.max, 2)})`),
+    measured(s?.rssMiB, (v) => fmtFixed(v.max, 0)),
+  ];
+}
+
+function stepRow(step: CapacityStep): string {
+  const f = step.figures;
+  const failed = step.thresholds.filter((t) => !t.pass).map((t) => t.figure);
+  const ceiling =
+    step.ceiling?.nearCeiling === true ? `near: ${(step.ceiling.evidence ?? []).join("; ")}` : "not near";
+  const [cpu, rss] = serverCells(step);
+  return `| ${[
+    String(step.index),
+    String(step.viewers),
+    step.outcome,
+    `${f.joined}/${step.viewers}`,
+    `${num(f.oneWayDelayP50Ms, 1)} / ${num(f.oneWayDelayP99Ms, 1)}`,
+    num(f.lossPercent, 3),
+    num(f.joinP95Ms, 0),
+    num(f.receiveLagP99Ms, 2),
+    ceiling,
+    cpu,
+    rss,
+    failed.length === 0 ? NA : failed.join(", "),
+  ]
+    .map(cell)
+    .join(" | ")} |`;
+}
+
+function seriesLines(r: CapacityReport): string[] {
+  const names = r.serverWatch?.series ?? [];
+  if (names.length === 0) return [];
+  const out = [
+    "",
+    "### Server series",
+    "",
+    `| step | viewers | ${names.map(cell).join(" | ")} |`,
+    `|---|---|${names.map(() => "---|").join("")}`,
+  ];
+  for (const step of r.steps) {
+    const vals = names.map((n) =>
+      measured(step.server?.series?.[n], (v) =>
+        v.kind === "counter"
+          ? `${fmtFixed(v.ratePerS, 2)}/s`
+          : `${fmtFixed(v.mean, 2)} (last ${fmtFixed(v.last, 2)})`,
+      ),
+    );
+    out.push(`| ${step.index} | ${step.viewers} | ${vals.map(cell).join(" | ")} |`);
+  }
+  return out;
+}
+
+export function capacityToMarkdown(r: CapacityReport): string {
+  const res = r.result;
+  const c = r.capacity;
+  const lines = [
+    `# whipbench capacity${r.scenario.name ? ` — ${r.scenario.name}` : ""}`,
+    "",
+    `**${res.summary}**${r.interrupted ? " (interrupted)" : ""}`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| limited by | \`${res.limitedBy}\` |`,
+    `| max viewers | ${res.maxViewers ?? NA} |`,
+    `| first failing viewers | ${res.firstFailingViewers ?? NA} |`,
+    `| steps | ${res.steps}${res.linearSweepSteps !== undefined ? ` (a linear sweep in steps of ${c.resolution} from ${c.start}: ${res.linearSweepSteps})` : ""} |`,
+    `| wall time | ${fmtFixed(res.wallSeconds, 0)} s |`,
+    `| search | start ${c.start}, max ${c.max}, growth ${c.growth}, resolution ${c.resolution}, step ${c.stepSeconds} s, settle ${c.settleSeconds} s |`,
+    `| started | ${r.startedAt} |`,
+    "",
+    "## Thresholds",
+    "",
+    ...r.thresholds.map((t) => `- \`${t.figure} ${t.condition}\``),
+    "",
+    "## Steps",
+    "",
+    "| # | viewers | outcome | joined | delay p50 / p99 ms | loss % | join p95 ms | receive lag p99 ms | client ceiling | server CPU cores | server RSS MiB | failed thresholds |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ...r.steps.map(stepRow),
+    ...seriesLines(r),
+    "",
+    "## Method",
+    "",
+    ...r.method.map((m) => `- ${m}`),
+    "",
+  ];
+  return lines.join("\n");
+}

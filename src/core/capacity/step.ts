@@ -1,0 +1,32 @@
+// One capacity step judged from its own report (docs/definitions.md#capacity-search): the client
+// near its ceiling first (never a server verdict), then the no-verdict rule, then the thresholds.
+
+import type { Report } from "../report/types.ts";
+import { receiveLag } from "../thresholds/figures.ts";
+import type { StepFigures, StepOutcome } from "./types.ts";
+
+export function judgeStep(r: Report, interrupted: boolean): StepOutcome {
+  if (interrupted) return { kind: "no-verdict", reason: "interrupted" };
+  const ceiling = r.client.ceiling;
+  if (ceiling?.nearCeiling === true) return { kind: "client", evidence: ceiling.evidence ?? [] };
+  if (!r.aggregate.valid) return { kind: "no-verdict", reason: r.aggregate.verdict };
+  const failed = (r.thresholds ?? []).filter((t) => !t.pass).map((t) => t.figure);
+  return failed.length === 0 ? { kind: "pass" } : { kind: "fail", failed };
+}
+
+/** The step's headline figures from its report; a figure the report has no value for is left out. */
+export function stepFigures(r: Report): StepFigures {
+  const a = r.aggregate;
+  const out: StepFigures = { joined: a.joined, failed: a.failed };
+  const fp = a.oneWayDelay.find((b) => b.source === "fingerprint");
+  if (fp?.available === true && fp.ms !== undefined && fp.ms.n > 0) {
+    out.oneWayDelayP50Ms = fp.ms.p50;
+    out.oneWayDelayP99Ms = fp.ms.p99;
+  }
+  if (a.packetsReceived + a.packetsLost > 0) out.lossPercent = a.lossPercentTotal;
+  if (a.joinFirstKeyframeMs.n > 0) out.joinP95Ms = a.joinFirstKeyframeMs.p95;
+  if (a.jitterMs.n > 0) out.jitterP95Ms = a.jitterMs.p95;
+  const lag = receiveLag(r, "p99");
+  if ("value" in lag) out.receiveLagP99Ms = lag.value;
+  return out;
+}

@@ -1,0 +1,125 @@
+// The capacity search run (docs/definitions.md#capacity-search): one session, steps chosen by the
+// search, each step's report built and judged exactly like a run's and kept beside the capacity
+// report, the server's resources over each step's measured window when asked.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { CapacitySearch } from "../../core/capacity/search.ts";
+import { judgeStep, stepFigures } from "../../core/capacity/step.ts";
+import type { CapacitySpec, CapacityStep, StepServer } from "../../core/capacity/types.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import { fmtFixed } from "../../core/go-compat/fmt.ts";
+import { buildReport } from "../../core/report/build.ts";
+import type { CeilingThresholds } from "../../core/report/ceiling.ts";
+import { reportToJson } from "../../core/report/json.ts";
+import type { TimelineEntry } from "../../core/report/types.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import { applyThresholds, evaluateThresholds } from "../../core/thresholds/evaluate.ts";
+import type { Logger } from "../observe/log.ts";
+import { writeAtomic } from "../output/write-report.ts";
+import type { Engine } from "../run/engine.ts";
+import { CapacitySession, stepScenario } from "./session.ts";
+
+/** The server side's figures over a window of the monotonic clock (server-watch.ts). */
+export interface ServerSampler {
+  window(fromMonoNs: number, toMonoNs: number): StepServer;
+}
+
+export interface CapacityRunOptions {
+  scenario: Scenario;
+  spec: CapacitySpec;
+  bearer: string | undefined;
+  engine: Engine;
+  log: Logger;
+  interrupt: AbortSignal;
+  /** where each step's report JSON goes, and its name relative to the capacity report */
+  stepDir: { path: string; relative: string };
+  server?: ServerSampler | undefined;
+  /** thresholds of the client's ceiling (tests make them tiny) */
+  ceiling?: CeilingThresholds;
+}
+
+export interface CapacityRunResult {
+  search: CapacitySearch;
+  steps: CapacityStep[];
+  wallSeconds: number;
+}
+
+/** A progress line every 5 s of a step: the second, the active viewers, packets/s. */
+function stepProgress(log: Logger, label: () => string): (entry: TimelineEntry | null) => void {
+  return (entry) => {
+    if (entry === null || entry.t === 0 || entry.t % 5 !== 0) return;
+    log.line(`${label()}: t=${entry.t}s active ${entry.active}, ${entry.packets} packets/s`);
+  };
+}
+
+function figuresLine(step: CapacityStep): string {
+  const f = step.figures;
+  const parts = [`joined ${f.joined}/${step.viewers}`];
+  if (f.oneWayDelayP99Ms !== undefined) parts.push(`delay p99 ${fmtFixed(f.oneWayDelayP99Ms, 1)} ms`);
+  if (f.lossPercent !== undefined) parts.push(`loss ${fmtFixed(f.lossPercent, 3)}%`);
+  if (f.receiveLagP99Ms !== undefined) parts.push(`receive lag p99 ${fmtFixed(f.receiveLagP99Ms, 2)} ms`);
+  const cpu = step.server?.cpuCores;
+  if (cpu !== undefined && "mean" in cpu) parts.push(`server ${fmtFixed(cpu.mean, 2)} cores`);
+  return parts.join(", ");
+}
+
+export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunResult> {
+  const search = new CapacitySearch(o.spec);
+  const steps: CapacityStep[] = [];
+  const begin = monoNs();
+  const sinceS = (mono: number) => (mono - begin) / 1e9;
+  let label = "";
+  await mkdir(o.stepDir.path, { recursive: true, mode: 0o750 });
+  const session = await CapacitySession.open({
+    command: "run",
+    scenario: o.scenario,
+    bearer: o.bearer,
+    engine: o.engine,
+    log: o.log,
+    interrupt: o.interrupt,
+    onTick: stepProgress(o.log, () => label),
+    ...(o.ceiling ? { ceiling: o.ceiling } : {}),
+  });
+  try {
+    if (session.publisherFailed) {
+      search.record(o.spec.start, { kind: "no-verdict", reason: "the publisher did not connect" });
+    }
+    for (let n = search.next(); n !== null; n = search.next()) {
+      const index = steps.length + 1;
+      label = `step ${index} (${n} viewers)`;
+      const s = stepScenario(o.scenario, o.spec, n, index === 1);
+      o.log.line(`${label}: ramp ${s.rampSeconds}s, hold ${s.holdSeconds}s, settle ${o.spec.settleSeconds}s`);
+      const run = await session.step(s, o.interrupt);
+      const built = buildReport(run.input);
+      const report = applyThresholds(built, evaluateThresholds(built, o.scenario.thresholds ?? [], null));
+      const outcome = judgeStep(report, o.interrupt.aborted);
+      const file = `step-${String(index).padStart(2, "0")}-${n}v.json`;
+      await writeAtomic(join(o.stepDir.path, file), reportToJson(report));
+      // the measured window: from the last viewer's scheduled start plus the settle to the step's end
+      const rampEnd = run.t0MonoNs > 0 ? run.t0MonoNs + s.rampSeconds * 1e9 : run.startMonoNs;
+      const measuredFrom = Math.min(run.endMonoNs, rampEnd + o.spec.settleSeconds * 1e9);
+      const step: CapacityStep = {
+        index,
+        viewers: n,
+        window: {
+          startS: sinceS(run.startMonoNs),
+          measuredFromS: sinceS(measuredFrom),
+          endS: sinceS(run.endMonoNs),
+        },
+        outcome: outcome.kind,
+        verdict: report.aggregate.verdict,
+        thresholds: report.thresholds ?? [],
+        ...(report.client.ceiling ? { ceiling: report.client.ceiling } : {}),
+        figures: stepFigures(report),
+        ...(o.server ? { server: o.server.window(measuredFrom, run.endMonoNs) } : {}),
+        report: `${o.stepDir.relative}/${file}`,
+      };
+      steps.push(step);
+      o.log.line(`${label}: ${outcome.kind}: ${figuresLine(step)}`);
+      search.record(n, outcome);
+    }
+  } finally {
+    await session.close();
+  }
+  return { search, steps, wallSeconds: sinceS(monoNs()) };
+}

@@ -1,0 +1,141 @@
+// `whipbench capacity SCENARIO.json` (docs/definitions.md#capacity): the search, then the capacity
+// report as JSON (schema whipbench.capacity/v0), Markdown and HTML, each step's own report in a
+// folder beside them; exit 0 (a knee or max), 99 (even start fails), 3 (client-bound, no verdict).
+import { join } from "node:path";
+import { capacityToHtml } from "../../core/capacity/html.ts";
+import { capacityToMarkdown } from "../../core/capacity/markdown.ts";
+import { capacityMethod } from "../../core/capacity/method.ts";
+import { capacityExitCode } from "../../core/capacity/search.ts";
+import { CAPACITY_DEFAULTS, type CapacityReport } from "../../core/capacity/types.ts";
+import { takeWallAnchor, wallNowUnixNs } from "../../core/clock/clock.ts";
+import { fileStamp, rfc3339Nano } from "../../core/go-compat/fmt.ts";
+import type { CeilingThresholds } from "../../core/report/ceiling.ts";
+import { sanitiseName } from "../../core/report/headline.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import { FIGURES } from "../../core/thresholds/figures.ts";
+import { engineFor, readScenarioFile, validated } from "../cli/cmd-run.ts";
+import { EXIT_ERROR, withInterrupt } from "../cli/execute.ts";
+import { bearerFrom, UsageError } from "../cli/flags.ts";
+import { version } from "../cli/version.ts";
+import { stderrLogger } from "../observe/log.ts";
+import { prepareOutputDir, writeAtomic, writeErrorText } from "../output/write-report.ts";
+import { capacityRun, type ServerSampler } from "./capacity-run.ts";
+
+export interface CapacityFlags {
+  out: string;
+  workers?: number;
+  receivePath?: "werift" | "lean";
+  json?: boolean;
+  quiet?: boolean;
+  /** false with --no-html */
+  html?: boolean;
+}
+
+/** What the command line cannot give: the server watch (flags parsed by the caller) and, for tests, the ceiling. */
+export interface CapacityExtras {
+  server?: {
+    sampler: ServerSampler;
+    describe: NonNullable<CapacityReport["serverWatch"]>;
+    stop(): Promise<void>;
+  };
+  ceiling?: CeilingThresholds;
+  stdout?: (line: string) => void;
+}
+
+function scenarioFor(s: Scenario, flags: CapacityFlags): Scenario {
+  const out: Scenario = { ...s };
+  if (flags.workers !== undefined) out.workers = flags.workers;
+  if (flags.receivePath) out.receivePath = flags.receivePath;
+  return validated(out);
+}
+
+export async function capacityCommand(
+  file: string,
+  flags: CapacityFlags,
+  extras: CapacityExtras = {},
+): Promise<number> {
+  const log = stderrLogger(flags.quiet ?? false);
+  const s = scenarioFor(await readScenarioFile(file), flags);
+  if ((s.thresholds ?? []).length === 0) {
+    throw new UsageError(
+      "whipbench capacity: thresholds: the scenario has none; capacity needs them (they define passing)",
+    );
+  }
+  const spec = s.capacity ?? CAPACITY_DEFAULTS;
+  const bearer = bearerFrom(s.bearerEnv, "capacity");
+  try {
+    await prepareOutputDir(flags.out);
+  } catch (err) {
+    process.stderr.write(`whipbench capacity: --out ${flags.out}: ${writeErrorText(err)}\n`);
+    return EXIT_ERROR;
+  }
+  const anchor = takeWallAnchor();
+  const startedAt = wallNowUnixNs(anchor);
+  const name = sanitiseName(s.name ?? "");
+  const stem = `whipbench-capacity-${fileStamp(startedAt)}${name === "" ? "" : `-${name}`}`;
+  const engine = engineFor(s, { out: flags.out, quiet: true }, log);
+  log.line(
+    `capacity search: start ${spec.start}, max ${spec.max}, growth ${spec.growth}, resolution ${spec.resolution}`,
+  );
+  return withInterrupt(log, async (interrupt) => {
+    let ran: Awaited<ReturnType<typeof capacityRun>>;
+    try {
+      ran = await capacityRun({
+        scenario: s,
+        spec,
+        bearer,
+        engine,
+        log,
+        interrupt,
+        stepDir: { path: join(flags.out, `${stem}-steps`), relative: `${stem}-steps` },
+        server: extras.server?.sampler,
+        ...(extras.ceiling ? { ceiling: extras.ceiling } : {}),
+      });
+    } finally {
+      await extras.server?.stop();
+    }
+    const report: CapacityReport = {
+      schema: "whipbench.capacity/v0",
+      whipbenchVersion: version(),
+      startedAt: rfc3339Nano(startedAt),
+      finishedAt: rfc3339Nano(wallNowUnixNs(anchor)),
+      ...(interrupt.aborted ? { interrupted: true } : {}),
+      scenario: {
+        ...(s.name ? { name: s.name } : {}),
+        ...(s.codec ? { codec: s.codec } : {}),
+        rampSeconds: s.rampSeconds,
+        workers: engine.workers,
+      },
+      capacity: spec,
+      thresholds: (s.thresholds ?? []).map((t) => ({
+        figure: t.figure,
+        condition: t.condition.text,
+        value: t.condition.value,
+        unit: FIGURES.get(t.figure)?.unit ?? "",
+      })),
+      ...(extras.server ? { serverWatch: extras.server.describe } : {}),
+      result: ran.search.result(ran.wallSeconds),
+      steps: ran.steps,
+      method: capacityMethod(spec),
+    };
+    const files = await writeCapacity(flags, stem, report);
+    const out = extras.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
+    const human = flags.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
+    human(report.result.summary);
+    for (const f of files) human(`wrote ${f}`);
+    if (flags.json) out(JSON.stringify(report));
+    return capacityExitCode(report.result);
+  });
+}
+
+async function writeCapacity(flags: CapacityFlags, stem: string, r: CapacityReport): Promise<string[]> {
+  const files = [join(flags.out, `${stem}.json`), join(flags.out, `${stem}.md`)];
+  await writeAtomic(files[0] as string, `${JSON.stringify(r, null, 2)}\n`);
+  await writeAtomic(files[1] as string, capacityToMarkdown(r));
+  if (flags.html ?? true) {
+    const html = join(flags.out, `${stem}.html`);
+    await writeAtomic(html, capacityToHtml(r));
+    files.push(html);
+  }
+  return files;
+}

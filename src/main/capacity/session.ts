@@ -1,0 +1,138 @@
+// A capacity search's session (docs/definitions.md#capacity-search): the clocks, the ICE choice
+// and the publisher start once and stream across every step; each step runs its own viewers
+// (fresh ones, joining over the scenario's ramp) in the run's engine and hands back exactly what
+// one `run` hands the report builder, with that step's viewers, timeline, threads and resources
+// only. A step's report is therefore built, judged and ranked like any run's.
+
+import type { CapacitySpec } from "../../core/capacity/types.ts";
+import { monoNs, wallNowUnixNs } from "../../core/clock/clock.ts";
+import type { ReportInput } from "../../core/report/input.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { IceOptions } from "../../net/rtc.ts";
+import { ThreadProfile } from "../../net/thread-profile.ts";
+import { ResourceWatch } from "../observe/resources.ts";
+import { udpErrorsDelta, udpReceiveErrors } from "../observe/udp-drops.ts";
+import { iceFor } from "../run/ice-choice.ts";
+import { reportInput } from "../run/report-input.ts";
+import { clockBlock } from "../run/run-steps.ts";
+import {
+  connectPublisher,
+  type RunClocks,
+  type RunOptions,
+  runViewers,
+  type SendSide,
+  startClocks,
+} from "../run/runner.ts";
+
+/** One step's run, with the instants the capacity report places it by (monotonic ns). */
+export interface StepRun {
+  input: ReportInput;
+  startMonoNs: number;
+  /** the viewers' t0 (0 when they never ran) */
+  t0MonoNs: number;
+  endMonoNs: number;
+}
+
+/** The scenario one step runs: `viewers` joining over the ramp, held for stepSeconds, settle left out. */
+export function stepScenario(s: Scenario, spec: CapacitySpec, viewers: number, first: boolean): Scenario {
+  const out: Scenario = {
+    ...s,
+    viewers,
+    holdSeconds: spec.stepSeconds,
+    excludeFirstSeconds: spec.settleSeconds,
+  };
+  // the publisher's warmup happens once, before the first step
+  if (!first) delete out.warmupSeconds;
+  delete out.metrics;
+  return out;
+}
+
+export class CapacitySession {
+  private readonly opts: RunOptions;
+  private readonly clocks: RunClocks;
+  private readonly ice: IceOptions;
+  private readonly autoLoopback: boolean;
+  private readonly send: SendSide;
+  private readonly stopPublisher = new AbortController();
+  private streaming: Promise<unknown> | null = null;
+
+  private constructor(
+    opts: RunOptions,
+    clocks: RunClocks,
+    ice: IceOptions,
+    autoLoopback: boolean,
+    send: SendSide,
+  ) {
+    this.opts = opts;
+    this.clocks = clocks;
+    this.ice = ice;
+    this.autoLoopback = autoLoopback;
+    this.send = send;
+  }
+
+  /** The clocks start and the publisher (when the scenario has `whip`) connects and starts streaming. */
+  static async open(opts: RunOptions): Promise<CapacitySession> {
+    const clocks = startClocks();
+    const s = opts.scenario;
+    const { ice, autoLoopback } = iceFor([s.whip, s.whep], s, opts.log);
+    const send = await connectPublisher(opts, clocks.anchor, ice);
+    const session = new CapacitySession(opts, clocks, ice, autoLoopback, send);
+    if (send.publisher && !send.publisherFailed) {
+      session.streaming = send.publisher.stream(session.stopPublisher.signal);
+    }
+    return session;
+  }
+
+  /** The publisher was asked for and did not connect: no step can run. */
+  get publisherFailed(): boolean {
+    return this.send.publisherFailed;
+  }
+
+  /** Runs one step of `s` (a stepScenario) to its end (or the interrupt) and returns its report input. */
+  async step(s: Scenario, interrupt: AbortSignal): Promise<StepRun> {
+    const startMonoNs = monoNs();
+    const startedAtUnixNs = wallNowUnixNs(this.clocks.anchor);
+    const clocks: RunClocks = { ...this.clocks, resources: new ResourceWatch(startMonoNs) };
+    const opts: RunOptions = { ...this.opts, scenario: s, interrupt };
+    const mainThread = new ThreadProfile();
+    const udpStart = udpReceiveErrors();
+    const empty = { schedule: null, t0MonoNs: 0, records: [], profiles: [], timeline: [] };
+    const phase = this.send.publisherFailed
+      ? empty
+      : await runViewers(opts, clocks, this.ice, this.send, null);
+    const mainFigures = mainThread.finish();
+    const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
+    const endMonoNs = monoNs();
+    clocks.observeStep();
+    const pub = this.send.publisher?.result;
+    const input = reportInput({
+      command: "run",
+      interrupted: interrupt.aborted,
+      scenario: s,
+      workers: this.opts.engine.workers,
+      ceiling: this.opts.ceiling,
+      startedAtUnixNs,
+      finishedAtUnixNs: wallNowUnixNs(this.clocks.anchor),
+      publishing: this.send.publishing,
+      publisherFailed: this.send.publisherFailed,
+      // the publisher's figures so far: it streams across the steps
+      publisher: pub ? { ...pub } : null,
+      clock: clockBlock(this.send.publishing, null, clocks),
+      sendLog: this.send.sendLog,
+      identity: this.send.identity,
+      duplicateFrames: this.send.duplicateFrames,
+      ...phase,
+      autoLoopback: this.autoLoopback,
+      mainThread: mainFigures,
+      udp,
+      resources: clocks.resources.finish(endMonoNs),
+    });
+    return { input, startMonoNs, t0MonoNs: phase.t0MonoNs, endMonoNs };
+  }
+
+  /** Stops the publisher. */
+  async close(): Promise<void> {
+    this.stopPublisher.abort();
+    if (this.streaming) await this.streaming.catch(() => {});
+  }
+}

@@ -1,0 +1,294 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { capacityToHtml } from "../../src/core/capacity/html.ts";
+import { capacityToMarkdown } from "../../src/core/capacity/markdown.ts";
+import { capacityMethod } from "../../src/core/capacity/method.ts";
+import { parseCapacity } from "../../src/core/capacity/parse.ts";
+import { CapacitySearch, capacityExitCode } from "../../src/core/capacity/search.ts";
+import { judgeStep, stepFigures } from "../../src/core/capacity/step.ts";
+import {
+  CAPACITY_DEFAULTS,
+  type CapacityReport,
+  type CapacitySpec,
+  type CapacityStep,
+  type StepOutcome,
+} from "../../src/core/capacity/types.ts";
+import { buildReport } from "../../src/core/report/build.ts";
+import type { Report } from "../../src/core/report/types.ts";
+import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { applyThresholds, evaluateThresholds } from "../../src/core/thresholds/evaluate.ts";
+import { parseThresholds } from "../../src/core/thresholds/parse.ts";
+import { healthyViewers, makeInput } from "./report-fixtures.ts";
+import { thrown } from "./thrown.ts";
+
+describe("the capacity key", () => {
+  test("defaults apply to keys not given", () => {
+    assert.deepEqual(parseCapacity({}), CAPACITY_DEFAULTS);
+    assert.deepEqual(parseCapacity({ start: 20, growth: 1.5 }), {
+      ...CAPACITY_DEFAULTS,
+      start: 20,
+      growth: 1.5,
+    });
+  });
+
+  test("every mistake names its key", () => {
+    assert.match(
+      thrown(() => parseCapacity({ strat: 10 })),
+      /capacity: unknown key "strat"/,
+    );
+    assert.match(
+      thrown(() => parseCapacity({ growth: 1 })),
+      /^capacity\.growth: must be above 1/,
+    );
+    assert.match(
+      thrown(() => parseCapacity({ start: 0 })),
+      /^capacity\.start: /,
+    );
+    assert.match(
+      thrown(() => parseCapacity({ start: 2.5 })),
+      /^capacity\.start: /,
+    );
+    assert.match(
+      thrown(() => parseCapacity({ resolution: "5" })),
+      /^capacity\.resolution: want a number/,
+    );
+    assert.match(
+      thrown(() => parseCapacity({ start: 50, max: 40 })),
+      /^capacity\.max: must be at least capacity\.start/,
+    );
+    assert.match(
+      thrown(() => parseCapacity({ stepSeconds: 5, settleSeconds: 5 })),
+      /^capacity\.settleSeconds: /,
+    );
+    assert.match(
+      thrown(() => parseCapacity([])),
+      /^capacity: want an object/,
+    );
+  });
+
+  test("a scenario carries it; a bad one is a scenario error naming the key", () => {
+    const base = '"whep":"http://127.0.0.1:1/x/whep","viewers":1,"holdSeconds":1';
+    const s = parseScenario(`{${base},"capacity":{"start":5,"max":80}}`);
+    assert.equal(s.capacity?.start, 5);
+    assert.equal(s.capacity?.max, 80);
+    assert.equal(parseScenario(`{${base}}`).capacity, undefined);
+    assert.match(
+      thrown(() => parseScenario(`{${base},"capacity":{"growth":0.5}}`)),
+      /^scenario: capacity\.growth: /,
+    );
+  });
+});
+
+/** Runs a search against a server whose knee is `knee` (pass at ≤ knee viewers), and a client near its ceiling at exactly `clientAt` viewers. */
+function simulate(spec: CapacitySpec, knee: number, clientAt = Number.POSITIVE_INFINITY) {
+  const search = new CapacitySearch(spec);
+  const asked: number[] = [];
+  for (let n = search.next(); n !== null; n = search.next()) {
+    asked.push(n);
+    assert.ok(asked.length < 100, "the search ends");
+    const outcome: StepOutcome =
+      n === clientAt
+        ? { kind: "client", evidence: ["worker 0: receive lag p99 9 ms ≥ 5 ms"] }
+        : n <= knee
+          ? { kind: "pass" }
+          : { kind: "fail", failed: ["loss"] };
+    search.record(n, outcome);
+  }
+  return { asked, result: search.result(12.5) };
+}
+
+describe("the capacity search", () => {
+  const spec: CapacitySpec = { ...CAPACITY_DEFAULTS, start: 10, max: 2000, growth: 2, resolution: 5 };
+
+  test("it brackets every knee to within the resolution, the knee being the last passing count", () => {
+    for (let knee = 10; knee <= 700; knee += 7) {
+      const { asked, result } = simulate(spec, knee);
+      assert.equal(result.limitedBy, "threshold:loss", `knee ${knee}`);
+      const max = result.maxViewers ?? -1;
+      const fail = result.firstFailingViewers ?? -1;
+      assert.ok(max <= knee && fail > knee, `knee ${knee}: ${max}..${fail}`);
+      assert.ok(fail - max <= spec.resolution, `knee ${knee}: ${max}..${fail}`);
+      assert.equal(result.steps, asked.length);
+      assert.ok(asked.every((n) => n >= spec.start && n <= spec.max));
+      assert.equal(capacityExitCode(result), 0);
+    }
+  });
+
+  test("the relay's knee of 40 from start 10, growth 2: 10, 20, 40 pass, 80 fails, then bisection", () => {
+    const { asked, result } = simulate(spec, 40);
+    assert.deepEqual(asked, [10, 20, 40, 80, 60, 50, 45]);
+    assert.equal(result.maxViewers, 40);
+    assert.equal(result.firstFailingViewers, 45);
+    assert.equal(result.linearSweepSteps, 8);
+    assert.match(result.summary, /^40 viewers hold the thresholds; 45 fail loss$/);
+  });
+
+  test("a start that fails gives no knee and exit 99", () => {
+    const { asked, result } = simulate(spec, 5);
+    assert.deepEqual(asked, [10]);
+    assert.equal(result.maxViewers, undefined);
+    assert.equal(result.firstFailingViewers, 10);
+    assert.equal(result.limitedBy, "threshold:loss");
+    assert.equal(capacityExitCode(result), 99);
+  });
+
+  test("passing all the way stops at max (never above it), exit 0", () => {
+    const { asked, result } = simulate({ ...spec, max: 100 }, 10_000);
+    assert.deepEqual(asked, [10, 20, 40, 80, 100]);
+    assert.equal(result.limitedBy, "max");
+    assert.equal(result.maxViewers, 100);
+    assert.equal(capacityExitCode(result), 0);
+  });
+
+  test("a client-bound step stops the search with no knee, even after a failing step, exit 3", () => {
+    const grow = simulate(spec, 10_000, 80);
+    assert.deepEqual(grow.asked, [10, 20, 40, 80]);
+    assert.equal(grow.result.limitedBy, "client");
+    assert.equal(grow.result.clientBoundAt, 80);
+    assert.equal(grow.result.maxViewers, 40, "the last passing count is kept as what was shown");
+    assert.match(grow.result.summary, /^client-bound at 80 viewers: add worker threads or hosts/);
+    assert.equal(capacityExitCode(grow.result), 3);
+    const bisect = simulate(spec, 40, 60);
+    assert.deepEqual(bisect.asked, [10, 20, 40, 80, 60]);
+    assert.equal(bisect.result.limitedBy, "client");
+    assert.equal(capacityExitCode(bisect.result), 3);
+  });
+
+  test("a step with no verdict stops it, exit 3", () => {
+    const search = new CapacitySearch(spec);
+    search.record(search.next() ?? 0, { kind: "no-verdict", reason: "interrupted" });
+    assert.equal(search.next(), null);
+    const r = search.result(1);
+    assert.equal(r.limitedBy, "no-verdict");
+    assert.equal(r.reason, "interrupted");
+    assert.equal(capacityExitCode(r), 3);
+  });
+});
+
+function judged(lossLimit: string): Report {
+  const base = buildReport(makeInput(healthyViewers(4)));
+  return applyThresholds(
+    base,
+    evaluateThresholds(base, parseThresholds({ loss: lossLimit, "oneWayDelay.p99": "< 1s" }), null),
+  );
+}
+
+describe("a step judged from its own report", () => {
+  test("pass, fail naming the figure, interrupted", () => {
+    assert.deepEqual(judgeStep(judged("< 1%"), false), { kind: "pass" });
+    assert.deepEqual(judgeStep(judged("< 0%"), false), { kind: "fail", failed: ["loss"] });
+    assert.deepEqual(judgeStep(judged("< 1%"), true), { kind: "no-verdict", reason: "interrupted" });
+  });
+
+  test("a client near its ceiling is never a server verdict, whatever the thresholds say", () => {
+    const r = judged("< 0%");
+    const near = {
+      ...r,
+      client: {
+        ...r.client,
+        ceiling: {
+          nearCeiling: true,
+          thresholds: { eventLoopUtilisation: 0.9, eventLoopDelayP99Ms: 20 },
+          evidence: ["worker 0: x"],
+        },
+      },
+    };
+    assert.deepEqual(judgeStep(near as Report, false), { kind: "client", evidence: ["worker 0: x"] });
+  });
+
+  test("an invalid report is no verdict", () => {
+    const r = judged("< 1%");
+    const invalid = {
+      ...r,
+      aggregate: { ...r.aggregate, valid: false, verdict: "no verdict: 0 of 4 viewers joined" },
+    };
+    assert.deepEqual(judgeStep(invalid, false), {
+      kind: "no-verdict",
+      reason: "no verdict: 0 of 4 viewers joined",
+    });
+  });
+
+  test("the headline figures come from the report; a missing one is absent, not 0", () => {
+    const f = stepFigures(judged("< 1%"));
+    assert.equal(f.joined, 4);
+    assert.equal(f.lossPercent, 0);
+    assert.ok((f.oneWayDelayP99Ms ?? 0) > 0);
+    assert.equal("receiveLagP99Ms" in f, false);
+  });
+});
+
+function step(
+  index: number,
+  viewers: number,
+  outcome: CapacityStep["outcome"],
+  loss: number,
+  cpu?: number,
+): CapacityStep {
+  return {
+    index,
+    viewers,
+    window: { startS: index * 10, measuredFromS: index * 10 + 4, endS: index * 10 + 9 },
+    outcome,
+    verdict: "valid",
+    thresholds: [{ figure: "loss", condition: "< 1%", unit: "%", observed: loss, pass: loss < 1 }],
+    figures: { joined: viewers, failed: 0, lossPercent: loss, oneWayDelayP50Ms: 3, oneWayDelayP99Ms: 9 },
+    ...(cpu !== undefined
+      ? { server: { cpuCores: { mean: cpu, max: cpu + 0.1 }, rssMiB: { unavailable: "process 7 exited" } } }
+      : {}),
+  };
+}
+
+function sample(): CapacityReport {
+  const spec = { ...CAPACITY_DEFAULTS, stepSeconds: 6, settleSeconds: 2 };
+  const search = new CapacitySearch(spec);
+  const steps = [
+    step(1, 10, "pass", 0, 0.2),
+    step(2, 20, "pass", 0, 0.4),
+    step(3, 40, "pass", 0, 0.8),
+    step(4, 80, "fail", 5, 1.6),
+    step(5, 60, "fail", 5, 1.2),
+    step(6, 50, "fail", 5, 1),
+    step(7, 45, "fail", 5, 0.9),
+  ];
+  for (const s of steps)
+    search.record(s.viewers, s.outcome === "pass" ? { kind: "pass" } : { kind: "fail", failed: ["loss"] });
+  return {
+    schema: "whipbench.capacity/v0",
+    whipbenchVersion: "v0.0.0",
+    startedAt: "2026-12-01T00:00:00Z",
+    finishedAt: "2026-12-01T00:01:10Z",
+    scenario: { name: "demo <b>", rampSeconds: 2, workers: 1 },
+    capacity: spec,
+    thresholds: [{ figure: "loss", condition: "< 1%", value: 1, unit: "%" }],
+    serverWatch: { pid: 7 },
+    result: search.result(70),
+    steps,
+    method: capacityMethod(spec),
+  };
+}
+
+describe("the capacity report's pages", () => {
+  test("Markdown: result, cost beside a linear sweep, every step with the server's resources", () => {
+    const md = capacityToMarkdown(sample());
+    assert.match(md, /\*\*40 viewers hold the thresholds; 45 fail loss\*\*/);
+    assert.match(md, /\| limited by \| `threshold:loss` \|/);
+    assert.match(md, /\| steps \| 7 \(a linear sweep in steps of 5 from 10: 8\) \|/);
+    assert.match(md, /\| 4 \| 80 \| fail \| 80\/80 \| 3\.0 \/ 9\.0 \| 5\.000 \|/);
+    assert.match(md, /\| 1\.60 \(max 1\.70\) \| unavailable: process 7 exited \| loss \|/);
+    assert.equal(md.split("\n").filter((l) => /^\| \d+ \| \d+ \|/.test(l)).length, 7);
+  });
+
+  test("HTML: self-contained, one chart per threshold and headline, the threshold line and the knee", () => {
+    const html = capacityToHtml(sample());
+    assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
+    assert.doesNotMatch(html, /<script/);
+    assert.doesNotMatch(html, /demo <b>/, "the name is escaped");
+    const svgs = html.match(/<svg /g) ?? [];
+    // loss threshold, delay p99, loss, server CPU
+    assert.equal(svgs.length, 4);
+    assert.equal((html.match(/class="threshold"/g) ?? []).length, 1);
+    assert.equal((html.match(/class="knee"/g) ?? []).length, 4);
+    assert.match(html, /knee 40/);
+    assert.equal((html.match(/class="step fail"/g) ?? []).length, 4 * 4);
+  });
+});
