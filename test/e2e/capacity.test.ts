@@ -1,0 +1,147 @@
+// `whipbench capacity` end to end (docs/definitions.md#capacity): the search against the built-in
+// relay's deterministic knee (`relay --capacity 40`: past 40 viewers every leg loses 1 packet in
+// 20), and a client whose ceiling budget is made tiny, which must end the search as client-bound
+// instead of reporting a knee.
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { CapacityReport } from "../../src/core/capacity/types.ts";
+import { capacityCommand } from "../../src/main/capacity/cmd-capacity.ts";
+import { Relay } from "../../src/main/relay/relay.ts";
+import { cli, freePort, listDir, startCli, tempDir } from "./cli-harness.ts";
+
+function scenario(base: string, capacity: Record<string, number>, thresholds: Record<string, string>) {
+  return {
+    name: "capacity-e2e",
+    whip: `${base}/s/whip`,
+    whep: `${base}/s/whep`,
+    viewers: 1,
+    rampSeconds: 2,
+    holdSeconds: 1,
+    warmupSeconds: 0.5,
+    loopbackOnly: true,
+    thresholds,
+    capacity,
+  };
+}
+
+function readCapacity(dir: string): { report: CapacityReport; files: string[] } {
+  const files = listDir(dir);
+  const json = files.find((f) => f.startsWith("whipbench-capacity-") && f.endsWith(".json"));
+  assert.ok(json, `a capacity report in ${files.join(", ")}`);
+  return { report: JSON.parse(readFileSync(join(dir, json), "utf8")) as CapacityReport, files };
+}
+
+test("against relay --capacity 40 with loss < 1 %: the knee is within the resolution below 40, limited by loss", async () => {
+  const port = await freePort();
+  const relay = startCli(["relay", "--listen", `127.0.0.1:${port}`, "--capacity", "40"], {
+    timeoutMs: 240_000,
+  });
+  const tmp = tempDir("capacity");
+  try {
+    await relay.waitForStderr(/listening|relay/i);
+    const file = join(tmp.dir, "scenario.json");
+    const resolution = 5;
+    const spec = { start: 30, max: 80, growth: 1.5, resolution, stepSeconds: 4, settleSeconds: 2 };
+    writeFileSync(file, JSON.stringify(scenario(`http://127.0.0.1:${port}`, spec, { loss: "< 1%" })));
+    const out = join(tmp.dir, "out");
+    const r = await cli(["capacity", file, "--out", out, "--workers", "1", "--quiet"], {
+      timeoutMs: 200_000,
+    });
+    const { report, files } = readCapacity(out);
+    const res = report.result;
+    assert.equal(r.code, 0, `${res.summary}\n${r.stderr}`);
+    assert.equal(res.limitedBy, "threshold:loss");
+    const max = res.maxViewers ?? -1;
+    assert.ok(max <= 40 && max > 40 - resolution, `maxViewers ${max}`);
+    assert.ok((res.firstFailingViewers ?? 0) > 40 && (res.firstFailingViewers ?? 0) - max <= resolution);
+    assert.equal(report.schema, "whipbench.capacity/v0");
+    assert.equal(res.steps, report.steps.length);
+    // each step: its own report, its own loss; past the knee the relay's 1 in 20
+    for (const s of report.steps) {
+      assert.equal(s.figures.joined, s.viewers, `step ${s.index}: every viewer joined`);
+      const loss = s.figures.lossPercent ?? -1;
+      if (s.viewers <= 40) assert.equal(s.outcome, "pass", `step ${s.index} at ${s.viewers}: ${s.verdict}`);
+      if (s.viewers <= 40) assert.ok(loss < 1, `step ${s.index}: loss ${loss}`);
+      else assert.ok(loss > 3 && loss < 7, `step ${s.index} at ${s.viewers}: loss ${loss}`);
+      const stepReport = JSON.parse(readFileSync(join(out, s.report ?? ""), "utf8")) as {
+        scenario: { viewers: number };
+      };
+      assert.equal(stepReport.scenario.viewers, s.viewers);
+      assert.ok(s.window.measuredFromS > s.window.startS && s.window.endS > s.window.measuredFromS);
+    }
+    assert.ok(files.some((f) => f.endsWith(".md")) && files.some((f) => f.endsWith(".html")));
+    assert.match(r.stdout, /viewers hold the thresholds; \d+ fail loss/);
+  } finally {
+    relay.child.kill("SIGTERM");
+    await relay.done;
+    tmp.remove();
+  }
+});
+
+test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", async () => {
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  const base = await relay.listen();
+  const tmp = tempDir("capacity-client");
+  try {
+    const file = join(tmp.dir, "scenario.json");
+    const spec = { start: 2, max: 40, growth: 2, resolution: 1, stepSeconds: 2, settleSeconds: 0.5 };
+    writeFileSync(file, JSON.stringify({ ...scenario(base, spec, { loss: "< 1%" }), rampSeconds: 0.5 }));
+    const lines: string[] = [];
+    const code = await capacityCommand(
+      file,
+      { out: tmp.dir, workers: 0, quiet: true },
+      {
+        ceiling: {
+          eventLoopUtilisation: 0.0001,
+          eventLoopDelayP99Ms: 0.0001,
+          receiveLagFloorMs: 0.0001,
+          receiveLagShareOfDelay: 0,
+        },
+        stdout: (l) => lines.push(l),
+      },
+    );
+    const { report } = readCapacity(tmp.dir);
+    assert.equal(code, 3);
+    assert.equal(report.result.limitedBy, "client");
+    assert.equal(report.result.clientBoundAt, 2);
+    assert.equal(report.steps.length, 1);
+    assert.equal(report.steps[0]?.outcome, "client");
+    assert.ok((report.result.clientEvidence ?? []).length > 0);
+    assert.equal(report.result.maxViewers, undefined);
+    assert.match(lines[0] ?? "", /^client-bound at 2 viewers: add worker threads or hosts/);
+    assert.match(
+      readFileSync(join(tmp.dir, listDir(tmp.dir).find((f) => f.endsWith(".html")) ?? ""), "utf8"),
+      /limited by <code>client<\/code>/,
+    );
+  } finally {
+    await relay.close();
+    tmp.remove();
+  }
+});
+
+test("bad input: no thresholds, or a bad capacity key, exits 2 naming it", async () => {
+  const tmp = tempDir("capacity-bad");
+  try {
+    const noThresholds = join(tmp.dir, "a.json");
+    writeFileSync(
+      noThresholds,
+      JSON.stringify({ whep: "http://127.0.0.1:9/x/whep", viewers: 1, holdSeconds: 1 }),
+    );
+    const a = await cli(["capacity", noThresholds, "--out", tmp.dir]);
+    assert.equal(a.code, 2);
+    assert.match(a.stderr, /thresholds: the scenario has none/);
+    const badKey = join(tmp.dir, "b.json");
+    writeFileSync(
+      badKey,
+      JSON.stringify({ ...scenario("http://127.0.0.1:9", { growth: 1 }, { loss: "< 1%" }) }),
+    );
+    const b = await cli(["capacity", badKey, "--out", tmp.dir]);
+    assert.equal(b.code, 2);
+    assert.match(b.stderr, /capacity\.growth: must be above 1/);
+    assert.equal(listDir(tmp.dir).filter((f) => f.startsWith("whipbench-")).length, 0, "nothing written");
+  } finally {
+    tmp.remove();
+  }
+});
