@@ -310,6 +310,8 @@ function checkReports(ms: readonly Manifest[], p: Parts, problems: string[]): vo
     (m) => m.kind === "Pod" && m.spec?.volumes?.some((v) => v.persistentVolumeClaim?.claimName === claim),
   );
   if (reader === undefined) problems.push(`no reader pod mounts the claim ${claim}`);
+  else if (reader.spec?.containers?.[0]?.image !== p.coord.image)
+    problems.push(`the reader pod's image is not the coordinator's ${p.coord.image}`);
 }
 
 function checkManifests(ms: readonly Manifest[]): string[] {
@@ -473,6 +475,11 @@ const BREAKAGES: ReadonlyArray<readonly [string, (ms: Manifest[], p: Parts) => v
     "reports",
     (ms) => byKind(ms, "Pod").spec?.volumes?.pop(),
     /no reader pod mounts the claim whipbench-reports/,
+  ],
+  [
+    "reader image",
+    (ms) => Object.assign(byKind(ms, "Pod").spec?.containers?.[0] ?? {}, { image: "busybox" }),
+    /reader pod's image is not/,
   ],
 ];
 
