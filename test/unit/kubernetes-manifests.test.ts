@@ -95,8 +95,11 @@ function portOf(addr: string | undefined): number {
 function quantity(q: string | undefined): number {
   const m = /^(\d+(?:\.\d+)?)(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q ?? "");
   if (m === null) return Number.NaN;
-  const unit: Record<string, number> = { m: 1e-3, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
-  Object.assign(unit, { k: 1e3, M: 1e6, G: 1e9, T: 1e12 });
+  const unit: Record<string, number> = {
+    m: 1e-3,
+    ...{ Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 },
+    ...{ k: 1e3, M: 1e6, G: 1e9, T: 1e12 },
+  };
   return Number(m[1]) * (m[2] === undefined ? 1 : (unit[m[2]] ?? Number.NaN));
 }
 
