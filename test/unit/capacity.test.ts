@@ -272,7 +272,7 @@ describe("the capacity report's pages", () => {
     const md = capacityToMarkdown(sample());
     assert.match(md, /\*\*40 viewers hold the thresholds; 45 fail loss\*\*/);
     assert.match(md, /\| limited by \| `threshold:loss` \|/);
-    assert.match(md, /\| steps \| 7 \(a linear sweep in steps of 5 from 10: 8\) \|/);
+    assert.match(md, /\| steps \| 7 \(a linear sweep in steps of 5 from 10: 8 steps, about 80 s\) \|/);
     assert.match(md, /\| 4 \| 80 \| fail \| 80\/80 \| 3\.0 \/ 9\.0 \| 5\.000 \|/);
     assert.match(md, /\| 1\.60 \(max 1\.70\) \| unavailable: process 7 exited \| loss \|/);
     assert.equal(md.split("\n").filter((l) => /^\| \d+ \| \d+ \|/.test(l)).length, 7);

@@ -75,6 +75,14 @@ function seriesLines(r: CapacityReport): string[] {
   return out;
 }
 
+/** " (a linear sweep …: 8 steps, about 80 s)": the same bracket found by a sweep, at this search's mean step time. */
+function sweepText(r: CapacityReport): string {
+  const res = r.result;
+  if (res.linearSweepSteps === undefined || res.steps === 0) return "";
+  const perStep = res.wallSeconds / res.steps;
+  return ` (a linear sweep in steps of ${r.capacity.resolution} from ${r.capacity.start}: ${res.linearSweepSteps} steps, about ${fmtFixed(perStep * res.linearSweepSteps, 0)} s)`;
+}
+
 export function capacityToMarkdown(r: CapacityReport): string {
   const res = r.result;
   const c = r.capacity;
@@ -88,7 +96,7 @@ export function capacityToMarkdown(r: CapacityReport): string {
     `| limited by | \`${res.limitedBy}\` |`,
     `| max viewers | ${res.maxViewers ?? NA} |`,
     `| first failing viewers | ${res.firstFailingViewers ?? NA} |`,
-    `| steps | ${res.steps}${res.linearSweepSteps !== undefined ? ` (a linear sweep in steps of ${c.resolution} from ${c.start}: ${res.linearSweepSteps})` : ""} |`,
+    `| steps | ${res.steps}${sweepText(r)} |`,
     `| wall time | ${fmtFixed(res.wallSeconds, 0)} s |`,
     `| search | start ${c.start}, max ${c.max}, growth ${c.growth}, resolution ${c.resolution}, step ${c.stepSeconds} s, settle ${c.settleSeconds} s |`,
     `| started | ${r.startedAt} |`,
