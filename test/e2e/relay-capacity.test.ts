@@ -69,3 +69,11 @@ test("relay --capacity 3: 5 viewers lose 1 packet in 20 unrepaired, then 3 viewe
     await relay.done;
   }
 });
+
+test("relay --capacity takes a positive integer: anything else exits 2 naming the flag", async () => {
+  for (const bad of ["0", "-3", "2.5", "many"]) {
+    const r = await cli(["relay", "--listen", "127.0.0.1:1", "--capacity", bad]);
+    assert.equal(r.code, 2, `--capacity ${bad}: exit ${r.code}`);
+    assert.match(r.stderr, /^whipbench relay: --capacity: want an integer/);
+  }
+});
