@@ -195,6 +195,11 @@ function addRelay(p: Command, setCode: SetCode): void {
       "lose every n-th packet per viewer (a NACK repairs it)",
       intFlag("--lose-every", 2, 1e9),
     )
+    .option(
+      "--capacity <n>",
+      "with more than n viewers connected, every viewer loses every 20th packet (unrecoverable)",
+      intFlag("--capacity", 1, 1_000_000),
+    )
     .option("--clear-marker", "forward with the marker bit cleared")
     .option("--strip-extensions", "forward with no RTP header extension")
     .option("--counter-offer", "answer WHEP with 406 and the relay's own offer (viewer PATCHes its answer)")

@@ -10,6 +10,7 @@ export interface RelayFlags {
   maxViewers?: number;
   dropEvery?: number;
   loseEvery?: number;
+  capacity?: number;
   clearMarker?: boolean;
   stripExtensions?: boolean;
   counterOffer?: boolean;
@@ -29,6 +30,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   if (flags.maxViewers) opts.maxViewers = flags.maxViewers;
   if (flags.dropEvery) opts.dropEvery = flags.dropEvery;
   if (flags.loseEvery) opts.loseEvery = flags.loseEvery;
+  if (flags.capacity) opts.capacity = flags.capacity;
   if (flags.clearMarker) opts.clearMarker = true;
   if (flags.stripExtensions) opts.stripExtensions = true;
   if (flags.counterOffer) opts.counterOffer = true;

@@ -5,6 +5,7 @@
 import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
+import { type CapacityGate, capacityDrop } from "./capacity.ts";
 import { Burst, WrapShift } from "./conformance.ts";
 import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
@@ -21,7 +22,13 @@ export interface Stream {
   wrap?: WrapShift;
 }
 
-export function forward(stream: Stream, rtp: RtpPacket, abs: unknown, opts: RelayOptions): void {
+export function forward(
+  stream: Stream,
+  rtp: RtpPacket,
+  abs: unknown,
+  opts: RelayOptions,
+  gate: CapacityGate | null = null,
+): void {
   const absPayload = !opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
   let seq = rtp.header.sequenceNumber;
   let ts = rtp.header.timestamp;
@@ -43,6 +50,7 @@ export function forward(stream: Stream, rtp: RtpPacket, abs: unknown, opts: Rela
   }
   const marker = opts.clearMarker ? false : rtp.header.marker;
   const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
+  const over = gate?.over() === true;
   for (const leg of stream.legs) {
     if (!leg.sending || leg.forwarded >= limit) continue;
     leg.forwarded++;
@@ -53,6 +61,7 @@ export function forward(stream: Stream, rtp: RtpPacket, abs: unknown, opts: Rela
       leg.cuts?.see(ts, drop);
       if (drop) continue;
     }
+    if (over && capacityDrop(leg)) continue;
     const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
     for (const p of out) {
       const header = new RtpHeader({

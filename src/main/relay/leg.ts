@@ -15,6 +15,8 @@ export interface Leg {
   fault?: LegFaultState;
   /** what DropEvery cut from this leg (set when the relay drops) */
   cuts?: FrameCuts;
+  /** packets offered to this leg while the relay was over its --capacity (capacity.ts) */
+  overCapacity?: number;
 }
 
 type SendRtp = (payload: Buffer, header: { sequenceNumber: number }) => Promise<number>;

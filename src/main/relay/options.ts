@@ -12,6 +12,8 @@ export interface RelayOptions {
   token?: string | undefined;
   /** refuse WHEP attempts past this many with 503 (0 = no limit) */
   maxViewers?: number;
+  /** over this many viewer legs, every leg drops every 20th packet unrecoverably (capacity.ts) */
+  capacity?: number;
   /** drop every n-th packet per leg before the leg's NACK responder sees it (unrecoverable) */
   dropEvery?: number;
   /** lose every n-th packet per leg beneath the NACK responder (a NACK repairs it) */

@@ -16,6 +16,7 @@ import {
 } from "../../net/rtc.ts";
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
 import { faultyAnswer } from "./answer-fault.ts";
+import { CapacityGate } from "./capacity.ts";
 import { forward, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
@@ -39,9 +40,11 @@ export class Relay {
   readonly whepPostsMonoNs: number[] = [];
   /** DELETEs of a session this relay had created (tests check that every session got its DELETE) */
   deletes = 0;
+  private readonly gate: CapacityGate | null;
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
+    this.gate = opts.capacity ? new CapacityGate(opts.capacity, this.streams) : null;
   }
 
   async listen(hostName = "127.0.0.1", port = 0): Promise<string> {
@@ -182,7 +185,7 @@ export class Relay {
           stream.ready = true;
           for (const w of stream.readyWaiters.splice(0)) w();
         }
-        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts);
+        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate);
       });
     });
   }
