@@ -91,7 +91,8 @@ test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", asy
     const lines: string[] = [];
     const code = await capacityCommand(
       file,
-      { out: tmp.dir, workers: 0, quiet: true },
+      // the server watch on this very process (it runs the relay): CPU and RSS beside the step
+      { out: tmp.dir, workers: 0, quiet: true, serverPid: process.pid },
       {
         ceiling: {
           eventLoopUtilisation: 0.0001,
@@ -110,6 +111,14 @@ test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", asy
     assert.equal(report.steps[0]?.outcome, "client");
     assert.ok((report.result.clientEvidence ?? []).length > 0);
     assert.equal(report.result.maxViewers, undefined);
+    assert.deepEqual(report.serverWatch, { pid: process.pid });
+    const server = report.steps[0]?.server;
+    assert.ok(
+      server?.cpuCores && "mean" in server.cpuCores && server.cpuCores.mean > 0,
+      JSON.stringify(server),
+    );
+    assert.ok(server?.rssMiB && "max" in server.rssMiB && server.rssMiB.max > 10);
+    assert.equal(server?.series, undefined, "no endpoint was asked for");
     assert.match(lines[0] ?? "", /^client-bound at 2 viewers: add worker threads or hosts/);
     assert.match(
       readFileSync(join(tmp.dir, listDir(tmp.dir).find((f) => f.endsWith(".html")) ?? ""), "utf8"),
@@ -140,6 +149,14 @@ test("bad input: no thresholds, or a bad capacity key, exits 2 naming it", async
     const b = await cli(["capacity", badKey, "--out", tmp.dir]);
     assert.equal(b.code, 2);
     assert.match(b.stderr, /capacity\.growth: must be above 1/);
+    const good = join(tmp.dir, "c.json");
+    writeFileSync(good, JSON.stringify(scenario("http://127.0.0.1:9", {}, { loss: "< 1%" })));
+    const c = await cli(["capacity", good, "--out", tmp.dir, "--server-series", "janus_sessions"]);
+    assert.equal(c.code, 2);
+    assert.match(c.stderr, /--server-series: needs --server-metrics/);
+    const d = await cli(["capacity", good, "--out", tmp.dir, "--server-pid", "0"]);
+    assert.equal(d.code, 2);
+    assert.match(d.stderr, /--server-pid: /);
     assert.equal(listDir(tmp.dir).filter((f) => f.startsWith("whipbench-")).length, 0, "nothing written");
   } finally {
     tmp.remove();

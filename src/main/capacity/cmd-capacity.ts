@@ -9,6 +9,7 @@ import { capacityExitCode } from "../../core/capacity/search.ts";
 import { CAPACITY_DEFAULTS, type CapacityReport } from "../../core/capacity/types.ts";
 import { takeWallAnchor, wallNowUnixNs } from "../../core/clock/clock.ts";
 import { fileStamp, rfc3339Nano } from "../../core/go-compat/fmt.ts";
+import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { sanitiseName } from "../../core/report/headline.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
@@ -18,10 +19,12 @@ import { EXIT_ERROR, withInterrupt } from "../cli/execute.ts";
 import { bearerFrom, UsageError } from "../cli/flags.ts";
 import { version } from "../cli/version.ts";
 import { stderrLogger } from "../observe/log.ts";
+import { ServerWatch, type ServerWatchOptions } from "../observe/server-watch.ts";
+import { type ServerWatchFlags, serverWatchOptions } from "../observe/server-watch-flags.ts";
 import { prepareOutputDir, writeAtomic, writeErrorText } from "../output/write-report.ts";
 import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 
-export interface CapacityFlags {
+export interface CapacityFlags extends ServerWatchFlags {
   out: string;
   workers?: number;
   receivePath?: "werift" | "lean";
@@ -63,6 +66,7 @@ export async function capacityCommand(
   }
   const spec = s.capacity ?? CAPACITY_DEFAULTS;
   const bearer = bearerFrom(s.bearerEnv, "capacity");
+  const watchOpts = serverWatchOptions(flags);
   try {
     await prepareOutputDir(flags.out);
   } catch (err) {
@@ -74,6 +78,7 @@ export async function capacityCommand(
   const name = sanitiseName(s.name ?? "");
   const stem = `whipbench-capacity-${fileStamp(startedAt)}${name === "" ? "" : `-${name}`}`;
   const engine = engineFor(s, { out: flags.out, quiet: true }, log);
+  const server = extras.server ?? (watchOpts ? await startServerWatch(watchOpts) : undefined);
   log.line(
     `capacity search: start ${spec.start}, max ${spec.max}, growth ${spec.growth}, resolution ${spec.resolution}`,
   );
@@ -88,11 +93,11 @@ export async function capacityCommand(
         log,
         interrupt,
         stepDir: { path: join(flags.out, `${stem}-steps`), relative: `${stem}-steps` },
-        server: extras.server?.sampler,
+        server: server?.sampler,
         ...(extras.ceiling ? { ceiling: extras.ceiling } : {}),
       });
     } finally {
-      await extras.server?.stop();
+      await server?.stop();
     }
     const report: CapacityReport = {
       schema: "whipbench.capacity/v0",
@@ -113,7 +118,7 @@ export async function capacityCommand(
         value: t.condition.value,
         unit: FIGURES.get(t.figure)?.unit ?? "",
       })),
-      ...(extras.server ? { serverWatch: extras.server.describe } : {}),
+      ...(server ? { serverWatch: server.describe } : {}),
       result: ran.search.result(ran.wallSeconds),
       steps: ran.steps,
       method: capacityMethod(spec),
@@ -126,6 +131,27 @@ export async function capacityCommand(
     if (flags.json) out(JSON.stringify(report));
     return capacityExitCode(report.result);
   });
+}
+
+/** The server watch the flags ask for, as the search reads it: only the watched figures per step. */
+async function startServerWatch(o: ServerWatchOptions): Promise<NonNullable<CapacityExtras["server"]>> {
+  const watch = await ServerWatch.start(o);
+  return {
+    sampler: {
+      window(from, to) {
+        const w = watch.window(from, to);
+        return {
+          ...(o.pid !== undefined ? { cpuCores: w.cpuCores, rssMiB: w.rssMiB } : {}),
+          ...(o.metricsUrl !== undefined ? { series: w.series } : {}),
+        };
+      },
+    },
+    describe: {
+      ...(o.pid !== undefined ? { pid: o.pid } : {}),
+      ...(o.metricsUrl !== undefined ? { metricsHost: host(o.metricsUrl), series: o.series ?? [] } : {}),
+    },
+    stop: () => watch.stop(),
+  };
 }
 
 async function writeCapacity(flags: CapacityFlags, stem: string, r: CapacityReport): Promise<string[]> {

@@ -6,6 +6,7 @@ import { ClipError } from "../../core/clip/clip.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
 import { ScenarioError } from "../../core/scenario/scenario.ts";
 import { capacityCommand } from "../capacity/cmd-capacity.ts";
+import { addServerWatchOptions } from "../observe/server-watch-flags.ts";
 import { addCompare, addMatrix } from "./cli-ci.ts";
 import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
@@ -97,8 +98,10 @@ function addCapacity(p: Command, setCode: SetCode): void {
     .addOption(receivePathOption())
     .option("--quiet", "no progress lines on stderr")
     .option("--json", "print the capacity report JSON on stdout (the human lines go to stderr)")
-    .option("--no-html", "do not write the HTML page")
-    .action(async (file: string, opts) => setCode(await capacityCommand(file, opts)));
+    .option("--no-html", "do not write the HTML page");
+  addServerWatchOptions(p.commands[p.commands.length - 1] as Command).action(async (file: string, opts) =>
+    setCode(await capacityCommand(file, opts)),
+  );
 }
 
 function addView(p: Command, setCode: SetCode): void {
