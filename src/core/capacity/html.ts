@@ -60,7 +60,9 @@ export function chartSvg(c: Chart, knee: number | undefined): string {
   const xs = c.points.map((p) => p.viewers);
   const ys = c.points.map((p) => p.value).concat(c.line !== undefined ? [c.line] : []);
   const xMax = Math.max(1, ...xs, knee ?? 0) * 1.05;
-  const yMax = Math.max(1e-9, ...ys) * 1.1;
+  // an all-zero figure (no loss anywhere) still gets a readable axis
+  const top = Math.max(0, ...ys);
+  const yMax = top > 0 ? top * 1.1 : 1;
   const x = (v: number) => PAD.l + (v / xMax) * (W - PAD.l - PAD.r);
   const y = (v: number) => H - PAD.b - (v / yMax) * (H - PAD.t - PAD.b);
   const sorted = [...c.points].sort((a, b) => a.viewers - b.viewers);
@@ -83,6 +85,9 @@ export function chartSvg(c: Chart, knee: number | undefined): string {
       `<line class="knee" x1="${fmt(x(knee))}" y1="${PAD.t}" x2="${fmt(x(knee))}" y2="${H - PAD.b}" stroke="#36c" stroke-dasharray="2 2"/>`,
       `<text x="${fmt(x(knee) + 3)}" y="${PAD.t + 10}" font-size="10" fill="#36c">knee ${knee}</text>`,
     );
+  }
+  for (const v of new Set(xs)) {
+    parts.push(`<text x="${fmt(x(v))}" y="${H - PAD.b + 12}" text-anchor="middle" font-size="9">${v}</text>`);
   }
   if (sorted.length > 1) parts.push(`<polyline points="${path}" fill="none" stroke="#555"/>`);
   for (const p of sorted) {
@@ -154,7 +159,7 @@ export function capacityToHtml(r: CapacityReport): string {
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<p id="result"><strong>${escapeHtml(r.result.summary)}</strong> — limited by <code>${escapeHtml(r.result.limitedBy)}</code>; ${r.result.steps} steps in ${Math.round(r.result.wallSeconds)} s${r.interrupted ? " (interrupted)" : ""}.</p>
+<p id="result"><strong>${escapeHtml(r.result.summary)}</strong> — limited by <code>${escapeHtml(r.result.limitedBy)}</code>; ${r.result.steps} step${r.result.steps === 1 ? "" : "s"} in ${Math.round(r.result.wallSeconds)} s${r.interrupted ? " (interrupted)" : ""}.</p>
 <section id="charts">
 ${charts}
 </section>
