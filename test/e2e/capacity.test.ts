@@ -162,3 +162,31 @@ test("bad input: no thresholds, or a bad capacity key, exits 2 naming it", async
     tmp.remove();
   }
 });
+
+test("SIGINT during a step: the capacity report is still written, marked interrupted, exit 3", async () => {
+  const port = await freePort();
+  const relay = startCli(["relay", "--listen", `127.0.0.1:${port}`], { timeoutMs: 60_000 });
+  const tmp = tempDir("capacity-int");
+  try {
+    await relay.waitForStderr(/listening|relay/i);
+    const file = join(tmp.dir, "scenario.json");
+    const spec = { start: 2, max: 10, growth: 2, resolution: 1, stepSeconds: 30, settleSeconds: 1 };
+    writeFileSync(file, JSON.stringify(scenario(`http://127.0.0.1:${port}`, spec, { loss: "< 1%" })));
+    const run = startCli(["capacity", file, "--out", tmp.dir, "--workers", "1"], { timeoutMs: 50_000 });
+    await run.waitForStderr(/starting 2 viewers/);
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    assert.equal(r.code, 3, r.stderr);
+    const { report } = readCapacity(tmp.dir);
+    assert.equal(report.interrupted, true);
+    assert.equal(report.result.limitedBy, "no-verdict");
+    assert.equal(report.result.reason, "interrupted");
+    assert.equal(report.steps.length, 1);
+    assert.equal(report.steps[0]?.outcome, "no-verdict");
+    assert.ok(r.ms < 30_000, "the step ended at the signal, not at its hold's end");
+  } finally {
+    relay.child.kill("SIGTERM");
+    await relay.done;
+    tmp.remove();
+  }
+});
