@@ -47,6 +47,7 @@ export class Intake {
   private lagSecond = new DelayHistogram();
   private tap: IntakeTap | null = null;
   private countFromNs = 0;
+  private countUntilNs = Number.POSITIVE_INFINITY;
   private inline = false;
 
   private handlers: (DatagramHandler | null)[] = new Array(1024).fill(null);
@@ -98,7 +99,7 @@ export class Intake {
     // before the thread's first slice there is no reference: such datagrams are not counted
     const lagNs = this.sliced ? Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0) : -1;
     if (lagNs >= 0) {
-      if (s >= this.countFromNs) this.lagRun.recordNs(lagNs);
+      if (s >= this.countFromNs && s < this.countUntilNs) this.lagRun.recordNs(lagNs);
       this.lagSecond.recordNs(lagNs);
     }
     if (this.tap !== null) this.tap(fromPort, data, s, lagNs);
@@ -146,6 +147,16 @@ export class Intake {
     this.lagSecond = new DelayHistogram();
     this.dropped = 0;
     this.countFromNs = Number.POSITIVE_INFINITY;
+    this.countUntilNs = Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The run's figure counts datagrams stamped before this instant (the earliest call wins): the
+   * shard's deadline, or its stop. After it the viewers close (records encoded, DELETEs, peers
+   * closed) while datagrams still arrive, and no delay sample comes from them.
+   */
+  countUntil(ns: number): void {
+    if (ns < this.countUntilNs) this.countUntilNs = ns;
   }
 
   /**

@@ -45,8 +45,10 @@ export async function runShard(
   const profile = new ThreadProfile();
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
   intake.beginRun();
+  intake.countUntil(task.deadlineMonoNs);
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
+  stop.addEventListener("abort", () => intake.countUntil(monoNs()), { once: true });
   const ticks = new ShardTicks(task, hooks.tick, profile, hooks.liveDelays ?? false);
   const ctx = await shardContext(task, stop, ticks.counts);
   const deadlineTimer = atMonoNs(task.deadlineMonoNs, () => deadline.abort());

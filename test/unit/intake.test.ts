@@ -109,3 +109,32 @@ test("intake: a datagram that arrives while the thread is busy gets a lag bound 
     p.close();
   }
 });
+
+test("intake: the run's receive lag counts between countFrom and countUntil only; the second's figure counts all", async () => {
+  const intake = new Intake(100_000);
+  const handled: number[] = [];
+  const handler = (d: Buffer) => handled.push(d[0]!);
+  const push = async (i: number) => {
+    intake.push(handler, Buffer.from([i]), 0);
+    while (handled.length <= i) await new Promise((r) => setTimeout(r, 2));
+  };
+  intake.beginRun();
+  intake.countFrom(monoNs());
+  await push(0); // the thread's first datagram has no reference yet
+  await push(1);
+  assert.equal(intake.lagRun.count, 1);
+  intake.countUntil(monoNs());
+  intake.countUntil(Number.POSITIVE_INFINITY); // the earliest call wins
+  await push(2);
+  await push(3);
+  assert.equal(
+    intake.lagRun.count,
+    1,
+    "datagrams after the deadline (viewers closing) are not in the run's figure",
+  );
+  assert.equal(intake.takeSecond().count, 3, "the per-second figure shows them all the same");
+  intake.beginRun();
+  intake.countFrom(monoNs());
+  await push(4);
+  assert.equal(intake.lagRun.count, 1, "a new run counts again");
+});

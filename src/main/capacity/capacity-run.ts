@@ -120,6 +120,7 @@ export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunRes
     }
   } finally {
     await session.close();
+    await o.engine.close?.();
   }
   return { search, steps, wallSeconds: sinceS(monoNs()) };
 }

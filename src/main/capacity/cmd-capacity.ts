@@ -77,7 +77,7 @@ export async function capacityCommand(
   const startedAt = wallNowUnixNs(anchor);
   const name = sanitiseName(s.name ?? "");
   const stem = `whipbench-capacity-${fileStamp(startedAt)}${name === "" ? "" : `-${name}`}`;
-  const engine = engineFor(s, { out: flags.out, quiet: true }, log);
+  const engine = engineFor(s, { out: flags.out, quiet: true }, log, true);
   const server = extras.server ?? (watchOpts ? await startServerWatch(watchOpts) : undefined);
   log.line(
     `capacity search: start ${spec.start}, max ${spec.max}, growth ${spec.growth}, resolution ${spec.resolution}`,

@@ -78,14 +78,15 @@ function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
 }
 
 /** `workers` from the flag or the scenario; unset: one core for the main thread, the rest for viewers. */
-export function engineFor(s: Scenario, flags: RunFlags, log: Logger): Engine {
+/** `reuse`: keep the worker pool from one run to the next (a capacity search), released by `close()`. */
+export function engineFor(s: Scenario, flags: RunFlags, log: Logger, reuse = false): Engine {
   const workers = s.workers ?? defaultWorkers();
   const note = oversubscribedNote(workers, cpus().length);
   if (note !== null) log.line(note);
   // live one-way delay samples feed /metrics and the progress line
   const liveDelays =
     (s.metrics ?? "") !== "" || !(flags.quiet ?? false) || LiveThresholds.wanted(s.thresholds);
-  return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays });
+  return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays, reuse });
 }
 
 /** What `run` and `view` share beyond the scenario: output, progress, HTML, --json. */

@@ -22,6 +22,8 @@ export interface Engine {
    */
   warmUp?(shards: number): Promise<void>;
   run(tasks: ShardTask[], interrupt: AbortSignal, onTick: (tick: ShardTick) => void): Promise<EngineResult>;
+  /** Optional: release what outlives a run (a pool kept for the next run). */
+  close?(): Promise<void>;
 }
 
 /** Collect live one-way delay samples in the ticks (for /metrics); off unless asked. */

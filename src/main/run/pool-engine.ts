@@ -22,6 +22,11 @@ export interface PoolEngineOptions extends EngineOptions {
    * `workerData` (piscina's) for what to do
    */
   test?: { workerEntry: URL; workerData?: unknown };
+  /**
+   * keep the pool's threads (and what their JIT compiled) from one `run` to the next with as many
+   * shards, until `close()`: a capacity search's steps (docs/definitions.md#capacity-search)
+   */
+  reuse?: boolean;
 }
 
 // the worker file: `.ts` in a checkout, `.js` in the built package (dist/)
@@ -47,6 +52,8 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
   return {
     workers: opts.workers,
     async warmUp(shards): Promise<void> {
+      // a kept pool of as many threads is already warm
+      if (opts.reuse === true && warmed !== null && warmed.threads === shards) return;
       if (warmed !== null) await warmed.pool.destroy();
       const pool = newPool(shards, opts.test);
       warmed = { pool, threads: shards };
@@ -103,8 +110,13 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
         return { records, profiles };
       } finally {
         interrupt.removeEventListener("abort", stopAll);
-        await pool.destroy();
+        if (opts.reuse === true) warmed = { pool, threads: tasks.length };
+        else await pool.destroy();
       }
+    },
+    async close(): Promise<void> {
+      await warmed?.pool.destroy();
+      warmed = null;
     },
   };
 }
