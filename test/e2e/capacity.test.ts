@@ -45,7 +45,7 @@ test("against relay --capacity 40 with loss < 1 %: the knee is within the resolu
     const resolution = 5;
     // a ramp shorter than the settle: each step's lag and delay windows start after every join's
     // work (DTLS, SRTP), so the client's ceiling is judged on the step's steady state
-    const spec = { start: 30, max: 80, growth: 1.5, resolution, stepSeconds: 6, settleSeconds: 3 };
+    const spec = { start: 30, max: 80, growth: 1.5, resolution, stepSeconds: 7, settleSeconds: 4 };
     const s = { ...scenario(`http://127.0.0.1:${port}`, spec, { loss: "< 1%" }), rampSeconds: 1 };
     writeFileSync(file, JSON.stringify(s));
     const out = join(tmp.dir, "out");
