@@ -6,6 +6,7 @@ import { ClipError } from "../../core/clip/clip.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
 import { ScenarioError } from "../../core/scenario/scenario.ts";
 import { addCompare, addMatrix } from "./cli-ci.ts";
+import { addAgent, addCoordinatorOptions } from "./cmd-agent.ts";
 import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
 import { runCommand, viewCommand } from "./cmd-run.ts";
@@ -54,6 +55,7 @@ function program(setCode: SetCode): Command {
   addView(p, setCode);
   addPublish(p, setCode);
   addRelay(p, setCode);
+  addAgent(p, setCode);
   addCompare(p, setCode);
   addMatrix(p, setCode);
   p.command("version")
@@ -82,6 +84,7 @@ function addRun(p: Command, setCode: SetCode): void {
 
     .action(async (file: string | undefined, opts) => setCode(await runCommand(file, opts)));
   outputOptions(p.commands[p.commands.length - 1] as Command);
+  addCoordinatorOptions(p.commands[p.commands.length - 1] as Command);
 }
 
 function addView(p: Command, setCode: SetCode): void {

@@ -43,6 +43,10 @@ export interface ExecuteOptions {
   json?: boolean;
   /** --junit and --summary-md (issue 14) */
   gateFiles?: GateFiles;
+  /** every frame the publisher sent (a many-host run serves them to its agents) */
+  onFrameSent?: (k: number, t0MonoNs: number) => void;
+  /** a many-host run adds its hosts, their clocks and ceilings to what the run hands the report */
+  finishInput?: (input: ReportInput) => ReportInput;
   /** test hook: the /metrics registry and its URL, when the scenario serves metrics */
   onMetrics?: (metrics: RunMetrics, url: string) => void;
 }
@@ -124,9 +128,10 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
         onPublisher: (p) => live.setPublisher(p),
         clockPeer: opts.clockPeer,
         sendLogPeer: opts.sendLogPeer,
+        ...(opts.onFrameSent ? { onFrameSent: opts.onFrameSent } : {}),
       });
       // a threshold's live stop is not an interrupt: only a signal marks the report interrupted
-      const input = { ...ran, interrupted: interrupt.aborted };
+      const input = { ...(opts.finishInput?.(ran) ?? ran), interrupted: interrupt.aborted };
       if (input.publisher) live.setPublisher(input.publisher);
       await live.close();
       try {
