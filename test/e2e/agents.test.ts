@@ -1,0 +1,182 @@
+// Many hosts on loopback (issue 16): a coordinator (`run --agents 2`) and two `whipbench agent`
+// processes against the built-in relay in this process. One report with client.hosts[] and
+// every viewer accounted for; a wrong token refused; an agent killed mid-run takes only its own
+// viewers (agent_lost); a coordinator killed mid-run makes the agents stop within seconds with
+// local reports of their own viewers.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Report } from "../../src/core/report/types.ts";
+import { Relay } from "../../src/main/relay/relay.ts";
+import { type CliRun, freePort, listDir, readReportPair, startCli, tempDir } from "./cli-harness.ts";
+
+const TOKEN = "agent-token-SECRET";
+const env = { WB_AGENT_TOKEN: TOKEN, WB_WRONG_TOKEN: "not-the-token" };
+let relay: Relay;
+let base = "";
+const tmp = tempDir("agents");
+const running: CliRun[] = [];
+
+before(async () => {
+  relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  base = await relay.listen("127.0.0.1", 0);
+});
+
+after(async () => {
+  for (const r of running) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
+  await relay.close();
+  tmp.remove();
+});
+
+function scenario(name: string, viewers: number, holdSeconds: number): string {
+  const file = join(tmp.dir, `${name}.json`);
+  const s = {
+    name,
+    whip: `${base}/${name}/whip`,
+    whep: `${base}/${name}/whep`,
+    viewers,
+    rampSeconds: 1,
+    holdSeconds,
+    warmupSeconds: 0.5,
+    joinTimeoutSeconds: 5,
+    excludeFirstSeconds: 1,
+    loopbackOnly: true,
+  };
+  writeFileSync(file, JSON.stringify(s));
+  return file;
+}
+
+function start(args: string[], timeoutMs = 60_000): CliRun {
+  const r = startCli(args, { env, timeoutMs });
+  running.push(r);
+  return r;
+}
+
+function coordinator(file: string, port: number, out: string, agents = 2): CliRun {
+  return start([
+    "run",
+    file,
+    "--agents",
+    String(agents),
+    "--coordinator-listen",
+    `127.0.0.1:${port}`,
+    "--token-env",
+    "WB_AGENT_TOKEN",
+    "--agent-wait",
+    "30",
+    "--out",
+    out,
+    "--no-html",
+  ]);
+}
+
+function agent(port: number, name: string, out: string, tokenEnv = "WB_AGENT_TOKEN"): CliRun {
+  return start([
+    "agent",
+    "--coordinator",
+    `tcp://127.0.0.1:${port}`,
+    "--workers",
+    "1",
+    "--token-env",
+    tokenEnv,
+    "--name",
+    name,
+    "--out",
+    out,
+  ]);
+}
+
+function dir(name: string): string {
+  return join(tmp.dir, name);
+}
+
+test("two agents: one report with client.hosts, every viewer accounted for; a wrong token is refused", async () => {
+  const port = await freePort();
+  const out = dir("ok");
+  const c = coordinator(scenario("ok", 4, 3), port, out);
+  await c.waitForStderr("waiting up to");
+  const wrong = await agent(port, "intruder", dir("intruder"), "WB_WRONG_TOKEN").done;
+  assert.equal(wrong.code, 1, wrong.stderr);
+  assert.match(wrong.stderr, /refused by the coordinator: the token does not match/);
+  const a = agent(port, "alpha", dir("alpha"));
+  const b = agent(port, "beta", dir("beta"));
+  const [rc, ra, rb] = await Promise.all([c.done, a.done, b.done]);
+  assert.equal(rc.code, 0, rc.stderr);
+  assert.equal(ra.code, 0, ra.stderr);
+  assert.equal(rb.code, 0, rb.stderr);
+  const r = readReportPair(out).report as unknown as Report;
+  assert.equal(r.viewers?.length, 4);
+  assert.deepEqual(r.viewers?.map((v) => v.id), [0, 1, 2, 3]);
+  assert.ok(r.viewers?.every((v) => v.joined));
+  const hosts = r.client.hosts ?? [];
+  assert.deepEqual(hosts.map((h) => h.name).sort(), ["alpha", "beta"]);
+  assert.deepEqual(hosts.map((h) => h.viewers), [2, 2]);
+  for (const h of hosts) {
+    assert.equal(h.clock.method, "exchange");
+    assert.ok((h.clock.uncertaintyMs ?? 99) <= 1, `${h.name} uncertainty ${h.clock.uncertaintyMs}`);
+  }
+  assert.equal(r.clock.method, "exchange");
+  assert.equal(r.clock.uncertaintyMs, Math.max(...hosts.map((h) => h.clock.uncertaintyMs ?? 0)));
+  assert.equal(r.client.agentMessagesRejected, 0);
+  const [fp] = r.aggregate.oneWayDelay;
+  assert.equal(fp?.available, true, fp?.reason);
+  // the token and the control port never reach the report or the coordinator's lines
+  for (const text of [JSON.stringify(r), rc.stderr, rc.stdout, ra.stderr]) assert.ok(!text.includes(TOKEN));
+  assert.ok(!JSON.stringify(r).includes(`:${port}`));
+});
+
+test("an agent killed mid-run takes only its own viewers (agent_lost); the report is written", async () => {
+  const port = await freePort();
+  const out = dir("kill-agent");
+  const c = coordinator(scenario("killagent", 4, 6), port, out);
+  await c.waitForStderr("waiting up to");
+  const a = agent(port, "stays", dir("stays"));
+  const b = agent(port, "dies", dir("dies"));
+  await b.waitForStderr("running 2 viewers");
+  await new Promise((r) => setTimeout(r, 2500));
+  b.child.kill("SIGKILL");
+  const [rc, ra] = await Promise.all([c.done, a.done]);
+  assert.equal(ra.code, 0, ra.stderr);
+  // half the viewers failed: no verdict under the 10 % rule, and the report is there
+  assert.equal(rc.code, 3, rc.stderr);
+  assert.match(rc.stderr, /agent dies lost/);
+  const r = readReportPair(out).report as unknown as Report;
+  assert.equal(r.viewers?.length, 4);
+  const lost = r.viewers?.filter((v) => v.errorKind === "agent_lost") ?? [];
+  const kept = r.viewers?.filter((v) => v.errorKind === undefined) ?? [];
+  assert.equal(lost.length, 2);
+  assert.equal(kept.length, 2);
+  assert.ok(kept.every((v) => v.joined));
+  const dead = r.client.hosts?.find((h) => h.name === "dies");
+  assert.ok(dead?.lost, "the lost host says why");
+  assert.equal(r.errors["agent_lost"], 2);
+});
+
+test("a coordinator killed mid-run: the agents stop within seconds and write local reports", async () => {
+  const port = await freePort();
+  const c = coordinator(scenario("killcoord", 4, 20), port, dir("kill-coord"));
+  await c.waitForStderr("waiting up to");
+  const a = agent(port, "left1", dir("left1"));
+  const b = agent(port, "left2", dir("left2"));
+  await Promise.all([a.waitForStderr("running 2 viewers"), b.waitForStderr("running 2 viewers")]);
+  await new Promise((r) => setTimeout(r, 2500));
+  c.child.kill("SIGKILL");
+  const killedAt = performance.now();
+  const [ra, rb] = await Promise.all([a.done, b.done]);
+  const tookMs = performance.now() - killedAt;
+  assert.ok(tookMs < 10_000, `the agents took ${Math.round(tookMs)} ms to stop`);
+  for (const [res, name] of [
+    [ra, "left1"],
+    [rb, "left2"],
+  ] as const) {
+    assert.equal(res.code, 3, res.stderr);
+    assert.match(res.stderr, /the coordinator is gone/);
+    const files = listDir(dir(name));
+    assert.ok(files.some((f) => f.endsWith("-local.json")), `${name}: ${files}`);
+    const r = readReportPair(dir(name)).report as unknown as Report;
+    assert.equal(r.interrupted, true);
+    assert.equal(r.viewers?.length, 2);
+    assert.ok(r.viewers?.every((v) => v.joined));
+  }
+});
