@@ -10,6 +10,7 @@ import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { type CliRun, freePort, listDir, readReportPair, startCli, tempDir } from "./cli-harness.ts";
+import { checkReportKeys } from "./report-keys.ts";
 
 const TOKEN = "agent-token-SECRET";
 const env = { WB_AGENT_TOKEN: TOKEN, WB_WRONG_TOKEN: "not-the-token" };
@@ -24,7 +25,8 @@ before(async () => {
 });
 
 after(async () => {
-  for (const r of running) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
+  for (const r of running)
+    if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
   await relay.close();
   tmp.remove();
 });
@@ -106,12 +108,19 @@ test("two agents: one report with client.hosts, every viewer accounted for; a wr
   assert.equal(ra.code, 0, ra.stderr);
   assert.equal(rb.code, 0, rb.stderr);
   const r = readReportPair(out).report as unknown as Report;
+  assert.deepEqual(checkReportKeys(r).problems, []);
   assert.equal(r.viewers?.length, 4);
-  assert.deepEqual(r.viewers?.map((v) => v.id), [0, 1, 2, 3]);
+  assert.deepEqual(
+    r.viewers?.map((v) => v.id),
+    [0, 1, 2, 3],
+  );
   assert.ok(r.viewers?.every((v) => v.joined));
   const hosts = r.client.hosts ?? [];
   assert.deepEqual(hosts.map((h) => h.name).sort(), ["alpha", "beta"]);
-  assert.deepEqual(hosts.map((h) => h.viewers), [2, 2]);
+  assert.deepEqual(
+    hosts.map((h) => h.viewers),
+    [2, 2],
+  );
   for (const h of hosts) {
     assert.equal(h.clock.method, "exchange");
     assert.ok((h.clock.uncertaintyMs ?? 99) <= 1, `${h.name} uncertainty ${h.clock.uncertaintyMs}`);
@@ -148,6 +157,7 @@ test("an agent killed mid-run takes only its own viewers (agent_lost); the repor
   assert.equal(lost.length, 2);
   assert.equal(kept.length, 2);
   assert.ok(kept.every((v) => v.joined));
+  assert.deepEqual(checkReportKeys(r).problems, []);
   const dead = r.client.hosts?.find((h) => h.name === "dies");
   assert.ok(dead?.lost, "the lost host says why");
   assert.equal(r.errors["agent_lost"], 2);
@@ -173,7 +183,10 @@ test("a coordinator killed mid-run: the agents stop within seconds and write loc
     assert.equal(res.code, 3, res.stderr);
     assert.match(res.stderr, /the coordinator is gone/);
     const files = listDir(dir(name));
-    assert.ok(files.some((f) => f.endsWith("-local.json")), `${name}: ${files}`);
+    assert.ok(
+      files.some((f) => f.endsWith("-local.json")),
+      `${name}: ${files}`,
+    );
     const r = readReportPair(dir(name)).report as unknown as Report;
     assert.equal(r.interrupted, true);
     assert.equal(r.viewers?.length, 2);
