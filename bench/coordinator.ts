@@ -37,7 +37,10 @@ function cpuMs(): number {
 }
 
 const prepStart = performance.now();
-const agents = simAgents({ agents: agentsN, viewersPerAgent: perAgent, seconds, fps }, dealIds(agentsN, viewers));
+const agents = simAgents(
+  { agents: agentsN, viewersPerAgent: perAgent, seconds, fps },
+  dealIds(agentsN, viewers),
+);
 const { engine, tasks } = simEngine(agents, viewers);
 const identity = clipIdentity(await createHasher(), loadClip("vp8"));
 console.log(
@@ -103,15 +106,28 @@ const finalCpuMs = cpuMs() - f0;
 const finalWallMs = performance.now() - w0;
 
 const joined = report.viewers?.filter((v) => v.joined).length ?? 0;
-if (joined !== viewers || result.records.length !== viewers) throw new Error(`only ${joined} of ${viewers} viewers came through`);
+if (joined !== viewers || result.records.length !== viewers)
+  throw new Error(`only ${joined} of ${viewers} viewers came through`);
 const sorted = [...perSecondMs].sort((a, b) => a - b);
 const mean = perSecondMs.reduce((a, b) => a + b, 0) / perSecondMs.length;
 const p95 = sorted[Math.min(sorted.length - 1, Math.floor(0.95 * sorted.length))] ?? 0;
 const totalMs = perSecondMs.reduce((a, b) => a + b, 0) + finalCpuMs;
 const fmt = (v: number, d = 1) => v.toFixed(d);
-console.log(`per simulated second (all agents' ticks): mean ${fmt(mean)} ms CPU, p95 ${fmt(p95)} ms, max ${fmt(sorted.at(-1) ?? 0)} ms`);
-console.log(`main-thread headroom: ${fmt(100 - mean / 10)} % of each second free (mean), ${fmt(100 - p95 / 10)} % at p95`);
-console.log(`final records arriving (frames, shape and histogram checks): ${fmt(arrivalCpuMs, 0)} ms CPU (${fmt((1000 * arrivalCpuMs) / viewers, 1)} µs per viewer)`);
-console.log(`final records → report: ${fmt(finalCpuMs, 0)} ms CPU, ${fmt(finalWallMs, 0)} ms wall (${fmt((1000 * finalCpuMs) / viewers, 1)} µs per viewer)`);
-console.log(`CPU per viewer-second: ${fmt((1000 * totalMs) / (viewers * seconds), 2)} µs (ticks ${fmt((1000 * mean) / viewers, 2)} µs, final merge included)`);
-console.log(`delay p50 ${report.aggregate.oneWayDelay[0]?.ms?.p50} ms over ${joined} viewers (a check that the merge ran)`);
+console.log(
+  `per simulated second (all agents' ticks): mean ${fmt(mean)} ms CPU, p95 ${fmt(p95)} ms, max ${fmt(sorted.at(-1) ?? 0)} ms`,
+);
+console.log(
+  `main-thread headroom: ${fmt(100 - mean / 10)} % of each second free (mean), ${fmt(100 - p95 / 10)} % at p95`,
+);
+console.log(
+  `final records arriving (frames, shape and histogram checks): ${fmt(arrivalCpuMs, 0)} ms CPU (${fmt((1000 * arrivalCpuMs) / viewers, 1)} µs per viewer)`,
+);
+console.log(
+  `final records → report: ${fmt(finalCpuMs, 0)} ms CPU, ${fmt(finalWallMs, 0)} ms wall (${fmt((1000 * finalCpuMs) / viewers, 1)} µs per viewer)`,
+);
+console.log(
+  `CPU per viewer-second: ${fmt((1000 * totalMs) / (viewers * seconds), 2)} µs (ticks ${fmt((1000 * mean) / viewers, 2)} µs, final merge included)`,
+);
+console.log(
+  `delay p50 ${report.aggregate.oneWayDelay[0]?.ms?.p50} ms over ${joined} viewers (a check that the merge ran)`,
+);

@@ -3,12 +3,14 @@
 // ahead, decoded by the real FrameReader), carrying realistic per-second ticks and final
 // records whose histograms hold known samples, fed into the real agents engine.
 import { monoNs, takeWallAnchor } from "../src/core/clock/clock.ts";
+import { mulberry32 } from "../src/core/compare/bootstrap.ts";
 import { DelayHistogram } from "../src/core/stats/summaries.ts";
 import type { ViewerRecord } from "../src/core/types.ts";
 import { emptyRecord } from "../src/core/viewer-record.ts";
 import { type AgentsEngine, agentsEngine } from "../src/main/agents/agents-engine.ts";
 import type { AgentFigures } from "../src/main/agents/host-merge.ts";
 import type { AgentLink } from "../src/main/agents/hub.ts";
+import { emptyTick } from "../src/main/agents/tick-merge.ts";
 import { encodeFrame, FrameReader, type Message } from "../src/main/agents/wire.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import type { ShardProfile, ShardTask, ShardTick } from "../src/workers/protocol.ts";
@@ -20,18 +22,6 @@ export interface SimOptions {
   /** frames per second each viewer times (one delay sample each) */
   fps: number;
   seed?: number;
-}
-
-/** A small deterministic generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A delay sample in ns: a few ms with a long tail. */
@@ -61,24 +51,20 @@ function syntheticTick(second: number, viewers: number, fps: number, r: () => nu
   const n = Math.min(5000, viewers * fps);
   const samples = Array.from({ length: n }, () => delayNs(r));
   return {
-    shard: 0,
-    second,
-    final: false,
-    packets: viewers * fps * 3,
-    bytes: viewers * fps * 3 * 1100,
-    started: second === 0 ? viewers : 0,
-    joined: second === 0 ? viewers : 0,
-    failed: 0,
-    active: viewers,
-    delaySamples: samples,
-    stampSamples: samples,
-    transitSamples: samples,
-    thread: {
+    ...emptyTick(0, second, {
       cpuSeconds: 0.4,
       eventLoopUtilisation: 0.4,
       eventLoopDelayMs: { p50: 1, p99: 3, max: 9 },
       receiveLagMs: { p50: 0.2, p99: 2, max: 6 },
-    },
+    }),
+    packets: viewers * fps * 3,
+    bytes: viewers * fps * 3 * 1100,
+    started: second === 0 ? viewers : 0,
+    joined: second === 0 ? viewers : 0,
+    active: viewers,
+    delaySamples: samples,
+    stampSamples: samples,
+    transitSamples: samples,
   };
 }
 
@@ -113,7 +99,7 @@ export interface SimAgent {
 }
 
 export function simAgents(o: SimOptions, ids: number[][]): SimAgent[] {
-  const r = rng(o.seed ?? 1);
+  const r = mulberry32(o.seed ?? 1);
   return ids.map((mine, index) => {
     const link: AgentLink = {
       index,

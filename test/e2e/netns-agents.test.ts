@@ -7,13 +7,13 @@
 // stated clock uncertainty plus a tolerance for a loaded machine. Skips, saying why, where
 // namespaces cannot be made.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
-import { BIN, listDir, tempDir } from "./cli-harness.ts";
+import { listDir, tempDir } from "./cli-harness.ts";
+import { cleanUp, deleteNamespaces, inNamespace, ip, waitFor } from "./netns/namespaces.ts";
 import { checkReportKeys } from "./report-keys.ts";
 
 const C = "wbagC";
@@ -27,22 +27,8 @@ let skip: string | false = false;
 const children: ChildProcess[] = [];
 const tmp = tempDir("netns-agents");
 
-function ip(...args: string[]): void {
-  execFileSync("ip", args, { stdio: "ignore" });
-}
-
-function deleteNamespaces(): void {
-  for (const ns of [C, ...AGENTS]) {
-    try {
-      execFileSync("ip", ["netns", "del", ns], { stdio: "ignore" });
-    } catch {
-      // not there
-    }
-  }
-}
-
 before(() => {
-  deleteNamespaces();
+  deleteNamespaces([C, ...AGENTS]);
   try {
     ip("netns", "add", C);
     ip("-n", C, "link", "add", "wbbr", "type", "bridge");
@@ -65,37 +51,11 @@ before(() => {
 });
 
 after(async () => {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null) {
-      c.kill("SIGKILL");
-      await once(c, "exit");
-    }
-  }
-  deleteNamespaces();
+  await cleanUp(children, [C, ...AGENTS]);
   tmp.remove();
 });
 
-function inNamespace(
-  ns: string,
-  args: string[],
-): { child: ChildProcess; err: () => string; code: Promise<number | null> } {
-  const child = spawn("ip", ["netns", "exec", ns, process.execPath, BIN, ...args], {
-    env: { ...process.env, WB_NETNS_TOKEN: "netns-token" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  const code = once(child, "exit").then(([c]) => c as number | null);
-  return { child, err: () => err, code };
-}
-
-async function waitFor(text: () => string, needle: string, ms: number): Promise<void> {
-  for (let i = 0; i < ms / 50 && !text().includes(needle); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(text().includes(needle), `waited for "${needle}", got: ${text()}`);
-}
+const ENV = { WB_NETNS_TOKEN: "netns-token" };
 
 function report(dir: string): Report {
   const file = listDir(dir).find((f) => f.endsWith(".json"));
@@ -116,7 +76,7 @@ test("three agents in three namespaces: one report, comparable with a single-hos
     return;
   }
   const base = `http://${ADDR_C}:18895`;
-  const relay = inNamespace(C, ["relay", "--listen", `${ADDR_C}:18895`]);
+  const relay = inNamespace(children, C, ["relay", "--listen", `${ADDR_C}:18895`]);
   await waitFor(relay.err, "relay listening", 10_000);
   const file = join(tmp.dir, "s.json");
   const scenario = (name: string) => ({
@@ -132,15 +92,25 @@ test("three agents in three namespaces: one report, comparable with a single-hos
   });
   writeFileSync(file, JSON.stringify(scenario("many")));
   const many = join(tmp.dir, "many");
-  const coord = inNamespace(C, [
-    ...["run", file, "--agents", "3", "--coordinator-listen", `${ADDR_C}:${PORT}`],
-    ...["--token-env", "WB_NETNS_TOKEN", "--agent-wait", "60", "--out", many, "--no-html", "--quiet"],
-  ]);
+  const coord = inNamespace(
+    children,
+    C,
+    [
+      ...["run", file, "--agents", "3", "--coordinator-listen", `${ADDR_C}:${PORT}`],
+      ...["--token-env", "WB_NETNS_TOKEN", "--agent-wait", "60", "--out", many, "--no-html", "--quiet"],
+    ],
+    ENV,
+  );
   const agents = AGENTS.map((ns, i) =>
-    inNamespace(ns, [
-      ...["agent", "--coordinator", `${ADDR_C}:${PORT}`, "--workers", "1"],
-      ...["--token-env", "WB_NETNS_TOKEN", "--name", `host-${i}`, "--out", join(tmp.dir, ns)],
-    ]),
+    inNamespace(
+      children,
+      ns,
+      [
+        ...["agent", "--coordinator", `${ADDR_C}:${PORT}`, "--workers", "1"],
+        ...["--token-env", "WB_NETNS_TOKEN", "--name", `host-${i}`, "--out", join(tmp.dir, ns)],
+      ],
+      ENV,
+    ),
   );
   const codes = await Promise.all([coord.code, ...agents.map((a) => a.code)]);
   assert.deepEqual(codes, [0, 0, 0, 0], `${coord.err()}\n${agents.map((a) => a.err()).join("\n")}`);
@@ -165,7 +135,7 @@ test("three agents in three namespaces: one report, comparable with a single-hos
 
   writeFileSync(file, JSON.stringify(scenario("single")));
   const single = join(tmp.dir, "single");
-  const one = inNamespace(C, ["run", file, "--out", single, "--no-html", "--quiet"]);
+  const one = inNamespace(children, C, ["run", file, "--out", single, "--no-html", "--quiet"]);
   assert.equal(await one.code, 0, one.err());
   const s = report(single);
   assert.deepEqual(keyPaths(m), keyPaths(s));

@@ -9,12 +9,13 @@ import type { HostReport } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
-import type { ShardProfile, ShardTask, ShardTick } from "../../workers/protocol.ts";
+import type { ShardProfile, ShardTask } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
 import type { Engine, EngineResult } from "../run/engine.ts";
 import { type AgentFigures, figuresOk, finishInput, hostOf } from "./host-merge.ts";
 import type { AgentLink } from "./hub.ts";
 import { profileOk, recordOk, tickOk } from "./shapes.ts";
+import { emptyTick } from "./tick-merge.ts";
 import type { Message } from "./wire.ts";
 
 export interface AgentsEngineOptions {
@@ -44,24 +45,6 @@ interface Share {
 }
 
 const ZERO_THREAD = { cpuSeconds: 0, eventLoopUtilisation: 0, eventLoopDelayMs: { p50: 0, p99: 0, max: 0 } };
-
-function zeroTick(shard: number, second: number): ShardTick {
-  return {
-    shard,
-    second,
-    final: false,
-    packets: 0,
-    bytes: 0,
-    started: 0,
-    joined: 0,
-    failed: 0,
-    active: 0,
-    delaySamples: [],
-    stampSamples: [],
-    transitSamples: [],
-    thread: ZERO_THREAD,
-  };
-}
 
 export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
   const shares: Share[] = o.links.map((link) => ({
@@ -111,7 +94,7 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
           // a lost agent's seconds go on empty, so every later second still completes
           for (const [j, l] of shares.entries()) {
             if (l.link.lost === null || tick.final) continue;
-            while (l.lastSecond < tick.second) onTick(zeroTick(j, ++l.lastSecond));
+            while (l.lastSecond < tick.second) onTick(emptyTick(j, ++l.lastSecond, ZERO_THREAD));
           }
           onTick(tick);
         } else if (m.type === "records") {

@@ -47,6 +47,8 @@ export class AgentHub {
   malformedFrames = 0;
   refused = 0;
   private wanted = 0;
+  /** agents are admitted only while the coordinator waits for them */
+  private admitting = true;
   private arrived: () => void = () => {};
   private pinger: NodeJS.Timeout | undefined;
 
@@ -75,8 +77,7 @@ export class AgentHub {
   /** Resolves with true once `n` agents are admitted, false at the timeout. */
   waitFor(n: number, timeoutMs: number): Promise<boolean> {
     this.wanted = n;
-    if (this.live().length >= n) return Promise.resolve(true);
-    return new Promise((resolve) => {
+    return new Promise<boolean>((resolve) => {
       const t = setTimeout(() => resolve(false), timeoutMs);
       this.arrived = () => {
         if (this.live().length >= n) {
@@ -84,6 +85,10 @@ export class AgentHub {
           resolve(true);
         }
       };
+      this.arrived();
+    }).then((all) => {
+      this.admitting = false;
+      return all;
     });
   }
 
@@ -127,7 +132,9 @@ export class AgentHub {
   private hello(conn: Conn, m: Message): AgentLink | null {
     const v = checkHello(m, this.o.version, this.o.token);
     let reason = v.ok ? null : v.reason;
-    if (v.ok && this.live().length >= this.wanted) reason = `the run already has its ${this.wanted} agents`;
+    if (v.ok && (!this.admitting || this.live().length >= this.wanted)) {
+      reason = `the run already has its ${this.wanted} agents`;
+    }
     if (v.ok && this.live().some((a) => a.name === v.hello.name))
       reason = `an agent named ${v.hello.name} is already connected`;
     if (reason !== null || !v.ok) {

@@ -7,6 +7,7 @@ import { DelayHistogram } from "../../core/stats/summaries.ts";
 import type { EncodedHistogram, ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
+import { emptyTick } from "./tick-merge.ts";
 
 const DELAY = { p50: 0, p99: 0, max: 0 };
 const THREAD = { cpuSeconds: 0, eventLoopUtilisation: 0, eventLoopDelayMs: DELAY };
@@ -100,20 +101,10 @@ export function recordOk(v: unknown, ids: ReadonlySet<number>): v is ViewerRecor
   return like(rest, RECORD_TEMPLATE, RECORD_OPTIONAL) && ids.has(r.id as number);
 }
 
-const TICK_TEMPLATE = {
-  shard: 0,
-  second: 0,
-  final: false,
-  packets: 0,
-  bytes: 0,
-  started: 0,
-  joined: 0,
-  failed: 0,
-  active: 0,
-  delaySamples: [0],
-  stampSamples: [0],
-  transitSamples: [0],
-};
+const TICK_TEMPLATE = (() => {
+  const { thread: _t, ...rest } = emptyTick(0, 0, THREAD);
+  return rest;
+})();
 
 export function tickOk(v: unknown): v is ShardTick {
   if (typeof v !== "object" || v === null) return false;

@@ -2,6 +2,7 @@
 // (one shard per agent): counters summed, each thread figure the worst of its threads (CPU
 // summed). The live delay samples (for /metrics and live thresholds only; the report's figures
 // come from the exact histograms) are thinned to at most MAX_LIVE_SAMPLES per source.
+import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
 
 export const MAX_LIVE_SAMPLES = 5000;
@@ -18,13 +19,12 @@ function worse(a: { p50: number; p99: number; max: number }, b: { p50: number; p
   return { p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), max: Math.max(a.max, b.max) };
 }
 
-export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
-  const first = ticks[0];
-  if (first === undefined) return null;
-  const out: ShardTick = {
-    shard: 0,
-    second: first.second,
-    final: first.final,
+/** A tick with nothing in it: the start of a merge, or a lost agent's empty second. */
+export function emptyTick(shard: number, second: number, thread: ThreadFigures): ShardTick {
+  return {
+    shard,
+    second,
+    final: false,
     packets: 0,
     bytes: 0,
     started: 0,
@@ -34,8 +34,15 @@ export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
     delaySamples: [],
     stampSamples: [],
     transitSamples: [],
-    thread: { ...first.thread, cpuSeconds: 0 },
+    thread,
   };
+}
+
+export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
+  const first = ticks[0];
+  if (first === undefined) return null;
+  const out = emptyTick(0, first.second, { ...first.thread, cpuSeconds: 0 });
+  out.final = first.final;
   const delays: number[] = [];
   const stamps: number[] = [];
   const transits: number[] = [];
