@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { type CliRun, freePort, listDir, readReportPair, startCli, tempDir } from "./cli-harness.ts";
+import { type CliRun, cli, freePort, listDir, readReportPair, startCli, tempDir } from "./cli-harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
 
 const TOKEN = "agent-token-SECRET";
@@ -191,5 +191,52 @@ test("a coordinator killed mid-run: the agents stop within seconds and write loc
     assert.equal(r.interrupted, true);
     assert.equal(r.viewers?.length, 2);
     assert.ok(r.viewers?.every((v) => v.joined));
+  }
+});
+
+test("not all agents within --agent-wait: stderr names who came, every viewer agent_missing, exit 3", async () => {
+  const port = await freePort();
+  const out = dir("missing");
+  const file = scenario("missing", 3, 2);
+  const c = start([
+    ...["run", file, "--agents", "2", "--coordinator-listen", `127.0.0.1:${port}`],
+    ...["--token-env", "WB_AGENT_TOKEN", "--agent-wait", "3", "--out", out, "--no-html"],
+  ]);
+  await c.waitForStderr("waiting up to");
+  const a = agent(port, "solo", dir("solo"));
+  const [rc, ra] = await Promise.all([c.done, a.done]);
+  assert.equal(rc.code, 3, rc.stderr);
+  assert.match(rc.stderr, /only 1 of 2 agents connected within 3 s \(solo\); 1 missing/);
+  assert.equal(ra.code, 3, ra.stderr);
+  assert.match(ra.stderr, /the coordinator cancelled the run: only 1 of 2/);
+  const r = readReportPair(out).report as unknown as Report;
+  assert.equal(r.viewers?.length, 3);
+  assert.ok(r.viewers?.every((v) => v.errorKind === "agent_missing"));
+  assert.equal(r.aggregate.valid, false);
+});
+
+test("usage: coordinator flags need --agents, --agents needs a publishing scenario, agent needs --coordinator", async () => {
+  const file = scenario("usage", 2, 1);
+  const noWhip = join(tmp.dir, "nowhip.json");
+  writeFileSync(
+    noWhip,
+    JSON.stringify({ whep: `${base}/x/whep`, viewers: 2, rampSeconds: 1, holdSeconds: 1 }),
+  );
+  for (const [args, want] of [
+    [["run", file, "--token-env", "WB_AGENT_TOKEN"], /--token-env needs --agents/],
+    [["run", file, "--agent-wait", "5"], /--agent-wait needs --agents/],
+    [["run", noWhip, "--agents", "2"], /the scenario needs whip/],
+    [
+      ["run", file, "--agents", "2", "--token-env", "WB_UNSET_TOKEN"],
+      /--token-env WB_UNSET_TOKEN: the variable is empty or unset/,
+    ],
+    [["run", file, "--agents", "0"], /--agents: want an integer from 1/],
+    [["agent", "--workers", "1"], /--coordinator is required/],
+    [["agent", "--coordinator", "nohost"], /--coordinator: want HOST:PORT/],
+    [["agent", "--coordinator", "127.0.0.1:1", "--name", "bad/name"], /--name: want 1–63/],
+  ] as const) {
+    const res = await cli([...args], { env, timeoutMs: 20_000 });
+    assert.equal(res.code, 2, `${args.join(" ")}: ${res.stderr}`);
+    assert.match(res.stderr, want);
   }
 });
