@@ -55,12 +55,12 @@ function start(args: string[], timeoutMs = 60_000): CliRun {
   return r;
 }
 
-function coordinator(file: string, port: number, out: string, agents = 2): CliRun {
+function coordinator(file: string, port: number, out: string, extra: string[] = []): CliRun {
   return start([
     "run",
     file,
     "--agents",
-    String(agents),
+    "2",
     "--coordinator-listen",
     `127.0.0.1:${port}`,
     "--token-env",
@@ -70,6 +70,7 @@ function coordinator(file: string, port: number, out: string, agents = 2): CliRu
     "--out",
     out,
     "--no-html",
+    ...extra,
   ]);
 }
 
@@ -95,20 +96,29 @@ function dir(name: string): string {
 
 test("two agents: one report with client.hosts, every viewer accounted for; a wrong token is refused", async () => {
   const port = await freePort();
+  const metricsPort = await freePort();
   const out = dir("ok");
-  const c = coordinator(scenario("ok", 4, 3), port, out);
+  const c = coordinator(scenario("ok", 4, 3), port, out, ["--metrics", `127.0.0.1:${metricsPort}`]);
   await c.waitForStderr("waiting up to");
   const wrong = await agent(port, "intruder", dir("intruder"), "WB_WRONG_TOKEN").done;
   assert.equal(wrong.code, 1, wrong.stderr);
   assert.match(wrong.stderr, /refused by the coordinator: the token does not match/);
   const a = agent(port, "alpha", dir("alpha"));
   const b = agent(port, "beta", dir("beta"));
+  // the coordinator serves /metrics for the whole run, the agents' viewers included
+  await Promise.all([a.waitForStderr("running 2 viewers"), b.waitForStderr("running 2 viewers")]);
+  await new Promise((r) => setTimeout(r, 2000));
+  const scrape = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  assert.match(scrape, /^whipbench_viewers_target 4$/m);
+  assert.match(scrape, /^whipbench_viewers_started_total [1-4]$/m);
   const [rc, ra, rb] = await Promise.all([c.done, a.done, b.done]);
   assert.equal(rc.code, 0, rc.stderr);
   assert.equal(ra.code, 0, ra.stderr);
   assert.equal(rb.code, 0, rb.stderr);
-  const r = readReportPair(out).report as unknown as Report;
+  const pair = readReportPair(out);
+  const r = pair.report as unknown as Report;
   assert.deepEqual(checkReportKeys(r).problems, []);
+  assert.match(pair.markdown, /\| client hosts \| (alpha|beta): 2 viewers, 1 worker thread, .* ± /);
   assert.equal(r.viewers?.length, 4);
   assert.deepEqual(
     r.viewers?.map((v) => v.id),
