@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { syntheticRecord } from "../../bench/sim-agents.ts";
 import { emptyRecord } from "../../src/core/viewer-record.ts";
+import { agentScenario } from "../../src/main/agents/agent-share.ts";
 import { checkHello } from "../../src/main/agents/handshake.ts";
 import { profileOk, recordOk, tickOk } from "../../src/main/agents/shapes.ts";
 import { MAX_LIVE_SAMPLES, mergeTicks } from "../../src/main/agents/tick-merge.ts";
@@ -173,4 +174,33 @@ test("an agent's worker ticks merge into one: counters summed, the worst thread,
   assert.equal(m?.thread.eventLoopDelayMs.p99, 7);
   assert.equal(m?.delaySamples.length, MAX_LIVE_SAMPLES);
   assert.equal(mergeTicks([]), null);
+});
+
+test("the agent runs only viewers of the scenario it is sent: no publisher, metrics, thresholds or foreign bearer", () => {
+  const s = agentScenario({
+    name: "x",
+    WHIP: "http://h/whip",
+    whep: "http://h/whep",
+    viewers: 3,
+    rampSeconds: 1,
+    holdSeconds: 2,
+    Metrics: "0.0.0.0:9100",
+    thresholds: [{ metric: "oneWayDelay.p99", op: "<", value: 20 }],
+    BEARERENV: "AWS_SECRET_ACCESS_KEY",
+    workers: 64,
+    rampOffsetSeed: "9223372036854775807",
+  });
+  assert.equal(s.whip, undefined);
+  assert.equal(s.metrics, undefined);
+  assert.equal(s.thresholds, undefined);
+  assert.equal(s.bearerEnv, undefined);
+  assert.equal(s.workers, undefined);
+  assert.equal(s.rampOffsetSeed, 2n ** 63n - 1n);
+  assert.equal(s.whep, "http://h/whep");
+  assert.throws(
+    () => agentScenario({ whep: "http://h/e", viewers: 1, holdSeconds: 1, command: "sh" }),
+    /unknown key "command"/,
+  );
+  assert.throws(() => agentScenario({ whip: "http://h/w", viewers: 1, holdSeconds: 1 }), /whep/);
+  assert.throws(() => agentScenario([1]), /not an object/);
 });

@@ -34,17 +34,26 @@ import { Timeline } from "../run/timeline.ts";
 import { SplitPeers } from "../split/split-peers.ts";
 import { mergeTicks } from "./tick-merge.ts";
 
-/** The keys of a scenario an agent ignores: it runs viewers only. */
-const NOT_FOR_AGENTS = ["whip", "metrics", "thresholds", "workers", "rampOffsetSeed"] as const;
+/**
+ * The keys of a scenario an agent drops (matched as the scenario parser matches keys, without
+ * case): it runs viewers only, and the WHEP bearer comes from the agent's own --bearer-env,
+ * never from a variable the coordinator names.
+ */
+const NOT_FOR_AGENTS = new Set(["whip", "metrics", "thresholds", "workers", "bearerenv"]);
 
 /** The coordinator's scenario as this agent runs it; throws ScenarioError naming a bad key. */
 export function agentScenario(raw: unknown): Scenario {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new Error("the scenario is not an object");
-  const copy = { ...(raw as Record<string, unknown>) };
-  const seed = copy.rampOffsetSeed;
-  for (const k of NOT_FOR_AGENTS) delete copy[k];
+  const copy: Record<string, unknown> = {};
+  let seed: unknown;
+  for (const [k, v] of Object.entries(raw)) {
+    const lower = k.toLowerCase();
+    if (lower === "rampoffsetseed") seed = v;
+    else if (!NOT_FOR_AGENTS.has(lower)) copy[k] = v;
+  }
   const s = parseScenario(JSON.stringify(copy));
+  // the seed travels as a decimal string (JSON has no int64); the schedule itself comes from the coordinator
   if (typeof seed === "string" && /^-?\d{1,20}$/.test(seed)) s.rampOffsetSeed = BigInt(seed);
   const out = validateScenario(normaliseScenario(s));
   if (!out.whep) throw new Error("the scenario has no whep");

@@ -3,29 +3,26 @@
 // of the scenario it receives ever run here: the coordinator cannot name a command, a file or a
 // publisher. A coordinator that goes away (its connection closes, or it is silent for 5 s) stops
 // the viewers; the agent then writes a local report of its own viewers and exits 3.
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { hostname } from "node:os";
-import { buildReport } from "../../core/report/build.ts";
-import { reportStem } from "../../core/report/headline.ts";
-import type { ReportInput } from "../../core/report/input.ts";
-import { reportToJson } from "../../core/report/json.ts";
-import { reportToMarkdown } from "../../core/report/markdown.ts";
 import { EXIT_ERROR, EXIT_NO_VERDICT, EXIT_OK, withInterrupt } from "../cli/execute.ts";
 import { bearerFrom, UsageError } from "../cli/flags.ts";
 import { version } from "../cli/version.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
-import { prepareOutputDir, writeReport } from "../output/write-report.ts";
+import { prepareOutputDir } from "../output/write-report.ts";
 import { defaultWorkers } from "../run/engine.ts";
 import { poolEngine } from "../run/pool-engine.ts";
-import { AgentShare, agentScenario, type ShareOutcome, type StartMessage, startOk } from "./agent-share.ts";
+import { dial, sendResults, writeLocal } from "./agent-io.ts";
+import { AgentShare, agentScenario, type StartMessage, startOk } from "./agent-share.ts";
 import { tokenFrom } from "./coordinator.ts";
-import { agentFigures } from "./host-merge.ts";
 import { type Conn, frameConn, type Message, PROTOCOL_VERSION, validName } from "./wire.ts";
 
 export interface AgentFlags {
   coordinator: { host: string; port: number };
   workers?: number;
   tokenEnv?: string;
+  /** the WHEP bearer of this agent's viewers (a scenario's bearerEnv is not followed) */
+  bearerEnv?: string;
   name?: string;
   out: string;
   quiet?: boolean;
@@ -34,7 +31,6 @@ export interface AgentFlags {
 }
 
 const SILENCE_MS = 5000;
-const RECORDS_PER_FRAME = 50;
 
 /** "tcp://host:port" or "host:port". */
 export function coordinatorAddress(text: string): string {
@@ -49,25 +45,9 @@ function defaultName(): string {
   return n === "" ? "agent" : n;
 }
 
-async function dial(host: string, port: number, waitMs: number, log: Logger): Promise<Socket | null> {
-  const until = Date.now() + waitMs;
-  let said = false;
-  for (;;) {
-    const sock = await new Promise<Socket | null>((resolve) => {
-      const s = connect({ host, port });
-      s.once("connect", () => resolve(s));
-      s.once("error", () => resolve(null));
-    });
-    if (sock) return sock;
-    if (Date.now() >= until) return null;
-    if (!said) log.line("the coordinator is not reachable yet; retrying");
-    said = true;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
 export async function agentCommand(flags: AgentFlags): Promise<number> {
   const token = tokenFrom(flags.tokenEnv, "agent");
+  const bearer = bearerFrom(flags.bearerEnv, "agent");
   const name = flags.name ?? defaultName();
   if (!validName(name)) throw new UsageError("--name: want 1–63 letters, digits, '.', '_' or '-'");
   const log = stderrLogger(flags.quiet ?? false);
@@ -76,8 +56,8 @@ export async function agentCommand(flags: AgentFlags): Promise<number> {
     throw new UsageError(`--out ${flags.out}: ${err.message}`);
   });
   const { host, port } = flags.coordinator;
-  const sock = await dial(host, port, flags.connectWaitMs ?? 120_000, log);
-  if (!sock) {
+  const reached = await dial(host, port, flags.connectWaitMs ?? 120_000, log);
+  if (!reached) {
     process.stderr.write("whipbench agent: the coordinator did not answer\n");
     return EXIT_ERROR;
   }
@@ -85,8 +65,8 @@ export async function agentCommand(flags: AgentFlags): Promise<number> {
     log,
     (interrupt) =>
       new Promise<number>((resolve) => {
-        const session = new Session({ name, token, workers, host, out: flags.out, log, resolve });
-        session.attach(sock, interrupt);
+        const o = { name, token, bearer, workers, host: reached.address, out: flags.out, log, resolve };
+        new Session(o).attach(reached.sock, interrupt);
       }),
   );
 }
@@ -94,6 +74,7 @@ export async function agentCommand(flags: AgentFlags): Promise<number> {
 interface SessionOptions {
   name: string;
   token: string | undefined;
+  bearer: string | undefined;
   workers: number;
   host: string;
   out: string;
@@ -222,7 +203,7 @@ class Session {
         clockPort: this.ports.clock,
         sendLogPort: this.ports.sendLog,
         token: this.o.token,
-        bearer: bearerFrom(scenario.bearerEnv, "agent"),
+        bearer: this.o.bearer,
         engine: poolEngine({ workers: this.o.workers, liveDelays: true }),
         log: this.o.log,
       });
@@ -260,33 +241,5 @@ class Session {
       const code = await writeLocal(this.o.out, outcome.input, this.o.log);
       this.end(code);
     }
-  }
-}
-
-/** The records (instants relative to t0), in chunks, then this host's own figures. */
-function sendResults(conn: Conn, o: ShareOutcome): void {
-  const wire = o.records.map((r) =>
-    r.postMonoNs !== undefined ? { ...r, postMonoNs: r.postMonoNs - o.t0MonoNs } : r,
-  );
-  for (let i = 0; i < wire.length; i += RECORDS_PER_FRAME) {
-    conn.send({ type: "records", records: wire.slice(i, i + RECORDS_PER_FRAME) });
-  }
-  conn.send({ type: "done", profiles: o.profiles, figures: agentFigures(o.input) });
-}
-
-/** The coordinator is gone: this host's viewers in a report of their own (same writer as a run). */
-async function writeLocal(out: string, input: ReportInput, log: Logger): Promise<number> {
-  try {
-    const report = buildReport({ ...input, interrupted: true });
-    const stem = reportStem(input.startedAtUnixNs, `${input.scenario.name ?? "agent"}-local`);
-    const files = await writeReport(out, stem, reportToJson(report), reportToMarkdown(report));
-    log.line(report.aggregate.verdict);
-    process.stdout.write(`wrote ${files.json}\nwrote ${files.markdown}\n`);
-    return EXIT_NO_VERDICT;
-  } catch (err) {
-    process.stderr.write(
-      `whipbench agent: the local report could not be written: ${(err as Error).message}\n`,
-    );
-    return EXIT_ERROR;
   }
 }

@@ -59,6 +59,10 @@ export function addAgent(p: Command, setCode: (code: number) => void): void {
     )
     .option("--workers <n>", "worker threads for this agent's viewers", intFlag("--workers", 1, 256))
     .option("--token-env <name>", "environment variable holding the coordinator's shared token")
+    .option(
+      "--bearer-env <name>",
+      "environment variable holding the WHEP bearer token of this agent's viewers",
+    )
     .option("--name <name>", "this agent's name in the report (default: the hostname)")
     .option("--out <dir>", "where a local report goes when the coordinator is lost", ".")
     .option("--quiet", "no progress lines on stderr")
