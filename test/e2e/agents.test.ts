@@ -204,6 +204,32 @@ test("a coordinator killed mid-run: the agents stop within seconds and write loc
   }
 });
 
+test("a coordinator interrupted mid-run stops its agents and still writes the whole report", async () => {
+  const port = await freePort();
+  const out = dir("interrupt");
+  const c = coordinator(scenario("interrupt", 4, 20), port, out);
+  await c.waitForStderr("waiting up to");
+  const a = agent(port, "i1", dir("i1"));
+  const b = agent(port, "i2", dir("i2"));
+  await Promise.all([a.waitForStderr("running 2 viewers"), b.waitForStderr("running 2 viewers")]);
+  await new Promise((r) => setTimeout(r, 2500));
+  const sentAt = performance.now();
+  c.child.kill("SIGINT");
+  const [rc, ra, rb] = await Promise.all([c.done, a.done, b.done]);
+  assert.ok(performance.now() - sentAt < 15_000, "stopped well before the 20 s hold");
+  assert.equal(rc.code, 3, rc.stderr);
+  assert.equal(ra.code, 0, ra.stderr);
+  assert.equal(rb.code, 0, rb.stderr);
+  const r = readReportPair(out).report as unknown as Report;
+  assert.equal(r.interrupted, true);
+  assert.equal(r.viewers?.length, 4);
+  assert.ok(r.viewers?.every((v) => v.joined && v.errorKind !== "agent_lost"));
+  assert.deepEqual(
+    r.client.hosts?.map((h) => h.lost),
+    [undefined, undefined],
+  );
+});
+
 test("not all agents within --agent-wait: stderr names who came, every viewer agent_missing, exit 3", async () => {
   const port = await freePort();
   const out = dir("missing");
