@@ -106,3 +106,20 @@ test("the run's clock is the worst finished host's; an unmeasured host makes it 
   assert.equal(none.method, "none");
   assert.match(none.reason ?? "", /agent b: the clock peer did not answer/);
 });
+
+test("an agent that finished early (no viewers of its own) gets empty seconds, so each second completes", async () => {
+  const agents = simAgents({ ...O, agents: 2 }, [[0, 1, 2], []]);
+  const { engine, tasks } = simEngine(agents, 3);
+  await engine.warmUp?.(2);
+  const ticks: ShardTick[] = [];
+  const running = engine.run(tasks, new AbortController().signal, (t) => ticks.push(t));
+  const [busy, idle] = agents;
+  idle?.deliver(idle.finals);
+  busy?.deliver([...(busy?.ticks ?? []), ...(busy?.finals ?? [])]);
+  const res = await running;
+  assert.equal(res.records.length, 3);
+  for (let s = 0; s < O.seconds; s++) {
+    const idleTick = ticks.find((t) => t.second === s && t.shard === 1);
+    assert.equal(idleTick?.active, 0, `second ${s}`);
+  }
+});

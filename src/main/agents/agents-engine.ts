@@ -91,9 +91,9 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
           }
           const tick = { ...m.tick, shard: i };
           if (!tick.final) s.lastSecond = Math.max(s.lastSecond, tick.second);
-          // a lost agent's seconds go on empty, so every later second still completes
+          // a lost or finished agent's seconds go on empty, so every later second still completes
           for (const [j, l] of shares.entries()) {
-            if (l.link.lost === null || tick.final) continue;
+            if ((l.link.lost === null && l.figures === null) || tick.final) continue;
             while (l.lastSecond < tick.second) onTick(emptyTick(j, ++l.lastSecond, ZERO_THREAD));
           }
           onTick(tick);
