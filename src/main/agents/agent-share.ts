@@ -66,8 +66,10 @@ export interface StartMessage {
   viewers: { id: number; startOffsetNs: number }[];
 }
 
+/** A start message whose viewer ids are distinct ids of the scenario's viewers (fewer than `max`). */
 export function startOk(m: Record<string, unknown>, max: number): boolean {
   const v = m.viewers;
+  if (!Array.isArray(v) || new Set(v.map((x: { id?: unknown }) => x?.id)).size !== v.length) return false;
   return (
     typeof m.t0WallNs === "string" &&
     /^\d{1,20}$/.test(m.t0WallNs) &&
@@ -135,6 +137,11 @@ export class AgentShare {
   private observeStep(): void {
     const r = edgeWallReading();
     this.steps.observe(r.wallNs, r.monoNs);
+  }
+
+  /** the scenario's viewers (all hosts'): every viewer id is below it */
+  get viewersAsked(): number {
+    return this.o.scenario.viewers;
   }
 
   async prepare(): Promise<void> {

@@ -13,9 +13,9 @@ import { prepareOutputDir } from "../output/write-report.ts";
 import { defaultWorkers } from "../run/engine.ts";
 import { poolEngine } from "../run/pool-engine.ts";
 import { dial, sendResults, writeLocal } from "./agent-io.ts";
-import { AgentShare, agentScenario, type StartMessage, startOk } from "./agent-share.ts";
+import { AgentShare, agentScenario, type ShareOutcome, type StartMessage, startOk } from "./agent-share.ts";
 import { tokenFrom } from "./coordinator.ts";
-import { type Conn, frameConn, type Message, PROTOCOL_VERSION, validName } from "./wire.ts";
+import { type Conn, frameConn, type Message, PROTOCOL_VERSION, printable, validName } from "./wire.ts";
 
 export interface AgentFlags {
   coordinator: { host: string; port: number };
@@ -169,7 +169,7 @@ class Session {
       return;
     }
     if (m.type === "cancel") {
-      this.o.log.line(`the coordinator cancelled the run: ${String(m.reason).slice(0, 300)}`);
+      this.o.log.line(`the coordinator cancelled the run: ${printable(m.reason)}`);
       this.end(EXIT_NO_VERDICT);
       return;
     }
@@ -177,9 +177,7 @@ class Session {
 
   private onWelcome(m: Message): void {
     if (m.type === "refuse") {
-      process.stderr.write(
-        `whipbench agent: refused by the coordinator: ${String(m.reason).slice(0, 300)}\n`,
-      );
+      process.stderr.write(`whipbench agent: refused by the coordinator: ${printable(m.reason)}\n`);
       this.end(EXIT_ERROR);
       return;
     }
@@ -191,7 +189,9 @@ class Session {
     }
     this.ports = { clock: m.clockPort as number, sendLog: m.sendLogPort as number };
     this.state = "welcomed";
-    this.o.log.line(`joined the coordinator as ${this.o.name} (agent ${String(m.index)})`);
+    this.o.log.line(
+      `joined the coordinator as ${this.o.name} (agent ${Number.isSafeInteger(m.index) ? String(m.index) : "?"})`,
+    );
   }
 
   private async prepare(raw: unknown): Promise<void> {
@@ -220,8 +220,7 @@ class Session {
 
   private async start(m: Message): Promise<void> {
     const share = this.share;
-    const max = Number.MAX_SAFE_INTEGER;
-    if (share === null || !startOk(m, max)) {
+    if (share === null || !startOk(m, share.viewersAsked)) {
       this.conn?.send({ type: "fail", reason: "the start message is malformed" });
       this.end(EXIT_ERROR);
       return;
@@ -229,9 +228,14 @@ class Session {
     this.state = "running";
     const start = m as unknown as StartMessage;
     this.o.log.line(`running ${start.viewers.length} viewers`);
-    const outcome = await share.run(start, this.stop.signal, (tick) =>
-      this.conn?.send({ type: "tick", tick }),
-    );
+    let outcome: ShareOutcome;
+    try {
+      outcome = await share.run(start, this.stop.signal, (tick) => this.conn?.send({ type: "tick", tick }));
+    } catch (err) {
+      process.stderr.write(`whipbench agent: the share failed: ${(err as Error).message}\n`);
+      this.end(EXIT_ERROR);
+      return;
+    }
     const lost = this.coordinatorLost || this.conn === null || this.conn.closed;
     if (!lost) {
       this.state = "sent";

@@ -16,7 +16,7 @@ import { type AgentFigures, figuresOk, finishInput, hostOf } from "./host-merge.
 import type { AgentLink } from "./hub.ts";
 import { profileOk, recordOk, tickOk } from "./shapes.ts";
 import { emptyTick } from "./tick-merge.ts";
-import type { Message } from "./wire.ts";
+import { type Message, printable } from "./wire.ts";
 
 export interface AgentsEngineOptions {
   links: AgentLink[];
@@ -148,7 +148,7 @@ function prepare(s: Share, o: AgentsEngineOptions, lose: (s: Share, why: string)
         resolve();
       } else if (m.type === "fail") {
         clearTimeout(t);
-        lose(s, `it could not run the scenario: ${String(m.reason).slice(0, 300)}`);
+        lose(s, `it could not run the scenario: ${printable(m.reason)}`);
         resolve();
       }
     };

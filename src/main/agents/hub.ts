@@ -8,7 +8,7 @@ import type { Logger } from "../observe/log.ts";
 import { type Responder, startResponder } from "../split/clock-exchange.ts";
 import { type SendLogServer, serveSendLog } from "../split/sendlog-channel.ts";
 import { checkHello } from "./handshake.ts";
-import { type Conn, frameConn, type Message, PROTOCOL_VERSION, type Welcome } from "./wire.ts";
+import { type Conn, frameConn, type Message, PROTOCOL_VERSION, printable, type Welcome } from "./wire.ts";
 
 /** One admitted agent; `onMessage`/`onClose` are set by whoever drives it (the engine). */
 export interface AgentLink {
@@ -109,9 +109,20 @@ export class AgentHub {
       sock,
       (m) => {
         silence = Date.now();
-        if (link !== null) return link.onMessage(m);
-        clearTimeout(timer);
-        link = this.hello(conn, m);
+        try {
+          if (link !== null) link.onMessage(m);
+          else {
+            clearTimeout(timer);
+            link = this.hello(conn, m);
+          }
+        } catch (err) {
+          // nothing an agent sends may stop the coordinator: the message is rejected instead
+          this.malformedFrames++;
+          this.o.log.line(
+            `agent ${link?.name ?? "(before its hello)"}: a message failed (${printable((err as Error).message)}); connection closed`,
+          );
+          sock.destroy();
+        }
       },
       (why) => {
         this.malformedFrames++;

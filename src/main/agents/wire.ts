@@ -132,6 +132,12 @@ export interface Welcome {
   sendLogPort: number;
 }
 
+/** A peer's text as a log line or report may carry it: one line, printable, at most `max` characters. */
+export function printable(v: unknown, max = 300): string {
+  const text = typeof v === "string" ? v : "";
+  return text.replace(/[^\x20-\x7e\u00a0-\uffff]/g, " ").slice(0, max);
+}
+
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /** An agent name as reports and logs may carry it. */
