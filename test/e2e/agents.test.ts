@@ -4,7 +4,9 @@
 // viewers (agent_lost); a coordinator killed mid-run makes the agents stop within seconds with
 // local reports of their own viewers.
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
@@ -100,6 +102,13 @@ test("two agents: one report with client.hosts, every viewer accounted for; a wr
   const out = dir("ok");
   const c = coordinator(scenario("ok", 4, 3), port, out, ["--metrics", `127.0.0.1:${metricsPort}`]);
   await c.waitForStderr("waiting up to");
+  // hostile bytes on the control port: each closes its own connection, is counted, and nothing more
+  for (const bytes of [Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from("\u0000\u0000\u0000\u0003{x}")]) {
+    const sock = connect({ host: "127.0.0.1", port });
+    sock.on("error", () => {});
+    sock.write(bytes);
+    await once(sock, "close");
+  }
   const wrong = await agent(port, "intruder", dir("intruder"), "WB_WRONG_TOKEN").done;
   assert.equal(wrong.code, 1, wrong.stderr);
   assert.match(wrong.stderr, /refused by the coordinator: the token does not match/);
@@ -137,7 +146,7 @@ test("two agents: one report with client.hosts, every viewer accounted for; a wr
   }
   assert.equal(r.clock.method, "exchange");
   assert.equal(r.clock.uncertaintyMs, Math.max(...hosts.map((h) => h.clock.uncertaintyMs ?? 0)));
-  assert.equal(r.client.agentMessagesRejected, 0);
+  assert.equal(r.client.agentMessagesRejected, 2);
   const [fp] = r.aggregate.oneWayDelay;
   assert.equal(fp?.available, true, fp?.reason);
   // the token and the control port never reach the report or the coordinator's lines
@@ -274,5 +283,64 @@ test("usage: coordinator flags need --agents, --agents needs a publishing scenar
     const res = await cli([...args], { env, timeoutMs: 20_000 });
     assert.equal(res.code, 2, `${args.join(" ")}: ${res.stderr}`);
     assert.match(res.stderr, want);
+  }
+});
+
+/** A fake coordinator that answers an agent's hello with `reply` frames (raw bytes). */
+async function fakeCoordinator(
+  reply: (hello: Buffer) => Buffer[],
+): Promise<{ port: number; close: () => void }> {
+  const socks: Socket[] = [];
+  const server = createServer((sock) => {
+    socks.push(sock);
+    sock.on("error", () => {});
+    sock.once("data", (d: Buffer) => {
+      for (const b of reply(d)) sock.write(b);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const a = server.address();
+  return {
+    port: typeof a === "object" && a !== null ? a.port : 0,
+    close: () => {
+      for (const s of socks) s.destroy();
+      server.close();
+    },
+  };
+}
+
+test("an agent survives a hostile coordinator: an oversized frame, a scenario with a publisher and a foreign key", async () => {
+  const { encodeFrame } = await import("../../src/main/agents/wire.ts");
+  const { version } = await import("../../src/main/cli/version.ts");
+  const welcome = {
+    type: "welcome",
+    protocol: 1,
+    version: version(),
+    index: 0,
+    clockPort: 9,
+    sendLogPort: 9,
+  };
+  const oversized = await fakeCoordinator(() => [Buffer.from([0xff, 0xff, 0xff, 0xf0])]);
+  try {
+    const r = await agent(oversized.port, "victim", dir("victim1")).done;
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /the coordinator sent a malformed message \(a frame of \d+ bytes is over/);
+  } finally {
+    oversized.close();
+  }
+  const scenarioKey = await fakeCoordinator(() => [
+    encodeFrame(welcome),
+    encodeFrame({
+      type: "prepare",
+      scenario: { whip: "http://x/w", whep: "http://x/e", viewers: 1, holdSeconds: 1, exec: "sh" },
+    }),
+  ]);
+  try {
+    const r = await agent(scenarioKey.port, "victim", dir("victim2")).done;
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /cannot run this scenario: scenario: unknown key "exec"/);
+    assert.ok(!r.stderr.includes("publishing"), "no publisher ran");
+  } finally {
+    scenarioKey.close();
   }
 });
