@@ -105,7 +105,12 @@ export function simAgents(o: SimOptions, ids: number[][]): SimAgent[] {
       index,
       name: `sim-${index}`,
       workers: 4,
-      conn: { send: (m: object) => reply(m as Message), close: () => {}, closed: false },
+      conn: {
+        send: (m: object) => reply(m as Message),
+        limitFrames: () => {},
+        close: () => {},
+        closed: false,
+      },
       lost: null,
       finished: false,
       onMessage: () => {},

@@ -71,6 +71,11 @@ test("frames: oversized, non-JSON and non-message frames are malformed once, and
   r.push(head);
   assert.equal(bad.length, 1);
   assert.throws(() => encodeFrame({ type: "x", pad: "y".repeat(MAX_FRAME_BYTES) }), /over the wire's limit/);
+  // a lower limit (a coordinator's, before an agent's hello) holds the same way
+  const low = reader();
+  low.r.maxBytes = 64;
+  low.r.push(encodeFrame({ type: "hello", pad: "z".repeat(64) }));
+  assert.match(low.bad[0] ?? "", /over the 64-byte limit/);
 });
 
 const hello = (over: Record<string, unknown> = {}): Message => ({

@@ -8,7 +8,15 @@ import type { Logger } from "../observe/log.ts";
 import { type Responder, startResponder } from "../split/clock-exchange.ts";
 import { type SendLogServer, serveSendLog } from "../split/sendlog-channel.ts";
 import { checkHello } from "./handshake.ts";
-import { type Conn, frameConn, type Message, PROTOCOL_VERSION, printable, type Welcome } from "./wire.ts";
+import {
+  type Conn,
+  frameConn,
+  MAX_FRAME_BYTES,
+  type Message,
+  PROTOCOL_VERSION,
+  printable,
+  type Welcome,
+} from "./wire.ts";
 
 /** One admitted agent; `onMessage`/`onClose` are set by whoever drives it (the engine). */
 export interface AgentLink {
@@ -36,6 +44,10 @@ export interface HubOptions {
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
+/** a hello is small: a connection that has not said one gets no more than this per frame */
+const HELLO_MAX_BYTES = 16 << 10;
+/** connections that have not said hello yet, at most */
+const MAX_PENDING = 64;
 
 export class AgentHub {
   private readonly o: HubOptions;
@@ -51,6 +63,7 @@ export class AgentHub {
   private admitting = true;
   private arrived: () => void = () => {};
   private pinger: NodeJS.Timeout | undefined;
+  private pending = 0;
 
   constructor(o: HubOptions) {
     this.o = o;
@@ -97,7 +110,17 @@ export class AgentHub {
   }
 
   private admit(sock: Socket): void {
+    if (this.pending >= MAX_PENDING) {
+      sock.destroy();
+      return;
+    }
+    this.pending++;
     let link: AgentLink | null = null;
+    let said = false;
+    const settle = () => {
+      if (!said) this.pending--;
+      said = true;
+    };
     let silence = Date.now();
     const timer = setTimeout(() => {
       if (link === null) sock.destroy();
@@ -113,7 +136,9 @@ export class AgentHub {
           if (link !== null) link.onMessage(m);
           else {
             clearTimeout(timer);
+            settle();
             link = this.hello(conn, m);
+            if (link !== null) conn.limitFrames(MAX_FRAME_BYTES);
           }
         } catch (err) {
           // nothing an agent sends may stop the coordinator: the message is rejected instead
@@ -131,6 +156,7 @@ export class AgentHub {
       () => {
         clearTimeout(timer);
         clearInterval(watchdog);
+        settle();
         if (link !== null && link.lost === null && !link.finished) {
           link.lost = "its connection closed";
           this.o.log.line(`agent ${link.name} lost: its connection closed`);
@@ -138,6 +164,7 @@ export class AgentHub {
         }
       },
     );
+    conn.limitFrames(HELLO_MAX_BYTES);
   }
 
   private hello(conn: Conn, m: Message): AgentLink | null {

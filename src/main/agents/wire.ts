@@ -27,6 +27,8 @@ export function encodeFrame(msg: object): Buffer {
 export class FrameReader {
   private buf: Buffer = Buffer.alloc(0);
   private broken: string | null = null;
+  /** the largest frame accepted now (a coordinator takes little before an agent's hello) */
+  maxBytes = MAX_FRAME_BYTES;
   private readonly onMessage: (m: Message) => void;
   private readonly onMalformed: (why: string) => void;
 
@@ -40,8 +42,8 @@ export class FrameReader {
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     while (this.buf.length >= 4 && this.broken === null) {
       const len = this.buf.readUInt32BE(0);
-      if (len > MAX_FRAME_BYTES) {
-        this.fail(`a frame of ${len} bytes is over the ${MAX_FRAME_BYTES}-byte limit`);
+      if (len > this.maxBytes) {
+        this.fail(`a frame of ${len} bytes is over the ${this.maxBytes}-byte limit`);
         return;
       }
       if (this.buf.length < 4 + len) return;
@@ -77,6 +79,8 @@ export class FrameReader {
 /** A socket speaking frames: send, and messages/malformed/close callbacks. */
 export interface Conn {
   send(msg: object): void;
+  /** the largest frame this side accepts from now on */
+  limitFrames(maxBytes: number): void;
   close(): void;
   readonly closed: boolean;
 }
@@ -102,6 +106,9 @@ export function frameConn(
   return {
     send(msg) {
       if (!closed && !sock.destroyed) sock.write(encodeFrame(msg));
+    },
+    limitFrames(maxBytes) {
+      reader.maxBytes = maxBytes;
     },
     close() {
       sock.end();
