@@ -119,7 +119,13 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
   const many = coordinatorFlags(flags);
   if (many !== null) {
     if (file === undefined) throw new UsageError("--agents needs a scenario file");
+    if (flags.workers !== undefined)
+      throw new UsageError("--workers: with --agents each agent has its own --workers");
     const s = validated(applyOverrides(await readScenarioFile(file), flags));
+    if (s.workers !== undefined) {
+      log.line("scenario key workers ignored: with --agents each agent has its own --workers");
+      delete s.workers;
+    }
     const { engine: _local, ...out } = outputs(s, flags, log);
     return coordinate(s, out, many);
   }
