@@ -68,6 +68,8 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
       command: "run",
       scenario: s,
       engine,
+      // the publisher's stamps, the send log and the clock exchange read one wall clock
+      anchor,
       onFrameSent: (k, t0) => sendLog?.record(k, wallOf(anchor, t0)),
       finishInput: (input) => engine.finishInput(input),
     });
