@@ -133,6 +133,11 @@ test("three agents in three namespaces: one report, comparable with a single-hos
   const fp = m.aggregate.oneWayDelay[0];
   if (u > 1) assert.match(fp?.notComparableReason ?? "", /clock uncertainty/);
 
+  // the two sources read the coordinator's one wall clock through each agent's offset: they agree
+  const [mfp, mstamp] = m.aggregate.oneWayDelay;
+  const gap = Math.abs((mfp?.ms?.p50 ?? 0) - (mstamp?.ms?.p50 ?? 99));
+  assert.ok(gap <= u + 1.5, `fingerprint p50 ${mfp?.ms?.p50} ms, stamp p50 ${mstamp?.ms?.p50} ms`);
+
   writeFileSync(file, JSON.stringify(scenario("single")));
   const single = join(tmp.dir, "single");
   const one = inNamespace(children, C, ["run", file, "--out", single, "--no-html", "--quiet"]);
