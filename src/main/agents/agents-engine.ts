@@ -109,13 +109,16 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
         }
       };
       try {
-        await Promise.all(
+        const running = Promise.all(
           tasks.map((task, i) => {
             const s = shares[i] as Share;
             s.task = task;
             return runShare(s, task, o.anchor, (m) => relay(s, i, m), reject);
           }),
         );
+        // interrupted before the shares went out (during the warmup): they stop at once
+        if (interrupt.aborted) onStop();
+        await running;
       } finally {
         clearTimeout(guard);
         interrupt.removeEventListener("abort", onStop);
