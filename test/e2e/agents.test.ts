@@ -96,6 +96,23 @@ function dir(name: string): string {
   return join(tmp.dir, name);
 }
 
+/** A coordinator and two agents named `names`, 2.5 s into their viewers. */
+async function runningPair(
+  name: string,
+  holdSeconds: number,
+  names: [string, string],
+): Promise<{ c: CliRun; a: CliRun; b: CliRun; out: string }> {
+  const port = await freePort();
+  const out = dir(name);
+  const c = coordinator(scenario(name, 4, holdSeconds), port, out);
+  await c.waitForStderr("waiting up to");
+  const a = agent(port, names[0], dir(names[0]));
+  const b = agent(port, names[1], dir(names[1]));
+  await Promise.all([a.waitForStderr("running 2 viewers"), b.waitForStderr("running 2 viewers")]);
+  await new Promise((r) => setTimeout(r, 2500));
+  return { c, a, b, out };
+}
+
 test("two agents: one report with client.hosts, every viewer accounted for; a wrong token is refused", async () => {
   const port = await freePort();
   const metricsPort = await freePort();
@@ -155,14 +172,7 @@ test("two agents: one report with client.hosts, every viewer accounted for; a wr
 });
 
 test("an agent killed mid-run takes only its own viewers (agent_lost); the report is written", async () => {
-  const port = await freePort();
-  const out = dir("kill-agent");
-  const c = coordinator(scenario("killagent", 4, 6), port, out);
-  await c.waitForStderr("waiting up to");
-  const a = agent(port, "stays", dir("stays"));
-  const b = agent(port, "dies", dir("dies"));
-  await b.waitForStderr("running 2 viewers");
-  await new Promise((r) => setTimeout(r, 2500));
+  const { c, a, b, out } = await runningPair("killagent", 6, ["stays", "dies"]);
   b.child.kill("SIGKILL");
   const [rc, ra] = await Promise.all([c.done, a.done]);
   assert.equal(ra.code, 0, ra.stderr);
@@ -183,13 +193,7 @@ test("an agent killed mid-run takes only its own viewers (agent_lost); the repor
 });
 
 test("a coordinator killed mid-run: the agents stop within seconds and write local reports", async () => {
-  const port = await freePort();
-  const c = coordinator(scenario("killcoord", 4, 20), port, dir("kill-coord"));
-  await c.waitForStderr("waiting up to");
-  const a = agent(port, "left1", dir("left1"));
-  const b = agent(port, "left2", dir("left2"));
-  await Promise.all([a.waitForStderr("running 2 viewers"), b.waitForStderr("running 2 viewers")]);
-  await new Promise((r) => setTimeout(r, 2500));
+  const { c, a, b } = await runningPair("killcoord", 20, ["left1", "left2"]);
   c.child.kill("SIGKILL");
   const killedAt = performance.now();
   const [ra, rb] = await Promise.all([a.done, b.done]);
@@ -214,14 +218,7 @@ test("a coordinator killed mid-run: the agents stop within seconds and write loc
 });
 
 test("a coordinator interrupted mid-run stops its agents and still writes the whole report", async () => {
-  const port = await freePort();
-  const out = dir("interrupt");
-  const c = coordinator(scenario("interrupt", 4, 20), port, out);
-  await c.waitForStderr("waiting up to");
-  const a = agent(port, "i1", dir("i1"));
-  const b = agent(port, "i2", dir("i2"));
-  await Promise.all([a.waitForStderr("running 2 viewers"), b.waitForStderr("running 2 viewers")]);
-  await new Promise((r) => setTimeout(r, 2500));
+  const { c, a, b, out } = await runningPair("interrupt", 20, ["i1", "i2"]);
   const sentAt = performance.now();
   c.child.kill("SIGINT");
   const [rc, ra, rb] = await Promise.all([c.done, a.done, b.done]);
