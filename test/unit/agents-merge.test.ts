@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { dealIds, simAgents, simEngine } from "../../bench/sim-agents.ts";
 import type { ReportInput } from "../../src/core/report/input.ts";
 import { DelayHistogram } from "../../src/core/stats/summaries.ts";
+import { missingNames } from "../../src/main/agents/coordinator.ts";
 import { mergedClock } from "../../src/main/agents/host-merge.ts";
 import { encodeFrame } from "../../src/main/agents/wire.ts";
 import { decodeRecord } from "../../src/main/run/decode-record.ts";
@@ -122,4 +123,11 @@ test("an agent that finished early (no viewers of its own) gets empty seconds, s
     const idleTick = ticks.find((t) => t.second === s && t.shard === 1);
     assert.equal(idleTick?.active, 0, `second ${s}`);
   }
+});
+
+test("missing agents are named when the arrived ones are numbered like an indexed job's", () => {
+  assert.deepEqual(missingNames(["agent-0", "agent-2"], 4), ["agent-1", "agent-3"]);
+  assert.deepEqual(missingNames(["alpha", "beta"], 3), []);
+  assert.deepEqual(missingNames(["a-0", "b-1"], 3), []);
+  assert.deepEqual(missingNames([], 2), []);
 });

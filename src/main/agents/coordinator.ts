@@ -81,10 +81,26 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   }
 }
 
+/**
+ * The missing agents' names when the arrived ones are numbered as an indexed job numbers them
+ * (`prefix-0` … `prefix-(N−1)`, one prefix); otherwise none can be named.
+ */
+export function missingNames(arrived: readonly string[], n: number): string[] {
+  const parsed = arrived.map((a) => /^(.*)-(\d+)$/.exec(a));
+  const prefix = parsed[0]?.[1];
+  if (prefix === undefined || !parsed.every((m) => m !== null && m[1] === prefix && Number(m[2]) < n))
+    return [];
+  const seen = new Set(parsed.map((m) => Number(m?.[2])));
+  const out: string[] = [];
+  for (let i = 0; i < n && out.length < 20; i++) if (!seen.has(i)) out.push(`${prefix}-${i}`);
+  return out;
+}
+
 /** Not all agents came: the arrived ones are sent away and the report says who was missing. */
 async function missing(s: Scenario, out: RunOutputs, hub: AgentHub, c: CoordinatorFlags): Promise<number> {
   const names = hub.live().map((a) => a.name);
-  const why = `only ${names.length} of ${c.agents} agents connected within ${Math.round(c.agentWaitMs / 1000)} s${names.length > 0 ? ` (${names.join(", ")})` : ""}; ${c.agents - names.length} missing`;
+  const absent = missingNames(names, c.agents);
+  const why = `only ${names.length} of ${c.agents} agents connected within ${Math.round(c.agentWaitMs / 1000)} s${names.length > 0 ? ` (${names.join(", ")})` : ""}; ${c.agents - names.length} missing${absent.length > 0 ? ` (${absent.join(", ")})` : ""}`;
   process.stderr.write(`whipbench run: ${why}; no viewer runs\n`);
   for (const a of hub.live()) a.conn.send({ type: "cancel", reason: why });
   const engine: Engine = {
