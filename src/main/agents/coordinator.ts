@@ -10,6 +10,7 @@ import { emptyRecord } from "../../core/viewer-record.ts";
 import { EXIT_ERROR, type ExecuteOptions, execute } from "../cli/execute.ts";
 import { UsageError } from "../cli/flags.ts";
 import { version } from "../cli/version.ts";
+import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
 import type { Engine } from "../run/engine.ts";
 import { agentsEngine } from "./agents-engine.ts";
 import { AgentHub } from "./hub.ts";
@@ -41,6 +42,13 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   const token = tokenFrom(c.tokenEnv, "run");
   const log = out.log;
   if (token === undefined) log.line("note: no --token-env: any agent that reaches the control port may join");
+  // an output directory that cannot be written fails now, not after the agents came
+  try {
+    await prepareOutputDir(out.out);
+  } catch (err) {
+    process.stderr.write(`whipbench run: --out ${out.out}: ${writeErrorText(err)}\n`);
+    return EXIT_ERROR;
+  }
   const clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
   const identity = clipIdentity(await createHasher(), clip);
   const anchor = takeWallAnchor();
