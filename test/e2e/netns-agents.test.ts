@@ -133,6 +133,12 @@ test("three agents in three namespaces: one report, comparable with a single-hos
   const fp = m.aggregate.oneWayDelay[0];
   if (u > 1) assert.match(fp?.notComparableReason ?? "", /clock uncertainty/);
 
+  // the send log reached every agent for the whole run: no frame matched another loop's send
+  // (a follower once lost the stream 10 s in, and later frames read 4 s of delay)
+  for (const v of m.viewers ?? []) {
+    const max = v.oneWayDelay?.[0]?.ms?.max ?? 0;
+    assert.ok(max < 1000, `viewer ${v.id}: fingerprint max ${max} ms`);
+  }
   // the two sources read the coordinator's one wall clock through each agent's offset: they agree
   const [mfp, mstamp] = m.aggregate.oneWayDelay;
   const gap = Math.abs((mfp?.ms?.p50 ?? 0) - (mstamp?.ms?.p50 ?? 99));
