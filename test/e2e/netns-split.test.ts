@@ -4,42 +4,27 @@
 // report's fingerprint and stamp blocks must be comparable with an uncertainty ≤ 1 ms. Skips,
 // saying why, where namespaces cannot be made.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import type { Report } from "../../src/core/report/types.ts";
 import { wallOffsetEnv } from "./faults/wall-offset.ts";
 import { assertComparableUnlessClientBound } from "./harness.ts";
+import { cleanUp, deleteNamespaces, ip, inNamespace as spawnIn, waitFor } from "./netns/namespaces.ts";
 
 const A = "wbspA";
 const B = "wbspB";
 const ADDR_A = "10.213.8.1";
 const ADDR_B = "10.213.8.2";
-const BIN = fileURLToPath(new URL("../../bin/whipbench.js", import.meta.url));
 
 let skip: string | false = false;
 const children: ChildProcess[] = [];
 
-function ip(...args: string[]): void {
-  execFileSync("ip", args, { stdio: "ignore" });
-}
-
-function deleteNamespaces(): void {
-  for (const ns of [A, B]) {
-    try {
-      execFileSync("ip", ["netns", "del", ns], { stdio: "ignore" });
-    } catch {
-      // not there
-    }
-  }
-}
-
 before(() => {
-  deleteNamespaces();
+  deleteNamespaces([A, B]);
   try {
     ip("netns", "add", A);
     ip("netns", "add", B);
@@ -59,37 +44,10 @@ before(() => {
   }
 });
 
-after(async () => {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null) {
-      c.kill("SIGTERM");
-      await once(c, "exit");
-    }
-  }
-  deleteNamespaces();
-});
+after(() => cleanUp(children, [A, B]));
 
-function inNamespace(
-  ns: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): { child: ChildProcess; err: () => string } {
-  const child = spawn("ip", ["netns", "exec", ns, process.execPath, BIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d.toString();
-  });
-  return { child, err: () => err };
-}
-
-async function waitFor(text: () => string, needle: string, ms: number): Promise<void> {
-  for (let i = 0; i < ms / 50 && !text().includes(needle); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(text().includes(needle), `waited for "${needle}", got: ${text()}`);
-}
+const inNamespace = (ns: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnIn(children, ns, args, env);
 
 test("split run across two namespaces: fingerprint and stamp comparable, uncertainty ≤ 1 ms", async (t) => {
   if (skip) {

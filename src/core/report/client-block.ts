@@ -5,6 +5,7 @@ import type {
   CeilingReport,
   ClientResources,
   EventLoopDelayMs,
+  HostReport,
   ReportClient,
   ThreadReport,
   WorkerReport,
@@ -72,6 +73,31 @@ function ceilingBlock(c: CeilingReport): CeilingReport {
   };
 }
 
+function hostBlock(h: HostReport): HostReport {
+  const c = h.clock;
+  return {
+    name: h.name,
+    viewers: h.viewers,
+    workers: h.workers,
+    ...(h.lost !== undefined ? { lost: h.lost } : {}),
+    ...(h.cpuSeconds !== undefined ? { cpuSeconds: h.cpuSeconds } : {}),
+    ...(h.ceiling !== undefined
+      ? {
+          ceiling: {
+            nearCeiling: h.ceiling.nearCeiling,
+            ...(h.ceiling.evidence?.length ? { evidence: [...h.ceiling.evidence] } : {}),
+          },
+        }
+      : {}),
+    clock: {
+      method: c.method,
+      ...(c.offsetMs !== undefined ? { offsetMs: c.offsetMs } : {}),
+      ...(c.uncertaintyMs !== undefined ? { uncertaintyMs: c.uncertaintyMs } : {}),
+      ...(c.reason !== undefined ? { reason: c.reason } : {}),
+    },
+  };
+}
+
 export function clientBlock(input: ReportInput): ReportClient {
   return {
     os: input.client.os,
@@ -85,6 +111,8 @@ export function clientBlock(input: ReportInput): ReportClient {
       ? { publisherSendLagMs: delay(input.publisherSendLagMs) }
       : {}),
     ...(input.ceiling !== undefined ? { ceiling: ceilingBlock(input.ceiling) } : {}),
+    ...(input.hosts !== undefined ? { hosts: input.hosts.map(hostBlock) } : {}),
+    ...(input.hosts !== undefined ? { agentMessagesRejected: input.agentMessagesRejected ?? 0 } : {}),
   };
 }
 

@@ -60,6 +60,24 @@ export interface CeilingReport {
   evidence?: string[];
 }
 
+/** `client.hosts[]` (docs/definitions.md#many-hosts): one agent of a many-host run. */
+export interface HostReport {
+  /** the agent's --name (its hostname by default) */
+  name: string;
+  /** viewers the coordinator gave it */
+  viewers: number;
+  /** its worker threads */
+  workers: number;
+  /** why the coordinator lost it mid-run; absent when it finished (its viewers are then agent_lost) */
+  lost?: string;
+  /** the agent process's CPU over the run; absent when it was lost */
+  cpuSeconds?: number;
+  /** its own ceiling verdict (client.ceiling on that host); absent when it was lost */
+  ceiling?: { nearCeiling: boolean; evidence?: string[] };
+  /** its clock against the coordinator's (the clock exchange) */
+  clock: { method: "exchange" | "none"; offsetMs?: number; uncertaintyMs?: number; reason?: string };
+}
+
 /** docs/definitions.md#client `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
 export interface ReportClient {
   os: string;
@@ -73,4 +91,8 @@ export interface ReportClient {
   /** per frame: the publisher's first packet handed to the socket − the frame's start of sending (docs/definitions.md#send-lag) */
   publisherSendLagMs?: EventLoopDelayMs;
   ceiling?: CeilingReport;
+  /** a many-host run's agents, in the order they connected (docs/definitions.md#many-hosts) */
+  hosts?: HostReport[];
+  /** messages from agents that were malformed or oversized and closed their connection; only with hosts */
+  agentMessagesRejected?: number;
 }

@@ -7,6 +7,7 @@ import {
   clientLagText,
   clockText,
   frameEndsText,
+  hostsText,
   managedServiceRows,
   parseRfc3339Ns,
   resourcesText,
@@ -63,6 +64,7 @@ export function headerFacts(r: Report): string {
   const lag = clientLagText(c);
   if (lag !== null) rows.push(row("client adds", plain(lag)));
   if (c.ceiling !== undefined) rows.push(row("client ceiling", plain(ceilingText(c.ceiling))));
+  if (c.hosts !== undefined) rows.push(row("client hosts", plain(hostsText(c.hosts))));
   rows.push(row("topology", r.topology), row("clock", plain(clockText(r.clock))));
   return `<table class="facts">${rows.join("")}</table>`;
 }

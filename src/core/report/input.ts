@@ -8,6 +8,7 @@ import type {
   ClientResources,
   ClockBlock,
   EventLoopDelayMs,
+  HostReport,
   TimelineEntry,
   Topology,
   WorkerReport,
@@ -110,6 +111,9 @@ export interface ReportInput {
   timeline: TimelineEntry[];
   /** the publisher failed to connect: the report has `viewers: null` */
   publisherFailedToConnect: boolean;
+  /** a many-host run's agents (client.hosts) and the agent messages rejected as malformed */
+  hosts?: HostReport[];
+  agentMessagesRejected?: number;
   /** loopback candidates were added because a server host is a loopback address (src/main/run/ice-choice.ts) */
   autoLoopback?: boolean;
 }

@@ -7,6 +7,7 @@ import type {
   ClientResources,
   ClockBlock,
   EventLoopDelayMs,
+  HostReport,
   ReportClient,
   ReportScenario,
   ReportServer,
@@ -130,6 +131,28 @@ export function resourcesText(r: ClientResources): string {
 }
 
 /** The header's client threads row: one part per shard. */
+/** A many-host run's agents, one clause each (docs/definitions.md#many-hosts). */
+export function hostsText(hs: readonly HostReport[]): string {
+  return esc(
+    hs
+      .map((h) => {
+        const head = `${h.name}: ${h.viewers} viewers, ${h.workers} worker thread${h.workers === 1 ? "" : "s"}`;
+        if (h.lost !== undefined) return `${head}, lost (${h.lost})`;
+        const cpu = h.cpuSeconds === undefined ? "" : `, ${fmtFixed(h.cpuSeconds, 1)} s CPU`;
+        const c = h.clock;
+        const clock =
+          c.offsetMs !== undefined && c.uncertaintyMs !== undefined
+            ? `, clock ${fmtFixed(c.offsetMs, 3)} ms ± ${fmtFixed(c.uncertaintyMs, 3)} ms`
+            : `, clock not measured${c.reason ? ` (${c.reason})` : ""}`;
+        const near = h.ceiling?.nearCeiling
+          ? `, near its ceiling (${(h.ceiling.evidence ?? []).join("; ")})`
+          : "";
+        return `${head}${cpu}${clock}${near}`;
+      })
+      .join("; "),
+  );
+}
+
 export function workersText(ws: readonly WorkerReport[]): string {
   return esc(
     ws

@@ -9,6 +9,7 @@ import {
   DASH,
   esc,
   frameEndsText,
+  hostsText,
   managedServiceRows,
   ms1OrNa,
   msOrDash,
@@ -55,6 +56,7 @@ function header(r: Report): string[] {
   const lag = clientLagText(c);
   if (lag !== null) lines.push(`| client adds | ${lag} |`);
   if (c.ceiling !== undefined) lines.push(`| client ceiling | ${ceilingText(c.ceiling)} |`);
+  if (c.hosts !== undefined) lines.push(`| client hosts | ${hostsText(c.hosts)} |`);
   lines.push(`| topology | ${esc(r.topology)} |`, `| clock | ${clockText(r.clock)} |`, "");
   return lines;
 }

@@ -12,6 +12,7 @@ export type {
   CeilingReport,
   ClientResources,
   EventLoopDelayMs,
+  HostReport,
   ReportClient,
   ThreadReport,
   WorkerReport,

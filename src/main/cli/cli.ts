@@ -8,6 +8,7 @@ import { ScenarioError } from "../../core/scenario/scenario.ts";
 import { capacityCommand } from "../capacity/cmd-capacity.ts";
 import { addServerWatchOptions } from "../observe/server-watch-flags.ts";
 import { addCompare, addMatrix } from "./cli-ci.ts";
+import { addAgent, addCoordinatorOptions } from "./cmd-agent.ts";
 import { publishCommand } from "./cmd-publish.ts";
 import { relayCommand } from "./cmd-relay.ts";
 import { runCommand, viewCommand } from "./cmd-run.ts";
@@ -57,6 +58,7 @@ function program(setCode: SetCode): Command {
   addView(p, setCode);
   addPublish(p, setCode);
   addRelay(p, setCode);
+  addAgent(p, setCode);
   addCompare(p, setCode);
   addMatrix(p, setCode);
   p.command("version")
@@ -85,6 +87,7 @@ function addRun(p: Command, setCode: SetCode): void {
 
     .action(async (file: string | undefined, opts) => setCode(await runCommand(file, opts)));
   outputOptions(p.commands[p.commands.length - 1] as Command);
+  addCoordinatorOptions(p.commands[p.commands.length - 1] as Command);
 }
 
 function addCapacity(p: Command, setCode: SetCode): void {

@@ -9,16 +9,18 @@ import {
   validateScenario,
 } from "../../core/scenario/scenario.ts";
 import { LiveThresholds } from "../../core/thresholds/live.ts";
+import { coordinate } from "../agents/coordinator.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
 import { Relay } from "../relay/relay.ts";
 import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "../run/engine.ts";
 import { poolEngine } from "../run/pool-engine.ts";
+import { type CoordinatorRunFlags, coordinatorFlags } from "./cmd-agent.ts";
 import { execute } from "./execute.ts";
 import { UsageError } from "./flags.ts";
 
 const MAX_SCENARIO_BYTES = 1 << 20;
 
-export interface RunFlags {
+export interface RunFlags extends CoordinatorRunFlags {
   receivePath?: "werift" | "lean";
   out: string;
   metrics?: string;
@@ -115,6 +117,19 @@ function outputs(s: Scenario, flags: RunFlags, log: Logger) {
 
 export async function runCommand(file: string | undefined, flags: RunFlags): Promise<number> {
   const log = stderrLogger(flags.quiet ?? false);
+  const many = coordinatorFlags(flags);
+  if (many !== null) {
+    if (file === undefined) throw new UsageError("--agents needs a scenario file");
+    if (flags.workers !== undefined)
+      throw new UsageError("--workers: with --agents each agent has its own --workers");
+    const s = validated(applyOverrides(await readScenarioFile(file), flags));
+    if (s.workers !== undefined) {
+      log.line("scenario key workers ignored: with --agents each agent has its own --workers");
+      delete s.workers;
+    }
+    const { engine: _local, ...out } = outputs(s, flags, log);
+    return coordinate(s, out, many);
+  }
   if (file === undefined) {
     const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
     const base = await relay.listen("127.0.0.1", 0);

@@ -2,6 +2,7 @@
 // build the report, write the files (JSON, Markdown, HTML), print the verdict and headline on
 // stdout (or the report JSON with --json, the human lines then on stderr), and map the outcome
 // to an exit code.
+import type { WallAnchor } from "../../core/clock/clock.ts";
 import { buildReport } from "../../core/report/build.ts";
 import { delayDistribution } from "../../core/report/distribution.ts";
 import { reportStem, stdoutLines } from "../../core/report/headline.ts";
@@ -43,6 +44,12 @@ export interface ExecuteOptions {
   json?: boolean;
   /** --junit and --summary-md (issue 14) */
   gateFiles?: GateFiles;
+  /** every frame the publisher sent (a many-host run serves them to its agents) */
+  onFrameSent?: (k: number, t0MonoNs: number) => void;
+  /** the wall anchor the run must share (a many-host coordinator's) */
+  anchor?: WallAnchor;
+  /** a many-host run adds its hosts, their clocks and ceilings to what the run hands the report */
+  finishInput?: (input: ReportInput) => ReportInput;
   /** test hook: the /metrics registry and its URL, when the scenario serves metrics */
   onMetrics?: (metrics: RunMetrics, url: string) => void;
 }
@@ -124,9 +131,11 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
         onPublisher: (p) => live.setPublisher(p),
         clockPeer: opts.clockPeer,
         sendLogPeer: opts.sendLogPeer,
+        ...(opts.onFrameSent ? { onFrameSent: opts.onFrameSent } : {}),
+        ...(opts.anchor ? { anchor: opts.anchor } : {}),
       });
       // a threshold's live stop is not an interrupt: only a signal marks the report interrupted
-      const input = { ...ran, interrupted: interrupt.aborted };
+      const input = { ...(opts.finishInput?.(ran) ?? ran), interrupted: interrupt.aborted };
       if (input.publisher) live.setPublisher(input.publisher);
       await live.close();
       try {

@@ -60,6 +60,8 @@ export interface RunOptions {
   clockIntervalMs?: number;
   /** thresholds of the ceiling verdict (tests make them tiny) */
   ceiling?: CeilingThresholds;
+  /** the wall anchor to share (a many-host coordinator's clock exchange and send log read it too) */
+  anchor?: WallAnchor;
 }
 
 /** The run's clocks, started before anything else: startedAt, the step watch, the resources. */
@@ -95,7 +97,7 @@ export interface ViewerPhase {
 }
 
 export async function run(opts: RunOptions): Promise<ReportInput> {
-  const clocks = startClocks();
+  const clocks = startClocks(opts.anchor);
   const s = opts.scenario;
   const { ice, autoLoopback } = iceFor([s.whip, s.whep], s, opts.log);
   const send = await connectPublisher(opts, clocks.anchor, ice);
@@ -139,8 +141,8 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   });
 }
 
-export function startClocks(): RunClocks {
-  const anchor = takeWallAnchor();
+export function startClocks(given?: WallAnchor): RunClocks {
+  const anchor = given ?? takeWallAnchor();
   const startedAtUnixNs = wallNowUnixNs(anchor);
   const startMono = monoNs();
   const steps = new StepWatch();

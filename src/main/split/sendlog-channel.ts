@@ -89,7 +89,8 @@ export class SendLogPeerError extends Error {}
 
 /**
  * Follows a publisher's send log until `signal` aborts. Resolves with the clip identity once the
- * hello arrived; every entry then goes to `onEntry` (k, publisher wall ns).
+ * hello arrived; every entry then goes to `onEntry` (k, publisher wall ns). `answerMs` bounds
+ * the wait for the answer and its hello only: the stream itself lasts as long as the run.
  */
 export async function followSendLog(
   host: string,
@@ -97,21 +98,29 @@ export async function followSendLog(
   bearer: string | undefined,
   signal: AbortSignal,
   onEntry: (k: number, t0WallNs: number) => void,
+  answerMs = 10_000,
 ): Promise<ClipIdentity> {
   const headers: Record<string, string> = {};
   if (bearer) headers["authorization"] = `Bearer ${bearer}`;
   const hostPart = host.includes(":") ? `[${host}]` : host;
+  // a timeout signal handed to fetch would also cut the body off once it fired, mid-run
+  const answer = new AbortController();
+  const timer = setTimeout(() => answer.abort(), answerMs);
+  timer.unref();
   let res: Response;
   try {
     res = await fetch(`http://${hostPart}:${port}/sendlog`, {
       headers,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+      signal: AbortSignal.any([signal, answer.signal]),
     });
   } catch {
+    clearTimeout(timer);
     throw new SendLogPeerError("the send-log peer did not answer");
   }
-  if (res.status !== 200 || !res.body)
+  if (res.status !== 200 || !res.body) {
+    clearTimeout(timer);
     throw new SendLogPeerError(`the send-log peer answered HTTP ${res.status}`);
+  }
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
@@ -131,7 +140,14 @@ export async function followSendLog(
     }
   };
   const it = lines();
-  const first = await it.next();
+  let first: IteratorResult<string>;
+  try {
+    first = await it.next();
+  } catch {
+    throw new SendLogPeerError("the send-log peer did not send its hello");
+  } finally {
+    clearTimeout(timer);
+  }
   if (first.done) throw new SendLogPeerError("the send-log peer closed before its hello");
   identity = parseHello(first.value);
   void (async () => {

@@ -1,0 +1,80 @@
+// The agent's plumbing (docs/definitions.md#many-hosts): reaching the coordinator, sending a
+// share's results over the wire, and the local report when the coordinator is gone.
+import { lookup } from "node:dns/promises";
+import { connect, type Socket } from "node:net";
+import { buildReport } from "../../core/report/build.ts";
+import { reportStem } from "../../core/report/headline.ts";
+import type { ReportInput } from "../../core/report/input.ts";
+import { reportToJson } from "../../core/report/json.ts";
+import { reportToMarkdown } from "../../core/report/markdown.ts";
+import { EXIT_ERROR, EXIT_NO_VERDICT } from "../cli/execute.ts";
+import type { Logger } from "../observe/log.ts";
+import { writeReport } from "../output/write-report.ts";
+import type { ShareOutcome } from "./agent-share.ts";
+import { agentFigures } from "./host-merge.ts";
+import type { Conn } from "./wire.ts";
+
+const RECORDS_PER_FRAME = 50;
+
+/** A name resolves once, so every clock probe goes to an address (no lookup between t1 and the send). */
+async function resolve(host: string): Promise<string | null> {
+  try {
+    return (await lookup(host)).address;
+  } catch {
+    return null;
+  }
+}
+
+export async function dial(
+  host: string,
+  port: number,
+  waitMs: number,
+  log: Logger,
+): Promise<{ sock: Socket; address: string } | null> {
+  const until = Date.now() + waitMs;
+  let said = false;
+  for (;;) {
+    const address = await resolve(host);
+    const sock =
+      address === null
+        ? null
+        : await new Promise<Socket | null>((done) => {
+            const s = connect({ host: address, port });
+            s.once("connect", () => done(s));
+            s.once("error", () => done(null));
+          });
+    if (sock && address !== null) return { sock, address };
+    if (Date.now() >= until) return null;
+    if (!said) log.line("the coordinator is not reachable yet; retrying");
+    said = true;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** The records (instants relative to t0), in chunks, then this host's own figures. */
+export function sendResults(conn: Conn, o: ShareOutcome): void {
+  const wire = o.records.map((r) =>
+    r.postMonoNs !== undefined ? { ...r, postMonoNs: r.postMonoNs - o.t0MonoNs } : r,
+  );
+  for (let i = 0; i < wire.length; i += RECORDS_PER_FRAME) {
+    conn.send({ type: "records", records: wire.slice(i, i + RECORDS_PER_FRAME) });
+  }
+  conn.send({ type: "done", profiles: o.profiles, figures: agentFigures(o.input) });
+}
+
+/** The coordinator is gone: this host's viewers in a report of their own (same writer as a run). */
+export async function writeLocal(out: string, input: ReportInput, log: Logger): Promise<number> {
+  try {
+    const report = buildReport({ ...input, interrupted: true });
+    const stem = reportStem(input.startedAtUnixNs, `${input.scenario.name ?? "agent"}-local`);
+    const files = await writeReport(out, stem, reportToJson(report), reportToMarkdown(report));
+    log.line(report.aggregate.verdict);
+    process.stdout.write(`wrote ${files.json}\nwrote ${files.markdown}\n`);
+    return EXIT_NO_VERDICT;
+  } catch (err) {
+    process.stderr.write(
+      `whipbench agent: the local report could not be written: ${(err as Error).message}\n`,
+    );
+    return EXIT_ERROR;
+  }
+}

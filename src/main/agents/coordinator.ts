@@ -1,0 +1,129 @@
+// `whipbench run SCENARIO.json --agents N` (docs/definitions.md#many-hosts): this process owns the
+// publisher, the send log, the clock and the schedule; N agents on other hosts run the viewers.
+// It waits for them (naming who arrived when not all did), runs through the agents engine and
+// writes one report in the single-host format with client.hosts[].
+import { loadClip } from "../../core/clip/clip.ts";
+import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
+import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import { emptyRecord } from "../../core/viewer-record.ts";
+import { EXIT_ERROR, type ExecuteOptions, execute } from "../cli/execute.ts";
+import { UsageError } from "../cli/flags.ts";
+import { version } from "../cli/version.ts";
+import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
+import type { Engine } from "../run/engine.ts";
+import { agentsEngine } from "./agents-engine.ts";
+import { AgentHub } from "./hub.ts";
+
+export interface CoordinatorFlags {
+  agents: number;
+  listen: { host: string; port: number };
+  tokenEnv?: string | undefined;
+  /** how long to wait for the agents, ms */
+  agentWaitMs: number;
+}
+
+export const DEFAULT_COORDINATOR_LISTEN = { host: "127.0.0.1", port: 7400 };
+
+/** The shared token named by --token-env; a named but empty variable is a usage error. */
+export function tokenFrom(name: string | undefined, cmd: string): string | undefined {
+  if (name === undefined) return undefined;
+  const v = process.env[name];
+  if (!v) throw new UsageError(`whipbench ${cmd}: --token-env ${name}: the variable is empty or unset`);
+  return v;
+}
+
+type RunOutputs = Omit<ExecuteOptions, "command" | "scenario" | "engine">;
+
+export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFlags): Promise<number> {
+  if (s.whip === undefined || s.whip === "") {
+    throw new UsageError("whipbench run --agents: the scenario needs whip: the coordinator publishes");
+  }
+  const token = tokenFrom(c.tokenEnv, "run");
+  const log = out.log;
+  if (token === undefined) log.line("note: no --token-env: any agent that reaches the control port may join");
+  // an output directory that cannot be written fails now, not after the agents came
+  try {
+    await prepareOutputDir(out.out);
+  } catch (err) {
+    process.stderr.write(`whipbench run: --out ${out.out}: ${writeErrorText(err)}\n`);
+    return EXIT_ERROR;
+  }
+  const clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
+  const identity = clipIdentity(await createHasher(), clip);
+  const anchor = takeWallAnchor();
+  const hub = new AgentHub({ ...c.listen, token, version: version(), identity, anchor, log });
+  try {
+    try {
+      await hub.listen();
+    } catch (err) {
+      process.stderr.write(`whipbench run: --coordinator-listen: ${(err as Error).message}\n`);
+      return EXIT_ERROR;
+    }
+    log.line(`waiting up to ${Math.round(c.agentWaitMs / 1000)} s for ${c.agents} agents`);
+    const all = await hub.waitFor(c.agents, c.agentWaitMs);
+    if (!all) return await missing(s, out, hub, c);
+    const engine = agentsEngine({
+      links: hub.live(),
+      scenario: s,
+      anchor,
+      log,
+      hubRejected: () => hub.malformedFrames,
+    });
+    const sendLog = hub.sendLog;
+    const code = await execute({
+      ...out,
+      command: "run",
+      scenario: s,
+      engine,
+      // the publisher's stamps, the send log and the clock exchange read one wall clock
+      anchor,
+      onFrameSent: (k, t0) => sendLog?.record(k, wallOf(anchor, t0)),
+      finishInput: (input) => engine.finishInput(input),
+    });
+    if (hub.malformedFrames > 0)
+      log.line(`${hub.malformedFrames} malformed agent messages closed their connection`);
+    return code;
+  } finally {
+    await hub.close();
+  }
+}
+
+/**
+ * The missing agents' names when the arrived ones are numbered as an indexed job numbers them
+ * (`prefix-0` … `prefix-(N−1)`, one prefix); otherwise none can be named.
+ */
+export function missingNames(arrived: readonly string[], n: number): string[] {
+  const parsed = arrived.map((a) => /^(.*)-(\d+)$/.exec(a));
+  const prefix = parsed[0]?.[1];
+  if (prefix === undefined || !parsed.every((m) => m !== null && m[1] === prefix && Number(m[2]) < n))
+    return [];
+  const seen = new Set(parsed.map((m) => Number(m?.[2])));
+  const out: string[] = [];
+  for (let i = 0; i < n && out.length < 20; i++) if (!seen.has(i)) out.push(`${prefix}-${i}`);
+  return out;
+}
+
+/** Not all agents came: the arrived ones are sent away and the report says who was missing. */
+async function missing(s: Scenario, out: RunOutputs, hub: AgentHub, c: CoordinatorFlags): Promise<number> {
+  const names = hub.live().map((a) => a.name);
+  const absent = missingNames(names, c.agents);
+  const why = `only ${names.length} of ${c.agents} agents connected within ${Math.round(c.agentWaitMs / 1000)} s${names.length > 0 ? ` (${names.join(", ")})` : ""}; ${c.agents - names.length} missing${absent.length > 0 ? ` (${absent.join(", ")})` : ""}`;
+  process.stderr.write(`whipbench run: ${why}; no viewer runs\n`);
+  for (const a of hub.live()) a.conn.send({ type: "cancel", reason: why });
+  const engine: Engine = {
+    workers: 1,
+    async run(tasks) {
+      const records = tasks.flatMap((t) =>
+        t.viewers.map((v) => {
+          const r = emptyRecord(v.id, t.sendLog !== null);
+          r.errorKind = "agent_missing";
+          r.error = why;
+          return r;
+        }),
+      );
+      return { records, profiles: [] };
+    },
+  };
+  return execute({ ...out, command: "run", scenario: s, engine });
+}

@@ -1,0 +1,136 @@
+// What the coordinator accepts from an agent: each tick, viewer record and shard profile must have
+// the shape of the project's own (checked against a template of that type: same keys, same JSON
+// types, optional keys from a fixed list) and its histograms must decode. Anything else is a
+// malformed message: the agent's connection is closed and counted, nothing is thrown.
+
+import { DelayHistogram } from "../../core/stats/summaries.ts";
+import type { EncodedHistogram, ViewerRecord } from "../../core/types.ts";
+import { emptyRecord } from "../../core/viewer-record.ts";
+import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
+import { emptyTick } from "./tick-merge.ts";
+
+const DELAY = { p50: 0, p99: 0, max: 0 };
+const THREAD = { cpuSeconds: 0, eventLoopUtilisation: 0, eventLoopDelayMs: DELAY };
+
+function isNum(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+
+/** Every template key present with the template's JSON type (recursively); extra keys only from `optional`. */
+function like(v: unknown, t: unknown, optional: Record<string, (x: unknown) => boolean> = {}): boolean {
+  if (typeof t === "number") return isNum(v);
+  if (typeof t !== "object" || t === null) return typeof v === typeof t;
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(t)) return Array.isArray(v) && v.every(isNum);
+  const obj = v as Record<string, unknown>;
+  const tmpl = t as Record<string, unknown>;
+  for (const k of Object.keys(obj)) {
+    if (k in tmpl) {
+      if (!like(obj[k], tmpl[k])) return false;
+    } else if (!(optional[k]?.(obj[k]) ?? false)) {
+      return false;
+    }
+  }
+  return Object.keys(tmpl).every((k) => k in obj);
+}
+
+/** An encoded histogram whose figures are numbers and whose buckets decode. */
+export function histogramOk(v: unknown): v is EncodedHistogram {
+  if (!like(v, { hdr: "", n: 0, sumNs: 0, minNs: 0, maxNs: 0 })) return false;
+  const h = v as EncodedHistogram;
+  if (h.n === 0) return true;
+  try {
+    DelayHistogram.decode(h);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const str = (x: unknown) => typeof x === "string" && x.length <= 2000;
+const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
+  codec: str,
+  whepFlow: (x) => x === "answer" || x === "counter-offer",
+  postMonoNs: isNum,
+  signallingNs: isNum,
+  iceConnectedNs: isNum,
+  firstRtpNs: isNum,
+  firstKeyframeNs: isNum,
+  droppedAfterJoin: (x) => typeof x === "boolean",
+  errorKind: str,
+  error: str,
+};
+const HISTS = [
+  "delayHist",
+  "delayKeyHist",
+  "delayDeltaHist",
+  "transitHist",
+  "stampHist",
+  "stampKeyHist",
+  "stampDeltaHist",
+] as const;
+
+const RECORD_TEMPLATE = (() => {
+  const t = emptyRecord(0, true) as unknown as Record<string, unknown>;
+  // the blocker is a small union: checked on its own
+  const { oneWayDelayBlocker: _b, ...rest } = t;
+  for (const h of HISTS) delete rest[h];
+  return rest;
+})();
+
+function blockerOk(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  const b = v as { kind?: unknown; codec?: unknown };
+  if (b.kind === "codec") return typeof b.codec === "string" && Object.keys(b).length === 2;
+  return (
+    (b.kind === "none" || b.kind === "no_send_log" || b.kind === "no_track") && Object.keys(b).length === 1
+  );
+}
+
+/** One viewer record from an agent, of a viewer in `ids` (its share). */
+export function recordOk(v: unknown, ids: ReadonlySet<number>): v is ViewerRecord {
+  if (typeof v !== "object" || v === null) return false;
+  const r = v as Record<string, unknown>;
+  const { oneWayDelayBlocker, ...rest } = r;
+  for (const h of HISTS) {
+    if (!histogramOk(r[h])) return false;
+    delete rest[h];
+  }
+  if (!blockerOk(oneWayDelayBlocker)) return false;
+  // rtp's frame-end strings and counters: the template's types
+  return like(rest, RECORD_TEMPLATE, RECORD_OPTIONAL) && ids.has(r.id as number);
+}
+
+const TICK_TEMPLATE = (() => {
+  const { thread: _t, ...rest } = emptyTick(0, 0, THREAD);
+  return rest;
+})();
+
+export function tickOk(v: unknown): v is ShardTick {
+  if (typeof v !== "object" || v === null) return false;
+  const { thread, ...rest } = v as Record<string, unknown>;
+  if (!like(rest, TICK_TEMPLATE)) return false;
+  const second = (v as ShardTick).second;
+  if (!Number.isSafeInteger(second) || second < 0 || second > 1e7) return false;
+  return like(thread, THREAD, { receiveLagMs: (x) => like(x, DELAY) });
+}
+
+const PROFILE_TEMPLATE = {
+  ...THREAD,
+  shard: 0,
+  thread: "",
+  viewers: 0,
+  packets: 0,
+  intakeDropped: 0,
+};
+
+export function profileOk(v: unknown): v is ShardProfile {
+  return (
+    like(v, PROFILE_TEMPLATE, {
+      receiveLagMs: (x) => like(x, DELAY),
+      receiveLagHist: histogramOk,
+    }) &&
+    ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&
+    histogramOk((v as ShardProfile).receiveLagHist)
+  );
+}

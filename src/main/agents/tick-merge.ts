@@ -1,0 +1,73 @@
+// An agent's worker ticks of one second merged into the one tick its coordinator expects of it
+// (one shard per agent): counters summed, each thread figure the worst of its threads (CPU
+// summed). The live delay samples (for /metrics and live thresholds only; the report's figures
+// come from the exact histograms) are thinned to at most MAX_LIVE_SAMPLES per source.
+import type { ThreadFigures } from "../../net/thread-profile.ts";
+import type { ShardTick } from "../../workers/protocol.ts";
+
+export const MAX_LIVE_SAMPLES = 5000;
+
+function thin(all: number[]): number[] {
+  if (all.length <= MAX_LIVE_SAMPLES) return all.map(Math.round);
+  const out: number[] = [];
+  const step = all.length / MAX_LIVE_SAMPLES;
+  for (let i = 0; i < MAX_LIVE_SAMPLES; i++) out.push(Math.round(all[Math.floor(i * step)] ?? 0));
+  return out;
+}
+
+function worse(a: { p50: number; p99: number; max: number }, b: { p50: number; p99: number; max: number }) {
+  return { p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), max: Math.max(a.max, b.max) };
+}
+
+/** A tick with nothing in it: the start of a merge, or a lost agent's empty second. */
+export function emptyTick(shard: number, second: number, thread: ThreadFigures): ShardTick {
+  return {
+    shard,
+    second,
+    final: false,
+    packets: 0,
+    bytes: 0,
+    started: 0,
+    joined: 0,
+    failed: 0,
+    active: 0,
+    delaySamples: [],
+    stampSamples: [],
+    transitSamples: [],
+    thread,
+  };
+}
+
+export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
+  const first = ticks[0];
+  if (first === undefined) return null;
+  const out = emptyTick(0, first.second, { ...first.thread, cpuSeconds: 0 });
+  out.final = first.final;
+  const delays: number[] = [];
+  const stamps: number[] = [];
+  const transits: number[] = [];
+  for (const t of ticks) {
+    out.packets += t.packets;
+    out.bytes += t.bytes;
+    out.started += t.started;
+    out.joined += t.joined;
+    out.failed += t.failed;
+    out.active += t.active;
+    for (const v of t.delaySamples) delays.push(v);
+    for (const v of t.stampSamples) stamps.push(v);
+    for (const v of t.transitSamples) transits.push(v);
+    const th = out.thread;
+    th.cpuSeconds += t.thread.cpuSeconds;
+    th.eventLoopUtilisation = Math.max(th.eventLoopUtilisation, t.thread.eventLoopUtilisation);
+    th.eventLoopDelayMs = worse(th.eventLoopDelayMs, t.thread.eventLoopDelayMs);
+    if (t.thread.receiveLagMs !== undefined) {
+      th.receiveLagMs = th.receiveLagMs
+        ? worse(th.receiveLagMs, t.thread.receiveLagMs)
+        : t.thread.receiveLagMs;
+    }
+  }
+  out.delaySamples = thin(delays);
+  out.stampSamples = thin(stamps);
+  out.transitSamples = thin(transits);
+  return out;
+}

@@ -1,0 +1,49 @@
+// The send-log channel keeps delivering for as long as the run lasts: the follower's answer
+// timeout bounds the wait for the hello, not the stream (it once cut the stream off 10 s in, so
+// every frame after that matched the previous loop's send, 4 s early).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { loadClip } from "../../src/core/clip/clip.ts";
+import { clipIdentity, createHasher } from "../../src/core/delay/fingerprint.ts";
+import { followSendLog, serveSendLog } from "../../src/main/split/sendlog-channel.ts";
+
+test("a follower still gets entries long after its answer timeout", async () => {
+  const identity = clipIdentity(await createHasher(), loadClip("vp8"));
+  const server = await serveSendLog("127.0.0.1", 0, identity, undefined);
+  const stop = new AbortController();
+  const got: number[] = [];
+  try {
+    await followSendLog("127.0.0.1", server.port, undefined, stop.signal, (k) => got.push(k), 200);
+    for (let k = 0; k < 8; k++) {
+      server.record(k, 1e18 + k * 33e6);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(got, [0, 1, 2, 3, 4, 5, 6, 7], "entries sent 0.1–0.8 s after a 0.2 s answer timeout");
+  } finally {
+    stop.abort();
+    await server.close();
+  }
+});
+
+test("a peer that answers but never sends its hello fails within the answer timeout", async () => {
+  const { createServer } = await import("node:http");
+  const silent = createServer((_req, res) => {
+    res.writeHead(200);
+    res.flushHeaders();
+  });
+  await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+  const a = silent.address();
+  const port = typeof a === "object" && a !== null ? a.port : 0;
+  const t0 = performance.now();
+  try {
+    await assert.rejects(
+      followSendLog("127.0.0.1", port, undefined, new AbortController().signal, () => {}, 300),
+      /did not send its hello/,
+    );
+    assert.ok(performance.now() - t0 < 3000);
+  } finally {
+    silent.closeAllConnections();
+    silent.close();
+  }
+});
