@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { CapacityReport } from "../../src/core/capacity/types.ts";
+import { DEFAULT_CEILING } from "../../src/core/report/ceiling.ts";
 import { capacityCommand } from "../../src/main/capacity/cmd-capacity.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { cli, freePort, listDir, startCli, tempDir } from "./cli-harness.ts";
@@ -49,12 +50,21 @@ test("against relay --capacity 40 with loss < 1 %: the knee is within the resolu
     const s = { ...scenario(`http://127.0.0.1:${port}`, spec, { loss: "< 1%" }), rampSeconds: 1 };
     writeFileSync(file, JSON.stringify(s));
     const out = join(tmp.dir, "out");
-    const r = await cli(["capacity", file, "--out", out, "--workers", "1", "--quiet"], {
-      timeoutMs: 200_000,
-    });
+    // The subject here is the search against the relay's knee. The client's own guard is tested
+    // below (a tiny budget). With its default 5 ms receive-lag floor, one viewer thread at 30–45
+    // viewers on a 2-core machine is called client-bound in about half the runs (GC pauses of
+    // 6–16 ms in the viewer thread, several a step; bench/README.md, "Capacity"), so this
+    // test raises that floor to 50 ms and keeps the event-loop thresholds and kernel drops as they are.
+    const lines: string[] = [];
+    const code = await capacityCommand(
+      file,
+      { out, workers: 1, quiet: true },
+      { ceiling: { ...DEFAULT_CEILING, receiveLagFloorMs: 50 }, stdout: (l) => lines.push(l) },
+    );
     const { report, files } = readCapacity(out);
     const res = report.result;
-    assert.equal(r.code, 0, `${res.summary} ${JSON.stringify(res.clientEvidence ?? [])}\n${r.stderr}`);
+    assert.equal(code, 0, `${res.summary} ${JSON.stringify(res.clientEvidence ?? [])}`);
+    for (const st of report.steps) assert.ok((st.ceiling?.thresholds.receiveLagP99Ms ?? 0) >= 50);
     assert.equal(res.limitedBy, "threshold:loss");
     const max = res.maxViewers ?? -1;
     assert.ok(max <= 40 && max > 40 - resolution, `maxViewers ${max}`);
@@ -75,7 +85,7 @@ test("against relay --capacity 40 with loss < 1 %: the knee is within the resolu
       assert.ok(s.window.measuredFromS > s.window.startS && s.window.endS > s.window.measuredFromS);
     }
     assert.ok(files.some((f) => f.endsWith(".md")) && files.some((f) => f.endsWith(".html")));
-    assert.match(r.stdout, /viewers hold the thresholds; \d+ fail loss/);
+    assert.match(lines[0] ?? "", /viewers hold the thresholds; \d+ fail loss/);
   } finally {
     relay.child.kill("SIGTERM");
     await relay.done;
