@@ -4,6 +4,8 @@
 // instead of reporting a knee.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { CapacityReport } from "../../src/core/capacity/types.ts";
@@ -97,6 +99,17 @@ test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", asy
   const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
   const base = await relay.listen();
   const tmp = tempDir("capacity-client");
+  // a Prometheus endpoint: a counter at 100/s and a gauge at 7, behind a path and a query that
+  // must not reach the report
+  const born = performance.now();
+  const prom = createServer((_req, res) => {
+    const n = Math.round((performance.now() - born) / 10);
+    res.end(
+      `# TYPE demo_requests_total counter\ndemo_requests_total ${n}\n# TYPE demo_sessions gauge\ndemo_sessions 7\n`,
+    );
+  });
+  await new Promise<void>((r) => prom.listen(0, "127.0.0.1", () => r()));
+  const promPort = (prom.address() as AddressInfo).port;
   try {
     const file = join(tmp.dir, "scenario.json");
     const spec = { start: 2, max: 40, growth: 2, resolution: 1, stepSeconds: 2, settleSeconds: 0.5 };
@@ -105,7 +118,14 @@ test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", asy
     const code = await capacityCommand(
       file,
       // the server watch on this very process (it runs the relay): CPU and RSS beside the step
-      { out: tmp.dir, workers: 0, quiet: true, serverPid: process.pid },
+      {
+        out: tmp.dir,
+        workers: 0,
+        quiet: true,
+        serverPid: process.pid,
+        serverMetrics: `http://127.0.0.1:${promPort}/secret-path/metrics?token=SECRETQ`,
+        serverSeries: ["demo_requests_total", "demo_sessions"],
+      },
       {
         ceiling: {
           eventLoopUtilisation: 0.0001,
@@ -124,20 +144,39 @@ test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", asy
     assert.equal(report.steps[0]?.outcome, "client");
     assert.ok((report.result.clientEvidence ?? []).length > 0);
     assert.equal(report.result.maxViewers, undefined);
-    assert.deepEqual(report.serverWatch, { pid: process.pid });
+    assert.deepEqual(report.serverWatch, {
+      pid: process.pid,
+      metricsHost: `127.0.0.1:${promPort}`,
+      series: ["demo_requests_total", "demo_sessions"],
+    });
     const server = report.steps[0]?.server;
     assert.ok(
       server?.cpuCores && "mean" in server.cpuCores && server.cpuCores.mean > 0,
       JSON.stringify(server),
     );
     assert.ok(server?.rssMiB && "max" in server.rssMiB && server.rssMiB.max > 10);
-    assert.equal(server?.series, undefined, "no endpoint was asked for");
+    const counter = server?.series?.demo_requests_total;
+    assert.ok(
+      counter && "ratePerS" in counter && counter.ratePerS > 60 && counter.ratePerS < 140,
+      JSON.stringify(counter),
+    );
+    assert.deepEqual(server?.series?.demo_sessions, { kind: "gauge", mean: 7, last: 7 });
+    for (const f of listDir(tmp.dir).filter(
+      (x) => x.startsWith("whipbench-capacity-") && !x.endsWith("-steps"),
+    )) {
+      const text = readFileSync(join(tmp.dir, f), "utf8");
+      assert.ok(
+        !text.includes("secret-path") && !text.includes("SECRETQ"),
+        `${f} names only the endpoint's host`,
+      );
+    }
     assert.match(lines[0] ?? "", /^client-bound at 2 viewers: add worker threads or hosts/);
     assert.match(
       readFileSync(join(tmp.dir, listDir(tmp.dir).find((f) => f.endsWith(".html")) ?? ""), "utf8"),
       /limited by <code>client<\/code>/,
     );
   } finally {
+    prom.close();
     await relay.close();
     tmp.remove();
   }
