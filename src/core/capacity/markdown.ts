@@ -2,22 +2,17 @@
 // cost, every step with its figures, its client ceiling and the server's resources, the method.
 
 import { fmtFixed } from "../go-compat/fmt.ts";
+import { DASH, esc } from "../report/markdown-cells.ts";
 import type { CapacityReport, CapacityStep, Measured } from "./types.ts";
 
-const NA = "—";
-
 function num(v: number | undefined, digits: number): string {
-  return v === undefined ? NA : fmtFixed(v, digits);
+  return v === undefined ? DASH : fmtFixed(v, digits);
 }
 
 function measured<T>(m: Measured<T> | undefined, show: (v: T) => string): string {
-  if (m === undefined) return NA;
+  if (m === undefined) return DASH;
   if (typeof m === "object" && m !== null && "unavailable" in m) return `unavailable: ${m.unavailable}`;
   return show(m as T);
-}
-
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
 export function serverCells(step: CapacityStep): [string, string] {
@@ -46,9 +41,9 @@ function stepRow(step: CapacityStep): string {
     ceiling,
     cpu,
     rss,
-    failed.length === 0 ? NA : failed.join(", "),
+    failed.length === 0 ? DASH : failed.join(", "),
   ]
-    .map(cell)
+    .map(esc)
     .join(" | ")} |`;
 }
 
@@ -59,7 +54,7 @@ function seriesLines(r: CapacityReport): string[] {
     "",
     "### Server series",
     "",
-    `| step | viewers | ${names.map(cell).join(" | ")} |`,
+    `| step | viewers | ${names.map(esc).join(" | ")} |`,
     `|---|---|${names.map(() => "---|").join("")}`,
   ];
   for (const step of r.steps) {
@@ -70,7 +65,7 @@ function seriesLines(r: CapacityReport): string[] {
           : `${fmtFixed(v.mean, 2)} (last ${fmtFixed(v.last, 2)})`,
       ),
     );
-    out.push(`| ${step.index} | ${step.viewers} | ${vals.map(cell).join(" | ")} |`);
+    out.push(`| ${step.index} | ${step.viewers} | ${vals.map(esc).join(" | ")} |`);
   }
   return out;
 }
@@ -94,8 +89,8 @@ export function capacityToMarkdown(r: CapacityReport): string {
     "| | |",
     "|---|---|",
     `| limited by | \`${res.limitedBy}\` |`,
-    `| max viewers | ${res.maxViewers ?? NA} |`,
-    `| first failing viewers | ${res.firstFailingViewers ?? NA} |`,
+    `| max viewers | ${res.maxViewers ?? DASH} |`,
+    `| first failing viewers | ${res.firstFailingViewers ?? DASH} |`,
     `| steps | ${res.steps}${sweepText(r)} |`,
     `| wall time | ${fmtFixed(res.wallSeconds, 0)} s |`,
     `| search | start ${c.start}, max ${c.max}, growth ${c.growth}, resolution ${c.resolution}, step ${c.stepSeconds} s, settle ${c.settleSeconds} s |`,

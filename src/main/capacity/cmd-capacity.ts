@@ -12,9 +12,8 @@ import { fileStamp, rfc3339Nano } from "../../core/go-compat/fmt.ts";
 import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { sanitiseName } from "../../core/report/headline.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
 import { FIGURES } from "../../core/thresholds/figures.ts";
-import { engineFor, readScenarioFile, validated } from "../cli/cmd-run.ts";
+import { applyOverrides, engineFor, readScenarioFile, validated } from "../cli/cmd-run.ts";
 import { EXIT_ERROR, withInterrupt } from "../cli/execute.ts";
 import { bearerFrom, UsageError } from "../cli/flags.ts";
 import { version } from "../cli/version.ts";
@@ -45,20 +44,13 @@ export interface CapacityExtras {
   stdout?: (line: string) => void;
 }
 
-function scenarioFor(s: Scenario, flags: CapacityFlags): Scenario {
-  const out: Scenario = { ...s };
-  if (flags.workers !== undefined) out.workers = flags.workers;
-  if (flags.receivePath) out.receivePath = flags.receivePath;
-  return validated(out);
-}
-
 export async function capacityCommand(
   file: string,
   flags: CapacityFlags,
   extras: CapacityExtras = {},
 ): Promise<number> {
   const log = stderrLogger(flags.quiet ?? false);
-  const s = scenarioFor(await readScenarioFile(file), flags);
+  const s = validated(applyOverrides(await readScenarioFile(file), flags));
   if ((s.thresholds ?? []).length === 0) {
     throw new UsageError(
       "whipbench capacity: thresholds: the scenario has none; capacity needs them (they define passing)",

@@ -27,6 +27,25 @@ function receivePathOption(): Option {
   ).choices(["werift", "lean"]);
 }
 
+/** The options `run`, `view` and `capacity` share. */
+function workersOption(): Option {
+  return new Option("--workers <n>", "worker threads for viewers (0 = main thread)").argParser(
+    intFlag("--workers", 0, 256),
+  );
+}
+
+function rampOffsetSeedOption(): Option {
+  return new Option("--ramp-offset-seed <n>", "seed of the per-viewer start offset").argParser(
+    seedFlag("--ramp-offset-seed"),
+  );
+}
+
+function rampOffsetMaxOption(): Option {
+  return new Option("--ramp-offset-max <duration>", "bound of the per-viewer start offset").argParser(
+    durationFlag("--ramp-offset-max"),
+  );
+}
+
 /** A duration flag whose help shows its default as a duration (`30s`), not as nanoseconds. */
 function durationOption(flags: string, description: string, defaultNs: number): Option {
   const name = flags.split(" ")[0] ?? flags;
@@ -76,13 +95,9 @@ function addRun(p: Command, setCode: SetCode): void {
     .argument("[scenario]", "scenario JSON file (default: 10 VP8 viewers through the built-in relay)")
     .option("--out <dir>", "report directory", ".")
     .option("--metrics <addr>", "serve Prometheus /metrics on this address while the run lasts")
-    .option("--ramp-offset-seed <n>", "seed of the per-viewer start offset", seedFlag("--ramp-offset-seed"))
-    .option(
-      "--ramp-offset-max <duration>",
-      "bound of the per-viewer start offset",
-      durationFlag("--ramp-offset-max"),
-    )
-    .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .addOption(rampOffsetSeedOption())
+    .addOption(rampOffsetMaxOption())
+    .addOption(workersOption())
     .addOption(receivePathOption())
 
     .action(async (file: string | undefined, opts) => setCode(await runCommand(file, opts)));
@@ -97,7 +112,7 @@ function addCapacity(p: Command, setCode: SetCode): void {
     )
     .argument("<scenario>", "scenario JSON file with thresholds (and optionally a capacity key)")
     .option("--out <dir>", "report directory", ".")
-    .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .addOption(workersOption())
     .addOption(receivePathOption())
     .option("--quiet", "no progress lines on stderr")
     .option("--json", "print the capacity report JSON on stdout (the human lines go to stderr)")
@@ -120,13 +135,9 @@ function addView(p: Command, setCode: SetCode): void {
     .option("--metrics <addr>", "serve Prometheus /metrics on this address while the run lasts")
     .option("--include-loopback", "add loopback ICE candidates")
     .option("--loopback-only", "gather ICE candidates on 127.0.0.1 only")
-    .option("--ramp-offset-seed <n>", "seed of the per-viewer start offset", seedFlag("--ramp-offset-seed"))
-    .option(
-      "--ramp-offset-max <duration>",
-      "bound of the per-viewer start offset",
-      durationFlag("--ramp-offset-max"),
-    )
-    .option("--workers <n>", "worker threads for viewers (0 = main thread)", intFlag("--workers", 0, 256))
+    .addOption(rampOffsetSeedOption())
+    .addOption(rampOffsetMaxOption())
+    .addOption(workersOption())
     .addOption(receivePathOption())
     .option("--out <dir>", "report directory", ".")
 

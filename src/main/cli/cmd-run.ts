@@ -69,7 +69,8 @@ export async function readScenarioFile(file: string): Promise<Scenario> {
   return parseScenario(text);
 }
 
-function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
+/** The command line's flags over the scenario's keys. */
+export function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
   const out: Scenario = { ...s };
   if (flags.metrics) out.metrics = flags.metrics;
   if (flags.rampOffsetSeed !== undefined) out.rampOffsetSeed = flags.rampOffsetSeed;
