@@ -9,18 +9,17 @@ import { monoNs, wallNowUnixNs } from "../../core/clock/clock.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { IceOptions } from "../../net/rtc.ts";
-import { ThreadProfile } from "../../net/thread-profile.ts";
 import { ResourceWatch } from "../observe/resources.ts";
-import { udpErrorsDelta, udpReceiveErrors } from "../observe/udp-drops.ts";
 import { iceFor } from "../run/ice-choice.ts";
 import { reportInput } from "../run/report-input.ts";
 import { clockBlock } from "../run/run-steps.ts";
 import {
   connectPublisher,
+  measuredViewers,
   type RunClocks,
   type RunOptions,
-  runViewers,
   type SendSide,
+  sendFields,
   startClocks,
 } from "../run/runner.ts";
 
@@ -94,14 +93,7 @@ export class CapacitySession {
     const startedAtUnixNs = wallNowUnixNs(this.clocks.anchor);
     const clocks: RunClocks = { ...this.clocks, resources: new ResourceWatch(startMonoNs) };
     const opts: RunOptions = { ...this.opts, scenario: s, interrupt };
-    const mainThread = new ThreadProfile();
-    const udpStart = udpReceiveErrors();
-    const empty = { schedule: null, t0MonoNs: 0, records: [], profiles: [], timeline: [] };
-    const phase = this.send.publisherFailed
-      ? empty
-      : await runViewers(opts, clocks, this.ice, this.send, null);
-    const mainFigures = mainThread.finish();
-    const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
+    const measured = await measuredViewers(opts, clocks, this.ice, this.send, null);
     const endMonoNs = monoNs();
     clocks.observeStep();
     const pub = this.send.publisher?.result;
@@ -113,21 +105,15 @@ export class CapacitySession {
       ceiling: this.opts.ceiling,
       startedAtUnixNs,
       finishedAtUnixNs: wallNowUnixNs(this.clocks.anchor),
-      publishing: this.send.publishing,
-      publisherFailed: this.send.publisherFailed,
+      ...sendFields(this.send),
       // the publisher's figures so far: it streams across the steps
       publisher: pub ? { ...pub } : null,
       clock: clockBlock(this.send.publishing, null, clocks),
-      sendLog: this.send.sendLog,
-      identity: this.send.identity,
-      duplicateFrames: this.send.duplicateFrames,
-      ...phase,
+      ...measured,
       autoLoopback: this.autoLoopback,
-      mainThread: mainFigures,
-      udp,
       resources: clocks.resources.finish(endMonoNs),
     });
-    return { input, startMonoNs, t0MonoNs: phase.t0MonoNs, endMonoNs };
+    return { input, startMonoNs, t0MonoNs: measured.t0MonoNs, endMonoNs };
   }
 
   /** Stops the publisher. */

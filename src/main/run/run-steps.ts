@@ -1,10 +1,12 @@
 // Small steps of a run: the line that says how the viewers start, the warmup's sleep that an
-// interrupt cuts short, and the report's clock block.
+// interrupt cuts short, a split run's peers, and the report's clock block.
+
+import type { WallAnchor } from "../../core/clock/clock.ts";
 import { fmtG } from "../../core/go-compat/fmt.ts";
 import type { ClockBlock } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Logger } from "../observe/log.ts";
-import type { SplitPeers } from "../split/split-peers.ts";
+import { type Peer, SplitPeers } from "../split/split-peers.ts";
 
 export function logStart(log: Logger, s: Scenario): void {
   const g = fmtG;
@@ -42,4 +44,35 @@ export function clockBlock(
   return (
     split?.clockBlock(clocks.startMono, clocks.steps.stepDetected) ?? { method: "none", stepDetected: false }
   );
+}
+
+/** What a run's options say about a split run's peers. */
+export interface SplitPeerOptions {
+  clockPeer?: Peer | undefined;
+  sendLogPeer?: Peer | undefined;
+  bearer: string | undefined;
+  log: Logger;
+  clockIntervalMs?: number;
+}
+
+/** A split run's clock and send-log peers; a run that publishes ignores a clock peer. */
+export function openSplitPeers(
+  opts: SplitPeerOptions,
+  publishing: boolean,
+  anchor: WallAnchor,
+): SplitPeers | null {
+  if (!publishing && (opts.clockPeer || opts.sendLogPeer)) {
+    return new SplitPeers({
+      clockPeer: opts.clockPeer,
+      sendLogPeer: opts.sendLogPeer,
+      bearer: opts.bearer,
+      anchor,
+      log: opts.log,
+      ...(opts.clockIntervalMs !== undefined ? { clockIntervalMs: opts.clockIntervalMs } : {}),
+    });
+  }
+  if (publishing && opts.clockPeer) {
+    opts.log.line("clock peer ignored: this run publishes, so one monotonic clock reads both ends");
+  }
+  return null;
 }

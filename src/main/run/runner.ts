@@ -22,18 +22,18 @@ import type { Scenario } from "../../core/scenario/scenario.ts";
 import { buildSchedule, type Schedule } from "../../core/scenario/schedule.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import type { IceOptions } from "../../net/rtc.ts";
-import { ThreadProfile } from "../../net/thread-profile.ts";
+import { type ThreadFigures, ThreadProfile } from "../../net/thread-profile.ts";
 import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
 import type { PublisherCounters } from "../observe/metrics.ts";
 import { ResourceWatch } from "../observe/resources.ts";
-import { udpErrorsDelta, udpReceiveErrors } from "../observe/udp-drops.ts";
-import { type Peer, SplitPeers } from "../split/split-peers.ts";
+import { type UdpErrors, udpErrorsDelta, udpReceiveErrors } from "../observe/udp-drops.ts";
+import type { Peer, SplitPeers } from "../split/split-peers.ts";
 import type { Engine } from "./engine.ts";
 import { iceFor } from "./ice-choice.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
 import { reportInput } from "./report-input.ts";
-import { clockBlock, logStart, sleepUnless } from "./run-steps.ts";
+import { clockBlock, logStart, openSplitPeers, sleepUnless } from "./run-steps.ts";
 import { shardTasks } from "./shard-tasks.ts";
 import { Timeline } from "./timeline.ts";
 
@@ -105,13 +105,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   const stopPublisher = new AbortController();
   const streaming =
     send.publisher && !send.publisherFailed ? send.publisher.stream(stopPublisher.signal) : null;
-  const mainThread = new ThreadProfile();
-  const udpStart = udpReceiveErrors();
-  const phase = send.publisherFailed
-    ? { schedule: null, t0MonoNs: 0, records: [], profiles: [], timeline: [] }
-    : await runViewers(opts, clocks, ice, send, split);
-  const mainFigures = mainThread.finish();
-  const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
+  const measured = await measuredViewers(opts, clocks, ice, send, split);
   await split?.finish();
   stopPublisher.abort();
   const pub: PublisherResult | null = streaming ? await streaming : (send.publisher?.result ?? null);
@@ -126,17 +120,11 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     ceiling: opts.ceiling,
     startedAtUnixNs: clocks.startedAtUnixNs,
     finishedAtUnixNs: wallNowUnixNs(clocks.anchor),
-    publishing: send.publishing,
-    publisherFailed: send.publisherFailed,
+    ...sendFields(send),
     publisher: pub,
     clock: clockBlock(send.publishing, split, clocks),
-    sendLog: send.sendLog,
-    identity: send.identity,
-    duplicateFrames: send.duplicateFrames,
-    ...phase,
+    ...measured,
     autoLoopback,
-    mainThread: mainFigures,
-    udp,
     resources,
   });
 }
@@ -216,22 +204,29 @@ export async function connectPublisher(
   return side;
 }
 
-/** A split run's clock and send-log peers; a run that publishes ignores a clock peer. */
-function openSplitPeers(opts: RunOptions, publishing: boolean, anchor: WallAnchor): SplitPeers | null {
-  if (!publishing && (opts.clockPeer || opts.sendLogPeer)) {
-    return new SplitPeers({
-      clockPeer: opts.clockPeer,
-      sendLogPeer: opts.sendLogPeer,
-      bearer: opts.bearer,
-      anchor,
-      log: opts.log,
-      ...(opts.clockIntervalMs !== undefined ? { clockIntervalMs: opts.clockIntervalMs } : {}),
-    });
-  }
-  if (publishing && opts.clockPeer) {
-    opts.log.line("clock peer ignored: this run publishes, so one monotonic clock reads both ends");
-  }
-  return null;
+/**
+ * The viewers' phase (none when the publisher failed to connect), with the main thread's figures
+ * and the kernel's UDP receive drops over it.
+ */
+export async function measuredViewers(
+  opts: RunOptions,
+  clocks: RunClocks,
+  ice: IceOptions,
+  send: SendSide,
+  split: SplitPeers | null,
+): Promise<ViewerPhase & { mainThread: ThreadFigures; udp: UdpErrors | null }> {
+  const mainThread = new ThreadProfile();
+  const udpStart = udpReceiveErrors();
+  const phase = send.publisherFailed
+    ? { schedule: null, t0MonoNs: 0, records: [], profiles: [], timeline: [] }
+    : await runViewers(opts, clocks, ice, send, split);
+  return { ...phase, mainThread: mainThread.finish(), udp: udpErrorsDelta(udpStart, udpReceiveErrors()) };
+}
+
+/** What the report input takes from the send side. */
+export function sendFields(send: SendSide) {
+  const { publishing, publisherFailed, sendLog, identity, duplicateFrames } = send;
+  return { publishing, publisherFailed, sendLog, identity, duplicateFrames };
 }
 
 /** Warmup (or the split peers' start), the schedule, then every viewer from its start to the deadline. */
