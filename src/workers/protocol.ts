@@ -32,8 +32,8 @@ export interface ShardTask {
   sendLog: { buffer: SharedArrayBuffer; identity: ClipIdentity } | null;
   /** the publisher's wall clock minus the monotonic clock (Float64 at [0]) for the stamp source; null: this process's own */
   stampClock: SharedArrayBuffer | null;
-  /** defer matching frames against the send log this long (a split run's log arrives over its own channel) */
-  matchDelayNs: number;
+  /** 0: match each frame at once; else wait for the send log to pass the frame's arrival, at most this long (a split run's log arrives over its own channel) */
+  logWaitNs: number;
   /** werift's receive path or the lean one; absent: DEFAULT_RECEIVE_PATH */
   receivePath?: ReceivePath;
 }

@@ -109,7 +109,7 @@ async function shardContext(
     table,
     sendLog,
     stampClock: task.stampClock ? new Float64Array(task.stampClock) : null,
-    matchDelayNs: task.matchDelayNs,
+    logWaitNs: task.logWaitNs,
     stop,
     counters,
     receivePath: task.receivePath ?? DEFAULT_RECEIVE_PATH,

@@ -19,8 +19,8 @@ export interface ShardContext {
   sendLog: SendLog | null;
   /** the publisher's wall clock minus the monotonic clock at [0], for the stamp source; null: this process's own wall clock */
   stampClock: Float64Array | null;
-  /** see ShardTask.matchDelayNs */
-  matchDelayNs: number;
+  /** see ShardTask.logWaitNs */
+  logWaitNs: number;
   /** aborted at the viewers' deadline or on interrupt: every viewer stops at that instant */
   stop: AbortSignal;
   /** shard-wide packet and payload-byte counters (per-second deltas) */

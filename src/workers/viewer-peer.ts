@@ -61,7 +61,7 @@ function attach(
       if (live.stampSample) opts.onStampSample = live.stampSample;
       if (live.transitSample) opts.onTransitSample = live.transitSample;
       if (ctx.stampClock) opts.publisherWallMinusMono = ctx.stampClock;
-      if (ctx.matchDelayNs > 0) opts.matchDelayNs = ctx.matchDelayNs;
+      if (ctx.logWaitNs > 0) opts.logWaitNs = ctx.logWaitNs;
       st.pipeline = new ViewerPipeline(opts);
       return st.pipeline;
     },

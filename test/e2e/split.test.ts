@@ -128,10 +128,12 @@ test("split run: publisher process 250 ms ahead; fingerprint and stamp comparabl
       `p50 ${fp?.ms?.p50} / ${stamp?.ms?.p50}`,
     );
     assert.ok(Math.abs((fp?.ms?.p50 ?? 0) - (stamp?.ms?.p50 ?? 0)) <= u + 0.5, "the two sources agree");
-    // a single-process run of the same scenario through the same kind of relay
+    // a single-process run of the same scenario through the same kind of relay: two runs, one with
+    // a second process on the same 2 cores, so the margin is for scheduling, not the clock (CI
+    // once read split 2.92 ms against single 1.16 ms); a misapplied offset is off by 250 ms
     const single = (await runThroughRelay({}, { viewers: 3, excludeFirstSeconds: 1 })).report;
     const sp50 = single.aggregate.oneWayDelay[0]?.ms?.p50 ?? Number.NaN;
-    assert.ok(Math.abs((fp?.ms?.p50 ?? 0) - sp50) <= u + 1.5, `split p50 ${fp?.ms?.p50} vs single ${sp50}`);
+    assert.ok(Math.abs((fp?.ms?.p50 ?? 0) - sp50) <= u + 5, `split p50 ${fp?.ms?.p50} vs single ${sp50}`);
     // the peer address never reaches the report, the Markdown or a log line
     const all = reportToJson(r) + reportToMarkdown(r) + log.join("\n");
     for (const port of [clockPort, logPort]) assert.ok(!all.includes(`:${port}`), `port ${port} leaked`);

@@ -187,6 +187,9 @@ function runCase(c: Case): void {
     if (e.kind !== "frame" || !e.logged) return;
     log.record(kOf.get(ei)!, (firstArrival.get(ei) ?? c.postNs) - e.logLagNs);
   });
+  // and one send after the last arrival (never a match: no frame arrived after it), so the log
+  // has passed every frame, as a split run's has once it caught up
+  if (log.recorded > 0) log.record(log.recorded, now + 1);
 
   const wallMinusMono = 1.7e18;
   const hook = { n: 0, key: 0, negative: 0 };
@@ -210,8 +213,9 @@ function runCase(c: Case): void {
   };
   const pipeline = new ViewerPipeline(options);
   // the same stream with matching deferred (split runs): the log is complete before the first
-  // packet here, so the deferral must change nothing, only when each frame is matched
-  const deferred = new ViewerPipeline({ ...options, onDelaySample: () => {}, matchDelayNs: 300_000_000 });
+  // packet here and has passed the last, so the deferral must change nothing, only when each
+  // frame is matched
+  const deferred = new ViewerPipeline({ ...options, onDelaySample: () => {}, logWaitNs: 3_000_000_000 });
 
   let stamped = 0;
   let payloadBytes = 0;

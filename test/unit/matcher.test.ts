@@ -67,6 +67,17 @@ test("two loops too new is aliased and leaves the anchor", () => {
   wantAnchor(m, 35, 1000);
 });
 
+test("a send whole loops older than the frame: the log is behind, no sample, the anchor stays", () => {
+  const { m, l } = anchored();
+  // the frame 4 on from the anchor is k 39; the log holds k 0..39, so index 9's latest is 39: a
+  // sample. Five frames on (k 40) the log has only k 30 for index 0: one whole loop behind
+  want(m, 0, 1000 + 5 * TICKS, T, "behind", 0);
+  wantAnchor(m, 35, 1000);
+  recordAt(l, 40, 40);
+  want(m, 0, 1000 + 5 * TICKS, T, "sampled", sample(40));
+  wantAnchor(m, 40, 1000 + 5 * TICKS);
+});
+
 test("a step that is not a whole number of ticks is no evidence: a sample", () => {
   const { m } = anchored();
   want(m, 6, 1000 + 4500, T, "sampled", sample(36));

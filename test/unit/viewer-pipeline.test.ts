@@ -47,9 +47,11 @@ function stream(
     trackCodec?: string;
     sendLog?: boolean;
     /** deferred matching (split runs) */
-    matchDelayNs?: number;
+    logWaitNs?: number;
     /** the send log learns of frame k only after its packets arrived (a replicated log) */
     lateLog?: boolean;
+    /** with lateLog: only after frame k + logLagFrames's packets arrived (a log that fell behind) */
+    logLagFrames?: number;
   } = {},
 ): Stream {
   const clip = loadClip(codec);
@@ -67,7 +69,7 @@ function stream(
     table,
     sendLog: opts.sendLog === false ? null : log,
     absCaptureNegotiated: true,
-    ...(opts.matchDelayNs !== undefined ? { matchDelayNs: opts.matchDelayNs } : {}),
+    ...(opts.logWaitNs !== undefined ? { logWaitNs: opts.logWaitNs } : {}),
     onDelaySample: (_d, key) => {
       hook.n++;
       if (key) hook.key++;
@@ -103,9 +105,16 @@ function stream(
       seq = (seq + 1) & 0xffff;
       packets++;
     });
-    if (opts.lateLog === true) log.record(k, t0);
+    const lag = opts.logLagFrames ?? 0;
+    if (opts.lateLog === true && k >= lag)
+      log.record(k - lag, SEND_START + Math.round(((k - lag) * 1e9) / clip.fps));
     if (k > 0 || firstCompletes(codec)) delaysNs.push(TRANSIT_NS + (payloads.length - 1) * PACKET_SPACING_NS);
   }
+  // the log's tail arrives before the viewer finishes
+  const lag = opts.logLagFrames ?? 0;
+  if (opts.lateLog === true)
+    for (let k = 2 * n + 1 - lag; k <= 2 * n; k++)
+      log.record(k, SEND_START + Math.round((k * 1e9) / clip.fps));
   return { pipeline, delaysNs, packets, stapA, firstArrival: SEND_START + TRANSIT_NS, firstKeyArrival, hook };
 }
 
@@ -179,7 +188,7 @@ for (const codec of ["vp8", "h264"] as const) {
 test("deferred matching (split runs): a send log that learns of each frame late still matches every frame", () => {
   for (const codec of ["vp8", "h264"] as const) {
     const base = stream(codec).pipeline.finish();
-    const deferred = stream(codec, { lateLog: true, matchDelayNs: 300 * MS }).pipeline.finish();
+    const deferred = stream(codec, { lateLog: true, logWaitNs: 300 * MS }).pipeline.finish();
     // the same outcome, frame for frame: counters and histograms alike
     assert.deepEqual(deferred.oneWayDelay, base.oneWayDelay, codec);
     assert.deepEqual(deferred.delayHist, base.delayHist, codec);
@@ -189,6 +198,23 @@ test("deferred matching (split runs): a send log that learns of each frame late 
     const undeferred = stream(codec, { lateLog: true }).pipeline.finish();
     assert.notDeepEqual(undeferred.delayHist, base.delayHist, codec);
   }
+});
+
+test("deferred matching: a frame waits for the log to pass its arrival, up to 3 s, and never matches an older loop", () => {
+  const base = stream("vp8").pipeline.finish();
+  // 15 frames (500 ms) behind: within the wait, every frame matches as in process
+  const behind = stream("vp8", { lateLog: true, logLagFrames: 15, logWaitNs: 3000 * MS }).pipeline.finish();
+  assert.deepEqual(behind.oneWayDelay, base.oneWayDelay);
+  assert.deepEqual(behind.delayHist, base.delayHist);
+  // 100 frames (3.3 s) behind: a frame the log has not passed after 3 s is invalid without an
+  // anchor to tell its loop, and no frame is matched to a send a loop (4 s) before its own; the
+  // frames still waiting when the viewer finishes (after the log's tail came) match
+  const far = stream("vp8", { lateLog: true, logLagFrames: 100, logWaitNs: 3000 * MS }).pipeline.finish();
+  const d = far.oneWayDelay;
+  assert.ok(d.invalid > 100 && d.samples > 50, JSON.stringify(d));
+  assert.equal(d.samples + d.invalid, d.completeFrames);
+  const maxMs = DelayHistogram.decode(far.delayHist).summaryMs().max;
+  assert.ok(maxMs <= DelayHistogram.decode(base.delayHist).summaryMs().max, `max ${maxMs} ms`);
 });
 
 test("the exclusion window applies after classification, from the first packet", () => {

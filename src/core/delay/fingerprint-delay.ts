@@ -2,8 +2,10 @@
 // `StampDelay`: each complete frame is hashed, looked up in the clip table and matched to the
 // latest send of that clip frame at or before its last packet's arrival; the sample is that
 // arrival minus the send instant, on this process's monotonic clock. In a split run the send log's
-// entries travel over their own channel, so a frame may wait `matchDelayNs` (already hashed, its
-// payload not kept) before it is matched, still with its own arrival as t1.
+// entries travel over their own channel and may arrive after the frame they time: a frame (already
+// hashed, its payload not kept) waits until the log holds a send after its arrival, when the log
+// is what an in-process one was at that arrival, or at most `logWaitNs`; it is matched then, still
+// with its own arrival as t1.
 import type { CompletedFrame } from "../rtp/reassembler.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayCounters } from "../types.ts";
@@ -16,8 +18,8 @@ export interface FingerprintDelayOptions {
   hasher: Hasher;
   table: ClipTable;
   sendLog: SendLog;
-  /** match a frame only this long after its last packet arrived; 0: at once */
-  matchDelayNs: number;
+  /** 0: match each frame at once; else the longest a frame waits for the log to pass its arrival */
+  logWaitNs: number;
   /** live-metric hook, called with every sample (the same samples as the histograms) */
   onSample: ((delayNs: number, keyframe: boolean) => void) | null;
 }
@@ -42,7 +44,8 @@ export class FingerprintDelay {
   private readonly hasher: Hasher;
   private readonly table: ClipTable;
   private readonly matcher: Matcher;
-  private readonly matchDelayNs: number;
+  private readonly log: SendLog;
+  private readonly logWaitNs: number;
   private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
   private readonly deferred: HashedFrame[] = [];
   // the last "sampled" outcome's figures (kept in fields: no allocation per frame)
@@ -62,29 +65,36 @@ export class FingerprintDelay {
     this.hasher = o.hasher;
     this.table = o.table;
     this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
-    this.matchDelayNs = o.matchDelayNs;
+    this.log = o.sendLog;
+    this.logWaitNs = o.logWaitNs;
     this.onSample = o.onSample;
   }
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
   frame(f: CompletedFrame, excluded: boolean): void {
     const fp = f.pieces !== null ? this.hasher.fingerprint(this.codec, f.pieces) : null;
-    if (this.matchDelayNs > 0) {
+    if (this.logWaitNs > 0) {
       this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, excluded });
     } else {
-      this.count(this.outcome(fp, f.timestamp, f.arrivalNs), excluded);
+      this.count(this.outcome(fp, f.timestamp, f.arrivalNs, true), excluded);
     }
   }
 
-  /** Match the deferred frames whose last packet arrived at least matchDelayNs before `nowNs`, in order. */
+  /**
+   * Match the deferred frames, in order, whose arrival the log has passed (it holds a send after
+   * it), or that have waited logWaitNs by `nowNs`.
+   */
   due(nowNs: number): void {
     const d = this.deferred;
     if (d.length === 0) return;
-    const untilNs = nowNs - this.matchDelayNs;
+    const newestNs = this.log.newestNs();
     let n = 0;
-    while (n < d.length && (d[n] as HashedFrame).arrivalNs <= untilNs) {
-      const h = d[n++] as HashedFrame;
-      this.count(this.outcome(h.fp, h.timestamp, h.arrivalNs), h.excluded);
+    while (n < d.length) {
+      const h = d[n] as HashedFrame;
+      const covered = newestNs > h.arrivalNs;
+      if (!covered && nowNs - h.arrivalNs < this.logWaitNs) break;
+      this.count(this.outcome(h.fp, h.timestamp, h.arrivalNs, covered), h.excluded);
+      n++;
     }
     if (n > 0) d.splice(0, n);
   }
@@ -97,12 +107,15 @@ export class FingerprintDelay {
   /**
    * The frame's outcome from its fingerprint (null: rejected by the depacketiser or nothing to
    * hash). Taken for an excluded frame too, so the matcher's anchor moves as without the window.
+   * A frame the log has not passed (`covered` false) may have its own send missing: only the
+   * matcher's anchor can tell a loop older than its own, so without one it is invalid.
    */
-  private outcome(fp: bigint | null, timestamp: number, arrivalNs: number): FrameOutcome {
+  private outcome(fp: bigint | null, timestamp: number, arrivalNs: number, covered: boolean): FrameOutcome {
     if (fp === null) return "unmatched";
     const hit = this.table.lookup(fp);
     if (hit.status === "duplicate") return "duplicate";
     if (hit.status !== "unique") return "unmatched";
+    if (!covered && this.matcher.anchorK < 0) return "invalid";
     if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return "invalid";
     this.sampleNs = this.matcher.delayNs;
     this.sampleKey = this.table.isKeyframe(hit.index);

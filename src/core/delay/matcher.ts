@@ -1,11 +1,15 @@
 // Matching a frame to its send instant across clip loops (docs/definitions.md#matcher), one per viewer. The clip
 // index alone cannot say which loop a frame belongs to; the anchor (kA, tsA) of the last sampled
 // match lets the RTP timestamp step say how many frames apart two matches really are, and a
-// send whole loops newer than that is aliased, not a sample.
+// send whole loops newer than that is aliased, not a sample, and one whole loops older means the
+// log has not caught up with the frame yet (a split run's log travels on its own channel).
 import type { SendEntry, SendLog } from "./sendlog.ts";
 
-/** sampled: `delayNs` holds t1 − t0; aliased / not_logged: invalid, no sample. */
-export type MatchOutcome = "sampled" | "aliased" | "not_logged";
+/**
+ * sampled: `delayNs` holds t1 − t0; aliased / not_logged: invalid, no sample; behind: the frame's
+ * own send is not in the log (yet), only older loops' sends of its index: no sample.
+ */
+export type MatchOutcome = "sampled" | "aliased" | "not_logged" | "behind";
 
 export class Matcher {
   private readonly log: SendLog;
@@ -42,7 +46,10 @@ export class Matcher {
       const dts = (ts - this.tsA) | 0; // int32: RTP wrap-safe
       if (dts % this.ticks === 0) {
         const diff = kL - (this.kA + dts / this.ticks);
-        if (diff >= this.frames && diff % this.frames === 0) return "aliased";
+        if (diff % this.frames === 0) {
+          if (diff >= this.frames) return "aliased";
+          if (diff <= -this.frames) return "behind";
+        }
       }
     }
     this.have = true;

@@ -125,6 +125,16 @@ export class SendLog {
     return Atomics.load(this.header, I_RECORDED);
   }
 
+  /** The send instant of the highest k recorded; −1 when none, or while that slot is rewritten. */
+  newestNs(): number {
+    const h = Atomics.load(this.header, I_RECORDED) - 1;
+    if (h < 0) return -1;
+    const s = h % this.slots;
+    if (Atomics.load(this.kp1, s) !== h + 1) return -1;
+    const t0 = this.t0[s]!;
+    return Atomics.load(this.kp1, s) === h + 1 ? t0 : -1;
+  }
+
   /** Shortest time to send one loop of the clip, ns; −1 until one loop closed. */
   get loopMinNs(): number {
     for (;;) {

@@ -45,11 +45,12 @@ export interface ViewerPipelineOptions {
    */
   publisherWallMinusMono?: Float64Array;
   /**
-   * Match a complete frame against the send log only this long after its last packet arrived
-   * (still with that arrival as t1): in a split run the log's entries travel over their own
-   * channel and may arrive after the frame does. 0 (single process): at once.
+   * Match a complete frame against the send log only once the log holds a send after its last
+   * packet's arrival, or this long after that arrival (still with the arrival as t1): in a split
+   * run the log's entries travel over their own channel and may arrive after the frame does.
+   * 0 (single process): at once.
    */
-  matchDelayNs?: number;
+  logWaitNs?: number;
 }
 
 export type ViewerPipelineResult = Pick<
@@ -161,7 +162,7 @@ export class ViewerPipeline {
         hasher: o.hasher,
         table: o.table,
         sendLog: o.sendLog,
-        matchDelayNs: o.matchDelayNs ?? 0,
+        logWaitNs: o.logWaitNs ?? 0,
         onSample: o.onDelaySample ?? null,
       });
     }

@@ -25,8 +25,11 @@ export interface ShardTaskOptions {
   stampClock: SharedArrayBuffer | null;
 }
 
-/** A split run's send log arrives over its own channel, possibly after the frame it times. */
-const SPLIT_MATCH_DELAY_NS = 300e6;
+/**
+ * A split run's send log arrives over its own channel, possibly after the frame it times: a frame
+ * waits for the log to pass its arrival, at most this long (docs/definitions.md#clock-model).
+ */
+const SPLIT_LOG_WAIT_NS = 3e9;
 
 export function shardTasks(o: ShardTaskOptions): ShardTask[] {
   const s = o.scenario;
@@ -47,7 +50,7 @@ export function shardTasks(o: ShardTaskOptions): ShardTask[] {
       anchor: o.anchor,
       sendLog: o.sendLog && o.identity ? { buffer: o.sendLog.buffer, identity: o.identity } : null,
       stampClock: o.stampClock,
-      matchDelayNs: o.stampClock !== null && o.sendLog !== null ? SPLIT_MATCH_DELAY_NS : 0,
+      logWaitNs: o.stampClock !== null && o.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
       receivePath: s.receivePath ?? DEFAULT_RECEIVE_PATH,
     });
   }
