@@ -5,7 +5,7 @@ import { capacityToMarkdown } from "../../src/core/capacity/markdown.ts";
 import { capacityMethod } from "../../src/core/capacity/method.ts";
 import { parseCapacity } from "../../src/core/capacity/parse.ts";
 import { CapacitySearch, capacityExitCode } from "../../src/core/capacity/search.ts";
-import { judgeStep, stepFigures } from "../../src/core/capacity/step.ts";
+import { judgeStep, measuredFromNs, stepFigures } from "../../src/core/capacity/step.ts";
 import {
   CAPACITY_DEFAULTS,
   type CapacityReport,
@@ -174,6 +174,20 @@ function judged(lossLimit: string): Report {
 }
 
 describe("a step judged from its own report", () => {
+  test("the measured window starts at the ramp's end, or the last seeded start, plus the settle", () => {
+    const base = '"whep":"http://127.0.0.1:1/x/whep","viewers":10,"holdSeconds":6,"rampSeconds":2';
+    const run = { startMonoNs: 1e9, t0MonoNs: 2e9, endMonoNs: 20e9 };
+    // ramp 2 s: from t0 + 2 s + settle 3 s
+    assert.equal(measuredFromNs(parseScenario(`{${base}}`), 3, run), 7e9);
+    // a seeded offset of up to 4 s: from the latest start, which is past the ramp's end
+    const seeded = parseScenario(`{${base},"rampOffsetSeed":7,"rampOffsetMaxSeconds":4}`);
+    const got = measuredFromNs(seeded, 3, run);
+    assert.ok(got > 7e9 && got <= 2e9 + 2e9 + 4e9 + 3e9, `${got}`);
+    // never past the step's end; without viewers, from the step's start
+    assert.equal(measuredFromNs(parseScenario(`{${base}}`), 3, { ...run, endMonoNs: 5e9 }), 5e9);
+    assert.equal(measuredFromNs(parseScenario(`{${base}}`), 3, { ...run, t0MonoNs: 0 }), 4e9);
+  });
+
   test("pass, fail naming the figure, interrupted", () => {
     assert.deepEqual(judgeStep(judged("< 1%"), false), { kind: "pass" });
     assert.deepEqual(judgeStep(judged("< 0%"), false), { kind: "fail", failed: ["loss"] });

@@ -2,6 +2,8 @@
 // near its ceiling first (never a server verdict), then the no-verdict rule, then the thresholds.
 
 import type { Report } from "../report/types.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import { buildSchedule, secondsToNs } from "../scenario/schedule.ts";
 import { receiveLag } from "../thresholds/figures.ts";
 import type { StepFigures, StepOutcome } from "./types.ts";
 
@@ -29,4 +31,19 @@ export function stepFigures(r: Report): StepFigures {
   const lag = receiveLag(r, "p99");
   if ("value" in lag) out.receiveLagP99Ms = lag.value;
   return out;
+}
+
+/**
+ * Where a step's measured window starts (monotonic ns): the ramp's end, or the last viewer's
+ * scheduled start when rampOffsetSeed puts it later, plus the settle; never after the step's end.
+ * `t0MonoNs` 0: the viewers never ran, the window starts with the step.
+ */
+export function measuredFromNs(
+  s: Scenario,
+  settleSeconds: number,
+  run: { startMonoNs: number; t0MonoNs: number; endMonoNs: number },
+): number {
+  if (run.t0MonoNs <= 0) return Math.min(run.endMonoNs, run.startMonoNs + secondsToNs(settleSeconds));
+  const lastStartNs = Math.max(secondsToNs(s.rampSeconds), ...buildSchedule(s).startNs);
+  return Math.min(run.endMonoNs, run.t0MonoNs + lastStartNs + secondsToNs(settleSeconds));
 }

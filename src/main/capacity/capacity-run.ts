@@ -4,7 +4,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { CapacitySearch } from "../../core/capacity/search.ts";
-import { judgeStep, stepFigures } from "../../core/capacity/step.ts";
+import { judgeStep, measuredFromNs, stepFigures } from "../../core/capacity/step.ts";
 import type { CapacitySpec, CapacityStep, StepServer } from "../../core/capacity/types.ts";
 import { monoNs } from "../../core/clock/clock.ts";
 import { fmtFixed } from "../../core/go-compat/fmt.ts";
@@ -95,9 +95,7 @@ export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunRes
       const outcome = judgeStep(report, o.interrupt.aborted);
       const file = `step-${String(index).padStart(2, "0")}-${n}v.json`;
       await writeAtomic(join(o.stepDir.path, file), reportToJson(report));
-      // the measured window: from the last viewer's scheduled start plus the settle to the step's end
-      const rampEnd = run.t0MonoNs > 0 ? run.t0MonoNs + s.rampSeconds * 1e9 : run.startMonoNs;
-      const measuredFrom = Math.min(run.endMonoNs, rampEnd + o.spec.settleSeconds * 1e9);
+      const measuredFrom = measuredFromNs(s, o.spec.settleSeconds, run);
       const step: CapacityStep = {
         index,
         viewers: n,
