@@ -27,6 +27,8 @@ export interface PoolEngineOptions extends EngineOptions {
    * shards, until `close()`: a capacity search's steps (docs/definitions.md#capacity-search)
    */
   reuse?: boolean;
+  /** bench:viewer-gc only: the threads' young generation, MB (null: V8's default); absent: VIEWER_YOUNG_GENERATION_MB */
+  youngGenerationMb?: number | null;
 }
 
 // the worker file: `.ts` in a checkout, `.js` in the built package (dist/)
@@ -35,7 +37,16 @@ const WORKER = new URL(
   import.meta.url,
 );
 
-function newPool(threads: number, test: PoolEngineOptions["test"]): Piscina {
+/**
+ * A viewer thread's young generation, MB (2 MB semi-spaces). With V8's default (semi-spaces up to
+ * 16 MB) a thread of 30 viewers ran no scavenge and a full mark-compact of its ~30 MB of peers
+ * every ~2 s (started early, as the old generation's headroom was below what the young one may
+ * promote), stalling its datagrams 20–50 ms each time; with this, frequent cheap scavenges and
+ * an old generation nearly still (bench/README.md, "A viewer thread's garbage collection").
+ */
+export const VIEWER_YOUNG_GENERATION_MB = 6;
+
+function newPool(threads: number, test: PoolEngineOptions["test"], youngMb: number | null): Piscina {
   return new Piscina({
     filename: (test?.workerEntry ?? WORKER).href,
     ...(test?.workerData !== undefined ? { workerData: test.workerData } : {}),
@@ -43,10 +54,12 @@ function newPool(threads: number, test: PoolEngineOptions["test"]): Piscina {
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
     idleTimeout: 60_000,
+    ...(youngMb !== null ? { resourceLimits: { maxYoungGenerationSizeMb: youngMb } } : {}),
   });
 }
 
 export function poolEngine(opts: PoolEngineOptions): Engine {
+  const young = opts.youngGenerationMb === undefined ? VIEWER_YOUNG_GENERATION_MB : opts.youngGenerationMb;
   // the pool warmUp started and warmed, for the next run with as many shards
   let warmed: { pool: Piscina; threads: number } | null = null;
   return {
@@ -55,7 +68,7 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
       // a kept pool of as many threads is already warm
       if (opts.reuse === true && warmed !== null && warmed.threads === shards) return;
       if (warmed !== null) await warmed.pool.destroy();
-      const pool = newPool(shards, opts.test);
+      const pool = newPool(shards, opts.test, young);
       warmed = { pool, threads: shards };
       const warm: WarmJob = { warm: { barrier: new SharedArrayBuffer(4), threads: shards } };
       // one warm task per thread: each holds its thread until all have arrived; a thread that
@@ -68,7 +81,7 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
         pool = warmed.pool;
       } else {
         await warmed?.pool.destroy();
-        pool = newPool(tasks.length, opts.test);
+        pool = newPool(tasks.length, opts.test, young);
       }
       warmed = null;
       const ports: { postMessage(m: MainToWorker): void; close(): void }[] = [];
