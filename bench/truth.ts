@@ -16,7 +16,7 @@
 // measured in the same run: each datagram processed inside its own callback right after its stamp,
 // as every receive path did before the intake.
 //
-//   npm run bench:truth -- [--rows 10,50,100,200,300] [--paths lean,werift] [--modes inline,sliced]
+//   npm run bench:truth -- [--rows 10,50,100,200,300] [--paths lean,werift] [--modes inline,sliced] [--young 6,default]
 //                          [--ramp 5] [--hold 12]
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
@@ -24,7 +24,7 @@ import { normaliseScenario, validateScenario } from "../src/core/scenario/scenar
 import { exactSummary } from "../src/core/stats/summaries.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { Relay } from "../src/main/relay/relay.ts";
-import { poolEngine } from "../src/main/run/pool-engine.ts";
+import { poolEngine, VIEWER_YOUNG_GENERATION_MB } from "../src/main/run/pool-engine.ts";
 import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { isRtpDatagram } from "../src/net/send-stamp.ts";
@@ -45,6 +45,10 @@ const paths = arg("paths", "lean,werift")
   });
 const modes = arg("modes", "inline,sliced").split(",");
 for (const m of modes) if (m !== "inline" && m !== "sliced") throw new Error(`--modes: unknown mode ${m}`);
+/** the viewer thread's young generation, MB; "default": V8's own (src/main/run/pool-engine.ts) */
+const youngs = arg("young", String(VIEWER_YOUNG_GENERATION_MB))
+  .split(",")
+  .map((v) => (v === "default" ? null : Number(v)));
 const rampSeconds = Number(arg("ramp", "5"));
 const holdSeconds = Number(arg("hold", "12"));
 /** the bound covers the true wait when lag + this ≥ the wait (the kernel's delivery and dispatch) */
@@ -58,7 +62,13 @@ interface Truth {
   lastTs: number;
 }
 
-async function measure(viewers: number, path: ReceivePath, mode: string, index: number): Promise<string[]> {
+async function measure(
+  viewers: number,
+  path: ReceivePath,
+  mode: string,
+  young: number | null,
+  index: number,
+): Promise<string[]> {
   const truth: Truth = { legWrites: new LegWrites(), frameRecv: [], lastTs: -1 };
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: true },
@@ -97,6 +107,7 @@ async function measure(viewers: number, path: ReceivePath, mode: string, index: 
     const engine = receivePathEngine(
       poolEngine({
         workers: 1,
+        youngGenerationMb: young,
         test: {
           workerEntry: new URL("./truth-worker.ts", import.meta.url),
           workerData: { tap, inline: mode === "inline" },
@@ -161,6 +172,7 @@ async function measure(viewers: number, path: ReceivePath, mode: string, index: 
     return [
       path,
       mode,
+      young === null ? "V8 default" : `${young} MB`,
       String(viewers),
       `${added.length}`,
       three(added),
@@ -182,6 +194,7 @@ async function measure(viewers: number, path: ReceivePath, mode: string, index: 
 const header = [
   "path",
   "mode",
+  "young generation",
   "viewers/thread",
   "paired packets",
   "viewer stamp − relay send p50/p95/p99 (ms)",
@@ -200,9 +213,11 @@ let index = 0;
 for (const viewers of rows) {
   for (const path of paths) {
     for (const mode of modes) {
-      const row = line(await measure(viewers, path, mode, index++));
-      out.push(row);
-      process.stderr.write(`${row}\n`);
+      for (const young of youngs) {
+        const row = line(await measure(viewers, path, mode, young, index++));
+        out.push(row);
+        process.stderr.write(`${row}\n`);
+      }
     }
   }
 }
