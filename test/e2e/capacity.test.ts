@@ -14,7 +14,7 @@ import { capacityCommand } from "../../src/main/capacity/cmd-capacity.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { cli, freePort, listDir, startCli, tempDir } from "./cli-harness.ts";
 
-function scenario(base: string, capacity: Record<string, number>, thresholds: Record<string, string>) {
+function scenario(base: string, capacity: Record<string, number>, thresholds: Record<string, unknown>) {
   return {
     name: "capacity-e2e",
     whip: `${base}/s/whip`,
@@ -178,6 +178,46 @@ test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", asy
     );
   } finally {
     prom.close();
+    await relay.close();
+    tmp.remove();
+  }
+});
+
+test("an abortOnFail threshold ends a failing step early; the step fails on it", async () => {
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  const base = await relay.listen();
+  const tmp = tempDir("capacity-abort");
+  try {
+    const file = join(tmp.dir, "scenario.json");
+    const spec = { start: 2, max: 8, growth: 2, resolution: 1, stepSeconds: 30, settleSeconds: 1 };
+    const thresholds = {
+      "oneWayDelay.p50": { condition: "< 0.001ms", abortOnFail: true, delayAbortEval: "2s" },
+      failedViewers: "== 0",
+    };
+    writeFileSync(file, JSON.stringify({ ...scenario(base, spec, thresholds), rampSeconds: 0.5 }));
+    const lines: string[] = [];
+    const t0 = performance.now();
+    const code = await capacityCommand(
+      file,
+      { out: tmp.dir, workers: 0, quiet: true },
+      // the subject is the step's early end, not the client's guard
+      { ceiling: { ...DEFAULT_CEILING, receiveLagFloorMs: 50 }, stdout: (l) => lines.push(l) },
+    );
+    const wallS = (performance.now() - t0) / 1000;
+    const { report } = readCapacity(tmp.dir);
+    assert.equal(code, 99, lines.join("\n"));
+    assert.equal(report.result.limitedBy, "threshold:oneWayDelay.p50");
+    assert.equal(report.steps.length, 1);
+    const step = report.steps[0];
+    assert.equal(step?.outcome, "fail");
+    // a 30 s step ended a few seconds in
+    const ran = (step?.window.endS ?? 99) - (step?.window.startS ?? 0);
+    assert.ok(ran < 12 && wallS < 25, `the step ran ${ran} s, the search ${wallS} s`);
+    const [stopper, other] = step?.thresholds ?? [];
+    assert.equal(stopper?.pass, false);
+    assert.ok((stopper?.stoppedRun?.atS ?? 0) >= 2, "not judged before delayAbortEval");
+    assert.equal(other?.pass, true);
+  } finally {
     await relay.close();
     tmp.remove();
   }

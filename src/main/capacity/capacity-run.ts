@@ -13,7 +13,7 @@ import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { reportToJson } from "../../core/report/json.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
-import { applyThresholds, evaluateThresholds } from "../../core/thresholds/evaluate.ts";
+import { Gate } from "../cli/gate.ts";
 import type { Logger } from "../observe/log.ts";
 import { writeAtomic } from "../output/write-report.ts";
 import type { Engine } from "../run/engine.ts";
@@ -69,6 +69,7 @@ export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunRes
   const begin = monoNs();
   const sinceS = (mono: number) => (mono - begin) / 1e9;
   let label = "";
+  const progress = stepProgress(o.log, () => label);
   await mkdir(o.stepDir.path, { recursive: true, mode: 0o750 });
   const session = await CapacitySession.open({
     command: "run",
@@ -77,7 +78,7 @@ export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunRes
     engine: o.engine,
     log: o.log,
     interrupt: o.interrupt,
-    onTick: stepProgress(o.log, () => label),
+    onTick: progress,
     ...(o.ceiling ? { ceiling: o.ceiling } : {}),
   });
   try {
@@ -89,9 +90,10 @@ export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunRes
       label = `step ${index} (${n} viewers)`;
       const s = stepScenario(o.scenario, o.spec, n, index === 1);
       o.log.line(`${label}: ramp ${s.rampSeconds}s, hold ${s.holdSeconds}s, settle ${o.spec.settleSeconds}s`);
-      const run = await session.step(s, o.interrupt);
-      const built = buildReport(run.input);
-      const report = applyThresholds(built, evaluateThresholds(built, o.scenario.thresholds ?? [], null));
+      // a threshold with abortOnFail ends its step early once it fails live, as it ends a run
+      const gate = new Gate(s, o.log, "step");
+      const run = await session.step(s, o.interrupt, gate.signal(o.interrupt), gate.onTick(progress));
+      const report = gate.judge(buildReport(run.input));
       const outcome = judgeStep(report, o.interrupt.aborted);
       const file = `step-${String(index).padStart(2, "0")}-${n}v.json`;
       await writeAtomic(join(o.stepDir.path, file), reportToJson(report));

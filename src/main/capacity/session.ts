@@ -87,12 +87,21 @@ export class CapacitySession {
     return this.send.publisherFailed;
   }
 
-  /** Runs one step of `s` (a stepScenario) to its end (or the interrupt) and returns its report input. */
-  async step(s: Scenario, interrupt: AbortSignal): Promise<StepRun> {
+  /**
+   * Runs one step of `s` (a stepScenario) to its end, or until `stop` (the interrupt, or a live
+   * threshold's stop), and returns its report input; only the interrupt marks it interrupted.
+   * `onTick`, when given, replaces the session's per-second hook for this step.
+   */
+  async step(
+    s: Scenario,
+    interrupt: AbortSignal,
+    stop: AbortSignal = interrupt,
+    onTick?: RunOptions["onTick"],
+  ): Promise<StepRun> {
     const startMonoNs = monoNs();
     const startedAtUnixNs = wallNowUnixNs(this.clocks.anchor);
     const clocks: RunClocks = { ...this.clocks, resources: new ResourceWatch(startMonoNs) };
-    const opts: RunOptions = { ...this.opts, scenario: s, interrupt };
+    const opts: RunOptions = { ...this.opts, scenario: s, interrupt: stop, ...(onTick ? { onTick } : {}) };
     const measured = await measuredViewers(opts, clocks, this.ice, this.send, null);
     const endMonoNs = monoNs();
     clocks.observeStep();

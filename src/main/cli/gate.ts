@@ -32,9 +32,13 @@ export class Gate {
   /** the live evaluation's stop, when one threshold stopped the run */
   stop: ThresholdStop | null = null;
 
-  constructor(s: Scenario, log: Logger) {
+  private readonly what: string;
+
+  /** `what` names what a live stop ends in its log line: a run, or a capacity search's step. */
+  constructor(s: Scenario, log: Logger, what: "run" | "step" = "run") {
     this.s = s;
     this.log = log;
+    this.what = what;
     this.live = LiveThresholds.wanted(s.thresholds)
       ? new LiveThresholds(s.thresholds ?? [], s.viewers)
       : null;
@@ -57,7 +61,7 @@ export class Gate {
           this.stop = stop;
           const t = this.s.thresholds?.[stop.index];
           this.log.line(
-            `threshold ${t?.figure ?? "?"} ${t?.condition.text ?? ""} failed live at ${entry.t} s: stopping the run (the report is still written)`,
+            `threshold ${t?.figure ?? "?"} ${t?.condition.text ?? ""} failed live at ${entry.t} s: stopping the ${this.what} (the report is still written)`,
           );
           this.ctl.abort();
         }
