@@ -4,6 +4,7 @@
 // (VIEWER_YOUNG_GENERATION_MB), in the same process against the same relay. Prints per run: the
 // thread's receive lag p50/p99/max over the measured window, the worst per-second receive lag,
 // µs of viewer-thread CPU per received packet, and whether the client's ceiling guard fired.
+// Both arms run with V8's memory reducer off, as the engine switches it off before its first pool.
 //
 //   npm run bench:viewer-gc -- [--viewers 30] [--rounds 3] [--hold 12] [--young default,6]
 //

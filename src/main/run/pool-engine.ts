@@ -1,5 +1,6 @@
 // The worker-thread engine: one piscina task per shard, living as long as its viewers. Ticks
 // arrive over a MessagePort per shard; a worker that dies takes only its own viewers with it.
+import { setFlagsFromString } from "node:v8";
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ViewerRecord } from "../../core/types.ts";
@@ -46,7 +47,19 @@ const WORKER = new URL(
  */
 export const VIEWER_YOUNG_GENERATION_MB = 6;
 
+/**
+ * V8's memory reducer off, for the worker threads created from now on (a V8 flag is the
+ * process's; isolates read this one when they are made). On a lightly loaded thread it runs full
+ * mark-compacts to shrink the heap: with the small young generation one viewer's thread saw two
+ * of them 8–9 s in, stalling its datagrams 25–37 ms. A load tool's threads have no memory to give
+ * back mid-run.
+ */
+function noMemoryReducer(): void {
+  setFlagsFromString("--no-memory-reducer");
+}
+
 function newPool(threads: number, test: PoolEngineOptions["test"], youngMb: number | null): Piscina {
+  noMemoryReducer();
   return new Piscina({
     filename: (test?.workerEntry ?? WORKER).href,
     ...(test?.workerData !== undefined ? { workerData: test.workerData } : {}),
