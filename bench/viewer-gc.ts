@@ -73,7 +73,9 @@ async function measure(young: number | null, index: number): Promise<Row> {
     lagP50: lag?.p50 ?? Number.NaN,
     lagP99: lag?.p99 ?? Number.NaN,
     lagMax: lag?.max ?? Number.NaN,
-    worstSecond: Math.max(...seconds.map((t) => t.receiveLagMs ?? 0)),
+    // no second with a receive lag: unavailable (NaN), not 0
+    worstSecond:
+      seconds.length === 0 ? Number.NaN : Math.max(...seconds.map((t) => t.receiveLagMs ?? Number.NaN)),
     usPerPacket: w?.usPerPacket ?? Number.NaN,
     near: r.client.ceiling?.nearCeiling === true,
   };

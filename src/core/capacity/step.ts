@@ -44,6 +44,7 @@ export function measuredFromNs(
   run: { startMonoNs: number; t0MonoNs: number; endMonoNs: number },
 ): number {
   if (run.t0MonoNs <= 0) return Math.min(run.endMonoNs, run.startMonoNs + secondsToNs(settleSeconds));
-  const lastStartNs = Math.max(secondsToNs(s.rampSeconds), ...buildSchedule(s).startNs);
+  let lastStartNs = secondsToNs(s.rampSeconds);
+  for (const start of buildSchedule(s).startNs) if (start > lastStartNs) lastStartNs = start;
   return Math.min(run.endMonoNs, run.t0MonoNs + lastStartNs + secondsToNs(settleSeconds));
 }
