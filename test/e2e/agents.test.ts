@@ -11,7 +11,16 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { type CliRun, cli, freePort, listDir, readReportPair, startCli, tempDir } from "./cli-harness.ts";
+import {
+  type CliRun,
+  cli,
+  freePort,
+  jsonStrings,
+  listDir,
+  readReportPair,
+  startCli,
+  tempDir,
+} from "./cli-harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
 
 const TOKEN = "agent-token-SECRET";
@@ -168,7 +177,7 @@ test("two agents: one report with client.hosts, every viewer accounted for; a wr
   assert.equal(fp?.available, true, fp?.reason);
   // the token and the control port never reach the report or the coordinator's lines
   for (const text of [JSON.stringify(r), rc.stderr, rc.stdout, ra.stderr]) assert.ok(!text.includes(TOKEN));
-  assert.ok(!JSON.stringify(r).includes(`:${port}`));
+  assert.ok(!jsonStrings(r).includes(`:${port}`), `control port ${port} in the report`);
 });
 
 test("an agent killed mid-run takes only its own viewers (agent_lost); the report is written", async () => {

@@ -153,3 +153,24 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Every key and string value of a parsed JSON document, one a line: where an address could
+ * leak. Not the serialised JSON, whose numbers follow a colon too (`"packets":41234` is not
+ * port 41234).
+ */
+export function jsonStrings(value: unknown): string {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        out.push(k);
+        walk(x);
+      }
+    }
+  };
+  walk(value);
+  return out.join("\n");
+}

@@ -16,6 +16,7 @@ import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { run } from "../../src/main/run/runner.ts";
+import { jsonStrings } from "./cli-harness.ts";
 import { wallOffsetEnv } from "./faults/wall-offset.ts";
 import { assertComparableUnlessClientBound, runThroughRelay } from "./harness.ts";
 
@@ -135,7 +136,7 @@ test("split run: publisher process 250 ms ahead; fingerprint and stamp comparabl
     const sp50 = single.aggregate.oneWayDelay[0]?.ms?.p50 ?? Number.NaN;
     assert.ok(Math.abs((fp?.ms?.p50 ?? 0) - sp50) <= u + 5, `split p50 ${fp?.ms?.p50} vs single ${sp50}`);
     // the peer address never reaches the report, the Markdown or a log line
-    const all = reportToJson(r) + reportToMarkdown(r) + log.join("\n");
+    const all = `${jsonStrings(JSON.parse(reportToJson(r)))}\n${reportToMarkdown(r)}\n${log.join("\n")}`;
     for (const port of [clockPort, logPort]) assert.ok(!all.includes(`:${port}`), `port ${port} leaked`);
     assert.match(reportToMarkdown(r), /exchange, offset 25\d\.\d+ ms ± [\d.]+ ms, \d+ points, no step/);
   } finally {
