@@ -78,6 +78,8 @@ function syntheticProfile(shard: number, viewers: number): ShardProfile {
     eventLoopUtilisation: 0.4,
     eventLoopDelayMs: { p50: 1, p99: 3, max: 9 },
     receiveLagHist: new DelayHistogram().encode(),
+    stamps: { source: "kernel", kernelStamped: 1000, threadStamped: 0 },
+    nacksSent: 0,
     intakeDropped: 0,
   };
 }

@@ -1,33 +1,23 @@
 // Stamp first, process later (docs/architecture.md#timing): every media datagram of this thread
-// is stamped the moment it reaches JavaScript and queued; the queue is processed in slices of
-// at most SLICE_NS, each in its own loop turn (setImmediate), so the event loop polls its
-// sockets — and stamps what arrived — between slices. A fan-out burst to N viewers of one thread
-// is stamped within the poll phases it arrives in, not after N − 1 viewers' decryption and
-// pipeline work.
-//
-// The receive lag of a datagram: how long it may have waited inside this thread before its
-// stamp. Estimator (an upper bound, per datagram): a datagram stamped in poll phase P was not
-// readable when the poll before P looked at its socket, so it arrived after a reference instant
-// R — the first stamp of that earlier poll phase, or the end of the slice before it when that
-// phase stamped nothing, or the end of the latest slice when the loop blocked since. Any time
-// the loop spent blocked between R and the stamp came before the arrival (a readable socket does
-// not let the loop block), so lag ≤ (stamp − R) − (idle time between R and the stamp), with idle
-// time read from libuv's own counter. The thread's own timer callbacks (receiver reports, NACKs,
-// the shard's tick) also mark a reference when nothing is queued. What it cannot see: the
-// kernel's delivery and the dispatch of one datagram up to its stamp (a few µs), and the time the
-// operating system kept a woken thread off the CPU (that counts as idle; the thread's event-loop
-// delay shows it, since a timer's lateness includes it). Adding the thread's run delay from
-// /proc/thread-self/schedstat covered it but tripled the bound on a loaded machine (it counts
-// every wait since the reference, before the datagram came too), so it is not added.
-// Bench: `npm run bench:truth` holds the bound against the relay's send instants.
+// gets its arrival instant the moment it reaches JavaScript and is queued; the queue is processed
+// in slices of at most SLICE_NS, one per loop turn (setImmediate), so the loop polls its sockets
+// between slices. The instant is the kernel's receive stamp where it can be had
+// (docs/definitions.md#stamp-source, src/net/kernel.ts) and the receive lag is then exact; in the
+// fallback it is this thread's reading and the lag an upper bound (docs/definitions.md#receive-lag):
+// a datagram stamped in poll phase P was not readable at the poll before P, so it arrived after a
+// reference R (that poll's first stamp, or the latest slice's end when the loop blocked since),
+// and lag ≤ (stamp − R) − (libuv's idle time since R). Timer callbacks of the thread's own also
+// mark a reference when nothing is queued.
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
 import { DelayHistogram } from "../core/stats/summaries.ts";
+import { enableRxStamps, kernelClock, rxStampMonoNs } from "../net/kernel.ts";
+import type { StampSource, StampSources } from "./protocol.ts";
+import { StampTally } from "./stamp-tally.ts";
 
 /** The work of one datagram, with the instant it was stamped (monotonic ns). */
 export type DatagramHandler = (data: Buffer, arrivalNs: number) => void;
-
-/** A tap on every stamped datagram (bench:truth): sender's port, datagram, stamp, lag bound (−1: none). */
+/** A tap on every stamped datagram (bench:truth): sender's port, datagram, stamp, lag (−1: none). */
 export type IntakeTap = (fromPort: number, data: Buffer, stampNs: number, lagNs: number) => void;
 
 /** Longest run of queued work between two polls of the event loop. */
@@ -35,9 +25,7 @@ export const SLICE_NS = 100_000;
 /** Datagrams held at most; past it a datagram is dropped and counted, as a full socket buffer would. */
 const MAX_QUEUED = 1 << 16;
 
-function idleNs(): number {
-  return performance.nodeTiming.idleTime * 1e6;
-}
+const idleNs = (): number => performance.nodeTiming.idleTime * 1e6;
 
 export class Intake {
   /** datagrams dropped because the queue was full (since `beginRun`) */
@@ -45,10 +33,17 @@ export class Intake {
   /** receive lag since `beginRun()`, and since the last `takeSecond()` */
   lagRun = new DelayHistogram();
   private lagSecond = new DelayHistogram();
+  /** arrival to the start of its processing (receive lag + queue), since `beginRun` and the last `takeSecond()` */
+  waitRun = new DelayHistogram();
+  private waitSecond = new DelayHistogram();
   private tap: IntakeTap | null = null;
   private countFromNs = 0;
   private countUntilNs = Number.POSITIVE_INFINITY;
   private inline = false;
+  /** whether this run asks for the kernel's stamps (false: the thread's, forced) */
+  private wantKernel = true;
+  /** which clock stamped this run's datagrams (since `beginRun`) */
+  private tally = new StampTally();
 
   private handlers: (DatagramHandler | null)[] = new Array(1024).fill(null);
   private datas: (Buffer | null)[] = new Array(1024).fill(null);
@@ -79,10 +74,7 @@ export class Intake {
     this.refIdleNs = this.markIdleNs = this.sliceEndIdleNs = idle;
   }
 
-  /**
-   * bench:truth's baseline only: process each datagram inside its own callback right after the
-   * stamp, as every receive path did before the intake (no receive lag is recorded then).
-   */
+  /** bench:truth's baseline only: process each datagram in its own callback, right after the stamp. */
   setInline(inline: boolean): void {
     this.inline = inline;
   }
@@ -92,21 +84,50 @@ export class Intake {
     this.tap = tap;
   }
 
-  /** Stamps a datagram and queues its work; the earliest point a datagram reaches JavaScript. */
-  push(handler: DatagramHandler, data: Buffer, fromPort: number): void {
+  /**
+   * The descriptor to pass to `push` for a socket whose media datagrams this thread stamps: the
+   * socket's own when the kernel's stamps are on for it, else −1 (the thread stamps, and the
+   * reason is kept for the report).
+   */
+  stampFd(fd: number): number {
+    if (!this.wantKernel) return -1;
+    const why = enableRxStamps(fd);
+    if (why === null) return fd;
+    this.tally.note(why);
+    return -1;
+  }
+
+  /**
+   * Stamps a datagram and queues its work; the earliest point a datagram reaches JavaScript. `fd`
+   * is the socket it was just read from (`stampFd`), −1 when unknown: its arrival instant is the
+   * kernel's receive stamp and its receive lag exact; otherwise both are the thread's.
+   */
+  push(handler: DatagramHandler, data: Buffer, fromPort: number, fd = -1): void {
     const s = monoNs();
     if (!this.phaseOpen) this.openPhase(s);
-    // before the thread's first slice there is no reference: such datagrams are not counted
-    const lagNs = this.sliced ? Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0) : -1;
+    let at = s;
+    let lagNs = -1;
+    const k = fd >= 0 ? rxStampMonoNs(fd, s) : -1;
+    if (k >= 0) {
+      at = k;
+      lagNs = s > k ? s - k : 0;
+      this.tally.kernel++;
+    } else {
+      if (fd >= 0) this.tally.note("ioctl(SIOCGSTAMPNS) failed on a datagram");
+      else if (this.wantKernel) this.tally.note("a datagram reached the thread without its socket");
+      this.tally.thread++;
+      // before the thread's first slice there is no reference: such datagrams are not counted
+      if (this.sliced) lagNs = Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0);
+    }
     if (lagNs >= 0) {
       if (s >= this.countFromNs && s < this.countUntilNs) this.lagRun.recordNs(lagNs);
       this.lagSecond.recordNs(lagNs);
     }
-    if (this.tap !== null) this.tap(fromPort, data, s, lagNs);
+    if (this.tap !== null) this.tap(fromPort, data, at, lagNs);
     if (this.inline) {
-      this.currentArrivalNs = s;
+      this.currentArrivalNs = at;
       try {
-        handler(data, s);
+        handler(data, at);
       } catch {
         // the viewer's own failure (counted there)
       }
@@ -121,7 +142,7 @@ export class Intake {
     const i = (this.head + this.size) & (this.handlers.length - 1);
     this.handlers[i] = handler;
     this.datas[i] = data;
-    this.stamps[i] = s;
+    this.stamps[i] = at;
     this.size++;
     if (!this.scheduled) {
       this.scheduled = true;
@@ -141,38 +162,59 @@ export class Intake {
     this.sliceEndIdleNs = idleNs();
   }
 
-  /** A shard starts on this thread: the run's figures start empty, counted from `countFrom`. */
-  beginRun(): void {
+  /**
+   * A shard starts on this thread: the run's figures start empty, counted from `countFrom`;
+   * `source` "kernel" takes the kernel's stamps where they can be had, "thread" never does.
+   */
+  beginRun(source: StampSource = "kernel"): void {
     this.lagRun = new DelayHistogram();
     this.lagSecond = new DelayHistogram();
+    this.waitRun = new DelayHistogram();
+    this.waitSecond = new DelayHistogram();
     this.dropped = 0;
+    this.wantKernel = source === "kernel";
+    this.tally = new StampTally();
+    if (source === "thread") this.tally.note("the scenario asks for the thread's stamp (stampSource thread)");
+    else {
+      const k = kernelClock();
+      if (!k.ok) this.tally.note(k.reason);
+    }
     this.countFromNs = Number.POSITIVE_INFINITY;
     this.countUntilNs = Number.POSITIVE_INFINITY;
   }
 
   /**
-   * The run's figure counts datagrams stamped before this instant (the earliest call wins): the
-   * shard's deadline, or its stop. After it the viewers close (records encoded, DELETEs, peers
-   * closed) while datagrams still arrive, and no delay sample comes from them.
+   * The run's figures count datagrams stamped before this instant (the earliest call wins): the
+   * deadline or the stop, after which the viewers close and no delay sample comes.
    */
   countUntil(ns: number): void {
     if (ns < this.countUntilNs) this.countUntilNs = ns;
   }
 
   /**
-   * The run's figure counts datagrams stamped from this instant on (the first call wins): the
-   * shard sets it to its first viewer's join plus excludeFirstSeconds, when delay samples start.
-   * Before it, the thread's own start-up (module loading, first compilation, handshakes) holds
-   * datagrams no delay sample comes from; the per-second figures show it all the same.
+   * … and from this instant on (the first call wins): the first join plus excludeFirstSeconds,
+   * when delay samples start; the thread's start-up before it shows in the per-second figures.
    */
   countFrom(ns: number): void {
     if (this.countFromNs === Number.POSITIVE_INFINITY) this.countFromNs = ns;
+  }
+
+  /** Which clock stamped this run's datagrams, with counts, and why the thread did where it did. */
+  sources(): StampSources {
+    return this.tally.sources();
   }
 
   /** The receive lag since the previous call (a timeline second); starts a new one. */
   takeSecond(): DelayHistogram {
     const h = this.lagSecond;
     this.lagSecond = new DelayHistogram();
+    return h;
+  }
+
+  /** The processing wait since the previous call (a timeline second); starts a new one. */
+  takeWaitSecond(): DelayHistogram {
+    const h = this.waitSecond;
+    this.waitSecond = new DelayHistogram();
     return h;
   }
 
@@ -201,7 +243,8 @@ export class Intake {
       this.markIdleNs = this.sliceEndIdleNs;
     }
     this.phaseOpen = false;
-    const deadline = monoNs() + this.sliceNs;
+    let now = monoNs();
+    const deadline = now + this.sliceNs;
     const mask = this.handlers.length - 1;
     do {
       const i = this.head;
@@ -212,13 +255,18 @@ export class Intake {
       this.datas[i] = null;
       this.head = (i + 1) & mask;
       this.size--;
+      // the wait from arrival to processing: the receive lag plus the queue
+      const wait = now > at ? now - at : 0;
+      if (at >= this.countFromNs && at < this.countUntilNs) this.waitRun.recordNs(wait);
+      this.waitSecond.recordNs(wait);
       this.currentArrivalNs = at;
       try {
         handler(data, at);
       } catch {
         // a handler's failure is its viewer's (counted there); the queue goes on
       }
-    } while (this.size > 0 && monoNs() < deadline);
+      now = monoNs();
+    } while (this.size > 0 && now < deadline);
     this.currentArrivalNs = -1;
     if (this.size > 0) {
       this.scheduled = true;
@@ -247,5 +295,5 @@ export class Intake {
   }
 }
 
-/** This thread's intake (each worker thread has its own module instance). */
+/** This thread's intake (one per thread: each has its own module instance). */
 export const intake = new Intake();

@@ -15,6 +15,22 @@ export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean"];
 /** Used when neither the scenario nor the task says. */
 export const DEFAULT_RECEIVE_PATH: ReceivePath = "lean";
 
+/**
+ * Which clock gives a media datagram its arrival instant (docs/definitions.md#stamp-source):
+ * the kernel's receive stamp, or the viewer thread's own reading when JavaScript first sees it.
+ */
+export type StampSource = "kernel" | "thread";
+export const STAMP_SOURCES: readonly StampSource[] = ["kernel", "thread"];
+
+/** A viewer thread's stamps over a shard: the source ("mixed" when both stamped), counts, the thread's reason. */
+export interface StampSources {
+  source: StampSource | "mixed";
+  kernelStamped: number;
+  threadStamped: number;
+  /** why datagrams were stamped by the thread (absent when none was) */
+  threadReason?: string;
+}
+
 export interface ShardTask {
   shard: number;
   /** viewer ids with their absolute start instants (monotonic ns) */
@@ -36,6 +52,8 @@ export interface ShardTask {
   logWaitNs: number;
   /** werift's receive path or the lean one; absent: DEFAULT_RECEIVE_PATH */
   receivePath?: ReceivePath;
+  /** "thread" forces the thread's stamp; absent or "kernel": the kernel's where it can be had */
+  stampSource?: StampSource;
 }
 
 /** Deltas since the previous tick, plus the active gauge at the tick. */
@@ -68,6 +86,10 @@ export interface ShardProfile extends ThreadFigures {
   receiveLagHist: EncodedHistogram;
   /** datagrams the intake dropped because its queue was full */
   intakeDropped: number;
+  /** which clock stamped this thread's media datagrams */
+  stamps: StampSources;
+  /** NACKs this shard's viewers sent (the ceiling rule: feedback where there was loss) */
+  nacksSent: number;
 }
 
 export interface ShardResult {

@@ -94,7 +94,7 @@ export class ShardTicks {
       delaySamples: this.delays,
       stampSamples: this.stamps,
       transitSamples: this.transits,
-      thread: withLag(this.profile.tick(), intake.takeSecond()),
+      thread: withLag(this.profile.tick(), intake.takeSecond(), intake.takeWaitSecond()),
     });
     intake.mark();
     this.last = { ...c };
@@ -104,8 +104,15 @@ export class ShardTicks {
   }
 }
 
-/** The thread's figures with its receive lag (ms) when it stamped any datagram. */
-export function withLag(f: ThreadFigures, lag: DelayHistogram): ThreadFigures {
+/** The thread's figures with its receive lag (ms) and stamp source when it stamped any datagram. */
+export function withLag(f: ThreadFigures, lag: DelayHistogram, wait: DelayHistogram): ThreadFigures {
   const receiveLagMs = lag.p50p99MaxMs();
-  return receiveLagMs === undefined ? f : { ...f, receiveLagMs };
+  if (receiveLagMs === undefined) return f;
+  const processingWaitMs = wait.p50p99MaxMs();
+  return {
+    ...f,
+    receiveLagMs,
+    stampSource: intake.sources().source,
+    ...(processingWaitMs !== undefined ? { processingWaitMs } : {}),
+  };
 }

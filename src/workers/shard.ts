@@ -44,7 +44,7 @@ export async function runShard(
 ): Promise<ShardResult> {
   const profile = new ThreadProfile();
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
-  intake.beginRun();
+  intake.beginRun(task.stampSource ?? "kernel");
   intake.countUntil(task.deadlineMonoNs);
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
@@ -68,7 +68,7 @@ export async function runShard(
   deadlineTimer.cancel();
   ticks.finish();
   const lag = intake.lagRun;
-  const figures = withLag(profile.finish(), lag);
+  const figures = withLag(profile.finish(), lag, intake.waitRun);
   return {
     records,
     profile: {
@@ -79,6 +79,8 @@ export async function runShard(
       ...figures,
       receiveLagHist: lag.encode(),
       intakeDropped: intake.dropped,
+      stamps: intake.sources(),
+      nacksSent: records.reduce((n, r) => n + r.nacksSent, 0),
     },
   };
 }

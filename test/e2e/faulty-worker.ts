@@ -4,12 +4,14 @@
 import { Piscina } from "piscina";
 import type { Engine } from "../../src/main/run/engine.ts";
 import { poolEngine } from "../../src/main/run/pool-engine.ts";
+import { intake } from "../../src/workers/intake.ts";
 import type { ShardJob, ShardResult, WarmJob } from "../../src/workers/protocol.ts";
 import shardWorker from "../../src/workers/worker-entry.ts";
 
 export interface WorkerFault {
   shard: number;
-  kind: "throw" | "exit" | "busy";
+  /** busy: blocks 60 of every 100 ms; saturate: 10 ms of work per media datagram (its queue grows); stall: once, for 3 s */
+  kind: "throw" | "exit" | "busy" | "saturate" | "stall";
   afterMs: number;
 }
 
@@ -35,13 +37,31 @@ export function injectFault(fault: WorkerFault): void {
       });
     }
     if (fault.kind === "busy") {
-      // block the loop 60 ms out of every 100 ms: an overloaded client
-      setInterval(() => {
-        const until = performance.now() + 60;
-        while (performance.now() < until) {
-          // spin
-        }
-      }, 100).unref();
+      // block the loop 60 ms out of every 100 ms: a loaded client that still keeps up
+      setInterval(() => spinMs(60), 100).unref();
     }
+    if (fault.kind === "saturate") {
+      // 10 ms of work per media datagram, in the intake's slices: more work than a second holds
+      const push = intake.push.bind(intake);
+      intake.push = (handler, data, fromPort, fd) =>
+        push(
+          (d, at) => {
+            spinMs(10);
+            handler(d, at);
+          },
+          data,
+          fromPort,
+          fd,
+        );
+    }
+    // the socket buffers fill while the thread reads nothing: the kernel drops
+    if (fault.kind === "stall") spinMs(3000);
   }, fault.afterMs).unref();
+}
+
+function spinMs(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spin
+  }
 }

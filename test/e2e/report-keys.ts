@@ -81,7 +81,15 @@ export const REPORT_KEYS: readonly string[] = [
   // what the client itself adds (issue 11): receive lag per thread and pooled, the publisher's send lag
   ...delayMs("+client.workers[].receiveLagMs", true),
   "+client.workers[].intakeDropped?",
+  ...delayMs("+client.workers[].processingWaitMs", true),
+  // which clock stamped the arrivals (docs/definitions.md#stamp-source)
+  "+client.workers[].stampSource?",
+  "+client.workers[].kernelStamped?",
+  "+client.workers[].threadStamped?",
+  "+client.workers[].stampReason?",
   ...delayMs("+client.receiveLagMs", true),
+  "+client.stampSource?",
+  "+client.stampReasons?",
   ...delayMs("+client.publisherSendLagMs", true),
   "+client.ceiling?",
   "+client.ceiling.nearCeiling",
@@ -89,6 +97,8 @@ export const REPORT_KEYS: readonly string[] = [
   "+client.ceiling.thresholds.eventLoopUtilisation",
   "+client.ceiling.thresholds.eventLoopDelayP99Ms",
   "+client.ceiling.thresholds.receiveLagP99Ms?",
+  "+client.ceiling.thresholds.keepUpWaitP99Ms?",
+  "+client.ceiling.thresholds.publisherSendLagP99Ms?",
   "+client.ceiling.evidence?",
   "+client.hosts?",
   "+client.hosts[].name",
@@ -136,6 +146,7 @@ export const REPORT_KEYS: readonly string[] = [
   "scenario.loopbackOnly?",
   "+scenario.workers?", // the scenario key of the worker-thread engine
   "+scenario.receivePath?", // the viewers' receive path (werift or lean)
+  "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
   "publisher?",
   "publisher.codec",
   "publisher.stamped",

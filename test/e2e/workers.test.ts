@@ -96,13 +96,16 @@ for (const kind of ["exit", "throw"] as const) {
   });
 }
 
-test("the ceiling guard fires on an overloaded worker and the delay is not comparable", async () => {
-  const engine = faultyPoolEngine(1, { shard: 0, kind: "busy", afterMs: 500 });
-  const { report: r, markdown } = await runThroughRelay({}, { viewers: 2 }, engine);
+test("the ceiling guard fires on a worker that cannot keep up and the delay is not comparable", async () => {
+  // after both viewers joined (ramp 1 s), its datagrams arrive faster than it reads them
+  const engine = faultyPoolEngine(1, { shard: 0, kind: "saturate", afterMs: 2000 });
+  const { report: r, markdown } = await runThroughRelay({}, { viewers: 2, holdSeconds: 4 }, engine);
   const c = r.client.ceiling;
   assert.equal(c?.nearCeiling, true);
   assert.ok(
-    c?.evidence?.some((e) => e.startsWith("worker 0: event-loop delay p99")),
+    c?.evidence?.some((e) =>
+      /^worker 0: processing wait p99 [\d.]+ ms ≥ 100\.00 ms: it does not keep up$/.test(e),
+    ),
     c?.evidence?.join("; "),
   );
   const f = fingerprintBlock(r);
@@ -111,4 +114,20 @@ test("the ceiling guard fires on an overloaded worker and the delay is not compa
   for (const v of r.viewers ?? []) assert.equal(v.oneWayDelay[0]?.comparable, false);
   assert.match(markdown, /Warning: this client was near its own ceiling/);
   assert.match(markdown, /\| client ceiling \| \*\*near\*\*/);
+});
+
+test("the ceiling guard fires on the kernel's drops: a worker that stops reading for 3 s", async (t) => {
+  if (process.platform !== "linux") return t.skip("the kernel's UDP counters are Linux's");
+  const engine = faultyPoolEngine(1, { shard: 0, kind: "stall", afterMs: 2500 });
+  const { report: r } = await runThroughRelay({}, { viewers: 2, holdSeconds: 5 }, engine);
+  const c = r.client.ceiling;
+  assert.equal(c?.nearCeiling, true);
+  assert.ok(
+    (r.client.resources?.udpReceiveErrors?.rcvbufErrors ?? 0) > 0,
+    JSON.stringify(r.client.resources),
+  );
+  assert.ok(
+    c?.evidence?.some((e) => e.startsWith("the kernel dropped UDP datagrams on receive")),
+    c?.evidence?.join("; "),
+  );
 });

@@ -151,8 +151,12 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
     packets: 1,
     receiveLagHist: rec.delayHist,
     intakeDropped: 0,
+    stamps: { source: "kernel", kernelStamped: 1, threadStamped: 0 },
+    nacksSent: 0,
   };
   assert.equal(profileOk(profile), true);
+  assert.equal(profileOk({ ...profile, stamps: { ...profile.stamps, source: "wall" } }), false);
+  assert.equal(profileOk({ ...profile, stamps: undefined }), false);
   assert.equal(profileOk({ ...profile, thread: "publisher" }), false);
 });
 

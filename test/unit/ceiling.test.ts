@@ -1,10 +1,12 @@
-// The client-ceiling rule (src/core/ceiling.ts): event-loop figures, kernel drops, and the viewer
-// threads' receive lag weighed against the delay the run measures.
+// The client-ceiling rule (src/core/report/ceiling.ts, docs/definitions.md#client-ceiling): for a
+// thread-stamped viewer thread (the fallback) its event loop and its receive lag weighed against
+// the delay the run measures; for a kernel-stamped one only what can still distort a figure.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ceilingVerdict, DEFAULT_CEILING, receiveLagThresholdMs } from "../../src/core/report/ceiling.ts";
 
 const quiet = { name: "worker 0", eventLoopUtilisation: 0.2, eventLoopDelayP99Ms: 3 };
+const kernel = { ...quiet, stampSource: "kernel" as const };
 
 test("receive-lag threshold: the larger of the 5 ms floor and 10 % of the delay p99", () => {
   assert.equal(receiveLagThresholdMs(null), 5);
@@ -34,4 +36,92 @@ test("a thread whose receive lag p99 reaches the threshold is near the ceiling, 
   assert.equal(ceilingVerdict([quiet], null, DEFAULT_CEILING, 2).nearCeiling, false);
   const floor = ceilingVerdict([{ ...quiet, receiveLagP99Ms: 5.2 }], null, DEFAULT_CEILING, 2);
   assert.deepEqual(floor.evidence, ["worker 0: receive lag p99 5.20 ms ≥ 5.00 ms"]);
+});
+
+test("kernel-stamped: a lagging but keeping-up thread with no loss stays quiet", () => {
+  // 60 ms stalls every 100 ms: its event loop and lag look bad, but its stamps are the kernel's
+  const v = ceilingVerdict(
+    [{ ...kernel, eventLoopUtilisation: 0.62, eventLoopDelayP99Ms: 58, receiveLagP99Ms: 59 }],
+    { rcvbufErrors: 0, inErrors: 0 },
+    DEFAULT_CEILING,
+    2,
+  );
+  assert.deepEqual(v.evidence, []);
+  assert.equal(v.nearCeiling, false);
+  assert.equal(v.thresholds.keepUpWaitP99Ms, 100);
+  // the same figures from a thread-stamped thread are inside every delay: near
+  const t = ceilingVerdict(
+    [
+      {
+        ...quiet,
+        stampSource: "thread",
+        eventLoopUtilisation: 0.62,
+        eventLoopDelayP99Ms: 58,
+        receiveLagP99Ms: 59,
+      },
+    ],
+    null,
+    DEFAULT_CEILING,
+    2,
+  );
+  assert.deepEqual(t.evidence, [
+    "worker 0: event-loop delay p99 58.0 ms ≥ 20.0 ms",
+    "worker 0: receive lag p99 59.00 ms ≥ 5.00 ms",
+  ]);
+});
+
+test("kernel-stamped: a thread that does not keep up, or drops, is near", () => {
+  const busy = ceilingVerdict([{ ...kernel, eventLoopUtilisation: 0.95, receiveLagP99Ms: 3 }], null);
+  assert.deepEqual(busy.evidence, ["worker 0: event-loop utilisation 0.95 ≥ 0.90"]);
+  // its socket reads go on between slices (receive lag 2 ms) while its queue grows
+  const behind = ceilingVerdict([{ ...kernel, receiveLagP99Ms: 2, processingWaitP99Ms: 340 }], null);
+  assert.deepEqual(behind.evidence, [
+    "worker 0: processing wait p99 340.00 ms ≥ 100.00 ms: it does not keep up",
+  ]);
+  const dropped = ceilingVerdict([{ ...kernel, receiveLagP99Ms: 1, intakeDropped: 12 }], null);
+  assert.deepEqual(dropped.evidence, ["worker 0: its intake dropped 12 datagrams (queue full)"]);
+  const kernelDrops = ceilingVerdict([{ ...kernel, receiveLagP99Ms: 1 }], { rcvbufErrors: 3, inErrors: 3 });
+  assert.deepEqual(kernelDrops.evidence, [
+    "the kernel dropped UDP datagrams on receive (RcvbufErrors +3, InErrors +3)",
+  ]);
+});
+
+test("kernel-stamped: NACKs count only where the feedback was late against the delay", () => {
+  // no NACKs: a 9 ms lag changes no figure
+  assert.equal(
+    ceilingVerdict([{ ...kernel, receiveLagP99Ms: 9 }], null, DEFAULT_CEILING, 20).nearCeiling,
+    false,
+  );
+  const late = ceilingVerdict([{ ...kernel, receiveLagP99Ms: 9, nacksSent: 40 }], null, DEFAULT_CEILING, 20);
+  assert.deepEqual(late.evidence, [
+    "worker 0: 40 NACKs sent up to 9.00 ms late (processing wait or event-loop delay p99 ≥ 5.00 ms): repaired frames carry that wait",
+  ]);
+  // the timer-driven retries are late by the event-loop delay
+  const timers = ceilingVerdict(
+    [{ ...kernel, receiveLagP99Ms: 1, eventLoopDelayP99Ms: 12, nacksSent: 3 }],
+    null,
+    DEFAULT_CEILING,
+    20,
+  );
+  assert.equal(timers.nearCeiling, true);
+  // against a 200 ms delay p99, 9 ms of lateness is below 10 %: quiet
+  assert.equal(
+    ceilingVerdict([{ ...kernel, receiveLagP99Ms: 9, nacksSent: 40 }], null, DEFAULT_CEILING, 200)
+      .nearCeiling,
+    false,
+  );
+});
+
+test("the publisher's thread: its event loop and its send lag", () => {
+  const main = { name: "main", eventLoopUtilisation: 0.3, eventLoopDelayP99Ms: 4, sendLagP99Ms: 0.5 };
+  assert.equal(ceilingVerdict([main], null).nearCeiling, false);
+  assert.deepEqual(ceilingVerdict([{ ...main, sendLagP99Ms: 40 }], null).evidence, [
+    "main: publisher send lag p99 40.00 ms ≥ 33.00 ms",
+  ]);
+  // main stays judged on its event loop even when it also runs kernel-stamped viewers (--workers 0)
+  assert.deepEqual(
+    ceilingVerdict([{ ...main, stampSource: "kernel", eventLoopDelayP99Ms: 25, receiveLagP99Ms: 2 }], null)
+      .evidence,
+    ["main: event-loop delay p99 25.0 ms ≥ 20.0 ms"],
+  );
 });

@@ -50,6 +50,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...(s.loopbackOnly === true ? { loopbackOnly: true } : {}),
     ...nonZero("workers", s.workers),
     ...nonEmpty("receivePath", s.receivePath),
+    ...nonEmpty("stampSource", s.stampSource),
   };
 }
 

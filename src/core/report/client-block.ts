@@ -56,6 +56,11 @@ function workerBlock(w: WorkerReport): WorkerReport {
     eventLoopDelayMs: delay(w.eventLoopDelayMs),
     ...(w.receiveLagMs !== undefined ? { receiveLagMs: delay(w.receiveLagMs) } : {}),
     ...(w.intakeDropped !== undefined && w.intakeDropped > 0 ? { intakeDropped: w.intakeDropped } : {}),
+    ...(w.processingWaitMs !== undefined ? { processingWaitMs: delay(w.processingWaitMs) } : {}),
+    ...(w.stampSource !== undefined ? { stampSource: w.stampSource } : {}),
+    ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
+    ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),
+    ...(w.stampReason !== undefined ? { stampReason: w.stampReason } : {}),
   };
 }
 
@@ -67,6 +72,12 @@ function ceilingBlock(c: CeilingReport): CeilingReport {
       eventLoopDelayP99Ms: c.thresholds.eventLoopDelayP99Ms,
       ...(c.thresholds.receiveLagP99Ms !== undefined
         ? { receiveLagP99Ms: c.thresholds.receiveLagP99Ms }
+        : {}),
+      ...(c.thresholds.keepUpWaitP99Ms !== undefined
+        ? { keepUpWaitP99Ms: c.thresholds.keepUpWaitP99Ms }
+        : {}),
+      ...(c.thresholds.publisherSendLagP99Ms !== undefined
+        ? { publisherSendLagP99Ms: c.thresholds.publisherSendLagP99Ms }
         : {}),
     },
     ...(c.evidence !== undefined && c.evidence.length > 0 ? { evidence: [...c.evidence] } : {}),
@@ -107,6 +118,8 @@ export function clientBlock(input: ReportInput): ReportClient {
     ...(input.resources !== undefined ? { resources: resourcesBlock(input.resources) } : {}),
     ...(input.workers !== undefined ? { workers: input.workers.map(workerBlock) } : {}),
     ...(input.receiveLagMs !== undefined ? { receiveLagMs: delay(input.receiveLagMs) } : {}),
+    ...(input.stampSource !== undefined ? { stampSource: input.stampSource } : {}),
+    ...(input.stampReasons !== undefined ? { stampReasons: [...input.stampReasons] } : {}),
     ...(input.publisherSendLagMs !== undefined
       ? { publisherSendLagMs: delay(input.publisherSendLagMs) }
       : {}),
@@ -119,5 +132,5 @@ export function clientBlock(input: ReportInput): ReportClient {
 /** The reason every one-way delay block of a client-bound run is not comparable, or undefined. */
 export function clientBoundReason(c: CeilingReport | undefined): string | undefined {
   if (!c?.nearCeiling) return undefined;
-  return `the client was near its own ceiling (${(c.evidence ?? []).join("; ")}), so its own queueing is inside the figure`;
+  return `the client was near its own ceiling (${(c.evidence ?? []).join("; ")}), so its own work may be inside the figure`;
 }

@@ -46,6 +46,15 @@ export interface WorkerReport {
   receiveLagMs?: EventLoopDelayMs;
   /** datagrams this thread's intake dropped with its queue full; absent when none */
   intakeDropped?: number;
+  /** arrival stamp to the start of processing, the receive lag plus the intake's queue (docs/definitions.md#receive-lag) */
+  processingWaitMs?: EventLoopDelayMs;
+  /** which clock stamped this thread's media datagrams (docs/definitions.md#stamp-source) */
+  stampSource?: "kernel" | "thread" | "mixed";
+  /** media datagrams stamped by the kernel and by the thread */
+  kernelStamped?: number;
+  threadStamped?: number;
+  /** why the thread stamped datagrams itself; absent when the kernel stamped all */
+  stampReason?: string;
 }
 
 /** `client.ceiling`: whether the client was near its own ceiling, and why. */
@@ -56,6 +65,8 @@ export interface CeilingReport {
     eventLoopDelayP99Ms: number;
     /** the receive lag p99 at which a viewer thread counts as near: the larger of the floor and the share of the delay p99 */
     receiveLagP99Ms?: number;
+    keepUpWaitP99Ms?: number;
+    publisherSendLagP99Ms?: number;
   };
   evidence?: string[];
 }
@@ -88,6 +99,10 @@ export interface ReportClient {
   workers?: WorkerReport[];
   /** the receive lag of every viewer thread's datagrams, pooled (exact merge); absent when none was stamped */
   receiveLagMs?: EventLoopDelayMs;
+  /** the stamp source over every viewer thread: "mixed" when threads (or datagrams) differ (docs/definitions.md#stamp-source) */
+  stampSource?: "kernel" | "thread" | "mixed";
+  /** with "mixed" or "thread": which threads used the thread's stamp, and why */
+  stampReasons?: string[];
   /** per frame: the publisher's first packet handed to the socket − the frame's start of sending (docs/definitions.md#send-lag) */
   publisherSendLagMs?: EventLoopDelayMs;
   ceiling?: CeilingReport;

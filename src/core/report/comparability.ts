@@ -139,6 +139,13 @@ export function rankable(
   if (blocks[0]?.clipHash !== blocks[1]?.clipHash) {
     return { ok: false, reason: `clips differ: ${blocks[0]?.clipHash} and ${blocks[1]?.clipHash}` };
   }
+  // a thread's stamp carries the client's own queueing, the kernel's does not; a report that
+  // records no source (the reference tool's) is not held to this
+  const stampA = a.client.stampSource;
+  const stampB = b.client.stampSource;
+  if (stampA !== undefined && stampB !== undefined && stampA !== stampB) {
+    return { ok: false, reason: `stamp sources differ: ${stampA} and ${stampB}` };
+  }
   const sa = a.scenario as unknown as Record<string, unknown>;
   const sb = b.scenario as unknown as Record<string, unknown>;
   for (const key of [...RANKED_SCENARIO_KEYS].sort()) {

@@ -87,6 +87,9 @@ export interface ReportInput {
   workers?: WorkerReport[];
   /** client.receiveLagMs: the viewer threads' receive lag, pooled */
   receiveLagMs?: EventLoopDelayMs;
+  /** client.stampSource and client.stampReasons (docs/definitions.md#stamp-source) */
+  stampSource?: "kernel" | "thread" | "mixed";
+  stampReasons?: string[];
   /** client.publisherSendLagMs */
   publisherSendLagMs?: EventLoopDelayMs;
   /** the ceiling verdict: when near, every one-way delay block is not comparable */

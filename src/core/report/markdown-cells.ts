@@ -163,7 +163,8 @@ export function workersText(ws: readonly WorkerReport[]): string {
           w.receiveLagMs === undefined ? "" : `, receive lag p99 ${fmtFixed(w.receiveLagMs.p99, 2)} ms`;
         const dropped =
           w.intakeDropped === undefined ? "" : `, ${w.intakeDropped} datagrams dropped by its full queue`;
-        return `${name}: ${w.viewers} viewers, ${w.packets} packets${per}, event-loop utilisation ${fmtFixed(w.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(w.eventLoopDelayMs.p99, 1)} ms${lag}${dropped}`;
+        const stamp = w.stampSource === undefined ? "" : `, stamps: ${w.stampSource}`;
+        return `${name}: ${w.viewers} viewers, ${w.packets} packets${per}, event-loop utilisation ${fmtFixed(w.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(w.eventLoopDelayMs.p99, 1)} ms${lag}${dropped}${stamp}`;
       })
       .join("; "),
   );
@@ -177,8 +178,14 @@ export function clientLagText(c: ReportClient): string | null {
   const three = (d: EventLoopDelayMs) =>
     `${fmtFixed(d.p50, 2)} / ${fmtFixed(d.p99, 2)} / ${fmtFixed(d.max, 2)} ms`;
   const parts: string[] = [];
-  if (c.receiveLagMs !== undefined)
-    parts.push(`receive lag p50 / p99 / max ${three(c.receiveLagMs)} (viewer threads)`);
+  if (c.stampSource !== undefined) {
+    const why = c.stampReasons === undefined ? "" : ` (${c.stampReasons.join("; ")})`;
+    parts.push(`arrival stamps: ${c.stampSource}${why}`);
+  }
+  if (c.receiveLagMs !== undefined) {
+    const inside = c.stampSource === "kernel" ? "outside the delay figures" : "viewer threads";
+    parts.push(`receive lag p50 / p99 / max ${three(c.receiveLagMs)} (${inside})`);
+  }
   if (c.publisherSendLagMs !== undefined) {
     parts.push(
       `publisher send lag p50 / p99 / max ${three(c.publisherSendLagMs)} (outside the delay figures)`,
@@ -193,7 +200,11 @@ export function ceilingText(c: CeilingReport): string {
     c.thresholds.receiveLagP99Ms === undefined
       ? ""
       : `, receive lag p99 ${fmtFixed(c.thresholds.receiveLagP99Ms, 2)} ms`;
-  const t = `thresholds: event-loop utilisation ${fmtFixed(c.thresholds.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(c.thresholds.eventLoopDelayP99Ms, 1)} ms${lag}, any kernel UDP drop`;
+  const keep =
+    c.thresholds.keepUpWaitP99Ms === undefined
+      ? ""
+      : `, keep-up wait p99 ${fmtFixed(c.thresholds.keepUpWaitP99Ms, 0)} ms`;
+  const t = `thresholds: event-loop utilisation ${fmtFixed(c.thresholds.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(c.thresholds.eventLoopDelayP99Ms, 1)} ms${lag}${keep}, any kernel or intake drop`;
   return esc(c.nearCeiling ? `**near** — ${(c.evidence ?? []).join("; ")} (${t})` : `not near (${t})`);
 }
 

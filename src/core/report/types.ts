@@ -73,6 +73,7 @@ export interface ReportScenario {
   workers?: number;
   /** our addition: the viewers' receive path, "werift" or "lean" (absent in a scenario not normalised) */
   receivePath?: string;
+  stampSource?: string;
 }
 
 /** docs/definitions.md#publisher-figures `publisher`. */

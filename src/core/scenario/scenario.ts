@@ -34,6 +34,8 @@ export interface Scenario {
   workers?: number;
   /** how viewers receive media: werift's own path or the lean one (default "lean") */
   receivePath?: "werift" | "lean";
+  /** where a viewer's arrival instants come from: "kernel" (absent: the kernel's where it can be had) or "thread" (forced) */
+  stampSource?: "kernel" | "thread";
   /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
   /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
@@ -81,6 +83,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["loopbackOnly", "bool"],
   ["workers", "int"],
   ["receivePath", "string"],
+  ["stampSource", "string"],
   ["serverVersion", "string"],
   ["plan", "string"],
   ["region", "string"],
@@ -190,7 +193,7 @@ function sane(v: number, perSecond = 1): boolean {
 /**
  * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario unchanged or throws ScenarioError.
  * Absent numbers count as Go's zero value. Non-finite or absurdly large values (beyond exact
- * integer ns) fail their key's check with that key's message. `workers`, then `receivePath`, are checked last.
+ * integer ns) fail their key's check with that key's message. `workers`, `receivePath`, then `stampSource`, are checked last.
  */
 export function validateScenario(s: Scenario): Scenario {
   const fail = (msg: string): never => {
@@ -228,6 +231,10 @@ export function validateScenario(s: Scenario): Scenario {
   const path: string | undefined = s.receivePath;
   if (path !== undefined && path !== "werift" && path !== "lean") {
     fail(`receivePath ${goQuote(path)} (want werift or lean)`);
+  }
+  const stamp: string | undefined = s.stampSource;
+  if (stamp !== undefined && stamp !== "kernel" && stamp !== "thread") {
+    fail(`stampSource ${goQuote(stamp)} (want kernel or thread)`);
   }
   for (const k of SERVER_KEYS) {
     const v = s[k];

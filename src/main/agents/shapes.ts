@@ -112,7 +112,24 @@ export function tickOk(v: unknown): v is ShardTick {
   if (!like(rest, TICK_TEMPLATE)) return false;
   const second = (v as ShardTick).second;
   if (!Number.isSafeInteger(second) || second < 0 || second > 1e7) return false;
-  return like(thread, THREAD, { receiveLagMs: (x) => like(x, DELAY) });
+  return like(thread, THREAD, {
+    receiveLagMs: (x) => like(x, DELAY),
+    processingWaitMs: (x) => like(x, DELAY),
+    stampSource: stampSourceOk,
+  });
+}
+
+function stampSourceOk(x: unknown): boolean {
+  return x === "kernel" || x === "thread" || x === "mixed";
+}
+
+const STAMPS_TEMPLATE = { source: "", kernelStamped: 0, threadStamped: 0 };
+
+function stampsOk(x: unknown): boolean {
+  return (
+    like(x, STAMPS_TEMPLATE, { threadReason: (r) => typeof r === "string" }) &&
+    stampSourceOk((x as { source?: unknown }).source)
+  );
 }
 
 const PROFILE_TEMPLATE = {
@@ -122,14 +139,19 @@ const PROFILE_TEMPLATE = {
   viewers: 0,
   packets: 0,
   intakeDropped: 0,
+  nacksSent: 0,
 };
 
 export function profileOk(v: unknown): v is ShardProfile {
   return (
     like(v, PROFILE_TEMPLATE, {
       receiveLagMs: (x) => like(x, DELAY),
+      processingWaitMs: (x) => like(x, DELAY),
+      stampSource: stampSourceOk,
       receiveLagHist: histogramOk,
+      stamps: stampsOk,
     }) &&
+    stampsOk((v as ShardProfile).stamps) &&
     ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&
     histogramOk((v as ShardProfile).receiveLagHist)
   );

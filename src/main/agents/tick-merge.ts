@@ -65,6 +65,11 @@ export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
         ? worse(th.receiveLagMs, t.thread.receiveLagMs)
         : t.thread.receiveLagMs;
     }
+    const w = t.thread.processingWaitMs;
+    if (w !== undefined) th.processingWaitMs = th.processingWaitMs ? worse(th.processingWaitMs, w) : w;
+    const src = t.thread.stampSource;
+    if (src !== undefined)
+      th.stampSource = th.stampSource === undefined || th.stampSource === src ? src : "mixed";
   }
   out.delaySamples = thin(delays);
   out.stampSamples = thin(stamps);

@@ -16,7 +16,7 @@ import type { ResourceFigures } from "../observe/resources.ts";
 import type { UdpErrors } from "../observe/udp-drops.ts";
 import { decodeRecord } from "./decode-record.ts";
 import type { PublisherResult } from "./publisher.ts";
-import { clientLag, pooledDelayP99Ms, threadLoads } from "./run-lag.ts";
+import { clientLag, pooledDelayP99Ms, stampSources, threadLoads } from "./run-lag.ts";
 
 export interface RunOutcome {
   command: "run" | "view";
@@ -66,7 +66,14 @@ export function workerReport(p: ShardProfile): WorkerReport {
   };
   if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
   if (p.receiveLagMs !== undefined) w.receiveLagMs = p.receiveLagMs;
+  if (p.processingWaitMs !== undefined) w.processingWaitMs = p.processingWaitMs;
   if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
+  if (p.stamps !== undefined) {
+    w.stampSource = p.stamps.source;
+    w.kernelStamped = p.stamps.kernelStamped;
+    w.threadStamped = p.stamps.threadStamped;
+    if (p.stamps.threadReason !== undefined) w.stampReason = p.stamps.threadReason;
+  }
   return w;
 }
 
@@ -98,6 +105,7 @@ function startOffsetNs(r: ViewerRecord, t0: number, schedule: Schedule | null): 
 export function reportInput(o: RunOutcome): ReportInput {
   const { resources: figures, sendLog } = o;
   const viewers = viewerInputs(o.records, o.schedule, o.t0MonoNs);
+  const lag = clientLag(o.profiles, o.publisher);
   const input: ReportInput = {
     command: o.command,
     interrupted: o.interrupted,
@@ -118,9 +126,10 @@ export function reportInput(o: RunOutcome): ReportInput {
       ...(o.udp ? { udpReceiveErrors: o.udp } : {}),
     },
     workers: o.profiles.map(workerReport),
-    ...clientLag(o.profiles, o.publisher),
+    ...lag,
+    ...stampSources(o.profiles),
     ceiling: ceilingVerdict(
-      threadLoads(o.mainThread, o.profiles),
+      threadLoads(o.mainThread, o.profiles, lag.publisherSendLagMs?.p99),
       o.udp,
       o.ceiling,
       pooledDelayP99Ms(viewers),

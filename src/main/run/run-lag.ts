@@ -17,16 +17,47 @@ export function threadLoad(name: string, f: ThreadFigures): ThreadLoad {
     eventLoopUtilisation: f.eventLoopUtilisation,
     eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
     ...(f.receiveLagMs !== undefined ? { receiveLagP99Ms: f.receiveLagMs.p99 } : {}),
+    ...(f.stampSource !== undefined ? { stampSource: f.stampSource } : {}),
+    ...(f.processingWaitMs !== undefined ? { processingWaitP99Ms: f.processingWaitMs.p99 } : {}),
   };
 }
 
-/** The threads the ceiling rule looks at: the main thread, then every worker that ran a shard. */
-export function threadLoads(main: ThreadFigures, profiles: readonly ShardProfile[]): ThreadLoad[] {
-  // with --workers 0 the viewers' receive lag is the main thread's
-  const lag = profiles.find((p) => p.thread === "main")?.receiveLagMs;
+/** A shard's thread over the whole run: its figures, stamp source, drops and NACKs. */
+function shardLoad(name: string, p: ShardProfile, base: ThreadFigures = p): ThreadLoad {
+  const lag = p.receiveLagMs;
+  return {
+    ...threadLoad(
+      name,
+      lag !== undefined
+        ? {
+            ...base,
+            receiveLagMs: lag,
+            ...(p.processingWaitMs !== undefined ? { processingWaitMs: p.processingWaitMs } : {}),
+          }
+        : base,
+    ),
+    ...(lag !== undefined && p.stamps !== undefined ? { stampSource: p.stamps.source } : {}),
+    ...(p.intakeDropped > 0 ? { intakeDropped: p.intakeDropped } : {}),
+    ...((p.nacksSent ?? 0) > 0 ? { nacksSent: p.nacksSent } : {}),
+  };
+}
+
+/**
+ * The threads the ceiling rule looks at: the main thread (with the publisher's send lag when it
+ * published), then every worker that ran a shard.
+ */
+export function threadLoads(
+  main: ThreadFigures,
+  profiles: readonly ShardProfile[],
+  sendLagP99Ms?: number,
+): ThreadLoad[] {
+  // with --workers 0 the viewers' stamps and lag are the main thread's
+  const inMain = profiles.find((p) => p.thread === "main");
+  const first = inMain !== undefined ? shardLoad("main", inMain, main) : threadLoad("main", main);
+  if (sendLagP99Ms !== undefined) first.sendLagP99Ms = sendLagP99Ms;
   return [
-    threadLoad("main", lag !== undefined ? { ...main, receiveLagMs: lag } : main),
-    ...profiles.filter((p) => p.thread === "worker").map((p) => threadLoad(`worker ${p.shard}`, p)),
+    first,
+    ...profiles.filter((p) => p.thread === "worker").map((p) => shardLoad(`worker ${p.shard}`, p)),
   ];
 }
 
@@ -54,4 +85,27 @@ export function pooledDelayP99Ms(viewers: readonly ViewerInput[]): number | null
     return h.count > 0 ? h.quantileNs(99) / 1e6 : null;
   };
   return pick((v) => v.delayHist) ?? pick((v) => v.stampHist);
+}
+
+/**
+ * client.stampSource over every viewer thread that stamped a datagram ("mixed" when they differ
+ * or one thread mixed), and client.stampReasons naming each thread that stamped any itself.
+ */
+export function stampSources(profiles: readonly ShardProfile[]): {
+  stampSource?: "kernel" | "thread" | "mixed";
+  stampReasons?: string[];
+} {
+  const stamped = profiles.filter(
+    (p) => p.stamps !== undefined && p.stamps.kernelStamped + p.stamps.threadStamped > 0,
+  );
+  if (stamped.length === 0) return {};
+  const kinds = new Set(stamped.map((p) => p.stamps.source));
+  const stampSource = kinds.size === 1 ? [...kinds][0]! : "mixed";
+  const reasons = stamped
+    .filter((p) => p.stamps.source !== "kernel")
+    .map((p) => {
+      const name = p.thread === "main" ? "main" : `worker ${p.shard}`;
+      return `${name}: ${p.stamps.source} (${p.stamps.threadStamped} of ${p.stamps.kernelStamped + p.stamps.threadStamped} datagrams by the thread: ${p.stamps.threadReason ?? "no reason recorded"})`;
+    });
+  return { stampSource, ...(reasons.length > 0 ? { stampReasons: reasons } : {}) };
 }

@@ -52,6 +52,7 @@ export function shardTasks(o: ShardTaskOptions): ShardTask[] {
       stampClock: o.stampClock,
       logWaitNs: o.stampClock !== null && o.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
       receivePath: s.receivePath ?? DEFAULT_RECEIVE_PATH,
+      ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
     });
   }
   o.schedule.startNs.forEach((start, id) => {

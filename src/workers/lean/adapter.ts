@@ -8,15 +8,17 @@
 // claim's handler: on the connection's data event, and beneath werift's STUN parsing on each
 // UDP transport of the connection (routeMedia). STUN and DTLS stay werift's. Internals used:
 // RTCDtlsTransport.prototype.startSrtp, .srtpStarted, .iceTransport.connection.{onData,
-// protocols[].transport.onData}, .srtp.config, .srtpProfiles (the receive-path test, through the relay's prepareLeg hook), and
+// protocols[].transport.{onData, socket}}, .srtp.config, .srtpProfiles (the receive-path test, through the relay's prepareLeg hook), and
 // RTCRtpReceiver.nack.addPacket (werift path). Every one is checked, and a mismatch throws or
 // fails the claim with a WeriftAdapterError naming it; the installed version must equal
 // WERIFT_VERSION: a werift upgrade fails test/unit/lean-adapter.test.ts, not a run.
+import type { Socket } from "node:dgram";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { RTCDtlsTransport, type RTCRtpTransceiver, type RtcpPacket } from "werift";
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
+import { socketFd } from "../../net/kernel.ts";
 import { WERIFT_VERSION } from "../../net/rtc.ts";
 import { type DatagramHandler, intake } from "../intake.ts";
 
@@ -216,11 +218,14 @@ function routeMedia(conn: IceConnection, ev: DataEvent, handler: DatagramHandler
     else exec(...args);
   };
   for (const p of conn.protocols ?? []) {
-    const t = (p as { transport?: { onData?: unknown } } | null)?.transport;
+    const t = (p as { transport?: { onData?: unknown; socket?: Socket } } | null)?.transport;
     const onData = t?.onData;
     if (t === undefined || typeof onData !== "function") continue;
+    // werift calls onData inside the socket's 'message' callback, before libuv reads the next
+    // datagram: the socket's last receive stamp is this datagram's (intake.ts, kernel.ts)
+    const fd = intake.stampFd(socketFd(t.socket));
     t.onData = (data: unknown, addr: unknown) => {
-      if (isMediaDatagram(data)) intake.push(to, data, portOf(addr));
+      if (isMediaDatagram(data)) intake.push(to, data, portOf(addr), fd);
       else onData(data, addr);
     };
   }
