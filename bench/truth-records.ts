@@ -51,12 +51,31 @@ export function stampRecords(buf: SharedArrayBuffer): StampRecord[] {
 /** The relay's first write of each RTP packet to each leg (RelayTaps.legSend). */
 export class LegWrites {
   private readonly at = new Map<number, number>();
+  /** per leg: RFC 3550 interarrival jitter of the relay's writes (the wire's, on loopback), ns */
+  private readonly jitter = new Map<number, { j: number; lastNs: number; lastTs: number }>();
 
   readonly record = (port: number, d: Buffer, nowNs: number): void => {
     if (!isRtpDatagram(d)) return;
     const key = port * 65536 + d.readUInt16BE(2);
-    if (!this.at.has(key)) this.at.set(key, nowNs);
+    if (this.at.has(key)) return;
+    this.at.set(key, nowNs);
+    const ts = d.readUInt32BE(4);
+    const leg = this.jitter.get(port);
+    if (leg === undefined) {
+      this.jitter.set(port, { j: 0, lastNs: nowNs, lastTs: ts });
+      return;
+    }
+    // D = (arrival difference) − (RTP difference), 90 kHz video clock
+    const dNs = nowNs - leg.lastNs - (((ts - leg.lastTs) | 0) * 1e9) / 90_000;
+    leg.j += (Math.abs(dNs) - leg.j) / 16;
+    leg.lastNs = nowNs;
+    leg.lastTs = ts;
   };
+
+  /** The jitter each leg's writes had at the end, ms (one value per leg). */
+  jitterMs(): number[] {
+    return [...this.jitter.values()].map((l) => l.j / 1e6);
+  }
 
   /** The true client-added wait of a stamped datagram (stamp − the relay's write), or undefined. */
   waitNs(r: StampRecord): number | undefined {

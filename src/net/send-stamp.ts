@@ -4,7 +4,10 @@
 // .iceTransport.connection.protocols[].transport.send(data, addr), which calls the dgram socket's
 // send synchronously; the socket resolves the literal address on the next tick (process.nextTick)
 // and writes then. Where they are not as expected, nothing is hooked and the caller is told so.
+import type { Socket } from "node:dgram";
 import type { RTCRtpTransceiver } from "werift";
+import { monoNs } from "../core/clock/clock.ts";
+import { enableRxStamps, rxStampMonoNs, socketFd } from "./kernel.ts";
 
 /** One media datagram (SRTP or SRTCP) about to reach the socket: the datagram and the local port. */
 export type SendTap = (data: Buffer, localPort: number) => void;
@@ -74,16 +77,24 @@ export function tapMediaSend(
 
 /**
  * Calls `tap` with every media datagram the transceiver's ICE connection receives, at the
- * earliest point it reaches JavaScript (beneath werift's STUN parsing), before werift sees it.
+ * earliest point it reaches JavaScript (beneath werift's STUN parsing), before werift sees it,
+ * with its arrival instant: the kernel's receive stamp where it can be had, else the reading then.
  * Returns false when werift's internals did not match. Call once the connection is up.
  */
-export function tapMediaReceive(tr: RTCRtpTransceiver, tap: (data: Buffer) => void): boolean {
+export function tapMediaReceive(tr: RTCRtpTransceiver, tap: (data: Buffer, nowNs: number) => void): boolean {
   let hooked = 0;
   for (const t of udpTransports(tr) ?? []) {
     const onData = t.onData;
     if (typeof onData !== "function") continue;
+    // the kernel's receive stamp where it can be had (the relay's ground truth of the wire)
+    const sock = socketFd(t.socket as Socket | undefined);
+    const fd = enableRxStamps(sock) === null ? sock : -1;
     t.onData = (data: unknown, addr: unknown) => {
-      if (isMediaDatagram(data)) tap(data);
+      if (isMediaDatagram(data)) {
+        const now = monoNs();
+        const k = fd >= 0 ? rxStampMonoNs(fd, now) : -1;
+        tap(data, k >= 0 ? k : now);
+      }
       return onData(data, addr);
     };
     hooked++;

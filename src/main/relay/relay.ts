@@ -153,7 +153,7 @@ export class Relay {
       if ((state === "failed" || state === "closed") && stream.publisher === pc) stream.publisher = null;
       const taps = this.opts.test?.taps;
       const tr = pc.getTransceivers()[0];
-      if (state === "connected" && taps && tr) tapMediaReceive(tr, (d) => taps.publisherReceive(d, monoNs()));
+      if (state === "connected" && taps && tr) tapMediaReceive(tr, (d, at) => taps.publisherReceive(d, at));
       const after = this.opts.test?.closePublisherAfterMs;
       if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
     });
