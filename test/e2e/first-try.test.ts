@@ -1,0 +1,114 @@
+// What trying whipbench as a new user found, the second time: the forms people type and the
+// messages they get back, each through the real CLI as a user runs it.
+import assert from "node:assert/strict";
+import { createServer, type Socket } from "node:net";
+import { after, describe, test } from "node:test";
+import { cli, freePort, startCli, tempDir } from "./cli-harness.ts";
+
+const tmp = tempDir("first-try");
+after(() => tmp.remove());
+
+/** A TCP listener on 127.0.0.1 standing in for a coordinator: it reads the first frame and answers with a refusal. */
+async function fakeCoordinator(): Promise<{
+  port: number;
+  hello: Promise<Record<string, unknown>>;
+  close: () => void;
+}> {
+  let gotHello: (m: Record<string, unknown>) => void = () => {};
+  const hello = new Promise<Record<string, unknown>>((resolve) => {
+    gotHello = resolve;
+  });
+  const socks: Socket[] = [];
+  const server = createServer((sock) => {
+    socks.push(sock);
+    let buf = Buffer.alloc(0);
+    sock.on("data", (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length < 4 || buf.length < 4 + buf.readUInt32BE(0)) return;
+      gotHello(
+        JSON.parse(buf.subarray(4, 4 + buf.readUInt32BE(0)).toString("utf8")) as Record<string, unknown>,
+      );
+      const body = Buffer.from(JSON.stringify({ type: "refuse", reason: "a test coordinator" }));
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(body.length);
+      sock.end(Buffer.concat([len, body]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const a = server.address();
+  const port = typeof a === "object" && a !== null ? a.port : 0;
+  return {
+    port,
+    hello,
+    close: () => {
+      for (const s of socks) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe("agent --coordinator", () => {
+  test("the URL form people type, http://HOST:PORT/, reaches the coordinator", async () => {
+    const c = await fakeCoordinator();
+    try {
+      const run = startCli(
+        ["agent", "--coordinator", `http://127.0.0.1:${c.port}/`, "--name", "a1", "--out", tmp.dir],
+        { timeoutMs: 20_000 },
+      );
+      const hello = await c.hello;
+      assert.equal(hello.type, "hello");
+      assert.equal(hello.name, "a1");
+      const r = await run.done;
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /refused by the coordinator: a test coordinator/);
+      assert.doesNotMatch(r.stderr, /not reachable/);
+    } finally {
+      c.close();
+    }
+  });
+
+  test("a value that cannot be a coordinator address exits 2 at once, naming the flag and the forms", async () => {
+    const values = [
+      "https://127.0.0.1:7400",
+      "http://127.0.0.1:7400/agents",
+      "127.0.0.1:7400?token=s3cr3t",
+      "http://user@127.0.0.1:7400",
+      "127.0.0.1",
+      "http://127.0.0.1",
+      "under_score:7400",
+    ];
+    const results = await Promise.all(
+      values.map((v) => cli(["agent", "--coordinator", v, "--out", tmp.dir], { timeoutMs: 20_000 })),
+    );
+    for (const [i, r] of results.entries()) {
+      assert.equal(r.code, 2, `${values[i]}: ${r.stderr}`);
+      assert.match(
+        r.stderr,
+        /^whipbench agent: --coordinator: .+; want HOST:PORT, tcp:\/\/HOST:PORT or http:\/\/HOST:PORT/,
+      );
+      assert.equal(r.stderr.split("\n").length, 2, "one line");
+      assert.doesNotMatch(r.stderr, /retrying|s3cr3t|user@/);
+      assert.ok(r.ms < 10_000, `${values[i]}: exited after ${Math.round(r.ms)} ms`);
+    }
+  });
+
+  test("--help states the retry policy; a coordinator that never comes is named by host and the retry stated", async () => {
+    const help = await cli(["agent", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(
+      help.stdout.replace(/\s+/g, " "),
+      /tried every 1 s for up to 120 s \(one line on stderr at the first miss\), then exit 1/,
+    );
+    const port = await freePort();
+    const run = startCli(["agent", "--coordinator", `tcp://127.0.0.1:${port}`, "--out", tmp.dir]);
+    await run.waitForStderr(/retrying/);
+    run.child.kill("SIGTERM");
+    const r = await run.done;
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `the coordinator at 127\\.0\\.0\\.1:${port} is not reachable yet \\(nothing answers there\\); retrying every 1 s for up to 120 s`,
+      ),
+    );
+  });
+});
