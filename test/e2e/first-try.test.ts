@@ -112,3 +112,29 @@ describe("agent --coordinator", () => {
     );
   });
 });
+
+describe("view names the flag a user has to give", () => {
+  test("no --whep, a --whep that is not a URL, -n 0, --duration 0s: exit 2 naming the flag, not a scenario key", async () => {
+    const out = tempDir("first-try-view");
+    try {
+      const cases: [args: string[], want: string][] = [
+        [["-n", "1"], "whipbench view: --whep is required (the WHEP URL of the stream to watch)\n"],
+        [["--whep", "ftp://127.0.0.1/s/whep"], "whipbench view: --whep must be an http(s) URL\n"],
+        [["--whep", "http://127.0.0.1:9/s/whep", "-n", "0"], "whipbench view: -n must be 1..10000\n"],
+        [
+          ["--whep", "http://127.0.0.1:9/s/whep", "--duration", "0s"],
+          "whipbench view: --duration must be positive\n",
+        ],
+      ];
+      const results = await Promise.all(cases.map(([args]) => cli(["view", ...args, "--out", out.dir])));
+      for (const [i, [args, want]] of cases.entries()) {
+        const r = results[i];
+        assert.equal(r?.code, 2, args.join(" "));
+        assert.equal(r?.stderr, want, args.join(" "));
+        assert.equal(r?.stdout, "");
+      }
+    } finally {
+      out.remove();
+    }
+  });
+});
