@@ -1,9 +1,12 @@
 // What trying whipbench as a new user found, the second time: the forms people type and the
 // messages they get back, each through the real CLI as a user runs it.
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
+import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { cli, freePort, startCli, tempDir } from "./cli-harness.ts";
+import { Relay } from "../../src/main/relay/relay.ts";
+import { cli, freePort, listDir, startCli, tempDir } from "./cli-harness.ts";
 
 const tmp = tempDir("first-try");
 after(() => tmp.remove());
@@ -136,5 +139,77 @@ describe("view names the flag a user has to give", () => {
     } finally {
       out.remove();
     }
+  });
+});
+
+describe("a capacity scenario without the keys the search replaces", () => {
+  test("no viewers or holdSeconds: it runs; given ones are ignored with a note each", async () => {
+    const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+    const base = await relay.listen();
+    try {
+      const spec = { start: 1, max: 1, stepSeconds: 1, settleSeconds: 0 };
+      const common = {
+        whip: `${base}/cap/whip`,
+        whep: `${base}/cap/whep`,
+        rampSeconds: 0,
+        warmupSeconds: 0.5,
+        loopbackOnly: true,
+        workers: 0,
+        thresholds: { failedViewers: "== 0" },
+        capacity: spec,
+      };
+      const bare = join(tmp.dir, "cap-bare.json");
+      writeFileSync(bare, JSON.stringify({ name: "bare", ...common }));
+      const r = await cli(["capacity", bare, "--out", join(tmp.dir, "cap-bare")], { timeoutMs: 60_000 });
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /must be positive|ignored/);
+      const given = join(tmp.dir, "cap-given.json");
+      writeFileSync(
+        given,
+        JSON.stringify({ name: "given", ...common, viewers: 7, holdSeconds: 30, excludeFirstSeconds: 2 }),
+      );
+      const g = await cli(["capacity", given, "--out", join(tmp.dir, "cap-given")], { timeoutMs: 60_000 });
+      assert.equal(g.code, 0, g.stderr);
+      assert.match(
+        g.stderr,
+        /scenario key viewers ignored: each step's viewers come from the search \(capacity\.start 1 up to capacity\.max 1\)\n/,
+      );
+      assert.match(
+        g.stderr,
+        /scenario key holdSeconds ignored: each step holds capacity\.stepSeconds \(1 s\)\n/,
+      );
+      assert.match(
+        g.stderr,
+        /scenario key excludeFirstSeconds ignored: each step leaves out capacity\.settleSeconds \(0 s\)/,
+      );
+      // the step ran the search's count and length, not the file's
+      const steps = JSON.parse(
+        readFileSync(
+          join(
+            tmp.dir,
+            "cap-given",
+            listDir(join(tmp.dir, "cap-given")).find((f) => f.endsWith(".json")) ?? "",
+          ),
+          "utf8",
+        ),
+      ) as { steps: { viewers: number }[] };
+      assert.deepEqual(
+        steps.steps.map((s) => s.viewers),
+        [1],
+      );
+    } finally {
+      await relay.close();
+    }
+  });
+
+  test("run still needs them: the same scenario is refused by run", async () => {
+    const file = join(tmp.dir, "cap-run.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ whep: "http://127.0.0.1:9/s/whep", viewers: 1, capacity: { start: 1 } }),
+    );
+    const r = await cli(["run", file, "--out", join(tmp.dir, "cap-run")]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, "whipbench run: scenario: holdSeconds must be positive\n");
   });
 });

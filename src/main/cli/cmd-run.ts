@@ -53,6 +53,11 @@ export function defaultScenario(base: string): Scenario {
 }
 
 export async function readScenarioFile(file: string): Promise<Scenario> {
+  return parseScenario(await readScenarioText(file));
+}
+
+/** The scenario file's text (at most 1 MiB); a file that cannot be read is a usage error. */
+export async function readScenarioText(file: string): Promise<string> {
   let text: string;
   try {
     const st = await stat(file);
@@ -66,7 +71,7 @@ export async function readScenarioFile(file: string): Promise<Scenario> {
       code === "ENOENT" ? "the scenario file does not exist" : "the scenario file cannot be read",
     );
   }
-  return parseScenario(text);
+  return text;
 }
 
 /** The command line's flags over the scenario's keys. */
