@@ -1,7 +1,7 @@
 // What trying whipbench as a new user found, the second time: the forms people type and the
 // messages they get back, each through the real CLI as a user runs it.
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -211,5 +211,57 @@ describe("a capacity scenario without the keys the search replaces", () => {
     const r = await cli(["run", file, "--out", join(tmp.dir, "cap-run")]);
     assert.equal(r.code, 2);
     assert.equal(r.stderr, "whipbench run: scenario: holdSeconds must be positive\n");
+  });
+});
+
+describe("a matrix started from another directory", () => {
+  test("its commands run in the matrix file's directory; a failed start's DNF quotes its output, redacted", async () => {
+    const mdir = join(tmp.dir, "matrix-home");
+    mkdirSync(mdir);
+    const script = [
+      "#!/bin/sh",
+      'echo "starting in $(basename "$PWD")"',
+      'echo "listening at http://127.0.0.1:1/live/secret-path?token=abc"',
+      'echo "auth: Bearer s3cr3tTOKEN, log /home/someone/relay.log"',
+      'echo "bearer from the env: $WB_FIRST_TRY_BEARER"',
+      "exit 4",
+      "",
+    ].join("\n");
+    writeFileSync(join(mdir, "fail.sh"), script, { mode: 0o755 });
+    writeFileSync(
+      join(mdir, "matrix.json"),
+      JSON.stringify({
+        healthTimeoutSeconds: 5,
+        servers: [{ name: "fail", whep: "http://127.0.0.1:1/x/whep", start: "./fail.sh" }],
+        scenarios: [
+          { name: "s", scenario: { viewers: 1, holdSeconds: 1, bearerEnv: "WB_FIRST_TRY_BEARER" } },
+        ],
+      }),
+    );
+    const out = join(tmp.dir, "matrix-out");
+    const r = await cli(["matrix", join(mdir, "matrix.json"), "--out", out], {
+      cwd: tmp.dir,
+      env: { WB_FIRST_TRY_BEARER: "hunter2-bearer" },
+      timeoutMs: 30_000,
+    });
+    assert.equal(r.code, 3, r.stderr);
+    const md = readFileSync(join(out, "matrix.md"), "utf8");
+    // the Markdown escapes the `|` between the output's lines
+    const reason =
+      "DNF: server fail did not start: the start command exited with 4 before the server was healthy " +
+      "(commands run in the matrix file's directory); its output ended: starting in matrix-home \\| " +
+      "listening at 127.0.0.1:1 \\| auth: <redacted> <redacted>, log <path> \\| bearer from the env: <redacted>";
+    assert.ok(md.includes(`| fail | ${reason} |`), md);
+    const shown = [
+      md,
+      readFileSync(join(out, "matrix.html"), "utf8"),
+      readFileSync(join(out, "matrix.json"), "utf8"),
+      r.stderr,
+      r.stdout,
+    ];
+    for (const text of shown) {
+      assert.doesNotMatch(text, /secret-path|token=abc|s3cr3t|\/home\/someone|hunter2/);
+    }
+    assert.match(r.stderr, /matrix: server fail did not start: .*its output ended: starting in matrix-home/);
   });
 });

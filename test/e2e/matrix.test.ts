@@ -121,7 +121,7 @@ describe("whipbench matrix (2 × 2 over built-in relays)", () => {
     assert.equal(r.code, 3, r.stderr);
     assert.match(
       readFileSync(join(out, "matrix.md"), "utf8"),
-      /\| dead \| DNF: server dead did not start: the start command exited with 7 before the server was healthy \|/,
+      /\| dead \| DNF: server dead did not start: the start command exited with 7 before the server was healthy \(commands run in the matrix file's directory\); its output ended: starting \|/,
     );
     assert.equal(readFileSync(join(out, "dead", "server.log"), "utf8"), "starting\n");
     assert.equal(existsSync(join(out, "dead", "s", "r1", "cell.json")), false);

@@ -144,10 +144,21 @@ export async function matrixCommand(file: string, flags: MatrixFlags): Promise<n
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const outcomes: RunOutcome[] = [];
+  const ctx: MatrixContext = {
+    m,
+    flags,
+    byCell,
+    outcomes,
+    log,
+    stopping: () => stopping,
+    // relative paths in a server's commands mean the same wherever whipbench is started
+    cwd: dirname(resolve(file)),
+    secrets: bearerSecrets(byCell),
+  };
   try {
     for (const server of m.servers) {
       if (stopping) break;
-      await runServer(m, server, flags, byCell, outcomes, log, () => stopping);
+      await runServer(ctx, server);
     }
   } finally {
     process.off("SIGINT", onSignal);
@@ -170,15 +181,29 @@ export async function matrixCommand(file: string, flags: MatrixFlags): Promise<n
   return outcomes.some((o) => o.thresholdsFailed) ? EXIT_THRESHOLD_FAILED : EXIT_OK;
 }
 
-async function runServer(
-  m: Matrix,
-  server: MatrixServer,
-  flags: MatrixFlags,
-  byCell: Map<string, Scenario>,
-  outcomes: RunOutcome[],
-  log: ReturnType<typeof stderrLogger>,
-  stopping: () => boolean,
-): Promise<void> {
+interface MatrixContext {
+  m: Matrix;
+  flags: MatrixFlags;
+  byCell: Map<string, Scenario>;
+  outcomes: RunOutcome[];
+  log: ReturnType<typeof stderrLogger>;
+  stopping: () => boolean;
+  /** where the servers' commands run */
+  cwd: string;
+  /** the scenarios' bearer tokens: a server's output quoted in a reason never carries them */
+  secrets: string[];
+}
+
+function bearerSecrets(byCell: Map<string, Scenario>): string[] {
+  const names = new Set([...byCell.values()].flatMap((s) => (s.bearerEnv ? [s.bearerEnv] : [])));
+  return [...names].flatMap((n) => {
+    const v = process.env[n];
+    return v ? [v] : [];
+  });
+}
+
+async function runServer(ctx: MatrixContext, server: MatrixServer): Promise<void> {
+  const { m, flags, byCell, outcomes, log, stopping } = ctx;
   const todo: { scenario: string; repeat: number; dir: string }[] = [];
   for (const sc of m.scenarios) {
     for (let k = 1; k <= m.repeats; k++) {
@@ -191,7 +216,7 @@ async function runServer(
   const skipped = m.scenarios.length * m.repeats - todo.length;
   if (skipped > 0) log.line(`matrix: ${server.name}: ${skipped} cell run(s) already done, skipped`);
   if (todo.length === 0) return;
-  const proc = new ServerProcess(server);
+  const proc = new ServerProcess(server, ctx.cwd, ctx.secrets);
   const serverDir = join(flags.out, slug(server.name));
   await mkdir(serverDir, { recursive: true });
   try {
