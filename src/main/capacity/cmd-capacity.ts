@@ -21,6 +21,7 @@ import { version } from "../cli/version.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { ServerWatch, type ServerWatchOptions } from "../observe/server-watch.ts";
 import { type ServerWatchFlags, serverWatchOptions } from "../observe/server-watch-flags.ts";
+import { htmlAssets } from "../output/html-report.ts";
 import { prepareOutputDir, writeAtomic, writeErrorText } from "../output/write-report.ts";
 import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 
@@ -155,7 +156,7 @@ async function writeCapacity(flags: CapacityFlags, stem: string, r: CapacityRepo
   await writeAtomic(files[1] as string, capacityToMarkdown(r));
   if (flags.html ?? true) {
     const html = join(flags.out, `${stem}.html`);
-    await writeAtomic(html, capacityToHtml(r));
+    await writeAtomic(html, capacityToHtml(r, await htmlAssets("capacity")));
     files.push(html);
   }
   return files;
