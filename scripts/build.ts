@@ -3,7 +3,7 @@
 // script is copied beside the module that reads it; dist/build-info.json records the source
 // commit, since an installed package has no git checkout to ask.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -21,7 +21,10 @@ rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`], {
   stdio: "inherit",
 });
-copyFileSync(`${root}src/main/output/html-charts.browser.js`, `${dist}/main/output/html-charts.browser.js`);
+// the pages' browser scripts are inlined into each HTML page as they are, not compiled
+for (const f of readdirSync(`${root}src/main/output`).filter((n) => n.endsWith(".browser.js"))) {
+  copyFileSync(`${root}src/main/output/${f}`, `${dist}/main/output/${f}`);
+}
 const rev = git(["rev-parse", "HEAD"]);
 const commit = rev !== null && /^[0-9a-f]{40}$/.test(rev) ? rev.slice(0, 12) : null;
 const dirty = commit !== null && (git(["status", "--porcelain", "--untracked-files=no"]) ?? "") !== "";

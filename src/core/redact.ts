@@ -16,3 +16,26 @@ export function redactScenario(s: Scenario): Scenario {
   if (s.whip !== undefined && s.whip !== "") out.whip = host(s.whip);
   return out;
 }
+
+const SECRET_WORDS = "bearer|token|secret|password|passwd|api[_-]?key|authorization|auth|key";
+const SECRET_VALUE = new RegExp(`\\b(${SECRET_WORDS})(["']?\\s*[:=]\\s*)("[^"]*"|'[^']*'|[^\\s,;]+)`, "gi");
+
+/**
+ * Free text from outside the program (a server command's output) made fit for a report, a log
+ * line or the console: the literal `secrets` first, then every URL cut to its host, a bearer
+ * token and a secret word's value (`token=…`, `password: …`), every word with a `/` (a path), a
+ * query string, and any long unbroken run of token characters (hex, base64, a JWT); control
+ * characters become spaces.
+ */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join("<redacted>");
+  return out
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, " ")
+    .replace(/\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>()]+/g, (url) => host(url))
+    .replace(/\b(Bearer)(\s+)[^\s,;]+/g, "$1$2<redacted>")
+    .replace(SECRET_VALUE, "$1$2<redacted>")
+    .replace(/[^\s"'<>():,;]*\/[^\s"'<>():,;]*/g, "<path>")
+    .replace(/\?[^\s]*/g, "?<query>")
+    .replace(/[A-Za-z0-9+_=.-]{24,}/g, "<redacted>");
+}

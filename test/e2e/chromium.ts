@@ -1,9 +1,9 @@
-// Headless Chromium (Debian's `chromium`) through playwright-core, for the HTML report test:
-// opens a file, collects console errors, page errors and every non-file request, and reads what
-// the page's charts drew.
+// Headless Chromium (Debian's `chromium`) through playwright-core, for the HTML page tests (the
+// run report, the capacity and matrix pages): opens a file, collects console errors, page errors
+// and every non-file request, and reads what the page's charts drew.
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 
 /** The browser binary: $CHROMIUM_PATH, else Debian's /usr/bin/chromium; null when absent. */
 export function chromiumPath(): string | null {
@@ -28,12 +28,16 @@ export interface PageResult {
   requests: string[];
   /** body text, for spot checks */
   text: string;
+  /** what `probe` returned */
+  probed?: unknown;
 }
 
 export async function openReport(
   executablePath: string,
   file: string,
   screenshot?: string,
+  /** runs on the drawn page (hover a chart, read its legend) */
+  probe?: (page: Page) => Promise<unknown>,
 ): Promise<PageResult> {
   const browser = await chromium.launch({
     executablePath,
@@ -62,8 +66,9 @@ export async function openReport(
     await page.waitForSelector('html[data-charts="drawn"]', { timeout: 15_000 });
     const charts = (await page.evaluate("window.whipbenchCharts")) as Record<string, ChartDrawn>;
     const text = (await page.evaluate("document.body.innerText")) as string;
+    const probed = probe ? await probe(page) : undefined;
     if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });
-    return { charts, problems, requests, text };
+    return { charts, problems, requests, text, ...(probe ? { probed } : {}) };
   } finally {
     await browser.close();
   }

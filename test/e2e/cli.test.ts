@@ -123,8 +123,8 @@ describe("usage", () => {
     assert.match(h.stdout, /--ramp-offset-seed/);
   });
 
-  test("view without --whep: exit 2, `whep is required`", async () => {
-    assertUsageError(await cli(["view", "-n", "1"]), "view", "whep is required");
+  test("view without --whep: exit 2, naming the flag", async () => {
+    assertUsageError(await cli(["view", "-n", "1"]), "view", "--whep is required");
   });
 
   test("bad flag values name the flag: --ramp-offset-seed x, --workers -1, --ramp abc", async () => {

@@ -292,17 +292,42 @@ describe("the capacity report's pages", () => {
     assert.equal(md.split("\n").filter((l) => /^\| \d+ \| \d+ \|/.test(l)).length, 7);
   });
 
-  test("HTML: self-contained, one chart per threshold and headline, the threshold line and the knee", () => {
-    const html = capacityToHtml(sample());
-    assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
-    assert.doesNotMatch(html, /<script/);
+  test("HTML: the shared page shell, one chart per threshold and headline, the threshold line and the knee", () => {
+    const assets = {
+      chartJs: "/*uplot*/",
+      chartCss: ".u-legend{}",
+      chartLicense: "MIT",
+      pageJs: "/*capacity*/",
+    };
+    const html = capacityToHtml(sample(), assets);
+    assert.match(html, /Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'/);
+    assert.match(
+      html,
+      /<style>\.u-legend\{\}<\/style>\n<style>\n:root\{--fg:/,
+      "uPlot's and the run report's style",
+    );
+    assert.match(html, /<script>\/\*capacity\*\/<\/script>/);
     assert.doesNotMatch(html, /demo <b>/, "the name is escaped");
-    const svgs = html.match(/<svg /g) ?? [];
+    assert.doesNotMatch(html, /<svg /, "charts are drawn by the page script, not inline SVG");
+    const data = JSON.parse(
+      /<script type="application\/json" id="whipbench-data">(.*?)<\/script>/s.exec(html)?.[1] ?? "null",
+    ) as {
+      knee: number | null;
+      charts: { id: string; title: string; line?: number; points: { outcome: string }[] }[];
+    };
+    assert.equal(data.knee, 40);
     // loss threshold, delay p99, loss, server CPU
-    assert.equal(svgs.length, 4);
-    assert.equal((html.match(/class="threshold"/g) ?? []).length, 1);
-    assert.equal((html.match(/class="knee"/g) ?? []).length, 4);
-    assert.match(html, /knee 40/);
-    assert.equal((html.match(/class="step fail"/g) ?? []).length, 4 * 4);
+    assert.deepEqual(
+      data.charts.map((c) => c.title),
+      ["loss < 1%", "one-way delay p99, ms", "loss, %", "server CPU, cores"],
+    );
+    assert.deepEqual(
+      data.charts.map((c) => c.line),
+      [1, undefined, undefined, undefined],
+    );
+    for (const c of data.charts) {
+      assert.equal(c.points.filter((p) => p.outcome === "fail").length, 4);
+      assert.match(html, new RegExp(`<div id="${c.id}" data-chart></div>`));
+    }
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { host, redactScenario } from "../../src/core/redact.ts";
+import { host, redactScenario, redactText } from "../../src/core/redact.ts";
 
 test("host keeps host[:port] only", () => {
   assert.equal(host("https://a.example.test:8443/x/y?token=1"), "a.example.test:8443");
@@ -47,5 +47,29 @@ test("redactScenario replaces endpoints by hosts and keeps the rest", () => {
   assert.equal(
     "whip" in redactScenario({ whep: "http://h/", viewers: 1, rampSeconds: 0, holdSeconds: 1 }),
     false,
+  );
+});
+
+test("redactText: a command's output keeps hosts and words, never paths, queries or tokens", () => {
+  const cases: [string, string][] = [
+    ["sh: 1: bench/servers/janus/start.sh: not found", "sh: 1: <path>: not found"],
+    [
+      "Error: listen EADDRINUSE: address already in use 127.0.0.1:8891",
+      "Error: listen EADDRINUSE: address already in use 127.0.0.1:8891",
+    ],
+    ["POST http://user:pw@h:8080/live/abc?token=x failed", "POST h:8080 failed"],
+    ["token=s3cr3t next", "token=<redacted> next"],
+    ['password: "two words" left', "password: <redacted> left"],
+    ["Authorization: Bearer abc.def", "Authorization: <redacted> <redacted>"],
+    ["sent Bearer abc", "sent Bearer <redacted>"],
+    ["key 0123456789abcdef0123456789abcdef", "key <redacted>"],
+    ["see ~/x.log or ./run/janus.log", "see <path> or <path>"],
+    ["retry?stream=a&key=b", "retry?<query>"],
+    ["a\u0007bell\u001b[31m", "a bell [31m"],
+  ];
+  for (const [text, want] of cases) assert.equal(redactText(text), want, text);
+  assert.equal(
+    redactText("the env said hunter2-x and hunter2-x", ["hunter2-x"]),
+    "the env said <redacted> and <redacted>",
   );
 });

@@ -1,8 +1,9 @@
-// The matrix table: a row per server, a column per scenario; each cell the chosen figure over the
-// repeats (median, with the range), DNF with its reason when no repeat has a figure, and links to
-// each repeat's report. Markdown and HTML.
+// The matrix table (docs/definitions.md#matrix-ranking): a row per server, a column per scenario;
+// each cell the chosen figure as the median over its comparable repeats (with their range) and
+// how many of its repeats were comparable, "not comparable" when none was, DNF with its reason
+// when no repeat has a figure, and links to each repeat's report. The Markdown; the HTML page is
+// html.ts.
 
-import { escapeHtml } from "../report/html-sections.ts";
 import { esc } from "../report/markdown-cells.ts";
 import { formatFigure } from "../thresholds/evaluate.ts";
 import type { FigureUnit, FigureValue } from "../thresholds/types.ts";
@@ -21,12 +22,32 @@ export interface RunOutcome {
   verdict: string;
   value?: FigureValue;
   thresholdsFailed: boolean;
+  /** may this repeat be ranked (docs/definitions.md#matrix-ranking) */
+  comparable: boolean;
+  notComparableReason?: string;
+}
+
+/** A repeat that gave the figure but may not be ranked. */
+export interface NotComparable {
+  repeat: number;
+  value: number;
+  reason: string;
 }
 
 export interface CellSummary {
   text: string;
   dnf: boolean;
   runs: RunOutcome[];
+  /** repeats whose figure is comparable, and of how many */
+  comparable: number;
+  repeats: number;
+  /** over the comparable repeats only; absent when none was */
+  median?: number;
+  min?: number;
+  max?: number;
+  /** the comparable repeats' figures, in repeat order */
+  values: { repeat: number; value: number }[];
+  notComparable: NotComparable[];
 }
 
 function median(sorted: readonly number[]): number {
@@ -35,27 +56,45 @@ function median(sorted: readonly number[]): number {
   return n % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+function figureOf(r: RunOutcome): number | undefined {
+  return r.valid && r.value !== undefined && "value" in r.value ? r.value.value : undefined;
+}
+
+function dnfReason(r: RunOutcome): string {
+  if (!r.valid) return r.verdict;
+  return r.value !== undefined && "unavailable" in r.value
+    ? `unavailable: ${r.value.unavailable}`
+    : r.verdict;
+}
+
 export function summariseCell(runs: readonly RunOutcome[], unit: FigureUnit): CellSummary {
-  const values: number[] = [];
+  const sorted = [...runs].sort((a, b) => a.repeat - b.repeat);
+  const values: { repeat: number; value: number }[] = [];
+  const notComparable: NotComparable[] = [];
   let reason = "";
-  for (const r of runs) {
-    if (!r.valid) reason ||= r.verdict;
-    else if (r.value !== undefined && "value" in r.value) values.push(r.value.value);
+  for (const r of sorted) {
+    const v = figureOf(r);
+    if (v === undefined) reason ||= dnfReason(r);
+    else if (r.comparable) values.push({ repeat: r.repeat, value: v });
     else
-      reason ||=
-        r.value !== undefined && "unavailable" in r.value ? `unavailable: ${r.value.unavailable}` : r.verdict;
+      notComparable.push({ repeat: r.repeat, value: v, reason: r.notComparableReason ?? "not comparable" });
   }
-  if (runs.length === 0) return { text: "not run", dnf: true, runs: [] };
-  if (values.length === 0) return { text: `DNF: ${reason}`, dnf: true, runs: [...runs] };
-  values.sort((a, b) => a - b);
+  const base = { runs: sorted, comparable: values.length, repeats: runs.length, values, notComparable };
+  if (runs.length === 0) return { ...base, text: "not run", dnf: true };
+  const missing = runs.length - values.length - notComparable.length;
+  if (values.length === 0 && notComparable.length === 0)
+    return { ...base, text: `DNF: ${reason}`, dnf: true };
+  const dnfNote = missing > 0 ? `, ${missing} DNF` : "";
+  if (values.length === 0) {
+    return { ...base, text: `not comparable (0 of ${runs.length} repeats${dnfNote})`, dnf: false };
+  }
   const fmt = (v: number) => formatFigure(v, unit);
-  let text = fmt(median(values));
-  if (values.length > 1) {
-    text += ` (${fmt(values[0] ?? 0)} – ${fmt(values[values.length - 1] ?? 0)}, ${values.length} runs)`;
-  }
-  const missing = runs.length - values.length;
-  if (missing > 0) text += `, ${missing} DNF`;
-  return { text, dnf: false, runs: [...runs] };
+  const ordered = values.map((v) => v.value).sort((a, b) => a - b);
+  const [lo, hi] = [ordered[0] ?? 0, ordered[ordered.length - 1] ?? 0];
+  const mid = median(ordered);
+  const range = ordered.length > 1 ? `${fmt(lo)} – ${fmt(hi)}; ` : "";
+  const text = `${fmt(mid)} (${range}${values.length} of ${runs.length} comparable${dnfNote})`;
+  return { ...base, text, dnf: false, median: mid, min: lo, max: hi };
 }
 
 export function cellsOf(m: Matrix, outcomes: readonly RunOutcome[], unit: FigureUnit): CellSummary[][] {
@@ -69,6 +108,33 @@ export function cellsOf(m: Matrix, outcomes: readonly RunOutcome[], unit: Figure
   );
 }
 
+/** The rule every cell follows, stated above the table (Markdown and HTML). */
+export function matrixRule(m: Matrix): string {
+  const n = `${m.repeats} repeat${m.repeats === 1 ? "" : "s"}`;
+  return (
+    `Each cell: ${m.figure}, the median over its comparable repeats of ${n} (their range first in brackets) and how many were comparable. ` +
+    "Only comparable repeats are ranked: a repeat is comparable when its run has a verdict and its figure may be ranked " +
+    "(a one-way delay figure: its block is comparable, i.e. the clock measured within 1 ms, no clock step and the client not near its own ceiling; " +
+    "any other figure: the client was not near its own ceiling). " +
+    "A cell without a comparable repeat says not comparable instead of a figure; DNF: no repeat gave the figure."
+  );
+}
+
+/** The repeats that gave a figure but may not be ranked, one line each (server × scenario rN: value, reason). */
+export function notComparableLines(m: Matrix, cells: CellSummary[][], unit: FigureUnit): string[] {
+  const out: string[] = [];
+  for (const [i, s] of m.servers.entries()) {
+    for (const [j, sc] of m.scenarios.entries()) {
+      for (const n of cells[i]?.[j]?.notComparable ?? []) {
+        out.push(
+          `${s.name} × ${sc.name} r${n.repeat}: ${formatFigure(n.value, unit)}, not ranked: ${n.reason}`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
 function mdLinks(c: CellSummary): string {
   const links = c.runs
     .filter((r) => r.reportMd !== undefined)
@@ -76,11 +142,11 @@ function mdLinks(c: CellSummary): string {
   return links.length > 0 ? ` · ${links.join(" ")}` : "";
 }
 
-export function matrixMarkdown(m: Matrix, cells: CellSummary[][]): string {
+export function matrixMarkdown(m: Matrix, cells: CellSummary[][], unit: FigureUnit): string {
   const lines = [
     `# ${esc(m.name ?? "whipbench matrix")}`,
     "",
-    `Each cell: \`${m.figure}\`, the median over ${m.repeats} repeat${m.repeats === 1 ? "" : "s"} (the range in brackets); DNF: no repeat gave the figure.`,
+    esc(matrixRule(m)).replace(m.figure, `\`${m.figure}\``),
     "",
     `| | ${m.scenarios.map((s) => esc(s.name)).join(" | ")} |`,
     `|---|${m.scenarios.map(() => "---").join("|")}|`,
@@ -89,39 +155,8 @@ export function matrixMarkdown(m: Matrix, cells: CellSummary[][]): string {
     const row = (cells[i] ?? []).map((c) => `${esc(c.text)}${mdLinks(c)}`);
     lines.push(`| ${esc(s.name)} | ${row.join(" | ")} |`);
   }
+  const apart = notComparableLines(m, cells, unit);
+  if (apart.length > 0)
+    lines.push("", "Not comparable, so not ranked:", "", ...apart.map((l) => `- ${esc(l)}`));
   return `${lines.join("\n")}\n`;
-}
-
-export function matrixHtml(m: Matrix, cells: CellSummary[][]): string {
-  const head = m.scenarios.map((s) => `<th>${escapeHtml(s.name)}</th>`).join("");
-  const rows = m.servers
-    .map((s, i) => {
-      const tds = (cells[i] ?? [])
-        .map((c) => {
-          const links = c.runs
-            .filter((r) => r.reportHtml !== undefined || r.reportMd !== undefined)
-            .map(
-              (r) => `<a href="${escapeHtml(encodeURI(r.reportHtml ?? r.reportMd ?? ""))}">r${r.repeat}</a>`,
-            )
-            .join(" ");
-          return `<td class="${c.dnf ? "dnf" : "ok"}">${escapeHtml(c.text)}${links !== "" ? `<br><small>${links}</small>` : ""}</td>`;
-        })
-        .join("");
-      return `<tr><th>${escapeHtml(s.name)}</th>${tds}</tr>`;
-    })
-    .join("\n");
-  const title = m.name ?? "whipbench matrix";
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>${escapeHtml(title)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:24px}table{border-collapse:collapse}td,th{padding:4px 12px;border:1px solid #ddd;text-align:left;vertical-align:top}td.dnf{background:#fff4e0}</style>
-</head><body>
-<h1>${escapeHtml(title)}</h1>
-<p>Each cell: <code>${escapeHtml(m.figure)}</code>, the median over ${m.repeats} repeat${m.repeats === 1 ? "" : "s"} (the range in brackets); DNF: no repeat gave the figure.</p>
-<table><tr><th></th>${head}</tr>
-${rows}
-</table>
-</body></html>
-`;
 }

@@ -160,6 +160,16 @@ export function decodeScenario(text: string): Scenario {
   return out;
 }
 
+/** The scenario keys the text names, matched as the parser matches them (call once it decodes). */
+export function givenKeys(text: string): Set<keyof Scenario> {
+  const out = new Set<keyof Scenario>();
+  for (const { key } of scanFirstValue(text).members ?? []) {
+    const field = fieldFor(key);
+    if (field !== undefined) out.add(field[0]);
+  }
+  return out;
+}
+
 /**
  * docs/definitions.md#scenario-keys defaults on a copy: codec "vp8"; rampOffsetMaxSeconds 1 with a seed; warmup 2 with
  * whip; join 10; stall 500; excludeFirstSeconds 5 when absent (explicit 0 kept); receivePath

@@ -16,6 +16,15 @@ import type { Conn } from "./wire.ts";
 
 const RECORDS_PER_FRAME = 50;
 
+/** How long and how often the agent tries to reach the coordinator (stated in `agent --help`). */
+export const CONNECT_WAIT_MS = 120_000;
+export const CONNECT_RETRY_MS = 1000;
+
+/** `host:port`, an IPv6 host in brackets (hosts are all a log line may name). */
+export function hostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 /** A name resolves once, so every clock probe goes to an address (no lookup between t1 and the send). */
 async function resolve(host: string): Promise<string | null> {
   try {
@@ -45,9 +54,14 @@ export async function dial(
           });
     if (sock && address !== null) return { sock, address };
     if (Date.now() >= until) return null;
-    if (!said) log.line("the coordinator is not reachable yet; retrying");
+    if (!said) {
+      const why = address === null ? "its name does not resolve" : "nothing answers there";
+      log.line(
+        `the coordinator at ${hostPort(host, port)} is not reachable yet (${why}); retrying every ${CONNECT_RETRY_MS / 1000} s for up to ${Math.round(waitMs / 1000)} s`,
+      );
+    }
     said = true;
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
   }
 }
 

@@ -12,7 +12,7 @@ import { type Logger, stderrLogger } from "../observe/log.ts";
 import { prepareOutputDir } from "../output/write-report.ts";
 import { defaultWorkers } from "../run/engine.ts";
 import { poolEngine } from "../run/pool-engine.ts";
-import { dial, sendResults, writeLocal } from "./agent-io.ts";
+import { CONNECT_WAIT_MS, dial, hostPort, sendResults, writeLocal } from "./agent-io.ts";
 import { AgentShare, agentScenario, type ShareOutcome, type StartMessage, startOk } from "./agent-share.ts";
 import { tokenFrom } from "./coordinator.ts";
 import { type Conn, frameConn, type Message, PROTOCOL_VERSION, printable, validName } from "./wire.ts";
@@ -31,11 +31,6 @@ export interface AgentFlags {
 }
 
 const SILENCE_MS = 5000;
-
-/** "tcp://host:port" or "host:port". */
-export function coordinatorAddress(text: string): string {
-  return text.startsWith("tcp://") ? text.slice("tcp://".length).replace(/\/$/, "") : text;
-}
 
 function defaultName(): string {
   const n = hostname()
@@ -56,9 +51,12 @@ export async function agentCommand(flags: AgentFlags): Promise<number> {
     throw new UsageError(`--out ${flags.out}: ${err.message}`);
   });
   const { host, port } = flags.coordinator;
-  const reached = await dial(host, port, flags.connectWaitMs ?? 120_000, log);
+  const reached = await dial(host, port, flags.connectWaitMs ?? CONNECT_WAIT_MS, log);
   if (!reached) {
-    process.stderr.write("whipbench agent: the coordinator did not answer\n");
+    const waitedS = Math.round((flags.connectWaitMs ?? CONNECT_WAIT_MS) / 1000);
+    process.stderr.write(
+      `whipbench agent: the coordinator at ${hostPort(host, port)} did not answer within ${waitedS} s\n`,
+    );
     return EXIT_ERROR;
   }
   return withInterrupt(

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { capacityToHtml } from "../../core/capacity/html.ts";
 import { capacityToMarkdown } from "../../core/capacity/markdown.ts";
 import { capacityMethod } from "../../core/capacity/method.ts";
+import { capacityScenario } from "../../core/capacity/scenario.ts";
 import { capacityExitCode } from "../../core/capacity/search.ts";
 import { CAPACITY_DEFAULTS, type CapacityReport } from "../../core/capacity/types.ts";
 import { takeWallAnchor, wallNowUnixNs } from "../../core/clock/clock.ts";
@@ -13,13 +14,14 @@ import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { sanitiseName } from "../../core/report/headline.ts";
 import { FIGURES } from "../../core/thresholds/figures.ts";
-import { applyOverrides, engineFor, readScenarioFile, validated } from "../cli/cmd-run.ts";
+import { applyOverrides, engineFor, readScenarioText, validated } from "../cli/cmd-run.ts";
 import { EXIT_ERROR, withInterrupt } from "../cli/execute.ts";
 import { bearerFrom, UsageError } from "../cli/flags.ts";
 import { version } from "../cli/version.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { ServerWatch, type ServerWatchOptions } from "../observe/server-watch.ts";
 import { type ServerWatchFlags, serverWatchOptions } from "../observe/server-watch-flags.ts";
+import { htmlAssets } from "../output/html-report.ts";
 import { prepareOutputDir, writeAtomic, writeErrorText } from "../output/write-report.ts";
 import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 
@@ -50,7 +52,9 @@ export async function capacityCommand(
   extras: CapacityExtras = {},
 ): Promise<number> {
   const log = stderrLogger(flags.quiet ?? false);
-  const s = validated(applyOverrides(await readScenarioFile(file), flags));
+  const given = capacityScenario(await readScenarioText(file));
+  for (const note of given.notes) log.line(note);
+  const s = validated(applyOverrides(given.scenario, flags));
   if ((s.thresholds ?? []).length === 0) {
     throw new UsageError(
       "whipbench capacity: thresholds: the scenario has none; capacity needs them (they define passing)",
@@ -152,7 +156,7 @@ async function writeCapacity(flags: CapacityFlags, stem: string, r: CapacityRepo
   await writeAtomic(files[1] as string, capacityToMarkdown(r));
   if (flags.html ?? true) {
     const html = join(flags.out, `${stem}.html`);
-    await writeAtomic(html, capacityToHtml(r));
+    await writeAtomic(html, capacityToHtml(r, await htmlAssets("capacity")));
     files.push(html);
   }
   return files;

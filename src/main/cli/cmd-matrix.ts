@@ -5,13 +5,16 @@
 // threshold; 3: a cell did not finish (DNF); 2: a bad matrix file or scenario.
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
+import { repeatComparability } from "../../core/matrix/comparable.ts";
+import { matrixHtml } from "../../core/matrix/html.ts";
 import { type Matrix, MatrixError, type MatrixServer, parseMatrix, slug } from "../../core/matrix/parse.ts";
-import { cellsOf, matrixHtml, matrixMarkdown, type RunOutcome } from "../../core/matrix/table.ts";
+import { type CellSummary, cellsOf, matrixMarkdown, type RunOutcome } from "../../core/matrix/table.ts";
 import type { Report } from "../../core/report/types.ts";
 import { parseScenario, type Scenario, ScenarioError } from "../../core/scenario/scenario.ts";
 import { thresholdsFailed } from "../../core/thresholds/evaluate.ts";
 import { FIGURES, readFigure } from "../../core/thresholds/figures.ts";
 import { stderrLogger } from "../observe/log.ts";
+import { htmlAssets } from "../output/html-report.ts";
 import { writeAtomic } from "../output/write-report.ts";
 import { engineFor } from "./cmd-run.ts";
 import { EXIT_NO_VERDICT, EXIT_OK, EXIT_THRESHOLD_FAILED, execute } from "./execute.ts";
@@ -77,9 +80,11 @@ function key(server: string, scenario: string): string {
   return JSON.stringify([server, scenario]);
 }
 
+/** A finished repeat's outcome; null when there is none, or it predates `comparable` (it runs again). */
 async function readCell(dir: string): Promise<RunOutcome | null> {
   try {
-    return JSON.parse(await readFile(join(dir, CELL_FILE), "utf8")) as RunOutcome;
+    const o = JSON.parse(await readFile(join(dir, CELL_FILE), "utf8")) as Partial<RunOutcome>;
+    return typeof o.comparable === "boolean" ? (o as RunOutcome) : null;
   } catch {
     return null;
   }
@@ -96,6 +101,13 @@ async function runCell(
   await mkdir(dir, { recursive: true });
   const withWorkers = o.flags.workers !== undefined ? { ...s, workers: o.flags.workers } : s;
   const base = { server: o.server, scenario: o.scenario, repeat: o.repeat, thresholdsFailed: false };
+  const dnf = (verdict: string): RunOutcome => ({
+    ...base,
+    valid: false,
+    verdict,
+    comparable: false,
+    notComparableReason: verdict,
+  });
   const code = await execute({
     command: "run",
     scenario: withWorkers,
@@ -108,7 +120,7 @@ async function runCell(
   });
   const files = await readdir(dir);
   const json = files.find((f) => f.endsWith(".json") && f !== CELL_FILE);
-  if (json === undefined) return { ...base, valid: false, verdict: `no report (exit ${code})` };
+  if (json === undefined) return dnf(`no report (exit ${code})`);
   const report = JSON.parse(await readFile(join(dir, json), "utf8")) as Report;
   const stem = json.slice(0, -".json".length);
   const rel = (f: string) => relative(o.out, join(dir, f));
@@ -120,6 +132,7 @@ async function runCell(
     verdict: report.aggregate.verdict,
     value: readFigure(report, o.m.figure),
     thresholdsFailed: thresholdsFailed(report),
+    ...repeatComparability(report, o.m.figure),
   };
   if (report.interrupted !== true)
     await writeAtomic(join(dir, CELL_FILE), `${JSON.stringify(outcome, null, 2)}\n`);
@@ -144,25 +157,35 @@ export async function matrixCommand(file: string, flags: MatrixFlags): Promise<n
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const outcomes: RunOutcome[] = [];
+  const ctx: MatrixContext = {
+    m,
+    flags,
+    byCell,
+    outcomes,
+    log,
+    stopping: () => stopping,
+    // relative paths in a server's commands mean the same wherever whipbench is started
+    cwd: dirname(resolve(file)),
+    secrets: bearerSecrets(byCell),
+  };
   try {
     for (const server of m.servers) {
       if (stopping) break;
-      await runServer(m, server, flags, byCell, outcomes, log, () => stopping);
+      await runServer(ctx, server);
     }
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  const cells = cellsOf(m, outcomes, FIGURES.get(m.figure)?.unit ?? "");
-  const md = matrixMarkdown(m, cells);
+  const unit = FIGURES.get(m.figure)?.unit ?? "";
+  const cells = cellsOf(m, outcomes, unit);
+  const md = matrixMarkdown(m, cells, unit);
   await writeAtomic(join(flags.out, "matrix.md"), md);
-  await writeAtomic(join(flags.out, "matrix.html"), matrixHtml(m, cells));
+  await writeAtomic(join(flags.out, "matrix.html"), matrixHtml(m, cells, unit, await htmlAssets("matrix")));
   await writeFile(
     join(flags.out, "matrix.json"),
-    `${JSON.stringify({ figure: m.figure, outcomes }, null, 2)}\n`,
-    {
-      mode: 0o600,
-    },
+    `${JSON.stringify({ figure: m.figure, outcomes, cells: cellRecords(m, cells) }, null, 2)}\n`,
+    { mode: 0o600 },
   );
   process.stdout.write(md);
   process.stdout.write(`wrote ${join(flags.out, "matrix.md")}\nwrote ${join(flags.out, "matrix.html")}\n`);
@@ -170,15 +193,46 @@ export async function matrixCommand(file: string, flags: MatrixFlags): Promise<n
   return outcomes.some((o) => o.thresholdsFailed) ? EXIT_THRESHOLD_FAILED : EXIT_OK;
 }
 
-async function runServer(
-  m: Matrix,
-  server: MatrixServer,
-  flags: MatrixFlags,
-  byCell: Map<string, Scenario>,
-  outcomes: RunOutcome[],
-  log: ReturnType<typeof stderrLogger>,
-  stopping: () => boolean,
-): Promise<void> {
+/** matrix.json's cells: what each ranks on (docs/definitions.md#matrix-ranking). */
+function cellRecords(m: Matrix, cells: CellSummary[][]) {
+  return m.servers.flatMap((s, i) =>
+    m.scenarios.map((sc, j) => {
+      const c = cells[i]?.[j];
+      return {
+        server: s.name,
+        scenario: sc.name,
+        repeats: c?.repeats ?? 0,
+        comparable: c?.comparable ?? 0,
+        ...(c?.median !== undefined ? { median: c.median, min: c.min, max: c.max } : {}),
+        text: c?.text ?? "not run",
+      };
+    }),
+  );
+}
+
+interface MatrixContext {
+  m: Matrix;
+  flags: MatrixFlags;
+  byCell: Map<string, Scenario>;
+  outcomes: RunOutcome[];
+  log: ReturnType<typeof stderrLogger>;
+  stopping: () => boolean;
+  /** where the servers' commands run */
+  cwd: string;
+  /** the scenarios' bearer tokens: a server's output quoted in a reason never carries them */
+  secrets: string[];
+}
+
+function bearerSecrets(byCell: Map<string, Scenario>): string[] {
+  const names = new Set([...byCell.values()].flatMap((s) => (s.bearerEnv ? [s.bearerEnv] : [])));
+  return [...names].flatMap((n) => {
+    const v = process.env[n];
+    return v ? [v] : [];
+  });
+}
+
+async function runServer(ctx: MatrixContext, server: MatrixServer): Promise<void> {
+  const { m, flags, byCell, outcomes, log, stopping } = ctx;
   const todo: { scenario: string; repeat: number; dir: string }[] = [];
   for (const sc of m.scenarios) {
     for (let k = 1; k <= m.repeats; k++) {
@@ -191,7 +245,7 @@ async function runServer(
   const skipped = m.scenarios.length * m.repeats - todo.length;
   if (skipped > 0) log.line(`matrix: ${server.name}: ${skipped} cell run(s) already done, skipped`);
   if (todo.length === 0) return;
-  const proc = new ServerProcess(server);
+  const proc = new ServerProcess(server, ctx.cwd, ctx.secrets);
   const serverDir = join(flags.out, slug(server.name));
   await mkdir(serverDir, { recursive: true });
   try {
@@ -208,6 +262,8 @@ async function runServer(
           valid: false,
           verdict: why,
           thresholdsFailed: false,
+          comparable: false,
+          notComparableReason: why,
         });
       }
       return;

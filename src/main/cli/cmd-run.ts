@@ -53,6 +53,11 @@ export function defaultScenario(base: string): Scenario {
 }
 
 export async function readScenarioFile(file: string): Promise<Scenario> {
+  return parseScenario(await readScenarioText(file));
+}
+
+/** The scenario file's text (at most 1 MiB); a file that cannot be read is a usage error. */
+export async function readScenarioText(file: string): Promise<string> {
   let text: string;
   try {
     const st = await stat(file);
@@ -66,7 +71,7 @@ export async function readScenarioFile(file: string): Promise<Scenario> {
       code === "ENOENT" ? "the scenario file does not exist" : "the scenario file cannot be read",
     );
   }
-  return parseScenario(text);
+  return text;
 }
 
 /** The command line's flags over the scenario's keys. */
@@ -173,7 +178,7 @@ export async function viewCommand(flags: ViewFlags): Promise<number> {
   if (flags.bearerEnv) s.bearerEnv = flags.bearerEnv;
   if (flags.includeLoopback) s.includeLoopback = true;
   if (flags.loopbackOnly) s.loopbackOnly = true;
-  const v = validated(applyOverrides(s, flags));
+  const v = viewValidated(applyOverrides(s, flags));
   return execute({
     command: "view",
     scenario: v,
@@ -181,6 +186,35 @@ export async function viewCommand(flags: ViewFlags): Promise<number> {
     clockPeer: flags.clockPeer,
     sendLogPeer: flags.sendLogPeer,
   });
+}
+
+/** The scenario keys `view` builds from its flags, and the flag a user gives for each. */
+const VIEW_FLAGS: Record<string, string> = {
+  whep: "--whep",
+  viewers: "-n",
+  rampSeconds: "--ramp",
+  holdSeconds: "--duration",
+  joinTimeoutSeconds: "--join-timeout",
+  rampOffsetMaxSeconds: "--ramp-offset-max",
+  rampOffsetSeed: "--ramp-offset-seed",
+  workers: "--workers",
+};
+
+/**
+ * `view` has no scenario file, so a validation message names the flag, not the key it fills
+ * (`--whep is required`, not `scenario: whep is required`).
+ */
+function viewValidated(s: Scenario): Scenario {
+  try {
+    return validated(s);
+  } catch (err) {
+    if (!(err instanceof ScenarioError)) throw err;
+    const m = /^scenario: ([A-Za-z]+)(.*)$/s.exec(err.message);
+    const flag = m === null ? undefined : VIEW_FLAGS[m[1] ?? ""];
+    if (m === null || flag === undefined) throw err;
+    const hint = m[1] === "whep" && m[2] === " is required" ? " (the WHEP URL of the stream to watch)" : "";
+    throw new UsageError(`${flag}${m[2] ?? ""}${hint}`);
+  }
 }
 
 export function validated(s: Scenario): Scenario {

@@ -1,44 +1,12 @@
-// The HTML report's page script (runs in the browser, inlined into the report next to uPlot):
-// draws each chart from the data embedded in the page. window.whipbenchCharts records what each
-// chart drew (the headless-browser test reads it); html[data-charts="drawn"] marks the end.
+// The HTML report's page script (runs in the browser, inlined into the report after uPlot and
+// html-plot.browser.js): draws each chart from the data embedded in the page.
 (() => {
-  const data = JSON.parse(document.getElementById("whipbench-data").textContent);
+  const { data, noData, plot, line, fixed, finish } = window.whipbenchPlot;
   const ch = data.charts;
-  const drawn = {};
   const BLUE = "#1f6fb4";
   const RED = "#c0392b";
   const GREEN = "#2e8b57";
   const ORANGE = "#d07a00";
-
-  const widthOf = (el) => Math.max(320, Math.floor(el.getBoundingClientRect().width) || 560);
-
-  function noData(id, why) {
-    const el = document.getElementById(id);
-    el.className = "nodata";
-    el.textContent = `no data: ${why}`;
-    drawn[id] = { points: 0, series: 0, reason: why };
-  }
-
-  function plot(id, opts, columns) {
-    const el = document.getElementById(id);
-    const u = new uPlot({ width: widthOf(el), height: 260, ...opts }, columns, el);
-    let points = 0;
-    for (let s = 1; s < columns.length; s++) {
-      for (const v of columns[s]) if (v !== null && v !== undefined) points++;
-    }
-    drawn[id] = { points, series: columns.length - 1, canvas: el.querySelector("canvas") !== null };
-    return u;
-  }
-
-  const line = (label, stroke, scale, extra) => ({
-    label,
-    stroke,
-    width: 2,
-    scale,
-    spanGaps: false,
-    ...extra,
-  });
-  const fixed = (d) => (_u, v) => (v === null || v === undefined ? "–" : v.toFixed(d));
 
   // 1. active viewers and packets/s per second
   const tl = ch.timeline;
@@ -150,6 +118,5 @@
     );
   }
 
-  window.whipbenchCharts = drawn;
-  document.documentElement.dataset.charts = "drawn";
+  finish();
 })();

@@ -1,6 +1,7 @@
 // Writing the HTML report (`<stem>.html`, mode 0600) beside the JSON and the Markdown: uPlot's
 // minified build, its stylesheet and licence are read from the installed package and inlined
-// with the page script, so the file needs nothing else to open.
+// with the page scripts, so the file needs nothing else to open. The capacity and matrix pages
+// take their texts from here too (`htmlAssets("capacity")`, `htmlAssets("matrix")`).
 
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -11,22 +12,38 @@ import { type HtmlAssets, reportToHtml } from "../../core/report/html.ts";
 import type { Report } from "../../core/report/types.ts";
 import { writeAtomic } from "./write-report.ts";
 
-let assets: Promise<HtmlAssets> | null = null;
+/** The pages and their own scripts; each runs after html-plot.browser.js, which they all share. */
+const PAGE_SCRIPTS = {
+  report: "html-charts.browser.js",
+  capacity: "html-capacity.browser.js",
+  matrix: "html-matrix.browser.js",
+} as const;
+export type HtmlPageKind = keyof typeof PAGE_SCRIPTS;
 
-/** The inlined texts, read once per process. */
-export function htmlAssets(): Promise<HtmlAssets> {
-  if (assets === null) {
+const assets = new Map<HtmlPageKind, Promise<HtmlAssets>>();
+
+/** The inlined texts of one kind of page, read once per process. */
+export function htmlAssets(page: HtmlPageKind = "report"): Promise<HtmlAssets> {
+  let a = assets.get(page);
+  if (a === undefined) {
     const require = createRequire(import.meta.url);
     const uplotDir = dirname(dirname(require.resolve("uplot/dist/uPlot.iife.min.js")));
     const here = dirname(fileURLToPath(import.meta.url));
-    assets = Promise.all([
+    a = Promise.all([
       readFile(join(uplotDir, "dist", "uPlot.iife.min.js"), "utf8"),
       readFile(join(uplotDir, "dist", "uPlot.min.css"), "utf8"),
       readFile(join(uplotDir, "LICENSE"), "utf8"),
-      readFile(join(here, "html-charts.browser.js"), "utf8"),
-    ]).then(([chartJs, chartCss, chartLicense, pageJs]) => ({ chartJs, chartCss, chartLicense, pageJs }));
+      readFile(join(here, "html-plot.browser.js"), "utf8"),
+      readFile(join(here, PAGE_SCRIPTS[page]), "utf8"),
+    ]).then(([chartJs, chartCss, chartLicense, shared, own]) => ({
+      chartJs,
+      chartCss,
+      chartLicense,
+      pageJs: `${shared}\n${own}`,
+    }));
+    assets.set(page, a);
   }
-  return assets;
+  return a;
 }
 
 export async function renderHtmlReport(
