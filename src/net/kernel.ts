@@ -1,12 +1,12 @@
-// The one place that reaches the kernel through koffi (docs/definitions.md#stamp-source): a UDP
+// The kernel's side of a viewer's sockets, through koffi (./koffi.ts; docs/definitions.md#stamp-source): a UDP
 // socket's descriptor, the kernel's receive stamp of the datagram a socket returned last
 // (ioctl SIOCGSTAMPNS), and CLOCK_REALTIME read beside the monotonic clock to move those stamps
 // onto it. Loaded once per thread, on first use; where it cannot load (not Linux, no koffi binary
 // for this platform, a symbol missing) `kernelClock()` says why and nothing else here is usable.
 // Linux x86-64 and arm64 only: the ioctl number and struct timespec (two int64) are theirs.
 import type { Socket } from "node:dgram";
-import { createRequire } from "node:module";
 import { monoNs } from "../core/clock/clock.ts";
+import { koffi as loadKoffi } from "./koffi.ts";
 
 /** SIOCGSTAMPNS (linux/sockios.h): the receive stamp of the last datagram read, as a timespec. */
 const SIOCGSTAMPNS = 0x8907;
@@ -16,11 +16,6 @@ const ENOENT = 2;
 const RESYNC_NS = 1e9;
 /** Tries per offset reading; the narrowest bracket wins. */
 const SYNC_TRIES = 5;
-
-interface Koffi {
-  load(path: string): { func(decl: string): (...args: unknown[]) => number };
-  errno(): number;
-}
 
 type Native = {
   ioctl: (fd: number, req: number, out: Int32Array) => number;
@@ -45,12 +40,8 @@ function load(): KernelAvailability {
   if (process.arch !== "x64" && process.arch !== "arm64") {
     return { ok: false, reason: `not x86-64 or arm64 (${process.arch})` };
   }
-  let koffi: Koffi;
-  try {
-    koffi = createRequire(import.meta.url)("koffi") as Koffi;
-  } catch (err) {
-    return { ok: false, reason: `koffi did not load (${firstLine(err)})` };
-  }
+  const koffi = loadKoffi();
+  if (typeof koffi === "string") return { ok: false, reason: koffi };
   try {
     const libc = koffi.load("libc.so.6");
     const ioctl = libc.func("int ioctl(int fd, unsigned long req, _Inout_ int32_t *arg)");
