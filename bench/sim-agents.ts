@@ -79,7 +79,7 @@ function syntheticProfile(shard: number, viewers: number): ShardProfile {
     eventLoopDelayMs: { p50: 1, p99: 3, max: 9 },
     receiveLagHist: new DelayHistogram().encode(),
     stamps: { source: "kernel", kernelStamped: 1000, threadStamped: 0 },
-    nacksSent: 0,
+    repairedFrames: 0,
     intakeDropped: 0,
   };
 }

@@ -88,8 +88,8 @@ export interface ShardProfile extends ThreadFigures {
   intakeDropped: number;
   /** which clock stamped this thread's media datagrams */
   stamps: StampSources;
-  /** NACKs this shard's viewers sent (the ceiling rule: feedback where there was loss) */
-  nacksSent: number;
+  /** frames this shard's viewers completed with a late packet (a repair: the ceiling rule's late feedback) */
+  repairedFrames: number;
 }
 
 export interface ShardResult {

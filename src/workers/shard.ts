@@ -80,7 +80,7 @@ export async function runShard(
       receiveLagHist: lag.encode(),
       intakeDropped: intake.dropped,
       stamps: intake.sources(),
-      nacksSent: records.reduce((n, r) => n + r.nacksSent, 0),
+      repairedFrames: records.reduce((n, r) => n + r.oneWayDelay.lateCompletedFrames, 0),
     },
   };
 }

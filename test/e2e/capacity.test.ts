@@ -133,7 +133,7 @@ test("a client with a tiny ceiling budget is client-bound: no knee, exit 3", asy
           eventLoopDelayP99Ms: 0.0001,
           receiveLagFloorMs: 0.0001,
           receiveLagShareOfDelay: 0,
-          keepUpWaitP99Ms: 0.0001,
+          keepUpWaitP50Ms: 0.0001,
           publisherSendLagP99Ms: 0.0001,
         },
         stdout: (l) => lines.push(l),

@@ -136,7 +136,7 @@ test("the matrix page: a chart per scenario, ranked repeats and not-comparable o
     }),
   );
   const near =
-    "the client was near its own ceiling (receive lag p99 9 ms), so its own queueing is inside the figure";
+    "the client was near its own ceiling (receive lag p99 9 ms), so its own work may be inside the figure";
   const outcomes: RunOutcome[] = [];
   for (const [scenario, base] of [
     ["10 viewers", 4],

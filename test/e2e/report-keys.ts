@@ -97,7 +97,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+client.ceiling.thresholds.eventLoopUtilisation",
   "+client.ceiling.thresholds.eventLoopDelayP99Ms",
   "+client.ceiling.thresholds.receiveLagP99Ms?",
-  "+client.ceiling.thresholds.keepUpWaitP99Ms?",
+  "+client.ceiling.thresholds.keepUpWaitP50Ms?",
   "+client.ceiling.thresholds.publisherSendLagP99Ms?",
   "+client.ceiling.evidence?",
   "+client.hosts?",

@@ -152,7 +152,7 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
     receiveLagHist: rec.delayHist,
     intakeDropped: 0,
     stamps: { source: "kernel", kernelStamped: 1, threadStamped: 0 },
-    nacksSent: 0,
+    repairedFrames: 0,
   };
   assert.equal(profileOk(profile), true);
   assert.equal(profileOk({ ...profile, stamps: { ...profile.stamps, source: "wall" } }), false);

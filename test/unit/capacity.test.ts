@@ -79,7 +79,7 @@ describe("the capacity key", () => {
   });
 });
 
-/** Runs a search against a server whose knee is `knee` (pass at ≤ knee viewers), and a client near its ceiling at exactly `clientAt` viewers. */
+/** Runs a search against a server whose knee is `knee` (pass at ≤ knee viewers), and a client near its ceiling from `clientAt` viewers on. */
 function simulate(spec: CapacitySpec, knee: number, clientAt = Number.POSITIVE_INFINITY) {
   const search = new CapacitySearch(spec);
   const asked: number[] = [];
@@ -87,7 +87,7 @@ function simulate(spec: CapacitySpec, knee: number, clientAt = Number.POSITIVE_I
     asked.push(n);
     assert.ok(asked.length < 100, "the search ends");
     const outcome: StepOutcome =
-      n === clientAt
+      n >= clientAt
         ? { kind: "client", evidence: ["worker 0: receive lag p99 9 ms ≥ 5 ms"] }
         : n <= knee
           ? { kind: "pass" }
@@ -140,18 +140,35 @@ describe("the capacity search", () => {
     assert.equal(capacityExitCode(result), 0);
   });
 
-  test("a client-bound step stops the search with no knee, even after a failing step, exit 3", () => {
+  test("a client-bound step above a pass caps the search: bisection below it, no knee above it, exit 3", () => {
+    // the client is near its ceiling from 80 viewers on; the server would hold any number
     const grow = simulate(spec, 10_000, 80);
-    assert.deepEqual(grow.asked, [10, 20, 40, 80]);
+    assert.deepEqual(grow.asked, [10, 20, 40, 80, 60, 70, 75]);
     assert.equal(grow.result.limitedBy, "client");
     assert.equal(grow.result.clientBoundAt, 80);
-    assert.equal(grow.result.maxViewers, 40, "the last passing count is kept as what was shown");
-    assert.match(grow.result.summary, /^client-bound at 80 viewers: add worker threads or hosts/);
+    assert.equal(grow.result.maxViewers, 75, "the last passing count is what was shown");
+    assert.match(
+      grow.result.summary,
+      /^75 viewers hold the thresholds; at 80 the client was near its own ceiling/,
+    );
     assert.equal(capacityExitCode(grow.result), 3);
-    const bisect = simulate(spec, 40, 60);
-    assert.deepEqual(bisect.asked, [10, 20, 40, 80, 60]);
-    assert.equal(bisect.result.limitedBy, "client");
-    assert.equal(capacityExitCode(bisect.result), 3);
+  });
+
+  test("a server knee below the client's cap is found: the relay's 40 with the client bound from 80", () => {
+    const r = simulate(spec, 40, 80);
+    assert.deepEqual(r.asked, [10, 20, 40, 80, 60, 50, 45]);
+    assert.equal(r.result.limitedBy, "threshold:loss");
+    assert.equal(r.result.maxViewers, 40);
+    assert.equal(r.result.firstFailingViewers, 45);
+    assert.equal(capacityExitCode(r.result), 0);
+  });
+
+  test("a client-bound first step stops the search with no knee, exit 3", () => {
+    const first = simulate(spec, 10_000, 10);
+    assert.deepEqual(first.asked, [10]);
+    assert.equal(first.result.limitedBy, "client");
+    assert.match(first.result.summary, /^client-bound at 10 viewers: add worker threads or hosts/);
+    assert.equal(capacityExitCode(first.result), 3);
   });
 
   test("a step with no verdict stops it, exit 3", () => {

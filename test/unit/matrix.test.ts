@@ -81,7 +81,7 @@ const run = (server: string, scenario: string, repeat: number, over: Partial<Run
 });
 
 const NEAR =
-  "the client was near its own ceiling (receive lag p99 9 ms), so its own queueing is inside the figure";
+  "the client was near its own ceiling (receive lag p99 9 ms), so its own work may be inside the figure";
 const ASSETS = { chartJs: "/*uplot*/", chartCss: "", chartLicense: "MIT", pageJs: "/*page*/" };
 
 describe("matrix table", () => {

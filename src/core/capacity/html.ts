@@ -15,7 +15,9 @@ export interface Chart {
   line?: number;
 }
 
-const HEADLINES: { key: keyof StepFigures; title: string }[] = [
+type NumericFigure = Exclude<keyof StepFigures, "stampSource">;
+
+const HEADLINES: { key: NumericFigure; title: string }[] = [
   { key: "oneWayDelayP99Ms", title: "one-way delay p99, ms" },
   { key: "lossPercent", title: "loss, %" },
   { key: "joinP95Ms", title: "join p95, ms" },

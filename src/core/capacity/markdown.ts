@@ -37,7 +37,9 @@ function stepRow(step: CapacityStep): string {
     `${num(f.oneWayDelayP50Ms, 1)} / ${num(f.oneWayDelayP99Ms, 1)}`,
     num(f.lossPercent, 3),
     num(f.joinP95Ms, 0),
-    num(f.receiveLagP99Ms, 2),
+    f.receiveLagP99Ms === undefined
+      ? DASH
+      : `${num(f.receiveLagP99Ms, 2)}${f.stampSource ? ` (${f.stampSource})` : ""}`,
     ceiling,
     cpu,
     rss,

@@ -1,7 +1,10 @@
 // The capacity search (docs/definitions.md#capacity-search): grow the viewers geometrically while
 // every step passes, then bisect between the last passing and the first failing count down to
-// the resolution. A client-bound step or a step with no verdict ends the search: neither is a
-// verdict on the server. Pure: the command runs the steps and hands each outcome back.
+// the resolution. A step with no verdict ends the search, and so does a client-bound first step:
+// neither is a verdict on the server. A client-bound step above a passing one caps the search
+// instead: the bisection goes on below it, and the result is the server's knee when a failing
+// step lies below the cap, else "client-bound" with the last passing count. Pure: the command
+// runs the steps and hands each outcome back.
 
 import type { CapacityResult, CapacitySpec, LimitedBy, StepOutcome } from "./types.ts";
 
@@ -12,6 +15,9 @@ export class CapacitySearch {
   /** the failing step's failed thresholds at `firstFail` */
   private failedAtFirstFail: string[] = [];
   private stopped: { limitedBy: LimitedBy; at: number; evidence: string[] } | null = null;
+  /** the fewest viewers a client-bound step had, above a passing step, and why */
+  private clientAt: number | undefined;
+  private clientEvidence: string[] = [];
   private done = false;
   steps = 0;
 
@@ -24,14 +30,18 @@ export class CapacitySearch {
     if (this.done || this.stopped !== null) return null;
     const { start, max, growth, resolution } = this.spec;
     if (this.steps === 0) return start;
-    if (this.firstFail === undefined) {
+    const top = Math.min(
+      this.firstFail ?? Number.POSITIVE_INFINITY,
+      this.clientAt ?? Number.POSITIVE_INFINITY,
+    );
+    if (top === Number.POSITIVE_INFINITY) {
       const last = this.lastPass ?? start;
       if (last >= max) return this.finish();
       return Math.min(max, Math.max(last + 1, Math.ceil(last * growth)));
     }
     if (this.lastPass === undefined) return this.finish();
-    if (this.firstFail - this.lastPass <= resolution) return this.finish();
-    return Math.floor((this.lastPass + this.firstFail) / 2);
+    if (top - this.lastPass <= resolution) return this.finish();
+    return Math.floor((this.lastPass + top) / 2);
   }
 
   private finish(): null {
@@ -52,7 +62,12 @@ export class CapacitySearch {
         }
         return;
       case "client":
-        this.stopped = { limitedBy: "client", at: viewers, evidence: outcome.evidence };
+        if (this.lastPass === undefined || viewers <= this.lastPass) {
+          this.stopped = { limitedBy: "client", at: viewers, evidence: outcome.evidence };
+        } else if (this.clientAt === undefined || viewers < this.clientAt) {
+          this.clientAt = viewers;
+          this.clientEvidence = outcome.evidence;
+        }
         return;
       case "no-verdict":
         this.stopped = { limitedBy: "no-verdict", at: viewers, evidence: [outcome.reason] };
@@ -94,6 +109,17 @@ export class CapacitySearch {
         limitedBy: "no-verdict",
         summary: `no verdict at ${this.stopped.at} viewers: ${reason}`,
         reason,
+      };
+    }
+    const clientCap =
+      this.clientAt !== undefined && (this.firstFail === undefined || this.clientAt < this.firstFail);
+    if (clientCap && this.clientAt !== undefined) {
+      return {
+        ...base,
+        limitedBy: "client",
+        summary: `${this.lastPass} viewers hold the thresholds; at ${this.clientAt} the client was near its own ceiling: add worker threads or hosts (the server's knee, if any, is above ${this.lastPass})`,
+        clientBoundAt: this.clientAt,
+        clientEvidence: this.clientEvidence,
       };
     }
     if (this.firstFail !== undefined) {

@@ -30,6 +30,7 @@ export function stepFigures(r: Report): StepFigures {
   if (a.jitterMs.n > 0) out.jitterP95Ms = a.jitterMs.p95;
   const lag = receiveLag(r, "p99");
   if ("value" in lag) out.receiveLagP99Ms = lag.value;
+  if (r.client.stampSource !== undefined) out.stampSource = r.client.stampSource;
   return out;
 }
 

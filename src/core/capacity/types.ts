@@ -84,6 +84,8 @@ export interface StepFigures {
   joinP95Ms?: number;
   jitterP95Ms?: number;
   receiveLagP99Ms?: number;
+  /** the step's client.stampSource (docs/definitions.md#stamp-source) */
+  stampSource?: string;
 }
 
 export interface CapacityStep {

@@ -73,8 +73,8 @@ function ceilingBlock(c: CeilingReport): CeilingReport {
       ...(c.thresholds.receiveLagP99Ms !== undefined
         ? { receiveLagP99Ms: c.thresholds.receiveLagP99Ms }
         : {}),
-      ...(c.thresholds.keepUpWaitP99Ms !== undefined
-        ? { keepUpWaitP99Ms: c.thresholds.keepUpWaitP99Ms }
+      ...(c.thresholds.keepUpWaitP50Ms !== undefined
+        ? { keepUpWaitP50Ms: c.thresholds.keepUpWaitP50Ms }
         : {}),
       ...(c.thresholds.publisherSendLagP99Ms !== undefined
         ? { publisherSendLagP99Ms: c.thresholds.publisherSendLagP99Ms }

@@ -65,7 +65,7 @@ export interface CeilingReport {
     eventLoopDelayP99Ms: number;
     /** the receive lag p99 at which a viewer thread counts as near: the larger of the floor and the share of the delay p99 */
     receiveLagP99Ms?: number;
-    keepUpWaitP99Ms?: number;
+    keepUpWaitP50Ms?: number;
     publisherSendLagP99Ms?: number;
   };
   evidence?: string[];

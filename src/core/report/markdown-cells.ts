@@ -201,9 +201,9 @@ export function ceilingText(c: CeilingReport): string {
       ? ""
       : `, receive lag p99 ${fmtFixed(c.thresholds.receiveLagP99Ms, 2)} ms`;
   const keep =
-    c.thresholds.keepUpWaitP99Ms === undefined
+    c.thresholds.keepUpWaitP50Ms === undefined
       ? ""
-      : `, keep-up wait p99 ${fmtFixed(c.thresholds.keepUpWaitP99Ms, 0)} ms`;
+      : `, keep-up wait p50 ${fmtFixed(c.thresholds.keepUpWaitP50Ms, 0)} ms`;
   const t = `thresholds: event-loop utilisation ${fmtFixed(c.thresholds.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(c.thresholds.eventLoopDelayP99Ms, 1)} ms${lag}${keep}, any kernel or intake drop`;
   return esc(c.nearCeiling ? `**near** — ${(c.evidence ?? []).join("; ")} (${t})` : `not near (${t})`);
 }

@@ -139,7 +139,7 @@ const PROFILE_TEMPLATE = {
   viewers: 0,
   packets: 0,
   intakeDropped: 0,
-  nacksSent: 0,
+  repairedFrames: 0,
 };
 
 export function profileOk(v: unknown): v is ShardProfile {

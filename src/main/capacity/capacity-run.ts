@@ -57,7 +57,11 @@ function figuresLine(step: CapacityStep): string {
   const parts = [`joined ${f.joined}/${step.viewers}`];
   if (f.oneWayDelayP99Ms !== undefined) parts.push(`delay p99 ${fmtFixed(f.oneWayDelayP99Ms, 1)} ms`);
   if (f.lossPercent !== undefined) parts.push(`loss ${fmtFixed(f.lossPercent, 3)}%`);
-  if (f.receiveLagP99Ms !== undefined) parts.push(`receive lag p99 ${fmtFixed(f.receiveLagP99Ms, 2)} ms`);
+  if (f.receiveLagP99Ms !== undefined) {
+    parts.push(
+      `receive lag p99 ${fmtFixed(f.receiveLagP99Ms, 2)} ms${f.stampSource ? ` (${f.stampSource} stamps)` : ""}`,
+    );
+  }
   const cpu = step.server?.cpuCores;
   if (cpu !== undefined && "mean" in cpu) parts.push(`server ${fmtFixed(cpu.mean, 2)} cores`);
   return parts.join(", ");

@@ -21,6 +21,8 @@ export interface ProgressState {
   eventLoopDelayMs: number | null;
   /** worst p99 receive lag of the viewer threads over the last second, ms; null when none stamped */
   receiveLagMs: number | null;
+  /** which clock stamped those datagrams (docs/definitions.md#stamp-source); null when none stamped */
+  stampSource?: string | null;
   /** the client's own ceiling: the evidence, empty when not near */
   ceiling: readonly string[];
 }
@@ -45,11 +47,16 @@ export function statusLine(s: ProgressState, columns: number): string {
     `cpu ${s.cpuPercent === null ? "–" : fmtFixed(s.cpuPercent, 0)}%`,
     `loop p99 ${ms(s.eventLoopDelayMs)} ms`,
   ];
-  if (s.receiveLagMs !== null) parts.push(`rx lag p99 ${lagMs(s.receiveLagMs)} ms`);
+  if (s.receiveLagMs !== null) parts.push(`rx lag p99 ${lagMs(s.receiveLagMs)} ms${stampNote(s)}`);
   if (s.ceiling.length > 0) parts.push("WARNING near client ceiling");
   const line = parts.join(" · ");
   const width = Math.max(20, columns - 1);
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+/** " (kernel stamps)" and the like after the receive lag: whether it is inside the delay. */
+function stampNote(s: ProgressState): string {
+  return s.stampSource ? ` (${s.stampSource} stamps)` : "";
 }
 
 /** One log line for a non-terminal stderr. */
@@ -64,7 +71,7 @@ export function logLine(s: ProgressState): string {
     `${fmtFixed(s.packetsPerS, 0)} packets/s; ${delay}; ` +
     `client CPU ${s.cpuPercent === null ? "–" : fmtFixed(s.cpuPercent, 0)}%, ` +
     `worst event-loop delay p99 ${ms(s.eventLoopDelayMs)} ms`;
-  if (s.receiveLagMs !== null) line += `, worst receive lag p99 ${lagMs(s.receiveLagMs)} ms`;
+  if (s.receiveLagMs !== null) line += `, worst receive lag p99 ${lagMs(s.receiveLagMs)} ms${stampNote(s)}`;
   if (s.ceiling.length > 0) line += `; WARNING: near the client's own ceiling (${s.ceiling.join("; ")})`;
   return line;
 }

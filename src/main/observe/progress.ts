@@ -93,6 +93,7 @@ export class Progress {
       eventLoopDelayMs:
         entry.eventLoopDelayMs !== undefined ? Math.max(entry.eventLoopDelayMs, eld ?? 0) : eld,
       receiveLagMs: entry.receiveLagMs ?? null,
+      stampSource: stampOf(threads),
       ceiling: ceilingVerdict(threads, udp).evidence,
     };
     if (this.o.sink.isTTY) {
@@ -125,4 +126,10 @@ export class Progress {
     this.o.sink.write("\r\x1b[2K");
     this.shown = "";
   }
+}
+
+/** The viewer threads' stamp source over a second: one name, "mixed" when they differ, null when none stamped. */
+function stampOf(threads: readonly ThreadLoad[]): string | null {
+  const kinds = new Set(threads.flatMap((t) => (t.stampSource === undefined ? [] : [t.stampSource])));
+  return kinds.size === 0 ? null : kinds.size === 1 ? [...kinds][0]! : "mixed";
 }

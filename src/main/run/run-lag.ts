@@ -18,7 +18,9 @@ export function threadLoad(name: string, f: ThreadFigures): ThreadLoad {
     eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
     ...(f.receiveLagMs !== undefined ? { receiveLagP99Ms: f.receiveLagMs.p99 } : {}),
     ...(f.stampSource !== undefined ? { stampSource: f.stampSource } : {}),
-    ...(f.processingWaitMs !== undefined ? { processingWaitP99Ms: f.processingWaitMs.p99 } : {}),
+    ...(f.processingWaitMs !== undefined
+      ? { processingWaitP50Ms: f.processingWaitMs.p50, processingWaitP99Ms: f.processingWaitMs.p99 }
+      : {}),
   };
 }
 
@@ -38,7 +40,7 @@ function shardLoad(name: string, p: ShardProfile, base: ThreadFigures = p): Thre
     ),
     ...(lag !== undefined && p.stamps !== undefined ? { stampSource: p.stamps.source } : {}),
     ...(p.intakeDropped > 0 ? { intakeDropped: p.intakeDropped } : {}),
-    ...((p.nacksSent ?? 0) > 0 ? { nacksSent: p.nacksSent } : {}),
+    ...((p.repairedFrames ?? 0) > 0 ? { repairedFrames: p.repairedFrames } : {}),
   };
 }
 
