@@ -80,6 +80,7 @@ function syntheticProfile(shard: number, viewers: number): ShardProfile {
     receiveLagHist: new DelayHistogram().encode(),
     stamps: { source: "kernel", kernelStamped: 1000, threadStamped: 0 },
     repairedFrames: 0,
+    receivePath: "arena",
     intakeDropped: 0,
   };
 }

@@ -135,13 +135,22 @@ export function enableRxStamps(fd: number): string | null {
 
 /**
  * The kernel's receive stamp of the datagram `fd` returned last, on the monotonic clock (ns), or
- * −1 when the call fails. `nowNs` is the caller's monotonic reading just taken: a stamp that lands
- * after it means realtime stepped, so the offset is read again at once (and the stamp with it).
+ * −1 when the call fails. `nowNs` is the caller's monotonic reading just taken.
  */
 export function rxStampMonoNs(fd: number, nowNs: number): number {
   const n = native as Native;
   if (n.ioctl(fd, SIOCGSTAMPNS, ts) !== 0) return -1;
-  const real = relNs(ts);
+  return realToMonoNs(secOf(ts), ts[2]! >>> 0, nowNs);
+}
+
+/**
+ * A CLOCK_REALTIME instant (tv_sec, tv_nsec) on the monotonic clock (ns), read just before
+ * `nowNs`: a stamp that lands after it, or more than a second before it, may mean realtime
+ * stepped, so the offset is read again at once (and the stamp converted with it). Call only once
+ * `kernelClock()` is ok.
+ */
+export function realToMonoNs(sec: number, nsec: number, nowNs: number): number {
+  const real = (sec - baseSec) * 1e9 + nsec;
   if (nowNs - syncedAtNs > RESYNC_NS) sync();
   let mono = real - offsetNs;
   if (mono > nowNs + 2 * offsetErrorNs + 1000 || nowNs - mono > RESYNC_NS) {

@@ -12,11 +12,11 @@ import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
 import { DelayHistogram } from "../core/stats/summaries.ts";
 import { enableRxStamps, kernelClock, rxStampMonoNs } from "../net/kernel.ts";
-import type { StampSource, StampSources } from "./protocol.ts";
-import { StampTally } from "./stamp-tally.ts";
+import { ArrivalStats } from "./arrival-stats.ts";
+import type { StampSource } from "./protocol.ts";
 
-/** The work of one datagram, with the instant it was stamped (monotonic ns). */
-export type DatagramHandler = (data: Buffer, arrivalNs: number) => void;
+/** The work of one datagram, with the instant it was stamped (monotonic ns); `length`: the datagram is data's first bytes. */
+export type DatagramHandler = (data: Buffer, arrivalNs: number, length?: number) => void;
 /** A tap on every stamped datagram (bench:truth): sender's port, datagram, stamp, lag (−1: none). */
 export type IntakeTap = (fromPort: number, data: Buffer, stampNs: number, lagNs: number) => void;
 
@@ -30,20 +30,12 @@ const idleNs = (): number => performance.nodeTiming.idleTime * 1e6;
 export class Intake {
   /** datagrams dropped because the queue was full (since `beginRun`) */
   dropped = 0;
-  /** receive lag since `beginRun()`, and since the last `takeSecond()` */
-  lagRun = new DelayHistogram();
-  private lagSecond = new DelayHistogram();
-  /** arrival to the start of its processing (receive lag + queue), since `beginRun` and the last `takeSecond()` */
-  waitRun = new DelayHistogram();
-  private waitSecond = new DelayHistogram();
+  /** this run's receive lag, processing wait and stamp sources (since `beginRun`) */
+  stats = new ArrivalStats();
   private tap: IntakeTap | null = null;
-  private countFromNs = 0;
-  private countUntilNs = Number.POSITIVE_INFINITY;
   private inline = false;
   /** whether this run asks for the kernel's stamps (false: the thread's, forced) */
-  private wantKernel = true;
-  /** which clock stamped this run's datagrams (since `beginRun`) */
-  private tally = new StampTally();
+  wantKernel = true;
 
   private handlers: (DatagramHandler | null)[] = new Array(1024).fill(null);
   private datas: (Buffer | null)[] = new Array(1024).fill(null);
@@ -93,7 +85,7 @@ export class Intake {
     if (!this.wantKernel) return -1;
     const why = enableRxStamps(fd);
     if (why === null) return fd;
-    this.tally.note(why);
+    this.stats.note(why);
     return -1;
   }
 
@@ -111,18 +103,15 @@ export class Intake {
     if (k >= 0) {
       at = k;
       lagNs = s > k ? s - k : 0;
-      this.tally.kernel++;
+      this.stats.kernel++;
     } else {
-      if (fd >= 0) this.tally.note("ioctl(SIOCGSTAMPNS) failed on a datagram");
-      else if (this.wantKernel) this.tally.note("a datagram reached the thread without its socket");
-      this.tally.thread++;
+      if (fd >= 0) this.stats.note("ioctl(SIOCGSTAMPNS) failed on a datagram");
+      else if (this.wantKernel) this.stats.note("a datagram reached the thread without its socket");
+      this.stats.thread++;
       // before the thread's first slice there is no reference: such datagrams are not counted
       if (this.sliced) lagNs = Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0);
     }
-    if (lagNs >= 0) {
-      if (s >= this.countFromNs && s < this.countUntilNs) this.lagRun.recordNs(lagNs);
-      this.lagSecond.recordNs(lagNs);
-    }
+    this.stats.lag(at, lagNs);
     if (this.tap !== null) this.tap(fromPort, data, at, lagNs);
     if (this.inline) {
       this.currentArrivalNs = at;
@@ -163,59 +152,29 @@ export class Intake {
   }
 
   /**
-   * A shard starts on this thread: the run's figures start empty, counted from `countFrom`;
-   * `source` "kernel" takes the kernel's stamps where they can be had, "thread" never does.
+   * A shard starts on this thread: the run's figures start empty; `source` "kernel" takes the
+   * kernel's stamps where they can be had, "thread" never does.
    */
   beginRun(source: StampSource = "kernel"): void {
-    this.lagRun = new DelayHistogram();
-    this.lagSecond = new DelayHistogram();
-    this.waitRun = new DelayHistogram();
-    this.waitSecond = new DelayHistogram();
     this.dropped = 0;
     this.wantKernel = source === "kernel";
-    this.tally = new StampTally();
-    if (source === "thread") this.tally.note("the scenario asks for the thread's stamp (stampSource thread)");
+    this.stats = new ArrivalStats(Number.POSITIVE_INFINITY);
+    if (source === "thread") this.stats.note("the scenario asks for the thread's stamp (stampSource thread)");
     else {
       const k = kernelClock();
-      if (!k.ok) this.tally.note(k.reason);
+      if (!k.ok) this.stats.note(k.reason);
     }
-    this.countFromNs = Number.POSITIVE_INFINITY;
-    this.countUntilNs = Number.POSITIVE_INFINITY;
   }
 
   /**
-   * The run's figures count datagrams stamped before this instant (the earliest call wins): the
-   * deadline or the stop, after which the viewers close and no delay sample comes.
+   * A media datagram the arena reader read (batched, src/workers/arena-reader.ts): its arrival
+   * instant (`atNs`, the kernel's stamp when `kernel`), the batch's read and its processing start.
    */
-  countUntil(ns: number): void {
-    if (ns < this.countUntilNs) this.countUntilNs = ns;
-  }
-
-  /**
-   * … and from this instant on (the first call wins): the first join plus excludeFirstSeconds,
-   * when delay samples start; the thread's start-up before it shows in the per-second figures.
-   */
-  countFrom(ns: number): void {
-    if (this.countFromNs === Number.POSITIVE_INFINITY) this.countFromNs = ns;
-  }
-
-  /** Which clock stamped this run's datagrams, with counts, and why the thread did where it did. */
-  sources(): StampSources {
-    return this.tally.sources();
-  }
-
-  /** The receive lag since the previous call (a timeline second); starts a new one. */
-  takeSecond(): DelayHistogram {
-    const h = this.lagSecond;
-    this.lagSecond = new DelayHistogram();
-    return h;
-  }
-
-  /** The processing wait since the previous call (a timeline second); starts a new one. */
-  takeWaitSecond(): DelayHistogram {
-    const h = this.waitSecond;
-    this.waitSecond = new DelayHistogram();
-    return h;
+  arrived(atNs: number, readNs: number, startNs: number, kernel: boolean): void {
+    if (kernel) this.stats.kernel++;
+    else this.stats.thread++;
+    this.stats.lag(atNs, kernel ? (readNs > atNs ? readNs - atNs : 0) : -1);
+    this.stats.wait(atNs, startNs > atNs ? startNs - atNs : 0);
   }
 
   /** The first stamp of a poll phase: fix the reference every stamp of this phase is measured from. */
@@ -256,9 +215,7 @@ export class Intake {
       this.head = (i + 1) & mask;
       this.size--;
       // the wait from arrival to processing: the receive lag plus the queue
-      const wait = now > at ? now - at : 0;
-      if (at >= this.countFromNs && at < this.countUntilNs) this.waitRun.recordNs(wait);
-      this.waitSecond.recordNs(wait);
+      this.stats.wait(at, now > at ? now - at : 0);
       this.currentArrivalNs = at;
       try {
         handler(data, at);

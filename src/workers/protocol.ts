@@ -9,11 +9,14 @@ import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
 
-/** How inbound media reaches a viewer's pipeline: werift's own path or the lean one. */
-export type ReceivePath = "werift" | "lean";
-export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean"];
+/**
+ * How inbound media reaches a viewer's pipeline (docs/definitions.md#receive-paths): werift's own
+ * path, the lean one, or the lean pipeline read in batches into the thread's arena.
+ */
+export type ReceivePath = "werift" | "lean" | "arena";
+export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean", "arena"];
 /** Used when neither the scenario nor the task says. */
-export const DEFAULT_RECEIVE_PATH: ReceivePath = "lean";
+export const DEFAULT_RECEIVE_PATH: ReceivePath = "arena";
 
 /**
  * Which clock gives a media datagram its arrival instant (docs/definitions.md#stamp-source):
@@ -90,6 +93,10 @@ export interface ShardProfile extends ThreadFigures {
   stamps: StampSources;
   /** frames this shard's viewers completed with a late packet (a repair: the ceiling rule's late feedback) */
   repairedFrames: number;
+  /** the receive path that read this thread's media: the task's, or "lean"/"mixed" where the arena could not run */
+  receivePath: ReceivePath | "mixed";
+  /** why the arena path fell back to the lean one (absent when it did not) */
+  receivePathReason?: string;
 }
 
 export interface ShardResult {

@@ -1,6 +1,7 @@
 // How a viewer's inbound media reaches its pipeline: werift's receive path (track.onReceiveRtp,
-// werift's SRTP, RTP parsing, receiver reports) or the lean path (src/workers/lean: our SRTP
-// unprotect, header fields read in place, our receiver reports). On both, the thread's intake
+// werift's SRTP, RTP parsing, receiver reports), the lean path (src/workers/lean: our SRTP
+// unprotect, header fields read in place, our receiver reports) or the arena path (the lean
+// pipeline, its sockets read in batches by the thread's arena reader, arena-reader.ts). On both, the thread's intake
 // (intake.ts) stamps each media datagram when it reaches JavaScript and queues the work; both
 // feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
 // figures of one stream are the same on either (test/e2e/receive-path.test.ts).
@@ -54,7 +55,7 @@ export function installReceivePath(
   tr: RTCRtpTransceiver,
   o: ReceiveOptions,
 ): ReceiveHandle {
-  return path === "lean" ? installLean(tr, o) : installWerift(pc, tr, o);
+  return path === "werift" ? installWerift(pc, tr, o) : installLean(tr, o, path === "arena");
 }
 
 function codecName(mime: string): string {
@@ -99,10 +100,11 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
   };
 }
 
-function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
+function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): ReceiveHandle {
   let rx: LeanReceiver | null = null;
   let closed = false;
   claimMedia(tr, {
+    arena,
     start(keys, sendRtcp) {
       const codecs = tr.codecs;
       const pipeline = o.make(codecName(codecs[0]?.mimeType ?? ""));
@@ -135,7 +137,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
     },
   });
   return {
-    path: "lean",
+    path: arena ? "arena" : "lean",
     close() {
       closed = true;
       releaseMedia(tr);

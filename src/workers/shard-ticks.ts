@@ -40,7 +40,7 @@ export class ShardTicks {
     this.live = {
       started: () => counts.started++,
       joined: () => {
-        if (counts.joined === 0) intake.countFrom(monoNs() + task.excludeFirstNs);
+        if (counts.joined === 0) intake.stats.countFrom(monoNs() + task.excludeFirstNs);
         counts.joined++;
         counts.active++;
       },
@@ -94,7 +94,7 @@ export class ShardTicks {
       delaySamples: this.delays,
       stampSamples: this.stamps,
       transitSamples: this.transits,
-      thread: withLag(this.profile.tick(), intake.takeSecond(), intake.takeWaitSecond()),
+      thread: withLag(this.profile.tick(), intake.stats.takeLagSecond(), intake.stats.takeWaitSecond()),
     });
     intake.mark();
     this.last = { ...c };
@@ -112,7 +112,7 @@ export function withLag(f: ThreadFigures, lag: DelayHistogram, wait: DelayHistog
   return {
     ...f,
     receiveLagMs,
-    stampSource: intake.sources().source,
+    stampSource: intake.stats.sources().source,
     ...(processingWaitMs !== undefined ? { processingWaitMs } : {}),
   };
 }

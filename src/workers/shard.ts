@@ -8,7 +8,13 @@ import { SendLog } from "../core/delay/sendlog.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
 import { intake } from "./intake.ts";
-import { DEFAULT_RECEIVE_PATH, type ShardResult, type ShardTask, type ShardTick } from "./protocol.ts";
+import {
+  DEFAULT_RECEIVE_PATH,
+  type ReceivePath,
+  type ShardResult,
+  type ShardTask,
+  type ShardTick,
+} from "./protocol.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
 import { atMonoNs } from "./timers.ts";
 import { runViewer } from "./viewer.ts";
@@ -45,10 +51,10 @@ export async function runShard(
   const profile = new ThreadProfile();
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
   intake.beginRun(task.stampSource ?? "kernel");
-  intake.countUntil(task.deadlineMonoNs);
+  intake.stats.countUntil(task.deadlineMonoNs);
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
-  stop.addEventListener("abort", () => intake.countUntil(monoNs()), { once: true });
+  stop.addEventListener("abort", () => intake.stats.countUntil(monoNs()), { once: true });
   const ticks = new ShardTicks(task, hooks.tick, profile, hooks.liveDelays ?? false);
   const ctx = await shardContext(task, stop, ticks.counts);
   const deadlineTimer = atMonoNs(task.deadlineMonoNs, () => deadline.abort());
@@ -67,8 +73,8 @@ export async function runShard(
   );
   deadlineTimer.cancel();
   ticks.finish();
-  const lag = intake.lagRun;
-  const figures = withLag(profile.finish(), lag, intake.waitRun);
+  const lag = intake.stats.lagRun;
+  const figures = withLag(profile.finish(), lag, intake.stats.waitRun);
   return {
     records,
     profile: {
@@ -79,8 +85,9 @@ export async function runShard(
       ...figures,
       receiveLagHist: lag.encode(),
       intakeDropped: intake.dropped,
-      stamps: intake.sources(),
+      stamps: intake.stats.sources(),
       repairedFrames: records.reduce((n, r) => n + r.oneWayDelay.lateCompletedFrames, 0),
+      ...pathRan(task.receivePath ?? DEFAULT_RECEIVE_PATH),
     },
   };
 }
@@ -129,4 +136,12 @@ function sleepUntil(untilMonoNs: number, signal: AbortSignal): Promise<void> {
     const t = atMonoNs(untilMonoNs, done);
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** The receive path that ran on this thread: the arena one may have fallen back to the lean one. */
+function pathRan(asked: ReceivePath): { receivePath: ReceivePath | "mixed"; receivePathReason?: string } {
+  const st = intake.stats;
+  if (asked !== "arena" || st.dgramTransports === 0) return { receivePath: asked };
+  const why = st.dgramReasons.join("; ") || "no reason recorded";
+  return { receivePath: st.arenaTransports === 0 ? "lean" : "mixed", receivePathReason: why };
 }

@@ -1,6 +1,6 @@
-// Receive-path conformance: one stream, through werift's receive path and the lean one side by
-// side (same run, same thread, viewers alternating), must give the same per-viewer figures.
-// The relay starts all four legs on the same packet (a keyframe's first) and stops them after the
+// Receive-path conformance: one stream, through werift's receive path, the lean one and the
+// arena one side by side (same run, same thread, viewers taking turns), must give the same
+// per-viewer figures. The relay starts all six legs on the same packet (a keyframe's first) and stops them after the
 // same number, drops every 29th packet (unrecoverable: re-NACKed), loses every 17th beneath its
 // NACK responder (repaired), and shifts sequence numbers and timestamps so both wrap 60 packets in. Both
 // codecs, both SRTP profiles.
@@ -18,6 +18,7 @@ import { runThroughRelay } from "./harness.ts";
 const PACKETS = 140;
 const DROP_EVERY = 29;
 const LOSE_EVERY = 17;
+const PATHS = ["werift", "lean", "arena"] as const;
 
 /** The figures that must be identical on both paths. */
 function figures(v: ViewerReport) {
@@ -49,29 +50,33 @@ function median(xs: number[]): number {
 for (const codec of ["vp8", "h264"] as const) {
   for (const profile of [SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80] as const) {
     const name = profile === SRTP_AEAD_AES_128_GCM ? "AEAD_AES_128_GCM" : "AES_CM_128_HMAC_SHA1_80";
-    test(`${codec}, ${name}: werift and lean paths agree on one stream with faults and wraps`, async () => {
+    test(`${codec}, ${name}: werift, lean and arena paths agree on one stream with faults and wraps`, async () => {
       const before = { ...leanDiagnostics };
       const { report: r } = await runThroughRelay(
         {
           dropEvery: DROP_EVERY,
           loseEvery: LOSE_EVERY,
           test: {
-            burst: { legs: 4, packets: PACKETS },
+            burst: { legs: 6, packets: PACKETS },
             wrapAfterPackets: 60,
             prepareLeg: (tr) => restrictSrtpProfiles(tr, [profile]),
           },
         },
-        { codec, viewers: 4, rampSeconds: 0, holdSeconds: 5.5, excludeFirstSeconds: 0 },
-        receivePathEngine(inThreadEngine(), ["werift", "lean"]),
+        { codec, viewers: 6, rampSeconds: 0, holdSeconds: 5.5, excludeFirstSeconds: 0 },
+        receivePathEngine(inThreadEngine(), PATHS),
       );
       const viewers = r.viewers ?? [];
-      assert.equal(viewers.length, 4);
-      // viewer k ran on ["werift", "lean"][k % 2]
-      const werift = viewers.filter((v) => v.id % 2 === 0);
-      const lean = viewers.filter((v) => v.id % 2 === 1);
+      assert.equal(viewers.length, 6);
+      // viewer k ran on PATHS[k % 3]; each path's shard says which path really read it
+      const werift = viewers.filter((v) => v.id % 3 === 0);
+      const lean = viewers.filter((v) => v.id % 3 !== 0);
       const ref = figures(werift[0]!);
-      for (const v of viewers)
-        assert.deepEqual(figures(v), ref, `viewer ${v.id} (${v.id % 2 ? "lean" : "werift"})`);
+      for (const v of viewers) assert.deepEqual(figures(v), ref, `viewer ${v.id} (${PATHS[v.id % 3]})`);
+      assert.deepEqual(
+        (r.client.workers ?? []).map((w) => w.receivePath),
+        PATHS,
+        JSON.stringify(r.client.workers?.map((w) => w.receivePathReason)),
+      );
 
       // the stream really had what the test is about
       assert.equal(ref.joined, true);
@@ -86,9 +91,9 @@ for (const codec of ["vp8", "h264"] as const) {
       assert.ok(ref.samples > 0 && ref.samples === ref.completeFrames);
       assert.equal(ref.stamped, ref.received);
       // both lean viewers negotiated the profile and crossed the sequence wrap (ROC 1)
-      assert.equal(leanDiagnostics.sessions - before.sessions, 2);
+      assert.equal(leanDiagnostics.sessions - before.sessions, 4);
       const got = profile === SRTP_AEAD_AES_128_GCM ? "gcm" : "cm";
-      assert.equal(leanDiagnostics[got] - before[got], 2, `${name} negotiated`);
+      assert.equal(leanDiagnostics[got] - before[got], 4, `${name} negotiated`);
       assert.equal(leanDiagnostics.maxRoc, 1);
       assert.equal(leanDiagnostics.srtpRejected - before.srtpRejected, 0);
       assert.ok(leanDiagnostics.reportsSent > before.reportsSent, "the lean path sent receiver reports");

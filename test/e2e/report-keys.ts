@@ -83,6 +83,8 @@ export const REPORT_KEYS: readonly string[] = [
   "+client.workers[].intakeDropped?",
   ...delayMs("+client.workers[].processingWaitMs", true),
   // which clock stamped the arrivals (docs/definitions.md#stamp-source)
+  "+client.workers[].receivePath?",
+  "+client.workers[].receivePathReason?",
   "+client.workers[].stampSource?",
   "+client.workers[].kernelStamped?",
   "+client.workers[].threadStamped?",

@@ -104,7 +104,7 @@ test("intake: a datagram that arrives while the thread is busy gets a lag bound 
       idle.lag >= idleWait - 0.5e6,
       `idle loop: bound ${idle.lag / 1e6} ms covers ${idleWait / 1e6} ms`,
     );
-    assert.equal(intake.lagRun.count, 2, "the first datagram has no reference and is not counted");
+    assert.equal(intake.stats.lagRun.count, 2, "the first datagram has no reference and is not counted");
   } finally {
     p.close();
   }
@@ -119,22 +119,22 @@ test("intake: the run's receive lag counts between countFrom and countUntil only
     while (handled.length <= i) await new Promise((r) => setTimeout(r, 2));
   };
   intake.beginRun();
-  intake.countFrom(monoNs());
+  intake.stats.countFrom(monoNs());
   await push(0); // the thread's first datagram has no reference yet
   await push(1);
-  assert.equal(intake.lagRun.count, 1);
-  intake.countUntil(monoNs());
-  intake.countUntil(Number.POSITIVE_INFINITY); // the earliest call wins
+  assert.equal(intake.stats.lagRun.count, 1);
+  intake.stats.countUntil(monoNs());
+  intake.stats.countUntil(Number.POSITIVE_INFINITY); // the earliest call wins
   await push(2);
   await push(3);
   assert.equal(
-    intake.lagRun.count,
+    intake.stats.lagRun.count,
     1,
     "datagrams after the deadline (viewers closing) are not in the run's figure",
   );
-  assert.equal(intake.takeSecond().count, 3, "the per-second figure shows them all the same");
+  assert.equal(intake.stats.takeLagSecond().count, 3, "the per-second figure shows them all the same");
   intake.beginRun();
-  intake.countFrom(monoNs());
+  intake.stats.countFrom(monoNs());
   await push(4);
-  assert.equal(intake.lagRun.count, 1, "a new run counts again");
+  assert.equal(intake.stats.lagRun.count, 1, "a new run counts again");
 });

@@ -100,13 +100,13 @@ test("a thread busy 20 ms still stamps each datagram at its arrival (kernel stam
     if (after! < spinEnd - 1e6) arrivedDuringSpin++;
   }
   assert.ok(arrivedDuringSpin >= 5, `${arrivedDuringSpin} datagrams arrived while the thread was busy`);
-  assert.deepEqual(intake.sources(), { source: "kernel", kernelStamped: COUNT, threadStamped: 0 });
+  assert.deepEqual(intake.stats.sources(), { source: "kernel", kernelStamped: COUNT, threadStamped: 0 });
 });
 
 test("forced off (stampSource thread): the thread's own reading, and the source named with its reason", async () => {
   const { seen, spinEnd, intake } = await busyReceive("thread");
   for (const s of seen) assert.ok(s.at >= spinEnd, "stamped only once the thread read it");
-  const src = intake.sources();
+  const src = intake.stats.sources();
   assert.equal(src.source, "thread");
   assert.equal(src.threadStamped, COUNT);
   assert.match(src.threadReason ?? "", /stampSource thread/);
@@ -117,7 +117,7 @@ test("a datagram without its socket is stamped by the thread and the source is m
   const intake = new Intake();
   intake.beginRun("kernel");
   intake.push(() => {}, Buffer.from([0x80]), 0, -1);
-  assert.deepEqual(intake.sources(), {
+  assert.deepEqual(intake.stats.sources(), {
     source: "thread",
     kernelStamped: 0,
     threadStamped: 1,

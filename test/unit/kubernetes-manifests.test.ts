@@ -15,7 +15,8 @@ import { ROOT } from "./repo-files.ts";
 const DIR = join(ROOT, "deploy/kubernetes");
 
 /** Viewers one worker thread may carry by deploy/kubernetes/agents.yaml's sizing (bench/README.md, density). */
-const VIEWERS_PER_WORKER = { lean: 250, werift: 150 } as const;
+// the arena path is sized as the lean one until the deploy figures are measured on it
+const VIEWERS_PER_WORKER = { lean: 250, arena: 250, werift: 150 } as const;
 /** Peak RSS per viewer of the density table's multi-worker lean row (200 × 2), process base included. */
 const RSS_PER_VIEWER_BYTES = 2078 * 1024;
 const INDEX_ANNOTATION = "metadata.annotations['batch.kubernetes.io/job-completion-index']";
@@ -279,7 +280,7 @@ function checkScenarioAndSizing(ms: readonly Manifest[], p: Parts, problems: str
   }
   const perAgent = Math.ceil(s.viewers / agents);
   const perWorker = Math.ceil(perAgent / workers);
-  const path = s.receivePath ?? "lean";
+  const path = s.receivePath ?? "arena";
   if (perWorker > VIEWERS_PER_WORKER[path])
     problems.push(
       `${perWorker} viewers per worker thread, over the ${VIEWERS_PER_WORKER[path]} sized for ${path}`,

@@ -59,7 +59,7 @@ test("every docs/definitions.md#scenario-validation message, in order", () => {
     "scenario: rampOffsetMaxSeconds must be above 0 and at most 3600",
   );
   rejects(j({ workers: 257 }), "scenario: workers must be 0..256");
-  rejects(j({ receivePath: "fast" }), 'scenario: receivePath "fast" (want werift or lean)');
+  rejects(j({ receivePath: "fast" }), 'scenario: receivePath "fast" (want werift, lean or arena)');
   rejects(j({ receivePath: 1 }), "scenario: receivePath: got 1, want a string");
   assert.equal(parse({ ...base, excludeFirstSeconds: 3600 }).excludeFirstSeconds, 3600);
   assert.equal(parse({ ...base, rampOffsetSeed: 1, rampOffsetMaxSeconds: 3600 }).rampOffsetMaxSeconds, 3600);
@@ -173,7 +173,7 @@ test("defaults: vp8, warmup 2 only with whip, join 10, stall 500, exclude 5, exp
     joinTimeoutSeconds: 10,
     stallMs: 500,
     excludeFirstSeconds: 5,
-    receivePath: "lean",
+    receivePath: "arena",
   });
   const withWhip = parse({ ...base, whip: WHIP, warmupSeconds: 0 });
   assert.equal(withWhip.warmupSeconds, 2);
@@ -186,7 +186,8 @@ test("defaults: vp8, warmup 2 only with whip, join 10, stall 500, exclude 5, exp
   assert.equal(parse({ ...base, joinTimeoutSeconds: 3, stallMs: 250 }).stallMs, 250);
   assert.equal(parse({ ...base, workers: 0 }).workers, 0);
   assert.equal(parse({ ...base, receivePath: "werift" }).receivePath, "werift");
-  assert.equal(parse({ ...base, receivePath: "" }).receivePath, "lean");
+  assert.equal(parse({ ...base, receivePath: "" }).receivePath, "arena");
+  assert.equal(parse({ ...base, receivePath: "lean" }).receivePath, "lean");
   // normalise does not change its input
   const raw = decodeScenario(j({}));
   const copy = structuredClone(raw);

@@ -57,6 +57,8 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.receiveLagMs !== undefined ? { receiveLagMs: delay(w.receiveLagMs) } : {}),
     ...(w.intakeDropped !== undefined && w.intakeDropped > 0 ? { intakeDropped: w.intakeDropped } : {}),
     ...(w.processingWaitMs !== undefined ? { processingWaitMs: delay(w.processingWaitMs) } : {}),
+    ...(w.receivePath !== undefined ? { receivePath: w.receivePath } : {}),
+    ...(w.receivePathReason !== undefined ? { receivePathReason: w.receivePathReason } : {}),
     ...(w.stampSource !== undefined ? { stampSource: w.stampSource } : {}),
     ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
     ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),

@@ -48,6 +48,10 @@ export interface WorkerReport {
   intakeDropped?: number;
   /** arrival stamp to the start of processing, the receive lag plus the intake's queue (docs/definitions.md#receive-lag) */
   processingWaitMs?: EventLoopDelayMs;
+  /** the receive path that read this thread's media: werift, lean, arena, or mixed (docs/definitions.md#receive-paths) */
+  receivePath?: string;
+  /** why the arena path fell back to the lean one on this thread */
+  receivePathReason?: string;
   /** which clock stamped this thread's media datagrams (docs/definitions.md#stamp-source) */
   stampSource?: "kernel" | "thread" | "mixed";
   /** media datagrams stamped by the kernel and by the thread */

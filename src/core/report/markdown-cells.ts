@@ -163,7 +163,9 @@ export function workersText(ws: readonly WorkerReport[]): string {
           w.receiveLagMs === undefined ? "" : `, receive lag p99 ${fmtFixed(w.receiveLagMs.p99, 2)} ms`;
         const dropped =
           w.intakeDropped === undefined ? "" : `, ${w.intakeDropped} datagrams dropped by its full queue`;
-        const stamp = w.stampSource === undefined ? "" : `, stamps: ${w.stampSource}`;
+        const stamp =
+          (w.receivePath === undefined ? "" : `, path: ${w.receivePath}`) +
+          (w.stampSource === undefined ? "" : `, stamps: ${w.stampSource}`);
         return `${name}: ${w.viewers} viewers, ${w.packets} packets${per}, event-loop utilisation ${fmtFixed(w.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(w.eventLoopDelayMs.p99, 1)} ms${lag}${dropped}${stamp}`;
       })
       .join("; "),

@@ -71,7 +71,7 @@ export interface ReportScenario {
   loopbackOnly?: boolean;
   /** our addition: worker threads asked for (absent when the scenario does not set it) */
   workers?: number;
-  /** our addition: the viewers' receive path, "werift" or "lean" (absent in a scenario not normalised) */
+  /** our addition: the viewers' receive path, "werift", "lean" or "arena" (absent in a scenario not normalised) */
   receivePath?: string;
   stampSource?: string;
 }

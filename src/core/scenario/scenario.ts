@@ -32,8 +32,8 @@ export interface Scenario {
   loopbackOnly?: boolean;
   /** worker threads (0..256; 0 = let the engine decide) */
   workers?: number;
-  /** how viewers receive media: werift's own path or the lean one (default "lean") */
-  receivePath?: "werift" | "lean";
+  /** how viewers receive media: werift's own path, the lean one or the arena one (default "arena") */
+  receivePath?: "werift" | "lean" | "arena";
   /** where a viewer's arrival instants come from: "kernel" (absent: the kernel's where it can be had) or "thread" (forced) */
   stampSource?: "kernel" | "thread";
   /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
@@ -173,7 +173,7 @@ export function givenKeys(text: string): Set<keyof Scenario> {
 /**
  * docs/definitions.md#scenario-keys defaults on a copy: codec "vp8"; rampOffsetMaxSeconds 1 with a seed; warmup 2 with
  * whip; join 10; stall 500; excludeFirstSeconds 5 when absent (explicit 0 kept); receivePath
- * "lean" (test/e2e/receive-path.test.ts holds it to werift's figures). Empty strings, false flags
+ * "arena" (test/e2e/receive-path.test.ts holds it and "lean" to werift's figures). Empty strings, false flags
  * and zero omitempty numbers are dropped, as Go's output omits them.
  */
 export function normaliseScenario(s: Scenario): Scenario {
@@ -184,7 +184,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.joinTimeoutSeconds) out.joinTimeoutSeconds = 10;
   if (!out.stallMs) out.stallMs = 500;
   if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
-  if (!out.receivePath) out.receivePath = "lean";
+  if (!out.receivePath) out.receivePath = "arena";
   for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
     if (out[k] === "") delete out[k];
   for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];
@@ -239,8 +239,8 @@ export function validateScenario(s: Scenario): Scenario {
     fail("workers must be 0..256");
   }
   const path: string | undefined = s.receivePath;
-  if (path !== undefined && path !== "werift" && path !== "lean") {
-    fail(`receivePath ${goQuote(path)} (want werift or lean)`);
+  if (path !== undefined && path !== "werift" && path !== "lean" && path !== "arena") {
+    fail(`receivePath ${goQuote(path)} (want werift, lean or arena)`);
   }
   const stamp: string | undefined = s.stampSource;
   if (stamp !== undefined && stamp !== "kernel" && stamp !== "thread") {

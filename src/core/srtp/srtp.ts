@@ -83,12 +83,12 @@ export class SrtpReceiver {
 
   /**
    * Unprotects one SRTP packet whose clear RTP header (fixed part, CSRCs and extension) is
-   * `headerLen` bytes. Returns the decrypted payload (RTP padding still included), or null
+   * `headerLen` bytes and which fills the first `length` bytes of `packet`. Returns the decrypted payload (RTP padding still included), or null
    * when the packet is malformed, a replay, too old, or fails authentication.
    */
-  unprotect(packet: Buffer, headerLen: number): Buffer | null {
+  unprotect(packet: Buffer, headerLen: number, length = packet.length): Buffer | null {
     const tag = this.gcm ? GCM_TAG : CM_TAG;
-    const end = packet.length - tag;
+    const end = length - tag;
     if (headerLen < 12 || end < headerLen) {
       this.counters.malformed++;
       return null;
@@ -143,7 +143,7 @@ export class SrtpReceiver {
     iv[11] = (seq & 0xff) ^ s[11]!;
     const d = createDecipheriv("aes-128-gcm", this.key, iv, GCM_OPTIONS);
     d.setAAD(p.subarray(0, h));
-    d.setAuthTag(p.subarray(end));
+    d.setAuthTag(p.subarray(end, end + GCM_TAG));
     const out = d.update(p.subarray(h, end));
     try {
       d.final();

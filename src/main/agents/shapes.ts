@@ -150,6 +150,8 @@ export function profileOk(v: unknown): v is ShardProfile {
       stampSource: stampSourceOk,
       receiveLagHist: histogramOk,
       stamps: stampsOk,
+      receivePath: (x) => x === "werift" || x === "lean" || x === "arena" || x === "mixed",
+      receivePathReason: (x) => typeof x === "string",
     }) &&
     stampsOk((v as ShardProfile).stamps) &&
     ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&

@@ -28,7 +28,7 @@ import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 export interface CapacityFlags extends ServerWatchFlags {
   out: string;
   workers?: number;
-  receivePath?: "werift" | "lean";
+  receivePath?: "werift" | "lean" | "arena";
   json?: boolean;
   quiet?: boolean;
   /** false with --no-html */

@@ -23,8 +23,8 @@ never paths, query strings or tokens.`;
 function receivePathOption(): Option {
   return new Option(
     "--receive-path <path>",
-    "how viewers receive media: werift's own path or the lean one",
-  ).choices(["werift", "lean"]);
+    "how viewers receive media: werift's own path, the lean one, or the lean one read in batches (arena, the default; lean where it cannot run)",
+  ).choices(["werift", "lean", "arena"]);
 }
 
 /** The options `run`, `view` and `capacity` share. */

@@ -21,7 +21,7 @@ import { UsageError } from "./flags.ts";
 const MAX_SCENARIO_BYTES = 1 << 20;
 
 export interface RunFlags extends CoordinatorRunFlags {
-  receivePath?: "werift" | "lean";
+  receivePath?: "werift" | "lean" | "arena";
   out: string;
   metrics?: string;
   rampOffsetSeed?: bigint;

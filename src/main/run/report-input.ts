@@ -67,6 +67,8 @@ export function workerReport(p: ShardProfile): WorkerReport {
   if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
   if (p.receiveLagMs !== undefined) w.receiveLagMs = p.receiveLagMs;
   if (p.processingWaitMs !== undefined) w.processingWaitMs = p.processingWaitMs;
+  if (p.receivePath !== undefined) w.receivePath = p.receivePath;
+  if (p.receivePathReason !== undefined) w.receivePathReason = p.receivePathReason;
   if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   if (p.stamps !== undefined) {
     w.stampSource = p.stamps.source;

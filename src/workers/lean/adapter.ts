@@ -5,13 +5,13 @@
 // claimed, werift's own media handler is captured instead of subscribed to the ICE
 // connection's data event, the claim gets the SRTP profile and the remote master key and salt
 // from `dtlsTransport.srtp.config`, and media datagrams (first byte 128..191) are routed to the
-// claim's handler: on the connection's data event, and beneath werift's STUN parsing on each
-// UDP transport of the connection (routeMedia). STUN and DTLS stay werift's. Internals used:
-// RTCDtlsTransport.prototype.startSrtp, .srtpStarted, .iceTransport.connection.{onData,
-// protocols[].transport.{onData, socket}}, .srtp.config, .srtpProfiles (the receive-path test, through the relay's prepareLeg hook), and
-// RTCRtpReceiver.nack.addPacket (werift path). Every one is checked, and a mismatch throws or
-// fails the claim with a WeriftAdapterError naming it; the installed version must equal
-// WERIFT_VERSION: a werift upgrade fails test/unit/lean-adapter.test.ts, not a run.
+// claim's handler: on the connection's data event, and beneath werift's STUN parsing on each UDP
+// transport of the connection (routeMedia), or read in batches by the thread's arena reader
+// (the arena path). STUN and DTLS stay werift's. Internals used: RTCDtlsTransport.prototype
+// .startSrtp, .srtpStarted, .iceTransport.connection.{onData, protocols[].transport.{onData,
+// socket, close}}, .srtp.config, .srtpProfiles (the relay's prepareLeg hook), and
+// RTCRtpReceiver.nack.addPacket (werift path), each checked (a WeriftAdapterError names a miss);
+// a werift other than WERIFT_VERSION fails test/unit/lean-adapter.test.ts, not a run.
 import type { Socket } from "node:dgram";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -20,6 +20,7 @@ import { RTCDtlsTransport, type RTCRtpTransceiver, type RtcpPacket } from "werif
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
 import { socketFd } from "../../net/kernel.ts";
 import { WERIFT_VERSION } from "../../net/rtc.ts";
+import { type ArenaTransport, type OtherHandler, readInArena } from "../arena-reader.ts";
 import { type DatagramHandler, intake } from "../intake.ts";
 
 /** The werift version whose internals this adapter was written against (pinned in package.json). */
@@ -38,10 +39,8 @@ export function installedWeriftVersion(): string {
   let dir = dirname(require.resolve("werift"));
   for (let i = 0; i < 6; i++) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
-        name?: string;
-        version?: string;
-      };
+      type Pkg = { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Pkg;
       if (pkg.name === "werift") return pkg.version ?? "";
     } catch {
       // not here: one level up
@@ -80,6 +79,8 @@ export interface StampClaim {
 
 export interface LeanClaim {
   kind?: "lean";
+  /** read the transport's sockets in batches into the thread's arena (arena-reader.ts) where that can run */
+  arena?: boolean;
   start(keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): DatagramHandler;
   /** the hook could not take over (werift internals moved); the transport stays on werift's path */
   fail(err: WeriftAdapterError): void;
@@ -187,7 +188,7 @@ function takeOver(dtls: DtlsInternals, claim: LeanClaim, original: (this: DtlsIn
     return;
   }
   const handler = claim.start({ profile, remoteMasterKey: key, remoteMasterSalt: salt }, rtcpSender(dtls));
-  routeMedia(dtls.iceTransport?.connection ?? {}, ev, handler);
+  routeMedia(dtls.iceTransport?.connection ?? {}, ev, handler, claim.arena === true);
 }
 
 /** First byte 128..191: SRTP or SRTCP (RFC 7983); STUN, DTLS and TURN channel data are below. */
@@ -203,9 +204,14 @@ function isMediaDatagram(d: unknown): d is Buffer {
  * where werift sends it, at once. First on the ICE connection's data event (whose other
  * subscriber, DTLS, ignores media anyway), then — to stamp before werift's STUN parsing and two
  * event dispatches per packet — on each UDP transport of the connection's protocols; a protocol
- * added later (ICE restart) still reaches the event.
+ * added later (ICE restart) still reaches the event. With `arena`, the arena reader reads them.
  */
-function routeMedia(conn: IceConnection, ev: DataEvent, handler: DatagramHandler | null): void {
+function routeMedia(
+  conn: IceConnection,
+  ev: DataEvent,
+  handler: DatagramHandler | null,
+  arena = false,
+): void {
   const exec = ev.execute;
   if (typeof exec !== "function" || !Object.hasOwn(ev, "execute")) {
     if (handler !== null) ev.subscribe((data) => intake.push(handler, data, 0));
@@ -218,9 +224,10 @@ function routeMedia(conn: IceConnection, ev: DataEvent, handler: DatagramHandler
     else exec(...args);
   };
   for (const p of conn.protocols ?? []) {
-    const t = (p as { transport?: { onData?: unknown; socket?: Socket } } | null)?.transport;
+    const t = (p as { transport?: ArenaTransport & { onData?: unknown; socket?: Socket } } | null)?.transport;
     const onData = t?.onData;
     if (t === undefined || typeof onData !== "function") continue;
+    if (arena && handler !== null && readInArena(t, handler, onData as OtherHandler)) continue;
     // werift calls onData inside the socket's 'message' callback, before libuv reads the next
     // datagram: the socket's last receive stamp is this datagram's (intake.ts, kernel.ts)
     const fd = intake.stampFd(socketFd(t.socket));

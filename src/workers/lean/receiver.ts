@@ -105,13 +105,14 @@ export class LeanReceiver {
   }
 
   /** Every media datagram of the ICE connection, with the instant the intake stamped it. */
-  readonly onDatagram: DatagramHandler = (data, arrivalNs) => {
+  readonly onDatagram: DatagramHandler = (data, arrivalNs, length = data.length) => {
     if (this.closed || !isMedia(data)) return;
     if (isRtcp(data)) {
-      this.onRtcp(data, arrivalNs);
+      // rare (a report a second): its own view when the datagram is a slot of the arena
+      this.onRtcp(length === data.length ? data : data.subarray(0, length), arrivalNs);
       return;
     }
-    const end = data.length - this.tagLength;
+    const end = length - this.tagLength;
     const h = rtpHeaderLength(data, end);
     if (h < 0) {
       this.dropped.malformed++;
@@ -126,7 +127,7 @@ export class LeanReceiver {
       this.dropped.foreignSsrc++;
       return;
     }
-    let payload: Buffer | null = this.srtp.unprotect(data, h);
+    let payload: Buffer | null = this.srtp.unprotect(data, h, length);
     if (payload === null) {
       this.dropped.srtp++;
       return;

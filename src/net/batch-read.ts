@@ -1,0 +1,237 @@
+// Batched reads of UDP sockets through koffi (./koffi.ts; docs/definitions.md#receive-paths): one
+// epoll set per thread and recvmmsg into one preallocated native arena, each datagram with the
+// kernel's receive stamp as a control message (SO_TIMESTAMPNS) and its source address, so a
+// read costs one syscall per batch and nothing is allocated per datagram. Linux x86-64 and arm64
+// only (their struct layouts are written below). Where it cannot load, `batchReads()` says why.
+import type { Socket } from "node:dgram";
+import { kernelClock } from "./kernel.ts";
+import { type Koffi, koffi as loadKoffi } from "./koffi.ts";
+
+const SOL_SOCKET = 1;
+const SO_TIMESTAMPNS = 35;
+const MSG_DONTWAIT = 0x40;
+const EPOLLIN = 1;
+const EPOLL_CTL_ADD = 1;
+const EPOLL_CTL_DEL = 2;
+const EAGAIN = 11;
+/** Datagrams one recvmmsg may return. */
+export const BATCH = 32;
+/** Bytes of one datagram's slot: above any MTU-sized datagram. */
+export const SLOT_BYTES = 2048;
+const MMSG = 64; // struct mmsghdr (LP64)
+const IOV = 16;
+const NAME = 32; // sockaddr_in6 is 28
+const CTL = 64; // one cmsghdr (16) + timespec (16), with room
+// struct epoll_event is packed on x86-64 (12 bytes), natural on arm64 (16)
+const EV = process.arch === "x64" ? 12 : 16;
+const EV_DATA = process.arch === "x64" ? 4 : 8;
+const MAX_EVENTS = 256;
+
+interface Native {
+  recvmmsg: (fd: number, msgs: unknown, vlen: number, flags: number, timeout: null) => number;
+  setsockopt: (fd: number, level: number, name: number, val: Int32Array, len: number) => number;
+  epollCreate: (flags: number) => number;
+  epollCtl: (ep: number, op: number, fd: number, ev: Uint8Array | null) => number;
+  epollWait: (ep: number, evs: Uint8Array, max: number, timeoutMs: number) => number;
+  close: (fd: number) => number;
+  errno: () => number;
+  koffi: Koffi & {
+    alloc(type: string, n: number): unknown;
+    view(p: unknown, n: number): ArrayBuffer;
+    address(p: unknown): bigint;
+  };
+}
+
+let native: Native | null = null;
+let availability: { ok: true } | { ok: false; reason: string } | null = null;
+
+function load(): { ok: true } | { ok: false; reason: string } {
+  const k = kernelClock();
+  if (!k.ok) return k;
+  const kf = loadKoffi();
+  if (typeof kf === "string") return { ok: false, reason: kf };
+  try {
+    const libc = kf.load("libc.so.6");
+    native = {
+      recvmmsg: libc.func(
+        "int recvmmsg(int fd, void *msgs, unsigned int vlen, int flags, void *timeout)",
+      ) as Native["recvmmsg"],
+      setsockopt: libc.func(
+        "int setsockopt(int fd, int level, int name, void *val, unsigned int len)",
+      ) as Native["setsockopt"],
+      epollCreate: libc.func("int epoll_create1(int flags)") as Native["epollCreate"],
+      epollCtl: libc.func("int epoll_ctl(int ep, int op, int fd, void *ev)") as Native["epollCtl"],
+      epollWait: libc.func("int epoll_wait(int ep, void *evs, int max, int timeout)") as Native["epollWait"],
+      close: libc.func("int close(int fd)") as Native["close"],
+      errno: () => kf.errno(),
+      koffi: kf as Native["koffi"],
+    };
+  } catch (err) {
+    const m = err instanceof Error ? err.message : String(err);
+    return { ok: false, reason: `libc's recvmmsg/epoll not reachable through koffi (${m.split("\n")[0]})` };
+  }
+  return { ok: true };
+}
+
+/** Whether this thread can read its sockets in batches, and why not. */
+export function batchReads(): { ok: true } | { ok: false; reason: string } {
+  if (availability === null) availability = load();
+  return availability;
+}
+
+/**
+ * Stops libuv reading a dgram socket (its handle's recvStop), so that only the batch reader
+ * reads it; werift still sends through it. False when the handle is not reachable.
+ */
+export function stopLibuvReading(socket: Socket | undefined): boolean {
+  if (socket === undefined) return false;
+  const sym = Object.getOwnPropertySymbols(socket).find((s) => s.description === "state symbol");
+  const handle =
+    sym === undefined
+      ? undefined
+      : (socket as unknown as Record<symbol, { handle?: { recvStop?: unknown } }>)[sym]?.handle;
+  if (typeof handle?.recvStop !== "function") return false;
+  (handle.recvStop as () => number).call(handle);
+  return true;
+}
+
+/** One thread's arena: BATCH slots, each a datagram, its length, source and kernel stamp. */
+export class DatagramArena {
+  /** the whole arena as bytes; slot i's datagram starts at `dataOffset(i)` */
+  readonly bytes: Uint8Array;
+  /** each slot's datagram as a Buffer of SLOT_BYTES (made once); the datagram is its first `length(i)` bytes */
+  readonly slots: Buffer[] = [];
+  private readonly dv: DataView;
+  private readonly ptr: unknown;
+  private readonly n: Native;
+  private used = BATCH;
+  private readonly offMsg = 0;
+  private readonly offIov = MMSG * BATCH;
+  private readonly offName = this.offIov + IOV * BATCH;
+  private readonly offCtl = this.offName + NAME * BATCH;
+  private readonly offData = this.offCtl + CTL * BATCH;
+
+  constructor() {
+    const n = native;
+    if (n === null) throw new Error("batch reads are not available on this thread");
+    this.n = n;
+    const total = this.offData + SLOT_BYTES * BATCH;
+    this.ptr = n.koffi.alloc("uint8_t", total);
+    const ab = n.koffi.view(this.ptr, total);
+    this.bytes = new Uint8Array(ab);
+    this.dv = new DataView(ab);
+    const base = n.koffi.address(this.ptr);
+    for (let i = 0; i < BATCH; i++) {
+      const m = this.offMsg + MMSG * i;
+      this.dv.setBigUint64(m, base + BigInt(this.offName + NAME * i), true);
+      this.dv.setBigUint64(m + 16, base + BigInt(this.offIov + IOV * i), true);
+      this.dv.setBigUint64(m + 24, 1n, true);
+      this.dv.setBigUint64(m + 32, base + BigInt(this.offCtl + CTL * i), true);
+      this.dv.setBigUint64(this.offIov + IOV * i, base + BigInt(this.dataOffset(i)), true);
+      this.dv.setBigUint64(this.offIov + IOV * i + 8, BigInt(SLOT_BYTES), true);
+      this.slots.push(Buffer.from(ab, this.dataOffset(i), SLOT_BYTES));
+    }
+  }
+
+  dataOffset(i: number): number {
+    return this.offData + SLOT_BYTES * i;
+  }
+
+  /** Reads up to BATCH datagrams of `fd` without blocking: their count, 0 when none, −1 on error. */
+  read(fd: number): number {
+    const dv = this.dv;
+    // the kernel wrote the lengths of the last read's names and control messages: reset them
+    for (let i = 0; i < this.used; i++) {
+      const m = this.offMsg + MMSG * i;
+      dv.setUint32(m + 8, NAME, true);
+      dv.setUint32(m + 40, CTL, true);
+      dv.setUint32(m + 44, 0, true);
+      dv.setInt32(m + 48, 0, true);
+    }
+    const got = this.n.recvmmsg(fd, this.ptr, BATCH, MSG_DONTWAIT, null);
+    if (got < 0) {
+      this.used = 0;
+      return this.n.errno() === EAGAIN ? 0 : -1;
+    }
+    this.used = got;
+    return got;
+  }
+
+  /** Bytes of slot i's datagram (truncated to SLOT_BYTES). */
+  length(i: number): number {
+    return Math.min(this.dv.getUint32(this.offMsg + MMSG * i + 56, true), SLOT_BYTES);
+  }
+
+  /** The kernel's receive stamp of slot i as [tv_sec, tv_nsec], or null without one. */
+  stamp(i: number, out: Float64Array): boolean {
+    const m = this.offMsg + MMSG * i;
+    const clen = this.dv.getUint32(m + 40, true);
+    const c = this.offCtl + CTL * i;
+    if (
+      clen < 32 ||
+      this.dv.getInt32(c + 8, true) !== SOL_SOCKET ||
+      this.dv.getInt32(c + 12, true) !== SO_TIMESTAMPNS
+    ) {
+      return false;
+    }
+    out[0] = this.dv.getUint32(c + 16, true) + this.dv.getInt32(c + 20, true) * 4294967296;
+    out[1] = this.dv.getUint32(c + 24, true);
+    return true;
+  }
+
+  /** Slot i's source as werift's [address, port] (an allocation: for the rare non-media datagram). */
+  source(i: number): [string, number] {
+    const o = this.offName + NAME * i;
+    const family = this.dv.getUint16(o, true);
+    const port = this.dv.getUint16(o + 2, false);
+    if (family === 2)
+      return [`${this.bytes[o + 4]}.${this.bytes[o + 5]}.${this.bytes[o + 6]}.${this.bytes[o + 7]}`, port];
+    const parts: string[] = [];
+    for (let k = 0; k < 8; k++) parts.push(this.dv.getUint16(o + 8 + 2 * k, false).toString(16));
+    return [parts.join(":").replace(/(^|:)0(:0)+(:|$)/, "::"), port];
+  }
+}
+
+/** One thread's epoll set: descriptors with a caller's token each, polled without blocking. */
+export class ReadySet {
+  private readonly ep: number;
+  private readonly n: Native;
+  private readonly ev = new Uint8Array(16);
+  private readonly evs = new Uint8Array(EV * MAX_EVENTS);
+  private readonly evView = new DataView(this.evs.buffer);
+  private readonly one = new Int32Array([1]);
+
+  constructor() {
+    const n = native;
+    if (n === null) throw new Error("batch reads are not available on this thread");
+    this.n = n;
+    this.ep = n.epollCreate(0);
+    if (this.ep < 0) throw new Error(`epoll_create1 failed (errno ${n.errno()})`);
+  }
+
+  /** Adds `fd` with `token` (SO_TIMESTAMPNS turned on); null, or why it could not. */
+  add(fd: number, token: number): string | null {
+    if (this.n.setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, this.one, 4) !== 0) {
+      return `setsockopt(SO_TIMESTAMPNS) failed (errno ${this.n.errno()})`;
+    }
+    const dv = new DataView(this.ev.buffer);
+    dv.setUint32(0, EPOLLIN, true);
+    dv.setUint32(EV_DATA, token, true);
+    dv.setUint32(EV_DATA + 4, 0, true);
+    if (this.n.epollCtl(this.ep, EPOLL_CTL_ADD, fd, this.ev) !== 0)
+      return `epoll_ctl(ADD) failed (errno ${this.n.errno()})`;
+    return null;
+  }
+
+  /** Takes `fd` out of the set (before its socket closes). */
+  remove(fd: number): void {
+    this.n.epollCtl(this.ep, EPOLL_CTL_DEL, fd, null);
+  }
+
+  /** The tokens of the descriptors ready to read now, into `out`; returns how many. */
+  ready(out: Int32Array): number {
+    const got = this.n.epollWait(this.ep, this.evs, Math.min(MAX_EVENTS, out.length), 0);
+    for (let i = 0; i < got; i++) out[i] = this.evView.getUint32(EV * i + EV_DATA, true);
+    return Math.max(got, 0);
+  }
+}

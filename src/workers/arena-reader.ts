@@ -1,0 +1,194 @@
+// The arena receive path's reader (docs/definitions.md#receive-paths): one per thread, it reads
+// every registered socket of the thread's viewers in batches into one arena (src/net/batch-read.ts)
+// after libuv stopped reading them. Each datagram's arrival instant is the kernel's stamp that
+// came with it; media datagrams (first byte 128..191) go to their viewer's handler as a view into
+// the arena, valid during the call only; anything else (STUN consent, DTLS) is copied and goes
+// to werift with its source address. The thread polls every POLL_MS; a poll reads ready sockets
+// for at most SLICE_NS, then lets the loop turn (timers: NACKs, reports, ticks) and goes on.
+import type { Socket } from "node:dgram";
+import { performance } from "node:perf_hooks";
+import { monoNs } from "../core/clock/clock.ts";
+import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
+import { realToMonoNs, socketFd } from "../net/kernel.ts";
+import { intake } from "./intake.ts";
+
+/** A media datagram of `length` bytes at the start of `data` (a view into the arena). */
+export type ArenaHandler = (data: Buffer, arrivalNs: number, length: number) => void;
+/** werift's own handler of a UDP transport's datagrams. */
+export type OtherHandler = (data: Buffer, addr: [string, number]) => void;
+
+/** How often the thread looks for ready sockets, ms. */
+const POLL_MS = 1;
+/** Longest run of reading and processing before the loop may turn. */
+const SLICE_NS = 1e6;
+
+interface Route {
+  fd: number;
+  media: ArenaHandler;
+  other: OtherHandler;
+}
+
+class ArenaReader {
+  private readonly arena = new DatagramArena();
+  private readonly set = new ReadySet();
+  private readonly routes = new Map<number, Route>();
+  private readonly ready = new Int32Array(256);
+  private readonly stamp = new Float64Array(2);
+  private nextToken = 1;
+  private timer: NodeJS.Timeout | null = null;
+  private resumed = false;
+
+  /** Sockets registered now (tests, diagnostics). */
+  get registered(): number {
+    return this.routes.size;
+  }
+
+  /** Registers a socket; returns its removal, or why it could not be read in batches. */
+  add(socket: Socket, media: ArenaHandler, other: OtherHandler): (() => void) | string {
+    const fd = socketFd(socket);
+    if (fd < 0) return "the socket's descriptor could not be read";
+    const token = this.nextToken++;
+    const why = this.set.add(fd, token);
+    if (why !== null) return why;
+    if (!stopLibuvReading(socket)) {
+      this.set.remove(fd);
+      return "libuv's reading of the socket could not be stopped";
+    }
+    this.routes.set(token, { fd, media, other });
+    if (this.timer === null) {
+      this.timer = setInterval(this.poll, POLL_MS);
+      this.timer.unref();
+    }
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      this.set.remove(fd);
+      this.routes.delete(token);
+      if (this.routes.size === 0 && this.timer !== null) {
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    };
+  }
+
+  private readonly poll = (): void => {
+    this.resumed = false;
+    const startNs = monoNs();
+    const n = this.set.ready(this.ready);
+    for (let i = 0; i < n; i++) {
+      const route = this.routes.get(this.ready[i]!);
+      if (route === undefined) continue;
+      this.drain(route);
+      if (monoNs() - startNs > SLICE_NS && i + 1 < n) {
+        // the rest stay ready in the kernel: read them after the loop has turned
+        if (!this.resumed) {
+          this.resumed = true;
+          setImmediate(this.poll);
+        }
+        return;
+      }
+    }
+    intake.mark();
+  };
+
+  /** Reads one socket until it has nothing more (or a full batch twice: fairness to the others). */
+  private drain(route: Route): void {
+    const arena = this.arena;
+    for (let round = 0; round < 2; round++) {
+      const got = arena.read(route.fd);
+      if (got <= 0) return;
+      // one monotonic reading per batch; per datagram the high-resolution clock's elapsed time
+      const readNs = monoNs();
+      const perf0 = performance.now();
+      for (let j = 0; j < got; j++) {
+        const len = arena.length(j);
+        const data = arena.slots[j]!;
+        const b = data[0]!;
+        const startNs = readNs + (performance.now() - perf0) * 1e6;
+        const at = arena.stamp(j, this.stamp) ? realToMonoNs(this.stamp[0]!, this.stamp[1]!, readNs) : readNs;
+        if (b >= 128 && b <= 191) {
+          intake.arrived(at, readNs, startNs, at !== readNs);
+          try {
+            route.media(data, at, len);
+          } catch {
+            // the viewer's own failure (counted there)
+          }
+        } else {
+          route.other(Buffer.from(data.subarray(0, len)), arena.source(j));
+        }
+      }
+      if (got < BATCH) return;
+    }
+    if (!this.resumed) {
+      this.resumed = true;
+      setImmediate(this.poll);
+    }
+  }
+}
+
+let reader: ArenaReader | null = null;
+let unavailable: string | null = null;
+
+/**
+ * Test hook (test/e2e/faulty-worker.ts, test/unit/arena-reader.test.ts): this thread's arena
+ * path cannot run, for `reason`, as on a platform without batched reads. Production code never calls it.
+ */
+export function setArenaUnavailable(reason: string): void {
+  unavailable = reason;
+}
+
+/** This thread's reader, or why batch reads cannot run here. */
+export function arenaReader(): ArenaReader | string {
+  if (unavailable !== null) return unavailable;
+  if (reader !== null) return reader;
+  const a = batchReads();
+  if (!a.ok) {
+    unavailable = a.reason;
+    return unavailable;
+  }
+  try {
+    reader = new ArenaReader();
+  } catch (err) {
+    unavailable = err instanceof Error ? err.message : String(err);
+    return unavailable;
+  }
+  return reader;
+}
+
+/** A werift UDP transport as the reader takes it over. */
+export interface ArenaTransport {
+  socket?: Socket;
+  close?: unknown;
+}
+
+/**
+ * Hands a UDP transport's reading to the thread's arena reader: media to `handler`, the rest to
+ * werift's own `onData`. Its socket leaves the reader's set before werift closes it (the
+ * transport's close), so the reader never reads a descriptor that is no longer this viewer's.
+ * False, with the reason kept, where batched reads cannot run: the caller routes it as before.
+ */
+export function readInArena(t: ArenaTransport, handler: ArenaHandler, onData: OtherHandler): boolean {
+  const reader = arenaReader();
+  const socket = t.socket;
+  const close = t.close;
+  if (typeof reader === "string" || socket === undefined || typeof close !== "function") {
+    intake.stats.readBy(
+      "dgram",
+      typeof reader === "string" ? reader : "the transport has no socket or close",
+    );
+    return false;
+  }
+  const remove = reader.add(socket, handler, onData);
+  if (typeof remove === "string") {
+    intake.stats.readBy("dgram", remove);
+    return false;
+  }
+  intake.stats.readBy("arena");
+  t.close = (...args: unknown[]) => {
+    remove();
+    return (close as (...a: unknown[]) => unknown).apply(t, args);
+  };
+  socket.once("close", remove);
+  return true;
+}

@@ -1,0 +1,115 @@
+// The arena receive path's reader (src/workers/arena-reader.ts) on real UDP sockets on
+// 127.0.0.1: viewers' sockets closing and new ones opening on the same thread while datagrams
+// flow (the new socket often gets the closed one's descriptor number) never hand a datagram to
+// the wrong viewer; a datagram that is not media goes to werift's handler with its source; the
+// kernel's stamp comes with each datagram; forced unavailable, the caller keeps its own path.
+import assert from "node:assert/strict";
+import { createSocket, type Socket } from "node:dgram";
+import { test } from "node:test";
+import { monoNs } from "../../src/core/clock/clock.ts";
+import { socketFd } from "../../src/net/kernel.ts";
+import { arenaReader, readInArena, setArenaUnavailable } from "../../src/workers/arena-reader.ts";
+import { intake } from "../../src/workers/intake.ts";
+
+const linux = process.platform === "linux";
+
+async function bound(): Promise<Socket> {
+  const s = createSocket("udp4");
+  await new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()));
+  return s;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test("sockets closing and opening while datagrams flow: each datagram reaches its own viewer only", async (t) => {
+  if (!linux) return t.skip("batched reads are Linux-only");
+  const reader = arenaReader();
+  if (typeof reader === "string") return assert.fail(reader);
+  const registeredBefore = reader.registered;
+  intake.beginRun("kernel");
+  const tx = await bound();
+  const got = new Map<number, number[]>(); // viewer → tags received
+  const wrong: string[] = [];
+  let reusedFd = 0;
+  let lastFd = -1;
+  for (let viewer = 0; viewer < 6; viewer++) {
+    const rx = await bound();
+    const fd = socketFd(rx);
+    if (fd === lastFd) reusedFd++;
+    lastFd = fd;
+    const mine: number[] = [];
+    got.set(viewer, mine);
+    const transport = { socket: rx, close: () => new Promise<void>((r) => rx.close(() => r())) };
+    const ok = readInArena(
+      transport,
+      (data, at, len) => {
+        if (data[1] !== viewer) wrong.push(`viewer ${viewer} got viewer ${data[1]}'s datagram`);
+        assert.equal(len, 4);
+        assert.ok(at <= monoNs() && at > monoNs() - 1e9, "the kernel's stamp, on the monotonic clock");
+        mine.push(data[2]!);
+      },
+      () => wrong.push(`viewer ${viewer}: media went to werift`),
+    );
+    assert.equal(ok, true);
+    const port = rx.address().port;
+    // datagrams flow while the socket is registered, then while it closes
+    for (let k = 0; k < 20; k++) {
+      tx.send(Buffer.from([0x80, viewer, k, 0]), port, "127.0.0.1");
+      if (k % 5 === 4) await sleep(2);
+    }
+    await sleep(10);
+    tx.send(Buffer.from([0x80, viewer, 99, 0]), port, "127.0.0.1");
+    await transport.close();
+    assert.equal(reader.registered, registeredBefore, "the socket left the reader before it closed");
+  }
+  await sleep(20);
+  tx.close();
+  assert.deepEqual(wrong, []);
+  for (const [viewer, tags] of got) {
+    const before = tags.filter((x) => x !== 99);
+    assert.deepEqual(
+      before,
+      Array.from({ length: 20 }, (_, k) => k),
+      `viewer ${viewer}'s datagrams, in order`,
+    );
+  }
+  assert.ok(reusedFd >= 1, "a new socket reused a closed one's descriptor: the case the removal guards");
+  assert.ok(intake.stats.kernel >= 120, `${intake.stats.kernel} datagrams with the kernel's stamp`);
+});
+
+test("a datagram that is not media goes to werift's handler, with its source address", async (t) => {
+  if (!linux) return t.skip("batched reads are Linux-only");
+  const rx = await bound();
+  const tx = await bound();
+  const seen: { data: number[]; addr: [string, number] }[] = [];
+  const transport = { socket: rx, close: () => rx.close() };
+  assert.ok(
+    readInArena(
+      transport,
+      () => assert.fail("not media"),
+      (data, addr) => seen.push({ data: [...data], addr }),
+    ),
+  );
+  tx.send(Buffer.from([0x00, 0x01, 0x02]), rx.address().port, "127.0.0.1");
+  while (seen.length < 1) await sleep(2);
+  assert.deepEqual(seen[0], { data: [0, 1, 2], addr: ["127.0.0.1", tx.address().port] });
+  transport.close();
+  tx.close();
+});
+
+test("forced unavailable: the transport is not taken, and the thread says why", async () => {
+  setArenaUnavailable("forced off by the test");
+  intake.beginRun("kernel");
+  const rx = await bound();
+  assert.equal(
+    readInArena(
+      { socket: rx, close: () => rx.close() },
+      () => {},
+      () => {},
+    ),
+    false,
+  );
+  assert.deepEqual(intake.stats.dgramReasons, ["forced off by the test"]);
+  assert.equal(intake.stats.dgramTransports, 1);
+  rx.close();
+});
