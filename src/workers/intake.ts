@@ -10,7 +10,6 @@
 // mark a reference when nothing is queued.
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
-import { DelayHistogram } from "../core/stats/summaries.ts";
 import { enableRxStamps, kernelClock, rxStampMonoNs } from "../net/kernel.ts";
 import { ArrivalStats } from "./arrival-stats.ts";
 import type { StampSource } from "./protocol.ts";
