@@ -166,6 +166,7 @@ export function buildReport(input: ReportInput): Report {
       clock,
       hasResources: input.resources !== undefined,
       publisherKnown: input.command === "run" || input.hasSendLog,
+      ...(input.scenario.keyframeOnRequest === false ? { keyframeOnRequest: false } : {}),
       ...(input.autoLoopback ? { autoLoopback: true } : {}),
     }),
   };

@@ -3,8 +3,7 @@
 // answer negotiated it, and the send log written when each frame's first packet is handed to the
 // socket, after werift built and protected it (docs/definitions.md#send-instant); the time from
 // the frame's start of sending to that instant is the publisher's send lag. A PLI or FIR cuts the
-// clip's GOP short (docs/definitions.md#keyframes-on-request): the frame after it is the clip's
-// next keyframe, RTP timestamps still one frame apart, and the send log holds each k's clip index.
+// GOP short (docs/definitions.md#keyframes-on-request); the send log holds each k's clip index.
 
 import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import type { Clip } from "../../core/clip/clip.ts";
