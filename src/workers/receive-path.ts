@@ -66,12 +66,16 @@ function codecName(mime: string): string {
 function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
   silenceWeriftNack(tr);
   claimMedia(tr, { kind: "stamp" });
-  const nack = new NackSender(new NackGenerator(), transceiverRtcpSender(tr), tr.receiver.rtcpSsrc, o.onNack);
+  let pipeline: ViewerPipeline | null = null;
+  const rtcp = transceiverRtcpSender(tr);
+  const needsKeyframe = () => pipeline?.joined !== true;
+  const nack = new NackSender(new NackGenerator(), rtcp, tr.receiver.rtcpSsrc, o.onNack, needsKeyframe);
   let taken = false;
   const take = (track: MediaStreamTrack) => {
     if (taken) return;
     taken = true;
-    const pipeline = o.make(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
+    const p = o.make(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
+    pipeline = p;
     const counters = o.counters;
     track.onReceiveRtp.subscribe((rtp, ext) => {
       // stamped by the intake; werift decrypts and dispatches within the intake's slice
@@ -83,7 +87,7 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
       counters.packets++;
       counters.bytes += rtp.payload.length;
       nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
-      pipeline.onPacket(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
+      p.onPacket(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
       o.afterPacket();
     });
   };
@@ -118,6 +122,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
         senderSsrc: tr.receiver.rtcpSsrc,
         sendRtcp,
         onNack: o.onNack,
+        needsKeyframe: () => !pipeline.joined,
         sink: (seq, ts, marker, payload, arrivalNs, captureWallNs) => {
           counters.packets++;
           counters.bytes += payload.length;

@@ -35,8 +35,8 @@ test("VP8 round trip, 4 viewers: valid, every definition holds, no secret anywhe
     assert.ok(v.rtp.received > 0);
     assert.equal(v.rtp.lost, 0);
     assert.ok((v.firstKeyframeMs ?? 0) >= (v.firstRtpMs ?? Infinity));
-    assert.equal(v.rtp.keyframeIntervalMinS, 1);
-    assert.equal(v.rtp.keyframeIntervalMaxS, 1);
+    // the clip's 1 s GOP, cut short where a viewer's PLI brought a keyframe forward
+    assert.ok(v.rtp.keyframeIntervalMinS > 0 && v.rtp.keyframeIntervalMaxS <= 1);
     // the POST as it happened: its slot plus the viewer's ICE gathering (test/e2e/start-times.test.ts)
     const late = v.startOffsetMs - slots[v.id]!;
     assert.ok(late >= 0 && late < 100, `viewer ${v.id} started ${late} ms after its slot`);

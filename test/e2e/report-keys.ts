@@ -149,6 +149,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.workers?", // the scenario key of the worker-thread engine
   "+scenario.receivePath?", // the viewers' receive path (werift or lean)
   "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
+  "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
   "publisher?",
   "publisher.codec",
   "publisher.stamped",
@@ -159,6 +160,10 @@ export const REPORT_KEYS: readonly string[] = [
   "publisher.loops",
   "publisher.scheduleSlips",
   "publisher.sendingSeconds",
+  "publisher.pliReceived",
+  "publisher.firReceived",
+  "publisher.keyframesOnRequest",
+  "publisher.keyframeRequestsPerJoin?",
   "publisher.error?",
   "publisher.errorKind?",
   "publisher.disconnectedLate?",

@@ -130,3 +130,43 @@ test("a sample is the monotonic difference t1 − t0", () => {
   const m = new Matcher(l, 10, TICKS);
   want(m, 0, 0, t0 + 5e6, "sampled", 5e6);
 });
+
+/** 10 frames a loop, k 3 jumps from index 2 to 5 and k 9 from 0 to 5 (keyframes on request). */
+const JUMPS = [0, 1, 2, 5, 6, 7, 8, 9, 0, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6];
+const tsOf = (k: number): number => (1000 + k * TICKS) >>> 0;
+
+function jumping(to: number): { m: Matcher; l: SendLog } {
+  const l = SendLog.create(FRAMES);
+  for (let k = 0; k <= to; k++) l.record(k, at(33 * k), JUMPS[k]!);
+  const m = new Matcher(l, FRAMES, TICKS);
+  // frame k 4 (index 6) arrives 2 ms after its send: the anchor
+  want(m, 6, tsOf(4), at(33 * 4 + 2), "sampled", 2e6);
+  wantAnchor(m, 4, tsOf(4));
+  return { m, l };
+}
+
+test("a jumping clip: the RTP step names the frame's own k, sends of its index are not N apart", () => {
+  const { m, l } = jumping(19);
+  // k 10 sends index 6 six frames after k 4 (not a loop): its own send, a sample
+  want(m, 6, tsOf(10), T, "sampled", T - at(330));
+  wantAnchor(m, 10, tsOf(10));
+  // k 20's send (index 6) is not logged yet: the log is behind, no sample
+  want(m, 6, tsOf(20), T, "behind", 0);
+  wantAnchor(m, 10, tsOf(10));
+  l.record(20, at(660), 6);
+  // a copy of k 10 arriving after k 20 was sent: aliased to k 20, no sample
+  want(m, 6, tsOf(10), T, "aliased", 0);
+  want(m, 6, tsOf(20), T, "sampled", T - at(660));
+});
+
+test("a jumping clip under loss: frames between matches lost, the next is still its own k", () => {
+  const { m } = jumping(30);
+  // frames k 5..16 lost; k 17 sends index 3 (k mod 10 would say 7): its own send, 1 ms after it
+  want(m, 3, tsOf(17), at(33 * 17 + 1), "sampled", 1e6);
+  wantAnchor(m, 17, tsOf(17));
+  // k 27 also sends index 3: ten frames later, sampled; k 17's copy arriving now is aliased
+  want(m, 3, tsOf(27), at(33 * 27 + 3), "sampled", 3e6);
+  want(m, 3, tsOf(17), T, "aliased", 0);
+  // a step whose k sends another index is no evidence: the match is taken as it is
+  want(m, 9, tsOf(24), T, "sampled", T - at(33 * 23));
+});

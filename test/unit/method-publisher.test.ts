@@ -35,8 +35,17 @@ test("a view of a foreign publisher claims nothing about its clip; a run still d
 
   const run = buildReport(makeInput(healthyViewers(2)));
   assert.ok(
-    run.method.some((l) => /publisher's clip has a fixed 1 s GOP and cannot answer PLI/.test(l)),
+    run.method.some((l) =>
+      /publisher's clip has a fixed 1 s GOP, and the publisher answers a PLI or FIR/.test(l),
+    ),
     "a run that published knows its clip",
+  );
+  const off = buildReport(
+    makeInput(healthyViewers(2), { scenario: { ...makeScenario(2), keyframeOnRequest: false } }),
+  );
+  assert.ok(
+    off.method.some((l) => /fixed 1 s GOP and this run's publisher ignores PLI and FIR/.test(l)),
+    "a run with keyframeOnRequest false says its publisher ignored the requests",
   );
   // a view that followed `whipbench publish`'s send log knows the clip too
   const followed = buildReport(viewInput(true));

@@ -12,14 +12,21 @@ test("a follower still gets entries long after its answer timeout", async () => 
   const server = await serveSendLog("127.0.0.1", 0, identity, undefined);
   const stop = new AbortController();
   const got: number[] = [];
+  const clipIndex: number[] = [];
   try {
-    await followSendLog("127.0.0.1", server.port, undefined, stop.signal, (k) => got.push(k), 200);
+    const follow = (k: number, _t0: number, i: number) => {
+      got.push(k);
+      clipIndex.push(i);
+    };
+    await followSendLog("127.0.0.1", server.port, undefined, stop.signal, follow, 200);
+    // k 3 jumps to clip index 30 (a keyframe on request): the entries carry the index sent
     for (let k = 0; k < 8; k++) {
-      server.record(k, 1e18 + k * 33e6);
+      server.record(k, 1e18 + k * 33e6, k < 3 ? k : k + 27);
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(got, [0, 1, 2, 3, 4, 5, 6, 7], "entries sent 0.1–0.8 s after a 0.2 s answer timeout");
+    assert.deepEqual(clipIndex, [0, 1, 2, 30, 31, 32, 33, 34]);
   } finally {
     stop.abort();
     await server.close();

@@ -127,3 +127,34 @@ test("a reader in a worker thread sees only consistent entries while the main th
     await worker.terminate();
   }
 });
+
+test("a clip that jumps (a keyframe on request): latest finds the k that sent the index, indexAt each k's index", () => {
+  // 10 frames a loop; k 3 jumps from index 2 to 5, k 9 from 0 to 5
+  const seq = [0, 1, 2, 5, 6, 7, 8, 9, 0, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6];
+  const l = SendLog.create(10);
+  for (const [k, i] of seq.entries()) l.record(k, at(33 * k), i);
+  assert.deepEqual(l.latest(5, at(33 * 8)), { k: 3, t0Ns: at(99) });
+  assert.deepEqual(l.latest(5, at(33 * 18)), { k: 9, t0Ns: at(297) });
+  assert.deepEqual(l.latest(5, at(10000)), { k: 19, t0Ns: at(627) });
+  assert.deepEqual(l.latest(6, at(33 * 19)), { k: 10, t0Ns: at(330) });
+  assert.deepEqual(l.latest(3, at(10000)), { k: 17, t0Ns: at(561) }); // sent once, not at k 3 or 13
+  assert.equal(l.latest(3, at(33 * 16)), null);
+  assert.deepEqual(
+    seq.map((_, k) => l.indexAt(k)),
+    seq,
+  );
+  assert.equal(l.indexAt(21), -1);
+  assert.equal(l.indexAt(-1), -1);
+  assert.throws(() => l.record(21, at(693), 10), RangeError);
+  l.record(20, at(1), 0); // a k already logged is ignored
+  assert.equal(l.indexAt(20), 6);
+});
+
+test("a jumping clip in the ring: sends of an index older than 4 loops are gone", () => {
+  const l = SendLog.create(3);
+  // index 1 is skipped from k 2 on: 0 1 | 0 2 0 2 ...
+  for (let k = 0; k <= 14; k++) l.record(k, at(33 * k), k < 2 ? k : k % 2 === 0 ? 0 : 2);
+  assert.equal(l.latest(1, at(10000)), null); // k 1 left the 12-slot ring
+  assert.deepEqual(l.latest(0, at(33 * 13)), { k: 12, t0Ns: at(396) });
+  assert.equal(l.indexAt(1), -1);
+});

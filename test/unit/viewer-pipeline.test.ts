@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { loadClip } from "../../src/core/clip/clip.ts";
+import { KeyframeRequests } from "../../src/core/clip/keyframe-requests.ts";
 import { packetizeH264 } from "../../src/core/codec/h264.ts";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
 import { ClipTable, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
@@ -52,11 +53,14 @@ function stream(
     lateLog?: boolean;
     /** with lateLog: only after frame k + logLagFrames's packets arrived (a log that fell behind) */
     logLagFrames?: number;
+    /** the clip index sent as k (default k mod N; a publisher answering keyframe requests jumps) */
+    clipIndex?: (k: number) => number;
   } = {},
 ): Stream {
   const clip = loadClip(codec);
   const table = tables.get(codec)!;
   const n = clip.frames.length;
+  const indexOf = opts.clipIndex ?? ((k: number) => k % n);
   const log = SendLog.create(n);
   const hook = { n: 0, key: 0 };
   const o: ViewerPipelineOptions = {
@@ -84,9 +88,9 @@ function stream(
   let firstKeyArrival = -1;
   for (let k = 0; k <= 2 * n; k++) {
     const t0 = SEND_START + Math.round((k * 1e9) / clip.fps);
-    if (opts.lateLog !== true) log.record(k, t0);
+    if (opts.lateLog !== true) log.record(k, t0, indexOf(k));
     const ts = (0xfffff000 + k * clip.ticks) >>> 0;
-    const frame = clip.frames[k % n]!;
+    const frame = clip.frames[indexOf(k)]!;
     const payloads = codec === "vp8" ? packetizeVp8(frame, 1200, k & 0x7fff) : packetizeH264(frame, 1200);
     payloads.forEach((p, j) => {
       const sentNs = t0 + j * PACKET_SPACING_NS;
@@ -107,14 +111,14 @@ function stream(
     });
     const lag = opts.logLagFrames ?? 0;
     if (opts.lateLog === true && k >= lag)
-      log.record(k - lag, SEND_START + Math.round(((k - lag) * 1e9) / clip.fps));
+      log.record(k - lag, SEND_START + Math.round(((k - lag) * 1e9) / clip.fps), indexOf(k - lag));
     if (k > 0 || firstCompletes(codec)) delaysNs.push(TRANSIT_NS + (payloads.length - 1) * PACKET_SPACING_NS);
   }
   // the log's tail arrives before the viewer finishes
   const lag = opts.logLagFrames ?? 0;
   if (opts.lateLog === true)
     for (let k = 2 * n + 1 - lag; k <= 2 * n; k++)
-      log.record(k, SEND_START + Math.round((k * 1e9) / clip.fps));
+      log.record(k, SEND_START + Math.round((k * 1e9) / clip.fps), indexOf(k));
   return { pipeline, delaysNs, packets, stapA, firstArrival: SEND_START + TRANSIT_NS, firstKeyArrival, hook };
 }
 
@@ -317,3 +321,47 @@ test("abs-capture-time: NTP UQ32.32 ↔ Unix ns", () => {
     assert.ok(Math.abs(absCaptureToUnixNs(out) - ns) <= 256, `round trip of ${ns}`);
   }
 });
+
+/** The clip indices a publisher answering keyframe requests sends: requests at the given k. */
+function jumpingIndices(codec: Codec, requestsAt: readonly number[]): (k: number) => number {
+  const clip = loadClip(codec);
+  const kf = new KeyframeRequests(clip.keyframes, true);
+  const seq: number[] = [];
+  for (let k = 0, i = 0; k <= 2 * clip.frames.length; k++) {
+    seq.push(i);
+    kf.sent(i);
+    if (requestsAt.includes(k)) kf.request("pli");
+    i = kf.next(i, SEND_START + (k * 1e9) / clip.fps);
+  }
+  assert.ok(kf.keyframesOnRequest >= 3, `${kf.keyframesOnRequest} keyframes on request`);
+  return (k) => seq[k]!;
+}
+
+for (const codec of ["vp8", "h264"] as const) {
+  test(`${codec}: a clip cut short by keyframes on request samples every frame, in process and from a log that falls behind`, () => {
+    const clipIndex = jumpingIndices(codec, [5, 40, 41, 100, 170]);
+    const clip = loadClip(codec);
+    const frame0 =
+      codec === "vp8" ? packetizeVp8(clip.frames[0]!, 1200, 0) : packetizeH264(clip.frames[0]!, 1200);
+    for (const split of [false, true]) {
+      const s = stream(
+        codec,
+        split ? { clipIndex, lateLog: true, logLagFrames: 20, logWaitNs: 3000 * MS } : { clipIndex },
+      );
+      const r = s.pipeline.finish();
+      const d = r.oneWayDelay;
+      assert.equal(d.invalid + d.unmatchedFrames, 0, `split ${split}`);
+      // an H.264 viewer's first frame completes too: a keyframe on request showed its STAP-A
+      // starting a frame before the first frame expired
+      assert.deepEqual([d.samples, d.completeFrames], [241, 241], `split ${split}`);
+      assert.ok(
+        d.keyframeSamples > 9,
+        `${d.keyframeSamples} keyframe samples: more than the clip's own 8 (+1)`,
+      );
+      const want = new DelayHistogram();
+      for (const ns of s.delaysNs) want.recordNs(ns);
+      if (!firstCompletes(codec)) want.recordNs(TRANSIT_NS + (frame0.length - 1) * PACKET_SPACING_NS);
+      assert.deepEqual(r.delayHist, want.encode(), `split ${split}: every frame's delay is its own send's`);
+    }
+  });
+}

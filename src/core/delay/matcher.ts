@@ -1,8 +1,10 @@
 // Matching a frame to its send instant across clip loops (docs/definitions.md#matcher), one per viewer. The clip
-// index alone cannot say which loop a frame belongs to; the anchor (kA, tsA) of the last sampled
-// match lets the RTP timestamp step say how many frames apart two matches really are, and a
-// send whole loops newer than that is aliased, not a sample, and one whole loops older means the
-// log has not caught up with the frame yet (a split run's log travels on its own channel).
+// index alone cannot say which send of it a frame is; the anchor (kA, tsA) of the last sampled
+// match lets the RTP timestamp step, one frame duration per absolute frame, name the frame's own
+// k. When the log holds that k with the frame's clip index, a newer send of the index found is
+// aliased, not a sample; when that k is not logged yet, the log has not caught up with the frame
+// (a split run's log travels on its own channel). The clip index of a k is the log's, never
+// k mod N: the publisher cuts a GOP short for a keyframe on request.
 import type { SendEntry, SendLog } from "./sendlog.ts";
 
 /**
@@ -13,7 +15,7 @@ export type MatchOutcome = "sampled" | "aliased" | "not_logged" | "behind";
 
 export class Matcher {
   private readonly log: SendLog;
-  private readonly frames: number;
+  private readonly slots: number;
   private readonly ticks: number;
   private readonly found: SendEntry = { k: 0, t0Ns: 0 };
   private have = false;
@@ -24,7 +26,7 @@ export class Matcher {
 
   constructor(log: SendLog, loopFrames: number, ticks: number) {
     this.log = log;
-    this.frames = loopFrames;
+    this.slots = 4 * loopFrames;
     this.ticks = ticks;
   }
 
@@ -45,10 +47,12 @@ export class Matcher {
     if (this.have) {
       const dts = (ts - this.tsA) | 0; // int32: RTP wrap-safe
       if (dts % this.ticks === 0) {
-        const diff = kL - (this.kA + dts / this.ticks);
-        if (diff % this.frames === 0) {
-          if (diff >= this.frames) return "aliased";
-          if (diff <= -this.frames) return "behind";
+        const kE = this.kA + dts / this.ticks;
+        if (kE !== kL) {
+          // the frame's own send: not logged yet (within the ring's reach), or logged as this index
+          const recorded = this.log.recorded;
+          if (kE > kL && kE >= recorded && kE < recorded + this.slots) return "behind";
+          if (this.log.indexAt(kE) === i) return kL > kE ? "aliased" : "behind";
         }
       }
     }

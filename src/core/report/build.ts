@@ -51,10 +51,12 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonZero("workers", s.workers),
     ...nonEmpty("receivePath", s.receivePath),
     ...nonEmpty("stampSource", s.stampSource),
+    ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
   };
 }
 
-function publisherReport(p: PublisherInput): PublisherReport {
+function publisherReport(p: PublisherInput, joined: number): PublisherReport {
+  const requests = (p.pliReceived ?? 0) + (p.firReceived ?? 0);
   return {
     codec: p.codec,
     stamped: p.stamped,
@@ -65,6 +67,10 @@ function publisherReport(p: PublisherInput): PublisherReport {
     loops: p.loops,
     scheduleSlips: p.scheduleSlips,
     sendingSeconds: p.sendingNs / 1e9,
+    pliReceived: p.pliReceived ?? 0,
+    firReceived: p.firReceived ?? 0,
+    keyframesOnRequest: p.keyframesOnRequest ?? 0,
+    ...(joined > 0 ? { keyframeRequestsPerJoin: requests / joined } : {}),
     ...nonEmpty("error", p.error),
     ...nonEmpty("errorKind", p.errorKind),
     ...(p.disconnectedLate === true ? { disconnectedLate: true } : {}),
@@ -139,7 +145,7 @@ export function buildReport(input: ReportInput): Report {
     topology: input.topology,
     clock,
     scenario: reportScenario(redacted),
-    ...(input.publisher !== undefined ? { publisher: publisherReport(input.publisher) } : {}),
+    ...(input.publisher !== undefined ? { publisher: publisherReport(input.publisher, joined.length) } : {}),
     aggregate: buildAggregate(input, viewers, joined),
     errors: errorCounts(viewers, input.publisher),
     ...(input.timeline.length > 0
@@ -160,6 +166,7 @@ export function buildReport(input: ReportInput): Report {
       clock,
       hasResources: input.resources !== undefined,
       publisherKnown: input.command === "run" || input.hasSendLog,
+      ...(input.scenario.keyframeOnRequest === false ? { keyframeOnRequest: false } : {}),
       ...(input.autoLoopback ? { autoLoopback: true } : {}),
     }),
   };

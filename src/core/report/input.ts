@@ -57,6 +57,11 @@ export interface PublisherInput {
   loops: number;
   scheduleSlips: number;
   sendingNs: number;
+  /** keyframe requests received (docs/definitions.md#keyframes-on-request); absent: not counted (an older input) */
+  pliReceived?: number;
+  firReceived?: number;
+  /** keyframes sent before their turn in the clip because of a request */
+  keyframesOnRequest?: number;
   error?: string;
   errorKind?: string;
   disconnectedLate?: boolean;

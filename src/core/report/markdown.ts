@@ -170,6 +170,8 @@ function publisher(p: PublisherReport | undefined): string[] {
     "",
     `codec ${esc(p.codec)}, connected in ${fmtFixed(p.connectMs, 0)} ms, ${p.framesSent} frames and ${p.packetsSent} packets sent over ${fmtFixed(p.sendingSeconds, 1)} s (${p.loops} loops), schedule slips ${p.scheduleSlips}, send-time stamp: ${stamp}.${error}`,
     "",
+    `Keyframe requests received: ${p.pliReceived} PLI, ${p.firReceived} FIR; keyframes sent on request ${p.keyframesOnRequest}; requests per joining viewer ${p.keyframeRequestsPerJoin === undefined ? DASH : fmtFixed(p.keyframeRequestsPerJoin, 2)}.`,
+    "",
   ];
 }
 

@@ -74,6 +74,7 @@ export interface ReportScenario {
   /** our addition: the viewers' receive path, "werift", "lean" or "arena" (absent in a scenario not normalised) */
   receivePath?: string;
   stampSource?: string;
+  keyframeOnRequest?: boolean;
 }
 
 /** docs/definitions.md#publisher-figures `publisher`. */
@@ -87,6 +88,11 @@ export interface PublisherReport {
   loops: number;
   scheduleSlips: number;
   sendingSeconds: number;
+  pliReceived: number;
+  firReceived: number;
+  keyframesOnRequest: number;
+  /** (pliReceived + firReceived) / viewers that joined; absent when none joined */
+  keyframeRequestsPerJoin?: number;
   error?: string;
   errorKind?: string;
   disconnectedLate?: boolean;

@@ -36,6 +36,8 @@ export interface Scenario {
   receivePath?: "werift" | "lean" | "arena";
   /** where a viewer's arrival instants come from: "kernel" (absent: the kernel's where it can be had) or "thread" (forced) */
   stampSource?: "kernel" | "thread";
+  /** the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true when absent in a publishing run */
+  keyframeOnRequest?: boolean;
   /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
   /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
@@ -84,6 +86,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["workers", "int"],
   ["receivePath", "string"],
   ["stampSource", "string"],
+  ["keyframeOnRequest", "bool"],
   ["serverVersion", "string"],
   ["plan", "string"],
   ["region", "string"],
@@ -185,6 +188,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.stallMs) out.stallMs = 500;
   if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
   if (!out.receivePath) out.receivePath = "arena";
+  if (out.whip && out.keyframeOnRequest === undefined) out.keyframeOnRequest = true;
   for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
     if (out[k] === "") delete out[k];
   for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];

@@ -72,7 +72,9 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
     sendLog: null,
     anchor,
     ...(flags.connectTimeout !== undefined ? { connectTimeoutNs: flags.connectTimeout } : {}),
-    ...(served ? { onFrameSent: (k: number, t0: number) => served.record(k, wallOf(anchor, t0)) } : {}),
+    ...(served
+      ? { onFrameSent: (k: number, t0: number, i: number) => served.record(k, wallOf(anchor, t0), i) }
+      : {}),
   });
   try {
     return await publishUntilStopped(publisher, flags, log);

@@ -45,7 +45,7 @@ export interface ExecuteOptions {
   /** --junit and --summary-md (issue 14) */
   gateFiles?: GateFiles;
   /** every frame the publisher sent (a many-host run serves them to its agents) */
-  onFrameSent?: (k: number, t0MonoNs: number) => void;
+  onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
   /** the wall anchor the run must share (a many-host coordinator's) */
   anchor?: WallAnchor;
   /** a many-host run adds its hosts, their clocks and ceilings to what the run hands the report */

@@ -1,10 +1,11 @@
 // One stream of the built-in relay and how its publisher's packets reach the viewer legs: the
 // same sequence number and timestamp on every leg (SFU-like), abs-capture-time re-mapped per leg,
 // every other extension dropped; the relay's fault knobs and the tests' burst and wrap shift
-// applied on the way.
-import { type RTCPeerConnection, RtpHeader, RtpPacket } from "werift";
+// applied on the way; a viewer's keyframe request goes to the publisher as a PLI.
+import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
+import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { type CapacityGate, capacityDrop } from "./capacity.ts";
 import { Burst, WrapShift } from "./conformance.ts";
 import type { Leg } from "./leg.ts";
@@ -19,7 +20,20 @@ export interface Stream {
   legs: Set<Leg>;
   attempts: number;
   burst?: Burst;
+  /** viewers' keyframe requests forwarded to the publisher */
+  keyframeRequests?: number;
   wrap?: WrapShift;
+}
+
+/** Every keyframe request (PLI or FIR) of a viewer leg goes to the stream's publisher as a PLI. */
+export function forwardKeyframeRequests(leg: RTCRtpTransceiver, stream: Stream): void {
+  onKeyframeRequest(leg, () => {
+    const receiver = stream.publisher?.getTransceivers()[0]?.receiver;
+    const ssrc = receiver?.tracks[0]?.ssrc;
+    if (receiver === undefined || ssrc === undefined) return;
+    stream.keyframeRequests = (stream.keyframeRequests ?? 0) + 1;
+    receiver.sendRtcpPLI(ssrc).catch(() => {});
+  });
 }
 
 export function forward(

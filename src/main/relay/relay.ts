@@ -17,7 +17,7 @@ import {
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
 import { faultyAnswer } from "./answer-fault.ts";
 import { CapacityGate } from "./capacity.ts";
-import { forward, type Stream } from "./forward.ts";
+import { forward, forwardKeyframeRequests, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
@@ -254,6 +254,7 @@ export class Relay {
     pc.connectionStateChange.subscribe((state) => {
       if (state === "connected") {
         leg.sending = true;
+        forwardKeyframeRequests(leg.tr, stream);
         const taps = this.opts.test?.taps;
         if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()), "written");
         const closeAfter = leg.fault?.connected(performance.now()) ?? null;

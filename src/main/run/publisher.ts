@@ -2,10 +2,12 @@
 // frame rate, RTP timestamps seamless across loops, abs-capture-time on every packet when the
 // answer negotiated it, and the send log written when each frame's first packet is handed to the
 // socket, after werift built and protected it (docs/definitions.md#send-instant); the time from
-// the frame's start of sending to that instant is the publisher's send lag.
+// the frame's start of sending to that instant is the publisher's send lag. A PLI or FIR cuts the
+// GOP short (docs/definitions.md#keyframes-on-request); the send log holds each k's clip index.
 
 import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import type { Clip } from "../../core/clip/clip.ts";
+import { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
 import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { packetizeH264 } from "../../core/codec/h264.ts";
 import { packetizeVp8 } from "../../core/codec/vp8.ts";
@@ -23,8 +25,12 @@ import {
   newPeer,
   videoCodecs,
 } from "../../net/rtc.ts";
+import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
 import { isRtpDatagram, tapMediaSend } from "../../net/send-stamp.ts";
+import { PublisherError } from "./publisher-error.ts";
+
+export { PublisherError };
 
 export const MTU = 1200;
 /** POST + ICE + DTLS budget when the caller sets none (`publish --connect-timeout`, default 10 s). */
@@ -41,13 +47,17 @@ export interface PublisherOptions {
   anchor: WallAnchor;
   /** POST + ICE + DTLS budget, ns (default DEFAULT_CONNECT_TIMEOUT_NS) */
   connectTimeoutNs?: number;
-  /** every frame sent: its absolute index and its send instant (the send-log channel) */
-  onFrameSent?: (k: number, t0MonoNs: number) => void;
+  /** a PLI or FIR cuts the GOP short (default true); false: requests are only counted */
+  keyframeOnRequest?: boolean;
+  /** every frame sent: its absolute index, its send instant and its clip index (the send-log channel) */
+  onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
 }
 
 /** The frame being sent, until its first packet reaches the socket. */
 interface PendingFrame {
   k: number;
+  /** the clip index sent */
+  i: number;
   ts: number;
   startNs: number;
   stamped: boolean;
@@ -55,14 +65,6 @@ interface PendingFrame {
 
 /** The publisher's figures are the report's publisher input (docs/definitions.md#publisher-figures, durations in ns). */
 export type PublisherResult = PublisherInput;
-
-export class PublisherError extends Error {
-  readonly kind: string;
-  constructor(kind: string, message: string) {
-    super(message);
-    this.kind = kind;
-  }
-}
 
 export class Publisher {
   readonly opts: PublisherOptions;
@@ -76,10 +78,12 @@ export class Publisher {
   private socketStamp = false;
   private pending: PendingFrame | null = null;
   private readonly sendLag = new DelayHistogram();
+  readonly requests: KeyframeRequests;
   readonly result: PublisherResult;
 
   constructor(opts: PublisherOptions) {
     this.opts = opts;
+    this.requests = new KeyframeRequests(opts.clip.keyframes, opts.keyframeOnRequest !== false);
     this.result = {
       codec: opts.clip.codec,
       stamped: false,
@@ -164,6 +168,7 @@ export class Publisher {
     }
     this.result.connectNs = monoNs() - postNs;
     this.socketStamp = tapMediaSend(this.tr, this.onDatagramOut);
+    onKeyframeRequest(this.tr, (kind) => this.requests.request(kind));
     this.absId = absCaptureId(this.tr.headerExtensions);
     this.result.stamped = this.absId !== 0 && !opts.noStamp;
   }
@@ -184,7 +189,8 @@ export class Publisher {
     stop.addEventListener("abort", onStop);
     const started = monoNs();
     let origin = started;
-    for (let k = 0; !stop.aborted && !this.failed; k++) {
+    const kf = this.requests;
+    for (let k = 0, i = 0; !stop.aborted && !this.failed; k++, i = kf.next(i, monoNs())) {
       const due = origin + k * frameNs;
       let now = monoNs();
       if (now - due > SLIP_NS) {
@@ -195,11 +201,12 @@ export class Publisher {
         if (stop.aborted || this.failed) break;
         now = monoNs();
       }
-      const frame = clip.frames[k % n] as Uint8Array;
+      const frame = clip.frames[i] as Uint8Array;
       const payloads = clip.codec === "vp8" ? packetizeVp8(frame, MTU, pictureId) : packetizeH264(frame, MTU);
       pictureId = (pictureId + 1) & 0x7fff;
       const ts = (tsBase + k * clip.ticks) >>> 0;
-      const sending: PendingFrame = { k, ts, startNs: monoNs(), stamped: false };
+      const sending: PendingFrame = { k, i, ts, startNs: monoNs(), stamped: false };
+      kf.sent(i);
       // the send instant: the first packet at the socket (onDatagramOut), else here
       if (this.socketStamp) this.pending = sending;
       else this.frameSent(sending, sending.startNs);
@@ -238,6 +245,9 @@ export class Publisher {
     if (this.sendLag.count > 0) r.sendLagHist = this.sendLag.encode();
     r.sendingNs = monoNs() - started;
     r.loops = Math.floor(r.framesSent / n);
+    r.pliReceived = kf.pliReceived;
+    r.firReceived = kf.firReceived;
+    r.keyframesOnRequest = kf.keyframesOnRequest;
     if (this.failed) {
       r.errorKind = "disconnected";
       r.error = "the server connection dropped while publishing";
@@ -264,8 +274,8 @@ export class Publisher {
 
   private frameSent(f: PendingFrame, t0: number): void {
     f.stamped = true;
-    this.opts.sendLog?.record(f.k, t0);
-    this.opts.onFrameSent?.(f.k, t0);
+    this.opts.sendLog?.record(f.k, t0, f.i);
+    this.opts.onFrameSent?.(f.k, t0, f.i);
   }
 
   private sleep(ns: number): Promise<void> {

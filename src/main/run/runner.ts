@@ -50,7 +50,7 @@ export interface RunOptions {
   /** live per-second hook (progress, metrics); `entry` is null for a shard's final flush tick */
   onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
   /** every frame the publisher sent: its index and send instant (bench:truth) */
-  onFrameSent?: (k: number, t0MonoNs: number) => void;
+  onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
   /** the publisher's live counters (for /metrics), handed over once it exists */
   onPublisher?: (counters: PublisherCounters) => void;
   /** split runs (view): the publisher's clock responder and send-log channel */
@@ -169,6 +169,7 @@ export async function connectPublisher(
     noStamp: opts.noStamp ?? false,
     sendLog,
     anchor,
+    keyframeOnRequest: s.keyframeOnRequest !== false,
     ...(opts.onFrameSent !== undefined ? { onFrameSent: opts.onFrameSent } : {}),
   });
   const side: SendSide = {

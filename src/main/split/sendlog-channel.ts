@@ -18,14 +18,16 @@ interface Hello {
 
 interface Entry {
   k: number;
+  /** the clip index sent as k (docs/definitions.md#keyframes-on-request); absent from an older publisher: k mod N */
+  i?: number;
   /** the publisher's wall clock at the send, Unix ns, as a decimal string */
   t0: string;
 }
 
 export interface SendLogServer {
   port: number;
-  /** one frame sent: k and the publisher's wall clock at its first packet (Unix ns) */
-  record(k: number, t0WallNs: number): void;
+  /** one frame sent: k, the publisher's wall clock at its first packet (Unix ns), its clip index */
+  record(k: number, t0WallNs: number, i: number): void;
   close(): Promise<void>;
 }
 
@@ -71,8 +73,8 @@ export async function serveSendLog(
   });
   return {
     port: (server.address() as AddressInfo).port,
-    record(k, t0WallNs) {
-      const line = `${JSON.stringify({ k, t0: BigInt(Math.round(t0WallNs)).toString() } satisfies Entry)}\n`;
+    record(k, t0WallNs, i) {
+      const line = `${JSON.stringify({ k, i, t0: BigInt(Math.round(t0WallNs)).toString() } satisfies Entry)}\n`;
       recent.push(line);
       if (recent.length > max) recent.shift();
       for (const f of followers) f.write(line);
@@ -89,7 +91,7 @@ export class SendLogPeerError extends Error {}
 
 /**
  * Follows a publisher's send log until `signal` aborts. Resolves with the clip identity once the
- * hello arrived; every entry then goes to `onEntry` (k, publisher wall ns). `answerMs` bounds
+ * hello arrived; every entry then goes to `onEntry` (k, publisher wall ns, clip index). `answerMs` bounds
  * the wait for the answer and its hello only: the stream itself lasts as long as the run.
  */
 export async function followSendLog(
@@ -97,7 +99,7 @@ export async function followSendLog(
   port: number,
   bearer: string | undefined,
   signal: AbortSignal,
-  onEntry: (k: number, t0WallNs: number) => void,
+  onEntry: (k: number, t0WallNs: number, i: number) => void,
   answerMs = 10_000,
 ): Promise<ClipIdentity> {
   const headers: Record<string, string> = {};
@@ -150,12 +152,14 @@ export async function followSendLog(
   }
   if (first.done) throw new SendLogPeerError("the send-log peer closed before its hello");
   identity = parseHello(first.value);
+  const n = identity.fingerprints.length;
   void (async () => {
     try {
       for await (const line of it) {
         const e = JSON.parse(line) as Partial<Entry>;
         if (typeof e.k === "number" && Number.isSafeInteger(e.k) && e.k >= 0 && typeof e.t0 === "string") {
-          onEntry(e.k, Number(e.t0));
+          const i = e.i === undefined ? e.k % n : e.i;
+          if (Number.isInteger(i) && i >= 0 && i < n) onEntry(e.k, Number(e.t0), i);
         }
       }
     } catch {

@@ -74,9 +74,9 @@ export class SplitPeers {
         sendLogPeer.port,
         this.opts.bearer,
         this.stop.signal,
-        (k, t0Wall) => {
+        (k, t0Wall, i) => {
           // the publisher's wall instant → this process's monotonic clock, with the offset in force now
-          this.sendLog?.record(k, t0Wall - this.offsetNow() - a.wallNs + a.monoNs);
+          this.sendLog?.record(k, t0Wall - this.offsetNow() - a.wallNs + a.monoNs, i);
         },
       );
       this.identity = identity;

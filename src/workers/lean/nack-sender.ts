@@ -1,10 +1,15 @@
 // Drives a NackGenerator with the monotonic clock and one timer per viewer, writing each NACK
 // message as RTCP (both receive paths). The first NACK of a gap goes out synchronously, from
-// the packet that revealed it.
+// the packet that revealed it. Until the viewer has its first complete keyframe it also asks for
+// one, as a browser does: a PLI on its first packet and again every PLI_REPEAT_NS while it waits
+// (docs/definitions.md#keyframes-on-request).
 import { monoNs } from "../../core/clock/clock.ts";
 import { intake } from "../intake.ts";
 import type { NackGenerator } from "./nack.ts";
-import { serializeNack } from "./rtcp-out.ts";
+import { serializeNack, serializePli } from "./rtcp-out.ts";
+
+/** How often a viewer still waiting for its first keyframe repeats its PLI. */
+export const PLI_REPEAT_NS = 500e6;
 
 export class NackSender {
   private readonly gen: NackGenerator;
@@ -15,13 +20,23 @@ export class NackSender {
   private timer: NodeJS.Timeout | null = null;
   private timerDueNs = -1;
   private closed = false;
+  private readonly needsKeyframe: () => boolean;
+  private lastPliNs = Number.NEGATIVE_INFINITY;
   private readonly emit = (seqs: readonly number[]): void => {
     this.send(serializeNack(this.senderSsrc, this.mediaSsrc, seqs));
     this.onMessage();
   };
 
-  constructor(gen: NackGenerator, send: (rtcp: Buffer) => void, senderSsrc: number, onMessage: () => void) {
+  /** `needsKeyframe`: whether the viewer still waits for its first complete keyframe */
+  constructor(
+    gen: NackGenerator,
+    send: (rtcp: Buffer) => void,
+    senderSsrc: number,
+    onMessage: () => void,
+    needsKeyframe: () => boolean,
+  ) {
     this.gen = gen;
+    this.needsKeyframe = needsKeyframe;
     this.send = send;
     this.senderSsrc = senderSsrc;
     this.onMessage = onMessage;
@@ -29,6 +44,10 @@ export class NackSender {
 
   /** One received packet of `ssrc`. */
   onPacket(ssrc: number, seq: number, nowNs: number): void {
+    if (nowNs - this.lastPliNs >= PLI_REPEAT_NS && !this.closed && this.needsKeyframe()) {
+      this.lastPliNs = nowNs;
+      this.send(serializePli(this.senderSsrc, ssrc));
+    }
     if (!this.gen.onPacket(seq, nowNs) || this.closed) return;
     this.mediaSsrc = ssrc;
     this.gen.poll(nowNs, this.emit);

@@ -52,10 +52,14 @@ export interface LeanReceiverOptions {
   sink: PacketSink;
   /** one NACK message written */
   onNack: () => void;
+  /** whether the viewer still waits for its first complete keyframe (it then sends PLIs); absent: never */
+  needsKeyframe?: () => boolean;
   /** receiver report interval bounds, ms (werift's: 500..1500) */
   rrMinMs?: number;
   rrMaxMs?: number;
 }
+
+const never = (): boolean => false;
 
 export class LeanReceiver {
   /** datagrams that were not delivered, by reason */
@@ -88,7 +92,13 @@ export class LeanReceiver {
     this.stats = new ReceptionStats(o.clockRate);
     this.sendRtcp = o.sendRtcp;
     this.senderSsrc = o.senderSsrc;
-    this.nack = new NackSender(new NackGenerator(), o.sendRtcp, o.senderSsrc, o.onNack);
+    this.nack = new NackSender(
+      new NackGenerator(),
+      o.sendRtcp,
+      o.senderSsrc,
+      o.onNack,
+      o.needsKeyframe ?? never,
+    );
     this.rrMinMs = o.rrMinMs ?? 500;
     this.rrSpanMs = (o.rrMaxMs ?? 1500) - this.rrMinMs;
     this.scheduleReport();

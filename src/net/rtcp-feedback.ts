@@ -1,0 +1,28 @@
+// Keyframe requests in a peer connection's inbound RTCP (RFC 4585 section 6.3.1 PLI, RFC 5104
+// section 4.3.1 FIR): both are payload-specific feedback (packet type 206), told apart by their
+// format (1 PLI, 4 FIR). Read from the DTLS transport's RTCP, every packet of a compound one,
+// because werift's router hands a FIR (media SSRC 0) to no sender.
+import { type RTCRtpTransceiver, type RtcpPacket, RtcpPayloadSpecificFeedback } from "werift";
+import type { KeyframeRequestKind } from "../core/clip/keyframe-requests.ts";
+
+const PLI_FORMAT = 1;
+const FIR_FORMAT = 4;
+
+/** The keyframe request an RTCP packet carries, or null. */
+export function keyframeRequestOf(p: RtcpPacket): KeyframeRequestKind | null {
+  if (p.type !== RtcpPayloadSpecificFeedback.type) return null;
+  const count = (p as RtcpPayloadSpecificFeedback).feedback.count;
+  return count === PLI_FORMAT ? "pli" : count === FIR_FORMAT ? "fir" : null;
+}
+
+/** Calls `on` with every keyframe request that reaches the transceiver's transport; returns the unsubscribe. */
+export function onKeyframeRequest(
+  tr: RTCRtpTransceiver,
+  on: (kind: KeyframeRequestKind) => void,
+): () => void {
+  const { unSubscribe } = tr.dtlsTransport.onRtcp.subscribe((p) => {
+    const kind = keyframeRequestOf(p);
+    if (kind !== null) on(kind);
+  });
+  return unSubscribe;
+}
