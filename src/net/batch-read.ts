@@ -179,6 +179,11 @@ export class DatagramArena {
     return true;
   }
 
+  /** Slot i's source port. */
+  sourcePort(i: number): number {
+    return this.dv.getUint16(this.offName + NAME * i + 2, false);
+  }
+
   /** Slot i's source as werift's [address, port] (an allocation: for the rare non-media datagram). */
   source(i: number): [string, number] {
     const o = this.offName + NAME * i;

@@ -108,7 +108,7 @@ class ArenaReader {
         const startNs = readNs + (performance.now() - perf0) * 1e6;
         const at = arena.stamp(j, this.stamp) ? realToMonoNs(this.stamp[0]!, this.stamp[1]!, readNs) : readNs;
         if (b >= 128 && b <= 191) {
-          intake.arrived(at, readNs, startNs, at !== readNs);
+          intake.arrived(at, readNs, startNs, at !== readNs, data, arena.sourcePort(j));
           try {
             route.media(data, at, len);
           } catch {
@@ -169,6 +169,11 @@ export interface ArenaTransport {
  * False, with the reason kept, where batched reads cannot run: the caller routes it as before.
  */
 export function readInArena(t: ArenaTransport, handler: ArenaHandler, onData: OtherHandler): boolean {
+  if (!intake.wantKernel) {
+    // batched reads carry the kernel's stamps; the thread's own (forced) need the lean path
+    intake.stats.readBy("dgram", "the thread's own stamps (stampSource thread) are taken on the lean path");
+    return false;
+  }
   const reader = arenaReader();
   const socket = t.socket;
   const close = t.close;

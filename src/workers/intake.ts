@@ -169,11 +169,13 @@ export class Intake {
    * A media datagram the arena reader read (batched, src/workers/arena-reader.ts): its arrival
    * instant (`atNs`, the kernel's stamp when `kernel`), the batch's read and its processing start.
    */
-  arrived(atNs: number, readNs: number, startNs: number, kernel: boolean): void {
+  arrived(atNs: number, readNs: number, startNs: number, kernel: boolean, data: Buffer, fromPort: number): void {
     if (kernel) this.stats.kernel++;
     else this.stats.thread++;
-    this.stats.lag(atNs, kernel ? (readNs > atNs ? readNs - atNs : 0) : -1);
+    const lagNs = kernel ? (readNs > atNs ? readNs - atNs : 0) : -1;
+    this.stats.lag(atNs, lagNs);
     this.stats.wait(atNs, startNs > atNs ? startNs - atNs : 0);
+    if (this.tap !== null) this.tap(fromPort, data, atNs, lagNs);
   }
 
   /** The first stamp of a poll phase: fix the reference every stamp of this phase is measured from. */
