@@ -56,7 +56,8 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
  * The scenario keys that take part in ranking: those that shape the load the server carries or
  * the definitions the figures are measured under — the codec, the number of viewers, the ramp
  * and its offsets, the hold and warmup, the join timeout, the stall threshold, the excluded
- * first seconds — and the ICE keys, which choose the network path the media crosses. Keys that
+ * first seconds — the ICE keys, which choose the network path the media crosses, and the
+ * cohorts, which emulate the viewers' links. Keys that
  * only say how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`,
  * `metrics`, `workers` (the client's own load is judged by client.ceiling instead) and
  * `receivePath` (both paths are held to the same figures by test/e2e/receive-path.test.ts),
@@ -75,6 +76,7 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "excludeFirstSeconds",
   "includeLoopback",
   "loopbackOnly",
+  "cohorts",
 ];
 
 function sourceBlock(r: Report, source: DelaySource): PooledDelayBlock | undefined {

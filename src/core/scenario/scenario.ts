@@ -5,6 +5,8 @@
 import { parseCapacity } from "../capacity/parse.ts";
 import type { CapacitySpec } from "../capacity/types.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
+import { parseCohorts } from "../link/parse.ts";
+import type { Cohort } from "../link/types.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
 import type { Threshold } from "../thresholds/types.ts";
 import { JsonSyntaxError, scanFirstValue } from "./json.ts";
@@ -40,6 +42,8 @@ export interface Scenario {
   thresholds?: Threshold[];
   /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
   capacity?: CapacitySpec;
+  /** emulated links per viewer cohort (docs/definitions.md#cohorts); absent: every viewer unimpaired */
+  cohorts?: Cohort[];
   /**
    * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
    * tier, the region, and the permission the run was made under. The report records them in its
@@ -138,6 +142,14 @@ export function decodeScenario(text: string): Scenario {
     if (key === "capacity") {
       try {
         out.capacity = parseCapacity(JSON.parse(raw) as unknown);
+      } catch (err) {
+        firstError ??= new ScenarioError((err as Error).message);
+      }
+      continue;
+    }
+    if (key === "cohorts") {
+      try {
+        out.cohorts = parseCohorts(JSON.parse(raw) as unknown);
       } catch (err) {
         firstError ??= new ScenarioError((err as Error).message);
       }
@@ -246,6 +258,9 @@ export function validateScenario(s: Scenario): Scenario {
   if (stamp !== undefined && stamp !== "kernel" && stamp !== "thread") {
     fail(`stampSource ${goQuote(stamp)} (want kernel or thread)`);
   }
+  const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
+  if (counted > s.viewers)
+    fail(`cohorts: the cohorts' counts add up to ${counted}, more than the ${s.viewers} viewers`);
   for (const k of SERVER_KEYS) {
     const v = s[k];
     if (v === undefined) continue;

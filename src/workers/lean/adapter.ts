@@ -74,11 +74,15 @@ export interface LeanKeys {
  */
 export type Claim = LeanClaim | StampClaim;
 
-export interface StampClaim {
+/** `wrap`: around the handler stamped media datagrams reach (the emulated downlink, workers/link.ts). */
+type Wrap = (h: DatagramHandler) => DatagramHandler;
+type ClaimBase = { wrap?: Wrap };
+
+export interface StampClaim extends ClaimBase {
   kind: "stamp";
 }
 
-export interface LeanClaim {
+export interface LeanClaim extends ClaimBase {
   kind?: "lean";
   start(keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): DatagramHandler;
   /** the hook could not take over (werift internals moved); the transport stays on werift's path */
@@ -135,7 +139,7 @@ export function checkWerift(): void {
       original.call(this);
       const conn = this.iceTransport?.connection;
       const ev = conn?.onData;
-      if (conn !== undefined && ev !== undefined) routeMedia(conn, ev, null);
+      if (conn !== undefined && ev !== undefined) routeMedia(conn, ev, null, claim.wrap);
       return;
     }
     takeOver(this, claim, original as (this: DtlsInternals) => void);
@@ -187,7 +191,7 @@ function takeOver(dtls: DtlsInternals, claim: LeanClaim, original: (this: DtlsIn
     return;
   }
   const handler = claim.start({ profile, remoteMasterKey: key, remoteMasterSalt: salt }, rtcpSender(dtls));
-  routeMedia(dtls.iceTransport?.connection ?? {}, ev, handler);
+  routeMedia(dtls.iceTransport?.connection ?? {}, ev, claim.wrap?.(handler) ?? handler);
 }
 
 /** First byte 128..191: SRTP or SRTCP (RFC 7983); STUN, DTLS and TURN channel data are below. */
@@ -205,13 +209,14 @@ function isMediaDatagram(d: unknown): d is Buffer {
  * event dispatches per packet — on each UDP transport of the connection's protocols; a protocol
  * added later (ICE restart) still reaches the event.
  */
-function routeMedia(conn: IceConnection, ev: DataEvent, handler: DatagramHandler | null): void {
+function routeMedia(conn: IceConnection, ev: DataEvent, handler: DatagramHandler | null, wrap?: Wrap): void {
   const exec = ev.execute;
   if (typeof exec !== "function" || !Object.hasOwn(ev, "execute")) {
     if (handler !== null) ev.subscribe((data) => intake.push(handler, data, 0));
     return;
   }
-  const to: DatagramHandler = handler ?? ((data) => exec(data));
+  const own: DatagramHandler = (data) => exec(data);
+  const to: DatagramHandler = handler ?? wrap?.(own) ?? own;
   ev.execute = (...args: unknown[]) => {
     const d = args[0];
     if (isMediaDatagram(d)) intake.push(to, d, 0);
