@@ -204,3 +204,23 @@ test("a timed step applies from its start for its length; steps count from the o
   const u = new LinkDirection({}, [{ atNs: 0, up: { loss: 1 } }], "down", 0, new LinkRandom(0, 0, 0));
   assert.equal(u.transparent, true);
 });
+
+test("the scenario takes cohorts: a mistake is a scenario error naming the key; counts may not exceed viewers", async () => {
+  const { parseScenario } = await import("../../src/core/scenario/scenario.ts");
+  const base = { whep: "http://127.0.0.1:1/whep", viewers: 4, holdSeconds: 1 };
+  const ok = parseScenario(
+    JSON.stringify({ ...base, cohorts: [{ name: "far", viewers: 2, down: { delay: "20ms" } }] }),
+  );
+  assert.equal(ok.cohorts?.[0]?.down.delayNs, 20 * MS);
+  assert.throws(
+    () =>
+      parseScenario(
+        JSON.stringify({ ...base, cohorts: [{ name: "far", viewers: 2, down: { lose: "2%" } }] }),
+      ),
+    /^ScenarioError: scenario: cohorts\[0\]\.down\.lose: unknown key/,
+  );
+  assert.throws(
+    () => parseScenario(JSON.stringify({ ...base, cohorts: [{ name: "far", viewers: 5 }] })),
+    /^ScenarioError: scenario: cohorts: the cohorts' counts add up to 5, more than the 4 viewers/,
+  );
+});

@@ -94,6 +94,13 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["permission", "string"],
 ];
 
+/** The keys whose value is an object or a list with its own parser (each error names its key). */
+const OBJECT_KEYS: Record<string, (raw: unknown) => unknown> = {
+  thresholds: parseThresholds,
+  capacity: parseCapacity,
+  cohorts: parseCohorts,
+};
+
 /** Field lookup like Go: exact name first, then ASCII case-insensitive. */
 function fieldFor(key: string): readonly [keyof Scenario, GoType] | undefined {
   const exact = SCENARIO_KEYS.find(([k]) => k === key);
@@ -131,25 +138,10 @@ export function decodeScenario(text: string): Scenario {
   const fields = out as unknown as Record<string, unknown>;
   let firstError: ScenarioError | null = null;
   for (const { key, raw } of scanned.members) {
-    if (key === "thresholds") {
+    const parse = OBJECT_KEYS[key];
+    if (Object.hasOwn(OBJECT_KEYS, key) && parse !== undefined) {
       try {
-        out.thresholds = parseThresholds(JSON.parse(raw) as unknown);
-      } catch (err) {
-        firstError ??= new ScenarioError((err as Error).message);
-      }
-      continue;
-    }
-    if (key === "capacity") {
-      try {
-        out.capacity = parseCapacity(JSON.parse(raw) as unknown);
-      } catch (err) {
-        firstError ??= new ScenarioError((err as Error).message);
-      }
-      continue;
-    }
-    if (key === "cohorts") {
-      try {
-        out.cohorts = parseCohorts(JSON.parse(raw) as unknown);
+        fields[key] = parse(JSON.parse(raw) as unknown);
       } catch (err) {
         firstError ??= new ScenarioError((err as Error).message);
       }
