@@ -49,12 +49,17 @@ test("a +20 ms downlink moves its cohort's one-way delay by 20 ms; a 2 % loss co
     { name: "far", viewers: 2, down: { delay: "20ms" } },
     { name: "lossy", viewers: 2, steps: [{ at: "2s", down: { loss: "2%" } }], seed: 3 },
   ]);
-  const { report: r, json } = await runThroughRelay(
+  const {
+    report: r,
+    json,
+    markdown,
+  } = await runThroughRelay(
     { test: { prepareLeg: tally.prepare } },
     { viewers: 6, rampSeconds: 1, holdSeconds: 6, cohorts },
   );
   assert.deepEqual(checkReportKeys(JSON.parse(json) as unknown).problems, []);
   assert.equal(r.aggregate.joined, 6);
+  assert.match(markdown, /## Cohorts\n[\s\S]*\| `far` \| 2\/2 \|[\s\S]*\| `unimpaired` \| 2\/2 \|/);
   const far = cohort(r, "far");
   const lossy = cohort(r, "lossy");
   const free = cohort(r, "unimpaired");
