@@ -2,6 +2,8 @@
 // Every duration crossing a module boundary is in nanoseconds of the monotonic clock
 // (`process.hrtime.bigint()` read as a Number), unless its name says otherwise.
 
+import type { LinkRecord } from "./link/types.ts";
+
 /** Seven-number summary (docs/definitions.md#summaries-and-percentiles): all keys always present, all zero when n = 0. */
 export interface Summary {
   n: number;
@@ -99,6 +101,10 @@ export type OneWayDelayBlocker =
  */
 export interface ViewerRecord {
   id: number;
+  /** the viewer's cohort (docs/definitions.md#cohorts); absent: unimpaired */
+  cohort?: string;
+  /** what its emulated link did, per direction (with `cohort`) */
+  link?: LinkRecord;
   joined: boolean;
   /** negotiated codec of the received track: "vp8", "h264", another name, or absent without a track */
   codec?: string;

@@ -169,7 +169,14 @@ export class Intake {
    * A media datagram the arena reader read (batched, src/workers/arena-reader.ts): its arrival
    * instant (`atNs`, the kernel's stamp when `kernel`), the batch's read and its processing start.
    */
-  arrived(atNs: number, readNs: number, startNs: number, kernel: boolean, data: Buffer, fromPort: number): void {
+  arrived(
+    atNs: number,
+    readNs: number,
+    startNs: number,
+    kernel: boolean,
+    data: Buffer,
+    fromPort: number,
+  ): void {
     if (kernel) this.stats.kernel++;
     else this.stats.thread++;
     const lagNs = kernel ? (readNs > atNs ? readNs - atNs : 0) : -1;

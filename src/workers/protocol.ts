@@ -5,6 +5,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipIdentity } from "../core/delay/fingerprint.ts";
+import type { Cohort } from "../core/link/types.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
@@ -37,7 +38,7 @@ export interface StampSources {
 export interface ShardTask {
   shard: number;
   /** viewer ids with their absolute start instants (monotonic ns) */
-  viewers: { id: number; startMonoNs: number }[];
+  viewers: { id: number; startMonoNs: number; cohort?: number }[];
   t0MonoNs: number;
   deadlineMonoNs: number;
   whep: string;
@@ -57,6 +58,8 @@ export interface ShardTask {
   receivePath?: ReceivePath;
   /** "thread" forces the thread's stamp; absent or "kernel": the kernel's where it can be had */
   stampSource?: StampSource;
+  /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
+  cohorts?: Cohort[];
 }
 
 /** Deltas since the previous tick, plus the active gauge at the tick. */

@@ -11,7 +11,7 @@ import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
 import { absCaptureToUnixNs } from "../core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
 import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
-import { intake } from "./intake.ts";
+import { type DatagramHandler, intake } from "./intake.ts";
 import {
   claimMedia,
   releaseMedia,
@@ -41,6 +41,8 @@ export interface ReceiveOptions {
   onNack: () => void;
   /** the lean hook could not take over (werift internals moved) */
   onError: (err: Error) => void;
+  /** the viewer's emulated downlink around its datagram handler (docs/definitions.md#link-emulator) */
+  wrapDown?: (h: DatagramHandler) => DatagramHandler;
 }
 
 export interface ReceiveHandle {
@@ -65,7 +67,7 @@ function codecName(mime: string): string {
 
 function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
   silenceWeriftNack(tr);
-  claimMedia(tr, { kind: "stamp" });
+  claimMedia(tr, { kind: "stamp", ...(o.wrapDown !== undefined ? { wrap: o.wrapDown } : {}) });
   let pipeline: ViewerPipeline | null = null;
   const rtcp = transceiverRtcpSender(tr);
   const needsKeyframe = () => pipeline?.joined !== true;
@@ -109,6 +111,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
   let closed = false;
   claimMedia(tr, {
     arena,
+    ...(o.wrapDown !== undefined ? { wrap: o.wrapDown } : {}),
     start(keys, sendRtcp) {
       const codecs = tr.codecs;
       const pipeline = o.make(codecName(codecs[0]?.mimeType ?? ""));

@@ -68,7 +68,7 @@ export async function runShard(
         rec.error = "the run ended before this viewer's start time";
         return rec;
       }
-      return runViewer(ctx, v.id, ticks.live);
+      return runViewer(ctx, v.id, ticks.live, v.cohort);
     }),
   );
   deadlineTimer.cancel();
@@ -122,6 +122,8 @@ async function shardContext(
     stop,
     counters,
     receivePath: task.receivePath ?? DEFAULT_RECEIVE_PATH,
+    cohorts: task.cohorts ?? [],
+    t0MonoNs: task.t0MonoNs,
   };
 }
 

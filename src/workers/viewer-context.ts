@@ -3,6 +3,7 @@
 import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipTable, Hasher } from "../core/delay/fingerprint.ts";
 import type { SendLog } from "../core/delay/sendlog.ts";
+import type { Cohort } from "../core/link/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ReceivePath } from "./protocol.ts";
 
@@ -27,6 +28,9 @@ export interface ShardContext {
   counters: { packets: number; bytes: number };
   /** how inbound media reaches the pipeline (receive-path.ts) */
   receivePath: ReceivePath;
+  /** the scenario's cohorts (empty: none) and the instant their steps count from (the run's t0) */
+  cohorts: Cohort[];
+  t0MonoNs: number;
 }
 
 /** Live counters a viewer reports as it goes (per-second deltas and /metrics). */

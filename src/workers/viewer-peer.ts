@@ -6,6 +6,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
 import { monoNs, wallOf } from "../core/clock/clock.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../core/delay/viewer-pipeline.ts";
 import { abandonDtls, newPeer, videoCodecs } from "../net/rtc.ts";
+import type { ViewerLink } from "./link.ts";
 import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 
@@ -25,6 +26,8 @@ export interface ViewerState {
   postNs: number;
   /** the server's SDP negotiated abs-capture-time (decided from that SDP, not werift's state) */
   absCaptureNegotiated: boolean;
+  /** the viewer's emulated link (docs/definitions.md#cohorts); null: unimpaired */
+  link: ViewerLink | null;
   /** wake the viewer: joined, failed before joining, or the receive path failed */
   wake: () => void;
 }
@@ -79,6 +82,7 @@ function attach(
       st.receiveError = err;
       st.wake();
     },
+    ...(st.link !== null ? { wrapDown: st.link.wrapDown.bind(st.link) } : {}),
   });
   pc.connectionStateChange.subscribe((state) => {
     if (state === "connected" && !st.connected) {

@@ -8,6 +8,7 @@ import type { ViewerRecord } from "../core/types.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
+import { ViewerLink } from "./link.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
 import { type AttachedPeer, answeringPeer, offeringPeer, type ViewerState } from "./viewer-peer.ts";
@@ -16,17 +17,25 @@ import { type AttachedPeer, answeringPeer, offeringPeer, type ViewerState } from
 interface Session {
   location: string | null;
   peer: AttachedPeer | null;
+  link: ViewerLink | null;
 }
 
 /** Runs one viewer from its start instant to the shard's deadline; never throws. */
-export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive): Promise<ViewerRecord> {
+export async function runViewer(
+  ctx: ShardContext,
+  id: number,
+  live: ViewerLive,
+  cohort?: number,
+): Promise<ViewerRecord> {
   const rec = emptyRecord(id, ctx.sendLog !== null);
-  const session: Session = { location: null, peer: null };
+  const c = cohort === undefined ? undefined : ctx.cohorts[cohort];
+  const link = c === undefined ? null : new ViewerLink(c, id, ctx.t0MonoNs);
+  const session: Session = { location: null, peer: null, link };
   let resolveWake: () => void = () => {};
   const woken = new Promise<void>((r) => {
     resolveWake = r;
   });
-  const st = initialState(() => resolveWake());
+  const st = initialState(() => resolveWake(), link);
   try {
     // an early return leaves the record as its failure set it (no pipeline figures)
     const joinDeadline = await signal(ctx, live, st, rec, session);
@@ -41,13 +50,19 @@ export async function runViewer(ctx: ShardContext, id: number, live: ViewerLive)
     if (st.joined && !st.droppedAfterJoin) live.left();
     await deleteResource(session.location, { bearer: ctx.bearer });
     await session.peer?.close();
+    link?.close();
   }
   finishRecord(rec, st);
+  if (link !== null) {
+    rec.cohort = link.cohort;
+    rec.link = link.record();
+  }
   return rec;
 }
 
-function initialState(wake: () => void): ViewerState {
+function initialState(wake: () => void, link: ViewerLink | null): ViewerState {
   return {
+    link,
     pipeline: null,
     connected: false,
     joined: false,
@@ -78,6 +93,8 @@ async function signal(
   session.peer = offering;
   await offering.pc.setLocalDescription(await offering.pc.createOffer());
   await Promise.race([gatheringComplete(offering.pc, 5000), aborted(stop)]);
+  // every datagram from here on crosses the emulated link, the handshakes included
+  session.link?.attach(offering.pc);
   if (stop.aborted) {
     rec.errorKind = "not_started";
     rec.error = "the run ended before ICE gathering finished";
@@ -132,6 +149,7 @@ async function counterOffer(
     return false;
   }
   await Promise.race([gatheringComplete(peer.pc, 5000), aborted(joinDeadline)]);
+  session.link?.attach(peer.pc);
   await patchAnswer(location, filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice), {
     bearer: ctx.bearer,
     signal: joinDeadline,

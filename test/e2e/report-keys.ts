@@ -29,6 +29,88 @@ function thread(path: string, optional: boolean): string[] {
   ];
 }
 
+/** What an emulated link did, both directions (docs/definitions.md#emulator-counts). */
+function linkKeys(path: string): string[] {
+  const counts = ["datagrams", "delayed", "droppedLoss", "droppedQueue"];
+  const dirs = ["down", "up"].flatMap((d) => [`${path}.${d}`, ...counts.map((k) => `${path}.${d}.${k}`)]);
+  return [`${path}?`, ...dirs];
+}
+
+/** A link profile in the scenario's notation (docs/definitions.md#link-profile). */
+function profileKeys(path: string): string[] {
+  const keys = ["delay", "jitter", "distribution", "reorder", "loss"].map((k) => `${path}.${k}?`);
+  const burst = ["enter", "leave", "lossBad", "lossGood"].map((k) => `${path}.burst.${k}`);
+  return [`${path}?`, ...keys, `${path}.burst?`, ...burst, `${path}.rate?`, `${path}.queue?`];
+}
+
+function scenarioCohortKeys(): string[] {
+  const c = "+scenario.cohorts";
+  return [
+    `${c}?`,
+    `${c}[].name`,
+    `${c}[].viewers?`,
+    `${c}[].share?`,
+    ...profileKeys(`${c}[].down`),
+    ...profileKeys(`${c}[].up`),
+    `${c}[].steps?`,
+    `${c}[].steps[].at`,
+    `${c}[].steps[].for?`,
+    ...profileKeys(`${c}[].steps[].down`),
+    ...profileKeys(`${c}[].steps[].up`),
+    `${c}[].seed?`,
+  ];
+}
+
+/** aggregate.cohorts[] (docs/definitions.md#cohort-figures); its delay blocks are the aggregate's, clip keys on fingerprint only. */
+function cohortKeys(): string[] {
+  const c = "+aggregate.cohorts";
+  const fields = ["name", "impaired", "viewers", "joined"].map((k) => `${c}[].${k}`);
+  const sums = ["packetsReceived", "packetsLost", "lossPercentTotal", "nacksSent", "stalls"];
+  const frames = ["lateCompletedFrames", "incompleteFrames"];
+  const block = REPORT_BASE_DELAY_KEYS.map((k) => {
+    const key = `${c}[].oneWayDelay${k}`;
+    return /\.(duplicateFrames|loopFrames)$/.test(key) ? `${key}?` : key;
+  });
+  return [
+    `${c}?`,
+    ...fields,
+    ...summary(`${c}[].joinFirstKeyframeMs`, false),
+    ...[...sums, ...frames].map((k) => `${c}[].${k}`),
+    ...block,
+    ...linkKeys(`${c}[].link`),
+  ];
+}
+
+/** The pooled delay block's keys below `aggregate.oneWayDelay` (`""` is the list itself). */
+const REPORT_BASE_DELAY_KEYS: readonly string[] = [
+  "",
+  ...[
+    "[].source",
+    "[].available",
+    "[].reason?",
+    "[].viewers",
+    "[].viewersByFrameEnd",
+    "[].viewersByFrameEnd.*?",
+    "[].completeFrames",
+    "[].incompleteFrames",
+    "[].samples",
+    "[].invalid",
+    "[].unmatchedFrames",
+    "[].excludedFrames",
+    "[].lateCompletedFrames",
+    "[].duplicateFrames",
+    "[].loopFrames",
+    "[].loopMinMs?",
+    "[].clipHash?",
+  ],
+  ...summary("[].ms", true),
+  ...frameKindSplit("[].keyframes"),
+  ...frameKindSplit("[].deltaFrames"),
+  "[].uncertaintyMs?",
+  "[].comparable",
+  "[].notComparableReason?",
+];
+
 /**
  * docs/definitions.md#top-level to #method-lines, in serialisation order. Keys marked `+` are our deliberate additions (DESIGN
  * "Report compatibility" and "Client ceiling"; declared in src/core/report/types.ts): Node's
@@ -150,6 +232,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.receivePath?", // the viewers' receive path (werift or lean)
   "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
   "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
+  ...scenarioCohortKeys(),
   "publisher?",
   "publisher.codec",
   "publisher.stamped",
@@ -215,6 +298,7 @@ export const REPORT_KEYS: readonly string[] = [
   "aggregate.packetTransit.reason?",
   "aggregate.packetTransit.viewers",
   ...summary("aggregate.packetTransit.ms", true),
+  ...cohortKeys(),
   "errors",
   "errors.*?",
   "timeline?",
@@ -231,6 +315,7 @@ export const REPORT_KEYS: readonly string[] = [
   "viewers[].joined",
   "viewers[].codec?",
   "+viewers[].whepFlow?",
+  "+viewers[].cohort?",
   "viewers[].signallingMs?",
   "viewers[].iceConnectedMs?",
   "viewers[].firstRtpMs?",
@@ -279,6 +364,7 @@ export const REPORT_KEYS: readonly string[] = [
   "viewers[].packetTransit.stamped",
   "viewers[].packetTransit.invalid",
   ...summary("viewers[].packetTransit.ms", true),
+  ...linkKeys("+viewers[].link"),
   "viewers[].droppedAfterJoin?",
   "viewers[].errorKind?",
   "viewers[].error?",
@@ -322,8 +408,13 @@ const CLIP_KEYS = new Set([
 ]);
 const SOURCES = ["fingerprint", "stamp"];
 
-const MAP_PATHS = new Set(["errors", "aggregate.oneWayDelay[].viewersByFrameEnd"]);
+const MAP_PATHS = new Set([
+  "errors",
+  "aggregate.oneWayDelay[].viewersByFrameEnd",
+  "aggregate.cohorts[].oneWayDelay[].viewersByFrameEnd",
+]);
 const MAP_KEY: Record<string, RegExp> = {
+  "aggregate.cohorts[].oneWayDelay[].viewersByFrameEnd": /^(marker|timestamp)$/,
   errors: /^(publisher_)?[a-z][a-z0-9_]*$/,
   "aggregate.oneWayDelay[].viewersByFrameEnd": /^(marker|timestamp)$/,
 };

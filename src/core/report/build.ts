@@ -1,10 +1,12 @@
 // buildReport: the whole report object (docs/definitions.md#report) from the run's results, keys in schema order.
 
 import { rfc3339Nano } from "../go-compat/fmt.ts";
+import { cohortsJson } from "../link/assign.ts";
 import { host, redactScenario } from "../redact.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { buildAggregate } from "./aggregate.ts";
 import { clientBlock, clientBoundReason } from "./client-block.ts";
+import { cohortNames, cohortReports } from "./cohorts.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
 import { methodLines } from "./method-lines.ts";
 import type { JoinedViewer } from "./pooled.ts";
@@ -52,6 +54,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("receivePath", s.receivePath),
     ...nonEmpty("stampSource", s.stampSource),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
+    ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
   };
 }
 
@@ -113,8 +116,10 @@ export function buildReport(input: ReportInput): Report {
   const ordered = [...input.viewers].sort((a, b) => a.record.id - b.record.id);
   const viewers: ViewerReport[] = [];
   const joined: JoinedViewer[] = [];
+  const names = cohortNames(input);
   for (const v of ordered) {
-    const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling));
+    const cohort = names.get(v.record.id) ?? "";
+    const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling), cohort);
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
@@ -126,6 +131,9 @@ export function buildReport(input: ReportInput): Report {
   const whip = input.scenario.whip ?? "";
   const redacted = redactScenario(input.scenario);
   const client: ReportClient = clientBlock(input);
+  const aggregate = buildAggregate(input, viewers, joined);
+  const cohorts = cohortReports(input, viewers, joined);
+  if (cohorts !== undefined) aggregate.cohorts = cohorts;
   return {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,
@@ -146,7 +154,7 @@ export function buildReport(input: ReportInput): Report {
     clock,
     scenario: reportScenario(redacted),
     ...(input.publisher !== undefined ? { publisher: publisherReport(input.publisher, joined.length) } : {}),
-    aggregate: buildAggregate(input, viewers, joined),
+    aggregate,
     errors: errorCounts(viewers, input.publisher),
     ...(input.timeline.length > 0
       ? {

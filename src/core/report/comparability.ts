@@ -57,7 +57,8 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
  * the definitions the figures are measured under — the codec, the number of viewers, the ramp
  * and its offsets, the hold and warmup, the join timeout, the stall threshold, the excluded
  * first seconds, whether the publisher answers keyframe requests (it sets the join time a server's
- * keyframe handling gives) — and the ICE keys, which choose the network path the media crosses. Keys that
+ * keyframe handling gives) — the ICE keys, which choose the network path the media crosses, and
+ * the cohorts, which emulate the viewers' links. Keys that
  * only say how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`,
  * `metrics`, `workers` (the client's own load is judged by client.ceiling instead) and
  * `receivePath` (both paths are held to the same figures by test/e2e/receive-path.test.ts),
@@ -77,6 +78,7 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "includeLoopback",
   "loopbackOnly",
   "keyframeOnRequest",
+  "cohorts",
 ];
 
 function sourceBlock(r: Report, source: DelaySource): PooledDelayBlock | undefined {

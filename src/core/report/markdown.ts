@@ -19,6 +19,7 @@ import {
   summaryRow,
   workersText,
 } from "./markdown-cells.ts";
+import { cohortsMarkdown } from "./markdown-cohorts.ts";
 import type {
   Aggregate,
   CeilingReport,
@@ -232,6 +233,7 @@ export function reportToMarkdown(r: Report): string {
     ...verdict(r.aggregate, r.client.ceiling),
     ...thresholdsMarkdown(r),
     ...aggregate(r),
+    ...cohortsMarkdown(r),
     ...publisher(r.publisher),
     ...errors(r.errors),
     ...viewers(r.viewers),

@@ -4,6 +4,7 @@
 // Deliberate additions (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
 
+import type { LinkRecord } from "../link/types.ts";
 import type { ThresholdResult } from "../thresholds/types.ts";
 import type { RtpReport, Summary } from "../types.ts";
 import type { ReportClient } from "./client-types.ts";
@@ -75,6 +76,8 @@ export interface ReportScenario {
   receivePath?: string;
   stampSource?: string;
   keyframeOnRequest?: boolean;
+  /** our addition: the emulated links per viewer cohort, in the scenario's notation (docs/definitions.md#cohorts) */
+  cohorts?: Record<string, unknown>[];
 }
 
 /** docs/definitions.md#publisher-figures `publisher`. */
@@ -183,6 +186,8 @@ export interface ViewerReport {
   joined: boolean;
   codec?: string;
   whepFlow?: "answer" | "counter-offer";
+  /** our addition: the viewer's cohort (docs/definitions.md#cohorts); absent: unimpaired or no cohorts */
+  cohort?: string;
   signallingMs?: number;
   iceConnectedMs?: number;
   firstRtpMs?: number;
@@ -191,6 +196,8 @@ export interface ViewerReport {
   nacksSent: number;
   oneWayDelay: ViewerDelayBlock[];
   packetTransit: ViewerTransitBlock;
+  /** our addition: what the viewer's emulated link did (docs/definitions.md#emulator-counts) */
+  link?: LinkRecord;
   droppedAfterJoin?: boolean;
   errorKind?: string;
   error?: string;
@@ -218,6 +225,28 @@ export interface Aggregate {
   nacksSent: number;
   oneWayDelay: PooledDelayBlock[];
   packetTransit: PooledTransitBlock;
+  /** our addition: each cohort's figures, then the unimpaired viewers' (docs/definitions.md#cohort-figures) */
+  cohorts?: CohortReport[];
+}
+
+/** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */
+export interface CohortReport {
+  name: string;
+  /** false for the viewers outside every cohort (name "unimpaired") */
+  impaired: boolean;
+  viewers: number;
+  joined: number;
+  joinFirstKeyframeMs: Summary;
+  packetsReceived: number;
+  packetsLost: number;
+  lossPercentTotal: number;
+  nacksSent: number;
+  stalls: number;
+  lateCompletedFrames: number;
+  incompleteFrames: number;
+  oneWayDelay: PooledDelayBlock[];
+  /** the emulator's counts summed over the cohort's viewers (absent on the unimpaired entry) */
+  link?: LinkRecord;
 }
 
 /** docs/definitions.md#timeline one timeline entry. */

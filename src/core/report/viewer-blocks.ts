@@ -136,6 +136,7 @@ export function viewerReport(
   hasSendLog: boolean,
   clock: ClockBlock,
   clientBound?: string,
+  cohort = "",
 ): ViewerReport {
   const v = input.record;
   return {
@@ -145,6 +146,7 @@ export function viewerReport(
     joined: v.joined,
     ...textIfSet("codec", reportCodec(v.codec)),
     ...(v.whepFlow !== undefined ? { whepFlow: v.whepFlow } : {}),
+    ...textIfSet("cohort", cohort),
     ...msIfSet("signallingMs", v.signallingNs),
     ...msIfSet("iceConnectedMs", v.iceConnectedNs),
     ...msIfSet("firstRtpMs", v.firstRtpNs),
@@ -156,6 +158,7 @@ export function viewerReport(
       viewerStampBlock(v, clock, clientBound),
     ],
     packetTransit: viewerTransitBlock(v),
+    ...(v.link !== undefined ? { link: { down: { ...v.link.down }, up: { ...v.link.up } } } : {}),
     ...(v.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...textIfSet("errorKind", v.errorKind),
     ...textIfSet("error", v.error),

@@ -5,6 +5,8 @@
 import { parseCapacity } from "../capacity/parse.ts";
 import type { CapacitySpec } from "../capacity/types.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
+import { parseCohorts } from "../link/parse.ts";
+import type { Cohort } from "../link/types.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
 import type { Threshold } from "../thresholds/types.ts";
 import { JsonSyntaxError, scanFirstValue } from "./json.ts";
@@ -42,6 +44,8 @@ export interface Scenario {
   thresholds?: Threshold[];
   /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
   capacity?: CapacitySpec;
+  /** emulated links per viewer cohort (docs/definitions.md#cohorts); absent: every viewer unimpaired */
+  cohorts?: Cohort[];
   /**
    * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
    * tier, the region, and the permission the run was made under. The report records them in its
@@ -93,6 +97,13 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["permission", "string"],
 ];
 
+/** The keys whose value is an object or a list with its own parser (each error names its key). */
+const OBJECT_KEYS: Record<string, (raw: unknown) => unknown> = {
+  thresholds: parseThresholds,
+  capacity: parseCapacity,
+  cohorts: parseCohorts,
+};
+
 /** Field lookup like Go: exact name first, then ASCII case-insensitive. */
 function fieldFor(key: string): readonly [keyof Scenario, GoType] | undefined {
   const exact = SCENARIO_KEYS.find(([k]) => k === key);
@@ -130,17 +141,10 @@ export function decodeScenario(text: string): Scenario {
   const fields = out as unknown as Record<string, unknown>;
   let firstError: ScenarioError | null = null;
   for (const { key, raw } of scanned.members) {
-    if (key === "thresholds") {
+    const parse = OBJECT_KEYS[key];
+    if (Object.hasOwn(OBJECT_KEYS, key) && parse !== undefined) {
       try {
-        out.thresholds = parseThresholds(JSON.parse(raw) as unknown);
-      } catch (err) {
-        firstError ??= new ScenarioError((err as Error).message);
-      }
-      continue;
-    }
-    if (key === "capacity") {
-      try {
-        out.capacity = parseCapacity(JSON.parse(raw) as unknown);
+        fields[key] = parse(JSON.parse(raw) as unknown);
       } catch (err) {
         firstError ??= new ScenarioError((err as Error).message);
       }
@@ -250,6 +254,9 @@ export function validateScenario(s: Scenario): Scenario {
   if (stamp !== undefined && stamp !== "kernel" && stamp !== "thread") {
     fail(`stampSource ${goQuote(stamp)} (want kernel or thread)`);
   }
+  const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
+  if (counted > s.viewers)
+    fail(`cohorts: the cohorts' counts add up to ${counted}, more than the ${s.viewers} viewers`);
   for (const k of SERVER_KEYS) {
     const v = s[k];
     if (v === undefined) continue;

@@ -4,6 +4,7 @@
 import type { WallAnchor } from "../../core/clock/clock.ts";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
+import { assignCohorts } from "../../core/link/assign.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
 import type { IceOptions } from "../../net/rtc.ts";
@@ -53,10 +54,17 @@ export function shardTasks(o: ShardTaskOptions): ShardTask[] {
       logWaitNs: o.stampClock !== null && o.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
       receivePath: s.receivePath ?? DEFAULT_RECEIVE_PATH,
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
+      ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
     });
   }
+  const cohortOf = s.cohorts !== undefined ? assignCohorts(s.cohorts, o.schedule.startNs.length) : [];
   o.schedule.startNs.forEach((start, id) => {
-    tasks[id % shards]?.viewers.push({ id, startMonoNs: o.t0MonoNs + start });
+    const cohort = cohortOf[id] ?? -1;
+    tasks[id % shards]?.viewers.push({
+      id,
+      startMonoNs: o.t0MonoNs + start,
+      ...(cohort >= 0 ? { cohort } : {}),
+    });
   });
   return tasks;
 }

@@ -73,11 +73,15 @@ export interface LeanKeys {
  */
 export type Claim = LeanClaim | StampClaim;
 
-export interface StampClaim {
+/** `wrap`: around the handler stamped media datagrams reach (the emulated downlink, workers/link.ts). */
+type Wrap = (h: DatagramHandler) => DatagramHandler;
+type ClaimBase = { wrap?: Wrap };
+
+export interface StampClaim extends ClaimBase {
   kind: "stamp";
 }
 
-export interface LeanClaim {
+export interface LeanClaim extends ClaimBase {
   kind?: "lean";
   /** read the transport's sockets in batches into the thread's arena (arena-reader.ts) where that can run */
   arena?: boolean;
@@ -136,7 +140,7 @@ export function checkWerift(): void {
       original.call(this);
       const conn = this.iceTransport?.connection;
       const ev = conn?.onData;
-      if (conn !== undefined && ev !== undefined) routeMedia(conn, ev, null);
+      if (conn !== undefined && ev !== undefined) routeMedia(conn, ev, null, claim);
       return;
     }
     takeOver(this, claim, original as (this: DtlsInternals) => void);
@@ -188,7 +192,7 @@ function takeOver(dtls: DtlsInternals, claim: LeanClaim, original: (this: DtlsIn
     return;
   }
   const handler = claim.start({ profile, remoteMasterKey: key, remoteMasterSalt: salt }, rtcpSender(dtls));
-  routeMedia(dtls.iceTransport?.connection ?? {}, ev, handler, claim.arena === true);
+  routeMedia(dtls.iceTransport?.connection ?? {}, ev, handler, claim);
 }
 
 /** First byte 128..191: SRTP or SRTCP (RFC 7983); STUN, DTLS and TURN channel data are below. */
@@ -206,18 +210,15 @@ function isMediaDatagram(d: unknown): d is Buffer {
  * event dispatches per packet — on each UDP transport of the connection's protocols; a protocol
  * added later (ICE restart) still reaches the event. With `arena`, the arena reader reads them.
  */
-function routeMedia(
-  conn: IceConnection,
-  ev: DataEvent,
-  handler: DatagramHandler | null,
-  arena = false,
-): void {
+function routeMedia(conn: IceConnection, ev: DataEvent, handler: DatagramHandler | null, claim: Claim): void {
   const exec = ev.execute;
+  const own: DatagramHandler = handler ?? ((data) => exec?.(data));
+  const to = claim.wrap?.(own) ?? own;
   if (typeof exec !== "function" || !Object.hasOwn(ev, "execute")) {
-    if (handler !== null) ev.subscribe((data) => intake.push(handler, data, 0));
+    if (handler !== null) ev.subscribe((data) => intake.push(to, data, 0));
     return;
   }
-  const to: DatagramHandler = handler ?? ((data) => exec(data));
+  const arena = claim.kind !== "stamp" && claim.arena === true;
   ev.execute = (...args: unknown[]) => {
     const d = args[0];
     if (isMediaDatagram(d)) intake.push(to, d, 0);
@@ -227,7 +228,7 @@ function routeMedia(
     const t = (p as { transport?: ArenaTransport & { onData?: unknown; socket?: Socket } } | null)?.transport;
     const onData = t?.onData;
     if (t === undefined || typeof onData !== "function") continue;
-    if (arena && handler !== null && readInArena(t, handler, onData as OtherHandler)) continue;
+    if (arena && readInArena(t, to, onData as OtherHandler)) continue;
     // werift calls onData inside the socket's 'message' callback, before libuv reads the next
     // datagram: the socket's last receive stamp is this datagram's (intake.ts, kernel.ts)
     const fd = intake.stampFd(socketFd(t.socket));

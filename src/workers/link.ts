@@ -1,0 +1,187 @@
+// One viewer's emulated link at run time (docs/definitions.md#link-emulator): the pure model
+// (core/link/model.ts) decides each datagram's fate; this holds a delayed datagram until its
+// emulated instant (one timer per direction, armed for the earliest held datagram) and then
+// hands it on. Downlink: media datagrams after the intake stamped them (`wrapDown` around the
+// viewer's datagram handler; the arrival instant handed on is the stamp plus what the link
+// added), and everything else (STUN, DTLS, media before SRTP is up) on werift's UDP transports'
+// onData. Uplink: every datagram at the transports' send (STUN, DTLS, RTCP). Installed after ICE
+// gathering, before the WHEP POST, so every handshake crosses the emulated link.
+import type { RTCPeerConnection } from "werift";
+import { monoNs } from "../core/clock/clock.ts";
+import { LinkDirection, LinkRandom } from "../core/link/model.ts";
+import type { Cohort, LinkRecord } from "../core/link/types.ts";
+import { type DatagramHandler, intake } from "./intake.ts";
+import { atMonoNs, type Timer } from "./timers.ts";
+
+/** Datagrams held by one direction, in delivery order. */
+class Held {
+  private readonly at: number[] = [];
+  private readonly fns: (() => void)[] = [];
+  private timer: Timer | null = null;
+  private armedFor = Number.POSITIVE_INFINITY;
+  private closed = false;
+
+  /** Runs `fn` at `atNs` (monotonic); in order of `atNs`, ties in arrival order. */
+  hold(atNs: number, fn: () => void): void {
+    if (this.closed) return;
+    let i = this.at.length;
+    while (i > 0 && (this.at[i - 1] ?? 0) > atNs) i--;
+    if (i === this.at.length) {
+      this.at.push(atNs);
+      this.fns.push(fn);
+    } else {
+      this.at.splice(i, 0, atNs);
+      this.fns.splice(i, 0, fn);
+    }
+    if (atNs < this.armedFor) this.arm();
+  }
+
+  private arm(): void {
+    this.timer?.cancel();
+    const first = this.at[0];
+    if (first === undefined) {
+      this.timer = null;
+      this.armedFor = Number.POSITIVE_INFINITY;
+      return;
+    }
+    this.armedFor = first;
+    this.timer = atMonoNs(first, this.fire);
+  }
+
+  private readonly fire = (): void => {
+    const now = monoNs();
+    let n = 0;
+    while (n < this.at.length && (this.at[n] ?? 0) <= now) n++;
+    const due = this.fns.splice(0, n);
+    this.at.splice(0, n);
+    this.armedFor = Number.POSITIVE_INFINITY;
+    this.timer = null;
+    for (const fn of due) {
+      try {
+        fn();
+      } catch {
+        // the receiver's own failure, as for a datagram that was never held
+      }
+    }
+    if (!this.closed) this.arm();
+  };
+
+  close(): void {
+    this.closed = true;
+    this.timer?.cancel();
+    this.at.length = 0;
+    this.fns.length = 0;
+  }
+}
+
+interface UdpLike {
+  onData?: unknown;
+  send?: unknown;
+}
+
+export class ViewerLink {
+  readonly cohort: string;
+  private readonly down: LinkDirection;
+  private readonly up: LinkDirection;
+  private readonly heldDown = new Held();
+  private readonly heldUp = new Held();
+
+  constructor(cohort: Cohort, viewerId: number, originNs: number) {
+    this.cohort = cohort.name;
+    const make = (pick: "down" | "up", dir: 0 | 1) =>
+      new LinkDirection(
+        cohort[pick],
+        cohort.steps,
+        pick,
+        originNs,
+        new LinkRandom(cohort.seed, viewerId, dir),
+      );
+    this.down = make("down", 0);
+    this.up = make("up", 1);
+  }
+
+  /** The viewer's datagram handler behind the downlink: held, dropped or at once, its arrival moved. */
+  wrapDown(handler: DatagramHandler): DatagramHandler {
+    if (this.down.transparent) return handler;
+    return (view, arrivalNs, length) => {
+      const at = this.down.decide(length ?? view.length, arrivalNs);
+      if (at < 0) return;
+      if (at === arrivalNs) {
+        handler(view, at, length);
+        return;
+      }
+      // a length means a view its reader reuses after the call (the arena path): keep a copy
+      const data = length === undefined ? view : Buffer.from(view.subarray(0, length));
+      this.heldDown.hold(at, () => {
+        // werift's own receive path reads the instant here (receive-path.ts)
+        intake.currentArrivalNs = at;
+        try {
+          handler(data, at);
+        } finally {
+          intake.currentArrivalNs = -1;
+        }
+      });
+    };
+  }
+
+  /**
+   * Wraps each UDP transport of the peer's ICE connection (werift internals: RTCPeerConnection
+   * .iceTransports[].connection.protocols[].transport.{onData, send}); returns how many.
+   */
+  attach(pc: RTCPeerConnection): number {
+    let n = 0;
+    const ice = (pc as unknown as { iceTransports?: { connection?: { protocols?: unknown[] } }[] })
+      .iceTransports;
+    for (const it of ice ?? []) {
+      for (const p of it.connection?.protocols ?? []) {
+        const t = (p as { transport?: UdpLike } | null)?.transport;
+        if (t === undefined || typeof t.onData !== "function" || typeof t.send !== "function") continue;
+        this.wrapTransport(
+          t,
+          t.onData as (d: unknown, a: unknown) => void,
+          t.send as (d: unknown, a: unknown) => unknown,
+        );
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private wrapTransport(
+    t: UdpLike,
+    onData: (d: unknown, a: unknown) => void,
+    send: (d: unknown, a: unknown) => unknown,
+  ): void {
+    if (!this.down.transparent) {
+      t.onData = (data: unknown, addr: unknown) => {
+        const now = monoNs();
+        const at = this.down.decide(Buffer.isBuffer(data) ? data.length : 0, now);
+        if (at < 0) return;
+        if (at === now) onData(data, addr);
+        else this.heldDown.hold(at, () => onData(data, addr));
+      };
+    }
+    if (!this.up.transparent) {
+      t.send = (data: unknown, addr: unknown) => {
+        const now = monoNs();
+        const at = this.up.decide(Buffer.isBuffer(data) ? data.length : 0, now);
+        if (at < 0) return Promise.resolve();
+        if (at === now) return send(data, addr);
+        this.heldUp.hold(at, () => {
+          Promise.resolve(send(data, addr)).catch(() => {});
+        });
+        return Promise.resolve();
+      };
+    }
+  }
+
+  /** Drops what is still held (the viewer stops). */
+  close(): void {
+    this.heldDown.close();
+    this.heldUp.close();
+  }
+
+  record(): LinkRecord {
+    return { down: { ...this.down.counts }, up: { ...this.up.counts } };
+  }
+}
