@@ -1,0 +1,211 @@
+// The OpenSSL inside the node binary, reached through koffi (./koffi.ts) with `load(null)`: AES-128-GCM
+// and AES-128-CTR decryption in place on a context keyed once, and HMAC-SHA1 on a context keyed
+// once, for SRTP and SRTCP. Loaded once per thread, on first use; where it cannot load (no koffi
+// binary, a symbol missing) `openssl()` says why and nothing else here is usable.
+// A byte range is a buffer and a byte offset: offset 0 passes the buffer itself, any other offset
+// passes the address of the buffer's first byte (read once per buffer) plus the offset as a number,
+// so no view is made per call. Every range is bounds-checked here before native code sees it.
+import { koffi as loadKoffi } from "./koffi.ts";
+
+/** Whether this thread reaches OpenSSL's EVP functions, and why not. */
+export type OpensslAvailability = { ok: true; version: string } | { ok: false; reason: string };
+
+type Ptr = bigint;
+type Bytes = Uint8Array | number | null;
+type Native = {
+  cipherNew: () => Ptr;
+  cipherFree: (ctx: Ptr) => number;
+  gcm: () => Ptr;
+  ctr: () => Ptr;
+  decryptInit: (ctx: Ptr, cipher: Ptr | null, engine: null, key: Bytes, iv: Bytes) => number;
+  decryptUpdate: (ctx: Ptr, out: Bytes, outLen: Int32Array, input: Bytes, inLen: number) => number;
+  decryptFinal: (ctx: Ptr, out: Uint8Array, outLen: Int32Array) => number;
+  ctrl: (ctx: Ptr, type: number, arg: number, data: Bytes) => number;
+  hmacNew: () => Ptr;
+  hmacFree: (ctx: Ptr) => number;
+  hmacInit: (ctx: Ptr, key: Uint8Array | null, keyLen: number, md: Ptr | null, engine: null) => number;
+  hmacUpdate: (ctx: Ptr, data: Bytes, len: number) => number;
+  hmacFinal: (ctx: Ptr, out: Uint8Array, outLen: Uint32Array) => number;
+  sha1: () => Ptr;
+  /** memmove(p, p, 0): the address of a buffer's first byte, as a number */
+  addressOf: (p: Uint8Array) => number;
+};
+
+/** EVP_CTRL_GCM_SET_TAG (openssl/evp.h). */
+const EVP_CTRL_GCM_SET_TAG = 0x11;
+const GCM_TAG_BYTES = 16;
+const SHA1_BYTES = 20;
+
+let native: Native | null = null;
+let availability: OpensslAvailability | null = null;
+
+function load(): OpensslAvailability {
+  const koffi = loadKoffi();
+  if (typeof koffi === "string") return { ok: false, reason: koffi };
+  try {
+    const lib = koffi.load(null);
+    const f = <T>(decl: string): T => lib.func(decl) as unknown as T;
+    const version = f<(t: number) => string>("const char *OpenSSL_version(int t)")(0);
+    const memmove = f<(d: Uint8Array, s: Uint8Array, n: number) => number>(
+      "uintptr_t memmove(uint8_t *d, uint8_t *s, size_t n)",
+    );
+    native = {
+      cipherNew: f("void *EVP_CIPHER_CTX_new(void)"),
+      cipherFree: f("void EVP_CIPHER_CTX_free(void *ctx)"),
+      gcm: f("void *EVP_aes_128_gcm(void)"),
+      ctr: f("void *EVP_aes_128_ctr(void)"),
+      decryptInit: f("int EVP_DecryptInit_ex(void *ctx, void *c, void *e, uint8_t *key, uint8_t *iv)"),
+      decryptUpdate: f("int EVP_DecryptUpdate(void *ctx, uint8_t *out, int *outl, uint8_t *in, int inl)"),
+      decryptFinal: f("int EVP_DecryptFinal_ex(void *ctx, uint8_t *out, int *outl)"),
+      ctrl: f("int EVP_CIPHER_CTX_ctrl(void *ctx, int type, int arg, uint8_t *ptr)"),
+      hmacNew: f("void *HMAC_CTX_new(void)"),
+      hmacFree: f("void HMAC_CTX_free(void *ctx)"),
+      hmacInit: f("int HMAC_Init_ex(void *ctx, uint8_t *key, int len, void *md, void *e)"),
+      hmacUpdate: f("int HMAC_Update(void *ctx, uint8_t *data, size_t len)"),
+      hmacFinal: f("int HMAC_Final(void *ctx, uint8_t *md, unsigned int *len)"),
+      sha1: f("void *EVP_sha1(void)"),
+      addressOf: (p) => memmove(p, p, 0),
+    };
+    return { ok: true, version };
+  } catch (err) {
+    native = null;
+    const m = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      reason: `OpenSSL's EVP functions not reachable through koffi (${m.split("\n")[0] ?? m})`,
+    };
+  }
+}
+
+/** Loads the native side once per thread and says whether OpenSSL can be used here. */
+export function openssl(): OpensslAvailability {
+  if (availability === null) availability = load();
+  return availability;
+}
+
+function lib(): Native {
+  const a = openssl();
+  if (!a.ok || native === null)
+    throw new Error(`OpenSSL unavailable here (${a.ok ? "not loaded" : a.reason})`);
+  return native;
+}
+
+// The buffer whose address was read last and that address: a stream of packets from one arena
+// reads it once; the reference keeps the buffer (and so its memory) alive while it is cached.
+let lastBuf: Uint8Array | null = null;
+let lastAddress = 0;
+
+/** The pointer koffi receives for `buf[at..at+len)`, after a bounds check. */
+function range(buf: Uint8Array, at: number, len: number): Bytes {
+  if (at < 0 || len < 0 || at + len > buf.length) throw new RangeError("byte range outside the buffer");
+  if (at === 0) return buf;
+  if (buf !== lastBuf) {
+    lastAddress = lib().addressOf(buf);
+    lastBuf = buf;
+  }
+  return lastAddress + at;
+}
+
+const freeing = new FinalizationRegistry<() => void>((free) => free());
+
+/** AES-128-GCM decryption on one context keyed once; per packet only the IV is set. */
+export class AesGcmDecrypt {
+  private readonly ctx: Ptr;
+  private readonly n: Native;
+  private readonly outLen = new Int32Array(1);
+  private readonly none = new Uint8Array(16);
+
+  constructor(key: Uint8Array) {
+    if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
+    this.n = lib();
+    const n = this.n;
+    const ctx = n.cipherNew();
+    this.ctx = ctx;
+    freeing.register(this, () => n.cipherFree(ctx));
+    if (n.decryptInit(ctx, n.gcm(), null, key, null) !== 1)
+      throw new Error("EVP_DecryptInit_ex (key) failed");
+  }
+
+  /** Starts a packet: the 12-byte IV. */
+  begin(iv: Uint8Array): void {
+    this.n.decryptInit(this.ctx, null, null, null, iv);
+  }
+
+  /** Adds `buf[at..at+len)` to the additional authenticated data (before any `decrypt`). */
+  aad(buf: Uint8Array, at: number, len: number): void {
+    if (len > 0) this.n.decryptUpdate(this.ctx, null, this.outLen, range(buf, at, len), len);
+  }
+
+  /** Decrypts `buf[at..at+len)` in place. */
+  decrypt(buf: Uint8Array, at: number, len: number): void {
+    if (len === 0) return;
+    const p = range(buf, at, len);
+    this.n.decryptUpdate(this.ctx, p, this.outLen, p, len);
+  }
+
+  /** Whether the 16-byte tag at `buf[tagAt..)` authenticates what this packet saw. */
+  verify(buf: Uint8Array, tagAt: number): boolean {
+    const n = this.n;
+    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, range(buf, tagAt, GCM_TAG_BYTES));
+    return n.decryptFinal(this.ctx, this.none, this.outLen) === 1;
+  }
+}
+
+/** AES-128 in counter mode (AES-CM, RFC 3711 section 4.1.1) on one context keyed once. */
+export class AesCtrDecrypt {
+  private readonly ctx: Ptr;
+  private readonly n: Native;
+  private readonly outLen = new Int32Array(1);
+
+  constructor(key: Uint8Array) {
+    if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
+    this.n = lib();
+    const n = this.n;
+    const ctx = n.cipherNew();
+    this.ctx = ctx;
+    freeing.register(this, () => n.cipherFree(ctx));
+    if (n.decryptInit(ctx, n.ctr(), null, key, null) !== 1)
+      throw new Error("EVP_DecryptInit_ex (key) failed");
+  }
+
+  /** Decrypts `buf[at..at+len)` in place with the 16-byte initial counter block `iv`. */
+  decrypt(iv: Uint8Array, buf: Uint8Array, at: number, len: number): void {
+    const n = this.n;
+    n.decryptInit(this.ctx, null, null, null, iv);
+    if (len === 0) return;
+    const p = range(buf, at, len);
+    n.decryptUpdate(this.ctx, p, this.outLen, p, len);
+  }
+}
+
+/** HMAC-SHA1 on one context keyed once; each message starts from the keyed state. */
+export class HmacSha1 {
+  private readonly ctx: Ptr;
+  private readonly n: Native;
+  private readonly outLen = new Uint32Array(1);
+
+  constructor(key: Uint8Array) {
+    this.n = lib();
+    const n = this.n;
+    const ctx = n.hmacNew();
+    this.ctx = ctx;
+    freeing.register(this, () => n.hmacFree(ctx));
+    if (n.hmacInit(ctx, key, key.length, n.sha1(), null) !== 1) throw new Error("HMAC_Init_ex (key) failed");
+  }
+
+  /** Starts a message (the key stays). */
+  begin(): void {
+    this.n.hmacInit(this.ctx, null, 0, null, null);
+  }
+
+  /** Adds `buf[at..at+len)` to the message. */
+  update(buf: Uint8Array, at: number, len: number): void {
+    if (len > 0) this.n.hmacUpdate(this.ctx, range(buf, at, len), len);
+  }
+
+  /** Writes the 20-byte MAC into `out` (at least 20 bytes). */
+  finish(out: Uint8Array): void {
+    if (out.length < SHA1_BYTES) throw new RangeError("HMAC-SHA1 writes 20 bytes");
+    this.n.hmacFinal(this.ctx, out, this.outLen);
+  }
+}
