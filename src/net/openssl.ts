@@ -3,8 +3,8 @@
 // once, for SRTP and SRTCP. Loaded once per thread, on first use; where it cannot load (no koffi
 // binary, a symbol missing) `openssl()` says why and nothing else here is usable.
 // A byte range is a buffer and a byte offset: offset 0 passes the buffer itself, any other offset
-// passes the address of the buffer's first byte (read once per buffer) plus the offset as a number,
-// so no view is made per call. Every range is bounds-checked here before native code sees it.
+// passes the address of the buffer's memory (read once per ArrayBuffer) plus the offsets as a
+// number, so no view is made per call. Every range is bounds-checked here before native code sees it.
 import { koffi as loadKoffi } from "./koffi.ts";
 
 /** Whether this thread reaches OpenSSL's EVP functions, and why not. */
@@ -90,20 +90,22 @@ function lib(): Native {
   return native;
 }
 
-// The buffer whose address was read last and that address: a stream of packets from one arena
-// reads it once; the reference keeps the buffer (and so its memory) alive while it is cached.
-let lastBuf: Uint8Array | null = null;
-let lastAddress = 0;
+// The memory (ArrayBuffer) whose address was read last and that address: packets that share one
+// (a pool slab, a batch's arena) read it once; the reference keeps that memory alive while it is
+// cached, so the address cannot be reused by another.
+let lastStore: ArrayBufferLike | null = null;
+let lastBase = 0;
 
 /** The pointer koffi receives for `buf[at..at+len)`, after a bounds check. */
 function range(buf: Uint8Array, at: number, len: number): Bytes {
   if (at < 0 || len < 0 || at + len > buf.length) throw new RangeError("byte range outside the buffer");
   if (at === 0) return buf;
-  if (buf !== lastBuf) {
-    lastAddress = lib().addressOf(buf);
-    lastBuf = buf;
+  const store = buf.buffer;
+  if (store !== lastStore) {
+    lastBase = lib().addressOf(buf) - buf.byteOffset;
+    lastStore = store;
   }
-  return lastAddress + at;
+  return lastBase + buf.byteOffset + at;
 }
 
 const freeing = new FinalizationRegistry<() => void>((free) => free());
