@@ -110,6 +110,15 @@ function range(buf: Uint8Array, at: number, len: number): Bytes {
 
 const freeing = new FinalizationRegistry<() => void>((free) => free());
 
+/** A decryption context of `cipher` keyed with `key`, freed when `owner` is collected. */
+function keyedCipher(owner: object, n: Native, cipher: Ptr, key: Uint8Array): Ptr {
+  if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
+  const ctx = n.cipherNew();
+  freeing.register(owner, () => n.cipherFree(ctx));
+  if (n.decryptInit(ctx, cipher, null, key, null) !== 1) throw new Error("EVP_DecryptInit_ex (key) failed");
+  return ctx;
+}
+
 /** AES-128-GCM decryption on one context keyed once; per packet only the IV is set. */
 export class AesGcmDecrypt {
   private readonly ctx: Ptr;
@@ -118,14 +127,8 @@ export class AesGcmDecrypt {
   private readonly none = new Uint8Array(16);
 
   constructor(key: Uint8Array) {
-    if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
     this.n = lib();
-    const n = this.n;
-    const ctx = n.cipherNew();
-    this.ctx = ctx;
-    freeing.register(this, () => n.cipherFree(ctx));
-    if (n.decryptInit(ctx, n.gcm(), null, key, null) !== 1)
-      throw new Error("EVP_DecryptInit_ex (key) failed");
+    this.ctx = keyedCipher(this, this.n, this.n.gcm(), key);
   }
 
   /** Starts a packet: the 12-byte IV. */
@@ -160,14 +163,8 @@ export class AesCtrDecrypt {
   private readonly outLen = new Int32Array(1);
 
   constructor(key: Uint8Array) {
-    if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
     this.n = lib();
-    const n = this.n;
-    const ctx = n.cipherNew();
-    this.ctx = ctx;
-    freeing.register(this, () => n.cipherFree(ctx));
-    if (n.decryptInit(ctx, n.ctr(), null, key, null) !== 1)
-      throw new Error("EVP_DecryptInit_ex (key) failed");
+    this.ctx = keyedCipher(this, this.n, this.n.ctr(), key);
   }
 
   /** Decrypts `buf[at..at+len)` in place with the 16-byte initial counter block `iv`. */

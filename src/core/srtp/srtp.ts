@@ -4,7 +4,7 @@
 // AES-CM; node:crypto cannot re-key a context with a new IV) and the views it needs; the IV
 // buffers are reused.
 import { createDecipheriv, createHmac, createSecretKey, type KeyObject } from "node:crypto";
-import { deriveSessionKeys, SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "./kdf.ts";
+import type { SrtpProfile } from "./kdf.ts";
 import {
   CM_TAG_BYTES,
   cmRtcpIv,
@@ -27,17 +27,13 @@ export class SrtpReceiver extends SrtpUnprotect {
   private readonly key: KeyObject;
   private readonly auth: KeyObject | null;
   private readonly salt: Buffer;
-  private readonly iv: Buffer;
   private readonly roc4 = Buffer.alloc(4);
 
   constructor(profile: SrtpProfile, masterKey: Uint8Array, masterSalt: Uint8Array) {
-    super(profile);
-    const gcm = profile === SRTP_AEAD_AES_128_GCM;
-    const k = deriveSessionKeys(profile, masterKey, masterSalt);
-    this.key = createSecretKey(k.rtpKey);
-    this.auth = gcm ? null : createSecretKey(k.rtpAuth);
-    this.salt = k.rtpSalt;
-    this.iv = Buffer.alloc(gcm ? 12 : 16);
+    super(profile, masterKey, masterSalt);
+    this.key = createSecretKey(this.keys.rtpKey);
+    this.auth = this.gcm ? null : createSecretKey(this.keys.rtpAuth);
+    this.salt = this.keys.rtpSalt;
   }
 
   protected open(p: Buffer, h: number, end: number, ssrc: number, roc: number, seq: number): Buffer | null {
@@ -73,16 +69,12 @@ export class SrtcpReceiver extends SrtcpUnprotect {
   private readonly key: KeyObject;
   private readonly auth: KeyObject | null;
   private readonly salt: Buffer;
-  private readonly iv: Buffer;
 
   constructor(profile: SrtpProfile, masterKey: Uint8Array, masterSalt: Uint8Array) {
-    super(profile);
-    const gcm = profile === SRTP_AEAD_AES_128_GCM;
-    const k = deriveSessionKeys(profile, masterKey, masterSalt);
-    this.key = createSecretKey(k.rtcpKey);
-    this.auth = gcm ? null : createSecretKey(k.rtcpAuth);
-    this.salt = k.rtcpSalt;
-    this.iv = Buffer.alloc(gcm ? 12 : 16);
+    super(profile, masterKey, masterSalt);
+    this.key = createSecretKey(this.keys.rtcpKey);
+    this.auth = this.gcm ? null : createSecretKey(this.keys.rtcpAuth);
+    this.salt = this.keys.rtcpSalt;
   }
 
   protected open(p: Buffer, indexAt: number, ssrc: number, index: number, enc: boolean): Buffer | null {

@@ -3,7 +3,7 @@
 // replay before any crypto, try the neighbouring ROC once when the estimate fails, and commit ROC
 // and replay state only after authentication; plus the IVs of both profiles (RFC 7714, RFC 3711).
 // A subclass supplies `open`, the authenticate-and-decrypt step (node:crypto in ./srtp.ts).
-import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "./kdf.ts";
+import { deriveSessionKeys, type SessionKeys, SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "./kdf.ts";
 import { ReplayWindow, RtpIndexState } from "./replay.ts";
 
 /** SSRCs one receiver keeps contexts for; packets of further SSRCs are rejected. */
@@ -73,19 +73,29 @@ export function cmRtcpIv(iv: Buffer, s: Buffer, ssrc: number, index: number): vo
   iv.writeUInt32BE((index ^ s.readUInt32BE(10)) >>> 0, 10);
 }
 
-/** Inbound SRTP of one DTLS-SRTP session: the index, replay and commit rules. */
-export abstract class SrtpUnprotect {
+/** What both directions keep: the profile, the counters, the session keys and an IV to reuse. */
+export abstract class SessionUnprotect {
   readonly profile: SrtpProfile;
   readonly counters = counters();
   protected readonly gcm: boolean;
+  /** the session keys of this direction (SRTP's or SRTCP's are used) */
+  protected readonly keys: SessionKeys;
+  /** the IV, rewritten for every packet */
+  protected readonly iv: Buffer;
+
+  constructor(profile: SrtpProfile, masterKey: Uint8Array, masterSalt: Uint8Array) {
+    this.profile = profile;
+    this.gcm = profile === SRTP_AEAD_AES_128_GCM;
+    this.keys = deriveSessionKeys(profile, masterKey, masterSalt);
+    this.iv = Buffer.alloc(this.gcm ? 12 : 16);
+  }
+}
+
+/** Inbound SRTP of one DTLS-SRTP session (the remote side's master key and salt): the index, replay and commit rules. */
+export abstract class SrtpUnprotect extends SessionUnprotect {
   private readonly states = new Map<number, RtpIndexState>();
   private lastSsrc = -1;
   private last: RtpIndexState | null = null;
-
-  constructor(profile: SrtpProfile) {
-    this.profile = profile;
-    this.gcm = profile === SRTP_AEAD_AES_128_GCM;
-  }
 
   /** Bytes of authentication tag at the end of every packet. */
   get tagLength(): number {
@@ -170,16 +180,8 @@ export abstract class SrtpUnprotect {
 }
 
 /** Inbound SRTCP of one DTLS-SRTP session: the index, replay and commit rules. */
-export abstract class SrtcpUnprotect {
-  readonly profile: SrtpProfile;
-  readonly counters = counters();
-  protected readonly gcm: boolean;
+export abstract class SrtcpUnprotect extends SessionUnprotect {
   private readonly windows = new Map<number, ReplayWindow>();
-
-  constructor(profile: SrtpProfile) {
-    this.profile = profile;
-    this.gcm = profile === SRTP_AEAD_AES_128_GCM;
-  }
 
   /**
    * Authenticates and, when `enc`, decrypts `p` whose E|index word is at `indexAt`; returns

@@ -4,7 +4,7 @@
 // packet that fails authentication is left as it arrived (GCM decrypts before its tag is known,
 // so a failed packet is encrypted back with the same keystream). `srtpReceivers` picks these where
 // OpenSSL loaded in this thread and node:crypto's elsewhere, and says which.
-import { deriveSessionKeys, SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../../core/srtp/kdf.ts";
+import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
 import {
   CM_TAG_BYTES,
@@ -44,16 +44,12 @@ class Ciphers {
 export class OpensslSrtpReceiver extends SrtpUnprotect {
   private readonly c: Ciphers;
   private readonly salt: Buffer;
-  private readonly iv: Buffer;
   private readonly roc4 = Buffer.alloc(4);
 
   constructor(profile: SrtpProfile, masterKey: Uint8Array, masterSalt: Uint8Array) {
-    super(profile);
-    const gcm = profile === SRTP_AEAD_AES_128_GCM;
-    const k = deriveSessionKeys(profile, masterKey, masterSalt);
-    this.c = new Ciphers(gcm, k.rtpKey, k.rtpAuth);
-    this.salt = k.rtpSalt;
-    this.iv = Buffer.alloc(gcm ? 12 : 16);
+    super(profile, masterKey, masterSalt);
+    this.c = new Ciphers(this.gcm, this.keys.rtpKey, this.keys.rtpAuth);
+    this.salt = this.keys.rtpSalt;
   }
 
   protected open(p: Buffer, h: number, end: number, ssrc: number, roc: number, seq: number): Buffer | null {
@@ -87,15 +83,11 @@ export class OpensslSrtpReceiver extends SrtpUnprotect {
 export class OpensslSrtcpReceiver extends SrtcpUnprotect {
   private readonly c: Ciphers;
   private readonly salt: Buffer;
-  private readonly iv: Buffer;
 
   constructor(profile: SrtpProfile, masterKey: Uint8Array, masterSalt: Uint8Array) {
-    super(profile);
-    const gcm = profile === SRTP_AEAD_AES_128_GCM;
-    const k = deriveSessionKeys(profile, masterKey, masterSalt);
-    this.c = new Ciphers(gcm, k.rtcpKey, k.rtcpAuth);
-    this.salt = k.rtcpSalt;
-    this.iv = Buffer.alloc(gcm ? 12 : 16);
+    super(profile, masterKey, masterSalt);
+    this.c = new Ciphers(this.gcm, this.keys.rtcpKey, this.keys.rtcpAuth);
+    this.salt = this.keys.rtcpSalt;
   }
 
   protected open(p: Buffer, indexAt: number, ssrc: number, index: number, enc: boolean): Buffer | null {
