@@ -92,7 +92,9 @@ function lib(): Native {
 
 // The memory (ArrayBuffer) whose address was read last and that address: packets that share one
 // (a pool slab, a batch's arena) read it once; the reference keeps that memory alive while it is
-// cached, so the address cannot be reused by another.
+// cached, so the address cannot be reused by another. Reading `.buffer` first moves a small
+// typed array's bytes out of V8's heap for good (where GC could move them), so the address holds;
+// a detached buffer has length 0 and fails the bounds check.
 let lastStore: ArrayBufferLike | null = null;
 let lastBase = 0;
 
@@ -109,6 +111,12 @@ function range(buf: Uint8Array, at: number, len: number): Bytes {
 }
 
 const freeing = new FinalizationRegistry<() => void>((free) => free());
+
+/** One EVP_DecryptUpdate in place of a stream mode (all `len` bytes come out at once). */
+function inPlace(n: Native, ctx: Ptr, p: Bytes, len: number, outLen: Int32Array): void {
+  if (n.decryptUpdate(ctx, p, outLen, p, len) !== 1 || outLen[0] !== len)
+    throw new Error("EVP_DecryptUpdate failed");
+}
 
 /** A decryption context of `cipher` keyed with `key`, freed when `owner` is collected. */
 function keyedCipher(owner: object, n: Native, cipher: Ptr, key: Uint8Array): Ptr {
@@ -133,7 +141,9 @@ export class AesGcmDecrypt {
 
   /** Starts a packet: the 12-byte IV. */
   begin(iv: Uint8Array): void {
-    this.n.decryptInit(this.ctx, null, null, null, iv);
+    if (iv.length !== 12) throw new RangeError("GCM here takes a 12-byte IV");
+    if (this.n.decryptInit(this.ctx, null, null, null, iv) !== 1)
+      throw new Error("EVP_DecryptInit_ex (IV) failed");
   }
 
   /** Adds `buf[at..at+len)` to the additional authenticated data (before any `decrypt`). */
@@ -143,9 +153,7 @@ export class AesGcmDecrypt {
 
   /** Decrypts `buf[at..at+len)` in place. */
   decrypt(buf: Uint8Array, at: number, len: number): void {
-    if (len === 0) return;
-    const p = range(buf, at, len);
-    this.n.decryptUpdate(this.ctx, p, this.outLen, p, len);
+    if (len > 0) inPlace(this.n, this.ctx, range(buf, at, len), len, this.outLen);
   }
 
   /** Whether the 16-byte tag at `buf[tagAt..)` authenticates what this packet saw. */
@@ -170,10 +178,10 @@ export class AesCtrDecrypt {
   /** Decrypts `buf[at..at+len)` in place with the 16-byte initial counter block `iv`. */
   decrypt(iv: Uint8Array, buf: Uint8Array, at: number, len: number): void {
     const n = this.n;
-    n.decryptInit(this.ctx, null, null, null, iv);
-    if (len === 0) return;
-    const p = range(buf, at, len);
-    n.decryptUpdate(this.ctx, p, this.outLen, p, len);
+    if (iv.length !== 16) throw new RangeError("AES-CTR takes a 16-byte counter block");
+    if (n.decryptInit(this.ctx, null, null, null, iv) !== 1)
+      throw new Error("EVP_DecryptInit_ex (IV) failed");
+    if (len > 0) inPlace(n, this.ctx, range(buf, at, len), len, this.outLen);
   }
 }
 
