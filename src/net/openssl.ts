@@ -2,9 +2,11 @@
 // and AES-128-CTR decryption in place on a context keyed once, and HMAC-SHA1 on a context keyed
 // once, for SRTP and SRTCP. Loaded once per thread, on first use; where it cannot load (no koffi
 // binary, a symbol missing) `openssl()` says why and nothing else here is usable.
-// A byte range is a buffer and a byte offset: offset 0 passes the buffer itself, any other offset
-// passes the address of the buffer's memory (read once per ArrayBuffer) plus the offsets as a
-// number, so no view is made per call. Every range is bounds-checked here before native code sees it.
+// A byte range is a buffer and a byte offset: offset 0 passes the buffer itself (the cheapest: a
+// caller that needs a view of the range anyway passes that view), a short input range is copied
+// into a scratch buffer, and any other range is the address of the buffer's memory (read once per
+// ArrayBuffer, with one native call) plus the offsets as a number, so no view is made per call.
+// Every range is bounds-checked here before native code sees it.
 import { koffi as loadKoffi } from "./koffi.ts";
 
 /** Whether this thread reaches OpenSSL's EVP functions, and why not. */
@@ -110,6 +112,18 @@ function range(buf: Uint8Array, at: number, len: number): Bytes {
   return lastBase + buf.byteOffset + at;
 }
 
+/** Input ranges this short are copied into `scratch` instead of addressed: cheaper than a native call. */
+const COPY_MAX_BYTES = 64;
+const scratch = new Uint8Array(COPY_MAX_BYTES);
+
+/** The pointer for an input-only `buf[at..at+len)`: a short one is copied (consumed before the next call). */
+function input(buf: Uint8Array, at: number, len: number): Bytes {
+  if (at === 0 || len > COPY_MAX_BYTES) return range(buf, at, len);
+  if (at < 0 || len < 0 || at + len > buf.length) throw new RangeError("byte range outside the buffer");
+  for (let i = 0; i < len; i++) scratch[i] = buf[at + i]!;
+  return scratch;
+}
+
 const freeing = new FinalizationRegistry<() => void>((free) => free());
 
 /** One EVP_DecryptUpdate in place of a stream mode (all `len` bytes come out at once). */
@@ -148,7 +162,7 @@ export class AesGcmDecrypt {
 
   /** Adds `buf[at..at+len)` to the additional authenticated data (before any `decrypt`). */
   aad(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) this.n.decryptUpdate(this.ctx, null, this.outLen, range(buf, at, len), len);
+    if (len > 0) this.n.decryptUpdate(this.ctx, null, this.outLen, input(buf, at, len), len);
   }
 
   /** Decrypts `buf[at..at+len)` in place. */
@@ -159,7 +173,7 @@ export class AesGcmDecrypt {
   /** Whether the 16-byte tag at `buf[tagAt..)` authenticates what this packet saw. */
   verify(buf: Uint8Array, tagAt: number): boolean {
     const n = this.n;
-    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, range(buf, tagAt, GCM_TAG_BYTES));
+    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, input(buf, tagAt, GCM_TAG_BYTES));
     return n.decryptFinal(this.ctx, this.none, this.outLen) === 1;
   }
 }
@@ -207,7 +221,7 @@ export class HmacSha1 {
 
   /** Adds `buf[at..at+len)` to the message. */
   update(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) this.n.hmacUpdate(this.ctx, range(buf, at, len), len);
+    if (len > 0) this.n.hmacUpdate(this.ctx, input(buf, at, len), len);
   }
 
   /** Writes the 20-byte MAC into `out` (at least 20 bytes). */

@@ -31,12 +31,20 @@ export function tagEqual(a: Uint8Array, ao: number, b: Uint8Array, n: number): b
   return acc === 0;
 }
 
+/** iv[at..at+4) = s[at..at+4) XOR the 32-bit big-endian `v`, byte by byte (no number is boxed). */
+function xor32(iv: Buffer, s: Buffer, at: number, v: number): void {
+  iv[at] = s[at]! ^ (v >>> 24);
+  iv[at + 1] = s[at + 1]! ^ ((v >>> 16) & 0xff);
+  iv[at + 2] = s[at + 2]! ^ ((v >>> 8) & 0xff);
+  iv[at + 3] = s[at + 3]! ^ (v & 0xff);
+}
+
 /** RFC 7714 section 8.1: IV = (00 00 ‖ SSRC ‖ ROC ‖ SEQ) XOR salt, into the 12-byte `iv`. */
 export function gcmRtpIv(iv: Buffer, s: Buffer, ssrc: number, roc: number, seq: number): void {
   iv[0] = s[0]!;
   iv[1] = s[1]!;
-  iv.writeUInt32BE((ssrc ^ s.readUInt32BE(2)) >>> 0, 2);
-  iv.writeUInt32BE((roc ^ s.readUInt32BE(6)) >>> 0, 6);
+  xor32(iv, s, 2, ssrc);
+  xor32(iv, s, 6, roc);
   iv[10] = (seq >>> 8) ^ s[10]!;
   iv[11] = (seq & 0xff) ^ s[11]!;
 }
@@ -46,8 +54,8 @@ export function cmRtpIv(iv: Buffer, s: Buffer, ssrc: number, roc: number, seq: n
   iv.set(s, 0);
   iv[14] = 0;
   iv[15] = 0;
-  iv.writeUInt32BE((ssrc ^ s.readUInt32BE(4)) >>> 0, 4);
-  iv.writeUInt32BE((roc ^ s.readUInt32BE(8)) >>> 0, 8);
+  xor32(iv, s, 4, ssrc);
+  xor32(iv, s, 8, roc);
   iv[12] = (seq >>> 8) ^ s[12]!;
   iv[13] = (seq & 0xff) ^ s[13]!;
 }
@@ -56,10 +64,10 @@ export function cmRtpIv(iv: Buffer, s: Buffer, ssrc: number, roc: number, seq: n
 export function gcmRtcpIv(iv: Buffer, s: Buffer, ssrc: number, index: number): void {
   iv[0] = s[0]!;
   iv[1] = s[1]!;
-  iv.writeUInt32BE((ssrc ^ s.readUInt32BE(2)) >>> 0, 2);
+  xor32(iv, s, 2, ssrc);
   iv[6] = s[6]!;
   iv[7] = s[7]!;
-  iv.writeUInt32BE((index ^ s.readUInt32BE(8)) >>> 0, 8);
+  xor32(iv, s, 8, index);
 }
 
 /** The AES-CM SRTCP IV: as for RTP, with the 31-bit SRTCP index in bytes 10..13. */
@@ -67,10 +75,10 @@ export function cmRtcpIv(iv: Buffer, s: Buffer, ssrc: number, index: number): vo
   iv.set(s, 0);
   iv[14] = 0;
   iv[15] = 0;
-  iv.writeUInt32BE((ssrc ^ s.readUInt32BE(4)) >>> 0, 4);
+  xor32(iv, s, 4, ssrc);
   iv[8] = s[8]!;
   iv[9] = s[9]!;
-  iv.writeUInt32BE((index ^ s.readUInt32BE(10)) >>> 0, 10);
+  xor32(iv, s, 10, index);
 }
 
 /** What both directions keep: the profile, the counters, the session keys and an IV to reuse. */

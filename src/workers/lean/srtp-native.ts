@@ -53,16 +53,18 @@ export class OpensslSrtpReceiver extends SrtpUnprotect {
   }
 
   protected open(p: Buffer, h: number, end: number, ssrc: number, roc: number, seq: number): Buffer | null {
+    // the payload's view is the result and also what native code is given (no address lookup)
     const len = end - h;
     const g = this.c.gcm;
     if (g !== null) {
+      const out = p.subarray(h, end);
       gcmRtpIv(this.iv, this.salt, ssrc, roc, seq);
       g.begin(this.iv);
       g.aad(p, 0, h);
-      g.decrypt(p, h, len);
-      if (g.verify(p, end)) return p.subarray(h, end);
+      g.decrypt(out, 0, len);
+      if (g.verify(p, end)) return out;
       g.begin(this.iv);
-      g.decrypt(p, h, len);
+      g.decrypt(out, 0, len);
       return null;
     }
     // RFC 3711 section 4.2: tag = HMAC-SHA1(header ‖ encrypted payload ‖ ROC), first 80 bits
@@ -74,8 +76,9 @@ export class OpensslSrtpReceiver extends SrtpUnprotect {
     m.finish(this.c.mac);
     if (!tagEqual(p, end, this.c.mac, CM_TAG_BYTES)) return null;
     cmRtpIv(this.iv, this.salt, ssrc, roc, seq);
-    this.c.ctr!.decrypt(this.iv, p, h, len);
-    return p.subarray(h, end);
+    const out = p.subarray(h, end);
+    this.c.ctr!.decrypt(this.iv, out, 0, len);
+    return out;
   }
 }
 
