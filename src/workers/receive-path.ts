@@ -28,7 +28,15 @@ import type { ReceivePath } from "./protocol.ts";
  * What the lean paths of this thread did (tests and diagnostics): sessions taken over by SRTP
  * profile, the highest rollover counter reached, packets rejected by SRTP, receiver reports.
  */
-export const leanDiagnostics = { sessions: 0, gcm: 0, cm: 0, maxRoc: 0, srtpRejected: 0, reportsSent: 0 };
+export const leanDiagnostics = {
+  sessions: 0,
+  gcm: 0,
+  cm: 0,
+  openssl: 0,
+  maxRoc: 0,
+  srtpRejected: 0,
+  reportsSent: 0,
+};
 
 export interface ReceiveOptions {
   /** shard-wide packet and payload-byte counters */
@@ -115,10 +123,13 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
     start(keys, sendRtcp) {
       const codecs = tr.codecs;
       const pipeline = o.make(codecName(codecs[0]?.mimeType ?? ""));
+      // the arena path hands the pipeline views of its arena, decrypted in place
+      if (arena) pipeline.reusesPayloads();
       const counters = o.counters;
       const after = o.afterPacket;
       const r = new LeanReceiver({
         ...keys,
+        inPlace: arena,
         payloadTypes: codecs.map((c) => c.payloadType),
         clockRate: codecs[0]?.clockRate ?? 90000,
         absId: absCaptureId(tr.headerExtensions),
@@ -137,6 +148,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
       leanDiagnostics.sessions++;
       if (keys.profile === SRTP_AEAD_AES_128_GCM) leanDiagnostics.gcm++;
       else leanDiagnostics.cm++;
+      if (r.srtpBackend === "openssl") leanDiagnostics.openssl++;
       if (closed) r.close();
       return r.onDatagram;
     },

@@ -168,6 +168,11 @@ export class ViewerPipeline {
     }
   }
 
+  /** Payloads are views their caller reuses after onPacket (the arena path): pending frames keep copies. */
+  reusesPayloads(): void {
+    if (this.reasm !== null) this.reasm.copyPending = true;
+  }
+
   /** The viewer has received a complete keyframe (join criterion; the timeout is the caller's). */
   get joined(): boolean {
     return this.firstKeyframeNs >= 0;

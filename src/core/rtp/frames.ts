@@ -35,6 +35,11 @@ export class PendingFrame {
   headBySeq = false;
   readonly exts: number[] = [];
   readonly payloads: Uint8Array[] = [];
+
+  /** Replaces payload i by a copy of its bytes: its caller reuses the original after the push. */
+  own(i: number): void {
+    this.payloads[i] = new Uint8Array(this.payloads[i]!);
+  }
 }
 
 /** The empty payload that overwrites a dropped reference. */
@@ -73,3 +78,12 @@ export class FrameDepacketiser {
     return pieces;
   }
 }
+
+/**
+ * At most this many frames pending at once. A stream has a handful (one per frame still
+ * within WINDOW_NS of its first packet: 30 at 30 fps when every frame loses a packet); a
+ * sender inventing a new timestamp per packet would otherwise make every push scan thousands
+ * of them (quadratic time). Past it the frame whose first packet arrived earliest is given
+ * up as incomplete, as expiry would do a little later.
+ */
+export const MAX_PENDING = 256;

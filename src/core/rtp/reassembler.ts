@@ -4,34 +4,27 @@
 // reference (issue 11): with a FrameStart rule, the codec's frame-start mark also proves a
 // frame's head (see StartProof in frame-start.ts).
 //
-// State per viewer: `seen` (recent packets by extended sequence number: timestamp + arrival)
-// in a SeenRing (a map without allocation per packet); `pending` frames (pooled objects, a
-// handful) in an array kept sorted by `lo` and scanned; `closed` timestamps in a Map in the
-// order they closed. Payloads are kept by reference: the caller hands over ownership of each
-// payload buffer. Per packet nothing is allocated; per completed frame, the CompletedFrame
-// and whatever the depacketiser returns.
+// State per viewer: `seen` (recent packets by extended sequence number: timestamp + arrival) in
+// a SeenRing (a map without allocation per packet); `pending` frames (pooled objects, a handful)
+// in an array kept sorted by `lo` and scanned; `closed` timestamps in a Map in the order they
+// closed. Payloads are kept by reference (the caller hands over ownership), or, with
+// `copyPending`, copied when a frame still pending keeps one. Per packet nothing else is
+// allocated; per completed frame, the CompletedFrame and whatever the depacketiser returns.
 
 import type { FrameEnd } from "../types.ts";
 import { type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketize } from "./frames.ts";
-import { FrameDepacketiser, NO_PAYLOAD, PendingFrame } from "./frames.ts";
+import { FrameDepacketiser, MAX_PENDING, NO_PAYLOAD, PendingFrame } from "./frames.ts";
 import { SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
 export type { CompletedFrame, Depacketize } from "./frames.ts";
+export { MAX_PENDING } from "./frames.ts";
 
 /** How long a frame may stay incomplete after its first packet arrived. */
 export const WINDOW_NS = 1e9;
 /** Seen packets and closed frames older than this are forgotten (pruned at most once per WINDOW_NS). */
 const FORGET_NS = 2 * WINDOW_NS;
-/**
- * At most this many frames pending at once. A stream has a handful (one per frame still
- * within WINDOW_NS of its first packet: 30 at 30 fps when every frame loses a packet); a
- * sender inventing a new timestamp per packet would otherwise make every push scan thousands
- * of them (quadratic time). Past it the frame whose first packet arrived earliest is given
- * up as incomplete, as expiry would do a little later.
- */
-export const MAX_PENDING = 256;
 
 export class Reassembler {
   private readonly depacketiser: FrameDepacketiser;
@@ -52,6 +45,11 @@ export class Reassembler {
 
   private haveEarliest = false;
   private earliest = 0;
+
+  /** the caller reuses a payload's bytes after push: a frame still pending keeps a copy of it */
+  copyPending = false;
+  private lastFrame: PendingFrame | null = null;
+  private lastIndex = 0;
 
   private end: FrameEnd = "";
   private incomplete = 0;
@@ -99,8 +97,11 @@ export class Reassembler {
       this.haveEarliest = true;
     }
 
+    this.lastFrame = null;
     this.add(ext, ts, marker, payload, arrivalNs);
     const n = this.pendingCount > 0 ? this.complete(arrivalNs, out) : 0;
+    const f = this.lastFrame as PendingFrame | null;
+    if (this.copyPending && f?.payloads[this.lastIndex] === payload) f.own(this.lastIndex);
 
     if (arrivalNs - this.lastPruneNs >= WINDOW_NS) this.prune(arrivalNs);
     return n;
@@ -108,13 +109,8 @@ export class Reassembler {
 
   /** Sizes of the internal state (for tests and diagnostics; scans the seen ring). */
   stateSizes(): { seen: number; seenCapacity: number; pending: number; closed: number } {
-    const seen = this.seen;
-    return {
-      seen: seen.size,
-      seenCapacity: seen.capacity,
-      pending: this.pendingCount,
-      closed: this.closed.size,
-    };
+    const { size: seen, capacity: seenCapacity } = this.seen;
+    return { seen, seenCapacity, pending: this.pendingCount, closed: this.closed.size };
   }
 
   private extend(seq: number): number {
@@ -166,7 +162,8 @@ export class Reassembler {
     f.lastNs = at;
     f.exts[f.count] = ext;
     f.payloads[f.count] = payload;
-    f.count++;
+    this.lastFrame = f;
+    this.lastIndex = f.count++;
   }
 
   private insertOrdered(f: PendingFrame): void {

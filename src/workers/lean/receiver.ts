@@ -8,7 +8,7 @@
 import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
-import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
+import type { SrtcpUnprotect, SrtpUnprotect } from "../../core/srtp/srtp.ts";
 import { type DatagramHandler, intake } from "../intake.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
@@ -26,6 +26,7 @@ import {
   rtpSsrc,
   rtpTimestamp,
 } from "./rtp-read.ts";
+import { type SrtpBackend, srtpReceivers } from "./srtp-native.ts";
 
 /** Where a received packet goes: the same call the werift path makes. */
 export type PacketSink = (
@@ -41,6 +42,8 @@ export interface LeanReceiverOptions {
   profile: SrtpProfile;
   remoteMasterKey: Uint8Array;
   remoteMasterSalt: Uint8Array;
+  /** unprotect in place with the OpenSSL inside node where it loads (the arena path), else node:crypto */
+  inPlace?: boolean;
   /** payload types of the negotiated codecs; others are dropped (as werift drops them) */
   payloadTypes: readonly number[];
   clockRate: number;
@@ -66,8 +69,10 @@ export class LeanReceiver {
   readonly dropped = { malformed: 0, payloadType: 0, foreignSsrc: 0, srtp: 0, padding: 0 };
   rtcpReceived = 0;
   reportsSent = 0;
-  private readonly srtp: SrtpReceiver;
-  private readonly srtcp: SrtcpReceiver;
+  private readonly srtp: SrtpUnprotect;
+  private readonly srtcp: SrtcpUnprotect;
+  /** who unprotects: OpenSSL in place (the arena path where it loads) or node:crypto */
+  readonly srtpBackend: SrtpBackend;
   private readonly tagLength: number;
   private readonly pt = new Uint8Array(128);
   private readonly absId: number;
@@ -83,8 +88,15 @@ export class LeanReceiver {
   private closed = false;
 
   constructor(o: LeanReceiverOptions) {
-    this.srtp = new SrtpReceiver(o.profile, o.remoteMasterKey, o.remoteMasterSalt);
-    this.srtcp = new SrtcpReceiver(o.profile, o.remoteMasterKey, o.remoteMasterSalt);
+    const rx = o.inPlace
+      ? srtpReceivers(o.profile, o.remoteMasterKey, o.remoteMasterSalt)
+      : srtpReceivers(o.profile, o.remoteMasterKey, o.remoteMasterSalt, {
+          ok: false,
+          reason: "the lean path",
+        });
+    this.srtp = rx.rtp;
+    this.srtcp = rx.rtcp;
+    this.srtpBackend = rx.backend;
     this.tagLength = this.srtp.tagLength;
     for (const p of o.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
     this.absId = o.absId;
@@ -110,7 +122,7 @@ export class LeanReceiver {
   }
 
   /** SRTP/SRTCP counters of rejected packets. */
-  get srtpCounters(): { rtp: SrtpReceiver["counters"]; rtcp: SrtcpReceiver["counters"] } {
+  get srtpCounters(): { rtp: SrtpUnprotect["counters"]; rtcp: SrtcpUnprotect["counters"] } {
     return { rtp: this.srtp.counters, rtcp: this.srtcp.counters };
   }
 

@@ -1,0 +1,232 @@
+// The OpenSSL inside the node binary, reached through koffi (./koffi.ts) with `load(null)`: AES-128-GCM
+// and AES-128-CTR decryption in place on a context keyed once, and HMAC-SHA1 on a context keyed
+// once, for SRTP and SRTCP. Loaded once per thread, on first use; where it cannot load (no koffi
+// binary, a symbol missing) `openssl()` says why and nothing else here is usable.
+// A byte range is a buffer and a byte offset: offset 0 passes the buffer itself (the cheapest: a
+// caller that needs a view of the range anyway passes that view), a short input range is copied
+// into a scratch buffer, and any other range is the address of the buffer's memory (read once per
+// ArrayBuffer, with one native call) plus the offsets as a number, so no view is made per call.
+// Every range is bounds-checked here before native code sees it.
+import { koffi as loadKoffi } from "./koffi.ts";
+
+/** Whether this thread reaches OpenSSL's EVP functions, and why not. */
+export type OpensslAvailability = { ok: true; version: string } | { ok: false; reason: string };
+
+type Ptr = bigint;
+type Bytes = Uint8Array | number | null;
+type Native = {
+  cipherNew: () => Ptr;
+  cipherFree: (ctx: Ptr) => number;
+  gcm: () => Ptr;
+  ctr: () => Ptr;
+  decryptInit: (ctx: Ptr, cipher: Ptr | null, engine: null, key: Bytes, iv: Bytes) => number;
+  decryptUpdate: (ctx: Ptr, out: Bytes, outLen: Int32Array, input: Bytes, inLen: number) => number;
+  decryptFinal: (ctx: Ptr, out: Uint8Array, outLen: Int32Array) => number;
+  ctrl: (ctx: Ptr, type: number, arg: number, data: Bytes) => number;
+  hmacNew: () => Ptr;
+  hmacFree: (ctx: Ptr) => number;
+  hmacInit: (ctx: Ptr, key: Uint8Array | null, keyLen: number, md: Ptr | null, engine: null) => number;
+  hmacUpdate: (ctx: Ptr, data: Bytes, len: number) => number;
+  hmacFinal: (ctx: Ptr, out: Uint8Array, outLen: Uint32Array) => number;
+  sha1: () => Ptr;
+  /** memmove(p, p, 0): the address of a buffer's first byte, as a number */
+  addressOf: (p: Uint8Array) => number;
+};
+
+/** EVP_CTRL_GCM_SET_TAG (openssl/evp.h). */
+const EVP_CTRL_GCM_SET_TAG = 0x11;
+const GCM_TAG_BYTES = 16;
+const SHA1_BYTES = 20;
+
+let native: Native | null = null;
+let availability: OpensslAvailability | null = null;
+
+function load(): OpensslAvailability {
+  const koffi = loadKoffi();
+  if (typeof koffi === "string") return { ok: false, reason: koffi };
+  try {
+    const lib = koffi.load(null);
+    const f = <T>(decl: string): T => lib.func(decl) as unknown as T;
+    const version = f<(t: number) => string>("const char *OpenSSL_version(int t)")(0);
+    const memmove = f<(d: Uint8Array, s: Uint8Array, n: number) => number>(
+      "uintptr_t memmove(uint8_t *d, uint8_t *s, size_t n)",
+    );
+    native = {
+      cipherNew: f("void *EVP_CIPHER_CTX_new(void)"),
+      cipherFree: f("void EVP_CIPHER_CTX_free(void *ctx)"),
+      gcm: f("void *EVP_aes_128_gcm(void)"),
+      ctr: f("void *EVP_aes_128_ctr(void)"),
+      decryptInit: f("int EVP_DecryptInit_ex(void *ctx, void *c, void *e, uint8_t *key, uint8_t *iv)"),
+      decryptUpdate: f("int EVP_DecryptUpdate(void *ctx, uint8_t *out, int *outl, uint8_t *in, int inl)"),
+      decryptFinal: f("int EVP_DecryptFinal_ex(void *ctx, uint8_t *out, int *outl)"),
+      ctrl: f("int EVP_CIPHER_CTX_ctrl(void *ctx, int type, int arg, uint8_t *ptr)"),
+      hmacNew: f("void *HMAC_CTX_new(void)"),
+      hmacFree: f("void HMAC_CTX_free(void *ctx)"),
+      hmacInit: f("int HMAC_Init_ex(void *ctx, uint8_t *key, int len, void *md, void *e)"),
+      hmacUpdate: f("int HMAC_Update(void *ctx, uint8_t *data, size_t len)"),
+      hmacFinal: f("int HMAC_Final(void *ctx, uint8_t *md, unsigned int *len)"),
+      sha1: f("void *EVP_sha1(void)"),
+      addressOf: (p) => memmove(p, p, 0),
+    };
+    return { ok: true, version };
+  } catch (err) {
+    native = null;
+    const m = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      reason: `OpenSSL's EVP functions not reachable through koffi (${m.split("\n")[0] ?? m})`,
+    };
+  }
+}
+
+/** Loads the native side once per thread and says whether OpenSSL can be used here. */
+export function openssl(): OpensslAvailability {
+  if (availability === null) availability = load();
+  return availability;
+}
+
+function lib(): Native {
+  const a = openssl();
+  if (!a.ok || native === null)
+    throw new Error(`OpenSSL unavailable here (${a.ok ? "not loaded" : a.reason})`);
+  return native;
+}
+
+// The memory (ArrayBuffer) whose address was read last and that address: packets that share one
+// (a pool slab, a batch's arena) read it once; the reference keeps that memory alive while it is
+// cached, so the address cannot be reused by another. Reading `.buffer` first moves a small
+// typed array's bytes out of V8's heap for good (where GC could move them), so the address holds;
+// a detached buffer has length 0 and fails the bounds check.
+let lastStore: ArrayBufferLike | null = null;
+let lastBase = 0;
+
+/** The pointer koffi receives for `buf[at..at+len)`, after a bounds check. */
+function range(buf: Uint8Array, at: number, len: number): Bytes {
+  if (at < 0 || len < 0 || at + len > buf.length) throw new RangeError("byte range outside the buffer");
+  if (at === 0) return buf;
+  const store = buf.buffer;
+  if (store !== lastStore) {
+    lastBase = lib().addressOf(buf) - buf.byteOffset;
+    lastStore = store;
+  }
+  return lastBase + buf.byteOffset + at;
+}
+
+/** Input ranges this short are copied into `scratch` instead of addressed: cheaper than a native call. */
+const COPY_MAX_BYTES = 64;
+const scratch = new Uint8Array(COPY_MAX_BYTES);
+
+/** The pointer for an input-only `buf[at..at+len)`: a short one is copied (consumed before the next call). */
+function input(buf: Uint8Array, at: number, len: number): Bytes {
+  if (at === 0 || len > COPY_MAX_BYTES) return range(buf, at, len);
+  if (at < 0 || len < 0 || at + len > buf.length) throw new RangeError("byte range outside the buffer");
+  for (let i = 0; i < len; i++) scratch[i] = buf[at + i]!;
+  return scratch;
+}
+
+const freeing = new FinalizationRegistry<() => void>((free) => free());
+
+/** One EVP_DecryptUpdate in place of a stream mode (all `len` bytes come out at once). */
+function inPlace(n: Native, ctx: Ptr, p: Bytes, len: number, outLen: Int32Array): void {
+  if (n.decryptUpdate(ctx, p, outLen, p, len) !== 1 || outLen[0] !== len)
+    throw new Error("EVP_DecryptUpdate failed");
+}
+
+/** A decryption context of `cipher` keyed with `key`, freed when `owner` is collected. */
+function keyedCipher(owner: object, n: Native, cipher: Ptr, key: Uint8Array): Ptr {
+  if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
+  const ctx = n.cipherNew();
+  freeing.register(owner, () => n.cipherFree(ctx));
+  if (n.decryptInit(ctx, cipher, null, key, null) !== 1) throw new Error("EVP_DecryptInit_ex (key) failed");
+  return ctx;
+}
+
+/** AES-128-GCM decryption on one context keyed once; per packet only the IV is set. */
+export class AesGcmDecrypt {
+  private readonly ctx: Ptr;
+  private readonly n: Native;
+  private readonly outLen = new Int32Array(1);
+  private readonly none = new Uint8Array(16);
+
+  constructor(key: Uint8Array) {
+    this.n = lib();
+    this.ctx = keyedCipher(this, this.n, this.n.gcm(), key);
+  }
+
+  /** Starts a packet: the 12-byte IV. */
+  begin(iv: Uint8Array): void {
+    if (iv.length !== 12) throw new RangeError("GCM here takes a 12-byte IV");
+    if (this.n.decryptInit(this.ctx, null, null, null, iv) !== 1)
+      throw new Error("EVP_DecryptInit_ex (IV) failed");
+  }
+
+  /** Adds `buf[at..at+len)` to the additional authenticated data (before any `decrypt`). */
+  aad(buf: Uint8Array, at: number, len: number): void {
+    if (len > 0) this.n.decryptUpdate(this.ctx, null, this.outLen, input(buf, at, len), len);
+  }
+
+  /** Decrypts `buf[at..at+len)` in place. */
+  decrypt(buf: Uint8Array, at: number, len: number): void {
+    if (len > 0) inPlace(this.n, this.ctx, range(buf, at, len), len, this.outLen);
+  }
+
+  /** Whether the 16-byte tag at `buf[tagAt..)` authenticates what this packet saw. */
+  verify(buf: Uint8Array, tagAt: number): boolean {
+    const n = this.n;
+    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, input(buf, tagAt, GCM_TAG_BYTES));
+    return n.decryptFinal(this.ctx, this.none, this.outLen) === 1;
+  }
+}
+
+/** AES-128 in counter mode (AES-CM, RFC 3711 section 4.1.1) on one context keyed once. */
+export class AesCtrDecrypt {
+  private readonly ctx: Ptr;
+  private readonly n: Native;
+  private readonly outLen = new Int32Array(1);
+
+  constructor(key: Uint8Array) {
+    this.n = lib();
+    this.ctx = keyedCipher(this, this.n, this.n.ctr(), key);
+  }
+
+  /** Decrypts `buf[at..at+len)` in place with the 16-byte initial counter block `iv`. */
+  decrypt(iv: Uint8Array, buf: Uint8Array, at: number, len: number): void {
+    const n = this.n;
+    if (iv.length !== 16) throw new RangeError("AES-CTR takes a 16-byte counter block");
+    if (n.decryptInit(this.ctx, null, null, null, iv) !== 1)
+      throw new Error("EVP_DecryptInit_ex (IV) failed");
+    if (len > 0) inPlace(n, this.ctx, range(buf, at, len), len, this.outLen);
+  }
+}
+
+/** HMAC-SHA1 on one context keyed once; each message starts from the keyed state. */
+export class HmacSha1 {
+  private readonly ctx: Ptr;
+  private readonly n: Native;
+  private readonly outLen = new Uint32Array(1);
+
+  constructor(key: Uint8Array) {
+    this.n = lib();
+    const n = this.n;
+    const ctx = n.hmacNew();
+    this.ctx = ctx;
+    freeing.register(this, () => n.hmacFree(ctx));
+    if (n.hmacInit(ctx, key, key.length, n.sha1(), null) !== 1) throw new Error("HMAC_Init_ex (key) failed");
+  }
+
+  /** Starts a message (the key stays). */
+  begin(): void {
+    this.n.hmacInit(this.ctx, null, 0, null, null);
+  }
+
+  /** Adds `buf[at..at+len)` to the message. */
+  update(buf: Uint8Array, at: number, len: number): void {
+    if (len > 0) this.n.hmacUpdate(this.ctx, input(buf, at, len), len);
+  }
+
+  /** Writes the 20-byte MAC into `out` (at least 20 bytes). */
+  finish(out: Uint8Array): void {
+    if (out.length < SHA1_BYTES) throw new RangeError("HMAC-SHA1 writes 20 bytes");
+    this.n.hmacFinal(this.ctx, out, this.outLen);
+  }
+}
