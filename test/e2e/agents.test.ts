@@ -284,7 +284,7 @@ test("usage: coordinator flags need --agents, --agents needs a publishing scenar
     [["run", file, "--agents", "0"], /--agents: want an integer from 1/],
     [["run", file, "--agents", "2", "--workers", "2"], /--workers: with --agents each agent has its own/],
     [["agent", "--workers", "1"], /--coordinator is required/],
-    [["agent", "--coordinator", "nohost"], /--coordinator: want HOST:PORT/],
+    [["agent", "--coordinator", "nohost"], /--coordinator: .*want HOST:PORT/],
     [["agent", "--coordinator", "127.0.0.1:1", "--name", "bad/name"], /--name: want 1–63/],
   ] as const) {
     const res = await cli([...args], { env, timeoutMs: 20_000 });

@@ -134,7 +134,7 @@ function cases(): Case[] {
     flagCase(
       "view",
       ["--whep", BASE.whep, "--out", OUT, "--duration", "0s"],
-      /^scenario: holdSeconds must be positive$/,
+      /^--duration must be positive$/,
     ),
     flagCase("publish", ["--whip", NOWHERE, "--codec", "av1"], /--codec/),
     flagCase("relay", ["--listen", "127.0.0.1:0"], /^--listen: /),

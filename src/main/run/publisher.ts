@@ -15,7 +15,6 @@ import type { SendLog } from "../../core/delay/sendlog.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
 import type { PublisherInput } from "../../core/report/input.ts";
 import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
-import { DelayHistogram } from "../../core/stats/summaries.ts";
 import {
   abandonDtls,
   absCaptureId,
@@ -27,8 +26,9 @@ import {
 } from "../../net/rtc.ts";
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
-import { isRtpDatagram, tapMediaSend } from "../../net/send-stamp.ts";
+import { tapMediaSend } from "../../net/send-stamp.ts";
 import { PublisherError } from "./publisher-error.ts";
+import { type PendingFrame, SendInstants } from "./send-instant.ts";
 
 export { PublisherError };
 
@@ -53,16 +53,6 @@ export interface PublisherOptions {
   onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
 }
 
-/** The frame being sent, until its first packet reaches the socket. */
-interface PendingFrame {
-  k: number;
-  /** the clip index sent */
-  i: number;
-  ts: number;
-  startNs: number;
-  stamped: boolean;
-}
-
 /** The publisher's figures are the report's publisher input (docs/definitions.md#publisher-figures, durations in ns). */
 export type PublisherResult = PublisherInput;
 
@@ -76,13 +66,13 @@ export class Publisher {
   private wake: (() => void) | null = null;
   /** the send instant is taken at the socket (send-stamp.ts); false where werift's internals did not allow it */
   private socketStamp = false;
-  private pending: PendingFrame | null = null;
-  private readonly sendLag = new DelayHistogram();
+  private readonly instants: SendInstants;
   readonly requests: KeyframeRequests;
   readonly result: PublisherResult;
 
   constructor(opts: PublisherOptions) {
     this.opts = opts;
+    this.instants = new SendInstants(opts.sendLog, opts.onFrameSent);
     this.requests = new KeyframeRequests(opts.clip.keyframes, opts.keyframeOnRequest !== false);
     this.result = {
       codec: opts.clip.codec,
@@ -167,7 +157,7 @@ export class Publisher {
       throw new PublisherError("webrtc", (err as Error).message);
     }
     this.result.connectNs = monoNs() - postNs;
-    this.socketStamp = tapMediaSend(this.tr, this.onDatagramOut);
+    this.socketStamp = tapMediaSend(this.tr, this.instants.before, "before", this.instants.written);
     onKeyframeRequest(this.tr, (kind) => this.requests.request(kind));
     this.absId = absCaptureId(this.tr.headerExtensions);
     this.result.stamped = this.absId !== 0 && !opts.noStamp;
@@ -208,8 +198,7 @@ export class Publisher {
       const sending: PendingFrame = { k, i, ts, startNs: monoNs(), stamped: false };
       kf.sent(i);
       // the send instant: the first packet at the socket (onDatagramOut), else here
-      if (this.socketStamp) this.pending = sending;
-      else this.frameSent(sending, sending.startNs);
+      this.instants.begin(sending, this.socketStamp);
       for (let j = 0; j < payloads.length; j++) {
         const header = new RtpHeader({
           sequenceNumber: seq,
@@ -236,13 +225,13 @@ export class Publisher {
           // a closing connection: skip the write (docs/definitions.md#publisher-pacing)
         }
       }
-      this.pending = null;
       // no packet of it reached the socket (a closing connection): logged, for a complete log
-      if (!sending.stamped) this.frameSent(sending, monoNs());
+      this.instants.end(sending);
       r.framesSent++;
     }
     stop.removeEventListener("abort", onStop);
-    if (this.sendLag.count > 0) r.sendLagHist = this.sendLag.encode();
+    const lag = this.instants.sendLag;
+    if (lag.count > 0) r.sendLagHist = lag.encode();
     r.sendingNs = monoNs() - started;
     r.loops = Math.floor(r.framesSent / n);
     r.pliReceived = kf.pliReceived;
@@ -259,23 +248,8 @@ export class Publisher {
 
   /** p99 of the send lag so far (ns), null before any frame was stamped at the socket. */
   sendLagP99Ns(): number | null {
-    return this.sendLag.count > 0 ? this.sendLag.quantileNs(99) : null;
-  }
-
-  /** A media datagram about to reach the socket: the pending frame's first RTP packet stamps it. */
-  private readonly onDatagramOut = (data: Buffer): void => {
-    const f = this.pending;
-    if (f === null || f.stamped || !isRtpDatagram(data) || data.readUInt32BE(4) !== f.ts) return;
-    const t0 = monoNs();
-    this.pending = null;
-    this.sendLag.recordNs(t0 - f.startNs);
-    this.frameSent(f, t0);
-  };
-
-  private frameSent(f: PendingFrame, t0: number): void {
-    f.stamped = true;
-    this.opts.sendLog?.record(f.k, t0, f.i);
-    this.opts.onFrameSent?.(f.k, t0, f.i);
+    const lag = this.instants.sendLag;
+    return lag.count > 0 ? lag.quantileNs(99) : null;
   }
 
   private sleep(ns: number): Promise<void> {
