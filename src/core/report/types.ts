@@ -78,6 +78,8 @@ export interface ReportScenario {
   keyframeOnRequest?: boolean;
   /** our addition: the emulated links per viewer cohort, in the scenario's notation (docs/definitions.md#cohorts) */
   cohorts?: Record<string, unknown>[];
+  /** our addition: viewers leave and new ones join (docs/definitions.md#churn) */
+  churn?: Record<string, number>;
 }
 
 /** docs/definitions.md#publisher-figures `publisher`. */
@@ -183,6 +185,12 @@ export interface ViewerReport {
   id: number;
   startOffsetMs: number;
   rampOffsetMs?: number;
+  /** our addition, with churn: when the viewer stopped, ms after t0 (docs/definitions.md#churn-figures) */
+  stopOffsetMs?: number;
+  /** our addition, with churn: it started in a leaver's place during the run */
+  lateJoiner?: boolean;
+  /** our addition, with churn: its lifetime ended before the viewers' deadline */
+  left?: boolean;
   joined: boolean;
   codec?: string;
   whepFlow?: "answer" | "counter-offer";
@@ -227,6 +235,24 @@ export interface Aggregate {
   packetTransit: PooledTransitBlock;
   /** our addition: each cohort's figures, then the unimpaired viewers' (docs/definitions.md#cohort-figures) */
   cohorts?: CohortReport[];
+  /** our addition: joins, leaves and the late joiners' setup and join (docs/definitions.md#churn-figures) */
+  churn?: ChurnReport;
+}
+
+/** docs/definitions.md#churn-figures the churn counts and the late joiners' figures. */
+export interface ChurnReport {
+  /** every viewer scheduled: the first viewers and the late joiners */
+  viewers: number;
+  lateJoiners: number;
+  /** viewers that joined, late joiners included */
+  joins: number;
+  lateJoins: number;
+  /** viewers that ran and left before the viewers' deadline (WHEP DELETE at their lifetime's end) */
+  leaves: number;
+  /** over the late joiners that joined: the WHEP answer, ICE connected, the first complete keyframe */
+  lateSignallingMs: Summary;
+  lateIceConnectedMs: Summary;
+  lateJoinFirstKeyframeMs: Summary;
 }
 
 /** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */
