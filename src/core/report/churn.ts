@@ -2,8 +2,9 @@
 // join, from the viewers' reports (each viewer's figures already cover its own lifetime).
 
 import { exactSummary } from "../stats/summaries.ts";
+import type { ChurnReport } from "./churn-types.ts";
 import type { ViewerInput } from "./input.ts";
-import type { ChurnReport, ViewerReport } from "./types.ts";
+import type { ViewerReport } from "./types.ts";
 
 export function churnReport(inputs: readonly ViewerInput[], viewers: readonly ViewerReport[]): ChurnReport {
   const late = viewers.filter((v) => v.lateJoiner === true);

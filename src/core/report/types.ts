@@ -7,6 +7,7 @@
 import type { LinkRecord } from "../link/types.ts";
 import type { ThresholdResult } from "../thresholds/types.ts";
 import type { RtpReport, Summary } from "../types.ts";
+import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
 
 export type {
@@ -237,22 +238,6 @@ export interface Aggregate {
   cohorts?: CohortReport[];
   /** our addition: joins, leaves and the late joiners' setup and join (docs/definitions.md#churn-figures) */
   churn?: ChurnReport;
-}
-
-/** docs/definitions.md#churn-figures the churn counts and the late joiners' figures. */
-export interface ChurnReport {
-  /** every viewer scheduled: the first viewers and the late joiners */
-  viewers: number;
-  lateJoiners: number;
-  /** viewers that joined, late joiners included */
-  joins: number;
-  lateJoins: number;
-  /** viewers that ran and left before the viewers' deadline (WHEP DELETE at their lifetime's end) */
-  leaves: number;
-  /** over the late joiners that joined: the WHEP answer, ICE connected, the first complete keyframe */
-  lateSignallingMs: Summary;
-  lateIceConnectedMs: Summary;
-  lateJoinFirstKeyframeMs: Summary;
 }
 
 /** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */
