@@ -91,7 +91,7 @@ test("a churn run reports its late joiners, their setup and join, and pools ever
   );
   assert.match(
     markdown,
-    /## Churn\n\n6 viewers in all, 3 of them late joiners \(3 joined\); 6 joins, 6 leaves/,
+    /## Churn\n\n6 viewers in all; late joiners 3 \(3 joined\); joins 6; leaves 6/,
   );
   assert.ok(r.method.some((m) => m.startsWith("Churn: ")));
   assert.deepEqual(r.scenario.churn, { meanLifetimeSeconds: 3, minLifetimeSeconds: 3, seed: 1 });

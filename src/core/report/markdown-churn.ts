@@ -10,7 +10,7 @@ export function churnMarkdown(r: Report): string[] {
   return [
     "## Churn",
     "",
-    `${c.viewers} viewers in all, ${c.lateJoiners} of them late joiners (${c.lateJoins} joined); ${c.joins} joins, ${c.leaves} leaves (WHEP DELETE at a lifetime's end).`,
+    `${c.viewers} viewers in all; late joiners ${c.lateJoiners} (${c.lateJoins} joined); joins ${c.joins}; leaves ${c.leaves} (a WHEP DELETE at a lifetime's end).`,
     "",
     "| late joiners | n | p50 | p95 | p99 | min | max |",
     "|---|---:|---:|---:|---:|---:|---:|",
