@@ -112,6 +112,8 @@ export interface ViewerRecord {
   whepFlow?: "answer" | "counter-offer";
   /** monotonic instant (ns) the viewer sent its WHEP POST; absent when it never sent one */
   postMonoNs?: number;
+  /** monotonic instant (ns) the viewer stopped: its WHEP DELETE went out (or it closed without a resource) */
+  stopMonoNs?: number;
   signallingNs?: number;
   iceConnectedNs?: number;
   firstRtpNs?: number;

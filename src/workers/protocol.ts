@@ -37,8 +37,11 @@ export interface StampSources {
 
 export interface ShardTask {
   shard: number;
-  /** viewer ids with their absolute start instants (monotonic ns) */
-  viewers: { id: number; startMonoNs: number; cohort?: number }[];
+  /**
+   * viewer ids with their absolute start instants (monotonic ns); with churn, each one's stop
+   * instant (docs/definitions.md#churn-schedule; absent: the shard's deadline)
+   */
+  viewers: { id: number; startMonoNs: number; stopMonoNs?: number; cohort?: number }[];
   t0MonoNs: number;
   deadlineMonoNs: number;
   whep: string;

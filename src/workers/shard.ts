@@ -1,5 +1,5 @@
 // The shard entry function: runs K viewers, each from its own scheduled instant to the common
-// deadline, emits per-second deltas keyed by the second since t0, and returns every viewer's
+// deadline (or, with churn, to its own stop), emits per-second deltas keyed by the second since t0, and returns every viewer's
 // record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
 
 import { monoNs } from "../core/clock/clock.ts";
@@ -19,6 +19,7 @@ import { ShardTicks, withLag } from "./shard-ticks.ts";
 import { atMonoNs } from "./timers.ts";
 import { runViewer } from "./viewer.ts";
 import type { ShardContext } from "./viewer-context.ts";
+import { launchViewers, viewerStop } from "./viewer-launch.ts";
 import { warmNetworking } from "./warm.ts";
 
 export interface ShardHooks {
@@ -59,17 +60,28 @@ export async function runShard(
   const ctx = await shardContext(task, stop, ticks.counts);
   const deadlineTimer = atMonoNs(task.deadlineMonoNs, () => deadline.abort());
   ticks.start(stop);
-  const records = await Promise.all(
-    task.viewers.map(async (v) => {
-      if (v.startMonoNs > monoNs()) await sleepUntil(v.startMonoNs, stop);
-      if (stop.aborted) {
-        const rec = emptyRecord(v.id, ctx.sendLog !== null);
-        rec.errorKind = "not_started";
-        rec.error = "the run ended before this viewer's start time";
-        return rec;
+  const records = await launchViewers(
+    task.viewers,
+    stop,
+    async (v) => {
+      const own = viewerStop(stop, v.stopMonoNs);
+      try {
+        return await runViewer(
+          own.signal === stop ? ctx : { ...ctx, stop: own.signal },
+          v.id,
+          ticks.live,
+          v.cohort,
+        );
+      } finally {
+        own.release();
       }
-      return runViewer(ctx, v.id, ticks.live, v.cohort);
-    }),
+    },
+    (v) => {
+      const rec = emptyRecord(v.id, ctx.sendLog !== null);
+      rec.errorKind = "not_started";
+      rec.error = "the run ended before this viewer's start time";
+      return rec;
+    },
   );
   deadlineTimer.cancel();
   ticks.finish();
@@ -125,19 +137,6 @@ async function shardContext(
     cohorts: task.cohorts ?? [],
     t0MonoNs: task.t0MonoNs,
   };
-}
-
-function sleepUntil(untilMonoNs: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      t.cancel();
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const t = atMonoNs(untilMonoNs, done);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** The receive path that ran on this thread: the arena one may have fallen back to the lean one. */

@@ -47,6 +47,7 @@ export async function runViewer(
     setCaughtFailure(rec, err, ctx.stop.aborted);
     live.failed();
   } finally {
+    rec.stopMonoNs = monoNs();
     if (st.joined && !st.droppedAfterJoin) live.left();
     await deleteResource(session.location, { bearer: ctx.bearer });
     await session.peer?.close();

@@ -233,6 +233,10 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
   "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
   ...scenarioCohortKeys(),
+  "+scenario.churn?", // viewers leave and join (docs/definitions.md#churn)
+  "+scenario.churn.meanLifetimeSeconds",
+  "+scenario.churn.minLifetimeSeconds",
+  "+scenario.churn.seed",
   "publisher?",
   "publisher.codec",
   "publisher.stamped",
@@ -299,6 +303,15 @@ export const REPORT_KEYS: readonly string[] = [
   "aggregate.packetTransit.viewers",
   ...summary("aggregate.packetTransit.ms", true),
   ...cohortKeys(),
+  "+aggregate.churn?", // docs/definitions.md#churn-figures
+  "+aggregate.churn.viewers",
+  "+aggregate.churn.lateJoiners",
+  "+aggregate.churn.joins",
+  "+aggregate.churn.lateJoins",
+  "+aggregate.churn.leaves",
+  ...summary("+aggregate.churn.lateSignallingMs", false),
+  ...summary("+aggregate.churn.lateIceConnectedMs", false),
+  ...summary("+aggregate.churn.lateJoinFirstKeyframeMs", false),
   "errors",
   "errors.*?",
   "timeline?",
@@ -312,6 +325,9 @@ export const REPORT_KEYS: readonly string[] = [
   "viewers[].id",
   "viewers[].startOffsetMs",
   "viewers[].rampOffsetMs?",
+  "+viewers[].stopOffsetMs?", // with churn (docs/definitions.md#churn-figures)
+  "+viewers[].lateJoiner?",
+  "+viewers[].left?",
   "viewers[].joined",
   "viewers[].codec?",
   "+viewers[].whepFlow?",

@@ -260,5 +260,16 @@ describe("rankable", () => {
       ok: false,
       reason: "scenarios differ on rampOffsetSeed",
     });
+    const churn = { meanLifetimeSeconds: 30, minLifetimeSeconds: 10, seed: 1 };
+    assert.deepEqual(differ({ churn }), { ok: false, reason: "scenarios differ on churn" });
+    const withChurn = buildReport(makeInput(healthyViewers(2), { scenario: makeScenario(2, { churn }) }));
+    const otherSeed = buildReport(
+      makeInput(healthyViewers(2), { scenario: makeScenario(2, { churn: { ...churn, seed: 2 } }) }),
+    );
+    assert.deepEqual(rankable(withChurn, otherSeed, "fingerprint"), {
+      ok: false,
+      reason: "scenarios differ on churn",
+    });
+    assert.deepEqual(rankable(withChurn, withChurn, "fingerprint"), { ok: true });
   });
 });

@@ -80,7 +80,44 @@ function goldenInput(): ReportInput {
   };
 }
 
+const GOLDEN_CHURN = new URL("../fixtures/report-golden-churn.md", import.meta.url);
+
+/** The golden run with churn: two places, viewer 2 a late joiner in viewer 0's place, which left. */
+function goldenChurnInput(): ReportInput {
+  const input = goldenInput();
+  const [v0, v1, v2] = input.viewers;
+  if (v0 === undefined || v1 === undefined || v2 === undefined) throw new Error("three viewers");
+  const late = {
+    ...v2,
+    record: { ...v2.record, signallingNs: 9.5e6, iceConnectedNs: 21.25e6, firstKeyframeNs: 412.5e6 },
+    stopOffsetNs: 9_000_000_000,
+    lateJoiner: true,
+  };
+  return {
+    ...input,
+    scenario: {
+      ...input.scenario,
+      viewers: 2,
+      churn: { meanLifetimeSeconds: 6, minLifetimeSeconds: 5, seed: 4 },
+    },
+    requestedViewers: 2,
+    viewers: [
+      { ...v0, stopOffsetNs: 5_987_654_321, left: true },
+      { ...v1, stopOffsetNs: 9_000_000_000 },
+      late,
+    ],
+  };
+}
+
 describe("golden Markdown", () => {
+  test("with churn: matches test/fixtures/report-golden-churn.md byte for byte", () => {
+    const md = reportToMarkdown(buildReport(goldenChurnInput()));
+    if (process.env["WB_UPDATE_GOLDEN"] === "1") writeFileSync(GOLDEN_CHURN, md);
+    assert.equal(md, readFileSync(GOLDEN_CHURN, "utf8"));
+    assert.match(md, /## Churn\n\n3 viewers in all; late joiners 1 \(1 joined\); joins 3; leaves 1 /);
+    assert.match(md, /\| join: first keyframe \| 1 \| 412\.5 ms /);
+  });
+
   test("matches test/fixtures/report-golden.md byte for byte", () => {
     const md = reportToMarkdown(buildReport(goldenInput()));
     if (process.env["WB_UPDATE_GOLDEN"] === "1") writeFileSync(GOLDEN, md);

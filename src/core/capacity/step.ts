@@ -46,6 +46,8 @@ export function measuredFromNs(
 ): number {
   if (run.t0MonoNs <= 0) return Math.min(run.endMonoNs, run.startMonoNs + secondsToNs(settleSeconds));
   let lastStartNs = secondsToNs(s.rampSeconds);
-  for (const start of buildSchedule(s).startNs) if (start > lastStartNs) lastStartNs = start;
+  // the first viewers only: with churn the late joiners start during the hold
+  for (const start of buildSchedule(s).startNs.slice(0, s.viewers))
+    if (start > lastStartNs) lastStartNs = start;
   return Math.min(run.endMonoNs, run.t0MonoNs + lastStartNs + secondsToNs(settleSeconds));
 }

@@ -3,8 +3,10 @@
 import { rfc3339Nano } from "../go-compat/fmt.ts";
 import { cohortsJson } from "../link/assign.ts";
 import { host, redactScenario } from "../redact.ts";
+import { churnJson } from "../scenario/churn.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { buildAggregate } from "./aggregate.ts";
+import { churnReport } from "./churn.ts";
 import { clientBlock, clientBoundReason } from "./client-block.ts";
 import { cohortNames, cohortReports } from "./cohorts.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
@@ -55,6 +57,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("stampSource", s.stampSource),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
+    ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
   };
 }
 
@@ -134,6 +137,7 @@ export function buildReport(input: ReportInput): Report {
   const aggregate = buildAggregate(input, viewers, joined);
   const cohorts = cohortReports(input, viewers, joined);
   if (cohorts !== undefined) aggregate.cohorts = cohorts;
+  if (input.scenario.churn !== undefined) aggregate.churn = churnReport(input.viewers, viewers);
   return {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,
@@ -176,6 +180,7 @@ export function buildReport(input: ReportInput): Report {
       publisherKnown: input.command === "run" || input.hasSendLog,
       ...(input.scenario.keyframeOnRequest === false ? { keyframeOnRequest: false } : {}),
       ...(input.autoLoopback ? { autoLoopback: true } : {}),
+      ...(input.scenario.churn !== undefined ? { churn: true } : {}),
     }),
   };
 }

@@ -58,7 +58,7 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
  * and its offsets, the hold and warmup, the join timeout, the stall threshold, the excluded
  * first seconds, whether the publisher answers keyframe requests (it sets the join time a server's
  * keyframe handling gives) — the ICE keys, which choose the network path the media crosses, and
- * the cohorts, which emulate the viewers' links. Keys that
+ * the cohorts, which emulate the viewers' links, and churn, which makes viewers leave and join. Keys that
  * only say how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`,
  * `metrics`, `workers` (the client's own load is judged by client.ceiling instead) and
  * `receivePath` (both paths are held to the same figures by test/e2e/receive-path.test.ts),
@@ -79,6 +79,7 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "loopbackOnly",
   "keyframeOnRequest",
   "cohorts",
+  "churn",
 ];
 
 function sourceBlock(r: Report, source: DelaySource): PooledDelayBlock | undefined {

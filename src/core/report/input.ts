@@ -43,6 +43,12 @@ export interface ViewerInput {
   startOffsetNs: number;
   /** the seeded part of the start; only when the scenario has a seed */
   rampOffsetNs?: number;
+  /** with churn (docs/definitions.md#churn-figures): when it stopped after t0, as it happened */
+  stopOffsetNs?: number;
+  /** with churn: it started in another viewer's place during the run (a late joiner) */
+  lateJoiner?: boolean;
+  /** with churn: it ran and its lifetime ended before the viewers' deadline (it left) */
+  left?: boolean;
 }
 
 /** docs/definitions.md#publisher-figures publisher result, durations in ns. */

@@ -74,6 +74,12 @@ export function scenarioText(s: ReportScenario): string {
     `join timeout ${fmtG(s.joinTimeoutSeconds ?? 0)}s`,
   );
   if (s.excludeFirstSeconds !== undefined) parts.push(`exclude first ${fmtG(s.excludeFirstSeconds)}s`);
+  const churn = s.churn;
+  if (churn !== undefined) {
+    parts.push(
+      `churn: mean lifetime ${fmtG(churn.meanLifetimeSeconds ?? 0)}s, shortest ${fmtG(churn.minLifetimeSeconds ?? 0)}s, seed ${churn.seed ?? 0}`,
+    );
+  }
   parts.push(`codec ${s.codec ?? ""}`);
   return esc(parts.join(", "));
 }

@@ -19,6 +19,7 @@ import {
   summaryRow,
   workersText,
 } from "./markdown-cells.ts";
+import { churnMarkdown } from "./markdown-churn.ts";
 import { cohortsMarkdown } from "./markdown-cohorts.ts";
 import type {
   Aggregate,
@@ -234,6 +235,7 @@ export function reportToMarkdown(r: Report): string {
     ...thresholdsMarkdown(r),
     ...aggregate(r),
     ...cohortsMarkdown(r),
+    ...churnMarkdown(r),
     ...publisher(r.publisher),
     ...errors(r.errors),
     ...viewers(r.viewers),

@@ -59,6 +59,10 @@ export const CLIENT_LAG_METHOD =
 export const AUTO_LOOPBACK_METHOD =
   "Loopback candidates: a WHIP or WHEP host is a loopback address and the scenario sets neither loopbackOnly nor includeLoopback, so the peers added a 127.0.0.1 host candidate by themselves (as includeLoopback does); without one no candidate pair reaches a server on loopback.";
 
+/** The churn line (docs/definitions.md#churn). */
+export const CHURN_METHOD =
+  "Churn: each viewer lives its own lifetime, the scenario's shortest lifetime plus an exponential draw (SplitMix64 from churn.seed, one stream per place) with the mean churn.meanLifetimeSeconds, counted from its scheduled start; when it ends the viewer sends its WHEP DELETE and closes, and a new viewer with a new id (a late joiner) starts in its place at that instant, unless the run has less left than the shortest lifetime. Every viewer, late joiners included, counts in the aggregate's viewers, joined and failed, so the no-verdict rule is over every viewer that tried to join. Each viewer's figures cover its own lifetime, from its WHEP POST to its stop, with its own excluded first seconds; the aggregate's summaries are over the joined viewers' values and its one-way delay and packet transit merge their histograms exactly, so every viewer's samples count once, over its own lifetime. aggregate.churn counts joins, leaves and late joiners, with the late joiners' signalling, ICE connected and first keyframe times. Reports that differ on churn are not ranked.";
+
 export interface MethodContext {
   /** the scenario has a rampOffsetSeed */
   hasRampOffsetSeed: boolean;
@@ -74,6 +78,8 @@ export interface MethodContext {
   keyframeOnRequest?: boolean;
   /** loopback candidates were included because a server host is a loopback address */
   autoLoopback?: boolean;
+  /** the scenario has churn */
+  churn?: boolean;
 }
 
 /** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */
@@ -99,5 +105,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.clock.method === "exchange" || (ctx.clock.reason ?? "") !== "") lines.push(CLOCK_EXCHANGE_METHOD);
   if (ctx.hasResources) lines.push(RESOURCES_METHOD, CLIENT_LAG_METHOD);
   if (ctx.autoLoopback) lines.push(AUTO_LOOPBACK_METHOD);
+  if (ctx.churn === true) lines.push(CHURN_METHOD);
   return lines;
 }

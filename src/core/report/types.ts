@@ -7,6 +7,7 @@
 import type { LinkRecord } from "../link/types.ts";
 import type { ThresholdResult } from "../thresholds/types.ts";
 import type { RtpReport, Summary } from "../types.ts";
+import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
 
 export type {
@@ -78,6 +79,8 @@ export interface ReportScenario {
   keyframeOnRequest?: boolean;
   /** our addition: the emulated links per viewer cohort, in the scenario's notation (docs/definitions.md#cohorts) */
   cohorts?: Record<string, unknown>[];
+  /** our addition: viewers leave and new ones join (docs/definitions.md#churn) */
+  churn?: Record<string, number>;
 }
 
 /** docs/definitions.md#publisher-figures `publisher`. */
@@ -183,6 +186,12 @@ export interface ViewerReport {
   id: number;
   startOffsetMs: number;
   rampOffsetMs?: number;
+  /** our addition, with churn: when the viewer stopped, ms after t0 (docs/definitions.md#churn-figures) */
+  stopOffsetMs?: number;
+  /** our addition, with churn: it started in a leaver's place during the run */
+  lateJoiner?: boolean;
+  /** our addition, with churn: its lifetime ended before the viewers' deadline */
+  left?: boolean;
   joined: boolean;
   codec?: string;
   whepFlow?: "answer" | "counter-offer";
@@ -227,6 +236,8 @@ export interface Aggregate {
   packetTransit: PooledTransitBlock;
   /** our addition: each cohort's figures, then the unimpaired viewers' (docs/definitions.md#cohort-figures) */
   cohorts?: CohortReport[];
+  /** our addition: joins, leaves and the late joiners' setup and join (docs/definitions.md#churn-figures) */
+  churn?: ChurnReport;
 }
 
 /** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */

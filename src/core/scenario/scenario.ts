@@ -9,6 +9,8 @@ import { parseCohorts } from "../link/parse.ts";
 import type { Cohort } from "../link/types.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
 import type { Threshold } from "../thresholds/types.ts";
+import { type ChurnSpec, parseChurn } from "./churn.ts";
+import { churnProblem, churnRun } from "./churn-schedule.ts";
 import { JsonSyntaxError, scanFirstValue } from "./json.ts";
 import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
 
@@ -46,6 +48,8 @@ export interface Scenario {
   capacity?: CapacitySpec;
   /** emulated links per viewer cohort (docs/definitions.md#cohorts); absent: every viewer unimpaired */
   cohorts?: Cohort[];
+  /** viewers leave and new ones join during the hold (docs/definitions.md#churn); absent: no churn */
+  churn?: ChurnSpec;
   /**
    * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
    * tier, the region, and the permission the run was made under. The report records them in its
@@ -102,6 +106,7 @@ const OBJECT_KEYS: Record<string, (raw: unknown) => unknown> = {
   thresholds: parseThresholds,
   capacity: parseCapacity,
   cohorts: parseCohorts,
+  churn: parseChurn,
 };
 
 /** Field lookup like Go: exact name first, then ASCII case-insensitive. */
@@ -193,6 +198,9 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
   if (!out.receivePath) out.receivePath = "arena";
   if (out.whip && out.keyframeOnRequest === undefined) out.keyframeOnRequest = true;
+  if (out.churn !== undefined && out.churn.minLifetimeSeconds === undefined) {
+    out.churn = { ...out.churn, minLifetimeSeconds: out.joinTimeoutSeconds };
+  }
   for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
     if (out[k] === "") delete out[k];
   for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];
@@ -257,6 +265,8 @@ export function validateScenario(s: Scenario): Scenario {
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)
     fail(`cohorts: the cohorts' counts add up to ${counted}, more than the ${s.viewers} viewers`);
+  const churn = s.churn === undefined ? null : churnProblem(s.churn, churnRun(s));
+  if (churn !== null) fail(churn);
   for (const k of SERVER_KEYS) {
     const v = s[k];
     if (v === undefined) continue;

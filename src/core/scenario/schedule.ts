@@ -1,16 +1,20 @@
 // Start schedule and run length (docs/definitions.md#start-schedule): plain ramp slots in integer ns, plus the seeded
 // SplitMix64 offsets when `rampOffsetSeed` is present.
 
+import { type ChurnSchedule, churnSchedule } from "./churn-schedule.ts";
+import { rampStartsNs } from "./ramp.ts";
 import type { Scenario } from "./scenario.ts";
 import { rampOffsetsNs } from "./splitmix.ts";
 
 export interface Schedule {
-  /** start of viewer i after t0, ns: rampSlot[i] + offset[i] */
+  /** start of viewer i after t0, ns: rampSlot[i] + offset[i]; with churn, the late joiners' after them */
   startNs: number[];
   /** offset[i] in ns with a seed; null without */
   rampOffsetNs: number[] | null;
   /** all viewers stop this long after t0: ramp + (seed ? bound : 0) + hold */
   viewersPhaseNs: number;
+  /** with churn (docs/definitions.md#churn-schedule): each viewer's stop and place; absent or null without */
+  churn?: ChurnSchedule | null;
 }
 
 /** Seconds → integer ns, truncating (Go: time.Duration(s * float64(time.Second))). */
@@ -26,12 +30,10 @@ export function buildSchedule(s: Scenario): Schedule {
   // the bound defaults to 1 s with a seed, as normalisation does
   const boundNs = seeded ? secondsToNs(s.rampOffsetMaxSeconds || 1) : 0;
   const offsets = s.rampOffsetSeed !== undefined ? rampOffsetsNs(s.rampOffsetSeed, boundNs, n) : null;
-  const startNs: number[] = new Array<number>(n);
-  const ramp = BigInt(rampNs);
-  const bn = BigInt(n);
-  for (let i = 0; i < n; i++) {
-    const slot = Number((ramp * BigInt(i)) / bn); // floor: both non-negative
-    startNs[i] = slot + (offsets?.[i] ?? 0);
-  }
-  return { startNs, rampOffsetNs: offsets, viewersPhaseNs: rampNs + boundNs + secondsToNs(s.holdSeconds) };
+  const startNs = rampStartsNs(n, rampNs, offsets);
+  const viewersPhaseNs = rampNs + boundNs + secondsToNs(s.holdSeconds);
+  if (s.churn === undefined) return { startNs, rampOffsetNs: offsets, viewersPhaseNs, churn: null };
+  const minNs = secondsToNs(s.churn.minLifetimeSeconds ?? s.joinTimeoutSeconds ?? 10);
+  const churned = churnSchedule(startNs, viewersPhaseNs, s.churn, minNs);
+  return { startNs: churned.startNs, rampOffsetNs: offsets, viewersPhaseNs, churn: churned.churn };
 }

@@ -28,3 +28,15 @@ export function splitmixOutputs(seed: bigint, count: number): bigint[] {
 export function rampOffsetsNs(seed: bigint, boundNs: number, count: number): number[] {
   return splitmixOutputs(seed, count).map((z) => Math.trunc((Number(z >> 11n) / TWO53) * boundNs));
 }
+
+/** A SplitMix64 stream: each call returns the next fraction in [0, 1) (the top 53 bits over 2^53). */
+export function splitmixFractions(seed: bigint): () => number {
+  let state = BigInt.asUintN(64, seed);
+  return () => {
+    state = (state + GOLDEN) & MASK64;
+    let z = state;
+    z = ((z ^ (z >> 30n)) * MUL1) & MASK64;
+    z = ((z ^ (z >> 27n)) * MUL2) & MASK64;
+    return Number((z ^ (z >> 31n)) >> 11n) / TWO53;
+  };
+}

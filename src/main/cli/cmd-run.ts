@@ -129,6 +129,8 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     if (flags.workers !== undefined)
       throw new UsageError("--workers: with --agents each agent has its own --workers");
     const s = validated(applyOverrides(await readScenarioFile(file), flags));
+    // the agents receive start instants only (docs/definitions.md#churn)
+    if (s.churn !== undefined) throw new UsageError("scenario: churn: not supported with --agents");
     if (s.workers !== undefined) {
       log.line("scenario key workers ignored: with --agents each agent has its own --workers");
       delete s.workers;

@@ -79,7 +79,13 @@ export function workerReport(p: ShardProfile): WorkerReport {
   return w;
 }
 
-function viewerInputs(records: ViewerRecord[], schedule: Schedule | null, t0: number): ViewerInput[] {
+function viewerInputs(
+  records: ViewerRecord[],
+  schedule: Schedule | null,
+  t0: number,
+  requested: number,
+): ViewerInput[] {
+  const churn = (schedule?.churn ?? null) !== null;
   return records
     .slice()
     .sort((a, b) => a.id - b.id)
@@ -90,8 +96,31 @@ function viewerInputs(records: ViewerRecord[], schedule: Schedule | null, t0: nu
       };
       const off = schedule?.rampOffsetNs?.[r.id];
       if (off !== undefined) v.rampOffsetNs = off;
+      if (churn) Object.assign(v, churnFields(r, t0, schedule, requested));
       return v;
     });
+}
+
+/**
+ * docs/definitions.md#churn-figures: when the viewer stopped (as it happened; 0 when it never
+ * started), whether it is a late joiner (an id beyond the first viewers) and whether it ran and
+ * its lifetime ended before the viewers' deadline.
+ */
+function churnFields(
+  r: ViewerRecord,
+  t0: number,
+  schedule: Schedule | null,
+  requested: number,
+): Pick<ViewerInput, "stopOffsetNs" | "lateJoiner" | "left"> {
+  const scheduledStop = schedule?.churn?.stopNs[r.id];
+  const ran = r.postMonoNs !== undefined;
+  return {
+    stopOffsetNs: r.stopMonoNs !== undefined ? Math.max(0, r.stopMonoNs - t0) : 0,
+    ...(r.id >= requested ? { lateJoiner: true } : {}),
+    ...(ran && scheduledStop !== undefined && scheduledStop < (schedule?.viewersPhaseNs ?? 0)
+      ? { left: true }
+      : {}),
+  };
 }
 
 /**
@@ -106,7 +135,7 @@ function startOffsetNs(r: ViewerRecord, t0: number, schedule: Schedule | null): 
 
 export function reportInput(o: RunOutcome): ReportInput {
   const { resources: figures, sendLog } = o;
-  const viewers = viewerInputs(o.records, o.schedule, o.t0MonoNs);
+  const viewers = viewerInputs(o.records, o.schedule, o.t0MonoNs, o.scenario.viewers);
   const lag = clientLag(o.profiles, o.publisher);
   const input: ReportInput = {
     command: o.command,

@@ -57,12 +57,20 @@ export function shardTasks(o: ShardTaskOptions): ShardTask[] {
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
     });
   }
-  const cohortOf = s.cohorts !== undefined ? assignCohorts(s.cohorts, o.schedule.startNs.length) : [];
+  const churn = o.schedule.churn ?? null;
+  // a late joiner takes its place's cohort, so each cohort keeps its share of the audience
+  const cohortOf =
+    s.cohorts !== undefined
+      ? assignCohorts(s.cohorts, churn !== null ? s.viewers : o.schedule.startNs.length)
+      : [];
   o.schedule.startNs.forEach((start, id) => {
-    const cohort = cohortOf[id] ?? -1;
-    tasks[id % shards]?.viewers.push({
+    const place = churn?.placeOf[id] ?? id;
+    const cohort = cohortOf[place] ?? -1;
+    const stop = churn?.stopNs[id];
+    tasks[place % shards]?.viewers.push({
       id,
       startMonoNs: o.t0MonoNs + start,
+      ...(stop !== undefined && stop < o.schedule.viewersPhaseNs ? { stopMonoNs: o.t0MonoNs + stop } : {}),
       ...(cohort >= 0 ? { cohort } : {}),
     });
   });
