@@ -176,6 +176,7 @@ export function buildReport(input: ReportInput): Report {
       publisherKnown: input.command === "run" || input.hasSendLog,
       ...(input.scenario.keyframeOnRequest === false ? { keyframeOnRequest: false } : {}),
       ...(input.autoLoopback ? { autoLoopback: true } : {}),
+      ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
     }),
   };
 }

@@ -59,6 +59,10 @@ export const CLIENT_LAG_METHOD =
 export const AUTO_LOOPBACK_METHOD =
   "Loopback candidates: a WHIP or WHEP host is a loopback address and the scenario sets neither loopbackOnly nor includeLoopback, so the peers added a 127.0.0.1 host candidate by themselves (as includeLoopback does); without one no candidate pair reaches a server on loopback.";
 
+/** docs/definitions.md#cohorts, #link-emulator and #cohort-figures in one line. */
+export const COHORTS_METHOD =
+  "Cohorts: each cohort's viewers receive and send through a link this client emulates in its own process (no root, no tc). Per datagram: the profile in force (the base and its timed steps), random loss, Gilbert–Elliott burst loss, the rate limit's tail-drop queue, then delay and jitter, drawn from sfc32 seeded by the cohort's seed, the viewer's id and the direction, so the same scenario draws the same again. The link holds every datagram of a viewer's transports from the end of its ICE gathering (STUN, DTLS, media, NACKs, receiver reports); the WHEP HTTP exchange does not cross it. A held media datagram arrives at its stamp plus exactly what the link added: the emulated delay is in the delay figures, the lateness of the timer that releases it is not (it only delays the viewer's reaction, a NACK). aggregate.cohorts[] pools each cohort's viewers exactly as the aggregate pools all of them, the unimpaired viewers last; its loss is after repair, and link counts every datagram the emulator saw per direction (delayed, lost, queue-dropped). A threshold on a cohort is judged on its entry.";
+
 export interface MethodContext {
   /** the scenario has a rampOffsetSeed */
   hasRampOffsetSeed: boolean;
@@ -74,6 +78,8 @@ export interface MethodContext {
   keyframeOnRequest?: boolean;
   /** loopback candidates were included because a server host is a loopback address */
   autoLoopback?: boolean;
+  /** the scenario has cohorts (docs/definitions.md#cohorts) */
+  cohorts?: boolean;
 }
 
 /** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */
@@ -99,5 +105,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.clock.method === "exchange" || (ctx.clock.reason ?? "") !== "") lines.push(CLOCK_EXCHANGE_METHOD);
   if (ctx.hasResources) lines.push(RESOURCES_METHOD, CLIENT_LAG_METHOD);
   if (ctx.autoLoopback) lines.push(AUTO_LOOPBACK_METHOD);
+  if (ctx.cohorts) lines.push(COHORTS_METHOD);
   return lines;
 }
