@@ -68,7 +68,7 @@ export async function runShard(
         rec.error = "the run ended before this viewer's start time";
         return rec;
       }
-      return runViewer(ctx, v.id, ticks.live, v.cohort);
+      return runViewer(ctx, v.id, ticks.liveFor(v.cohort), v.cohort);
     }),
   );
   deadlineTimer.cancel();
