@@ -82,6 +82,19 @@ export interface ShardTick {
   transitSamples: number[];
   /** this shard's thread over the second: CPU, event-loop utilisation and delay */
   thread: ThreadFigures;
+  /** with cohorts: each cohort's part of the tick, the unimpaired viewers last */
+  cohorts?: CohortTick[];
+}
+
+/** One cohort's part of a shard's tick: deltas, its active viewers, its fingerprint delay samples (when live samples are on). */
+export interface CohortTick {
+  /** the cohort's name, or "unimpaired" */
+  cohort: string;
+  started: number;
+  joined: number;
+  failed: number;
+  active: number;
+  delaySamples: number[];
 }
 
 /** What a shard's thread did over the whole run (the client's own ceiling). */

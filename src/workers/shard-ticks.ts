@@ -4,6 +4,7 @@
 import { monoNs } from "../core/clock/clock.ts";
 import type { DelayHistogram } from "../core/stats/summaries.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
+import { CohortTicks } from "./cohort-ticks.ts";
 import { intake } from "./intake.ts";
 import type { ShardTask, ShardTick } from "./protocol.ts";
 import type { ViewerLive } from "./viewer-context.ts";
@@ -31,12 +32,14 @@ export class ShardTicks {
   private second = 0;
   private last = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0 };
   private timer: NodeJS.Timeout | undefined;
+  private readonly cohorts: CohortTicks | null;
 
   constructor(task: ShardTask, tick: (t: ShardTick) => void, profile: ThreadProfile, liveSamples: boolean) {
     this.task = task;
     this.tick = tick;
     this.profile = profile;
     const counts = this.counts;
+    this.cohorts = (task.cohorts ?? []).length > 0 ? new CohortTicks(task) : null;
     this.live = {
       started: () => counts.started++,
       joined: () => {
@@ -56,6 +59,11 @@ export class ShardTicks {
       this.live.stampSample = (ns) => this.stamps.push(ns);
       this.live.transitSample = (ns) => this.transits.push(ns);
     }
+  }
+
+  /** The live hooks of one viewer: the shard's, and with cohorts its cohort's too. */
+  liveFor(cohort: number | undefined): ViewerLive {
+    return this.cohorts === null ? this.live : this.cohorts.liveFor(this.live, cohort);
   }
 
   /** Tick every second after t0 until half a second past the deadline or `stop`. */
@@ -95,6 +103,7 @@ export class ShardTicks {
       stampSamples: this.stamps,
       transitSamples: this.transits,
       thread: withLag(this.profile.tick(), intake.stats.takeLagSecond(), intake.stats.takeWaitSecond()),
+      ...(this.cohorts !== null ? { cohorts: this.cohorts.take() } : {}),
     });
     intake.mark();
     this.last = { ...c };

@@ -69,7 +69,7 @@ export async function runShard(
         return await runViewer(
           own.signal === stop ? ctx : { ...ctx, stop: own.signal },
           v.id,
-          ticks.live,
+          ticks.liveFor(v.cohort),
           v.cohort,
         );
       } finally {

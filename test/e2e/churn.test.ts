@@ -89,10 +89,7 @@ test("a churn run reports its late joiners, their setup and join, and pools ever
     (r.timeline ?? []).every((e) => e.active <= 3),
     JSON.stringify(r.timeline?.map((e) => e.active)),
   );
-  assert.match(
-    markdown,
-    /## Churn\n\n6 viewers in all; late joiners 3 \(3 joined\); joins 6; leaves 6/,
-  );
+  assert.match(markdown, /## Churn\n\n6 viewers in all; late joiners 3 \(3 joined\); joins 6; leaves 6/);
   assert.ok(r.method.some((m) => m.startsWith("Churn: ")));
   assert.deepEqual(r.scenario.churn, { meanLifetimeSeconds: 3, minLifetimeSeconds: 3, seed: 1 });
 });

@@ -2,6 +2,8 @@
 // (test/e2e/live-run.test.ts): rendered by the real renderers with the real inlined assets, each
 // chart drawn by uPlot on a canvas, no console error and no fetch, and a chart's values shown on
 // hover in its legend. The matrix chart keeps not-comparable repeats apart from the ranked ones.
+// The run report of a run with cohorts (the unit tests' fixture) shows its cohort section and the
+// chart comparing the cohorts' delay.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +14,10 @@ import type { CapacityReport, CapacityStep } from "../../src/core/capacity/types
 import { matrixHtml } from "../../src/core/matrix/html.ts";
 import { parseMatrix } from "../../src/core/matrix/parse.ts";
 import { cellsOf, type RunOutcome } from "../../src/core/matrix/table.ts";
-import { htmlAssets } from "../../src/main/output/html-report.ts";
+import { buildReport } from "../../src/core/report/build.ts";
+import { delayDistribution } from "../../src/core/report/distribution.ts";
+import { htmlAssets, renderHtmlReport } from "../../src/main/output/html-report.ts";
+import { cohortInput } from "../unit/cohort-fixtures.ts";
 import { chromiumPath, openReport } from "./chromium.ts";
 import { tempDir } from "./cli-harness.ts";
 
@@ -184,4 +189,50 @@ test("the matrix page: a chart per scenario, ranked repeats and not-comparable o
     page.text,
   );
   assert.ok(page.text.includes("13.5 ms (13.0 ms – 14.0 ms; 2 of 3 comparable)"), page.text);
+});
+
+test("the run report with cohorts: the cohort section and a CDF per cohort on one chart, values on hover", {
+  skip,
+}, async () => {
+  const input = cohortInput();
+  const r = buildReport(input);
+  const html = await renderHtmlReport(r, delayDistribution(input, r));
+  const page = await openPage("report-cohorts", html);
+  const ids = ["chart-timeline", "chart-client", "chart-delay-hist", "chart-delay-cdf", "chart-joins"];
+  assert.deepEqual(Object.keys(page.charts).sort(), [...ids, "chart-cohort-delay"].sort());
+  const c = page.charts["chart-cohort-delay"] as unknown as {
+    canvas: boolean;
+    series: number;
+    points: number;
+    cohorts: string[];
+  };
+  assert.deepEqual([c.canvas, c.series, c.cohorts], [true, 2, ["far", "unimpaired"]]);
+  assert.equal(c.points, 24, "12 delay edges, a cumulative % for each cohort at each");
+  for (const id of ["chart-delay-hist", "chart-delay-cdf", "chart-joins"]) {
+    assert.ok(page.charts[id]?.canvas, `${id} drew`);
+  }
+  // the section, as the browser lays it out: columns in order, unimpaired last
+  assert.match(page.text, /figure\s+far\s+unimpaired/);
+  assert.match(page.text, /one-way delay p50\s+24\.0 ms\s+4\.0 ms/);
+  assert.match(page.text, /emulated down \(server → viewer\): lost\s+24\s+—/);
+  // hovering the cohort chart shows a value per cohort in its legend, which names the cohorts
+  const file = join(tmp.dir, "report-cohorts.html");
+  const hovered = await openReport(browser as string, file, undefined, async (p) => {
+    const over = p.locator("#chart-cohort-delay .u-over");
+    await over.scrollIntoViewIfNeeded();
+    const box = await over.boundingBox();
+    assert.ok(box !== null, "the cohort chart to hover");
+    await p.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+    const legend = p.locator("#chart-cohort-delay .u-legend");
+    return {
+      labels: (await legend.locator(".u-series th").allTextContents()).map((t) => t.trim()),
+      values: await legend.locator(".u-value").allTextContents(),
+    };
+  });
+  const { labels, values } = hovered.probed as { labels: string[]; values: string[] };
+  assert.deepEqual(labels, ["delay (ms)", "far", "unimpaired"]);
+  assert.ok(
+    values.slice(1).every((v) => /^\d+\.\d$/.test(v)),
+    `hover legend ${values.join(", ")}`,
+  );
 });

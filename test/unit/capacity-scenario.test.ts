@@ -4,6 +4,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { capacityScenario } from "../../src/core/capacity/scenario.ts";
+import { CAPACITY_DEFAULTS } from "../../src/core/capacity/types.ts";
+import { assignCohorts, cohortSizes } from "../../src/core/link/assign.ts";
+import { stepScenario } from "../../src/main/capacity/session.ts";
 
 const BASE = { whep: "http://127.0.0.1:9/s/whep", thresholds: { loss: "< 1%" } };
 
@@ -33,4 +36,55 @@ test("a given key is ignored even when run would refuse its value; other keys ar
   );
   assert.throws(() => capacityScenario(JSON.stringify({ ...BASE, viewers: "ten" })), /scenario: .*viewers/);
   assert.throws(() => capacityScenario(JSON.stringify({ thresholds: BASE.thresholds })), /whep is required/);
+});
+
+test("cohorts: counts above capacity.start are a note, above capacity.max an error; shares stay shares", () => {
+  const text = (cohorts: object[], capacity: object = {}) =>
+    JSON.stringify({ ...BASE, cohorts, capacity: { start: 10, max: 100, ...capacity } });
+  const counted = capacityScenario(text([{ name: "far", viewers: 30 }]));
+  assert.equal(counted.scenario.viewers, 10, "the first step is still capacity.start");
+  assert.deepEqual(counted.notes, [
+    "cohorts: the counts add up to 30, more than capacity.start 10: a step of fewer viewers fills the counted cohorts in order, each capped at what is left",
+  ]);
+  assert.deepEqual(capacityScenario(text([{ name: "far", viewers: 10 }])).notes, []);
+  assert.throws(
+    () =>
+      capacityScenario(
+        text([
+          { name: "far", viewers: 60 },
+          { name: "near", viewers: 41 },
+        ]),
+      ),
+    /^ScenarioError: scenario: cohorts: the cohorts' counts add up to 101, more than capacity\.max 100 \(give a share instead\)$/,
+  );
+  const shared = capacityScenario(
+    text([
+      { name: "far", share: 0.25 },
+      { name: "lossy", share: 0.1 },
+    ]),
+  ).scenario;
+  // every count the search may ask for: growth from 10 by 2, then a bisection
+  for (const n of [10, 20, 40, 80, 60, 70, 65]) {
+    const step = stepScenario(shared, CAPACITY_DEFAULTS, n, false);
+    const sizes = cohortSizes(step.cohorts ?? [], step.viewers);
+    assert.deepEqual(
+      sizes,
+      [Math.round(0.25 * n), Math.round(0.35 * n) - Math.round(0.25 * n)],
+      `${n} viewers`,
+    );
+    const ids = assignCohorts(step.cohorts ?? [], step.viewers);
+    assert.equal(ids.filter((g) => g === 0).length, sizes[0]);
+    assert.equal(ids.filter((g) => g === -1).length, n - (sizes[0] ?? 0) - (sizes[1] ?? 0));
+  }
+  // a count stays that count in every step it fits, and is capped in one it does not
+  const fixed = capacityScenario(
+    text([
+      { name: "far", viewers: 15 },
+      { name: "rest", share: 0.5 },
+    ]),
+  ).scenario;
+  const at = (n: number) => cohortSizes(stepScenario(fixed, CAPACITY_DEFAULTS, n, false).cohorts ?? [], n);
+  assert.deepEqual(at(10), [10, 0]);
+  assert.deepEqual(at(20), [15, 3]);
+  assert.deepEqual(at(80), [15, 33]);
 });

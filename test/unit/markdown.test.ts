@@ -1,6 +1,7 @@
 // Markdown report (docs/definitions.md#markdown-report). The golden file test/fixtures/report-golden.md is the rendering of
 // goldenInput() below, compared byte for byte. To regenerate it after a deliberate change:
 //   WB_UPDATE_GOLDEN=1 node_modules/.bin/node --test test/unit/markdown.test.ts
+// (test/fixtures/report-cohorts-golden.md likewise renders cohortInput(), a run with cohorts)
 // then review the diff of the fixture before committing it.
 
 import assert from "node:assert/strict";
@@ -9,9 +10,12 @@ import { describe, test } from "node:test";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { ReportInput } from "../../src/core/report/input.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import { COHORTS_METHOD } from "../../src/core/report/method-lines.ts";
+import { cohortInput } from "./cohort-fixtures.ts";
 import { healthyViewers, makeInput, makeScenario, makeViewer } from "./report-fixtures.ts";
 
 const GOLDEN = new URL("../fixtures/report-golden.md", import.meta.url);
+const COHORTS_GOLDEN = new URL("../fixtures/report-cohorts-golden.md", import.meta.url);
 
 /** A valid single-process run with a seed, a dropped viewer, partial packet transit and a late publisher error. */
 function goldenInput(): ReportInput {
@@ -122,6 +126,14 @@ describe("golden Markdown", () => {
     const md = reportToMarkdown(buildReport(goldenInput()));
     if (process.env["WB_UPDATE_GOLDEN"] === "1") writeFileSync(GOLDEN, md);
     assert.equal(md, readFileSync(GOLDEN, "utf8"));
+  });
+
+  test("a run with cohorts matches test/fixtures/report-cohorts-golden.md byte for byte", () => {
+    const md = reportToMarkdown(buildReport(cohortInput()));
+    if (process.env["WB_UPDATE_GOLDEN"] === "1") writeFileSync(COHORTS_GOLDEN, md);
+    assert.equal(md, readFileSync(COHORTS_GOLDEN, "utf8"));
+    assert.ok(md.includes("## Cohorts"), "the cohort table");
+    assert.ok(md.includes(COHORTS_METHOD), "the cohorts' method line");
   });
 });
 

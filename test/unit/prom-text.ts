@@ -96,3 +96,13 @@ export const SPEC_FAMILIES: [string, string, string[]][] = [
   ["whipbench_client_goroutines", "gauge", []],
   ["whipbench_client_heap_bytes", "gauge", []],
 ];
+
+/** docs/definitions.md#prometheus-metrics's per-cohort families (only with cohorts, after every other family), in order. */
+export const COHORT_FAMILIES: [string, string, string[]][] = [
+  ["whipbench_cohort_viewers_target", "gauge", ["cohort"]],
+  ["whipbench_cohort_viewers_started_total", "counter", ["cohort"]],
+  ["whipbench_cohort_viewers_joined_total", "counter", ["cohort"]],
+  ["whipbench_cohort_viewers_failed_total", "counter", ["cohort"]],
+  ["whipbench_cohort_viewers_active", "gauge", ["cohort"]],
+  ["whipbench_cohort_one_way_delay_seconds", "histogram", ["cohort"]],
+];

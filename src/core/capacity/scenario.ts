@@ -8,9 +8,13 @@ import {
   givenKeys,
   normaliseScenario,
   type Scenario,
+  ScenarioError,
   validateScenario,
 } from "../scenario/scenario.ts";
 import { CAPACITY_DEFAULTS, type CapacitySpec } from "./types.ts";
+
+/** The scenario's own bound on viewers (docs/definitions.md#scenario-validation). */
+const MAX_VIEWERS = 10000;
 
 /** The keys the search replaces, each with what replaces it. */
 const SEARCH_SETS: ReadonlyArray<readonly [keyof Scenario, (c: CapacitySpec) => string]> = [
@@ -41,11 +45,25 @@ export function capacityScenario(text: string): CapacityScenario {
   const notes = SEARCH_SETS.filter(([key]) => given.has(key)).map(
     ([key, why]) => `scenario key ${key} ignored: ${why(spec)}`,
   );
+  // validated at the most viewers a step may have, so the cohorts' counts are checked against
+  // capacity.max below rather than against the first step (docs/definitions.md#cohorts-in-a-capacity-search)
   const s: Scenario = {
     ...decoded,
-    viewers: spec.start,
+    viewers: MAX_VIEWERS,
     holdSeconds: spec.stepSeconds,
     excludeFirstSeconds: spec.settleSeconds,
   };
-  return { scenario: validateScenario(normaliseScenario(s)), notes };
+  const validated = validateScenario(normaliseScenario(s));
+  const counted = (validated.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
+  if (counted > spec.max) {
+    throw new ScenarioError(
+      `cohorts: the cohorts' counts add up to ${counted}, more than capacity.max ${spec.max} (give a share instead)`,
+    );
+  }
+  if (counted > spec.start) {
+    notes.push(
+      `cohorts: the counts add up to ${counted}, more than capacity.start ${spec.start}: a step of fewer viewers fills the counted cohorts in order, each capped at what is left`,
+    );
+  }
+  return { scenario: { ...validated, viewers: spec.start }, notes };
 }

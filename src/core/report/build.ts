@@ -181,6 +181,7 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.keyframeOnRequest === false ? { keyframeOnRequest: false } : {}),
       ...(input.autoLoopback ? { autoLoopback: true } : {}),
       ...(input.scenario.churn !== undefined ? { churn: true } : {}),
+      ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
     }),
   };
 }

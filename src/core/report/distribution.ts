@@ -3,6 +3,7 @@
 // keyframe / delta frames apart. The report JSON keeps only summaries; this is beside it.
 
 import * as hdr from "hdr-histogram-js";
+import { UNIMPAIRED } from "../link/parse.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { ReportInput } from "./input.ts";
 import type { Report } from "./types.ts";
@@ -22,6 +23,8 @@ export interface DelayDistribution {
   samples: number;
   minMs: number;
   maxMs: number;
+  /** with cohorts: each entry of aggregate.cohorts[] in its order, all frames of its viewers */
+  cohorts?: { name: string; all: DelayBucket[] }[];
 }
 
 /** The non-empty buckets of a histogram, ascending. */
@@ -48,6 +51,8 @@ export function delayDistribution(input: ReportInput, report: Report): DelayDist
   const all = new DelayHistogram();
   const keyframes = new DelayHistogram();
   const deltaFrames = new DelayHistogram();
+  const groups = report.aggregate.cohorts;
+  const byCohort = new Map((groups ?? []).map((c) => [c.name, new DelayHistogram()]));
   for (const v of input.viewers) {
     const r = byId.get(v.record.id);
     const block = r?.oneWayDelay.find((b) => b.source === "fingerprint");
@@ -55,6 +60,7 @@ export function delayDistribution(input: ReportInput, report: Report): DelayDist
     all.add(v.record.delayHist);
     keyframes.add(v.record.delayKeyHist);
     deltaFrames.add(v.record.delayDeltaHist);
+    byCohort.get(r.cohort ?? UNIMPAIRED)?.add(v.record.delayHist);
   }
   const s = all.summaryMs();
   return {
@@ -64,5 +70,13 @@ export function delayDistribution(input: ReportInput, report: Report): DelayDist
     samples: all.count,
     minMs: s.min,
     maxMs: s.max,
+    ...(groups !== undefined
+      ? {
+          cohorts: groups.map((c) => ({
+            name: c.name,
+            all: delayBuckets(byCohort.get(c.name) ?? new DelayHistogram()),
+          })),
+        }
+      : {}),
   };
 }

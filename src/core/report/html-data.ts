@@ -31,11 +31,21 @@ export interface JoinChart {
   joinMs: (number | null)[];
 }
 
+/** One x column (delay, ms) and one cumulative-% column per cohort, unimpaired last. */
+export interface CohortDelayChart {
+  ms: number[];
+  names: string[];
+  /** null throughout for a cohort with no sample */
+  cdf: (number | null)[][];
+}
+
 export interface ChartData {
   timeline: TimelineChart;
   delayHistogram: DelayChart | null;
   delayCdf: DelayChart | null;
   joins: JoinChart;
+  /** only with cohorts: their one-way delay CDFs on one chart */
+  cohortDelayCdf?: CohortDelayChart | null;
 }
 
 /** Histogram bins per decade of milliseconds. */
@@ -91,21 +101,36 @@ export function delayHistogram(d: DelayDistribution): DelayChart | null {
   };
 }
 
+/** The cumulative percentage of `buckets` at each edge of `ms` (ascending); null throughout when empty. */
+function cdfColumn(ms: readonly number[], buckets: readonly DelayBucket[]): (number | null)[] {
+  const sum = total(buckets);
+  if (sum === 0) return ms.map(() => null);
+  let j = 0;
+  let acc = 0;
+  return ms.map((edge) => {
+    while (j < buckets.length && buckets[j]!.highMs <= edge) acc += buckets[j++]!.count;
+    return (100 * acc) / sum;
+  });
+}
+
 /** Cumulative percentage at every pooled bucket's upper edge, for each series. */
 export function delayCdf(d: DelayDistribution): DelayChart | null {
   if (d.all.length === 0) return null;
   const ms = d.all.map((b) => b.highMs);
-  const column = (buckets: readonly DelayBucket[]): (number | null)[] => {
-    const sum = total(buckets);
-    if (sum === 0) return ms.map(() => null);
-    let j = 0;
-    let acc = 0;
-    return ms.map((edge) => {
-      while (j < buckets.length && buckets[j]!.highMs <= edge) acc += buckets[j++]!.count;
-      return (100 * acc) / sum;
-    });
+  return {
+    ms,
+    all: cdfColumn(ms, d.all),
+    keyframes: cdfColumn(ms, d.keyframes),
+    deltaFrames: cdfColumn(ms, d.deltaFrames),
   };
-  return { ms, all: column(d.all), keyframes: column(d.keyframes), deltaFrames: column(d.deltaFrames) };
+}
+
+/** Each cohort's CDF at every upper bucket edge of any cohort (each cohort's buckets are a subset of the pooled ones). */
+export function cohortDelayCdf(d: DelayDistribution): CohortDelayChart | null {
+  const groups = d.cohorts ?? [];
+  if (groups.every((g) => g.all.length === 0)) return null;
+  const ms = [...new Set(groups.flatMap((g) => g.all.map((b) => b.highMs)))].sort((a, b) => a - b);
+  return { ms, names: groups.map((g) => g.name), cdf: groups.map((g) => cdfColumn(ms, g.all)) };
 }
 
 export function joinChart(r: Report): JoinChart {
@@ -124,5 +149,6 @@ export function chartData(r: Report, d: DelayDistribution | null): ChartData {
     delayHistogram: d ? delayHistogram(d) : null,
     delayCdf: d ? delayCdf(d) : null,
     joins: joinChart(r),
+    ...(r.aggregate.cohorts !== undefined ? { cohortDelayCdf: d ? cohortDelayCdf(d) : null } : {}),
   };
 }

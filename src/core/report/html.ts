@@ -4,6 +4,7 @@
 
 import { thresholdsHtml } from "../thresholds/render.ts";
 import type { DelayDistribution } from "./distribution.ts";
+import { cohortSection } from "./html-cohorts.ts";
 import { chartData } from "./html-data.ts";
 import { type HtmlAssets, htmlPage } from "./html-page.ts";
 import { escapeHtml, headerFacts, titleOf, verdictSection, viewerTable } from "./html-sections.ts";
@@ -41,6 +42,13 @@ export const CHARTS = [
   },
 ] as const;
 
+/** The chart that compares the cohorts' delay, after the others, only in a report with cohorts. */
+export const COHORT_CHART = {
+  id: "chart-cohort-delay",
+  title: "One-way delay CDF per cohort",
+  note: "cumulative % of each cohort's samples at or below each delay (all frames), the unimpaired viewers last",
+} as const;
+
 export function reportToHtml(r: Report, d: DelayDistribution | null, assets: HtmlAssets): string {
   const title = titleOf(r);
   // like the Markdown, a run without a verdict shows no delay figure (the JSON keeps them)
@@ -51,10 +59,13 @@ export function reportToHtml(r: Report, d: DelayDistribution | null, assets: Htm
       ? (r.aggregate.oneWayDelay.find((b) => b.source === "fingerprint")?.reason ?? "no one-way delay figure")
       : "no verdict: the one-way delay figures stay in the JSON report",
   };
-  const charts = CHARTS.map(
-    (c) =>
-      `<div class="chart"><h3>${escapeHtml(c.title)}</h3><p class="note">${escapeHtml(c.note)}</p><div id="${c.id}" data-chart></div></div>`,
-  ).join("\n");
+  const list = r.aggregate.cohorts === undefined ? [...CHARTS] : [...CHARTS, COHORT_CHART];
+  const charts = list
+    .map(
+      (c) =>
+        `<div class="chart"><h3>${escapeHtml(c.title)}</h3><p class="note">${escapeHtml(c.note)}</p><div id="${c.id}" data-chart></div></div>`,
+    )
+    .join("\n");
   return htmlPage({
     title: `${title} — whipbench report`,
     heading: title,
@@ -64,6 +75,7 @@ ${thresholdsHtml(r)}
 <section class="charts">
 ${charts}
 </section>
+${cohortSection(r)}
 <section class="card"><h2>Viewers</h2><div class="wrap">${viewerTable(r)}</div></section>`,
     footer: `whipbench ${escapeHtml(r.whipbenchVersion)}, schema ${escapeHtml(r.schema)}.`,
     data,

@@ -63,6 +63,10 @@ export const AUTO_LOOPBACK_METHOD =
 export const CHURN_METHOD =
   "Churn: each viewer lives its own lifetime, the scenario's shortest lifetime plus an exponential draw (SplitMix64 from churn.seed, one stream per place) with the mean churn.meanLifetimeSeconds, counted from its scheduled start; when it ends the viewer sends its WHEP DELETE and closes, and a new viewer with a new id (a late joiner) starts in its place at that instant, unless the run has less left than the shortest lifetime. Every viewer, late joiners included, counts in the aggregate's viewers, joined and failed, so the no-verdict rule is over every viewer that tried to join. Each viewer's figures cover its own lifetime, from its WHEP POST to its stop, with its own excluded first seconds; the aggregate's summaries are over the joined viewers' values and its one-way delay and packet transit merge their histograms exactly, so every viewer's samples count once, over its own lifetime. aggregate.churn counts joins, leaves and late joiners, with the late joiners' signalling, ICE connected and first keyframe times. Reports that differ on churn are not ranked.";
 
+/** docs/definitions.md#cohorts, #link-emulator and #cohort-figures in one line. */
+export const COHORTS_METHOD =
+  "Cohorts: each cohort's viewers receive and send through a link this client emulates in its own process (no root, no tc). Per datagram: the profile in force (the base and its timed steps), random loss, Gilbert–Elliott burst loss, the rate limit's tail-drop queue, then delay and jitter, drawn from sfc32 seeded by the cohort's seed, the viewer's id and the direction, so the same scenario draws the same again. The link holds every datagram of a viewer's transports from the end of its ICE gathering (STUN, DTLS, media, NACKs, receiver reports); the WHEP HTTP exchange does not cross it. A held media datagram arrives at its stamp plus exactly what the link added: the emulated delay is in the delay figures, the lateness of the timer that releases it is not (it only delays the viewer's reaction, a NACK). aggregate.cohorts[] pools each cohort's viewers exactly as the aggregate pools all of them, the unimpaired viewers last; its loss is after repair, and link counts every datagram the emulator saw per direction (delayed, lost, queue-dropped). A threshold on a cohort is judged on its entry.";
+
 export interface MethodContext {
   /** the scenario has a rampOffsetSeed */
   hasRampOffsetSeed: boolean;
@@ -80,6 +84,8 @@ export interface MethodContext {
   autoLoopback?: boolean;
   /** the scenario has churn */
   churn?: boolean;
+  /** the scenario has cohorts (docs/definitions.md#cohorts) */
+  cohorts?: boolean;
 }
 
 /** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */
@@ -106,5 +112,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.hasResources) lines.push(RESOURCES_METHOD, CLIENT_LAG_METHOD);
   if (ctx.autoLoopback) lines.push(AUTO_LOOPBACK_METHOD);
   if (ctx.churn === true) lines.push(CHURN_METHOD);
+  if (ctx.cohorts) lines.push(COHORTS_METHOD);
   return lines;
 }

@@ -5,8 +5,9 @@
 import { parseCapacity } from "../capacity/parse.ts";
 import type { CapacitySpec } from "../capacity/types.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
-import { parseCohorts } from "../link/parse.ts";
+import { parseCohorts, UNIMPAIRED } from "../link/parse.ts";
 import type { Cohort } from "../link/types.ts";
+import { splitCohortKey } from "../thresholds/cohort-figures.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
 import type { Threshold } from "../thresholds/types.ts";
 import { type ChurnSpec, parseChurn } from "./churn.ts";
@@ -208,6 +209,18 @@ export function normaliseScenario(s: Scenario): Scenario {
   return out;
 }
 
+/** docs/definitions.md#thresholds-on-a-cohort: each cohort a threshold names is one of the scenario's. */
+function checkCohortThresholds(s: Scenario, fail: (msg: string) => never): void {
+  const names = [...(s.cohorts ?? []).map((c) => c.name), UNIMPAIRED];
+  for (const t of s.thresholds ?? []) {
+    const cohort = splitCohortKey(t.figure)?.cohort;
+    if (cohort === undefined || names.includes(cohort)) continue;
+    fail(
+      `thresholds[${JSON.stringify(t.figure)}]: no cohort named ${goQuote(cohort)} (cohorts: ${names.join(", ")})`,
+    );
+  }
+}
+
 /** Largest seconds value whose ns count is still an exact integer (≈ 104 days). */
 const MAX_SECONDS = Number.MAX_SAFE_INTEGER / 1e9;
 
@@ -267,6 +280,7 @@ export function validateScenario(s: Scenario): Scenario {
     fail(`cohorts: the cohorts' counts add up to ${counted}, more than the ${s.viewers} viewers`);
   const churn = s.churn === undefined ? null : churnProblem(s.churn, churnRun(s));
   if (churn !== null) fail(churn);
+  checkCohortThresholds(s, fail);
   for (const k of SERVER_KEYS) {
     const v = s[k];
     if (v === undefined) continue;

@@ -4,7 +4,7 @@
 
 import { fmtFixed, fmtG } from "../go-compat/fmt.ts";
 import type { Report } from "../report/types.ts";
-import { FIGURES } from "./figures.ts";
+import { figureOfKey } from "./cohort-figures.ts";
 import type { FigureUnit, Operator, Threshold, ThresholdResult, ThresholdStop } from "./types.ts";
 
 /** Exit code of a valid run with a failed threshold (k6's convention). */
@@ -36,7 +36,7 @@ export function formatFigure(v: number, unit: FigureUnit): string {
 }
 
 export function evaluateThreshold(r: Report, t: Threshold): ThresholdResult {
-  const f = FIGURES.get(t.figure);
+  const f = figureOfKey(t.figure);
   const unit = f?.unit ?? "";
   const v = f === undefined ? { unavailable: `unknown figure ${t.figure}` } : f.read(r);
   const base = { figure: t.figure, condition: t.condition.text, unit };

@@ -3,6 +3,7 @@
 // names the key: `thresholds["oneWayDelay.p95"]: …`.
 
 import { parseGoDuration } from "../go-compat/time.ts";
+import { figureOfKey, isCohortFigure, looksLikeCohortKey, splitCohortKey } from "./cohort-figures.ts";
 import { FIGURES } from "./figures.ts";
 import type { Condition, FigureUnit, Operator, Threshold } from "./types.ts";
 
@@ -83,6 +84,9 @@ function conditionsOf(figure: string, raw: unknown, unit: FigureUnit): Threshold
     delayAbortEvalS = ns / 1e9;
   }
   const f = FIGURES.get(figure);
+  if (abortOnFail && splitCohortKey(figure) !== null) {
+    throw new Error("abortOnFail: a cohort's figures are known only at the end of a run");
+  }
   if (abortOnFail && f?.live === undefined) {
     throw new Error(
       `abortOnFail needs a figure seen live (one-way delay, packet transit, failed viewers); ${figure} is known only at the end`,
@@ -98,6 +102,18 @@ function nearNames(figure: string): string {
   return near.length > 0 ? `; figures of ${head}: ${near.join(", ")}` : "";
 }
 
+/** Why a key names no figure: a malformed cohort key, a figure no cohort carries, or an unknown name. */
+function unknownKey(key: string): string {
+  if (!looksLikeCohortKey(key)) return `unknown figure${nearNames(key)}`;
+  const split = splitCohortKey(key);
+  if (split === null)
+    return `want "cohort:<name> <figure>" (a space between, e.g. "cohort:far oneWayDelay.p95")`;
+  if (!FIGURES.has(split.figure)) return `unknown figure ${split.figure}${nearNames(split.figure)}`;
+  if (!isCohortFigure(split.figure))
+    return `a cohort carries no ${split.figure} (cohort figures: oneWayDelay.*, join.<stat>, loss, nacks, stalls)`;
+  return "unknown figure";
+}
+
 /** The `thresholds` value of a scenario (already JSON-decoded). Throws ThresholdError naming the key. */
 export function parseThresholds(value: unknown): Threshold[] {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -106,8 +122,8 @@ export function parseThresholds(value: unknown): Threshold[] {
   const out: Threshold[] = [];
   for (const [figure, raw] of Object.entries(value as Record<string, unknown>)) {
     const name = `thresholds[${JSON.stringify(figure)}]`;
-    const f = FIGURES.get(figure);
-    if (f === undefined) throw new ThresholdError(`${name}: unknown figure${nearNames(figure)}`);
+    const f = figureOfKey(figure);
+    if (f === undefined) throw new ThresholdError(`${name}: ${unknownKey(figure)}`);
     try {
       out.push(...conditionsOf(figure, raw, f.unit));
     } catch (err) {

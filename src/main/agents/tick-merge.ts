@@ -1,9 +1,10 @@
 // An agent's worker ticks of one second merged into the one tick its coordinator expects of it
 // (one shard per agent): counters summed, each thread figure the worst of its threads (CPU
 // summed). The live delay samples (for /metrics and live thresholds only; the report's figures
-// come from the exact histograms) are thinned to at most MAX_LIVE_SAMPLES per source.
+// come from the exact histograms) are thinned to at most MAX_LIVE_SAMPLES per source; with cohorts,
+// each cohort's part is summed by its name and its samples thinned the same way.
 import type { ThreadFigures } from "../../net/thread-profile.ts";
-import type { ShardTick } from "../../workers/protocol.ts";
+import type { CohortTick, ShardTick } from "../../workers/protocol.ts";
 
 export const MAX_LIVE_SAMPLES = 5000;
 
@@ -36,6 +37,27 @@ export function emptyTick(shard: number, second: number, thread: ThreadFigures):
     transitSamples: [],
     thread,
   };
+}
+
+/** The threads' per-cohort parts summed by cohort, in the order first seen, delay samples thinned. */
+function mergeCohorts(ticks: readonly ShardTick[]): CohortTick[] | null {
+  const byName = new Map<string, CohortTick>();
+  for (const t of ticks) {
+    for (const c of t.cohorts ?? []) {
+      const m = byName.get(c.cohort);
+      if (m === undefined) {
+        byName.set(c.cohort, { ...c, delaySamples: [...c.delaySamples] });
+        continue;
+      }
+      m.started += c.started;
+      m.joined += c.joined;
+      m.failed += c.failed;
+      m.active += c.active;
+      for (const v of c.delaySamples) m.delaySamples.push(v);
+    }
+  }
+  if (byName.size === 0) return null;
+  return [...byName.values()].map((c) => ({ ...c, delaySamples: thin(c.delaySamples) }));
 }
 
 export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
@@ -74,5 +96,7 @@ export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
   out.delaySamples = thin(delays);
   out.stampSamples = thin(stamps);
   out.transitSamples = thin(transits);
+  const cohorts = mergeCohorts(ticks);
+  if (cohorts !== null) out.cohorts = cohorts;
   return out;
 }

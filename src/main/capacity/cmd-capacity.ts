@@ -13,7 +13,7 @@ import { fileStamp, rfc3339Nano } from "../../core/go-compat/fmt.ts";
 import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { sanitiseName } from "../../core/report/headline.ts";
-import { FIGURES } from "../../core/thresholds/figures.ts";
+import { figureOfKey } from "../../core/thresholds/cohort-figures.ts";
 import { applyOverrides, engineFor, readScenarioText, validated } from "../cli/cmd-run.ts";
 import { EXIT_ERROR, withInterrupt } from "../cli/execute.ts";
 import { bearerFrom, UsageError } from "../cli/flags.ts";
@@ -112,7 +112,7 @@ export async function capacityCommand(
         figure: t.figure,
         condition: t.condition.text,
         value: t.condition.value,
-        unit: FIGURES.get(t.figure)?.unit ?? "",
+        unit: figureOfKey(t.figure)?.unit ?? "",
       })),
       ...(server ? { serverWatch: server.describe } : {}),
       result: ran.search.result(ran.wallSeconds),

@@ -2,6 +2,8 @@
 // progress display, and the main thread's own per-second figures when viewers run in workers.
 // The registry takes every shard tick as the engine delivers it (the final flush included), so
 // its totals end equal to the report's; progress works from the runner's per-second entries.
+import { cohortSizes } from "../../core/link/assign.ts";
+import { UNIMPAIRED } from "../../core/link/parse.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { buildSchedule } from "../../core/scenario/schedule.ts";
@@ -10,6 +12,7 @@ import type { ShardTick } from "../../workers/protocol.ts";
 import type { Engine } from "../run/engine.ts";
 import type { Logger } from "./log.ts";
 import { type PublisherCounters, RunMetrics } from "./metrics.ts";
+import type { CohortTarget } from "./metrics-cohorts.ts";
 import { type MetricsServer, serveMetrics } from "./metrics-server.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 
@@ -35,6 +38,20 @@ export function tapEngine(engine: Engine, tap: (tick: ShardTick) => void): Engin
   };
   if (engine.warmUp) e.warmUp = (shards) => engine.warmUp?.(shards) ?? Promise.resolve();
   return e;
+}
+
+/** Each cohort and the unimpaired viewers with the viewers the scenario assigns to it; none without cohorts. */
+function cohortTargets(s: Scenario): { cohorts?: CohortTarget[] } {
+  const cohorts = s.cohorts ?? [];
+  if (cohorts.length === 0) return {};
+  const sizes = cohortSizes(cohorts, s.viewers);
+  const rest = s.viewers - sizes.reduce((a, b) => a + b, 0);
+  return {
+    cohorts: [
+      ...cohorts.map((c, i) => ({ name: c.name, viewers: sizes[i] ?? 0 })),
+      { name: UNIMPAIRED, viewers: rest },
+    ],
+  };
 }
 
 export class LiveRun {
@@ -75,6 +92,7 @@ export class LiveRun {
     const metrics = new RunMetrics({
       viewersTarget: o.scenario.viewers,
       workerLabel: o.engine.workers === 0 ? () => "main" : (shard) => String(shard),
+      ...cohortTargets(o.scenario),
     });
     const server = await serveMetrics(addr, metrics);
     o.log.line(`metrics on ${server.url}`);

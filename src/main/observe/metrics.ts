@@ -2,9 +2,11 @@
 // registry; shards (in the main thread or in workers) send per-second deltas in their ticks and
 // `applyTick` adds them. Families 1–14 have the reference's names, types, labels and buckets;
 // after them come what the Node engine adds (per-worker event loop and CPU, RSS, kernel UDP
-// receive errors). No family has a per-viewer label.
+// receive errors); with cohorts, the per-cohort families come last (metrics-cohorts.ts). No family
+// has a per-viewer label.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DelaySource } from "../../core/report/types.ts";
+import { CohortMetrics, type CohortTarget, type LiveCohortTick } from "./metrics-cohorts.ts";
 import { registerProcessMetrics } from "./metrics-process.ts";
 
 /** docs/definitions.md#prometheus-metrics bucket bounds, seconds. */
@@ -36,6 +38,8 @@ export interface LiveTick {
     eventLoopDelayMs: { p99: number };
     receiveLagMs?: { p99: number };
   };
+  /** with cohorts: each cohort's part of the tick */
+  cohorts?: readonly LiveCohortTick[];
 }
 
 /** One thread's load over the last second (fed per tick, or by whoever measures a thread). */
@@ -65,6 +69,8 @@ export interface RunMetricsOptions {
   delaySources?: readonly DelaySource[];
   /** the `worker` label of a shard's thread; default: the shard number */
   workerLabel?: (shard: number) => string;
+  /** with cohorts: each cohort and "unimpaired" with its assigned viewers (the per-cohort families) */
+  cohorts?: readonly CohortTarget[];
 }
 
 /** The publisher's packets and frames sent, read from its live counters at each scrape. */
@@ -106,6 +112,7 @@ export class RunMetrics {
   private readonly sources = new Set<string>(["fingerprint", "stamp"] satisfies DelaySource[]);
   private readonly workerLabel: (shard: number) => string;
   private publisher: PublisherCounters | null = null;
+  private readonly cohorts: CohortMetrics | null;
 
   // long on purpose: one declaration per family, in the exposition's order, reads as the table of
   // families it is (test/unit/prom-text.ts holds the same table); the publisher's sent counters
@@ -196,6 +203,8 @@ export class RunMetrics {
       labelNames: ["worker"],
       registers,
     });
+    const cohorts = o.cohorts ?? [];
+    this.cohorts = cohorts.length > 0 ? new CohortMetrics(this.registry, cohorts, DELAY_BUCKETS_S) : null;
   }
 
   get contentType(): string {
@@ -228,6 +237,7 @@ export class RunMetrics {
     if (t.transitSamples !== undefined) {
       for (const ns of t.transitSamples) if (ns >= 0) this.transit.observe(ns / 1e9);
     }
+    if (t.cohorts !== undefined) this.cohorts?.apply(t.shard, t.cohorts);
     if (t.thread !== undefined) {
       this.observeWorker({
         worker: this.workerLabel(t.shard),

@@ -118,5 +118,26 @@
     );
   }
 
+  // 6. with cohorts: each cohort's one-way delay CDF on one chart, the unimpaired viewers last
+  const cc = ch.cohortDelayCdf;
+  if (cc === null) noData("chart-cohort-delay", data.noDelayReason);
+  else if (cc !== undefined) {
+    const PALETTE = [RED, ORANGE, GREEN, "#7b3fa0", "#00838f", "#8d6e63", "#c2185b", "#558b2f"];
+    const colour = (name, i) => (name === "unimpaired" ? "#333" : PALETTE[i % PALETTE.length]);
+    plot(
+      "chart-cohort-delay",
+      {
+        scales: { ...logX, y: { range: [0, 100] } },
+        axes: [{ label: "one-way delay, ms (log)" }, { label: "cumulative % of the cohort's samples" }],
+        series: [
+          { label: "delay (ms)", value: fixed(3) },
+          ...cc.names.map((name, i) => line(name, colour(name, i), "y", { value: fixed(1) })),
+        ],
+      },
+      [cc.ms, ...cc.cdf],
+      { cohorts: cc.names },
+    );
+  }
+
   finish();
 })();

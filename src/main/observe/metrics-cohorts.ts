@@ -1,0 +1,104 @@
+// The per-cohort families of /metrics (docs/definitions.md#prometheus-metrics): registered only
+// when the scenario has cohorts, after every other family, each with a `cohort` label whose values
+// are the scenario's cohort names and "unimpaired" (so as many series as cohorts plus one). The
+// reference's families keep their own labels; these carry what each cohort's viewers did.
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+
+/** What one cohort's part of a shard's tick carries (a structural subset of CohortTick). */
+export interface LiveCohortTick {
+  cohort: string;
+  started: number;
+  joined: number;
+  failed: number;
+  active: number;
+  delaySamples: readonly number[];
+}
+
+export interface CohortTarget {
+  /** the cohort's name, or "unimpaired" */
+  name: string;
+  /** viewers the scenario assigns to it */
+  viewers: number;
+}
+
+export class CohortMetrics {
+  private readonly started: Counter<"cohort">;
+  private readonly joined: Counter<"cohort">;
+  private readonly failed: Counter<"cohort">;
+  private readonly active: Gauge<"cohort">;
+  private readonly delay: Histogram<"cohort">;
+  private readonly names: Set<string>;
+  /** each cohort's active viewers by shard (a level per shard, summed) */
+  private readonly activeByShard = new Map<string, Map<number, number>>();
+
+  constructor(registry: Registry, targets: readonly CohortTarget[], delayBucketsS: readonly number[]) {
+    const registers = [registry];
+    const labelNames = ["cohort"] as const;
+    this.names = new Set(targets.map((t) => t.name));
+    const target = new Gauge({
+      name: "whipbench_cohort_viewers_target",
+      help: "Viewers the scenario assigns to a cohort (unimpaired: outside every cohort).",
+      labelNames,
+      registers,
+    });
+    const counter = (name: string, help: string) => new Counter({ name, help, labelNames, registers });
+    this.started = counter(
+      "whipbench_cohort_viewers_started_total",
+      "A cohort's viewers that sent their WHEP POST.",
+    );
+    this.joined = counter(
+      "whipbench_cohort_viewers_joined_total",
+      "A cohort's viewers that got a complete keyframe.",
+    );
+    this.failed = counter(
+      "whipbench_cohort_viewers_failed_total",
+      "A cohort's viewer failures: failed to join, or errored or dropped after joining.",
+    );
+    this.active = new Gauge({
+      name: "whipbench_cohort_viewers_active",
+      help: "A cohort's viewers joined and still running.",
+      labelNames,
+      registers,
+    });
+    this.delay = new Histogram({
+      name: "whipbench_cohort_one_way_delay_seconds",
+      help: "One-way delay per frame of a cohort's viewers (fingerprint source), seconds.",
+      labelNames,
+      buckets: [...delayBucketsS],
+      registers,
+    });
+    for (const t of targets) {
+      const labels = { cohort: t.name };
+      target.set(labels, t.viewers);
+      this.started.inc(labels, 0);
+      this.joined.inc(labels, 0);
+      this.failed.inc(labels, 0);
+      this.active.set(labels, 0);
+      this.delay.zero(labels);
+    }
+  }
+
+  /** Adds one shard's per-cohort deltas; a cohort the scenario does not name is dropped. */
+  apply(shard: number, ticks: readonly LiveCohortTick[]): void {
+    for (const t of ticks) {
+      if (!this.names.has(t.cohort)) continue;
+      const labels = { cohort: t.cohort };
+      this.started.inc(labels, t.started);
+      this.joined.inc(labels, t.joined);
+      this.failed.inc(labels, t.failed);
+      let byShard = this.activeByShard.get(t.cohort);
+      if (byShard === undefined) {
+        byShard = new Map();
+        this.activeByShard.set(t.cohort, byShard);
+      }
+      byShard.set(shard, t.active);
+      let active = 0;
+      for (const a of byShard.values()) active += a;
+      this.active.set(labels, active);
+      if (t.delaySamples.length > 0) {
+        const child = this.delay.labels(labels);
+        for (const ns of t.delaySamples) if (ns >= 0) child.observe(ns / 1e9);
+      }
+    }
+  }
+}

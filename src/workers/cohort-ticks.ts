@@ -1,0 +1,87 @@
+// The per-cohort part of a shard's ticks (docs/definitions.md#prometheus-metrics): each viewer of
+// a cohort reports through a ViewerLive that counts into the shard's counters and its cohort's,
+// so /metrics can give each cohort's viewers and one-way delay. Only with cohorts; the label's
+// values are the scenario's cohort names and "unimpaired", so their number is bounded.
+import { UNIMPAIRED } from "../core/link/parse.ts";
+import type { CohortTick, ShardTask } from "./protocol.ts";
+import type { ViewerLive } from "./viewer-context.ts";
+
+interface CohortCounts {
+  started: number;
+  joined: number;
+  failed: number;
+  active: number;
+  delays: number[];
+}
+
+export class CohortTicks {
+  private readonly names: string[];
+  /** by cohort index; the last entry is the unimpaired viewers */
+  private readonly counts: CohortCounts[];
+  private last: { started: number; joined: number; failed: number }[];
+
+  constructor(task: ShardTask) {
+    this.names = [...(task.cohorts ?? []).map((c) => c.name), UNIMPAIRED];
+    this.counts = this.names.map(() => ({ started: 0, joined: 0, failed: 0, active: 0, delays: [] }));
+    this.last = this.names.map(() => ({ started: 0, joined: 0, failed: 0 }));
+  }
+
+  /** A viewer's live hooks: the shard's, then its cohort's (absent or out of range: unimpaired). */
+  liveFor(shard: ViewerLive, cohort: number | undefined): ViewerLive {
+    const index =
+      cohort !== undefined && cohort >= 0 && cohort < this.names.length - 1 ? cohort : this.names.length - 1;
+    const c = this.counts[index] as CohortCounts;
+    const delaySample = shard.delaySample;
+    return {
+      ...shard,
+      started: () => {
+        shard.started();
+        c.started++;
+      },
+      joined: () => {
+        shard.joined();
+        c.joined++;
+        c.active++;
+      },
+      failed: () => {
+        shard.failed();
+        c.failed++;
+      },
+      dropped: () => {
+        shard.dropped();
+        c.failed++;
+        c.active--;
+      },
+      left: () => {
+        shard.left();
+        c.active--;
+      },
+      ...(delaySample !== undefined
+        ? {
+            delaySample: (ns: number, keyframe: boolean) => {
+              delaySample(ns, keyframe);
+              c.delays.push(ns);
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** Each cohort's deltas since the previous call, with its active viewers and delay samples. */
+  take(): CohortTick[] {
+    const out = this.counts.map((c, i) => {
+      const last = this.last[i] ?? { started: 0, joined: 0, failed: 0 };
+      return {
+        cohort: this.names[i] ?? UNIMPAIRED,
+        started: c.started - last.started,
+        joined: c.joined - last.joined,
+        failed: c.failed - last.failed,
+        active: c.active,
+        delaySamples: c.delays,
+      };
+    });
+    this.last = this.counts.map((c) => ({ started: c.started, joined: c.joined, failed: c.failed }));
+    for (const c of this.counts) c.delays = [];
+    return out;
+  }
+}
