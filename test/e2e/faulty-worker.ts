@@ -4,6 +4,7 @@
 import { Piscina } from "piscina";
 import type { Engine } from "../../src/main/run/engine.ts";
 import { poolEngine } from "../../src/main/run/pool-engine.ts";
+import { setArenaUnavailable } from "../../src/workers/arena-reader.ts";
 import { intake } from "../../src/workers/intake.ts";
 import type { ShardJob, ShardResult, WarmJob } from "../../src/workers/protocol.ts";
 import shardWorker from "../../src/workers/worker-entry.ts";
@@ -11,7 +12,7 @@ import shardWorker from "../../src/workers/worker-entry.ts";
 export interface WorkerFault {
   shard: number;
   /** busy: blocks 60 of every 100 ms; saturate: 10 ms of work per media datagram (its queue grows); stall: once, for 3 s */
-  kind: "throw" | "exit" | "busy" | "saturate" | "stall";
+  kind: "throw" | "exit" | "busy" | "saturate" | "stall" | "noArena";
   afterMs: number;
 }
 
@@ -28,6 +29,8 @@ export default async function faultyShardWorker(job: ShardJob | WarmJob): Promis
 
 /** What the shard's worker does to itself `afterMs` after its job starts. */
 export function injectFault(fault: WorkerFault): void {
+  // as on a platform without batched reads: the arena path falls back to the lean one
+  if (fault.kind === "noArena") setArenaUnavailable("batched reads switched off by the test");
   setTimeout(() => {
     if (fault.kind === "exit") process.exit(7);
     if (fault.kind === "throw") {

@@ -131,3 +131,19 @@ test("the ceiling guard fires on the kernel's drops: a worker that stops reading
     c?.evidence?.join("; "),
   );
 });
+
+test("where batched reads cannot run, the arena path falls back to the lean one and the report says so", async () => {
+  const engine = faultyPoolEngine(2, { shard: 0, kind: "noArena", afterMs: 0 });
+  const { report: r } = await runThroughRelay({}, { viewers: 4 }, engine);
+  assert.equal(r.scenario.receivePath, "arena");
+  const [w0, w1] = r.client.workers ?? [];
+  assert.equal(w0?.receivePath, "lean");
+  assert.match(w0?.receivePathReason ?? "", /batched reads switched off by the test/);
+  if (process.platform === "linux") {
+    assert.equal(w1?.receivePath, "arena", w1?.receivePathReason);
+    assert.equal(w1?.receivePathReason, undefined);
+  }
+  assert.equal(r.aggregate.valid, true, r.aggregate.verdict);
+  for (const v of r.viewers ?? []) assert.equal(v.joined, true, `viewer ${v.id}`);
+  assert.ok((w0?.packets ?? 0) > 0 && (w1?.packets ?? 0) > 0, "both threads received media");
+});
