@@ -124,6 +124,12 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
   assert.equal(recordOk({ ...rec, delayHist: { ...rec.delayHist, hdr: "!!not base64!!" } }, ids), false);
   assert.equal(recordOk({ ...rec, rtp: { ...rec.rtp, lost: "1" } }, ids), false);
   assert.equal(recordOk({ ...rec, oneWayDelayBlocker: { kind: "other" } }, ids), false);
+  // what a viewer of a churn or cohort run carries: its stop, its cohort and its link's counts
+  const counts = { datagrams: 9, delayed: 9, droppedLoss: 1, droppedQueue: 0 };
+  const lived = { ...rec, stopMonoNs: 5e9, cohort: "far", link: { down: counts, up: counts } };
+  assert.equal(recordOk(JSON.parse(JSON.stringify(lived)), ids), true);
+  assert.equal(recordOk({ ...lived, link: { down: counts } }, ids), false);
+  assert.equal(recordOk({ ...lived, stopMonoNs: "soon" }, ids), false);
   const tick = {
     shard: 0,
     second: 2,
@@ -140,6 +146,9 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
     thread: { cpuSeconds: 0, eventLoopUtilisation: 0, eventLoopDelayMs: { p50: 0, p99: 0, max: 0 } },
   };
   assert.equal(tickOk(tick), true);
+  const cohort = { cohort: "far", started: 1, joined: 1, failed: 0, active: 1, delaySamples: [2] };
+  assert.equal(tickOk({ ...tick, cohorts: [cohort] }), true);
+  assert.equal(tickOk({ ...tick, cohorts: [{ ...cohort, active: "1" }] }), false);
   assert.equal(tickOk({ ...tick, second: -1 }), false);
   assert.equal(tickOk({ ...tick, delaySamples: ["1"] }), false);
   assert.equal(tickOk({ ...tick, thread: { ...tick.thread, extra: 1 } }), false);

@@ -48,6 +48,8 @@ export function histogramOk(v: unknown): v is EncodedHistogram {
 }
 
 const str = (x: unknown) => typeof x === "string" && x.length <= 2000;
+const COUNTS_TEMPLATE = { datagrams: 0, delayed: 0, droppedLoss: 0, droppedQueue: 0 };
+const LINK_TEMPLATE = { down: COUNTS_TEMPLATE, up: COUNTS_TEMPLATE };
 const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   codec: str,
   whepFlow: (x) => x === "answer" || x === "counter-offer",
@@ -59,6 +61,9 @@ const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   droppedAfterJoin: (x) => typeof x === "boolean",
   errorKind: str,
   error: str,
+  stopMonoNs: isNum,
+  cohort: str,
+  link: (x) => like(x, LINK_TEMPLATE),
 };
 const HISTS = [
   "delayHist",
@@ -106,10 +111,14 @@ const TICK_TEMPLATE = (() => {
   return rest;
 })();
 
+const COHORT_TICK = { cohort: "", started: 0, joined: 0, failed: 0, active: 0, delaySamples: [] };
+
 export function tickOk(v: unknown): v is ShardTick {
   if (typeof v !== "object" || v === null) return false;
   const { thread, ...rest } = v as Record<string, unknown>;
-  if (!like(rest, TICK_TEMPLATE)) return false;
+  const cohortsOk = (x: unknown) =>
+    Array.isArray(x) && x.length <= 64 && x.every((c) => like(c, COHORT_TICK));
+  if (!like(rest, TICK_TEMPLATE, { cohorts: cohortsOk })) return false;
   const second = (v as ShardTick).second;
   if (!Number.isSafeInteger(second) || second < 0 || second > 1e7) return false;
   return like(thread, THREAD, {
