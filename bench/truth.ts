@@ -17,7 +17,7 @@
 // as every receive path did before the intake.
 //
 // Stamps: `kernel` takes each arrival instant from the kernel's receive stamp, `thread` (the
-// fallback, forced) from the viewer thread's reading (docs/definitions.md#stamp-source). The jitter
+// fallback, forced) from the viewer thread's reading (docs/definitions.md#arrival-stamps). The jitter
 // columns set the report's jitter p50 beside the same RFC 3550 jitter of the relay's own writes
 // to each leg (the wire's, on loopback).
 //

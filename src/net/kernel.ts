@@ -1,4 +1,4 @@
-// The kernel's side of a viewer's sockets, through koffi (./koffi.ts; docs/definitions.md#stamp-source): a UDP
+// The kernel's side of a viewer's sockets, through koffi (./koffi.ts; docs/definitions.md#arrival-stamps): a UDP
 // socket's descriptor, the kernel's receive stamp of the datagram a socket returned last
 // (ioctl SIOCGSTAMPNS), and CLOCK_REALTIME read beside the monotonic clock to move those stamps
 // onto it. Loaded once per thread, on first use; where it cannot load (not Linux, no koffi binary

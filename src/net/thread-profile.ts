@@ -21,7 +21,7 @@ export interface ThreadFigures {
    * waited inside the thread before their stamp, ms; absent when the thread stamped none
    */
   receiveLagMs?: DelayFigures;
-  /** which clock stamped those datagrams (docs/definitions.md#stamp-source); with receiveLagMs */
+  /** which clock stamped those datagrams (docs/definitions.md#arrival-stamps); with receiveLagMs */
   stampSource?: "kernel" | "thread" | "mixed";
   /** from a datagram's arrival stamp to the start of its processing (receive lag + the intake's queue), ms */
   processingWaitMs?: DelayFigures;

@@ -1,5 +1,5 @@
 // A viewer thread's arrival figures over a shard (docs/definitions.md#receive-lag,
-// #stamp-source): the receive lag and the processing wait of each media datagram, over the run
+// #arrival-stamps): the receive lag and the processing wait of each media datagram, over the run
 // (between countFrom and countUntil) and per timeline second, and which clock stamped them, with
 // the reasons the thread stamped any itself. Both read paths record here: the intake (dgram's
 // callbacks) and the arena reader (batched reads).

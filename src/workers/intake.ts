@@ -2,7 +2,7 @@
 // gets its arrival instant the moment it reaches JavaScript and is queued; the queue is processed
 // in slices of at most SLICE_NS, one per loop turn (setImmediate), so the loop polls its sockets
 // between slices. The instant is the kernel's receive stamp where it can be had
-// (docs/definitions.md#stamp-source, src/net/kernel.ts) and the receive lag is then exact; in the
+// (docs/definitions.md#arrival-stamps, src/net/kernel.ts) and the receive lag is then exact; in the
 // fallback it is this thread's reading and the lag an upper bound (docs/definitions.md#receive-lag):
 // a datagram stamped in poll phase P was not readable at the poll before P, so it arrived after a
 // reference R (that poll's first stamp, or the latest slice's end when the loop blocked since),

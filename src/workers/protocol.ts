@@ -20,7 +20,7 @@ export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean", "arena"]
 export const DEFAULT_RECEIVE_PATH: ReceivePath = "arena";
 
 /**
- * Which clock gives a media datagram its arrival instant (docs/definitions.md#stamp-source):
+ * Which clock gives a media datagram its arrival instant (docs/definitions.md#arrival-stamps):
  * the kernel's receive stamp, or the viewer thread's own reading when JavaScript first sees it.
  */
 export type StampSource = "kernel" | "thread";

@@ -56,6 +56,12 @@ export function injectFault(fault: WorkerFault): void {
           fromPort,
           fd,
         );
+      // the arena path processes each datagram as it reads it: the same work there
+      const arrived = intake.arrived.bind(intake);
+      intake.arrived = (...args) => {
+        arrived(...args);
+        spinMs(10);
+      };
     }
     // the socket buffers fill while the thread reads nothing: the kernel drops
     if (fault.kind === "stall") spinMs(3000);

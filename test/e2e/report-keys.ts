@@ -164,7 +164,7 @@ export const REPORT_KEYS: readonly string[] = [
   ...delayMs("+client.workers[].receiveLagMs", true),
   "+client.workers[].intakeDropped?",
   ...delayMs("+client.workers[].processingWaitMs", true),
-  // which clock stamped the arrivals (docs/definitions.md#stamp-source)
+  // which clock stamped the arrivals (docs/definitions.md#arrival-stamps)
   "+client.workers[].receivePath?",
   "+client.workers[].receivePathReason?",
   "+client.workers[].stampSource?",

@@ -1,7 +1,7 @@
 // The arrival stamps and receive lag a report shows against ground truth: the built-in relay runs
 // in this process, on the same monotonic clock, and records when it handed each packet to each
 // viewer leg's socket; the viewer thread's intake records each datagram's stamp
-// (bench/truth-worker.ts). With the kernel's stamp (docs/definitions.md#stamp-source) the
+// (bench/truth-worker.ts). With the kernel's stamp (docs/definitions.md#arrival-stamps) the
 // client-added wait (stamp − relay send) is nil, busy thread or not, and the receive lag is the
 // exact wait. With the thread's stamp (forced) that wait includes the kernel's loopback delivery
 // and the time the operating system took to run the woken thread, which the bound does not see;

@@ -84,7 +84,7 @@ export interface StepFigures {
   joinP95Ms?: number;
   jitterP95Ms?: number;
   receiveLagP99Ms?: number;
-  /** the step's client.stampSource (docs/definitions.md#stamp-source) */
+  /** the step's client.stampSource (docs/definitions.md#arrival-stamps) */
   stampSource?: string;
 }
 

@@ -1,6 +1,6 @@
 // The client's own ceiling (docs/definitions.md#client-ceiling): a client past its ceiling puts
 // its own work inside the figures it reports. With the kernel's receive stamp
-// (docs/definitions.md#stamp-source) a viewer thread's queueing no longer enters the one-way
+// (docs/definitions.md#arrival-stamps) a viewer thread's queueing no longer enters the one-way
 // delay, join, jitter or stall figures, so such a thread is judged only on what can still distort
 // a figure: datagrams dropped by the kernel or the intake (loss that is ours), a thread that does
 // not keep up (busy past the utilisation threshold, or datagrams waiting past the keep-up wait),

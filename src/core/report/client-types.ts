@@ -52,7 +52,7 @@ export interface WorkerReport {
   receivePath?: string;
   /** why the arena path fell back to the lean one on this thread */
   receivePathReason?: string;
-  /** which clock stamped this thread's media datagrams (docs/definitions.md#stamp-source) */
+  /** which clock stamped this thread's media datagrams (docs/definitions.md#arrival-stamps) */
   stampSource?: "kernel" | "thread" | "mixed";
   /** media datagrams stamped by the kernel and by the thread */
   kernelStamped?: number;
@@ -103,7 +103,7 @@ export interface ReportClient {
   workers?: WorkerReport[];
   /** the receive lag of every viewer thread's datagrams, pooled (exact merge); absent when none was stamped */
   receiveLagMs?: EventLoopDelayMs;
-  /** the stamp source over every viewer thread: "mixed" when threads (or datagrams) differ (docs/definitions.md#stamp-source) */
+  /** the stamp source over every viewer thread: "mixed" when threads (or datagrams) differ (docs/definitions.md#arrival-stamps) */
   stampSource?: "kernel" | "thread" | "mixed";
   /** with "mixed" or "thread": which threads used the thread's stamp, and why */
   stampReasons?: string[];

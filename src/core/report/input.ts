@@ -98,7 +98,7 @@ export interface ReportInput {
   workers?: WorkerReport[];
   /** client.receiveLagMs: the viewer threads' receive lag, pooled */
   receiveLagMs?: EventLoopDelayMs;
-  /** client.stampSource and client.stampReasons (docs/definitions.md#stamp-source) */
+  /** client.stampSource and client.stampReasons (docs/definitions.md#arrival-stamps) */
   stampSource?: "kernel" | "thread" | "mixed";
   stampReasons?: string[];
   /** client.publisherSendLagMs */

@@ -21,7 +21,7 @@ export interface ProgressState {
   eventLoopDelayMs: number | null;
   /** worst p99 receive lag of the viewer threads over the last second, ms; null when none stamped */
   receiveLagMs: number | null;
-  /** which clock stamped those datagrams (docs/definitions.md#stamp-source); null when none stamped */
+  /** which clock stamped those datagrams (docs/definitions.md#arrival-stamps); null when none stamped */
   stampSource?: string | null;
   /** the client's own ceiling: the evidence, empty when not near */
   ceiling: readonly string[];
