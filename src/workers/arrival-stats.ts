@@ -31,6 +31,17 @@ export class ArrivalStats {
     this.countFromNs = countFromNs;
   }
 
+  /**
+   * One datagram stamped by the kernel or by the thread, counted when it arrived inside the run's
+   * window (as the lag is): a few datagrams before the first join (a server's first media, which
+   * werift hands on before SRTP is set up) come through werift's own event without their socket.
+   */
+  stamped(kernel: boolean, atNs: number): void {
+    if (atNs < this.countFromNs || atNs >= this.countUntilNs) return;
+    if (kernel) this.kernel++;
+    else this.thread++;
+  }
+
   /** One datagram's receive lag (−1: none known), by the instant it arrived. */
   lag(atNs: number, lagNs: number): void {
     if (lagNs < 0) return;

@@ -102,11 +102,11 @@ export class Intake {
     if (k >= 0) {
       at = k;
       lagNs = s > k ? s - k : 0;
-      this.stats.kernel++;
+      this.stats.stamped(true, at);
     } else {
       if (fd >= 0) this.stats.note("ioctl(SIOCGSTAMPNS) failed on a datagram");
       else if (this.wantKernel) this.stats.note("a datagram reached the thread without its socket");
-      this.stats.thread++;
+      this.stats.stamped(false, at);
       // before the thread's first slice there is no reference: such datagrams are not counted
       if (this.sliced) lagNs = Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0);
     }
@@ -177,8 +177,7 @@ export class Intake {
     data: Buffer,
     fromPort: number,
   ): void {
-    if (kernel) this.stats.kernel++;
-    else this.stats.thread++;
+    this.stats.stamped(kernel, atNs);
     const lagNs = kernel ? (readNs > atNs ? readNs - atNs : 0) : -1;
     this.stats.lag(atNs, lagNs);
     this.stats.wait(atNs, startNs > atNs ? startNs - atNs : 0);

@@ -27,6 +27,7 @@ test("sockets closing and opening while datagrams flow: each datagram reaches it
   if (typeof reader === "string") return assert.fail(reader);
   const registeredBefore = reader.registered;
   intake.beginRun("kernel");
+  intake.stats.countFrom(0);
   const tx = await bound();
   const got = new Map<number, number[]>(); // viewer → tags received
   const wrong: string[] = [];
@@ -100,6 +101,7 @@ test("a datagram that is not media goes to werift's handler, with its source add
 test("forced unavailable: the transport is not taken, and the thread says why", async () => {
   setArenaUnavailable("forced off by the test");
   intake.beginRun("kernel");
+  intake.stats.countFrom(0);
   const rx = await bound();
   assert.equal(
     readInArena(

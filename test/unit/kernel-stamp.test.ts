@@ -58,6 +58,7 @@ async function busyReceive(
   await new Promise<void>((r) => rx.bind(0, "127.0.0.1", () => r()));
   const intake = new Intake();
   intake.beginRun(source);
+  intake.stats.countFrom(0);
   const fd = intake.stampFd(socketFd(rx));
   const seen: Seen[] = [];
   intake.setTap((_port, data, at, lag) => seen.push({ i: data[1]!, at, lag }));
@@ -116,6 +117,7 @@ test("a datagram without its socket is stamped by the thread and the source is m
   if (process.platform !== "linux") return t.skip("kernel stamps are Linux-only");
   const intake = new Intake();
   intake.beginRun("kernel");
+  intake.stats.countFrom(0);
   intake.push(() => {}, Buffer.from([0x80]), 0, -1);
   assert.deepEqual(intake.stats.sources(), {
     source: "thread",
