@@ -49,7 +49,6 @@ export function tapMediaSend(
   tr: RTCRtpTransceiver,
   tap: SendTap,
   when: "before" | "written" = "before",
-  written?: SendTap,
 ): boolean {
   let hooked = 0;
   for (const t of udpTransports(tr) ?? []) {
@@ -65,10 +64,7 @@ export function tapMediaSend(
       if (!isMediaDatagram(data)) return send(data, addr);
       if (when === "before") {
         tap(data, port);
-        const out = send(data, addr);
-        // `written` as well: on the tick after the socket's own, when the kernel has it
-        if (written !== undefined) process.nextTick(written, data, port);
-        return out;
+        return send(data, addr);
       }
       const out = send(data, addr);
       process.nextTick(tap, data, port);

@@ -158,16 +158,3 @@ test("a jumping clip in the ring: sends of an index older than 4 loops are gone"
   assert.deepEqual(l.latest(0, at(33 * 13)), { k: 12, t0Ns: at(396) });
   assert.equal(l.indexAt(1), -1);
 });
-
-test("correct: a logged send moves to the socket's later reading; a send no longer in the ring is left alone", () => {
-  const log = SendLog.create(3);
-  log.record(0, 1000);
-  log.record(1, 2000);
-  log.correct(1, 2300);
-  assert.deepEqual(log.latest(1, 5000), { k: 1, t0Ns: 2300 });
-  assert.deepEqual(log.latest(0, 5000), { k: 0, t0Ns: 1000 }, "another frame is not touched");
-  // 4 loops of 3 frames later slot 1 holds k 13: correcting k 1 changes nothing
-  for (let k = 2; k <= 13; k++) log.record(k, 1000 * (k + 1));
-  log.correct(1, 99);
-  assert.deepEqual(log.latest(1, 1e9), { k: 13, t0Ns: 14000 });
-});

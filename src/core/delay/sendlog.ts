@@ -124,16 +124,6 @@ export class SendLog {
     Atomics.store(this.last, i, k + 1);
   }
 
-  /**
-   * Moves frame k's logged send to t0Ns, a later reading of the same send (the socket's write
-   * confirmed); single writer, k still in the ring. One aligned 8-byte store: a reader sees the
-   * first reading or this one, both a send instant of frame k.
-   */
-  correct(k: number, t0Ns: number): void {
-    const s = k % this.slots;
-    if (this.kp1[s] === k + 1) this.t0[s] = t0Ns;
-  }
-
   private loopClosed(k: number, t0Ns: number): void {
     const N = this.loopFrames;
     const p = (k - N) % this.slots;

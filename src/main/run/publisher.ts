@@ -157,7 +157,7 @@ export class Publisher {
       throw new PublisherError("webrtc", (err as Error).message);
     }
     this.result.connectNs = monoNs() - postNs;
-    this.socketStamp = tapMediaSend(this.tr, this.instants.before, "before", this.instants.written);
+    this.socketStamp = tapMediaSend(this.tr, this.instants.before);
     onKeyframeRequest(this.tr, (kind) => this.requests.request(kind));
     this.absId = absCaptureId(this.tr.headerExtensions);
     this.result.stamped = this.absId !== 0 && !opts.noStamp;
