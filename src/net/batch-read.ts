@@ -16,7 +16,7 @@ const EPOLL_CTL_DEL = 2;
 const EAGAIN = 11;
 /** Datagrams one recvmmsg may return. */
 export const BATCH = 32;
-/** Bytes of one datagram's slot: above any MTU-sized datagram. */
+/** Bytes of one datagram's slot: larger than an MTU-sized datagram. */
 export const SLOT_BYTES = 2048;
 const MMSG = 64; // struct mmsghdr (LP64)
 const IOV = 16;

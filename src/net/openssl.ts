@@ -4,7 +4,7 @@
 // binary, a symbol missing) `openssl()` says why and nothing else here is usable.
 // A byte range is a buffer and a byte offset: offset 0 passes the buffer itself (the cheapest: a
 // caller that needs a view of the range anyway passes that view), a short input range is copied
-// into a scratch buffer, and any other range is the address of the buffer's memory (read once per
+// into a scratch buffer, and every other range is the address of the buffer's memory (read once per
 // ArrayBuffer, with one native call) plus the offsets as a number, so no view is made per call.
 // Every range is bounds-checked here before native code sees it.
 import { koffi as loadKoffi } from "./koffi.ts";
@@ -160,7 +160,7 @@ export class AesGcmDecrypt {
       throw new Error("EVP_DecryptInit_ex (IV) failed");
   }
 
-  /** Adds `buf[at..at+len)` to the additional authenticated data (before any `decrypt`). */
+  /** Adds `buf[at..at+len)` to the additional authenticated data (before the first `decrypt`). */
   aad(buf: Uint8Array, at: number, len: number): void {
     if (len > 0) this.n.decryptUpdate(this.ctx, null, this.outLen, input(buf, at, len), len);
   }

@@ -106,9 +106,10 @@ class ArenaReader {
         const data = arena.slots[j]!;
         const b = data[0]!;
         const startNs = readNs + (performance.now() - perf0) * 1e6;
-        const at = arena.stamp(j, this.stamp) ? realToMonoNs(this.stamp[0]!, this.stamp[1]!, readNs) : readNs;
+        const kernel = arena.stamp(j, this.stamp);
+        const at = kernel ? realToMonoNs(this.stamp[0]!, this.stamp[1]!, readNs) : readNs;
         if (b >= 128 && b <= 191) {
-          intake.arrived(at, readNs, startNs, at !== readNs, data, arena.sourcePort(j));
+          intake.arrived(at, readNs, startNs, kernel, data, arena.sourcePort(j));
           try {
             route.media(data, at, len);
           } catch {

@@ -15,7 +15,7 @@ export interface CeilingThresholds {
   eventLoopUtilisation: number;
   /** p99 event-loop delay of the publisher's thread, or of a thread stamping its own datagrams, ms */
   eventLoopDelayP99Ms: number;
-  /** a receive lag p99 that counts (thread-stamped: any; kernel-stamped: with NACKs sent), ms … */
+  /** the receive lag p99 that counts for a thread-stamped thread, and the late-feedback bound where frames were repaired, ms … */
   receiveLagFloorMs: number;
   /** … or this share of the one-way delay p99 being measured, when that is larger */
   receiveLagShareOfDelay: number;
