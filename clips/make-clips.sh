@@ -1,8 +1,9 @@
 #!/bin/sh
-# Remakes the two embedded clips (spec §11) that whipbench publishes:
+# Remakes the three embedded clips (spec §11) that whipbench publishes:
 #
 #   clips/clip-vp8.ivf     VP8 in IVF (FourCC VP80, time base 1/30 -> 3000 ticks per frame)
 #   clips/clip-h264.h264   H.264 Annex-B elementary stream, 4-byte start codes
+#   clips/clip-opus.ogg    Opus in Ogg (RFC 7845), the audio track of a run with "audio": true
 #
 #   source   ffmpeg lavfi testsrc2 (a moving pattern with a frame counter: every frame is
 #            distinct), 640x360, 30 fps, 120 frames (4 s), no audio
@@ -13,6 +14,13 @@
 #   H.264    libx264 constrained baseline, level 3.1 (profile-level-id 42e01f), veryfast,
 #            zerolatency, 600k, one slice per frame, no B-frames, SPS/PPS repeated before
 #            every IDR, VUI timing for 30 fps (num_units_in_tick 1, time_scale 60)
+#   Opus     lavfi aevalsrc: a rising chirp (200 Hz + 900 Hz/s) under seeded noise
+#            (random(0), the same sequence on every run), 48 kHz mono, 4 s (201 packets: the
+#            encoder's 312-sample pre-skip adds one); libopus 32 kbit/s CBR, 20 ms frames,
+#            application audio; Ogg with a fixed stream serial (bitexact). The chirp's frequency never repeats and
+#            the noise never repeats, so no two 20 ms packets are byte-equal
+#            (test/unit/ogg-opus.test.ts checks it over the whole clip): each packet is its own
+#            fingerprint (docs/definitions.md#audio-track). Opus 1.3.1 (Debian 12's libopus0).
 #
 # The clips are committed: nobody needs ffmpeg to build, test or run whipbench. Both
 # encoders run single-threaded with bitexact flags, so rerunning this script with the same
@@ -44,4 +52,11 @@ ffmpeg $COMMON \
   -pix_fmt yuv420p -flags:v +bitexact -bsf:v h264_mp4toannexb \
   -f h264 clip-h264.h264
 
-ls -l clip-vp8.ivf clip-h264.h264
+# shellcheck disable=SC2016 # the expression is ffmpeg's, not the shell's
+ffmpeg -hide_banner -loglevel error -y \
+  -f lavfi -i "aevalsrc=exprs='0.4*sin(2*PI*(200*t+450*t*t))+0.05*(random(0)-0.5)':s=48000:d=4" \
+  -ac 1 -c:a libopus -b:a 32k -vbr off -frame_duration 20 -application audio \
+  -flags:a +bitexact -fflags +bitexact \
+  -f ogg clip-opus.ogg
+
+ls -l clip-vp8.ivf clip-h264.h264 clip-opus.ogg

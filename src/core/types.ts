@@ -95,6 +95,32 @@ export type OneWayDelayBlocker =
   | { kind: "no_track" }
   | { kind: "codec"; codec: string };
 
+/** What the publisher's audio track sent (`publisher.audio`, docs/definitions.md#audio-track). */
+export interface PublisherAudio {
+  packetsSent: number;
+  bytesSent: number;
+  loops: number;
+  scheduleSlips: number;
+}
+
+/** One viewer's audio track at the end (docs/definitions.md#audio-track), encoded for the thread crossing. */
+export interface AudioRecord {
+  /** RTP statistics of the audio track, jitter at 48 kHz */
+  rtp: RtpReport;
+  /** POST → first audio packet; absent when none arrived */
+  firstAudioNs?: number;
+  /** whether packets were matched against the audio send log (false: no send log here) */
+  matched: boolean;
+  samples: number;
+  invalid: number;
+  unmatchedPackets: number;
+  duplicatePackets: number;
+  excludedPackets: number;
+  delayHist: EncodedHistogram;
+  /** the A/V offset of each second with samples of both tracks, ns (docs/definitions.md#audio-video-offset) */
+  avOffsetNs: number[];
+}
+
 /**
  * What one viewer yields at the end, in the encoded (thread-crossing) form. The main thread
  * decodes the histograms and hands the result to the report builder.
@@ -133,6 +159,8 @@ export interface ViewerRecord {
   stampHist: EncodedHistogram;
   stampKeyHist: EncodedHistogram;
   stampDeltaHist: EncodedHistogram;
+  /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */
+  audio?: AudioRecord;
   droppedAfterJoin?: boolean;
   errorKind?: string;
   error?: string;

@@ -109,10 +109,23 @@ export function videoCodecs(which: "vp8" | "h264" | "viewer"): RTCRtpCodecParame
   return [vp8, h264(102, "42e01f"), h264(104, "42001f")];
 }
 
+/** Opus as browsers offer it (RFC 7587: opus/48000/2), for a run's audio track (docs/definitions.md#audio-track). */
+export function audioCodecs(): RTCRtpCodecParameters[] {
+  return [
+    new RTCRtpCodecParameters({
+      mimeType: "audio/opus",
+      clockRate: 48000,
+      channels: 2,
+      payloadType: 111,
+      parameters: "minptime=10;useinbandfec=1",
+    }),
+  ];
+}
+
 export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnectionConfig {
   const config: RTCPeerConnectionConfig = {
     iceServers: [],
-    codecs: { video: codecs },
+    codecs: { video: codecs, audio: audioCodecs() },
     headerExtensions: { video: [new RTCRtpHeaderExtensionParameters({ uri: ABS_CAPTURE_TIME_URI })] },
   };
   if (ice.loopbackOnly) {

@@ -63,6 +63,17 @@ export interface ShardTask {
   stampSource?: StampSource;
   /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
   cohorts?: Cohort[];
+  /** viewers receive the audio track (the scenario's `audio`); absent: video only */
+  audio?: boolean;
+  /** the audio send log and its clip's packet fingerprints: a publishing run with audio */
+  audioLog?: AudioShare | null;
+}
+
+/** The audio send log's buffer and what a viewer matches its packets against (docs/definitions.md#audio-track). */
+export interface AudioShare {
+  buffer: SharedArrayBuffer;
+  fingerprints: bigint[];
+  ticks: number;
 }
 
 /** Deltas since the previous tick, plus the active gauge at the tick. */

@@ -21,7 +21,7 @@ import {
 } from "./lean/adapter.ts";
 import { NackGenerator } from "./lean/nack.ts";
 import { NackSender } from "./lean/nack-sender.ts";
-import { LeanReceiver } from "./lean/receiver.ts";
+import { type AudioPacketSink, LeanReceiver } from "./lean/receiver.ts";
 import type { ReceivePath } from "./protocol.ts";
 
 /**
@@ -51,7 +51,12 @@ export interface ReceiveOptions {
   onError: (err: Error) => void;
   /** the viewer's emulated downlink around its datagram handler (docs/definitions.md#link-emulator) */
   wrapDown?: (h: DatagramHandler) => DatagramHandler;
+  /** the audio track's transceiver and where its packets go (docs/definitions.md#audio-track) */
+  audio?: { tr: RTCRtpTransceiver; sink: AudioSink };
 }
+
+/** An audio packet, as the video's reach their pipeline (no abs-capture-time: the audio track carries none). */
+export type AudioSink = AudioPacketSink;
 
 export interface ReceiveHandle {
   readonly path: ReceivePath;
@@ -101,10 +106,32 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
       o.afterPacket();
     });
   };
-  pc.onTrack.subscribe(take);
+  const audio = o.audio;
+  // no NACK for audio on any path (docs/definitions.md#audio-track): werift's own generator too
+  if (audio !== undefined) silenceWeriftNack(audio.tr);
+  const takeAudio = (track: MediaStreamTrack) => {
+    track.onReceiveRtp.subscribe((rtp) => {
+      const stamped = intake.currentArrivalNs;
+      const h = rtp.header;
+      audio?.sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, stamped >= 0 ? stamped : monoNs());
+    });
+  };
+  let audioTaken = false;
+  pc.onTrack.subscribe((track) => {
+    if (track.kind !== "audio") take(track);
+    else if (audio !== undefined && !audioTaken) {
+      audioTaken = true;
+      takeAudio(track);
+    }
+  });
   // a transceiver made by a remote offer already has its track
   const existing = tr.receiver.tracks[0];
   if (existing) take(existing);
+  const existingAudio = audio?.tr.receiver.tracks[0];
+  if (existingAudio && !audioTaken) {
+    audioTaken = true;
+    takeAudio(existingAudio);
+  }
   return {
     path: "werift",
     close: () => {
@@ -137,6 +164,9 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
         sendRtcp,
         onNack: o.onNack,
         needsKeyframe: () => !pipeline.joined,
+        ...(o.audio !== undefined
+          ? { audio: { payloadTypes: o.audio.tr.codecs.map((c) => c.payloadType), sink: o.audio.sink } }
+          : {}),
         sink: (seq, ts, marker, payload, arrivalNs, captureWallNs) => {
           counters.packets++;
           counters.bytes += payload.length;

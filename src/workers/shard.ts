@@ -3,6 +3,7 @@
 // record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
 
 import { monoNs } from "../core/clock/clock.ts";
+import { AudioTable } from "../core/delay/audio-pipeline.ts";
 import { ClipTable, createHasher, type Hasher } from "../core/delay/fingerprint.ts";
 import { SendLog } from "../core/delay/sendlog.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
@@ -136,7 +137,17 @@ async function shardContext(
     receivePath: task.receivePath ?? DEFAULT_RECEIVE_PATH,
     cohorts: task.cohorts ?? [],
     t0MonoNs: task.t0MonoNs,
+    ...audioContext(task),
   };
+}
+
+/** The audio track's table and send log, attached (docs/definitions.md#audio-track). */
+function audioContext(task: ShardTask): Pick<ShardContext, "audio" | "audioTable" | "audioLog"> {
+  const a = task.audioLog ?? null;
+  if (task.audio !== true || a === null)
+    return { audio: task.audio === true, audioTable: null, audioLog: null };
+  const audioTable = new AudioTable(a.fingerprints, a.ticks);
+  return { audio: true, audioTable, audioLog: SendLog.attach(a.buffer, audioTable.loopPackets) };
 }
 
 /** The receive path that ran on this thread: the arena one may have fallen back to the lean one. */

@@ -1,6 +1,7 @@
 // What every viewer of a shard shares, and the live counters a viewer reports as it goes.
 
 import type { WallAnchor } from "../core/clock/clock.ts";
+import type { AudioTable } from "../core/delay/audio-pipeline.ts";
 import type { ClipTable, Hasher } from "../core/delay/fingerprint.ts";
 import type { SendLog } from "../core/delay/sendlog.ts";
 import type { Cohort } from "../core/link/types.ts";
@@ -31,6 +32,10 @@ export interface ShardContext {
   /** the scenario's cohorts (empty: none) and the instant their steps count from (the run's t0) */
   cohorts: Cohort[];
   t0MonoNs: number;
+  /** viewers receive the audio track (docs/definitions.md#audio-track), matched when the table and log are here */
+  audio: boolean;
+  audioTable: AudioTable | null;
+  audioLog: SendLog | null;
 }
 
 /** Live counters a viewer reports as it goes (per-second deltas and /metrics). */

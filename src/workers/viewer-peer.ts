@@ -8,10 +8,11 @@ import { ViewerPipeline, type ViewerPipelineOptions } from "../core/delay/viewer
 import { abandonDtls, newPeer, videoCodecs } from "../net/rtc.ts";
 import type { ViewerLink } from "./link.ts";
 import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
+import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 
 /** What the viewer's callbacks share; the viewer reads it after the run. */
-export interface ViewerState {
+export interface ViewerState extends AudioState {
   pipeline: ViewerPipeline | null;
   connected: boolean;
   joined: boolean;
@@ -45,8 +46,10 @@ function attach(
   st: ViewerState,
   pc: RTCPeerConnection,
   tr: RTCRtpTransceiver,
+  atr: RTCRtpTransceiver | undefined,
 ) {
   const receive = installReceivePath(ctx.receivePath, pc, tr, {
+    ...(atr !== undefined && ctx.audio ? { audio: { tr: atr, sink: audioSink(ctx, st) } } : {}),
     counters: ctx.counters,
     make: (codec) => {
       const opts: ViewerPipelineOptions = {
@@ -65,6 +68,7 @@ function attach(
       if (live.transitSample) opts.onTransitSample = live.transitSample;
       if (ctx.stampClock) opts.publisherWallMinusMono = ctx.stampClock;
       if (ctx.logWaitNs > 0) opts.logWaitNs = ctx.logWaitNs;
+      if (ctx.audio) opts.offset = offsetOf(st);
       st.pipeline = new ViewerPipeline(opts);
       return st.pipeline;
     },
@@ -116,7 +120,8 @@ function attach(
 export function offeringPeer(ctx: ShardContext, live: ViewerLive, st: ViewerState): AttachedPeer {
   const pc = newPeer(ctx.ice, videoCodecs("viewer"));
   const tr = pc.addTransceiver("video", { direction: "recvonly" });
-  return attach(ctx, live, st, pc, tr);
+  const atr = ctx.audio ? pc.addTransceiver("audio", { direction: "recvonly" }) : undefined;
+  return attach(ctx, live, st, pc, tr, atr);
 }
 
 /** The 406 flow's peer: a fresh one that takes the server's offer and will answer it. */
@@ -139,5 +144,7 @@ export async function answeringPeer(
     throw new Error("the counter-offer has no video");
   }
   tr.setDirection("recvonly");
-  return attach(ctx, live, st, pc, tr);
+  const atr = pc.getTransceivers().find((t) => t.kind === "audio");
+  atr?.setDirection(ctx.audio ? "recvonly" : "inactive");
+  return attach(ctx, live, st, pc, tr, atr);
 }

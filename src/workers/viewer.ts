@@ -9,6 +9,7 @@ import { emptyRecord } from "../core/viewer-record.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
 import { ViewerLink } from "./link.ts";
+import { audioRecord } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
 import { type AttachedPeer, answeringPeer, offeringPeer, type ViewerState } from "./viewer-peer.ts";
@@ -54,6 +55,7 @@ export async function runViewer(
     link?.close();
   }
   finishRecord(rec, st);
+  if (ctx.audio && st.postNs > 0) rec.audio = audioRecord(ctx, st);
   if (link !== null) {
     rec.cohort = link.cohort;
     rec.link = link.record();
@@ -73,6 +75,8 @@ function initialState(wake: () => void, link: ViewerLink | null): ViewerState {
     nacksSent: 0,
     iceConnectedNs: -1,
     postNs: 0,
+    audio: null,
+    offset: null,
     absCaptureNegotiated: false,
     wake,
   };

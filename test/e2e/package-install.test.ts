@@ -123,6 +123,7 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
       "dist/build-info.json",
       "clips/clip-vp8.ivf",
       "clips/clip-h264.h264",
+      "clips/clip-opus.ogg",
       "README.md",
       "LICENSE",
       "CHANGELOG.md",

@@ -5,10 +5,12 @@ import type { Codec } from "../types.ts";
 import { parseAnnexB } from "./annexb.ts";
 import { parseIvf } from "./ivf.ts";
 import { type Clip, ClipError } from "./model.ts";
+import { type AudioClip, parseOggOpus } from "./ogg-opus.ts";
 
 export { parseAnnexB, splitAnnexB } from "./annexb.ts";
 export { parseIvf } from "./ivf.ts";
 export { CLOCK_RATE, type Clip, ClipError, keyframeIntervalOf } from "./model.ts";
+export { type AudioClip, OPUS_CLOCK_RATE, OPUS_PACKET_TICKS, parseOggOpus } from "./ogg-opus.ts";
 export { spsTicks } from "./sps.ts";
 
 /** A clip file larger than this is refused before it is read. */
@@ -18,6 +20,8 @@ const EMBEDDED: Record<Codec, string> = {
   vp8: "clip-vp8.ivf",
   h264: "clip-h264.h264",
 };
+
+const EMBEDDED_AUDIO = "clip-opus.ogg";
 
 /** Path of the embedded clip of a codec (clips/ at the project root). */
 export function embeddedClipPath(codec: Codec): string {
@@ -80,4 +84,26 @@ export function loadClip(codec: Codec, opts: { path?: string; fps?: number } = {
   }
   const buf = readClipFile(opts.path ?? embeddedClipPath(codec));
   return codec === "vp8" ? parseIvf(buf) : parseAnnexB(buf, fps);
+}
+
+/** Whether a file starts with Ogg's capture pattern (`publish --clip` tells an audio clip by it). */
+export function isOggFile(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const head = new Uint8Array(4);
+    return readSync(fd, head, 0, 4, 0) === 4 && String.fromCharCode(...head) === "OggS";
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Loads the audio clip: the embedded Opus one, or the Ogg/Opus file at `path` (docs/definitions.md#audio-clip). */
+export function loadAudioClip(path?: string): AudioClip {
+  const file = path ?? fileURLToPath(new URL(`../../../clips/${EMBEDDED_AUDIO}`, import.meta.url));
+  return parseOggOpus(readClipFile(file));
 }

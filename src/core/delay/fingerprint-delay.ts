@@ -9,6 +9,7 @@
 import type { CompletedFrame } from "../rtp/reassembler.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayCounters } from "../types.ts";
+import type { AvOffset } from "./av-offset.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
 import { Matcher } from "./matcher.ts";
 import type { SendLog } from "./sendlog.ts";
@@ -22,6 +23,8 @@ export interface FingerprintDelayOptions {
   logWaitNs: number;
   /** live-metric hook, called with every sample (the same samples as the histograms) */
   onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+  /** the viewer's A/V offset, which takes every sample with its frame's arrival (an audio run) */
+  offset?: AvOffset | null;
 }
 
 /** What became of one complete frame before the sample window is applied. */
@@ -47,10 +50,12 @@ export class FingerprintDelay {
   private readonly log: SendLog;
   private readonly logWaitNs: number;
   private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
   // the last "sampled" outcome's figures (kept in fields: no allocation per frame)
   private sampleNs = 0;
   private sampleKey = false;
+  private sampleT1Ns = 0;
   private completeFrames = 0;
   private samples = 0;
   private invalid = 0;
@@ -68,6 +73,7 @@ export class FingerprintDelay {
     this.log = o.sendLog;
     this.logWaitNs = o.logWaitNs;
     this.onSample = o.onSample;
+    this.offset = o.offset ?? null;
   }
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
@@ -119,6 +125,7 @@ export class FingerprintDelay {
     if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return "invalid";
     this.sampleNs = this.matcher.delayNs;
     this.sampleKey = this.table.isKeyframe(hit.index);
+    this.sampleT1Ns = arrivalNs;
     return "sampled";
   }
 
@@ -140,6 +147,7 @@ export class FingerprintDelay {
           this.deltaHist.recordNs(delayNs);
         }
         if (this.onSample !== null) this.onSample(delayNs, this.sampleKey);
+        if (this.offset !== null) this.offset.videoSample(this.sampleT1Ns, delayNs);
         break;
       }
       case "invalid":

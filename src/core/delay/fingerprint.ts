@@ -24,6 +24,8 @@ export interface Hasher {
   fingerprint(codec: Codec, pieces: readonly Uint8Array[]): bigint | null;
   /** Fingerprint of clip frame `index`; equals `fingerprint` of the same frame after RTP. */
   clipFrameFingerprint(clip: Clip, index: number): bigint | null;
+  /** Fingerprint of one audio packet's payload, the whole unit (docs/definitions.md#audio-track). */
+  packetFingerprint(payload: Uint8Array): bigint;
 }
 
 type H64Raw = (input: Uint8Array, seed?: bigint) => bigint;
@@ -90,6 +92,10 @@ class XxHasher implements Hasher {
       }
     }
     return this.h64(buf.subarray(0, bytes), SEED);
+  }
+
+  packetFingerprint(payload: Uint8Array): bigint {
+    return this.h64(payload, SEED);
   }
 
   clipFrameFingerprint(clip: Clip, index: number): bigint | null {

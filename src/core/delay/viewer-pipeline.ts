@@ -8,6 +8,7 @@ import { type CompletedFrame, type FrameStart, Reassembler } from "../rtp/reasse
 import { RtpStats } from "../rtp/stats.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayBlocker, ViewerRecord } from "../types.ts";
+import type { AvOffset } from "./av-offset.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
 import { FingerprintDelay } from "./fingerprint-delay.ts";
 import type { SendLog } from "./sendlog.ts";
@@ -51,6 +52,8 @@ export interface ViewerPipelineOptions {
    * 0 (single process): at once.
    */
   logWaitNs?: number;
+  /** the viewer's A/V offset (an audio run): every fingerprint sample goes to it too */
+  offset?: AvOffset;
 }
 
 export type ViewerPipelineResult = Pick<
@@ -164,6 +167,7 @@ export class ViewerPipeline {
         sendLog: o.sendLog,
         logWaitNs: o.logWaitNs ?? 0,
         onSample: o.onDelaySample ?? null,
+        offset: o.offset ?? null,
       });
     }
   }

@@ -6,6 +6,7 @@ import { host, redactScenario } from "../redact.ts";
 import { churnJson } from "../scenario/churn.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { buildAggregate } from "./aggregate.ts";
+import { pooledAudio, viewerAudio } from "./audio.ts";
 import { churnReport } from "./churn.ts";
 import { clientBlock, clientBoundReason } from "./client-block.ts";
 import { cohortNames, cohortReports } from "./cohorts.ts";
@@ -56,6 +57,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("receivePath", s.receivePath),
     ...nonEmpty("stampSource", s.stampSource),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
+    ...(s.audio === true ? { audio: true } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
   };
@@ -80,6 +82,7 @@ function publisherReport(p: PublisherInput, joined: number): PublisherReport {
     ...nonEmpty("error", p.error),
     ...nonEmpty("errorKind", p.errorKind),
     ...(p.disconnectedLate === true ? { disconnectedLate: true } : {}),
+    ...(p.audio !== undefined ? { audio: { ...p.audio } } : {}),
   };
 }
 
@@ -123,6 +126,7 @@ export function buildReport(input: ReportInput): Report {
   for (const v of ordered) {
     const cohort = names.get(v.record.id) ?? "";
     const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling), cohort);
+    if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
@@ -138,6 +142,10 @@ export function buildReport(input: ReportInput): Report {
   const cohorts = cohortReports(input, viewers, joined);
   if (cohorts !== undefined) aggregate.cohorts = cohorts;
   if (input.scenario.churn !== undefined) aggregate.churn = churnReport(input.viewers, viewers);
+  aggregate.audio = pooledAudio(
+    input.scenario.audio === true,
+    input.viewers.map((v) => v.record.audio),
+  );
   return {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,

@@ -78,6 +78,7 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "includeLoopback",
   "loopbackOnly",
   "keyframeOnRequest",
+  "audio",
   "cohorts",
   "churn",
 ];

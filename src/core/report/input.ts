@@ -2,7 +2,7 @@
 
 import type { Scenario } from "../scenario/scenario.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
-import type { EncodedHistogram, ViewerRecord } from "../types.ts";
+import type { EncodedHistogram, PublisherAudio, ViewerRecord } from "../types.ts";
 import type {
   CeilingReport,
   ClientResources,
@@ -73,6 +73,8 @@ export interface PublisherInput {
   disconnectedLate?: boolean;
   /** per frame, first packet at the socket − the frame's start of sending, ns (absent where not measured) */
   sendLagHist?: EncodedHistogram;
+  /** the audio track's sending (docs/definitions.md#audio-track); absent: no audio track */
+  audio?: PublisherAudio;
 }
 
 export interface ClientInput {

@@ -2,6 +2,7 @@
 
 import { fmtFixed, fmtG, mdStarted } from "../go-compat/fmt.ts";
 import { thresholdsMarkdown } from "../thresholds/render.ts";
+import { audioMarkdown } from "./markdown-audio.ts";
 import {
   ceilingText,
   clientLagText,
@@ -236,6 +237,7 @@ export function reportToMarkdown(r: Report): string {
     ...aggregate(r),
     ...cohortsMarkdown(r),
     ...churnMarkdown(r),
+    ...audioMarkdown(r),
     ...publisher(r.publisher),
     ...errors(r.errors),
     ...viewers(r.viewers),

@@ -6,9 +6,11 @@
 
 import type { LinkRecord } from "../link/types.ts";
 import type { ThresholdResult } from "../thresholds/types.ts";
-import type { RtpReport, Summary } from "../types.ts";
+import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
+import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
+import type { TimelineEntry } from "./timeline-types.ts";
 
 export type {
   CeilingReport,
@@ -19,6 +21,8 @@ export type {
   ThreadReport,
   WorkerReport,
 } from "./client-types.ts";
+
+export type { TimelineEntry } from "./timeline-types.ts";
 
 export const REPORT_SCHEMA = "whipbench.report/v0";
 
@@ -77,6 +81,8 @@ export interface ReportScenario {
   receivePath?: string;
   stampSource?: string;
   keyframeOnRequest?: boolean;
+  /** the run sent and received the audio track (docs/definitions.md#audio-track) */
+  audio?: boolean;
   /** our addition: the emulated links per viewer cohort, in the scenario's notation (docs/definitions.md#cohorts) */
   cohorts?: Record<string, unknown>[];
   /** our addition: viewers leave and new ones join (docs/definitions.md#churn) */
@@ -102,6 +108,8 @@ export interface PublisherReport {
   error?: string;
   errorKind?: string;
   disconnectedLate?: boolean;
+  /** our addition: the audio track's sending (docs/definitions.md#audio-track); absent: video only */
+  audio?: PublisherAudio;
 }
 
 /** WB-44 keyframe / delta-frame half of a one-way delay block. */
@@ -210,6 +218,8 @@ export interface ViewerReport {
   droppedAfterJoin?: boolean;
   errorKind?: string;
   error?: string;
+  /** our addition, in a run with audio: the viewer's audio track (docs/definitions.md#audio-track) */
+  audio?: ViewerAudioBlock;
 }
 
 /** docs/definitions.md#aggregate aggregate. */
@@ -238,6 +248,8 @@ export interface Aggregate {
   cohorts?: CohortReport[];
   /** our addition: joins, leaves and the late joiners' setup and join (docs/definitions.md#churn-figures) */
   churn?: ChurnReport;
+  /** our addition: the audio track pooled, or why there is none (docs/definitions.md#audio-track) */
+  audio?: PooledAudioBlock;
 }
 
 /** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */
@@ -258,19 +270,6 @@ export interface CohortReport {
   oneWayDelay: PooledDelayBlock[];
   /** the emulator's counts summed over the cohort's viewers (absent on the unimpaired entry) */
   link?: LinkRecord;
-}
-
-/** docs/definitions.md#timeline one timeline entry. */
-export interface TimelineEntry {
-  t: number;
-  active: number;
-  packets: number;
-  /** our addition: process CPU over that second, % of all cores */
-  cpuPercent?: number;
-  /** our addition: the worst p99 event-loop delay of the shard threads over that second, ms */
-  eventLoopDelayMs?: number;
-  /** our addition: the worst p99 receive lag of the viewer threads over that second, ms (absent: none stamped) */
-  receiveLagMs?: number;
 }
 
 export type Topology = "single-process" | "split";

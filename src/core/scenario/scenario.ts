@@ -43,6 +43,8 @@ export interface Scenario {
   stampSource?: "kernel" | "thread";
   /** the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true when absent in a publishing run */
   keyframeOnRequest?: boolean;
+  /** the publisher sends the Opus clip as a second track and viewers receive it (docs/definitions.md#audio-track); absent: video only */
+  audio?: boolean;
   /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
   /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
@@ -96,6 +98,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["receivePath", "string"],
   ["stampSource", "string"],
   ["keyframeOnRequest", "bool"],
+  ["audio", "bool"],
   ["serverVersion", "string"],
   ["plan", "string"],
   ["region", "string"],
@@ -204,7 +207,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   }
   for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
     if (out[k] === "") delete out[k];
-  for (const k of ["includeLoopback", "loopbackOnly"] as const) if (out[k] === false) delete out[k];
+  for (const k of ["includeLoopback", "loopbackOnly", "audio"] as const) if (out[k] === false) delete out[k];
   for (const k of ["rampOffsetMaxSeconds", "warmupSeconds"] as const) if (out[k] === 0) delete out[k];
   return out;
 }

@@ -160,7 +160,12 @@ function addPublish(p: Command, setCode: SetCode): void {
     .description("publish the clip in a loop over WHIP (no report)")
     .option("--whip <url>", "WHIP endpoint URL (required)")
     .addOption(new Option("--codec <codec>", "embedded clip").choices(["vp8", "h264"]).default("vp8"))
-    .option("--clip <file>", "stream this file instead (IVF for vp8, Annex-B for h264)")
+    .option(
+      "--clip <file>",
+      "stream this file instead (IVF for vp8, Annex-B for h264); an Ogg/Opus file is the audio track (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--audio", "send the embedded Opus clip as a second track")
     .option("--fps <n>", "frame rate of an H.264 clip (overrides the SPS)", intFlag("--fps", 1, 1000))
     .option(
       "--duration <duration>",

@@ -1,6 +1,6 @@
 // `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (docs/definitions.md#publish).
 
-import { loadClip } from "../../core/clip/clip.ts";
+import { isOggFile, loadAudioClip, loadClip } from "../../core/clip/clip.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { fmtFixed, fmtG4 } from "../../core/go-compat/fmt.ts";
@@ -16,7 +16,10 @@ import { bearerFrom, UsageError } from "./flags.ts";
 export interface PublishFlags {
   whip?: string;
   codec: "vp8" | "h264";
-  clip?: string;
+  /** clip files: at most one video file and one Ogg/Opus file (the audio track) */
+  clip?: string[];
+  /** the embedded Opus clip as a second track (docs/definitions.md#audio-track) */
+  audio?: boolean;
   fps?: number;
   duration?: number;
   /** POST + ICE + DTLS budget, ns */
@@ -35,14 +38,17 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
   if (!flags.whip) throw new UsageError("whipbench publish: --whip is required");
   const bearer = bearerFrom(flags.bearerEnv, "publish");
   const opts: { path?: string; fps?: number } = {};
-  if (flags.clip !== undefined) opts.path = flags.clip;
+  const files = clipFiles(flags.clip ?? []);
+  if (files.video !== undefined) opts.path = files.video;
   if (flags.fps !== undefined) opts.fps = flags.fps;
   const clip = loadClip(flags.codec, opts);
+  const audio = files.audio !== undefined || flags.audio === true ? loadAudioClip(files.audio) : null;
   const log = stderrLogger();
   const whipHost = host(flags.whip);
   log.line(
     `publishing ${clip.codec} (${clip.frames.length} frames, ${fmtG4(90_000 / clip.ticks)} fps, keyframe every ${clip.keyframeInterval} frames) to ${whipHost}`,
   );
+  if (audio !== null) log.line(`with an Opus audio track (${audio.packets.length} packets of 20 ms)`);
   const anchor = takeWallAnchor();
   let responder: Responder | null = null;
   let channel: SendLogServer | null = null;
@@ -71,6 +77,7 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
     noStamp: !flags.stamp,
     sendLog: null,
     anchor,
+    ...(audio !== null ? { audio: { clip: audio, sendLog: null } } : {}),
     ...(flags.connectTimeout !== undefined ? { connectTimeoutNs: flags.connectTimeout } : {}),
     ...(served
       ? { onFrameSent: (k: number, t0: number, i: number) => served.record(k, wallOf(anchor, t0), i) }
@@ -82,6 +89,19 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
     await responder?.close();
     await channel?.close();
   }
+}
+
+/** The video file and the Ogg/Opus file among the --clip values (docs/definitions.md#audio-clip). */
+function clipFiles(files: readonly string[]): { video?: string; audio?: string } {
+  const audio = files.filter(isOggFile);
+  const video = files.filter((f) => !isOggFile(f));
+  if (audio.length > 1 || video.length > 1) {
+    throw new UsageError("whipbench publish: --clip: at most one video file and one Ogg/Opus file");
+  }
+  return {
+    ...(video[0] !== undefined ? { video: video[0] } : {}),
+    ...(audio[0] !== undefined ? { audio: audio[0] } : {}),
+  };
 }
 
 function publishUntilStopped(publisher: Publisher, flags: PublishFlags, log: Logger): Promise<number> {

@@ -26,6 +26,11 @@ export class Burst {
     return this.o.packets;
   }
 
+  /** Whether the burst has begun (the audio track starts its own with it). */
+  get opened(): boolean {
+    return this.open;
+  }
+
   /** Whether this publisher packet is forwarded at all (legs' own limits aside). */
   admit(connectedLegs: number, keyframeStart: boolean, nowMs = performance.now()): boolean {
     if (this.open) return true;

@@ -23,12 +23,14 @@ export interface Stream {
   /** viewers' keyframe requests forwarded to the publisher */
   keyframeRequests?: number;
   wrap?: WrapShift;
+  /** the publisher sends an audio track (audio.ts) */
+  audio?: boolean;
 }
 
 /** Every keyframe request (PLI or FIR) of a viewer leg goes to the stream's publisher as a PLI. */
 export function forwardKeyframeRequests(leg: RTCRtpTransceiver, stream: Stream): void {
   onKeyframeRequest(leg, () => {
-    const receiver = stream.publisher?.getTransceivers()[0]?.receiver;
+    const receiver = stream.publisher?.getTransceivers().find((t) => t.kind === "video")?.receiver;
     const ssrc = receiver?.tracks[0]?.ssrc;
     if (receiver === undefined || ssrc === undefined) return;
     stream.keyframeRequests = (stream.keyframeRequests ?? 0) + 1;

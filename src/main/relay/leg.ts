@@ -6,6 +6,10 @@ import type { LegFaultState } from "./leg-faults.ts";
 
 export interface Leg {
   tr: RTCRtpTransceiver;
+  /** the leg's audio transceiver, when the viewer offered audio (audio.ts) */
+  audioTr?: RTCRtpTransceiver | undefined;
+  /** audio packets sent to this leg (the tests' burst limits them) */
+  audioForwarded?: number;
   /** negotiated abs-capture-time id on this leg, 0 when not negotiated */
   absId: number;
   sending: boolean;
@@ -19,7 +23,7 @@ export interface Leg {
   overCapacity?: number;
 }
 
-type SendRtp = (payload: Buffer, header: { sequenceNumber: number }) => Promise<number>;
+type SendRtp = (payload: Buffer, header: { sequenceNumber: number; ssrc: number }) => Promise<number>;
 
 /**
  * Wraps the leg's DTLS transport so every n-th first transmission never reaches the wire while
@@ -33,6 +37,8 @@ export function installLoss(leg: Leg, every: number): void {
   const lost = new Set<number>();
   let n = 0;
   dtls.sendRtp = (payload, header) => {
+    // the video track's packets only: a bundled audio track shares the transport
+    if (header.ssrc !== leg.tr.sender.ssrc) return send(payload, header);
     const seq = header.sequenceNumber;
     if (lost.delete(seq)) return send(payload, header);
     n++;

@@ -16,6 +16,7 @@ import {
 } from "../../net/rtc.ts";
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
 import { faultyAnswer } from "./answer-fault.ts";
+import { legAudio, receiveAll, receiveAudio } from "./audio.ts";
 import { CapacityGate } from "./capacity.ts";
 import { forward, forwardKeyframeRequests, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
@@ -136,9 +137,8 @@ export class Relay {
     this.receivePublisher(stream, pc);
     try {
       await pc.setRemoteDescription({ type: "offer", sdp: offer });
-      const tr = pc.getTransceivers()[0];
-      if (!tr) throw new Error("no video in the offer");
-      tr.setDirection("recvonly");
+      if (!pc.getTransceivers().some((t) => t.kind === "video")) throw new Error("no video in the offer");
+      receiveAll(pc);
       const answer = await pc.createAnswer();
       await pc.setLocalDescription(answer);
       await gatheringComplete(pc, 5000);
@@ -174,6 +174,7 @@ export class Relay {
 
   private receivePublisher(stream: Stream, pc: RTCPeerConnection): void {
     pc.onTrack.subscribe((track) => {
+      if (receiveAudio(stream, track, this.opts)) return;
       const mime = (
         track.codec?.mimeType ??
         pc.getTransceivers()[0]?.codecs[0]?.mimeType ??
@@ -225,10 +226,10 @@ export class Relay {
         await pc.setLocalDescription(await pc.createOffer());
       } else {
         await pc.setRemoteDescription({ type: "offer", sdp: offer });
-        const tr = pc.getTransceivers()[0];
+        const tr = pc.getTransceivers().find((t) => t.kind === "video");
         if (!tr) throw new Error("no video in the offer");
         tr.setDirection("sendonly");
-        leg = { tr, absId: 0, sending: false, forwarded: 0 };
+        leg = { tr, audioTr: legAudio(pc, stream), absId: 0, sending: false, forwarded: 0 };
         await pc.setLocalDescription(await pc.createAnswer());
         leg.absId = absCaptureId(tr.headerExtensions);
       }

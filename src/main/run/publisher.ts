@@ -4,9 +4,10 @@
 // socket, after werift built and protected it (docs/definitions.md#send-instant); the time from
 // the frame's start of sending to that instant is the publisher's send lag. A PLI or FIR cuts the
 // GOP short (docs/definitions.md#keyframes-on-request); the send log holds each k's clip index.
+// With an audio clip, a second send-only track carries it (audio-sender.ts).
 
 import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
-import type { Clip } from "../../core/clip/clip.ts";
+import type { AudioClip, Clip } from "../../core/clip/clip.ts";
 import { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
 import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { packetizeH264 } from "../../core/codec/h264.ts";
@@ -27,6 +28,7 @@ import {
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
 import { tapMediaSend } from "../../net/send-stamp.ts";
+import { AudioSender } from "./audio-sender.ts";
 import { PublisherError } from "./publisher-error.ts";
 import { type PendingFrame, SendInstants } from "./send-instant.ts";
 
@@ -51,6 +53,8 @@ export interface PublisherOptions {
   keyframeOnRequest?: boolean;
   /** every frame sent: its absolute index, its send instant and its clip index (the send-log channel) */
   onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
+  /** the audio track (docs/definitions.md#audio-track): its clip and its own send log */
+  audio?: { clip: AudioClip; sendLog: SendLog | null };
 }
 
 /** The publisher's figures are the report's publisher input (docs/definitions.md#publisher-figures, durations in ns). */
@@ -60,6 +64,7 @@ export class Publisher {
   readonly opts: PublisherOptions;
   private pc: RTCPeerConnection | null = null;
   private tr: RTCRtpTransceiver | null = null;
+  private audio: AudioSender | null = null;
   private location: string | null = null;
   private absId = 0;
   private failed = false;
@@ -99,6 +104,13 @@ export class Publisher {
       pc = newPeer(opts.ice, videoCodecs(opts.clip.codec));
       this.pc = pc;
       this.tr = pc.addTransceiver("video", { direction: "sendonly" });
+      const a = opts.audio;
+      if (a)
+        this.audio = new AudioSender(
+          pc.addTransceiver("audio", { direction: "sendonly" }),
+          a.clip,
+          a.sendLog,
+        );
       await pc.setLocalDescription(await pc.createOffer());
       await gatheringComplete(pc, 5000);
     } catch (err) {
@@ -129,6 +141,8 @@ export class Publisher {
       // it stops the transceiver and reports "connected" with nothing to send on
       if (!/^m=video [1-9]/m.test(answer.sdp))
         throw new PublisherError("bad_answer", "the WHIP answer has no video");
+      if (this.audio && !/^m=audio [1-9]/m.test(answer.sdp))
+        throw new PublisherError("bad_answer", "the WHIP answer has no audio (the scenario asks for audio)");
       try {
         await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
       } catch (err) {
@@ -158,6 +172,7 @@ export class Publisher {
     }
     this.result.connectNs = monoNs() - postNs;
     this.socketStamp = tapMediaSend(this.tr, this.instants.before);
+    this.audio?.connected();
     onKeyframeRequest(this.tr, (kind) => this.requests.request(kind));
     this.absId = absCaptureId(this.tr.headerExtensions);
     this.result.stamped = this.absId !== 0 && !opts.noStamp;
@@ -178,6 +193,7 @@ export class Publisher {
     const onStop = () => this.wake?.();
     stop.addEventListener("abort", onStop);
     const started = monoNs();
+    const audio = this.audio?.run(stop, () => this.failed);
     let origin = started;
     const kf = this.requests;
     for (let k = 0, i = 0; !stop.aborted && !this.failed; k++, i = kf.next(i, monoNs())) {
@@ -195,7 +211,7 @@ export class Publisher {
       const payloads = clip.codec === "vp8" ? packetizeVp8(frame, MTU, pictureId) : packetizeH264(frame, MTU);
       pictureId = (pictureId + 1) & 0x7fff;
       const ts = (tsBase + k * clip.ticks) >>> 0;
-      const sending: PendingFrame = { k, i, ts, startNs: monoNs(), stamped: false };
+      const sending: PendingFrame = { k, i, ts, ssrc: tr.sender.ssrc, startNs: monoNs(), stamped: false };
       kf.sent(i);
       // the send instant: the first packet at the socket (onDatagramOut), else here
       this.instants.begin(sending, this.socketStamp);
@@ -230,6 +246,7 @@ export class Publisher {
       r.framesSent++;
     }
     stop.removeEventListener("abort", onStop);
+    if (audio) r.audio = await audio;
     const lag = this.instants.sendLag;
     if (lag.count > 0) r.sendLagHist = lag.encode();
     r.sendingNs = monoNs() - started;

@@ -29,6 +29,7 @@ import type { PublisherCounters } from "../observe/metrics.ts";
 import { ResourceWatch } from "../observe/resources.ts";
 import { type UdpErrors, udpErrorsDelta, udpReceiveErrors } from "../observe/udp-drops.ts";
 import type { Peer, SplitPeers } from "../split/split-peers.ts";
+import { type AudioSide, audioShare, audioSide } from "./audio-side.ts";
 import type { Engine } from "./engine.ts";
 import { iceFor } from "./ice-choice.ts";
 import { Publisher, type PublisherResult } from "./publisher.ts";
@@ -84,6 +85,8 @@ export interface SendSide {
   sendLog: SendLog | null;
   identity: ClipIdentity | null;
   duplicateFrames: number;
+  /** the audio track's clip, send log and fingerprints (docs/definitions.md#audio-track); null: none */
+  audio?: AudioSide | null;
 }
 
 /** What the viewers' phase leaves behind. */
@@ -159,8 +162,10 @@ export async function connectPublisher(
   };
   if (s.whip === undefined || s.whip === "") return none;
   const clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
-  const identity = clipIdentity(await createHasher(), clip);
+  const hasher = await createHasher();
+  const identity = clipIdentity(hasher, clip);
   const sendLog = SendLog.create(clip.frames.length);
+  const audio = audioSide(s.audio, hasher);
   const publisher = new Publisher({
     whip: s.whip,
     bearer: opts.bearer,
@@ -170,6 +175,7 @@ export async function connectPublisher(
     sendLog,
     anchor,
     keyframeOnRequest: s.keyframeOnRequest !== false,
+    ...(audio !== null ? { audio: { clip: audio.clip, sendLog: audio.sendLog } } : {}),
     ...(opts.onFrameSent !== undefined ? { onFrameSent: opts.onFrameSent } : {}),
   });
   const side: SendSide = {
@@ -179,6 +185,7 @@ export async function connectPublisher(
     sendLog,
     identity,
     duplicateFrames: new ClipTable(null, identity).duplicateFrames,
+    audio,
   };
   opts.onPublisher?.({
     get packetsSent() {
@@ -260,6 +267,7 @@ export async function runViewers(
     sendLog: send.sendLog,
     identity: send.identity,
     stampClock: split?.stampClock ?? null,
+    audioLog: audioShare(send.audio ?? null),
   });
   const timeline = new Timeline({
     shards: tasks.length,

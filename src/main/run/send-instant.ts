@@ -13,6 +13,8 @@ export interface PendingFrame {
   /** the clip index sent */
   i: number;
   ts: number;
+  /** the sender's SSRC (werift writes its own): a bundled connection's other track is not this one */
+  ssrc: number;
   startNs: number;
   stamped: boolean;
 }
@@ -43,7 +45,8 @@ export class SendInstants {
   /** A media datagram about to reach the socket (tapMediaSend's `before`). */
   readonly before = (data: Buffer): void => {
     const f = this.pending;
-    if (f === null || f.stamped || !isRtpDatagram(data) || data.readUInt32BE(4) !== f.ts) return;
+    if (f === null || f.stamped || !isRtpDatagram(data)) return;
+    if (data.readUInt32BE(4) !== f.ts || data.readUInt32BE(8) !== f.ssrc) return;
     const t0 = monoNs();
     this.pending = null;
     this.sendLag.recordNs(t0 - f.startNs);

@@ -8,7 +8,7 @@ import { assignCohorts } from "../../core/link/assign.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
 import type { IceOptions } from "../../net/rtc.ts";
-import { DEFAULT_RECEIVE_PATH, type ShardTask } from "../../workers/protocol.ts";
+import { type AudioShare, DEFAULT_RECEIVE_PATH, type ShardTask } from "../../workers/protocol.ts";
 
 export interface ShardTaskOptions {
   /** engine worker threads; 0 (viewers in the main thread) still makes one shard */
@@ -24,6 +24,8 @@ export interface ShardTaskOptions {
   identity: ClipIdentity | null;
   /** a split run's publisher clock for the stamp source; null: this process's own */
   stampClock: SharedArrayBuffer | null;
+  /** the audio send log and fingerprints (a publishing run with audio); null: none */
+  audioLog?: AudioShare | null;
 }
 
 /**
@@ -55,6 +57,7 @@ export function shardTasks(o: ShardTaskOptions): ShardTask[] {
       receivePath: s.receivePath ?? DEFAULT_RECEIVE_PATH,
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
+      ...(s.audio === true ? { audio: true, audioLog: o.audioLog ?? null } : {}),
     });
   }
   const churn = o.schedule.churn ?? null;

@@ -38,6 +38,15 @@ export type PacketSink = (
   captureWallNs: number,
 ) => void;
 
+/** Where an audio packet goes: no abs-capture-time, no NACK, no receiver report of ours. */
+export type AudioPacketSink = (
+  seq: number,
+  ts: number,
+  marker: boolean,
+  payload: Uint8Array,
+  arrivalNs: number,
+) => void;
+
 export interface LeanReceiverOptions {
   profile: SrtpProfile;
   remoteMasterKey: Uint8Array;
@@ -57,6 +66,8 @@ export interface LeanReceiverOptions {
   onNack: () => void;
   /** whether the viewer still waits for its first complete keyframe (it then sends PLIs); absent: never */
   needsKeyframe?: () => boolean;
+  /** the audio track: its payload types and where its packets go (docs/definitions.md#audio-track) */
+  audio?: { payloadTypes: readonly number[]; sink: AudioPacketSink };
   /** receiver report interval bounds, ms (werift's: 500..1500) */
   rrMinMs?: number;
   rrMaxMs?: number;
@@ -74,7 +85,9 @@ export class LeanReceiver {
   /** who unprotects: OpenSSL in place (the arena path where it loads) or node:crypto */
   readonly srtpBackend: SrtpBackend;
   private readonly tagLength: number;
+  /** 1: the video track's payload type, 2: the audio track's */
   private readonly pt = new Uint8Array(128);
+  private readonly audioSink: AudioPacketSink | null;
   private readonly absId: number;
   private readonly sink: PacketSink;
   private readonly stats: ReceptionStats;
@@ -99,6 +112,8 @@ export class LeanReceiver {
     this.srtpBackend = rx.backend;
     this.tagLength = this.srtp.tagLength;
     for (const p of o.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
+    for (const p of o.audio?.payloadTypes ?? []) if (p >= 0 && p < 128 && this.pt[p] === 0) this.pt[p] = 2;
+    this.audioSink = o.audio?.sink ?? null;
     this.absId = o.absId;
     this.sink = o.sink;
     this.stats = new ReceptionStats(o.clockRate);
@@ -140,8 +155,13 @@ export class LeanReceiver {
       this.dropped.malformed++;
       return;
     }
-    if (this.pt[data[1]! & 0x7f] === 0) {
+    const kind = this.pt[data[1]! & 0x7f];
+    if (kind === 0) {
       this.dropped.payloadType++;
+      return;
+    }
+    if (kind === 2) {
+      this.onAudio(data, h, length, arrivalNs);
       return;
     }
     const ssrc = rtpSsrc(data);
@@ -149,20 +169,9 @@ export class LeanReceiver {
       this.dropped.foreignSsrc++;
       return;
     }
-    let payload: Buffer | null = this.srtp.unprotect(data, h, length);
-    if (payload === null) {
-      this.dropped.srtp++;
-      return;
-    }
+    const payload = this.unprotect(data, h, length);
+    if (payload === null) return;
     this.ssrc = ssrc;
-    if (rtpHasPadding(data)) {
-      const pad = payload.length > 0 ? payload[payload.length - 1]! : 0;
-      if (pad === 0 || pad > payload.length) {
-        this.dropped.padding++;
-        return;
-      }
-      payload = payload.subarray(0, payload.length - pad);
-    }
     const seq = rtpSeq(data);
     const ts = rtpTimestamp(data);
     let captureWallNs = -1;
@@ -174,6 +183,29 @@ export class LeanReceiver {
     this.nack.onPacket(ssrc, seq, arrivalNs);
     this.sink(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs);
   };
+
+  /** The payload unprotected and without its RTP padding; null (counted) when either fails. */
+  private unprotect(data: Buffer, h: number, length: number): Buffer | null {
+    const payload = this.srtp.unprotect(data, h, length);
+    if (payload === null) {
+      this.dropped.srtp++;
+      return null;
+    }
+    if (!rtpHasPadding(data)) return payload;
+    const pad = payload.length > 0 ? payload[payload.length - 1]! : 0;
+    if (pad === 0 || pad > payload.length) {
+      this.dropped.padding++;
+      return null;
+    }
+    return payload.subarray(0, payload.length - pad);
+  }
+
+  /** An audio packet: unprotected (its own SSRC's index state), to the audio sink. */
+  private onAudio(data: Buffer, h: number, length: number, arrivalNs: number): void {
+    const payload = this.unprotect(data, h, length);
+    if (payload !== null)
+      this.audioSink?.(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), payload, arrivalNs);
+  }
 
   private onRtcp(data: Buffer, nowNs: number): void {
     const rtcp = this.srtcp.unprotect(data);

@@ -1,0 +1,45 @@
+// A viewer's audio track (docs/definitions.md#audio-track): its pipeline, made on the first audio
+// packet, and the A/V offset both tracks' delay samples go to; the record at the end.
+import { AudioPipeline } from "../core/delay/audio-pipeline.ts";
+import { AvOffset } from "../core/delay/av-offset.ts";
+import type { AudioRecord } from "../core/types.ts";
+import type { AudioSink } from "./receive-path.ts";
+import type { ShardContext } from "./viewer-context.ts";
+
+/** What the viewer's callbacks share of its audio track. */
+export interface AudioState {
+  postNs: number;
+  audio: AudioPipeline | null;
+  offset: AvOffset | null;
+}
+
+/** The viewer's A/V offset, made on first use (after its POST: no media comes before). */
+export function offsetOf(st: AudioState): AvOffset {
+  st.offset ??= new AvOffset(st.postNs);
+  return st.offset;
+}
+
+function pipelineOf(ctx: ShardContext, st: AudioState): AudioPipeline {
+  st.audio ??= new AudioPipeline({
+    postNs: st.postNs,
+    excludeFirstNs: ctx.excludeFirstNs,
+    stallNs: ctx.stallNs,
+    hasher: ctx.hasher,
+    table: ctx.audioTable,
+    sendLog: ctx.audioLog,
+    offset: offsetOf(st),
+  });
+  return st.audio;
+}
+
+/** Where the receive path hands the viewer's audio packets. */
+export function audioSink(ctx: ShardContext, st: AudioState): AudioSink {
+  return (seq, ts, marker, payload, arrivalNs) => {
+    pipelineOf(ctx, st).onPacket(seq, ts, marker, payload, arrivalNs);
+  };
+}
+
+/** The audio record at the end; a viewer that received no audio packet reports an empty track. */
+export function audioRecord(ctx: ShardContext, st: AudioState): AudioRecord {
+  return pipelineOf(ctx, st).finish(st.offset?.offsetsNs() ?? []);
+}
