@@ -126,6 +126,9 @@ export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RT
   const config: RTCPeerConnectionConfig = {
     iceServers: [],
     codecs: { video: codecs, audio: audioCodecs() },
+    // one transport for every track, as browsers do: with werift's max-compat default, an audio
+    // m-line's own transport stayed open after bundling and its UDP socket outlived close()
+    bundlePolicy: "max-bundle",
     headerExtensions: { video: [new RTCRtpHeaderExtensionParameters({ uri: ABS_CAPTURE_TIME_URI })] },
   };
   if (ice.loopbackOnly) {

@@ -1,18 +1,28 @@
 // The audio track through the built-in relay (docs/definitions.md#audio-track): an audio+video run
 // reports both tracks with the A/V offset, and werift's, the lean and the arena receive paths give
-// the same audio figures on one stream (the relay's burst: the same packets on every leg).
+// the same audio figures on one stream (the relay's burst: the same packets on every leg);
+// `publish --clip` publishes a user's Ogg/Opus file.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { embeddedAudioClipPath } from "../../src/core/clip/clip.ts";
 import type { ViewerReport } from "../../src/core/report/types.ts";
+import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
+import { cli } from "./cli-harness.ts";
 import { runThroughRelay } from "./harness.ts";
+import { checkReportKeys } from "./report-keys.ts";
 
 /** Loopback bound of the A/V offset: the two tracks cross the same sockets, so within 20 ms. */
 const OFFSET_BOUND_MS = 20;
 
 test("an audio+video run reports both tracks, zero audio loss and the A/V offset near 0", async () => {
-  const { report: r, markdown } = await runThroughRelay({}, { audio: true, viewers: 3, holdSeconds: 4 });
+  const {
+    report: r,
+    markdown,
+    json,
+  } = await runThroughRelay({}, { audio: true, viewers: 3, holdSeconds: 4 });
+  assert.deepEqual(checkReportKeys(JSON.parse(json) as unknown).problems, []);
   assert.equal(r.scenario.audio, true);
   const sent = r.publisher?.audio;
   assert.ok(sent !== undefined && sent.packetsSent > 150, `audio packets sent ${sent?.packetsSent}`);
@@ -86,4 +96,31 @@ test("werift, lean and arena paths give the same audio figures on one stream", a
   const p50s = viewers.map((v) => v.audio?.oneWayDelay.ms?.p50 ?? Number.NaN);
   for (const p of p50s)
     assert.ok(Number.isFinite(p) && Math.abs(p - p50s[0]!) < 5, `audio delay p50s ${p50s}`);
+});
+
+test("publish --clip takes an Ogg/Opus file as the audio track beside the embedded video", async () => {
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  const base = await relay.listen();
+  try {
+    const r = await cli(
+      [
+        "publish",
+        "--whip",
+        `${base}/s/whip`,
+        "--clip",
+        embeddedAudioClipPath(),
+        "--duration",
+        "2s",
+        "--loopback-only",
+      ],
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /with an Opus audio track \(201 packets of 20 ms\)/);
+    const sent = Number(/; audio (\d+) packets/.exec(r.stdout)?.[1] ?? "0");
+    // 2 s at 50 packets a second, give or take the first and last
+    assert.ok(sent >= 90 && sent <= 102, `audio packets sent ${sent}: ${r.stdout}`);
+  } finally {
+    await relay.close();
+  }
 });

@@ -6,10 +6,10 @@
 // prints. (A missing scenario file, a directory, an unknown key and several flags:
 // test/e2e/cli.test.ts "usage".)
 import assert from "node:assert/strict";
-import { existsSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { loadClip } from "../../src/core/clip/clip.ts";
+import { embeddedAudioClipPath, loadAudioClip, loadClip } from "../../src/core/clip/clip.ts";
 import { parseScenario } from "../../src/core/scenario/scenario.ts";
 import { type CliResult, cli, tempDir } from "./cli-harness.ts";
 
@@ -89,6 +89,17 @@ function clipCase(what: string, path: string, codec: "vp8" | "h264", fps?: numbe
   return { what, cmd: "publish", args, want };
 }
 
+function audioClipCase(what: string, path: string): Case {
+  let want = "";
+  try {
+    loadAudioClip(path);
+    throw new Error(`${what}: the audio clip loads`);
+  } catch (err) {
+    want = (err as Error).message;
+  }
+  return { what, cmd: "publish", args: ["--whip", NOWHERE, "--clip", path], want };
+}
+
 function flagCase(cmd: Case["cmd"], args: string[], want: string | RegExp): Case {
   return { what: `${cmd} ${args.join(" ")}`, cmd, args, want };
 }
@@ -107,6 +118,9 @@ function cases(): Case[] {
   const uneven = ivf(3);
   new DataView(uneven.buffer).setBigUint64(32 + 30 + 4, 7n, true);
   const scenarioFile = file(ok);
+  const opus = new Uint8Array(readFileSync(embeddedAudioClipPath()));
+  const badCrc = opus.slice();
+  badCrc[200]! ^= 0xff;
   return [
     // scenarios: one per row (each goes the same way: the library's ScenarioError, printed)
     scenarioCase("YAML", "whep: http://h/x\nviewers: 2\n"),
@@ -154,6 +168,13 @@ function cases(): Case[] {
     clipCase("a directory", tmp.dir, "vp8"),
     clipCase("over 64 MiB", bigClip, "vp8"),
     clipCase("--fps for VP8", file(ivf(3)), "vp8", 30),
+    audioClipCase("a truncated Ogg/Opus file", file(opus.subarray(0, opus.length - 100))),
+    audioClipCase("an Ogg/Opus file with a bad CRC", file(badCrc)),
+    flagCase(
+      "publish",
+      ["--whip", NOWHERE, "--clip", file(opus), "--clip", file(opus)],
+      /^--clip: at most one/,
+    ),
     flagCase("publish", ["--whip", NOWHERE, "--codec", "h264", "--fps", "-30"], /^--fps: want an integer/),
   ];
 }

@@ -43,6 +43,27 @@ function profileKeys(path: string): string[] {
   return [`${path}?`, ...keys, `${path}.burst?`, ...burst, `${path}.rate?`, `${path}.queue?`];
 }
 
+/** The audio track's delay and A/V offset blocks (docs/definitions.md#audio-track). */
+function audioBlocks(path: string, optional: boolean): string[] {
+  const q = optional ? "?" : "";
+  const d = `${path}.oneWayDelay`;
+  const o = `${path}.avOffset`;
+  return [
+    `${d}${q}`,
+    `${d}.available`,
+    `${d}.reason?`,
+    ...["samples", "invalid", "unmatchedPackets", "duplicatePackets", "excludedPackets"].map(
+      (k) => `${d}.${k}`,
+    ),
+    ...summary(`${d}.ms`, true),
+    `${o}${q}`,
+    `${o}.available`,
+    `${o}.reason?`,
+    `${o}.seconds`,
+    ...summary(`${o}.ms`, true),
+  ];
+}
+
 function scenarioCohortKeys(): string[] {
   const c = "+scenario.cohorts";
   return [
@@ -232,6 +253,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.receivePath?", // the viewers' receive path (werift or lean)
   "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
   "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
+  "+scenario.audio?", // the audio track (docs/definitions.md#audio-track)
   ...scenarioCohortKeys(),
   "+scenario.churn?", // viewers leave and join (docs/definitions.md#churn)
   "+scenario.churn.meanLifetimeSeconds",
@@ -254,6 +276,11 @@ export const REPORT_KEYS: readonly string[] = [
   "publisher.error?",
   "publisher.errorKind?",
   "publisher.disconnectedLate?",
+  "+publisher.audio?", // the audio track's sending (docs/definitions.md#audio-track)
+  "+publisher.audio.packetsSent",
+  "+publisher.audio.bytesSent",
+  "+publisher.audio.loops",
+  "+publisher.audio.scheduleSlips",
   "aggregate",
   "aggregate.valid",
   "aggregate.verdict",
@@ -312,6 +339,16 @@ export const REPORT_KEYS: readonly string[] = [
   ...summary("+aggregate.churn.lateSignallingMs", false),
   ...summary("+aggregate.churn.lateIceConnectedMs", false),
   ...summary("+aggregate.churn.lateJoinFirstKeyframeMs", false),
+  "+aggregate.audio", // always: pooled, or why there is none (docs/definitions.md#audio-track)
+  "+aggregate.audio.available",
+  "+aggregate.audio.reason?",
+  "+aggregate.audio.viewers",
+  "+aggregate.audio.packetsReceived",
+  "+aggregate.audio.packetsLost",
+  "+aggregate.audio.lossPercentTotal",
+  ...summary("+aggregate.audio.jitterMs", true),
+  ...summary("+aggregate.audio.firstAudioMs", true),
+  ...audioBlocks("+aggregate.audio", true),
   "errors",
   "errors.*?",
   "timeline?",
@@ -384,6 +421,16 @@ export const REPORT_KEYS: readonly string[] = [
   "viewers[].droppedAfterJoin?",
   "viewers[].errorKind?",
   "viewers[].error?",
+  "+viewers[].audio?", // a run with audio (docs/definitions.md#audio-track)
+  "+viewers[].audio.available",
+  "+viewers[].audio.reason?",
+  "+viewers[].audio.packetsReceived",
+  "+viewers[].audio.packetsExpected",
+  "+viewers[].audio.packetsLost",
+  "+viewers[].audio.lossPercent",
+  "+viewers[].audio.jitterMs",
+  "+viewers[].audio.firstAudioMs?",
+  ...audioBlocks("+viewers[].audio", false),
   "method",
 ];
 

@@ -252,6 +252,7 @@ describe("rankable", () => {
       reason: "scenarios differ on excludeFirstSeconds",
     });
     assert.deepEqual(differ({ holdSeconds: 31 }), { ok: false, reason: "scenarios differ on holdSeconds" });
+    assert.deepEqual(differ({ audio: true }), { ok: false, reason: "scenarios differ on audio" });
     assert.deepEqual(differ({ viewers: 3, rampSeconds: 5 }), {
       ok: false,
       reason: "scenarios differ on rampSeconds",

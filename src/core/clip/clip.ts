@@ -86,6 +86,11 @@ export function loadClip(codec: Codec, opts: { path?: string; fps?: number } = {
   return codec === "vp8" ? parseIvf(buf) : parseAnnexB(buf, fps);
 }
 
+/** Path of the embedded Opus clip (clips/ at the project root). */
+export function embeddedAudioClipPath(): string {
+  return fileURLToPath(new URL(`../../../clips/${EMBEDDED_AUDIO}`, import.meta.url));
+}
+
 /** Whether a file starts with Ogg's capture pattern (`publish --clip` tells an audio clip by it). */
 export function isOggFile(path: string): boolean {
   let fd: number;
@@ -97,6 +102,8 @@ export function isOggFile(path: string): boolean {
   try {
     const head = new Uint8Array(4);
     return readSync(fd, head, 0, 4, 0) === 4 && String.fromCharCode(...head) === "OggS";
+  } catch {
+    return false; // a directory, say: the clip reader says what is wrong with it
   } finally {
     closeSync(fd);
   }
@@ -104,6 +111,5 @@ export function isOggFile(path: string): boolean {
 
 /** Loads the audio clip: the embedded Opus one, or the Ogg/Opus file at `path` (docs/definitions.md#audio-clip). */
 export function loadAudioClip(path?: string): AudioClip {
-  const file = path ?? fileURLToPath(new URL(`../../../clips/${EMBEDDED_AUDIO}`, import.meta.url));
-  return parseOggOpus(readClipFile(file));
+  return parseOggOpus(readClipFile(path ?? embeddedAudioClipPath()));
 }

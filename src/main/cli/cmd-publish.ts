@@ -120,7 +120,7 @@ function publishUntilStopped(publisher: Publisher, flags: PublishFlags, log: Log
       : interrupt;
     const res = await publisher.stream(stop);
     process.stdout.write(
-      `published ${res.framesSent} frames, ${res.packetsSent} packets, ${res.bytesSent} bytes in ${fmtFixed(res.sendingNs / 1e9, 1)} s (${res.loops} loops, ${res.scheduleSlips} schedule slips)\n`,
+      `published ${res.framesSent} frames, ${res.packetsSent} packets, ${res.bytesSent} bytes in ${fmtFixed(res.sendingNs / 1e9, 1)} s (${res.loops} loops, ${res.scheduleSlips} schedule slips)${res.audio !== undefined ? `; audio ${res.audio.packetsSent} packets, ${res.audio.bytesSent} bytes` : ""}\n`,
     );
     if (res.errorKind) {
       process.stderr.write(`whipbench publish: ${res.error ?? res.errorKind}\n`);
