@@ -9,6 +9,7 @@ import type { ViewerReport } from "../../src/core/report/types.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
+import { audioFigures } from "./audio-figures.ts";
 import { cli } from "./cli-harness.ts";
 import { runThroughRelay } from "./harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
@@ -56,22 +57,8 @@ test("an audio+video run reports both tracks, zero audio loss and the A/V offset
   assert.match(markdown, /\| A\/V offset, per viewer-second \| \d+ \|/);
 });
 
-function audioFigures(v: ViewerReport) {
-  const a = v.audio;
-  assert.ok(a !== undefined, `viewer ${v.id} has an audio block`);
-  const d = a.oneWayDelay;
-  return {
-    received: a.packetsReceived,
-    expected: a.packetsExpected,
-    lost: a.packetsLost,
-    samples: d.samples,
-    invalid: d.invalid,
-    unmatched: d.unmatchedPackets,
-    duplicates: d.duplicatePackets,
-    excluded: d.excludedPackets,
-    videoReceived: v.rtp.received,
-    videoDuplicates: v.rtp.duplicates,
-  };
+function figures(v: ViewerReport) {
+  return { ...audioFigures(v), videoReceived: v.rtp.received, videoDuplicates: v.rtp.duplicates };
 }
 
 test("werift, lean and arena paths give the same audio figures on one stream", async () => {
@@ -88,8 +75,8 @@ test("werift, lean and arena paths give the same audio figures on one stream", a
     (r.client.workers ?? []).map((w) => w.receivePath),
     PATHS,
   );
-  const ref = audioFigures(viewers[0]!);
-  for (const v of viewers) assert.deepEqual(audioFigures(v), ref, `viewer ${v.id} (${PATHS[v.id % 3]})`);
+  const ref = figures(viewers[0]!);
+  for (const v of viewers) assert.deepEqual(figures(v), ref, `viewer ${v.id} (${PATHS[v.id % 3]})`);
   assert.equal(ref.received, PACKETS, "the burst's audio packets reached every leg");
   assert.equal(ref.lost, 0);
   assert.equal(ref.samples, PACKETS, "every packet matched to its send");

@@ -3,7 +3,7 @@
 // per-viewer figures. The relay starts all six legs on the same packet (a keyframe's first) and stops them after the
 // same number, drops every 29th packet (unrecoverable: re-NACKed), loses every 17th beneath its
 // NACK responder (repaired), and shifts sequence numbers and timestamps so both wrap 60 packets in. Both
-// codecs, both SRTP profiles.
+// codecs, both SRTP profiles. An audio track beside the video starts with the burst: the same packets on every leg.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ViewerReport } from "../../src/core/report/types.ts";
@@ -12,6 +12,7 @@ import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
 import { restrictSrtpProfiles } from "../../src/workers/lean/adapter.ts";
 import { leanDiagnostics } from "../../src/workers/receive-path.ts";
+import { audioFigures } from "./audio-figures.ts";
 import { runThroughRelay } from "./harness.ts";
 
 // the clips' keyframes are 6..13 packets: the burst starts on one, so the first keyframe is whole
@@ -39,6 +40,7 @@ function figures(v: ViewerReport) {
     invalid: b.invalid,
     unmatchedFrames: b.unmatchedFrames,
     stamped: v.packetTransit.stamped,
+    audio: audioFigures(v),
   };
 }
 
@@ -62,7 +64,7 @@ for (const codec of ["vp8", "h264"] as const) {
             prepareLeg: (tr) => restrictSrtpProfiles(tr, [profile]),
           },
         },
-        { codec, viewers: 6, rampSeconds: 0, holdSeconds: 5.5, excludeFirstSeconds: 0 },
+        { codec, viewers: 6, rampSeconds: 0, holdSeconds: 5.5, excludeFirstSeconds: 0, audio: true },
         receivePathEngine(inThreadEngine(), PATHS),
       );
       const viewers = r.viewers ?? [];
@@ -90,6 +92,11 @@ for (const codec of ["vp8", "h264"] as const) {
       assert.equal(ref.invalid + ref.unmatchedFrames, 0);
       assert.ok(ref.samples > 0 && ref.samples === ref.completeFrames);
       assert.equal(ref.stamped, ref.received);
+      // the audio track beside the video: the burst's packets, each matched to its send, on every path
+      assert.deepEqual(
+        [ref.audio.available, ref.audio.received, ref.audio.lost, ref.audio.samples],
+        [true, PACKETS, 0, PACKETS],
+      );
       // both lean viewers negotiated the profile and crossed the sequence wrap (ROC 1)
       assert.equal(leanDiagnostics.sessions - before.sessions, 4);
       const got = profile === SRTP_AEAD_AES_128_GCM ? "gcm" : "cm";

@@ -190,6 +190,7 @@ export function buildReport(input: ReportInput): Report {
       ...(input.autoLoopback ? { autoLoopback: true } : {}),
       ...(input.scenario.churn !== undefined ? { churn: true } : {}),
       ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
+      ...(input.scenario.audio === true ? { audio: true } : {}),
     }),
   };
 }

@@ -22,13 +22,13 @@ export function audioMarkdown(r: Report): string[] {
   if (!a.available) return [...out, `Unavailable: ${esc(a.reason ?? "")}.`, ""];
   const sent = r.publisher?.audio;
   out.push(
-    `Opus, 20 ms packets${sent !== undefined ? `; ${sent.packetsSent} sent` : ""}; ${a.viewers} viewers received audio: ${a.packetsReceived} packets, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 2)}%). A/V offset: audio's one-way delay − video's, per second with samples of both.`,
+    `Opus, 20 ms packets${sent !== undefined ? `; ${sent.packetsSent} sent` : ""}; ${a.viewers} viewers received audio: ${a.packetsReceived} packets, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 2)}%). A/V offset: audio's delay − video's (send → arrival), per second with samples of both.`,
     "",
     "| audio | n | p50 | p95 | p99 | min | max |",
     "|---|---:|---:|---:|---:|---:|---:|",
     summaryRow("first audio packet (POST →)", a.firstAudioMs, "ms"),
     summaryRow("jitter (48 kHz)", a.jitterMs, "ms"),
-    summaryRow("one-way delay, per packet", a.oneWayDelay?.ms, "ms"),
+    summaryRow("delay per packet (send → arrival)", a.oneWayDelay?.ms, "ms"),
     summaryRow("A/V offset, per viewer-second", a.avOffset?.ms, "ms"),
     "",
     ...why(a.oneWayDelay),

@@ -86,7 +86,13 @@ export interface MethodContext {
   churn?: boolean;
   /** the scenario has cohorts (docs/definitions.md#cohorts) */
   cohorts?: boolean;
+  /** the scenario asked for the audio track (docs/definitions.md#audio-track) */
+  audio?: boolean;
 }
+
+/** The audio line (docs/definitions.md#audio-track). */
+const AUDIO_METHOD =
+  "Audio: the publisher sends the Opus clip as a second track, one 20 ms packet at a time on its own schedule, each packet's send instant in an audio send log; every packet is fingerprinted whole (xxhash64 of its payload, no reassembly) and matched to its send as a video frame is, so its delay runs from the send instant to its arrival. Loss and jitter are RFC 3550's at 48 kHz; no NACK is sent for audio. The A/V offset, per second of send instants, is the mean audio delay minus the mean video delay over the seconds holding samples of both. Reports that differ on audio are not ranked.";
 
 /** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */
 export function methodLines(ctx: MethodContext): string[] {
@@ -113,5 +119,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.autoLoopback) lines.push(AUTO_LOOPBACK_METHOD);
   if (ctx.churn === true) lines.push(CHURN_METHOD);
   if (ctx.cohorts) lines.push(COHORTS_METHOD);
+  if (ctx.audio === true) lines.push(AUDIO_METHOD);
   return lines;
 }
