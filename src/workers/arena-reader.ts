@@ -3,8 +3,11 @@
 // after libuv stopped reading them. Each datagram's arrival instant is the kernel's stamp that
 // came with it; media datagrams (first byte 128..191) go to their viewer's handler as a view into
 // the arena, valid during the call only; anything else (STUN consent, DTLS) is copied and goes
-// to werift with its source address. The thread polls every POLL_MS; a poll reads ready sockets
-// for at most SLICE_NS, then lets the loop turn (timers: NACKs, reports, ticks) and goes on.
+// to werift with its source address. The thread polls every POLL_MS while datagrams come; a poll
+// reads ready sockets for at most SLICE_NS, then lets the loop turn (timers: NACKs, reports,
+// ticks) and goes on. After IDLE_POLLS empty polls the interval doubles, up to IDLE_POLL_MS (a
+// timer's wake-up costs ~60 µs of thread CPU on a VM: bench/arena-idle.ts); the first ready
+// socket brings it back to POLL_MS. Arrival instants are the kernel's stamps either way.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
@@ -19,6 +22,9 @@ export type OtherHandler = (data: Buffer, addr: [string, number]) => void;
 
 /** How often the thread looks for ready sockets, ms. */
 const POLL_MS = 1;
+/** Empty polls in a row before the interval doubles, and the longest interval. */
+const IDLE_POLLS = 50;
+const IDLE_POLL_MS = 32;
 /** Longest run of reading and processing before the loop may turn. */
 const SLICE_NS = 1e6;
 
@@ -36,6 +42,8 @@ class ArenaReader {
   private readonly stamp = new Float64Array(2);
   private nextToken = 1;
   private timer: NodeJS.Timeout | null = null;
+  private intervalMs = POLL_MS;
+  private emptyPolls = 0;
   private resumed = false;
 
   /** Sockets registered now (tests, diagnostics). */
@@ -55,10 +63,8 @@ class ArenaReader {
       return "libuv's reading of the socket could not be stopped";
     }
     this.routes.set(token, { fd, media, other });
-    if (this.timer === null) {
-      this.timer = setInterval(this.poll, POLL_MS);
-      this.timer.unref();
-    }
+    // a new viewer's media is due: poll at the full rate
+    if (this.timer === null || this.intervalMs !== POLL_MS) this.every(POLL_MS);
     let removed = false;
     return () => {
       if (removed) return;
@@ -72,10 +78,31 @@ class ArenaReader {
     };
   }
 
+  /** The poll interval now, ms (tests, diagnostics). */
+  get pollMs(): number {
+    return this.intervalMs;
+  }
+
+  private every(ms: number): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.intervalMs = ms;
+    this.emptyPolls = 0;
+    this.timer = setInterval(this.poll, ms);
+    this.timer.unref();
+  }
+
   private readonly poll = (): void => {
     this.resumed = false;
     const startNs = monoNs();
     const n = this.set.ready(this.ready);
+    if (n === 0) {
+      if (++this.emptyPolls >= IDLE_POLLS && this.intervalMs < IDLE_POLL_MS) {
+        this.every(Math.min(2 * this.intervalMs, IDLE_POLL_MS));
+      }
+    } else {
+      this.emptyPolls = 0;
+      if (this.intervalMs !== POLL_MS) this.every(POLL_MS);
+    }
     for (let i = 0; i < n; i++) {
       const route = this.routes.get(this.ready[i]!);
       if (route === undefined) continue;
