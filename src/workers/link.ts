@@ -112,15 +112,8 @@ export class ViewerLink {
       }
       // a length means a view its reader reuses after the call (the arena path): keep a copy
       const data = length === undefined ? view : Buffer.from(view.subarray(0, length));
-      this.heldDown.hold(at, () => {
-        // werift's own receive path reads the instant here (receive-path.ts)
-        intake.currentArrivalNs = at;
-        try {
-          handler(data, at);
-        } finally {
-          intake.currentArrivalNs = -1;
-        }
-      });
+      // through the intake's dispatch: werift's own receive path reads the instant there
+      this.heldDown.hold(at, () => intake.dispatch(handler, data, at));
     };
   }
 

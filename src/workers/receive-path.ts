@@ -25,10 +25,21 @@ import { LeanReceiver } from "./lean/receiver.ts";
 import type { ReceivePath } from "./protocol.ts";
 
 /**
- * What the lean paths of this thread did (tests and diagnostics): sessions taken over by SRTP
- * profile, the highest rollover counter reached, packets rejected by SRTP, receiver reports.
+ * What the lean and arena paths of this thread did (tests and diagnostics): sessions taken over,
+ * by SRTP profile and by who unprotects, the highest rollover counter reached, packets rejected
+ * by SRTP, receiver reports sent. Written only when a session starts and when it closes.
  */
-export const leanDiagnostics = {
+export interface LeanDiagnostics {
+  sessions: number;
+  gcm: number;
+  cm: number;
+  openssl: number;
+  maxRoc: number;
+  srtpRejected: number;
+  reportsSent: number;
+}
+
+const diagnostics: LeanDiagnostics = {
   sessions: 0,
   gcm: 0,
   cm: 0,
@@ -37,6 +48,24 @@ export const leanDiagnostics = {
   srtpRejected: 0,
   reportsSent: 0,
 };
+
+/** This thread's lean-path diagnostics so far (a copy). */
+export function leanDiagnostics(): Readonly<LeanDiagnostics> {
+  return { ...diagnostics };
+}
+
+function sessionStarted(profile: number, rx: LeanReceiver): void {
+  diagnostics.sessions++;
+  if (profile === SRTP_AEAD_AES_128_GCM) diagnostics.gcm++;
+  else diagnostics.cm++;
+  if (rx.srtpBackend === "openssl") diagnostics.openssl++;
+}
+
+function sessionClosed(rx: LeanReceiver): void {
+  diagnostics.maxRoc = Math.max(diagnostics.maxRoc, rx.maxRoc);
+  diagnostics.srtpRejected += rx.dropped.srtp;
+  diagnostics.reportsSent += rx.reportsSent;
+}
 
 export interface ReceiveOptions {
   /** shard-wide packet and payload-byte counters */
@@ -88,8 +117,8 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
     pipeline = p;
     const counters = o.counters;
     track.onReceiveRtp.subscribe((rtp, ext) => {
-      // stamped by the intake; werift decrypts and dispatches within the intake's slice
-      const stamped = intake.currentArrivalNs;
+      // stamped by the intake; werift decrypts and emits within the intake's dispatch
+      const stamped = intake.dispatchingArrivalNs;
       const arrivalNs = stamped >= 0 ? stamped : monoNs();
       const abs = ext?.[ABS_CAPTURE_TIME_URI];
       const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
@@ -145,10 +174,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
         },
       });
       rx = r;
-      leanDiagnostics.sessions++;
-      if (keys.profile === SRTP_AEAD_AES_128_GCM) leanDiagnostics.gcm++;
-      else leanDiagnostics.cm++;
-      if (r.srtpBackend === "openssl") leanDiagnostics.openssl++;
+      sessionStarted(keys.profile, r);
       if (closed) r.close();
       return r.onDatagram;
     },
@@ -163,10 +189,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
       releaseMedia(tr);
       if (rx !== null) {
         rx.close();
-        const d = leanDiagnostics;
-        d.maxRoc = Math.max(d.maxRoc, rx.maxRoc);
-        d.srtpRejected += rx.dropped.srtp;
-        d.reportsSent += rx.reportsSent;
+        sessionClosed(rx);
       }
     },
   };

@@ -69,7 +69,7 @@ export interface LeanKeys {
  * A viewer's claim on its transport's inbound media. `lean`: DTLS is up, `start` returns the
  * handler every media datagram of the ICE connection then goes to (stamped first, intake.ts).
  * `stamp`: werift keeps its own receive path, but its media datagrams are stamped first and
- * reach werift from the intake's queue (`intake.currentArrivalNs` holds the stamp meanwhile).
+ * reach werift from the intake's queue (`intake.dispatchingArrivalNs` holds the stamp meanwhile).
  */
 export type Claim = LeanClaim | StampClaim;
 

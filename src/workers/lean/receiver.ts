@@ -15,7 +15,8 @@ import { NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
 import { senderReportLsr, serializeRr } from "./rtcp-out.ts";
 import {
-  extLength,
+  extensionLength,
+  extensionOffset,
   findExtension,
   isMedia,
   isRtcp,
@@ -167,8 +168,10 @@ export class LeanReceiver {
     const ts = rtpTimestamp(data);
     let captureWallNs = -1;
     if (this.absId !== 0) {
-      const at = findExtension(data, h, this.absId);
-      if (at >= 0 && extLength >= 8) captureWallNs = absCaptureAtToUnixNs(data, at);
+      const found = findExtension(data, h, this.absId);
+      if (found >= 0 && extensionLength(found) >= 8) {
+        captureWallNs = absCaptureAtToUnixNs(data, extensionOffset(found));
+      }
     }
     this.stats.onPacket(ssrc, seq, ts, arrivalNs);
     this.nack.onPacket(ssrc, seq, arrivalNs);
