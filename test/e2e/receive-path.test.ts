@@ -20,7 +20,12 @@ const DROP_EVERY = 29;
 const LOSE_EVERY = 17;
 const PATHS = ["werift", "lean", "arena"] as const;
 
-/** The figures that must be identical on both paths. */
+/**
+ * The figures that must be identical on every path. Duplicates are not among them: a repaired
+ * packet arrives twice when a viewer's NACK retry leaves before the first retransmission has
+ * arrived, which depends on the machine's load, not on the path (and no other figure takes a
+ * duplicate).
+ */
 function figures(v: ViewerReport) {
   const b = v.oneWayDelay[0]!;
   return {
@@ -28,7 +33,6 @@ function figures(v: ViewerReport) {
     received: v.rtp.received,
     expected: v.rtp.expected,
     lost: v.rtp.lost,
-    duplicates: v.rtp.duplicates,
     tooLate: v.rtp.tooLate,
     nacksSent: v.nacksSent,
     keyframes: v.rtp.keyframes,
@@ -86,7 +90,9 @@ for (const codec of ["vp8", "h264"] as const) {
       assert.ok(ref.nacksSent >= 10 * ref.lost, `NACKs ${ref.nacksSent}`); // every drop re-NACKed
       assert.ok(ref.lateCompletedFrames > 0, "losses repaired by NACK complete frames late");
       assert.ok(ref.incompleteFrames > 0);
-      assert.equal(ref.duplicates, 0);
+      // duplicates only from retransmissions that raced a NACK retry
+      for (const v of viewers)
+        assert.ok(v.rtp.duplicates <= ref.lost + 10, `viewer ${v.id}: ${v.rtp.duplicates} duplicates`);
       assert.equal(ref.invalid + ref.unmatchedFrames, 0);
       assert.ok(ref.samples > 0 && ref.samples === ref.completeFrames);
       assert.equal(ref.stamped, ref.received);

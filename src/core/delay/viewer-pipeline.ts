@@ -197,7 +197,8 @@ export class ViewerPipeline {
     }
 
     const rtp = this.rtp;
-    rtp.push(seq, ts, marker, payload, sincePost);
+    // a duplicate or too-late packet is counted there and taken by no other figure
+    if (!rtp.push(seq, ts, marker, payload, sincePost)) return;
     if (this.firstKeyframeNs < 0 && rtp.firstKeyframeArrivalNs >= 0) {
       this.firstKeyframeNs = rtp.firstKeyframeArrivalNs;
     }

@@ -64,6 +64,8 @@ export interface LeanReceiverOptions {
 }
 
 const never = (): boolean => false;
+/** The payload handed on with a repeated packet (never read: the pipeline counts a duplicate). */
+const NO_BYTES = new Uint8Array(0);
 
 export class LeanReceiver {
   /** datagrams that were not delivered, by reason */
@@ -150,8 +152,15 @@ export class LeanReceiver {
       this.dropped.foreignSsrc++;
       return;
     }
+    const repeats = this.srtp.counters.repeats;
     let payload: Buffer | null = this.srtp.unprotect(data, h, length);
     if (payload === null) {
+      if (this.srtp.counters.repeats !== repeats) {
+        // the same packet again (a retransmission that raced a NACK retry): werift's path, which
+        // has no replay window, hands it on and RTP statistics count a duplicate; so do we
+        this.sink(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), NO_BYTES, arrivalNs, -1);
+        return;
+      }
       this.dropped.srtp++;
       return;
     }
