@@ -13,12 +13,13 @@ import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
 import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
 import { realToMonoNs, socketFd } from "../net/kernel.ts";
+import { beforeClose, hasClose, type UdpReceive, type UdpTransport } from "../net/werift/transports.ts";
 import { intake } from "./intake.ts";
 
 /** A media datagram of `length` bytes at the start of `data` (a view into the arena). */
 export type ArenaHandler = (data: Buffer, arrivalNs: number, length: number) => void;
 /** werift's own handler of a UDP transport's datagrams. */
-export type OtherHandler = (data: Buffer, addr: [string, number]) => void;
+export type OtherHandler = UdpReceive;
 
 /** How often the thread looks for ready sockets, ms. */
 const POLL_MS = 1;
@@ -184,19 +185,13 @@ export function arenaReader(): ArenaReader | string {
   return reader;
 }
 
-/** A werift UDP transport as the reader takes it over. */
-export interface ArenaTransport {
-  socket?: Socket;
-  close?: unknown;
-}
-
 /**
  * Hands a UDP transport's reading to the thread's arena reader: media to `handler`, the rest to
- * werift's own `onData`. Its socket leaves the reader's set before werift closes it (the
+ * `other`, werift's own handler. Its socket leaves the reader's set before werift closes it (the
  * transport's close), so the reader never reads a descriptor that is no longer this viewer's.
  * False, with the reason kept, where batched reads cannot run: the caller routes it as before.
  */
-export function readInArena(t: ArenaTransport, handler: ArenaHandler, onData: OtherHandler): boolean {
+export function readInArena(t: UdpTransport, handler: ArenaHandler, other: OtherHandler): boolean {
   if (!intake.wantKernel) {
     // batched reads carry the kernel's stamps; the thread's own (forced) need the lean path
     intake.stats.readBy("dgram", "the thread's own stamps (stampSource thread) are taken on the lean path");
@@ -204,24 +199,20 @@ export function readInArena(t: ArenaTransport, handler: ArenaHandler, onData: Ot
   }
   const reader = arenaReader();
   const socket = t.socket;
-  const close = t.close;
-  if (typeof reader === "string" || socket === undefined || typeof close !== "function") {
+  if (typeof reader === "string" || socket === undefined || !hasClose(t)) {
     intake.stats.readBy(
       "dgram",
       typeof reader === "string" ? reader : "the transport has no socket or close",
     );
     return false;
   }
-  const remove = reader.add(socket, handler, onData);
+  const remove = reader.add(socket, handler, other);
   if (typeof remove === "string") {
     intake.stats.readBy("dgram", remove);
     return false;
   }
   intake.stats.readBy("arena");
-  t.close = (...args: unknown[]) => {
-    remove();
-    return (close as (...a: unknown[]) => unknown).apply(t, args);
-  };
+  beforeClose(t, remove);
   socket.once("close", remove);
   return true;
 }

@@ -5,20 +5,17 @@
 // (intake.ts) stamps each media datagram when it reaches JavaScript and queues the work; both
 // feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
 // figures of one stream are the same on either (test/e2e/receive-path.test.ts).
-import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "werift";
+
 import { monoNs } from "../core/clock/clock.ts";
 import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
 import { absCaptureToUnixNs } from "../core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
 import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
+import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "../net/werift/api.ts";
+import { silenceWeriftNack } from "../net/werift/srtp-start.ts";
+import type { WeriftInternalsError } from "../net/werift/version.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
-import {
-  claimMedia,
-  releaseMedia,
-  silenceWeriftNack,
-  transceiverRtcpSender,
-  type WeriftAdapterError,
-} from "./lean/adapter.ts";
+import { claimMedia, releaseMedia, transceiverRtcpSender } from "./lean/adapter.ts";
 import { NackGenerator } from "./lean/nack.ts";
 import { NackSender } from "./lean/nack-sender.ts";
 import { LeanReceiver } from "./lean/receiver.ts";
@@ -87,7 +84,7 @@ export interface ReceiveHandle {
   close(): void;
 }
 
-/** Installs the path on a transceiver just added (before signalling). Throws WeriftAdapterError. */
+/** Installs the path on a transceiver just added (before signalling). Throws WeriftInternalsError. */
 export function installReceivePath(
   path: ReceivePath,
   pc: RTCPeerConnection,
@@ -178,7 +175,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
       if (closed) r.close();
       return r.onDatagram;
     },
-    fail(err: WeriftAdapterError) {
+    fail(err: WeriftInternalsError) {
       o.onError(err);
     },
   });

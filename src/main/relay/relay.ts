@@ -4,7 +4,6 @@
 // check that the benchmark survives what real servers do. Never a production server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { RTCPeerConnection } from "werift";
 import { monoNs } from "../../core/clock/clock.ts";
 import {
   ABS_CAPTURE_TIME_URI,
@@ -15,6 +14,7 @@ import {
   videoCodecs,
 } from "../../net/rtc.ts";
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
+import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { faultyAnswer } from "./answer-fault.ts";
 import { CapacityGate } from "./capacity.ts";
 import { forward, forwardKeyframeRequests, type Stream } from "./forward.ts";

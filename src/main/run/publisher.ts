@@ -5,7 +5,6 @@
 // the frame's start of sending to that instant is the publisher's send lag. A PLI or FIR cuts the
 // GOP short (docs/definitions.md#keyframes-on-request); the send log holds each k's clip index.
 
-import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import type { Clip } from "../../core/clip/clip.ts";
 import { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
 import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
@@ -16,7 +15,6 @@ import { goDuration } from "../../core/go-compat/time.ts";
 import type { PublisherInput } from "../../core/report/input.ts";
 import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
 import {
-  abandonDtls,
   absCaptureId,
   filterCandidates,
   gatheringComplete,
@@ -27,6 +25,13 @@ import {
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
 import { tapMediaSend } from "../../net/send-stamp.ts";
+import {
+  type RTCPeerConnection,
+  type RTCRtpTransceiver,
+  RtpHeader,
+  RtpPacket,
+} from "../../net/werift/api.ts";
+import { abandonDtls } from "../../net/werift/patches.ts";
 import { PublisherError } from "./publisher-error.ts";
 import { type PendingFrame, SendInstants } from "./send-instant.ts";
 
