@@ -35,9 +35,9 @@ export interface Scenario {
   stampSource?: StampSource;
   /** the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true when absent in a publishing run */
   keyframeOnRequest?: boolean;
-  /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
+  /** pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
-  /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
+  /** the capacity search's settings (`whipbench capacity`; other commands ignore it) */
   capacity?: CapacitySpec;
   /** emulated links per viewer cohort (docs/definitions.md#cohorts); absent: every viewer unimpaired */
   cohorts?: Cohort[];

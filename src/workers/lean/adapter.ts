@@ -104,10 +104,10 @@ function takeOver(dtls: DtlsTransport, claim: LeanClaim, start: () => void): voi
 
 /**
  * Media datagrams are stamped and queued (intake.ts), then go to `handler` — or, for werift's
- * own path (`handler` null), to the connection's data event as before; everything else goes
- * where werift sends it, at once. First on the ICE connection's data event, then — to stamp
- * before werift's STUN parsing and two event dispatches per packet — on each UDP transport of
- * the connection; a transport added later (ICE restart) still reaches the event. With `arena`,
+ * own path (`handler` null), to werift's dispatch on the connection's data event; everything
+ * else goes where werift sends it, at once. First on the ICE connection's data event, then — to
+ * stamp before werift's STUN parsing and two event dispatches per packet — on each UDP transport
+ * of the connection; a transport added later (ICE restart) still reaches the event. With `arena`,
  * the arena reader reads them.
  */
 function routeMedia(dtls: DtlsTransport, handler: DatagramHandler | null, claim: Claim): void {
