@@ -70,6 +70,8 @@ export class Relay {
   viewers(name: string): number {
     return this.streams.get(name)?.legs.size ?? 0;
   }
+  /** The viewers' keyframe requests (PLI or FIR) sent on to the stream's publisher so far. */
+  keyframeRequests = (name: string): number => this.streams.get(name)?.keyframeRequests ?? 0;
 
   /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
   legFault(n: number): LegFaultState | undefined {
