@@ -15,13 +15,13 @@
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
 import type { Report } from "../src/core/report/types.ts";
+import { RECEIVE_PATHS, type ReceivePath } from "../src/core/scenario/defaults.ts";
 import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
 import { poolEngine } from "../src/main/run/pool-engine.ts";
 import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/protocol.ts";
 import { median } from "./median.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 

@@ -34,16 +34,16 @@
 import { cpus } from "node:os";
 import { PerformanceObserver } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { type Clip, loadClip } from "../src/core/clip/clip.ts";
-import { keyframeStartH264, packetizeH264 } from "../src/core/codec/h264.ts";
-import { keyframeStartVp8, packetizeVp8 } from "../src/core/codec/vp8.ts";
+import { loadClip } from "../src/core/clip/clip.ts";
+import { keyframeStartH264 } from "../src/core/codec/h264.ts";
+import { keyframeStartVp8 } from "../src/core/codec/vp8.ts";
 import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerprint.ts";
 import { SendLog } from "../src/core/delay/sendlog.ts";
 import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
-import { absCaptureToUnixNs, unixNsToAbsCapture } from "../src/core/rtp/abs-capture-time.ts";
 import { RtpStats } from "../src/core/rtp/stats.ts";
 import type { Codec } from "../src/core/types.ts";
 import { allocationGc } from "./allocation-gc.ts";
+import { MS, type Packet, recording, WALL_MINUS_MONO_NS } from "./clip-recording.ts";
 import { median } from "./median.ts";
 
 // re-runs itself with the flags the allocation figure needs
@@ -61,61 +61,6 @@ const VIEWERS = Number(args.viewers);
 const PACKETS_PER_VIEWER = Number(args.packets);
 const ROUNDS = Number(args.rounds);
 const ALLOC_PACKETS = Math.min(Number(args["alloc-packets"]), PACKETS_PER_VIEWER);
-
-const MTU = 1200;
-const MS = 1e6;
-const TRANSIT_NS = 2 * MS;
-const PACKET_SPACING_NS = 20_000;
-const JITTER_NS = 200_000;
-const START_NS = 1e15; // monotonic origin of the synthetic stream
-const WALL_MINUS_MONO_NS = 1.76e18 - START_NS;
-
-/** One received packet as the viewer's read loop hands it over. */
-interface Packet {
-  seq: number;
-  ts: number;
-  marker: boolean;
-  payload: Uint8Array;
-  arrivalNs: number;
-  captureWallNs: number;
-  /** ≥ 0 on a frame's first packet: the frame's absolute index k, logged before it is sent */
-  logK: number;
-  sendNs: number;
-}
-
-/** The clip looped from k = 0 until `count` packets, with the publisher's pacing and payloading. */
-function recording(clip: Clip, count: number): Packet[] {
-  const out: Packet[] = [];
-  const frameNs = (clip.ticks / 90_000) * 1e9;
-  const stamp = Buffer.alloc(8);
-  let seq = 40_000;
-  let rnd = 12345;
-  let lastArrival = 0;
-  for (let k = 0; out.length < count; k++) {
-    const t0 = START_NS + Math.round(k * frameNs);
-    const frame = clip.frames[k % clip.frames.length]!;
-    const payloads = clip.codec === "vp8" ? packetizeVp8(frame, MTU, k & 0x7fff) : packetizeH264(frame, MTU);
-    for (let j = 0; j < payloads.length && out.length < count; j++) {
-      const sentNs = t0 + j * PACKET_SPACING_NS;
-      rnd = (rnd * 1103515245 + 12345) >>> 0;
-      const arrivalNs = Math.max(lastArrival, sentNs + TRANSIT_NS + (rnd % JITTER_NS));
-      lastArrival = arrivalNs;
-      unixNsToAbsCapture(sentNs + WALL_MINUS_MONO_NS, stamp);
-      out.push({
-        seq,
-        ts: (0xffff0000 + k * clip.ticks) >>> 0, // wraps within the first loop
-        marker: j === payloads.length - 1,
-        payload: payloads[j]!,
-        arrivalNs,
-        captureWallNs: absCaptureToUnixNs(stamp),
-        logK: j === 0 ? k : -1,
-        sendNs: t0,
-      });
-      seq = (seq + 1) & 0xffff;
-    }
-  }
-  return out;
-}
 
 type Variant = "loop" | "rtpstats" | "bare" | "view" | "run";
 const VARIANTS: Variant[] = ["loop", "rtpstats", "bare", "view", "run"];

@@ -24,13 +24,7 @@ import { LeanReceiver } from "../src/workers/lean/receiver.ts";
 import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
-import {
-  protectedStream,
-  STREAM_ABS_ID,
-  STREAM_KEY,
-  STREAM_PAYLOAD_TYPE,
-  streamSalt,
-} from "./srtp-stream.ts";
+import { protectedStream, STREAM_KEY, streamReceiverOptions, streamSalt } from "./srtp-stream.ts";
 
 // re-runs itself with the flags the allocation figure needs
 const gc = allocationGc(import.meta.url);
@@ -90,18 +84,10 @@ function receiver(v: Variant): { take: (p: Buffer) => void; delivered: () => num
     };
   }
   const rx = new LeanReceiver({
-    profile,
-    remoteMasterKey: KEY,
-    remoteMasterSalt: SALT,
-    payloadTypes: [STREAM_PAYLOAD_TYPE],
-    clockRate: 90000,
-    absId: STREAM_ABS_ID,
-    senderSsrc: 1,
-    sendRtcp: () => {},
+    ...streamReceiverOptions(profile),
     sink: () => {
       n++;
     },
-    onNack: () => {},
   });
   return { take: (p) => rx.onDatagram(p, 0), delivered: () => n, close: () => rx.close() };
 }

@@ -22,13 +22,7 @@ import {
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
 import { LeanReceiver } from "../src/workers/lean/receiver.ts";
 import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
-import {
-  protectedStream,
-  STREAM_ABS_ID,
-  STREAM_KEY,
-  STREAM_PAYLOAD_TYPE,
-  streamSalt,
-} from "./srtp-stream.ts";
+import { protectedStream, STREAM_KEY, streamReceiverOptions, streamSalt } from "./srtp-stream.ts";
 
 type Variant = "udp" | "udp+srtp" | "udp+lean";
 const VARIANTS: Variant[] = ["udp", "udp+srtp", "udp+lean"];
@@ -80,15 +74,7 @@ if (!isMainThread) {
       });
     } else {
       const lean = new LeanReceiver({
-        profile: job.profile,
-        remoteMasterKey: STREAM_KEY,
-        remoteMasterSalt: salt,
-        payloadTypes: [STREAM_PAYLOAD_TYPE],
-        clockRate: 90000,
-        absId: STREAM_ABS_ID,
-        senderSsrc: 1,
-        sendRtcp: () => {},
-        onNack: () => {},
+        ...streamReceiverOptions(job.profile),
         sink: () => {
           packets++;
         },

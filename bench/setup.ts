@@ -8,15 +8,15 @@
 import { parseArgs } from "node:util";
 import nacl from "tweetnacl";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
-import { gatheringComplete, newPeer, patchWerift, videoCodecs } from "../src/net/rtc.ts";
+import { patchWerift } from "../src/net/werift/patches.ts";
 import { median } from "./median.ts";
+import { connectedPair } from "./peer-pair.ts";
 
 const { values: args } = parseArgs({
   options: { pairs: { type: "string", default: "100" }, rounds: { type: "string", default: "3" } },
 });
 const PAIRS = Number(args.pairs);
 const ROUNDS = Number(args.rounds);
-const ice = { loopbackOnly: true, includeLoopback: false };
 
 // tweetnacl's functions as loaded, then node:crypto's as patchWerift installs them
 const lib = nacl as unknown as { box: { keyPair: unknown }; scalarMult: unknown };
@@ -35,22 +35,8 @@ function use(fns: { keyPair: unknown; scalarMult: unknown }): void {
   }, scalarMult);
 }
 
-async function connectedPair(): Promise<void> {
-  const server = newPeer(ice, videoCodecs("vp8"));
-  const viewer = newPeer(ice, videoCodecs("viewer"));
-  server.addTransceiver("video", { direction: "sendonly" });
-  viewer.addTransceiver("video", { direction: "recvonly" });
-  await viewer.setLocalDescription(await viewer.createOffer());
-  await gatheringComplete(viewer, 5000);
-  await server.setRemoteDescription(viewer.localDescription!);
-  await server.setLocalDescription(await server.createAnswer());
-  await gatheringComplete(server, 5000);
-  await viewer.setRemoteDescription(server.localDescription!);
-  const deadline = Date.now() + 10_000;
-  while (server.connectionState !== "connected" || viewer.connectionState !== "connected") {
-    if (Date.now() > deadline) throw new Error("a pair did not connect within 10 s");
-    await new Promise((r) => setTimeout(r, 2));
-  }
+async function setUpAndClose(): Promise<void> {
+  const { server, viewer } = await connectedPair();
   await server.close();
   await viewer.close();
 }
@@ -66,7 +52,7 @@ for (let round = 0; round <= ROUNDS; round++) {
     const n = round === 0 ? 5 : PAIRS; // round 0 warms up
     exchanges = 0;
     const c0 = process.cpuUsage();
-    for (let i = 0; i < n; i++) await connectedPair();
+    for (let i = 0; i < n; i++) await setUpAndClose();
     const c = process.cpuUsage(c0);
     if (exchanges !== 2 * n)
       throw new Error(`${v.name}: ${exchanges} X25519 exchanges for ${n} pairs, expected ${2 * n}`);

@@ -90,6 +90,8 @@ async function main(): Promise<void> {
     interrupt: new AbortController().signal,
   });
   clearInterval(every);
+  // legs the relay still holds once every viewer has stopped: sessions no DELETE reached
+  const openLegs = relay.viewers("soak");
   await engine.close?.();
   await relay.close();
   const after = sample();
@@ -101,6 +103,12 @@ async function main(): Promise<void> {
       `churn: ${c.viewers} viewers (${c.lateJoiners} late joiners, ${c.lateJoins} joined), ${c.joins} joins, ${c.leaves} leaves; late join p50 ${c.lateJoinFirstKeyframeMs.p50} ms, p95 ${c.lateJoinFirstKeyframeMs.p95} ms; relay DELETEs ${relay.deletes}`,
     );
   }
+  const failed = new Map<string, number>();
+  for (const v of r.viewers ?? [])
+    if (!v.joined) failed.set(v.errorKind ?? "?", (failed.get(v.errorKind ?? "?") ?? 0) + 1);
+  console.log(
+    `failed to join: ${[...failed].map(([k, n]) => `${k} ${n}`).join(", ") || "none"}; relay legs still open after the viewers stopped: ${openLegs}`,
+  );
   // the first sample once every place has turned over at least once, and the last in the run
   const first = samples[1] ?? samples[0];
   const last = samples.at(-1);

@@ -1,9 +1,11 @@
 // A pre-protected SRTP stream for the receive-path benchmarks: 1100-byte payloads, four packets
 // a frame (marker on the fourth), abs-capture-time on every packet, protected by werift's own
-// SRTP session with a fixed key and salt.
+// SRTP session with a fixed key and salt; or the embedded clip as recorded by clip-recording.ts, protected alike.
 import { RtpHeader, SrtpSession } from "werift";
 import { unixNsToAbsCapture } from "../src/core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../src/core/srtp/kdf.ts";
+import type { LeanReceiverOptions } from "../src/workers/lean/receiver.ts";
+import type { Packet } from "./clip-recording.ts";
 
 export const STREAM_KEY = Buffer.alloc(16, 7);
 export const STREAM_SSRC = 0x1234;
@@ -15,10 +17,10 @@ export function streamSalt(profile: SrtpProfile): Buffer {
   return Buffer.alloc(profile === SRTP_AEAD_AES_128_GCM ? 12 : 14, 9);
 }
 
-/** `count` protected packets, sequence numbers from `firstSeq` (mod 2^16). */
-export function protectedStream(profile: SrtpProfile, count: number, firstSeq: number): Buffer[] {
+/** werift's SRTP session with the stream's key and salt, for protecting it. */
+function streamSession(profile: SrtpProfile): SrtpSession {
   const salt = streamSalt(profile);
-  const session = new SrtpSession({
+  return new SrtpSession({
     keys: {
       localMasterKey: STREAM_KEY,
       localMasterSalt: salt,
@@ -27,6 +29,26 @@ export function protectedStream(profile: SrtpProfile, count: number, firstSeq: n
     },
     profile,
   });
+}
+
+/** A lean receiver's options for the stream (RTCP and NACKs go nowhere), less its sink. */
+export function streamReceiverOptions(profile: SrtpProfile): Omit<LeanReceiverOptions, "sink"> {
+  return {
+    profile,
+    remoteMasterKey: STREAM_KEY,
+    remoteMasterSalt: streamSalt(profile),
+    payloadTypes: [STREAM_PAYLOAD_TYPE],
+    clockRate: 90000,
+    absId: STREAM_ABS_ID,
+    senderSsrc: 1,
+    sendRtcp: () => {},
+    onNack: () => {},
+  };
+}
+
+/** `count` protected packets, sequence numbers from `firstSeq` (mod 2^16). */
+export function protectedStream(profile: SrtpProfile, count: number, firstSeq: number): Buffer[] {
+  const session = streamSession(profile);
   const payload = Buffer.alloc(1100, 0x5a);
   const abs = Buffer.alloc(8);
   const out: Buffer[] = [];
@@ -44,4 +66,23 @@ export function protectedStream(profile: SrtpProfile, count: number, firstSeq: n
     out.push(session.encrypt(payload, h));
   }
   return out;
+}
+
+/** The recorded clip packets (bench/clip-recording.ts) protected as the publisher's stream, SSRC and payload type above. */
+export function protectRecording(profile: SrtpProfile, packets: readonly Packet[]): Buffer[] {
+  const session = streamSession(profile);
+  const abs = Buffer.alloc(8);
+  return packets.map((p) => {
+    const h = new RtpHeader({
+      sequenceNumber: p.seq,
+      timestamp: p.ts,
+      marker: p.marker,
+      payloadType: STREAM_PAYLOAD_TYPE,
+      ssrc: STREAM_SSRC,
+    });
+    unixNsToAbsCapture(p.captureWallNs, abs);
+    h.extension = true;
+    h.extensions = [{ id: STREAM_ABS_ID, payload: Buffer.from(abs) }];
+    return session.encrypt(Buffer.from(p.payload), h);
+  });
 }

@@ -25,6 +25,7 @@
 //                          [--stamps kernel,thread] [--ramp 5] [--hold 12]
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
+import { RECEIVE_PATHS, type ReceivePath } from "../src/core/scenario/defaults.ts";
 import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
 import { exactSummary } from "../src/core/stats/summaries.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
@@ -33,7 +34,6 @@ import { poolEngine, VIEWER_YOUNG_GENERATION_MB } from "../src/main/run/pool-eng
 import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { isRtpDatagram } from "../src/net/send-stamp.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/workers/protocol.ts";
 import { LegWrites, stampBuffer, stampRecords } from "./truth-records.ts";
 
 function arg(name: string, fallback: string): string {

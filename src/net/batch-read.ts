@@ -35,11 +35,7 @@ interface Native {
   epollWait: (ep: number, evs: Uint8Array, max: number, timeoutMs: number) => number;
   close: (fd: number) => number;
   errno: () => number;
-  koffi: Koffi & {
-    alloc(type: string, n: number): unknown;
-    view(p: unknown, n: number): ArrayBuffer;
-    address(p: unknown): bigint;
-  };
+  koffi: Koffi;
 }
 
 let native: Native | null = null;
@@ -64,7 +60,7 @@ function load(): { ok: true } | { ok: false; reason: string } {
       epollWait: libc.func("int epoll_wait(int ep, void *evs, int max, int timeout)") as Native["epollWait"],
       close: libc.func("int close(int fd)") as Native["close"],
       errno: () => kf.errno(),
-      koffi: kf as Native["koffi"],
+      koffi: kf,
     };
   } catch (err) {
     const m = err instanceof Error ? err.message : String(err);

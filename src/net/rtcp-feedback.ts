@@ -2,8 +2,9 @@
 // section 4.3.1 FIR): both are payload-specific feedback (packet type 206), told apart by their
 // format (1 PLI, 4 FIR). Read from the DTLS transport's RTCP, every packet of a compound one,
 // because werift's router hands a FIR (media SSRC 0) to no sender.
-import { type RTCRtpTransceiver, type RtcpPacket, RtcpPayloadSpecificFeedback } from "werift";
+
 import type { KeyframeRequestKind } from "../core/clip/keyframe-requests.ts";
+import { type RTCRtpTransceiver, type RtcpPacket, RtcpPayloadSpecificFeedback } from "./werift/api.ts";
 
 const PLI_FORMAT = 1;
 const FIR_FORMAT = 4;

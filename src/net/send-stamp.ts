@@ -1,41 +1,25 @@
 // The instant a packet is handed to the socket, after werift's packet building and SRTP
 // protection: the publisher's send instant (docs/definitions.md#send-instant) and the built-in
-// relay's ground truth (bench:truth), with the relay's receive instants beside it. werift 0.25.2 internals used: RTCRtpTransceiver.dtlsTransport
-// .iceTransport.connection.protocols[].transport.send(data, addr), which calls the dgram socket's
-// send synchronously; the socket resolves the literal address on the next tick (process.nextTick)
-// and writes then. Where they are not as expected, nothing is hooked and the caller is told so.
-import type { Socket } from "node:dgram";
-import type { RTCRtpTransceiver } from "werift";
+// relay's ground truth (bench:truth), with the relay's receive instants beside it. Through the
+// werift seam's UDP transports (src/net/werift/transports.ts): werift's transport send calls the
+// dgram socket's send synchronously; the socket resolves the literal address on the next tick
+// (process.nextTick) and writes then. Where they are not as expected, nothing is hooked and the
+// caller is told so.
 import { monoNs } from "../core/clock/clock.ts";
 import { enableRxStamps, rxStampMonoNs, socketFd } from "./kernel.ts";
+import type { RTCRtpTransceiver } from "./werift/api.ts";
+import {
+  isMediaDatagram,
+  localPort,
+  receiveOf,
+  sendOf,
+  transceiverUdpTransports,
+  wrapReceive,
+  wrapSend,
+} from "./werift/transports.ts";
 
 /** One media datagram (SRTP or SRTCP) about to reach the socket: the datagram and the local port. */
 export type SendTap = (data: Buffer, localPort: number) => void;
-
-interface UdpLike {
-  send?: unknown;
-  onData?: unknown;
-  socket?: { address?: () => { port?: number } };
-}
-
-/** The UDP transports of the transceiver's ICE connection (werift internals), or null. */
-function udpTransports(tr: RTCRtpTransceiver): UdpLike[] | null {
-  const dtls = tr.dtlsTransport as unknown as
-    | { iceTransport?: { connection?: { protocols?: unknown[] } } }
-    | undefined;
-  const protocols = dtls?.iceTransport?.connection?.protocols;
-  if (!Array.isArray(protocols)) return null;
-  const out: UdpLike[] = [];
-  for (const p of protocols) {
-    const t = (p as { transport?: UdpLike } | null)?.transport;
-    if (t !== undefined) out.push(t);
-  }
-  return out;
-}
-
-function isMediaDatagram(d: unknown): d is Buffer {
-  return Buffer.isBuffer(d) && d.length > 0 && d[0]! >= 128 && d[0]! <= 191;
-}
 
 /**
  * Calls `tap` with every media datagram (first byte 128..191) the transceiver's ICE connection
@@ -51,16 +35,10 @@ export function tapMediaSend(
   when: "before" | "written" = "before",
 ): boolean {
   let hooked = 0;
-  for (const t of udpTransports(tr) ?? []) {
-    const send = t.send;
-    if (typeof send !== "function") continue;
-    let port = 0;
-    try {
-      port = t.socket?.address?.().port ?? 0;
-    } catch {
-      // not bound: port stays unknown
-    }
-    t.send = (data: unknown, addr: unknown) => {
+  for (const t of transceiverUdpTransports(tr)) {
+    if (sendOf(t) === null) continue;
+    const port = localPort(t);
+    wrapSend(t, (send) => (data, addr) => {
       if (!isMediaDatagram(data)) return send(data, addr);
       if (when === "before") {
         tap(data, port);
@@ -69,7 +47,7 @@ export function tapMediaSend(
       const out = send(data, addr);
       process.nextTick(tap, data, port);
       return out;
-    };
+    });
     hooked++;
   }
   return hooked > 0;
@@ -83,20 +61,19 @@ export function tapMediaSend(
  */
 export function tapMediaReceive(tr: RTCRtpTransceiver, tap: (data: Buffer, nowNs: number) => void): boolean {
   let hooked = 0;
-  for (const t of udpTransports(tr) ?? []) {
-    const onData = t.onData;
-    if (typeof onData !== "function") continue;
+  for (const t of transceiverUdpTransports(tr)) {
+    if (receiveOf(t) === null) continue;
     // the kernel's receive stamp where it can be had (the relay's ground truth of the wire)
-    const sock = socketFd(t.socket as Socket | undefined);
+    const sock = socketFd(t.socket);
     const fd = enableRxStamps(sock) === null ? sock : -1;
-    t.onData = (data: unknown, addr: unknown) => {
+    wrapReceive(t, (onData) => (data, addr) => {
       if (isMediaDatagram(data)) {
         const now = monoNs();
         const k = fd >= 0 ? rxStampMonoNs(fd, now) : -1;
         tap(data, k >= 0 ? k : now);
       }
       return onData(data, addr);
-    };
+    });
     hooked++;
   }
   return hooked > 0;

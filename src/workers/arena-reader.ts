@@ -3,22 +3,29 @@
 // after libuv stopped reading them. Each datagram's arrival instant is the kernel's stamp that
 // came with it; media datagrams (first byte 128..191) go to their viewer's handler as a view into
 // the arena, valid during the call only; anything else (STUN consent, DTLS) is copied and goes
-// to werift with its source address. The thread polls every POLL_MS; a poll reads ready sockets
-// for at most SLICE_NS, then lets the loop turn (timers: NACKs, reports, ticks) and goes on.
+// to werift with its source address. The thread polls every POLL_MS while datagrams come; a poll
+// reads ready sockets for at most SLICE_NS, then lets the loop turn (timers: NACKs, reports,
+// ticks) and goes on. After IDLE_POLLS empty polls the interval doubles, up to IDLE_POLL_MS (a
+// timer's wake-up costs ~60 µs of thread CPU on a VM: bench/arena-idle.ts); the first ready
+// socket brings it back to POLL_MS. Arrival instants are the kernel's stamps either way.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
 import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
 import { realToMonoNs, socketFd } from "../net/kernel.ts";
+import { beforeClose, hasClose, type UdpReceive, type UdpTransport } from "../net/werift/transports.ts";
 import { intake } from "./intake.ts";
 
 /** A media datagram of `length` bytes at the start of `data` (a view into the arena). */
 export type ArenaHandler = (data: Buffer, arrivalNs: number, length: number) => void;
 /** werift's own handler of a UDP transport's datagrams. */
-export type OtherHandler = (data: Buffer, addr: [string, number]) => void;
+export type OtherHandler = UdpReceive;
 
 /** How often the thread looks for ready sockets, ms. */
 const POLL_MS = 1;
+/** Empty polls in a row before the interval doubles, and the longest interval. */
+const IDLE_POLLS = 50;
+const IDLE_POLL_MS = 32;
 /** Longest run of reading and processing before the loop may turn. */
 const SLICE_NS = 1e6;
 
@@ -36,6 +43,8 @@ class ArenaReader {
   private readonly stamp = new Float64Array(2);
   private nextToken = 1;
   private timer: NodeJS.Timeout | null = null;
+  private intervalMs = POLL_MS;
+  private emptyPolls = 0;
   private resumed = false;
 
   /** Sockets registered now (tests, diagnostics). */
@@ -55,10 +64,8 @@ class ArenaReader {
       return "libuv's reading of the socket could not be stopped";
     }
     this.routes.set(token, { fd, media, other });
-    if (this.timer === null) {
-      this.timer = setInterval(this.poll, POLL_MS);
-      this.timer.unref();
-    }
+    // a new viewer's media is due: poll at the full rate
+    if (this.timer === null || this.intervalMs !== POLL_MS) this.every(POLL_MS);
     let removed = false;
     return () => {
       if (removed) return;
@@ -72,10 +79,31 @@ class ArenaReader {
     };
   }
 
+  /** The poll interval now, ms (tests, diagnostics). */
+  get pollMs(): number {
+    return this.intervalMs;
+  }
+
+  private every(ms: number): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.intervalMs = ms;
+    this.emptyPolls = 0;
+    this.timer = setInterval(this.poll, ms);
+    this.timer.unref();
+  }
+
   private readonly poll = (): void => {
     this.resumed = false;
     const startNs = monoNs();
     const n = this.set.ready(this.ready);
+    if (n === 0) {
+      if (++this.emptyPolls >= IDLE_POLLS && this.intervalMs < IDLE_POLL_MS) {
+        this.every(Math.min(2 * this.intervalMs, IDLE_POLL_MS));
+      }
+    } else {
+      this.emptyPolls = 0;
+      if (this.intervalMs !== POLL_MS) this.every(POLL_MS);
+    }
     for (let i = 0; i < n; i++) {
       const route = this.routes.get(this.ready[i]!);
       if (route === undefined) continue;
@@ -157,19 +185,13 @@ export function arenaReader(): ArenaReader | string {
   return reader;
 }
 
-/** A werift UDP transport as the reader takes it over. */
-export interface ArenaTransport {
-  socket?: Socket;
-  close?: unknown;
-}
-
 /**
  * Hands a UDP transport's reading to the thread's arena reader: media to `handler`, the rest to
- * werift's own `onData`. Its socket leaves the reader's set before werift closes it (the
+ * `other`, werift's own handler. Its socket leaves the reader's set before werift closes it (the
  * transport's close), so the reader never reads a descriptor that is no longer this viewer's.
  * False, with the reason kept, where batched reads cannot run: the caller routes it as before.
  */
-export function readInArena(t: ArenaTransport, handler: ArenaHandler, onData: OtherHandler): boolean {
+export function readInArena(t: UdpTransport, handler: ArenaHandler, other: OtherHandler): boolean {
   if (!intake.wantKernel) {
     // batched reads carry the kernel's stamps; the thread's own (forced) need the lean path
     intake.stats.readBy("dgram", "the thread's own stamps (stampSource thread) are taken on the lean path");
@@ -177,24 +199,20 @@ export function readInArena(t: ArenaTransport, handler: ArenaHandler, onData: Ot
   }
   const reader = arenaReader();
   const socket = t.socket;
-  const close = t.close;
-  if (typeof reader === "string" || socket === undefined || typeof close !== "function") {
+  if (typeof reader === "string" || socket === undefined || !hasClose(t)) {
     intake.stats.readBy(
       "dgram",
       typeof reader === "string" ? reader : "the transport has no socket or close",
     );
     return false;
   }
-  const remove = reader.add(socket, handler, onData);
+  const remove = reader.add(socket, handler, other);
   if (typeof remove === "string") {
     intake.stats.readBy("dgram", remove);
     return false;
   }
   intake.stats.readBy("arena");
-  t.close = (...args: unknown[]) => {
-    remove();
-    return (close as (...a: unknown[]) => unknown).apply(t, args);
-  };
+  beforeClose(t, remove);
   socket.once("close", remove);
   return true;
 }

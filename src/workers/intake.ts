@@ -42,8 +42,8 @@ export class Intake {
   private head = 0;
   private size = 0;
   private scheduled = false;
-  /** the instant of the datagram being processed, -1 outside a slice (werift's path reads it) */
-  currentArrivalNs = -1;
+  /** the arrival instant of the datagram being dispatched (dispatch), -1 outside one */
+  private dispatchingNs = -1;
 
   // lag estimator state (see the file comment)
   private phaseOpen = false;
@@ -113,13 +113,7 @@ export class Intake {
     this.stats.lag(at, lagNs);
     if (this.tap !== null) this.tap(fromPort, data, at, lagNs);
     if (this.inline) {
-      this.currentArrivalNs = at;
-      try {
-        handler(data, at);
-      } catch {
-        // the viewer's own failure (counted there)
-      }
-      this.currentArrivalNs = -1;
+      this.dispatch(handler, data, at);
       return;
     }
     if (this.size === MAX_QUEUED) {
@@ -144,6 +138,28 @@ export class Intake {
    * loop blocks after it, a datagram stamped next arrived after it, so this callback's work is
    * not counted in that datagram's bound.
    */
+  /**
+   * Calls `handler` with a datagram that arrived at `atNs`; during the call `dispatchingArrivalNs`
+   * is that instant: werift's own receive path decrypts and emits a packet inside the call, and
+   * its packet event carries no instant of its own. A handler's failure is its viewer's (counted
+   * there); the caller goes on.
+   */
+  dispatch(handler: DatagramHandler, data: Buffer, atNs: number): void {
+    this.dispatchingNs = atNs;
+    try {
+      handler(data, atNs);
+    } catch {
+      // the viewer's own failure
+    } finally {
+      this.dispatchingNs = -1;
+    }
+  }
+
+  /** The arrival instant of the datagram being dispatched, or −1 outside a dispatch. */
+  get dispatchingArrivalNs(): number {
+    return this.dispatchingNs;
+  }
+
   mark(): void {
     if (this.size > 0 || this.inline) return;
     this.sliceEndNs = monoNs();
@@ -223,15 +239,9 @@ export class Intake {
       this.size--;
       // the wait from arrival to processing: the receive lag plus the queue
       this.stats.wait(at, now > at ? now - at : 0);
-      this.currentArrivalNs = at;
-      try {
-        handler(data, at);
-      } catch {
-        // a handler's failure is its viewer's (counted there); the queue goes on
-      }
+      this.dispatch(handler, data, at);
       now = monoNs();
     } while (this.size > 0 && now < deadline);
-    this.currentArrivalNs = -1;
     if (this.size > 0) {
       this.scheduled = true;
       setImmediate(this.drain);

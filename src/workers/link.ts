@@ -6,10 +6,19 @@
 // added), and everything else (STUN, DTLS, media before SRTP is up) on werift's UDP transports'
 // onData. Uplink: every datagram at the transports' send (STUN, DTLS, RTCP). Installed after ICE
 // gathering, before the WHEP POST, so every handshake crosses the emulated link.
-import type { RTCPeerConnection } from "werift";
 import { monoNs } from "../core/clock/clock.ts";
 import { LinkDirection, LinkRandom } from "../core/link/model.ts";
 import type { Cohort, LinkRecord } from "../core/link/types.ts";
+import type { RTCPeerConnection } from "../net/werift/api.ts";
+import {
+  peerUdpTransports,
+  receiveOf,
+  sendOf,
+  type UdpReceive,
+  type UdpSend,
+  wrapReceive,
+  wrapSend,
+} from "../net/werift/transports.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
 import { atMonoNs, type Timer } from "./timers.ts";
 
@@ -74,11 +83,6 @@ class Held {
   }
 }
 
-interface UdpLike {
-  onData?: unknown;
-  send?: unknown;
-}
-
 export class ViewerLink {
   readonly cohort: string;
   private readonly down: LinkDirection;
@@ -112,67 +116,47 @@ export class ViewerLink {
       }
       // a length means a view its reader reuses after the call (the arena path): keep a copy
       const data = length === undefined ? view : Buffer.from(view.subarray(0, length));
-      this.heldDown.hold(at, () => {
-        // werift's own receive path reads the instant here (receive-path.ts)
-        intake.currentArrivalNs = at;
-        try {
-          handler(data, at);
-        } finally {
-          intake.currentArrivalNs = -1;
-        }
-      });
+      // through the intake's dispatch: werift's own receive path reads the instant there
+      this.heldDown.hold(at, () => intake.dispatch(handler, data, at));
     };
   }
 
   /**
-   * Wraps each UDP transport of the peer's ICE connection (werift internals: RTCPeerConnection
-   * .iceTransports[].connection.protocols[].transport.{onData, send}); returns how many.
+   * Wraps what each UDP transport of the peer's ICE connections receives and sends (the werift
+   * seam's peerUdpTransports); returns how many.
    */
   attach(pc: RTCPeerConnection): number {
     let n = 0;
-    const ice = (pc as unknown as { iceTransports?: { connection?: { protocols?: unknown[] } }[] })
-      .iceTransports;
-    for (const it of ice ?? []) {
-      for (const p of it.connection?.protocols ?? []) {
-        const t = (p as { transport?: UdpLike } | null)?.transport;
-        if (t === undefined || typeof t.onData !== "function" || typeof t.send !== "function") continue;
-        this.wrapTransport(
-          t,
-          t.onData as (d: unknown, a: unknown) => void,
-          t.send as (d: unknown, a: unknown) => unknown,
-        );
-        n++;
-      }
+    for (const t of peerUdpTransports(pc)) {
+      if (receiveOf(t) === null || sendOf(t) === null) continue;
+      if (!this.down.transparent) wrapReceive(t, (onData) => this.downlink(onData));
+      if (!this.up.transparent) wrapSend(t, (send) => this.uplink(send));
+      n++;
     }
     return n;
   }
 
-  private wrapTransport(
-    t: UdpLike,
-    onData: (d: unknown, a: unknown) => void,
-    send: (d: unknown, a: unknown) => unknown,
-  ): void {
-    if (!this.down.transparent) {
-      t.onData = (data: unknown, addr: unknown) => {
-        const now = monoNs();
-        const at = this.down.decide(Buffer.isBuffer(data) ? data.length : 0, now);
-        if (at < 0) return;
-        if (at === now) onData(data, addr);
-        else this.heldDown.hold(at, () => onData(data, addr));
-      };
-    }
-    if (!this.up.transparent) {
-      t.send = (data: unknown, addr: unknown) => {
-        const now = monoNs();
-        const at = this.up.decide(Buffer.isBuffer(data) ? data.length : 0, now);
-        if (at < 0) return Promise.resolve();
-        if (at === now) return send(data, addr);
-        this.heldUp.hold(at, () => {
-          Promise.resolve(send(data, addr)).catch(() => {});
-        });
-        return Promise.resolve();
-      };
-    }
+  private downlink(onData: UdpReceive): UdpReceive {
+    return (data, addr) => {
+      const now = monoNs();
+      const at = this.down.decide(Buffer.isBuffer(data) ? data.length : 0, now);
+      if (at < 0) return;
+      if (at === now) onData(data, addr);
+      else this.heldDown.hold(at, () => onData(data, addr));
+    };
+  }
+
+  private uplink(send: UdpSend): UdpSend {
+    return (data, addr) => {
+      const now = monoNs();
+      const at = this.up.decide(Buffer.isBuffer(data) ? data.length : 0, now);
+      if (at < 0) return Promise.resolve();
+      if (at === now) return send(data, addr);
+      this.heldUp.hold(at, () => {
+        Promise.resolve(send(data, addr)).catch(() => {});
+      });
+      return Promise.resolve();
+    };
   }
 
   /** Drops what is still held (the viewer stops). */

@@ -6,25 +6,13 @@ import type { MessagePort } from "node:worker_threads";
 import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipIdentity } from "../core/delay/fingerprint.ts";
 import type { Cohort } from "../core/link/types.ts";
+import type { ReceivePath, StampSource } from "../core/scenario/defaults.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
 
-/**
- * How inbound media reaches a viewer's pipeline (docs/definitions.md#receive-paths): werift's own
- * path, the lean one, or the lean pipeline read in batches into the thread's arena.
- */
-export type ReceivePath = "werift" | "lean" | "arena";
-export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean", "arena"];
-/** Used when neither the scenario nor the task says. */
-export const DEFAULT_RECEIVE_PATH: ReceivePath = "arena";
-
-/**
- * Which clock gives a media datagram its arrival instant (docs/definitions.md#arrival-stamps):
- * the kernel's receive stamp, or the viewer thread's own reading when JavaScript first sees it.
- */
-export type StampSource = "kernel" | "thread";
-export const STAMP_SOURCES: readonly StampSource[] = ["kernel", "thread"];
+/** The receive path and stamp source a task names: the scenario's choices (core/scenario/defaults.ts). */
+export type { ReceivePath, StampSource };
 
 /** A viewer thread's stamps over a shard: the source ("mixed" when both stamped), counts, the thread's reason. */
 export interface StampSources {
@@ -57,7 +45,7 @@ export interface ShardTask {
   stampClock: SharedArrayBuffer | null;
   /** 0: match each frame at once; else wait for the send log to pass the frame's arrival, at most this long (a split run's log arrives over its own channel) */
   logWaitNs: number;
-  /** werift's receive path or the lean one; absent: DEFAULT_RECEIVE_PATH */
+  /** werift's receive path or a lean one; absent: SCENARIO_DEFAULTS.receivePath */
   receivePath?: ReceivePath;
   /** "thread" forces the thread's stamp; absent or "kernel": the kernel's where it can be had */
   stampSource?: StampSource;

@@ -5,30 +5,38 @@
 // (intake.ts) stamps each media datagram when it reaches JavaScript and queues the work; both
 // feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
 // figures of one stream are the same on either (test/e2e/receive-path.test.ts).
-import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "werift";
+
 import { monoNs } from "../core/clock/clock.ts";
 import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
 import { absCaptureToUnixNs } from "../core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
 import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
+import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "../net/werift/api.ts";
+import { silenceWeriftNack } from "../net/werift/srtp-start.ts";
+import type { WeriftInternalsError } from "../net/werift/version.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
-import {
-  claimMedia,
-  releaseMedia,
-  silenceWeriftNack,
-  transceiverRtcpSender,
-  type WeriftAdapterError,
-} from "./lean/adapter.ts";
+import { claimMedia, releaseMedia, transceiverRtcpSender } from "./lean/adapter.ts";
 import { NackGenerator } from "./lean/nack.ts";
 import { NackSender } from "./lean/nack-sender.ts";
 import { type AudioPacketSink, LeanReceiver } from "./lean/receiver.ts";
 import type { ReceivePath } from "./protocol.ts";
 
 /**
- * What the lean paths of this thread did (tests and diagnostics): sessions taken over by SRTP
- * profile, the highest rollover counter reached, packets rejected by SRTP, receiver reports.
+ * What the lean and arena paths of this thread did (tests and diagnostics): sessions taken over,
+ * by SRTP profile and by who unprotects, the highest rollover counter reached, packets rejected
+ * by SRTP, receiver reports sent. Written only when a session starts and when it closes.
  */
-export const leanDiagnostics = {
+export interface LeanDiagnostics {
+  sessions: number;
+  gcm: number;
+  cm: number;
+  openssl: number;
+  maxRoc: number;
+  srtpRejected: number;
+  reportsSent: number;
+}
+
+const diagnostics: LeanDiagnostics = {
   sessions: 0,
   gcm: 0,
   cm: 0,
@@ -37,6 +45,24 @@ export const leanDiagnostics = {
   srtpRejected: 0,
   reportsSent: 0,
 };
+
+/** This thread's lean-path diagnostics so far (a copy). */
+export function leanDiagnostics(): Readonly<LeanDiagnostics> {
+  return { ...diagnostics };
+}
+
+function sessionStarted(profile: number, rx: LeanReceiver): void {
+  diagnostics.sessions++;
+  if (profile === SRTP_AEAD_AES_128_GCM) diagnostics.gcm++;
+  else diagnostics.cm++;
+  if (rx.srtpBackend === "openssl") diagnostics.openssl++;
+}
+
+function sessionClosed(rx: LeanReceiver): void {
+  diagnostics.maxRoc = Math.max(diagnostics.maxRoc, rx.maxRoc);
+  diagnostics.srtpRejected += rx.dropped.srtp;
+  diagnostics.reportsSent += rx.reportsSent;
+}
 
 export interface ReceiveOptions {
   /** shard-wide packet and payload-byte counters */
@@ -63,7 +89,7 @@ export interface ReceiveHandle {
   close(): void;
 }
 
-/** Installs the path on a transceiver just added (before signalling). Throws WeriftAdapterError. */
+/** Installs the path on a transceiver just added (before signalling). Throws WeriftInternalsError. */
 export function installReceivePath(
   path: ReceivePath,
   pc: RTCPeerConnection,
@@ -93,8 +119,8 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
     pipeline = p;
     const counters = o.counters;
     track.onReceiveRtp.subscribe((rtp, ext) => {
-      // stamped by the intake; werift decrypts and dispatches within the intake's slice
-      const stamped = intake.currentArrivalNs;
+      // stamped by the intake; werift decrypts and emits within the intake's dispatch
+      const stamped = intake.dispatchingArrivalNs;
       const arrivalNs = stamped >= 0 ? stamped : monoNs();
       const abs = ext?.[ABS_CAPTURE_TIME_URI];
       const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
@@ -111,7 +137,7 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
   if (audio !== undefined) silenceWeriftNack(audio.tr);
   const takeAudio = (track: MediaStreamTrack) => {
     track.onReceiveRtp.subscribe((rtp) => {
-      const stamped = intake.currentArrivalNs;
+      const stamped = intake.dispatchingArrivalNs;
       const h = rtp.header;
       audio?.sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, stamped >= 0 ? stamped : monoNs());
     });
@@ -175,14 +201,11 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
         },
       });
       rx = r;
-      leanDiagnostics.sessions++;
-      if (keys.profile === SRTP_AEAD_AES_128_GCM) leanDiagnostics.gcm++;
-      else leanDiagnostics.cm++;
-      if (r.srtpBackend === "openssl") leanDiagnostics.openssl++;
+      sessionStarted(keys.profile, r);
       if (closed) r.close();
       return r.onDatagram;
     },
-    fail(err: WeriftAdapterError) {
+    fail(err: WeriftInternalsError) {
       o.onError(err);
     },
   });
@@ -193,10 +216,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
       releaseMedia(tr);
       if (rx !== null) {
         rx.close();
-        const d = leanDiagnostics;
-        d.maxRoc = Math.max(d.maxRoc, rx.maxRoc);
-        d.srtpRejected += rx.dropped.srtp;
-        d.reportsSent += rx.reportsSent;
+        sessionClosed(rx);
       }
     },
   };

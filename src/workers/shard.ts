@@ -6,16 +6,11 @@ import { monoNs } from "../core/clock/clock.ts";
 import { AudioTable } from "../core/delay/audio-pipeline.ts";
 import { ClipTable, createHasher, type Hasher } from "../core/delay/fingerprint.ts";
 import { SendLog } from "../core/delay/sendlog.ts";
+import { SCENARIO_DEFAULTS } from "../core/scenario/defaults.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
 import { intake } from "./intake.ts";
-import {
-  DEFAULT_RECEIVE_PATH,
-  type ReceivePath,
-  type ShardResult,
-  type ShardTask,
-  type ShardTick,
-} from "./protocol.ts";
+import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
 import { atMonoNs } from "./timers.ts";
 import { runViewer } from "./viewer.ts";
@@ -100,7 +95,7 @@ export async function runShard(
       intakeDropped: intake.dropped,
       stamps: intake.stats.sources(),
       repairedFrames: records.reduce((n, r) => n + r.oneWayDelay.lateCompletedFrames, 0),
-      ...pathRan(task.receivePath ?? DEFAULT_RECEIVE_PATH),
+      ...pathRan(task.receivePath ?? SCENARIO_DEFAULTS.receivePath),
     },
   };
 }
@@ -134,7 +129,7 @@ async function shardContext(
     logWaitNs: task.logWaitNs,
     stop,
     counters,
-    receivePath: task.receivePath ?? DEFAULT_RECEIVE_PATH,
+    receivePath: task.receivePath ?? SCENARIO_DEFAULTS.receivePath,
     cohorts: task.cohorts ?? [],
     t0MonoNs: task.t0MonoNs,
     ...audioContext(task),

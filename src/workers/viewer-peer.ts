@@ -2,10 +2,12 @@
 // the peer that made the offer; the 406 flow answers the server's counter-offer with a fresh
 // peer, whose transceiver, codecs, payload types and header extensions all come from that offer
 // (a peer that already offered keeps its own offer's state after a remote offer).
-import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
+
 import { monoNs, wallOf } from "../core/clock/clock.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../core/delay/viewer-pipeline.ts";
-import { abandonDtls, newPeer, videoCodecs } from "../net/rtc.ts";
+import { newPeer, videoCodecs } from "../net/rtc.ts";
+import type { RTCPeerConnection, RTCRtpTransceiver } from "../net/werift/api.ts";
+import { abandonDtls } from "../net/werift/patches.ts";
 import type { ViewerLink } from "./link.ts";
 import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";

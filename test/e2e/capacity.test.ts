@@ -1,7 +1,8 @@
 // `whipbench capacity` end to end (docs/definitions.md#capacity): the search against the built-in
 // relay's deterministic knee (`relay --capacity 40`: past 40 viewers every leg loses 1 packet in
 // 20), and a client whose ceiling budget is made tiny, which must end the search as client-bound
-// instead of reporting a knee.
+// instead of reporting a knee. A step's report counts the publisher's keyframe requests of that
+// step only, though the publisher streams across the steps.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -282,6 +283,57 @@ test("SIGINT during a step: the capacity report is still written, marked interru
   } finally {
     relay.child.kill("SIGTERM");
     await relay.done;
+    tmp.remove();
+  }
+});
+
+test("each step's report counts the keyframe requests the publisher received during that step", async () => {
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  const base = await relay.listen();
+  const tmp = tempDir("capacity-kf");
+  try {
+    const file = join(tmp.dir, "scenario.json");
+    // two steps of fresh viewers (3, then 6: a pass at max ends the search), one publisher
+    const spec = { start: 3, max: 6, growth: 2, resolution: 1, stepSeconds: 3, settleSeconds: 1 };
+    writeFileSync(file, JSON.stringify({ ...scenario(base, spec, { loss: "< 50%" }), rampSeconds: 1 }));
+    const out = join(tmp.dir, "out");
+    // the subject is the publisher's counts, not the client's guard: its thresholds out of reach
+    const loose = {
+      ...DEFAULT_CEILING,
+      eventLoopUtilisation: 1,
+      eventLoopDelayP99Ms: 10_000,
+      receiveLagFloorMs: 10_000,
+      keepUpWaitP50Ms: 10_000,
+      publisherSendLagP99Ms: 10_000,
+    };
+    const code = await capacityCommand(
+      file,
+      { out, workers: 0, quiet: true },
+      { ceiling: loose, stdout: () => {} },
+    );
+    const { report } = readCapacity(out);
+    assert.equal(code, 0, `${report.result.summary} ${JSON.stringify(report.result.clientEvidence ?? [])}`);
+    assert.deepEqual(
+      report.steps.map((s) => s.viewers),
+      [3, 6],
+    );
+    let sum = 0;
+    for (const s of report.steps) {
+      const step = JSON.parse(readFileSync(join(out, s.report ?? ""), "utf8")) as {
+        aggregate: { joined: number };
+        publisher: { pliReceived: number; firReceived: number; keyframeRequestsPerJoin?: number };
+      };
+      const p = step.publisher;
+      // every viewer asks for a keyframe at least once and the relay sends each request on as a PLI
+      assert.ok(p.pliReceived >= step.aggregate.joined, `step ${s.index}: ${p.pliReceived} PLIs`);
+      assert.equal(p.firReceived, 0);
+      assert.equal(p.keyframeRequestsPerJoin, p.pliReceived / step.aggregate.joined);
+      sum += p.pliReceived;
+    }
+    // the steps' own counts add up to what the relay sent on: none counted twice
+    assert.equal(sum, relay.keyframeRequests("s"));
+  } finally {
+    await relay.close();
     tmp.remove();
   }
 });

@@ -3,7 +3,7 @@
 // chart drawn by uPlot on a canvas, no console error and no fetch, and a chart's values shown on
 // hover in its legend. The matrix chart keeps not-comparable repeats apart from the ranked ones.
 // The run report of a run with cohorts (the unit tests' fixture) shows its cohort section and the
-// chart comparing the cohorts' delay.
+// chart comparing the cohorts' delay; the run report of a run with churn shows its churn card.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +18,7 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { htmlAssets, renderHtmlReport } from "../../src/main/output/html-report.ts";
 import { cohortInput } from "../unit/cohort-fixtures.ts";
+import { goldenChurnInput } from "../unit/golden-fixtures.ts";
 import { chromiumPath, openReport } from "./chromium.ts";
 import { tempDir } from "./cli-harness.ts";
 
@@ -235,4 +236,17 @@ test("the run report with cohorts: the cohort section and a CDF per cohort on on
     values.slice(1).every((v) => /^\d+\.\d$/.test(v)),
     `hover legend ${values.join(", ")}`,
   );
+});
+
+test("the run report with churn: the churn card as the browser lays it out, the charts still drawn", {
+  skip,
+}, async () => {
+  const input = goldenChurnInput();
+  const r = buildReport(input);
+  const page = await openPage("report-churn", await renderHtmlReport(r, delayDistribution(input, r)));
+  assert.match(page.text, /Churn\s+3 viewers in all; late joiners 1 \(1 joined\); joins 3; leaves 1 /);
+  assert.match(page.text, /late joiners\s+n\s+p50\s+p95\s+p99\s+min\s+max/);
+  assert.match(page.text, /join: first keyframe\s+1\s+412\.5 ms\s+412\.5 ms/);
+  assert.match(page.text, /setup: ICE connected\s+1\s+21\.2 ms/);
+  assert.ok(page.charts["chart-joins"]?.canvas, "the join chart drew");
 });

@@ -2,7 +2,8 @@
 // 127.0.0.1: viewers' sockets closing and new ones opening on the same thread while datagrams
 // flow (the new socket often gets the closed one's descriptor number) never hand a datagram to
 // the wrong viewer; a datagram that is not media goes to werift's handler with its source; the
-// kernel's stamp comes with each datagram; forced unavailable, the caller keeps its own path.
+// kernel's stamp comes with each datagram; an idle reader polls less often; forced unavailable, the
+// caller keeps its own path.
 import assert from "node:assert/strict";
 import { createSocket, type Socket } from "node:dgram";
 import { test } from "node:test";
@@ -96,6 +97,40 @@ test("a datagram that is not media goes to werift's handler, with its source add
   assert.deepEqual(seen[0], { data: [0, 1, 2], addr: ["127.0.0.1", tx.address().port] });
   transport.close();
   tx.close();
+});
+
+test("an idle reader polls less and less often, and the first datagram brings the full rate back", async (t) => {
+  if (!linux) return t.skip("batched reads are Linux-only");
+  const reader = arenaReader();
+  if (typeof reader === "string") return assert.fail(reader);
+  intake.beginRun("kernel");
+  const tx = await bound();
+  const rx = await bound();
+  const arrivals: number[] = [];
+  const remove = reader.add(
+    rx,
+    (_data, at) => arrivals.push(at),
+    () => {},
+  );
+  if (typeof remove === "string") return assert.fail(remove);
+  try {
+    assert.equal(reader.pollMs, 1, "a new socket is polled at the full rate");
+    // 50 empty polls at each interval: 1 → 32 ms takes 50 · (1 + 2 + 4 + 8 + 16) ms ≈ 1.55 s
+    const deadline = Date.now() + 5000;
+    while (reader.pollMs < 32 && Date.now() < deadline) await sleep(50);
+    assert.equal(reader.pollMs, 32, "idle: the longest interval");
+    const sentNs = monoNs();
+    tx.send(Buffer.from([0x80, 0, 0, 0]), rx.address().port, "127.0.0.1");
+    while (arrivals.length === 0 && Date.now() < deadline + 1000) await sleep(1);
+    assert.equal(arrivals.length, 1);
+    // the kernel's stamp, not the late poll's instant
+    assert.ok(arrivals[0]! >= sentNs && arrivals[0]! - sentNs < 5e6, String(arrivals[0]! - sentNs));
+    assert.equal(reader.pollMs, 1, "a datagram brings the full rate back");
+  } finally {
+    remove();
+    rx.close();
+    tx.close();
+  }
 });
 
 test("forced unavailable: the transport is not taken, and the thread says why", async () => {

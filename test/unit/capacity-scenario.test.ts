@@ -88,3 +88,23 @@ test("cohorts: counts above capacity.start are a note, above capacity.max an err
   assert.deepEqual(at(20), [15, 3]);
   assert.deepEqual(at(80), [15, 33]);
 });
+
+test("churn: its schedule is bounded at capacity.max viewers, not at the scenario's bound; its keys still checked", () => {
+  const text = (churn: object, capacity: object) =>
+    JSON.stringify({ ...BASE, joinTimeoutSeconds: 4, churn, capacity: { start: 12, ...capacity } });
+  // 12 places for 240 s with 10 s lifetimes: a few hundred viewers (at 10000 places it would be ~240 000)
+  const { scenario } = capacityScenario(
+    text({ meanLifetimeSeconds: 10, seed: 1 }, { max: 12, stepSeconds: 240 }),
+  );
+  assert.deepEqual(scenario.churn, { meanLifetimeSeconds: 10, seed: 1, minLifetimeSeconds: 4 });
+  assert.equal(scenario.viewers, 12);
+  // at a capacity.max whose steps would schedule more than 100 000 viewers, the bound still holds
+  assert.throws(
+    () => capacityScenario(text({ meanLifetimeSeconds: 4 }, { max: 5000, stepSeconds: 240 })),
+    /^ScenarioError: scenario: churn: the run would schedule more than 100000 viewers; raise churn\.meanLifetimeSeconds, or lower viewers or holdSeconds$/,
+  );
+  assert.throws(
+    () => capacityScenario(text({ meanLifetimeSeconds: 10, minLifetimeSeconds: 2 }, { max: 12 })),
+    /^ScenarioError: scenario: churn\.minLifetimeSeconds: must be at least joinTimeoutSeconds \(4 s\)/,
+  );
+});

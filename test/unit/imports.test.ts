@@ -174,3 +174,113 @@ test("one-way imports between the rooms", () => {
   }
   assert.deepEqual(broken, []);
 });
+
+/** The packages only one seam module may import in src/: werift (and the tweetnacl it patches), koffi. */
+const SEAMS: readonly { pkg: string; seam: (f: string) => boolean; where: string }[] = [
+  {
+    pkg: "werift",
+    seam: (f) => f.startsWith("src/net/werift/"),
+    where: "src/net/werift/ (public API: api.ts)",
+  },
+  { pkg: "tweetnacl", seam: (f) => f === "src/net/werift/patches.ts", where: "src/net/werift/patches.ts" },
+  { pkg: "koffi", seam: (f) => f === "src/net/koffi.ts", where: "src/net/koffi.ts" },
+];
+
+/** Package names a file loads: imports and re-exports, `import(…)` and `require(…)`-style calls of a literal. */
+function loads(text: string): string[] {
+  const out = packages(text);
+  for (const m of text.matchAll(
+    /\b(?:import|require|createRequire\([^)]*\))\(\s*["']([^"'.][^"']*)["']\s*\)/g,
+  )) {
+    if (m[1] !== undefined) out.push(m[1]);
+  }
+  return out.map((p) => (p.startsWith("@") ? p.split("/").slice(0, 2).join("/") : (p.split("/")[0] ?? p)));
+}
+
+/**
+ * werift's internals as the seam reaches them: private members and the methods and fields it
+ * patches (src/net/werift/*.ts name each in their purpose lines). Outside the seam none of them
+ * may be read or written, nor a werift class's prototype.
+ */
+const WERIFT_INTERNALS = [
+  "protocols",
+  "iceTransport",
+  "iceTransports",
+  "dtlsTransports",
+  "startSrtp",
+  "srtpStarted",
+  "srtpProfiles",
+  "applyStunTurnServersFromOptions",
+  "stunServer",
+  "flight",
+  "onData",
+  "execute",
+];
+
+/** Code lines of a file (comment lines dropped) that reach a werift internal. */
+function internalReaches(text: string): string[] {
+  const names = WERIFT_INTERNALS.join("|");
+  const member = new RegExp(`(?:\\.|\\?\\.)(?:${names})\\b|[{;,]\\s*(?:${names})\\??:`);
+  const proto = /\b(?:Connection|RTC\w+|Rtp\w+|Rtcp\w+|Srtp\w+)\.prototype\b/;
+  return text
+    .split("\n")
+    .filter((l) => !/^\s*(?:\/\/|\/\*|\*)/.test(l))
+    .filter((l) => member.test(l) || proto.test(l));
+}
+
+test("werift, tweetnacl and koffi are each loaded in src/ by their seam only", () => {
+  const broken: string[] = [];
+  for (const f of sourceFiles("src")) {
+    for (const p of loads(readFileSync(join(ROOT, f), "utf8"))) {
+      const rule = SEAMS.find((s) => s.pkg === p);
+      if (rule !== undefined && !rule.seam(f)) broken.push(`${f}: ${p} (only ${rule.where})`);
+    }
+  }
+  assert.deepEqual(broken, []);
+  // the scanner sees each way a package is loaded
+  assert.deepEqual(loads('import { A } from "werift";\nconst k = createRequire(import.meta.url)("koffi");'), [
+    "werift",
+    "koffi",
+  ]);
+  assert.deepEqual(loads('const m = await import("werift/nonstandard");\nrequire("koffi")'), [
+    "werift",
+    "koffi",
+  ]);
+  // the three native modules reach koffi through the seam
+  for (const f of ["src/net/kernel.ts", "src/net/batch-read.ts", "src/net/openssl.ts"]) {
+    assert.ok(graph.get(f)?.includes("src/net/koffi.ts"), `${f} loads koffi through src/net/koffi.ts`);
+  }
+});
+
+test("werift's internals are reached in src/ only through src/net/werift/", () => {
+  const broken: string[] = [];
+  for (const f of sourceFiles("src")) {
+    if (f.startsWith("src/net/werift/")) continue;
+    for (const line of internalReaches(readFileSync(join(ROOT, f), "utf8")))
+      broken.push(`${f}: ${line.trim()}`);
+  }
+  assert.deepEqual(broken, []);
+  // the scanner sees a member access, a key of a cast's shape and a prototype; not comments or names
+  const sample = [
+    "const p = conn?.protocols;",
+    "const d = tr.dtlsTransport as unknown as { srtpProfiles?: unknown };",
+    "const proto = RTCDtlsTransport.prototype;",
+    "// werift's .iceTransport.connection",
+    "function f(onData: Handler) {}",
+    "const x = Object.prototype;",
+  ].join("\n");
+  assert.deepEqual(internalReaches(sample), [
+    "const p = conn?.protocols;",
+    "const d = tr.dtlsTransport as unknown as { srtpProfiles?: unknown };",
+    "const proto = RTCDtlsTransport.prototype;",
+  ]);
+  // the seam itself reaches each internal it lists
+  const seam = sourceFiles("src/net/werift")
+    .map((f) => readFileSync(join(ROOT, f), "utf8"))
+    .join("\n");
+  for (const name of WERIFT_INTERNALS)
+    assert.ok(
+      internalReaches(seam).some((l) => l.includes(name)),
+      name,
+    );
+});

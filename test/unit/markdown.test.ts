@@ -1,5 +1,5 @@
 // Markdown report (docs/definitions.md#markdown-report). The golden file test/fixtures/report-golden.md is the rendering of
-// goldenInput() below, compared byte for byte. To regenerate it after a deliberate change:
+// goldenInput() (golden-fixtures.ts), compared byte for byte. To regenerate it after a deliberate change:
 //   WB_UPDATE_GOLDEN=1 node_modules/.bin/node --test test/unit/markdown.test.ts
 // (test/fixtures/report-cohorts-golden.md likewise renders cohortInput(), a run with cohorts)
 // then review the diff of the fixture before committing it.
@@ -8,110 +8,15 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { buildReport } from "../../src/core/report/build.ts";
-import type { ReportInput } from "../../src/core/report/input.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import { COHORTS_METHOD } from "../../src/core/report/method-lines.ts";
 import { cohortInput } from "./cohort-fixtures.ts";
+import { goldenChurnInput, goldenInput } from "./golden-fixtures.ts";
 import { healthyViewers, makeInput, makeScenario, makeViewer } from "./report-fixtures.ts";
 
 const GOLDEN = new URL("../fixtures/report-golden.md", import.meta.url);
 const COHORTS_GOLDEN = new URL("../fixtures/report-cohorts-golden.md", import.meta.url);
-
-/** A valid single-process run with a seed, a dropped viewer, partial packet transit and a late publisher error. */
-function goldenInput(): ReportInput {
-  const transit = (valuesMs: number[]) => ({
-    negotiated: true,
-    stamped: valuesMs.length,
-    invalid: 0,
-    valuesMs,
-  });
-  const viewers = [
-    makeViewer(0, {
-      keyMs: [12.25, 14],
-      deltaMs: [2.5, 3.75, 4.05, 9.95],
-      transit: transit([1.25, 1.35, 2.45]),
-      nacksSent: 2,
-      counters: { completeFrames: 9, excludedFrames: 2, invalid: 1, lateCompletedFrames: 1 },
-      startOffsetNs: 123_456_789,
-      rampOffsetNs: 123_456_789,
-      whepFlow: "answer",
-    }),
-    makeViewer(1, {
-      deltaMs: [5.5, 6.5],
-      transit: transit([2.05]),
-      counters: { frameEnd: "timestamp", completeFrames: 3, unmatchedFrames: 1 },
-      signallingMs: 7.5,
-      firstRtpMs: 31.5,
-      firstKeyframeMs: 1002.5,
-      rtp: {
-        received: 990,
-        expected: 1000,
-        lost: 10,
-        lossPercent: 1,
-        jitterMs: 0.625,
-        stalls: 1,
-        keyframes: 1,
-      },
-      startOffsetNs: 2_600_000_000,
-      rampOffsetNs: 100_000_000,
-      whepFlow: "counter-offer",
-    }),
-    makeViewer(2, {
-      counters: { completeFrames: 4, excludedFrames: 4 },
-      droppedAfterJoin: true,
-      errorKind: "dropped",
-      error: "the connection failed after the viewer had joined",
-      startOffsetNs: 5_987_654_321,
-      rampOffsetNs: 987_654_321,
-    }),
-  ];
-  const input = makeInput(viewers, {
-    scenario: makeScenario(3, {
-      name: "golden | run",
-      rampOffsetSeed: 7n,
-      rampOffsetMaxSeconds: 1,
-      metrics: "",
-    }),
-  });
-  return {
-    ...input,
-    publisher: {
-      ...input.publisher!,
-      errorKind: "disconnected",
-      error: "the server connection dropped while publishing",
-      disconnectedLate: true,
-    },
-  };
-}
-
 const GOLDEN_CHURN = new URL("../fixtures/report-golden-churn.md", import.meta.url);
-
-/** The golden run with churn: two places, viewer 2 a late joiner in viewer 0's place, which left. */
-function goldenChurnInput(): ReportInput {
-  const input = goldenInput();
-  const [v0, v1, v2] = input.viewers;
-  if (v0 === undefined || v1 === undefined || v2 === undefined) throw new Error("three viewers");
-  const late = {
-    ...v2,
-    record: { ...v2.record, signallingNs: 9.5e6, iceConnectedNs: 21.25e6, firstKeyframeNs: 412.5e6 },
-    stopOffsetNs: 9_000_000_000,
-    lateJoiner: true,
-  };
-  return {
-    ...input,
-    scenario: {
-      ...input.scenario,
-      viewers: 2,
-      churn: { meanLifetimeSeconds: 6, minLifetimeSeconds: 5, seed: 4 },
-    },
-    requestedViewers: 2,
-    viewers: [
-      { ...v0, stopOffsetNs: 5_987_654_321, left: true },
-      { ...v1, stopOffsetNs: 9_000_000_000 },
-      late,
-    ],
-  };
-}
 
 describe("golden Markdown", () => {
   test("with churn: matches test/fixtures/report-golden-churn.md byte for byte", () => {

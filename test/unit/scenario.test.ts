@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
+import { churnRun } from "../../src/core/scenario/churn-schedule.ts";
+import { SCENARIO_DEFAULTS } from "../../src/core/scenario/defaults.ts";
 import {
   decodeScenario,
   normaliseScenario,
@@ -272,4 +276,32 @@ test("secondsToNs truncates", () => {
   assert.equal(secondsToNs(1e-9), 1);
   assert.equal(secondsToNs(4.35), Math.trunc(4.35 * 1e9));
   assert.equal(secondsToNs(-0.5), -500_000_000);
+});
+
+test("the one table of defaults: what docs/definitions.md#scenario-keys states, what normalise fills in, what readers fall back to", () => {
+  // each is what the definitions state: `key` (value …)
+  const doc = readFileSync(join(import.meta.dirname, "../../docs/definitions.md"), "utf8");
+  const keys = doc.slice(doc.indexOf("### Scenario keys"), doc.indexOf("### Scenario validation"));
+  for (const [k, v] of Object.entries(SCENARIO_DEFAULTS)) {
+    assert.match(
+      keys,
+      new RegExp(`\`${k}\`\\s*\\(\`?${v}\`?[ )]`),
+      `definitions.md#scenario-keys states ${k}'s default ${v}`,
+    );
+  }
+  // every default applies to a publishing, seeded scenario that sets none of them
+  const bare: Scenario = {
+    whep: WHEP,
+    whip: WHIP,
+    viewers: 2,
+    rampSeconds: 1,
+    holdSeconds: 3,
+    rampOffsetSeed: 7n,
+  };
+  const n = normaliseScenario(bare);
+  for (const [k, v] of Object.entries(SCENARIO_DEFAULTS)) assert.equal(n[k as keyof Scenario], v, k);
+  // a reader of the scenario before normalising falls back to the same values
+  assert.equal(churnRun(bare).joinTimeoutSeconds, SCENARIO_DEFAULTS.joinTimeoutSeconds);
+  assert.equal(churnRun(bare).boundNs, SCENARIO_DEFAULTS.rampOffsetMaxSeconds * 1e9);
+  assert.deepEqual(buildSchedule(bare), buildSchedule(n));
 });

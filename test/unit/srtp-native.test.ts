@@ -128,8 +128,9 @@ for (const p of PROFILES) {
     assert.ok(ours.rocOf(0xabc) >= 1, "the stream wrapped");
     const c = ours.counters;
     // 7 tampered triples: 14 bad tags, and 7 changed sequence numbers of which 3 fall behind the
-    // window (replays, with the 10 replays and the one too old) and 4 fail their tag
-    assert.deepEqual(c, { authFailures: 17, replays: 14, malformed: 0, foreignSsrc: 2 });
+    // window (replays, with the 10 replays and the one too old) and 4 fail their tag; the 10
+    // replays alone are repeats (the same packets again)
+    assert.deepEqual(c, { authFailures: 17, replays: 14, repeats: 10, malformed: 0, foreignSsrc: 2 });
     assert.equal(a.filter((o) => o.out !== null).length, 400 + 180 + MAX_SSRCS - 1);
   });
 
@@ -231,7 +232,7 @@ for (const p of PROFILES) {
     const b = feedRtcp(new SrtcpReceiver(p.id, KEY, saltOf(p.id)), stream, false);
     assert.deepEqual(a, b);
     const last = JSON.parse(a[a.length - 1]!.counters) as Record<string, number>;
-    assert.deepEqual(last, { authFailures: 13, replays: 5, malformed: 0, foreignSsrc: 3 });
+    assert.deepEqual(last, { authFailures: 13, replays: 5, repeats: 0, malformed: 0, foreignSsrc: 3 });
     assert.ok(a[a.length - 3]!.out !== null && a[a.length - 1]!.out !== null, "the clear packets pass");
   });
 }

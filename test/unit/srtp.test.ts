@@ -20,7 +20,13 @@ import {
 } from "../../src/core/srtp/kdf.ts";
 import { REPLAY_WINDOW } from "../../src/core/srtp/replay.ts";
 import { SrtcpReceiver, SrtpReceiver } from "../../src/core/srtp/srtp.ts";
-import { extLength, findExtension, rtpHeaderLength, rtpSeq } from "../../src/workers/lean/rtp-read.ts";
+import {
+  extensionLength,
+  extensionOffset,
+  findExtension,
+  rtpHeaderLength,
+  rtpSeq,
+} from "../../src/workers/lean/rtp-read.ts";
 
 const PROFILES = [
   { name: "AEAD_AES_128_GCM", id: SRTP_AEAD_AES_128_GCM, salt: 12 },
@@ -157,10 +163,10 @@ for (const p of PROFILES) {
     const h = rtpHeaderLength(pkt, pkt.length - rx.tagLength);
     assert.ok(h > 12);
     assert.equal(rtpSeq(pkt), 500);
-    const at = findExtension(pkt, h, 3);
-    assert.ok(at > 0);
-    assert.equal(extLength, 8);
-    assert.ok(Math.abs(absCaptureAtToUnixNs(pkt, at) - ns) < 1000);
+    const found = findExtension(pkt, h, 3);
+    assert.ok(found > 0);
+    assert.equal(extensionLength(found), 8);
+    assert.ok(Math.abs(absCaptureAtToUnixNs(pkt, extensionOffset(found)) - ns) < 1000);
     assert.equal(findExtension(pkt, h, 4), -1);
     assert.deepEqual(rx.unprotect(pkt, h), pattern(100, 5));
   });
@@ -221,10 +227,10 @@ test("two-byte header extensions (0x1000) are found too", () => {
   for (let k = 0; k < 8; k++) b[i++] = k + 1;
   const h = rtpHeaderLength(b, b.length);
   assert.equal(h, 32);
-  assert.equal(findExtension(b, h, 9), 22);
-  assert.equal(extLength, 8);
-  assert.equal(findExtension(b, h, 2), 18);
-  assert.equal(extLength, 1);
+  const nine = findExtension(b, h, 9);
+  assert.deepEqual([extensionOffset(nine), extensionLength(nine)], [22, 8]);
+  const two = findExtension(b, h, 2);
+  assert.deepEqual([extensionOffset(two), extensionLength(two)], [18, 1]);
   assert.equal(findExtension(b, h, 5), -1);
   assert.equal(rtpHeaderLength(b, 20), -1, "extension beyond the packet");
   b[0] = 0x50;

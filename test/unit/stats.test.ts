@@ -118,10 +118,46 @@ test("histogram: 0 and beyond 60 s clamp for bucketing, exact min and max kept",
   assert.equal(three.summaryMs().max, 100_000);
 });
 
-test("histogram footprint stays modest", () => {
+test("histogram footprint: a few blocks while recording, at most 12 KB once read", () => {
   const h = new DelayHistogram();
-  assert.ok(h.footprintBytes <= 12 * 1024, String(h.footprintBytes));
+  assert.equal(h.countsBytes, 0);
+  // 1–20 ms: five binary orders of magnitude, five or six blocks of 128 counts
+  for (let ns = 1e6; ns <= 20e6; ns += 1e4) h.recordNs(ns);
+  assert.ok(h.countsBytes > 0 && h.countsBytes <= 6 * 512, String(h.countsBytes));
+  h.quantileNs(50);
+  assert.ok(h.countsBytes > 6 * 512 && h.countsBytes <= 12 * 1024, String(h.countsBytes));
   assert.match(DelayHistogram.precisionNote, /2 significant digits/);
+});
+
+test("histogram: the recording blocks encode exactly as hdr's own recording of the same values", () => {
+  let seed = 7;
+  const rnd = (): number => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const sampleNs = (shape: string, k: number): number => {
+    if (shape === "spread") return Math.exp(rnd() * 22) * 1000;
+    if (shape === "zero-and-small") return k % 3 === 0 ? 0 : Math.floor(rnd() * 300_000);
+    return k % 2 === 0 ? -1e6 : 61e9 + rnd() * 1e9; // clamped at both ends
+  };
+  for (const shape of ["spread", "zero-and-small", "clamped"]) {
+    const ours = new DelayHistogram();
+    const ref = hdr.build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 60_000_000,
+      numberOfSignificantValueDigits: 2,
+      bitBucketSize: 32,
+      autoResize: false,
+      useWebAssembly: false,
+    });
+    for (let k = 0; k < 5000; k++) {
+      const ns = sampleNs(shape, k);
+      ours.recordNs(ns);
+      ref.recordValue(Math.floor((Math.min(Math.max(ns, 0), 60e9) + 500) / 1000));
+    }
+    assert.equal(ours.encode().hdr, hdr.encodeIntoCompressedBase64(ref), shape);
+    assert.equal(ours.count, 5000, shape);
+  }
 });
 
 test("fast bucket index equals hdr's countsArrayIndex", () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import nacl from "tweetnacl";
-import { nativeX25519, patchWerift } from "../../src/net/rtc.ts";
+import { nativeX25519, patchWerift } from "../../src/net/werift/patches.ts";
 import { x25519, x25519KeyPair } from "../../src/net/x25519.ts";
 
 // tweetnacl's own JavaScript, kept before patchWerift replaces the two functions

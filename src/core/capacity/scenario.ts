@@ -53,7 +53,15 @@ export function capacityScenario(text: string): CapacityScenario {
     holdSeconds: spec.stepSeconds,
     excludeFirstSeconds: spec.settleSeconds,
   };
-  const validated = validateScenario(normaliseScenario(s));
+  const { churn, ...unchurned } = s;
+  let validated = validateScenario(normaliseScenario(unchurned));
+  if (churn !== undefined) {
+    // the churn schedule's bound (docs/definitions.md#churn-in-a-capacity-search) holds at the
+    // most viewers a step may have, capacity.max, not at the scenario's own bound on viewers
+    const { cohorts: _cohorts, ...plain } = unchurned;
+    const atMax = validateScenario(normaliseScenario({ ...plain, churn, viewers: spec.max }));
+    if (atMax.churn !== undefined) validated = { ...validated, churn: atMax.churn };
+  }
   const counted = (validated.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > spec.max) {
     throw new ScenarioError(

@@ -101,9 +101,6 @@ const NO_FINGERPRINT = {
 } as const;
 
 export class ViewerPipeline {
-  /** packets and payload bytes read (every packet, duplicates included), for per-second deltas */
-  packets = 0;
-  payloadBytes = 0;
   /** POST → first RTP packet, ns; −1 before */
   firstRtpNs = -1;
   /** POST → marker packet of the first complete keyframe, ns; −1 before */
@@ -118,6 +115,7 @@ export class ViewerPipeline {
   private readonly rtp: RtpStats;
   private readonly keyframeStart: (payload: Uint8Array) => boolean;
   private sampleFromNs = 0;
+  private started = false;
   private readonly stamp: StampDelay | null = null;
 
   private stamped = 0;
@@ -196,15 +194,15 @@ export class ViewerPipeline {
     captureWallNs: number,
   ): void {
     const sincePost = arrivalNs - this.postNs;
-    if (this.packets === 0) {
+    if (!this.started) {
+      this.started = true;
       this.sampleFromNs = arrivalNs + this.excludeFirstNs;
       this.firstRtpNs = sincePost;
     }
-    this.packets++;
-    this.payloadBytes += payload.length;
 
     const rtp = this.rtp;
-    rtp.push(seq, ts, marker, payload, sincePost);
+    // a duplicate or too-late packet is counted there and taken by no other figure
+    if (!rtp.push(seq, ts, marker, payload, sincePost)) return;
     if (this.firstKeyframeNs < 0 && rtp.firstKeyframeArrivalNs >= 0) {
       this.firstKeyframeNs = rtp.firstKeyframeArrivalNs;
     }

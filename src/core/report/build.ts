@@ -25,8 +25,8 @@ import {
 } from "./types.ts";
 import { viewerReport } from "./viewer-blocks.ts";
 
-function nonEmpty<K extends string>(key: K, text: string | undefined): { [P in K]?: string } {
-  return text === undefined || text === "" ? {} : ({ [key]: text } as { [P in K]?: string });
+function nonEmpty<K extends string, V extends string>(key: K, text: V | undefined): { [P in K]?: V } {
+  return text === undefined || text === "" ? {} : ({ [key]: text } as { [P in K]?: V });
 }
 
 function nonZero<K extends string>(key: K, n: number | undefined): { [P in K]?: number } {

@@ -5,6 +5,7 @@
 import { thresholdsHtml } from "../thresholds/render.ts";
 import type { DelayDistribution } from "./distribution.ts";
 import { audioSection } from "./html-audio.ts";
+import { churnSection } from "./html-churn.ts";
 import { cohortSection } from "./html-cohorts.ts";
 import { chartData } from "./html-data.ts";
 import { type HtmlAssets, htmlPage } from "./html-page.ts";
@@ -78,6 +79,7 @@ ${charts}
 </section>
 ${cohortSection(r)}
 ${audioSection(r)}
+${churnSection(r)}
 <section class="card"><h2>Viewers</h2><div class="wrap">${viewerTable(r)}</div></section>`,
     footer: `whipbench ${escapeHtml(r.whipbenchVersion)}, schema ${escapeHtml(r.schema)}.`,
     data,

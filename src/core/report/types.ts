@@ -5,6 +5,7 @@
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
 
 import type { LinkRecord } from "../link/types.ts";
+import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
 import type { ThresholdResult } from "../thresholds/types.ts";
 import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
@@ -56,38 +57,23 @@ export interface ReportServer {
   permission?: string;
 }
 
-/** docs/definitions.md#scenario-keys scenario as serialised in a report (redacted to hosts, docs/definitions.md#redaction), keys in docs/definitions.md#scenario-keys order. */
-export interface ReportScenario {
-  name?: string;
-  whip?: string;
-  whep: string;
-  codec?: string;
-  viewers: number;
-  rampSeconds: number;
-  holdSeconds: number;
-  rampOffsetSeed?: bigint;
-  rampOffsetMaxSeconds?: number;
-  warmupSeconds?: number;
-  joinTimeoutSeconds?: number;
-  stallMs?: number;
-  excludeFirstSeconds?: number;
-  bearerEnv?: string;
-  metrics?: string;
-  includeLoopback?: boolean;
-  loopbackOnly?: boolean;
-  /** our addition: worker threads asked for (absent when the scenario does not set it) */
-  workers?: number;
-  /** our addition: the viewers' receive path, "werift", "lean" or "arena" (absent in a scenario not normalised) */
-  receivePath?: string;
-  stampSource?: string;
-  keyframeOnRequest?: boolean;
-  /** the run sent and received the audio track (docs/definitions.md#audio-track) */
-  audio?: boolean;
-  /** our addition: the emulated links per viewer cohort, in the scenario's notation (docs/definitions.md#cohorts) */
+/**
+ * The Scenario keys a report's scenario block does not carry: the pass/fail conditions and the
+ * capacity search's settings (they have their own blocks), and the managed-service keys (`server`).
+ */
+type NotInReportScenario = "thresholds" | "capacity" | (typeof SERVER_KEYS)[number];
+
+/**
+ * docs/definitions.md#scenario-keys scenario as serialised in a report (redacted to hosts,
+ * docs/definitions.md#redaction): Scenario's own keys but those above, `cohorts` and `churn` in
+ * the scenario's notation (docs/definitions.md#cohorts, docs/definitions.md#churn). The JSON's key
+ * order is reportScenario's (build.ts), in docs/definitions.md#scenario-keys order; our additions
+ * are `workers`, `receivePath`, `stampSource`, `keyframeOnRequest`, `audio`, `cohorts` and `churn`.
+ */
+export type ReportScenario = Omit<Scenario, NotInReportScenario | "cohorts" | "churn"> & {
   cohorts?: Record<string, unknown>[];
-  /** our addition: viewers leave and new ones join (docs/definitions.md#churn) */
   churn?: Record<string, number>;
-}
+};
 
 /** docs/definitions.md#publisher-figures `publisher`. */
 export interface PublisherReport {

@@ -1,5 +1,6 @@
 // The reassembler's two kinds of frame: a complete one as it leaves (with its instants), and a
 // pending one still missing a packet, its head proof or its end (pooled, overwritten in place).
+import { keepPayload, type PayloadChunk } from "./payload-store.ts";
 
 /** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
 export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
@@ -35,10 +36,27 @@ export class PendingFrame {
   headBySeq = false;
   readonly exts: number[] = [];
   readonly payloads: Uint8Array[] = [];
+  /** the chunk holding payload i where own(i) copied it (payload-store.ts) */
+  private readonly kept: (PayloadChunk | null | undefined)[] = [];
+  private readonly into: { chunk: PayloadChunk | null } = { chunk: null };
 
   /** Replaces payload i by a copy of its bytes: its caller reuses the original after the push. */
   own(i: number): void {
-    this.payloads[i] = new Uint8Array(this.payloads[i]!);
+    this.payloads[i] = keepPayload(this.payloads[i]!, this.into);
+    this.kept[i] = this.into.chunk;
+  }
+
+  /** Drops the payload references (for the pool); the chunks of copied ones go to `released`. */
+  clear(released: PayloadChunk[]): void {
+    for (let j = 0; j < this.count; j++) {
+      this.payloads[j] = NO_PAYLOAD;
+      const c = this.kept[j];
+      if (c != null) {
+        released.push(c);
+        this.kept[j] = null;
+      }
+    }
+    this.count = 0;
   }
 }
 

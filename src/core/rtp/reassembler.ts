@@ -1,20 +1,19 @@
-// Frame reassembly for one viewer (docs/definitions.md#reassembly): turns RTP packets with their arrival instants
-// into complete frames, each with the instant it became whole (t1). Not pion's samplebuilder:
-// it keeps every packet's arrival and decides completeness itself. One deviation from the
-// reference (issue 11): with a FrameStart rule, the codec's frame-start mark also proves a
-// frame's head (see StartProof in frame-start.ts).
+// Frame reassembly for one viewer (docs/definitions.md#reassembly): turns RTP packets with their
+// arrival instants into complete frames, each with the instant it became whole (t1). Not pion's
+// samplebuilder: it keeps every packet's arrival and decides completeness itself; with a
+// FrameStart rule, the codec's frame-start mark also proves a frame's head (StartProof).
 //
-// State per viewer: `seen` (recent packets by extended sequence number: timestamp + arrival) in
-// a SeenRing (a map without allocation per packet); `pending` frames (pooled objects, a handful)
-// in an array kept sorted by `lo` and scanned; `closed` timestamps in a Map in the order they
-// closed. Payloads are kept by reference (the caller hands over ownership), or, with
-// `copyPending`, copied when a frame still pending keeps one. Per packet nothing else is
-// allocated; per completed frame, the CompletedFrame and whatever the depacketiser returns.
+// State per viewer: `seen` packets (timestamp + arrival by extended sequence number) in a
+// SeenRing; `pending` frames (pooled, a handful) in an array sorted by `lo`; `closed` timestamps
+// in a Map in the order they closed. Payloads are kept by reference, or, with `copyPending`,
+// copied into the thread's payload chunks (payload-store.ts) while their frame is pending. Per
+// completed frame: the CompletedFrame and what the depacketiser returns.
 
 import type { FrameEnd } from "../types.ts";
 import { type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketize } from "./frames.ts";
-import { FrameDepacketiser, MAX_PENDING, NO_PAYLOAD, PendingFrame } from "./frames.ts";
+import { FrameDepacketiser, MAX_PENDING, PendingFrame } from "./frames.ts";
+import { type PayloadChunk, releasePayload } from "./payload-store.ts";
 import { SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
@@ -35,7 +34,6 @@ export class Reassembler {
 
   private readonly seen = new SeenRing();
   private lastPruneNs = Number.NEGATIVE_INFINITY;
-
   // pending frames by ascending lo in order[0, pendingCount): a few, scanned (no map); never shrunk
   private readonly order: PendingFrame[] = [];
   private pendingCount = 0;
@@ -45,9 +43,10 @@ export class Reassembler {
 
   private haveEarliest = false;
   private earliest = 0;
-
   /** the caller reuses a payload's bytes after push: a frame still pending keeps a copy of it */
   copyPending = false;
+  // chunks of recycled frames' copies, released at the next push (a completed frame is read after it)
+  private readonly released: PayloadChunk[] = [];
   private lastFrame: PendingFrame | null = null;
   private lastIndex = 0;
 
@@ -87,6 +86,7 @@ export class Reassembler {
     arrivalNs: number,
     out: CompletedFrame[],
   ): number {
+    if (this.released.length > 0) releaseAll(this.released);
     if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
 
     const ext = this.extend(seq);
@@ -186,8 +186,7 @@ export class Reassembler {
   }
 
   private recycle(f: PendingFrame): void {
-    for (let j = 0; j < f.count; j++) f.payloads[j] = NO_PAYLOAD; // drop the references
-    f.count = 0;
+    f.clear(this.released);
     this.pool.push(f);
   }
 
@@ -293,4 +292,9 @@ export class Reassembler {
     }
     this.lastPruneNs = now;
   }
+}
+
+function releaseAll(chunks: PayloadChunk[]): void {
+  for (let i = 0; i < chunks.length; i++) releasePayload(chunks[i]!);
+  chunks.length = 0;
 }

@@ -66,10 +66,11 @@ export class RtpStats {
 
   /**
    * Records one packet. `arrivalNs` is measured from the viewer's POST (any fixed origin
-   * works: only differences and the RTP-unit conversion for jitter use it).
+   * works: only differences and the RTP-unit conversion for jitter use it). False when the
+   * packet was a duplicate or too late (counted, and nothing else may take it).
    */
-  push(seq: number, ts: number, marker: boolean, payload: Uint8Array, arrivalNs: number): void {
-    if (!this.extend(seq)) return;
+  push(seq: number, ts: number, marker: boolean, payload: Uint8Array, arrivalNs: number): boolean {
+    if (!this.extend(seq)) return false;
     this.received++;
 
     // Interarrival jitter, RFC 3550 A.8, arrival converted to RTP units.
@@ -91,6 +92,7 @@ export class RtpStats {
     this.lastArrivalNs = arrivalNs;
 
     this.keyframe(seq, ts, marker, this.keyframeStart(payload), arrivalNs);
+    return true;
   }
 
   /** Places seq on the extended line; false for a duplicate or a too-late packet (counted). */

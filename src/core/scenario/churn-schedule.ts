@@ -2,6 +2,7 @@
 // viewers that take the places of those that leave, computed up front from the seed.
 
 import type { ChurnSpec } from "./churn.ts";
+import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import { rampStartsNs } from "./ramp.ts";
 import { rampOffsetsNs, splitmixFractions, splitmixOutputs } from "./splitmix.ts";
 
@@ -99,9 +100,11 @@ export function churnRun(s: {
     viewers: s.viewers,
     rampNs: Math.trunc(s.rampSeconds * 1e9),
     ...(s.rampOffsetSeed !== undefined ? { rampOffsetSeed: s.rampOffsetSeed } : {}),
-    boundNs: seeded ? Math.trunc((s.rampOffsetMaxSeconds || 1) * 1e9) : 0,
+    boundNs: seeded
+      ? Math.trunc((s.rampOffsetMaxSeconds || SCENARIO_DEFAULTS.rampOffsetMaxSeconds) * 1e9)
+      : 0,
     holdNs: Math.trunc(s.holdSeconds * 1e9),
-    joinTimeoutSeconds: s.joinTimeoutSeconds ?? 10,
+    joinTimeoutSeconds: s.joinTimeoutSeconds ?? SCENARIO_DEFAULTS.joinTimeoutSeconds,
   };
 }
 

@@ -3,69 +3,20 @@
 // are never echoed).
 
 import { parseCapacity } from "../capacity/parse.ts";
-import type { CapacitySpec } from "../capacity/types.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
 import { parseCohorts, UNIMPAIRED } from "../link/parse.ts";
-import type { Cohort } from "../link/types.ts";
 import { splitCohortKey } from "../thresholds/cohort-figures.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
-import type { Threshold } from "../thresholds/types.ts";
-import { type ChurnSpec, parseChurn } from "./churn.ts";
+import { parseChurn } from "./churn.ts";
 import { churnProblem, churnRun } from "./churn-schedule.ts";
+import { RECEIVE_PATHS, SCENARIO_DEFAULTS, STAMP_SOURCES } from "./defaults.ts";
 import { JsonSyntaxError, scanFirstValue } from "./json.ts";
 import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
+import { type Scenario, SERVER_KEYS } from "./types.ts";
 
-/** docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
-export interface Scenario {
-  name?: string;
-  whip?: string;
-  whep: string;
-  codec?: string;
-  viewers: number;
-  rampSeconds: number;
-  holdSeconds: number;
-  /** int64; present = seeded ramp offsets on (0 is a valid seed) */
-  rampOffsetSeed?: bigint;
-  rampOffsetMaxSeconds?: number;
-  warmupSeconds?: number;
-  joinTimeoutSeconds?: number;
-  stallMs?: number;
-  excludeFirstSeconds?: number;
-  bearerEnv?: string;
-  metrics?: string;
-  includeLoopback?: boolean;
-  loopbackOnly?: boolean;
-  /** worker threads (0..256; 0 = let the engine decide) */
-  workers?: number;
-  /** how viewers receive media: werift's own path, the lean one or the arena one (default "arena") */
-  receivePath?: "werift" | "lean" | "arena";
-  /** where a viewer's arrival instants come from: "kernel" (absent: the kernel's where it can be had) or "thread" (forced) */
-  stampSource?: "kernel" | "thread";
-  /** the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true when absent in a publishing run */
-  keyframeOnRequest?: boolean;
-  /** the publisher sends the Opus clip as a second track and viewers receive it (docs/definitions.md#audio-track); absent: video only */
-  audio?: boolean;
-  /** issue 14: pass/fail conditions on report figures (not serialised into the report's scenario) */
-  thresholds?: Threshold[];
-  /** issue 15: the capacity search's settings (`whipbench capacity`; other commands ignore it) */
-  capacity?: CapacitySpec;
-  /** emulated links per viewer cohort (docs/definitions.md#cohorts); absent: every viewer unimpaired */
-  cohorts?: Cohort[];
-  /** viewers leave and new ones join during the hold (docs/definitions.md#churn); absent: no churn */
-  churn?: ChurnSpec;
-  /**
-   * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
-   * tier, the region, and the permission the run was made under. The report records them in its
-   * `server` block beside the hosts; they do not take part in ranking.
-   */
-  serverVersion?: string;
-  plan?: string;
-  region?: string;
-  permission?: string;
-}
+export type { Scenario };
+export { SERVER_KEYS };
 
-/** The managed-service keys, in report order. */
-export const SERVER_KEYS = ["serverVersion", "plan", "region", "permission"] as const;
 const MAX_SERVER_TEXT = 200;
 
 export class ScenarioError extends Error {
@@ -187,21 +138,21 @@ export function givenKeys(text: string): Set<keyof Scenario> {
 }
 
 /**
- * docs/definitions.md#scenario-keys defaults on a copy: codec "vp8"; rampOffsetMaxSeconds 1 with a seed; warmup 2 with
- * whip; join 10; stall 500; excludeFirstSeconds 5 when absent (explicit 0 kept); receivePath
- * "arena" (test/e2e/receive-path.test.ts holds it and "lean" to werift's figures). Empty strings, false flags
- * and zero omitempty numbers are dropped, as Go's output omits them.
+ * docs/definitions.md#scenario-keys defaults (SCENARIO_DEFAULTS, defaults.ts) on a copy. Empty
+ * strings, false flags and zero omitempty numbers are dropped, as Go's output omits them.
  */
 export function normaliseScenario(s: Scenario): Scenario {
+  const d = SCENARIO_DEFAULTS;
   const out: Scenario = { ...s };
-  if (!out.codec) out.codec = "vp8";
-  if (out.rampOffsetSeed !== undefined && !out.rampOffsetMaxSeconds) out.rampOffsetMaxSeconds = 1;
-  if (out.whip && !out.warmupSeconds) out.warmupSeconds = 2;
-  if (!out.joinTimeoutSeconds) out.joinTimeoutSeconds = 10;
-  if (!out.stallMs) out.stallMs = 500;
-  if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = 5;
-  if (!out.receivePath) out.receivePath = "arena";
-  if (out.whip && out.keyframeOnRequest === undefined) out.keyframeOnRequest = true;
+  if (!out.codec) out.codec = d.codec;
+  if (out.rampOffsetSeed !== undefined && !out.rampOffsetMaxSeconds)
+    out.rampOffsetMaxSeconds = d.rampOffsetMaxSeconds;
+  if (out.whip && !out.warmupSeconds) out.warmupSeconds = d.warmupSeconds;
+  if (!out.joinTimeoutSeconds) out.joinTimeoutSeconds = d.joinTimeoutSeconds;
+  if (!out.stallMs) out.stallMs = d.stallMs;
+  if (out.excludeFirstSeconds === undefined) out.excludeFirstSeconds = d.excludeFirstSeconds;
+  if (!out.receivePath) out.receivePath = d.receivePath;
+  if (out.whip && out.keyframeOnRequest === undefined) out.keyframeOnRequest = d.keyframeOnRequest;
   if (out.churn !== undefined && out.churn.minLifetimeSeconds === undefined) {
     out.churn = { ...out.churn, minLifetimeSeconds: out.joinTimeoutSeconds };
   }
@@ -222,6 +173,11 @@ function checkCohortThresholds(s: Scenario, fail: (msg: string) => never): void 
       `thresholds[${JSON.stringify(t.figure)}]: no cohort named ${goQuote(cohort)} (cohorts: ${names.join(", ")})`,
     );
   }
+}
+
+/** "a, b or c". */
+function oneOf(xs: readonly string[]): string {
+  return xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} or ${xs[xs.length - 1]}`;
 }
 
 /** Largest seconds value whose ns count is still an exact integer (≈ 104 days). */
@@ -271,12 +227,12 @@ export function validateScenario(s: Scenario): Scenario {
     fail("workers must be 0..256");
   }
   const path: string | undefined = s.receivePath;
-  if (path !== undefined && path !== "werift" && path !== "lean" && path !== "arena") {
-    fail(`receivePath ${goQuote(path)} (want werift, lean or arena)`);
+  if (path !== undefined && !(RECEIVE_PATHS as readonly string[]).includes(path)) {
+    fail(`receivePath ${goQuote(path)} (want ${oneOf(RECEIVE_PATHS)})`);
   }
   const stamp: string | undefined = s.stampSource;
-  if (stamp !== undefined && stamp !== "kernel" && stamp !== "thread") {
-    fail(`stampSource ${goQuote(stamp)} (want kernel or thread)`);
+  if (stamp !== undefined && !(STAMP_SOURCES as readonly string[]).includes(stamp)) {
+    fail(`stampSource ${goQuote(stamp)} (want ${oneOf(STAMP_SOURCES)})`);
   }
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)

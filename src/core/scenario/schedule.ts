@@ -2,6 +2,7 @@
 // SplitMix64 offsets when `rampOffsetSeed` is present.
 
 import { type ChurnSchedule, churnSchedule } from "./churn-schedule.ts";
+import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import { rampStartsNs } from "./ramp.ts";
 import type { Scenario } from "./scenario.ts";
 import { rampOffsetsNs } from "./splitmix.ts";
@@ -27,13 +28,15 @@ export function buildSchedule(s: Scenario): Schedule {
   const n = s.viewers;
   const rampNs = secondsToNs(s.rampSeconds);
   const seeded = s.rampOffsetSeed !== undefined;
-  // the bound defaults to 1 s with a seed, as normalisation does
-  const boundNs = seeded ? secondsToNs(s.rampOffsetMaxSeconds || 1) : 0;
+  // the bound defaults with a seed, as normalisation does
+  const boundNs = seeded ? secondsToNs(s.rampOffsetMaxSeconds || SCENARIO_DEFAULTS.rampOffsetMaxSeconds) : 0;
   const offsets = s.rampOffsetSeed !== undefined ? rampOffsetsNs(s.rampOffsetSeed, boundNs, n) : null;
   const startNs = rampStartsNs(n, rampNs, offsets);
   const viewersPhaseNs = rampNs + boundNs + secondsToNs(s.holdSeconds);
   if (s.churn === undefined) return { startNs, rampOffsetNs: offsets, viewersPhaseNs, churn: null };
-  const minNs = secondsToNs(s.churn.minLifetimeSeconds ?? s.joinTimeoutSeconds ?? 10);
+  const minNs = secondsToNs(
+    s.churn.minLifetimeSeconds ?? s.joinTimeoutSeconds ?? SCENARIO_DEFAULTS.joinTimeoutSeconds,
+  );
   const churned = churnSchedule(startNs, viewersPhaseNs, s.churn, minNs);
   return { startNs: churned.startNs, rampOffsetNs: offsets, viewersPhaseNs, churn: churned.churn };
 }

@@ -23,6 +23,13 @@ export class ReplayWindow {
     return (this.bits[slot >>> 5]! & (1 << (slot & 31))) === 0;
   }
 
+  /** Whether `index` lies in the window and was committed already: the same packet again. */
+  seen(index: number): boolean {
+    if (!this.started || index > this.highest || this.highest - index >= REPLAY_WINDOW) return false;
+    const slot = index & MASK;
+    return (this.bits[slot >>> 5]! & (1 << (slot & 31))) !== 0;
+  }
+
   /** Starts the window over at `index` (a sender whose indices restarted, see RtpIndexState.follow). */
   restart(index: number): void {
     this.bits.fill(0);

@@ -15,13 +15,16 @@ export const SRTCP_INDEX_BYTES = 4;
 /** Why the last packet was rejected (counters for a viewer's diagnostics). */
 export interface UnprotectCounters {
   authFailures: number;
+  /** rejected by the replay rules: already seen, or older than the window */
   replays: number;
+  /** of the replays, those already seen inside the window: the same packet again (SRTP only; counted before authentication) */
+  repeats: number;
   malformed: number;
   foreignSsrc: number;
 }
 
 function counters(): UnprotectCounters {
-  return { authFailures: 0, replays: 0, malformed: 0, foreignSsrc: 0 };
+  return { authFailures: 0, replays: 0, repeats: 0, malformed: 0, foreignSsrc: 0 };
 }
 
 /** Constant-time compare of a[ao..ao+n) with b[0..n). */
@@ -163,6 +166,7 @@ export abstract class SrtpUnprotect extends SessionUnprotect {
     const index = st.estimate(seq);
     if (index < 0 || !st.replay.check(index)) {
       this.counters.replays++;
+      if (index >= 0 && st.replay.seen(index)) this.counters.repeats++;
       return null;
     }
     let roc = (index - seq) / 65536;

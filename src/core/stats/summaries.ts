@@ -50,6 +50,10 @@ export function countsIndexUs(us: number): number {
   return (b << 7) + (us >>> b);
 }
 
+/** Counts per block of the recording form (a power of two: a sub-bucket half). */
+const BLOCK_SHIFT = 7;
+const BLOCK_COUNTS = 1 << BLOCK_SHIFT;
+
 function newHdr(): hdr.JsHistogram {
   const h = hdr.build({
     lowestDiscernibleValue: 1,
@@ -72,22 +76,37 @@ export class DelayHistogram {
   static readonly precisionNote =
     "histogram percentiles are HDR histogram bucket midpoints (2 significant digits: a bucket is at most 1/128 of its values wide, so the midpoint is within ±0.4 % of any value in it; exact to 1 µs below 256 µs); min, max and mean are exact";
 
-  /** the bucket counts, allocated on the first value (a viewer holds five histograms; some never sample) */
+  /**
+   * Before the first read (quantile, merge, encode), the bucket counts live in blocks of
+   * BLOCK_COUNTS allocated as values land in them: one-way delays and transits of a viewer span a
+   * few binary orders of magnitude, so a viewer's five histograms hold a few KB instead of 10 KB
+   * each. The first read builds the hdr histogram from the blocks; from then on it holds them.
+   */
+  private blocks: (Uint32Array | undefined)[] = [];
+  /** the smallest value above 0 µs recorded into the blocks (hdr keeps it beside its min) */
+  private minNonZeroUs = Number.POSITIVE_INFINITY;
   private h: hdr.JsHistogram | null = null;
   private n = 0;
   private sumNs = 0;
   private minNs = 0;
   private maxNs = 0;
 
-  /** Record one value in ns (hot path: no allocation). */
+  /** Record one value in ns (hot path: no allocation but a block's first value). */
   recordNs(ns: number): void {
-    const us = bucketUs(ns);
     // Same index as hdr's countsArrayIndex for 2 significant digits (sub-bucket count 256,
     // unit 1 µs), without its log2/pow: ~5 ns instead of ~120 ns per record.
-    const h = this.h ?? this.counts();
-    h.incrementCountAtIndex(countsIndexUs(us));
-    h.incrementTotalCount();
-    h.updateMinAndMax(us);
+    const us = bucketUs(ns);
+    const i = countsIndexUs(us);
+    const h = this.h;
+    if (h !== null) {
+      h.incrementCountAtIndex(i);
+      h.incrementTotalCount();
+      h.updateMinAndMax(us);
+    } else {
+      if (us !== 0 && us < this.minNonZeroUs) this.minNonZeroUs = us;
+      const block = this.blocks[i >>> BLOCK_SHIFT] ?? this.newBlock(i >>> BLOCK_SHIFT);
+      block[i & (BLOCK_COUNTS - 1)]!++;
+    }
     if (this.n === 0) {
       this.minNs = ns;
       this.maxNs = ns;
@@ -97,6 +116,20 @@ export class DelayHistogram {
     }
     this.n++;
     this.sumNs += ns;
+  }
+
+  /** Bytes the bucket counts hold now (blocks, or the hdr histogram once built). */
+  get countsBytes(): number {
+    if (this.h !== null) return this.h.estimatedFootprintInBytes;
+    let bytes = 0;
+    for (const b of this.blocks) if (b !== undefined) bytes += b.byteLength;
+    return bytes;
+  }
+
+  private newBlock(b: number): Uint32Array {
+    const block = new Uint32Array(BLOCK_COUNTS);
+    this.blocks[b] = block;
+    return block;
   }
 
   get count(): number {
@@ -218,13 +251,26 @@ export class DelayHistogram {
     return out;
   }
 
-  /** Bytes the bucket counts hold once allocated (for sizing; hdr's own estimate). */
-  get footprintBytes(): number {
-    return this.counts().estimatedFootprintInBytes;
-  }
-
   private counts(): hdr.JsHistogram {
-    if (this.h === null) this.h = newHdr();
-    return this.h;
+    if (this.h !== null) return this.h;
+    const h = newHdr();
+    const blocks = this.blocks;
+    if (blocks.length > 0) {
+      for (let b = 0; b < blocks.length; b++) {
+        const block = blocks[b];
+        if (block === undefined) continue;
+        for (let j = 0; j < BLOCK_COUNTS; j++) {
+          const c = block[j]!;
+          if (c !== 0) h.addToCountAtIndex((b << BLOCK_SHIFT) + j, c);
+        }
+      }
+      h.setTotalCount(this.n);
+      // hdr's min and max are of the bucketed values; bucketing keeps the order
+      if (this.minNonZeroUs !== Number.POSITIVE_INFINITY) h.updateMinAndMax(this.minNonZeroUs);
+      h.updateMinAndMax(bucketUs(this.maxNs));
+    }
+    this.blocks = [];
+    this.h = h;
+    return h;
   }
 }

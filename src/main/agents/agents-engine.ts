@@ -6,6 +6,7 @@
 import { type WallAnchor, wallOf } from "../../core/clock/clock.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { HostReport } from "../../core/report/types.ts";
+import { SCENARIO_DEFAULTS } from "../../core/scenario/defaults.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
@@ -79,7 +80,8 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
       };
       interrupt.addEventListener("abort", onStop, { once: true });
       const deadline = Math.max(0, ...tasks.map((t) => t.deadlineMonoNs - t.t0MonoNs)) / 1e6;
-      const grace = deadline + (o.scenario.joinTimeoutSeconds ?? 10) * 1000 + 30_000;
+      const grace =
+        deadline + (o.scenario.joinTimeoutSeconds ?? SCENARIO_DEFAULTS.joinTimeoutSeconds) * 1000 + 30_000;
       const guard = setTimeout(() => {
         for (const s of shares) if (s.figures === null) lose(s, "it did not finish in time");
       }, grace);

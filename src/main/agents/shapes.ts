@@ -3,6 +3,7 @@
 // types, optional keys from a fixed list) and its histograms must decode. Anything else is a
 // malformed message: the agent's connection is closed and counted, nothing is thrown.
 
+import { RECEIVE_PATHS, STAMP_SOURCES } from "../../core/scenario/defaults.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import type { EncodedHistogram, ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
@@ -129,7 +130,7 @@ export function tickOk(v: unknown): v is ShardTick {
 }
 
 function stampSourceOk(x: unknown): boolean {
-  return x === "kernel" || x === "thread" || x === "mixed";
+  return x === "mixed" || (STAMP_SOURCES as readonly unknown[]).includes(x);
 }
 
 const STAMPS_TEMPLATE = { source: "", kernelStamped: 0, threadStamped: 0 };
@@ -159,7 +160,7 @@ export function profileOk(v: unknown): v is ShardProfile {
       stampSource: stampSourceOk,
       receiveLagHist: histogramOk,
       stamps: stampsOk,
-      receivePath: (x) => x === "werift" || x === "lean" || x === "arena" || x === "mixed",
+      receivePath: (x) => x === "mixed" || (RECEIVE_PATHS as readonly unknown[]).includes(x),
       receivePathReason: (x) => typeof x === "string",
     }) &&
     stampsOk((v as ShardProfile).stamps) &&

@@ -13,6 +13,7 @@ import { fileStamp, rfc3339Nano } from "../../core/go-compat/fmt.ts";
 import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { sanitiseName } from "../../core/report/headline.ts";
+import type { ReceivePath } from "../../core/scenario/defaults.ts";
 import { figureOfKey } from "../../core/thresholds/cohort-figures.ts";
 import { applyOverrides, engineFor, readScenarioText, validated } from "../cli/cmd-run.ts";
 import { EXIT_ERROR, withInterrupt } from "../cli/execute.ts";
@@ -28,7 +29,7 @@ import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 export interface CapacityFlags extends ServerWatchFlags {
   out: string;
   workers?: number;
-  receivePath?: "werift" | "lean" | "arena";
+  receivePath?: ReceivePath;
   json?: boolean;
   quiet?: boolean;
   /** false with --no-html */

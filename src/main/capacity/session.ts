@@ -5,6 +5,7 @@
 // only. A step's report is therefore built, judged and ranked like any run's.
 
 import type { CapacitySpec } from "../../core/capacity/types.ts";
+import type { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
 import { monoNs, wallNowUnixNs } from "../../core/clock/clock.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
@@ -102,10 +103,12 @@ export class CapacitySession {
     const startedAtUnixNs = wallNowUnixNs(this.clocks.anchor);
     const clocks: RunClocks = { ...this.clocks, resources: new ResourceWatch(startMonoNs) };
     const opts: RunOptions = { ...this.opts, scenario: s, interrupt: stop, ...(onTick ? { onTick } : {}) };
+    const before = requestCounts(this.send.publisher?.requests);
     const measured = await measuredViewers(opts, clocks, this.ice, this.send, null);
     const endMonoNs = monoNs();
     clocks.observeStep();
     const pub = this.send.publisher?.result;
+    const during = requestCounts(this.send.publisher?.requests);
     const input = reportInput({
       command: "run",
       interrupted: interrupt.aborted,
@@ -115,8 +118,16 @@ export class CapacitySession {
       startedAtUnixNs,
       finishedAtUnixNs: wallNowUnixNs(this.clocks.anchor),
       ...sendFields(this.send),
-      // the publisher's figures so far: it streams across the steps
-      publisher: pub ? { ...pub } : null,
+      // the publisher's figures so far: it streams across the steps; its keyframe requests are
+      // the step's own (docs/definitions.md#keyframes-on-request)
+      publisher: pub
+        ? {
+            ...pub,
+            pliReceived: during.pliReceived - before.pliReceived,
+            firReceived: during.firReceived - before.firReceived,
+            keyframesOnRequest: during.keyframesOnRequest - before.keyframesOnRequest,
+          }
+        : null,
       clock: clockBlock(this.send.publishing, null, clocks),
       ...measured,
       autoLoopback: this.autoLoopback,
@@ -130,4 +141,17 @@ export class CapacitySession {
     this.stopPublisher.abort();
     if (this.streaming) await this.streaming.catch(() => {});
   }
+}
+
+/** The publisher's keyframe request counts at this instant (all 0 without a publisher). */
+function requestCounts(k: KeyframeRequests | undefined): {
+  pliReceived: number;
+  firReceived: number;
+  keyframesOnRequest: number;
+} {
+  return {
+    pliReceived: k?.pliReceived ?? 0,
+    firReceived: k?.firReceived ?? 0,
+    keyframesOnRequest: k?.keyframesOnRequest ?? 0,
+  };
 }

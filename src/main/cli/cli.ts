@@ -4,6 +4,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { ClipError } from "../../core/clip/clip.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
+import { RECEIVE_PATHS } from "../../core/scenario/defaults.ts";
 import { ScenarioError } from "../../core/scenario/scenario.ts";
 import { capacityCommand } from "../capacity/cmd-capacity.ts";
 import { addServerWatchOptions } from "../observe/server-watch-flags.ts";
@@ -24,7 +25,7 @@ function receivePathOption(): Option {
   return new Option(
     "--receive-path <path>",
     "how viewers receive media: werift's own path, the lean one, or the lean one read in batches (arena, the default; lean where it cannot run)",
-  ).choices(["werift", "lean", "arena"]);
+  ).choices(RECEIVE_PATHS);
 }
 
 /** The options `run`, `view` and `capacity` share. */

@@ -1,6 +1,7 @@
 // `whipbench run [SCENARIO.json]` and `whipbench view --whep URL`.
 import { readFile, stat } from "node:fs/promises";
 import { cpus } from "node:os";
+import type { ReceivePath } from "../../core/scenario/defaults.ts";
 import {
   normaliseScenario,
   parseScenario,
@@ -21,7 +22,7 @@ import { UsageError } from "./flags.ts";
 const MAX_SCENARIO_BYTES = 1 << 20;
 
 export interface RunFlags extends CoordinatorRunFlags {
-  receivePath?: "werift" | "lean" | "arena";
+  receivePath?: ReceivePath;
   out: string;
   metrics?: string;
   rampOffsetSeed?: bigint;

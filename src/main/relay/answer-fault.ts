@@ -1,6 +1,7 @@
 // The test-only answer faults of the built-in relay (RelayTestHooks.answerFault): a server whose
 // answer has no video, is not SDP, or never starts DTLS.
-import type { RTCPeerConnection } from "werift";
+import type { RTCPeerConnection } from "../../net/werift/api.ts";
+import { neverStartDtls } from "../../net/werift/patches.ts";
 import type { AnswerFault } from "./options.ts";
 
 /** The answer `sdp` as the fault for endpoint `on` turns it (unchanged when none is set for it). */
@@ -14,7 +15,6 @@ export function faultyAnswer(
   if (fault.kind === "no-video") return sdp.replace(/^m=video /m, "m=audio ");
   if (fault.kind === "not-sdp") return "this is not SDP";
   // silent-dtls: a passive server, as most are: the peer is the DTLS client and retransmits its hello
-  for (const t of pc.dtlsTransports)
-    (t as unknown as { start: () => Promise<void> }).start = () => new Promise(() => {});
+  neverStartDtls(pc);
   return sdp.replaceAll("a=setup:active", "a=setup:passive");
 }

@@ -2,10 +2,16 @@
 // same sequence number and timestamp on every leg (SFU-like), abs-capture-time re-mapped per leg,
 // every other extension dropped; the relay's fault knobs and the tests' burst and wrap shift
 // applied on the way; a viewer's keyframe request goes to the publisher as a PLI.
-import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
+
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
+import {
+  type RTCPeerConnection,
+  type RTCRtpTransceiver,
+  RtpHeader,
+  RtpPacket,
+} from "../../net/werift/api.ts";
 import { type CapacityGate, capacityDrop } from "./capacity.ts";
 import { Burst, WrapShift } from "./conformance.ts";
 import type { Leg } from "./leg.ts";

@@ -1,6 +1,7 @@
 // One viewer leg of the built-in relay, and the LoseEvery fault: a packet lost beneath the
 // leg's NACK responder, so the responder's resend of that sequence number repairs it.
-import type { RTCRtpTransceiver } from "werift";
+import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
+import { type SendRtp, wrapSendRtp } from "../../net/werift/patches.ts";
 import type { FrameCuts } from "./frame-cuts.ts";
 import type { LegFaultState } from "./leg-faults.ts";
 
@@ -23,22 +24,21 @@ export interface Leg {
   overCapacity?: number;
 }
 
-type SendRtp = (payload: Buffer, header: { sequenceNumber: number; ssrc: number }) => Promise<number>;
-
 /**
- * Wraps the leg's DTLS transport so every n-th first transmission never reaches the wire while
- * the RTP sender still caches it; the sender's retransmission of that sequence number (on NACK)
- * goes through. werift's RTCRtpSender writes first sends and NACK resends through the same
- * `dtlsTransport.sendRtp`, which is what makes this possible.
+ * Wraps the leg's RTP send so every n-th first transmission never reaches the wire while the RTP
+ * sender still caches it; the sender's retransmission of that sequence number (on NACK) goes
+ * through: werift writes first sends and NACK resends through the same call (wrapSendRtp).
  */
 export function installLoss(leg: Leg, every: number): void {
-  const dtls = leg.tr.dtlsTransport as unknown as { sendRtp: SendRtp };
-  const send = dtls.sendRtp.bind(dtls);
+  wrapSendRtp(leg.tr, (send) => lossySend(send, every, leg.tr.sender.ssrc));
+}
+
+function lossySend(send: SendRtp, every: number, videoSsrc: number): SendRtp {
   const lost = new Set<number>();
   let n = 0;
-  dtls.sendRtp = (payload, header) => {
+  return (payload, header) => {
     // the video track's packets only: a bundled audio track shares the transport
-    if (header.ssrc !== leg.tr.sender.ssrc) return send(payload, header);
+    if (header.ssrc !== videoSsrc) return send(payload, header);
     const seq = header.sequenceNumber;
     if (lost.delete(seq)) return send(payload, header);
     n++;

@@ -1,8 +1,9 @@
 // What the built-in relay can be told. The first group is what `whipbench relay` offers on its
 // command line (see its --help); `test` is the one injection point of the knobs only tests use,
 // so that no production path reads a test switch by accident.
-import type { RTCRtpTransceiver } from "werift";
+
 import type { IceOptions } from "../../net/rtc.ts";
+import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import type { BurstOptions } from "./conformance.ts";
 import type { LegFault } from "./leg-faults.ts";
 

@@ -2,12 +2,13 @@
 // 20 ms a packet on its own schedule beside the video's, RTP timestamps advancing 960 ticks a
 // packet across loops, each packet's send instant logged in the audio send log as a video frame's
 // is (docs/definitions.md#send-instant: its packet at the socket), the clip index its k mod N.
-import { type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
+
 import type { AudioClip } from "../../core/clip/ogg-opus.ts";
 import { monoNs } from "../../core/clock/clock.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import type { PublisherAudio } from "../../core/types.ts";
 import { tapMediaSend } from "../../net/send-stamp.ts";
+import { type RTCRtpTransceiver, RtpHeader, RtpPacket } from "../../net/werift/api.ts";
 import { type PendingFrame, SendInstants } from "./send-instant.ts";
 
 const SLIP_NS = 500e6;

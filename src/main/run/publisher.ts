@@ -6,7 +6,6 @@
 // GOP short (docs/definitions.md#keyframes-on-request); the send log holds each k's clip index.
 // With an audio clip, a second send-only track carries it (audio-sender.ts).
 
-import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from "werift";
 import type { AudioClip, Clip } from "../../core/clip/clip.ts";
 import { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
 import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
@@ -17,7 +16,6 @@ import { goDuration } from "../../core/go-compat/time.ts";
 import type { PublisherInput } from "../../core/report/input.ts";
 import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
 import {
-  abandonDtls,
   absCaptureId,
   filterCandidates,
   gatheringComplete,
@@ -28,6 +26,13 @@ import {
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
 import { tapMediaSend } from "../../net/send-stamp.ts";
+import {
+  type RTCPeerConnection,
+  type RTCRtpTransceiver,
+  RtpHeader,
+  RtpPacket,
+} from "../../net/werift/api.ts";
+import { abandonDtls } from "../../net/werift/patches.ts";
 import { AudioSender } from "./audio-sender.ts";
 import { PublisherError } from "./publisher-error.ts";
 import { type PendingFrame, SendInstants } from "./send-instant.ts";

@@ -5,10 +5,11 @@ import type { WallAnchor } from "../../core/clock/clock.ts";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import { assignCohorts } from "../../core/link/assign.ts";
+import { SCENARIO_DEFAULTS } from "../../core/scenario/defaults.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
 import type { IceOptions } from "../../net/rtc.ts";
-import { type AudioShare, DEFAULT_RECEIVE_PATH, type ShardTask } from "../../workers/protocol.ts";
+import type { AudioShare, ShardTask } from "../../workers/protocol.ts";
 
 export interface ShardTaskOptions {
   /** engine worker threads; 0 (viewers in the main thread) still makes one shard */
@@ -47,14 +48,14 @@ export function shardTasks(o: ShardTaskOptions): ShardTask[] {
       whep: s.whep,
       bearer: o.bearer,
       ice: o.ice,
-      joinTimeoutNs: (s.joinTimeoutSeconds ?? 10) * 1e9,
-      stallNs: (s.stallMs ?? 500) * 1e6,
-      excludeFirstNs: (s.excludeFirstSeconds ?? 5) * 1e9,
+      joinTimeoutNs: (s.joinTimeoutSeconds ?? SCENARIO_DEFAULTS.joinTimeoutSeconds) * 1e9,
+      stallNs: (s.stallMs ?? SCENARIO_DEFAULTS.stallMs) * 1e6,
+      excludeFirstNs: (s.excludeFirstSeconds ?? SCENARIO_DEFAULTS.excludeFirstSeconds) * 1e9,
       anchor: o.anchor,
       sendLog: o.sendLog && o.identity ? { buffer: o.sendLog.buffer, identity: o.identity } : null,
       stampClock: o.stampClock,
       logWaitNs: o.stampClock !== null && o.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
-      receivePath: s.receivePath ?? DEFAULT_RECEIVE_PATH,
+      receivePath: s.receivePath ?? SCENARIO_DEFAULTS.receivePath,
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
       ...(s.audio === true ? { audio: true, audioLog: o.audioLog ?? null } : {}),

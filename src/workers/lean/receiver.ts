@@ -15,7 +15,8 @@ import { NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
 import { senderReportLsr, serializeRr } from "./rtcp-out.ts";
 import {
-  extLength,
+  extensionLength,
+  extensionOffset,
   findExtension,
   isMedia,
   isRtcp,
@@ -74,6 +75,8 @@ export interface LeanReceiverOptions {
 }
 
 const never = (): boolean => false;
+/** The payload handed on with a repeated packet (never read: the pipeline counts a duplicate). */
+const NO_BYTES = new Uint8Array(0);
 
 export class LeanReceiver {
   /** datagrams that were not delivered, by reason */
@@ -169,28 +172,37 @@ export class LeanReceiver {
       this.dropped.foreignSsrc++;
       return;
     }
-    const payload = this.unprotect(data, h, length);
-    if (payload === null) return;
+    const repeats = this.srtp.counters.repeats;
+    let payload: Buffer | null = this.srtp.unprotect(data, h, length);
+    if (payload === null) {
+      if (this.srtp.counters.repeats !== repeats) {
+        // the same packet again (a retransmission that raced a NACK retry): werift's path, which
+        // has no replay window, hands it on and RTP statistics count a duplicate; so do we
+        this.sink(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), NO_BYTES, arrivalNs, -1);
+        return;
+      }
+      this.dropped.srtp++;
+      return;
+    }
     this.ssrc = ssrc;
+    payload = this.unpad(data, payload);
+    if (payload === null) return;
     const seq = rtpSeq(data);
     const ts = rtpTimestamp(data);
     let captureWallNs = -1;
     if (this.absId !== 0) {
-      const at = findExtension(data, h, this.absId);
-      if (at >= 0 && extLength >= 8) captureWallNs = absCaptureAtToUnixNs(data, at);
+      const found = findExtension(data, h, this.absId);
+      if (found >= 0 && extensionLength(found) >= 8) {
+        captureWallNs = absCaptureAtToUnixNs(data, extensionOffset(found));
+      }
     }
     this.stats.onPacket(ssrc, seq, ts, arrivalNs);
     this.nack.onPacket(ssrc, seq, arrivalNs);
     this.sink(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs);
   };
 
-  /** The payload unprotected and without its RTP padding; null (counted) when either fails. */
-  private unprotect(data: Buffer, h: number, length: number): Buffer | null {
-    const payload = this.srtp.unprotect(data, h, length);
-    if (payload === null) {
-      this.dropped.srtp++;
-      return null;
-    }
+  /** The payload without its RTP padding; null (counted) when the padding is malformed. */
+  private unpad(data: Buffer, payload: Buffer): Buffer | null {
     if (!rtpHasPadding(data)) return payload;
     const pad = payload.length > 0 ? payload[payload.length - 1]! : 0;
     if (pad === 0 || pad > payload.length) {
@@ -202,7 +214,12 @@ export class LeanReceiver {
 
   /** An audio packet: unprotected (its own SSRC's index state), to the audio sink. */
   private onAudio(data: Buffer, h: number, length: number, arrivalNs: number): void {
-    const payload = this.unprotect(data, h, length);
+    const clear = this.srtp.unprotect(data, h, length);
+    if (clear === null) {
+      this.dropped.srtp++;
+      return;
+    }
+    const payload = this.unpad(data, clear);
     if (payload !== null)
       this.audioSink?.(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), payload, arrivalNs);
   }

@@ -52,13 +52,22 @@ export function rtpHasPadding(b: Uint8Array): boolean {
   return (b[0]! & 0x20) !== 0;
 }
 
-/**
- * Offset of the data of extension element `id` (1..255) in a packet whose header is
- * `headerLen` bytes, or −1 when absent; its length is then `extLength` (module state, so no
- * object is returned). Handles the one-byte (0xBEDE) and two-byte (0x100x) forms.
- */
-export let extLength = 0;
+/** Offset of the data of a found extension element (findExtension's result ≥ 0). */
+export function extensionOffset(found: number): number {
+  return found >>> 8;
+}
 
+/** Length in bytes of the data of a found extension element (findExtension's result ≥ 0). */
+export function extensionLength(found: number): number {
+  return found & 0xff;
+}
+
+/**
+ * Extension element `id` (1..255) in a packet whose header is `headerLen` bytes: −1 when
+ * absent, else its data's offset and length in one integer (offset · 256 + length; read them
+ * with extensionOffset and extensionLength), so that nothing is allocated or left in module
+ * state. Handles the one-byte (0xBEDE) and two-byte (0x100x) forms.
+ */
 export function findExtension(b: Uint8Array, headerLen: number, id: number): number {
   if ((b[0]! & 0x10) === 0 || id <= 0) return -1;
   const at = 12 + 4 * (b[0]! & 0x0f);
@@ -77,10 +86,7 @@ export function findExtension(b: Uint8Array, headerLen: number, id: number): num
       if (eid === 15) return -1; // reserved: stop
       const len = (byte & 0x0f) + 1;
       if (i + 1 + len > end) return -1;
-      if (eid === id) {
-        extLength = len;
-        return i + 1;
-      }
+      if (eid === id) return (i + 1) * 256 + len;
       i += 1 + len;
     }
     return -1;
@@ -95,10 +101,7 @@ export function findExtension(b: Uint8Array, headerLen: number, id: number): num
       if (i + 2 > end) return -1;
       const len = b[i + 1]!;
       if (i + 2 + len > end) return -1;
-      if (eid === id) {
-        extLength = len;
-        return i + 2;
-      }
+      if (eid === id) return (i + 2) * 256 + len;
       i += 2 + len;
     }
   }

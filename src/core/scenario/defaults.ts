@@ -1,0 +1,35 @@
+// The scenario's defaults (docs/definitions.md#scenario-keys) in one table: normaliseScenario
+// applies them, and a reader of a scenario that was not normalised falls back to the same
+// values. Also the closed lists of the two keys of ours that name a choice: the receive path and
+// the stamp source.
+
+/**
+ * How inbound media reaches a viewer's pipeline (docs/definitions.md#receive-paths): werift's own
+ * path, the lean one, or the lean pipeline read in batches into the thread's arena.
+ */
+export type ReceivePath = "werift" | "lean" | "arena";
+export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean", "arena"];
+
+/**
+ * Which clock gives a media datagram its arrival instant (docs/definitions.md#arrival-stamps):
+ * the kernel's receive stamp, or the viewer thread's own reading when JavaScript first sees it.
+ */
+export type StampSource = "kernel" | "thread";
+export const STAMP_SOURCES: readonly StampSource[] = ["kernel", "thread"];
+
+/** Each default and when it applies (docs/definitions.md#scenario-keys). */
+export const SCENARIO_DEFAULTS = {
+  codec: "vp8",
+  /** with rampOffsetSeed */
+  rampOffsetMaxSeconds: 1,
+  /** with whip */
+  warmupSeconds: 2,
+  joinTimeoutSeconds: 10,
+  stallMs: 500,
+  /** when absent (an explicit 0 is kept) */
+  excludeFirstSeconds: 5,
+  /** test/e2e/receive-path.test.ts holds it and "lean" to werift's figures */
+  receivePath: "arena" as ReceivePath,
+  /** in a publishing run (with whip) */
+  keyframeOnRequest: true,
+} as const;

@@ -1,0 +1,60 @@
+// The scenario's type (docs/definitions.md#scenario-keys): its keys in serialisation order, with
+// no parsing, so that the report model derives its scenario block from it (core/report/types.ts)
+// without importing the parser's own imports. Parsing, defaults and validation: scenario.ts.
+import type { CapacitySpec } from "../capacity/types.ts";
+import type { Cohort } from "../link/types.ts";
+import type { Threshold } from "../thresholds/types.ts";
+import type { ChurnSpec } from "./churn.ts";
+import type { ReceivePath, StampSource } from "./defaults.ts";
+
+/** docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
+export interface Scenario {
+  name?: string;
+  whip?: string;
+  whep: string;
+  codec?: string;
+  viewers: number;
+  rampSeconds: number;
+  holdSeconds: number;
+  /** int64; present = seeded ramp offsets on (0 is a valid seed) */
+  rampOffsetSeed?: bigint;
+  rampOffsetMaxSeconds?: number;
+  warmupSeconds?: number;
+  joinTimeoutSeconds?: number;
+  stallMs?: number;
+  excludeFirstSeconds?: number;
+  bearerEnv?: string;
+  metrics?: string;
+  includeLoopback?: boolean;
+  loopbackOnly?: boolean;
+  /** worker threads (0..256; 0 = let the engine decide) */
+  workers?: number;
+  /** how viewers receive media: werift's own path, the lean one or the arena one (default SCENARIO_DEFAULTS.receivePath) */
+  receivePath?: ReceivePath;
+  /** where a viewer's arrival instants come from: "kernel" (absent: the kernel's where it can be had) or "thread" (forced) */
+  stampSource?: StampSource;
+  /** the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true when absent in a publishing run */
+  keyframeOnRequest?: boolean;
+  /** the publisher sends the Opus clip as a second track and viewers receive it (docs/definitions.md#audio-track); absent: video only */
+  audio?: boolean;
+  /** pass/fail conditions on report figures (not serialised into the report's scenario) */
+  thresholds?: Threshold[];
+  /** the capacity search's settings (`whipbench capacity`; other commands ignore it) */
+  capacity?: CapacitySpec;
+  /** emulated links per viewer cohort (docs/definitions.md#cohorts); absent: every viewer unimpaired */
+  cohorts?: Cohort[];
+  /** viewers leave and new ones join during the hold (docs/definitions.md#churn); absent: no churn */
+  churn?: ChurnSpec;
+  /**
+   * A managed-service run (docs/load-testing-etiquette.md): the server's version, the plan or
+   * tier, the region, and the permission the run was made under. The report records them in its
+   * `server` block beside the hosts; they do not take part in ranking.
+   */
+  serverVersion?: string;
+  plan?: string;
+  region?: string;
+  permission?: string;
+}
+
+/** The managed-service keys, in report order. */
+export const SERVER_KEYS = ["serverVersion", "plan", "region", "permission"] as const;
