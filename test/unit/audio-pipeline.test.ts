@@ -8,6 +8,9 @@ import { AvOffset } from "../../src/core/delay/av-offset.ts";
 import { createHasher } from "../../src/core/delay/fingerprint.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { NOT_ASKED, pooledAudio, viewerAudio } from "../../src/core/report/audio.ts";
+import { audioSection } from "../../src/core/report/html-audio.ts";
+import { audioMarkdown } from "../../src/core/report/markdown-audio.ts";
+import type { Report } from "../../src/core/report/types.ts";
 import { parseScenario } from "../../src/core/scenario/scenario.ts";
 
 const MS = 1e6;
@@ -112,5 +115,34 @@ describe("audio in the report", () => {
     assert.equal(parseScenario(`${base},"audio":true}`).audio, true);
     assert.equal(parseScenario(`${base},"audio":false}`).audio, undefined);
     assert.throws(() => parseScenario(`${base},"audio":1}`), /audio/);
+  });
+
+  test("the Markdown and HTML sections: pooled figures, a row per viewer, nothing without audio", async () => {
+    const { p, log } = await setup();
+    for (let k = 0; k < 3 * N; k++) {
+      log.record(k, k * 20 * MS);
+      p.onPacket(k, 960 * k, false, packets[k % N]!, k * 20 * MS + 3 * MS);
+    }
+    const rec = p.finish([-MS, -2 * MS]);
+    const r = {
+      scenario: { audio: true },
+      publisher: { audio: { packetsSent: 15, bytesSent: 45, loops: 3, scheduleSlips: 0 } },
+      aggregate: { audio: pooledAudio(true, [rec]) },
+      viewers: [{ id: 0, audio: viewerAudio(rec) }],
+    } as unknown as Report;
+    const md = audioMarkdown(r).join("\n");
+    assert.match(md, /^## Audio$/m);
+    assert.match(md, /15 sent; 1 viewers received audio: 15 packets, 0 lost \(0\.00%\)/);
+    assert.match(md, /\| delay per packet \(send → arrival\) \| 15 \| 3\.0 ms \|/);
+    assert.match(md, /\| A\/V offset, per viewer-second \| 2 \| -2\.0 ms \|/);
+    assert.match(md, /^\| 0 \| 15 \| 0 \| [\d.]+ ms \| 3\.0 ms \| -2\.0 ms \|$/m);
+    assert.match(audioSection(r), /<h2>Audio<\/h2>.*3\.0 ms/s);
+    const none = {
+      scenario: {},
+      aggregate: { audio: pooledAudio(false, []) },
+      viewers: [],
+    } as unknown as Report;
+    assert.deepEqual(audioMarkdown(none), []);
+    assert.equal(audioSection(none), "");
   });
 });
