@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { syntheticRecord } from "../../bench/sim-agents.ts";
+import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import { emptyRecord } from "../../src/core/viewer-record.ts";
 import { agentScenario } from "../../src/main/agents/agent-share.ts";
 import { checkHello } from "../../src/main/agents/handshake.ts";
@@ -128,6 +129,27 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
   const counts = { datagrams: 9, delayed: 9, droppedLoss: 1, droppedQueue: 0 };
   const lived = { ...rec, stopMonoNs: 5e9, cohort: "far", link: { down: counts, up: counts } };
   assert.equal(recordOk(JSON.parse(JSON.stringify(lived)), ids), true);
+  // an audio run's viewer carries its audio track's record
+  const hist = new DelayHistogram();
+  hist.recordNs(2e6);
+  const audio = {
+    rtp: rec.rtp,
+    firstAudioNs: 1.8e8,
+    matched: true,
+    samples: 1,
+    invalid: 0,
+    unmatchedPackets: 0,
+    duplicatePackets: 0,
+    excludedPackets: 0,
+    delayHist: hist.encode(),
+    avOffsetNs: [-1.3e6, 0.4e6],
+  };
+  assert.equal(recordOk(JSON.parse(JSON.stringify({ ...rec, audio })), ids), true);
+  assert.equal(recordOk({ ...rec, audio: { ...audio, samples: "1" } }, ids), false);
+  assert.equal(
+    recordOk({ ...rec, audio: { ...audio, delayHist: { ...audio.delayHist, hdr: "!!" } } }, ids),
+    false,
+  );
   assert.equal(recordOk({ ...lived, link: { down: counts } }, ids), false);
   assert.equal(recordOk({ ...lived, stopMonoNs: "soon" }, ids), false);
   const tick = {

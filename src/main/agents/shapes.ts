@@ -51,6 +51,23 @@ export function histogramOk(v: unknown): v is EncodedHistogram {
 const str = (x: unknown) => typeof x === "string" && x.length <= 2000;
 const COUNTS_TEMPLATE = { datagrams: 0, delayed: 0, droppedLoss: 0, droppedQueue: 0 };
 const LINK_TEMPLATE = { down: COUNTS_TEMPLATE, up: COUNTS_TEMPLATE };
+/** A viewer's audio record (docs/definitions.md#audio-track): the template's types, its histogram decodes. */
+function audioOk(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  const { delayHist, ...rest } = v as Record<string, unknown>;
+  const template = {
+    rtp: (emptyRecord(0, true) as unknown as { rtp: unknown }).rtp,
+    matched: false,
+    samples: 0,
+    invalid: 0,
+    unmatchedPackets: 0,
+    duplicatePackets: 0,
+    excludedPackets: 0,
+    avOffsetNs: [],
+  };
+  return histogramOk(delayHist) && like(rest, template, { firstAudioNs: isNum });
+}
+
 const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   codec: str,
   whepFlow: (x) => x === "answer" || x === "counter-offer",
@@ -65,6 +82,7 @@ const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   stopMonoNs: isNum,
   cohort: str,
   link: (x) => like(x, LINK_TEMPLATE),
+  audio: audioOk,
 };
 const HISTS = [
   "delayHist",
