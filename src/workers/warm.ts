@@ -1,4 +1,4 @@
-// Warming a thread before the run's t0 (issue 11): the first WebRTC peer and the first HTTP
+// Warming a thread before the run's t0: the first WebRTC peer and the first HTTP
 // request of a thread cost tens of milliseconds that later ones do not (measured here: ~70 ms
 // for werift's first offer with host gathering against ~2–3 ms after it, ~30–40 ms for the
 // first fetch — undici and its HTTP parser load lazily — against ~3–4 ms), which the first

@@ -198,7 +198,7 @@ function nalStartClass(header: number, next: number): number {
 }
 
 /**
- * Frame-start class of a payload (issue 11), for the reassembler's codec head proof: the NAL type
+ * Frame-start class of a payload, for the reassembler's codec head proof: the NAL type
  * of the first NAL unit it starts — a single NAL unit, the first unit of a STAP-A, or the unit an
  * FU-A fragment with the start bit begins — when that unit can begin an access unit (a parameter
  * set, an AUD, an SEI, or a slice with first_mb_in_slice = 0), else -1. Which of these classes

@@ -93,7 +93,7 @@ export function keyframeStartVp8(payload: Uint8Array): boolean {
 }
 
 /**
- * Frame-start class of a payload (issue 11), for the reassembler's codec head proof: 0 when the
+ * Frame-start class of a payload, for the reassembler's codec head proof: 0 when the
  * descriptor has S = 1 with partition index 0 — the first packet of a VP8 frame, whatever frame
  * it is — else -1 (the packet can follow another of its frame).
  */

@@ -1,5 +1,5 @@
-// `whipbench compare BASE NEW` (issue 14): may the two reports be ranked (docs/definitions.md#ranking rules, with the
-// reasons when not), the headline figures side by side with their differences, a bootstrap
+// `whipbench compare BASE NEW`: may the two reports be ranked (docs/definitions.md#ranking, with
+// the reasons when not), the headline figures side by side with their differences, a bootstrap
 // interval over viewers for the one-way delay percentiles, and the --fail-on gates.
 
 import { rankable } from "../report/comparability.ts";

@@ -1,4 +1,4 @@
-// Frame fingerprint (docs/definitions.md#frame-fingerprint, WB-38), with xxhash64 (seed 0) in place of the reference's
+// Frame fingerprint (docs/definitions.md#frame-fingerprint), with xxhash64 (seed 0) in place of the reference's
 // SHA-256 prefix: the same bytes are hashed. VP8: the whole frame. H.264: the VCL NAL units
 // only (types 1–5), header byte included, start codes removed, in order — so a relay that
 // adds or repeats parameter sets and SEI does not change a frame's fingerprint.
@@ -175,7 +175,7 @@ export class ClipTable {
 }
 
 /**
- * The clip's identity in a report (issue 13): SHA-256 over the codec, the frame duration in RTP
+ * The clip's identity in a report: SHA-256 over the codec, the frame duration in RTP
  * ticks and every frame's fingerprint in clip order, as `sha256:` and its first 16 hex digits.
  * Two clips with the same codec and loop length but other bytes (ours and the reference tool's
  * embedded clips differ from frame 0) get different identities.

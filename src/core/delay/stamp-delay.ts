@@ -1,4 +1,4 @@
-// The second one-way delay source, `stamp` (the reference's planned WB-39): per complete frame,
+// The second one-way delay source, `stamp` (one the reference planned but never built): per complete frame,
 // from the abs-capture-time stamp of the frame's first packet (lowest sequence number, the
 // publisher's wall clock at its send) to the arrival of the frame's last packet, read on the
 // publisher's wall clock: in a single-process run both ends read one clock; in a split run the

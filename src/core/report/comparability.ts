@@ -1,4 +1,4 @@
-// Comparability of one-way delay blocks and the ranking rule (docs/definitions.md#comparability, WB-40).
+// Comparability of one-way delay blocks and the ranking rule (docs/definitions.md#comparability).
 
 import { fmtG } from "../go-compat/fmt.ts";
 import { jsonValue } from "./json.ts";

@@ -1,4 +1,4 @@
-// The codec head proof of the reassembler (issue 11; a deviation from the reference, see
+// The codec head proof of the reassembler (a deviation from the reference, see
 // docs/definitions.md#reassembly): which frame-start classes begin frames in this stream, learnt
 // for keyframes and other frames apart, and whether a pending frame's lowest packet proves its head.
 import type { PendingFrame } from "./frames.ts";

@@ -1,4 +1,4 @@
-// Thresholds (issue 14): a scenario's pass/fail conditions on report figures, k6-style.
+// Thresholds: a scenario's pass/fail conditions on report figures, k6-style.
 
 /** A figure's value, or why it has none (never a 0 standing in for "not measured"). */
 export type FigureValue = { value: number } | { unavailable: string };

@@ -1,4 +1,4 @@
-// `whipbench relay --capacity N`: a deterministic knee for tests and demos (issue 15). While more
+// `whipbench relay --capacity N`: a deterministic knee for tests and demos. While more
 // than N viewer legs exist on the relay (all streams together; a leg counts from its WHEP session's
 // create until its DELETE, ICE failure or close, which is what each stream's `legs` holds), every
 // leg drops every 20th media packet it is offered over capacity, before its RTP sender sees it, so

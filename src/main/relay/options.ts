@@ -23,7 +23,7 @@ export interface RelayOptions {
   clearMarker?: boolean;
   /** forward with no header extension at all */
   stripExtensions?: boolean;
-  /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer (issue 6) */
+  /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer */
   counterOffer?: boolean;
   /** knobs for tests only; never set by the command line */
   test?: RelayTestHooks;

@@ -1,4 +1,4 @@
-// The loopback trap (issue 13): werift gathers no candidate on a loopback interface, so a peer
+// The loopback trap: werift gathers no candidate on a loopback interface, so a peer
 // without loopbackOnly or includeLoopback has no candidate pair that reaches a server on
 // 127.0.0.1 and times out with nothing saying why. When a WHIP/WHEP host is a loopback address
 // and neither is set, the peers include a 127.0.0.1 candidate by themselves; the run says so on
