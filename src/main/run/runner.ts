@@ -14,6 +14,7 @@ import {
 import { StepWatch } from "../../core/clock/stepwatch.ts";
 import { type ClipIdentity, ClipTable, clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { SendLog } from "../../core/delay/sendlog.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import type { ReportInput } from "../../core/report/input.ts";
@@ -31,7 +32,7 @@ import { type UdpErrors, udpErrorsDelta, udpReceiveErrors } from "../observe/udp
 import type { Peer, SplitPeers } from "../split/split-peers.ts";
 import type { Engine } from "./engine.ts";
 import { iceFor } from "./ice-choice.ts";
-import { Publisher, type PublisherResult } from "./publisher.ts";
+import { Publisher, PublisherError, type PublisherResult } from "./publisher.ts";
 import { reportInput } from "./report-input.ts";
 import { clockBlock, logStart, openSplitPeers, sleepUnless } from "./run-steps.ts";
 import { shardTasks } from "./shard-tasks.ts";
@@ -49,6 +50,8 @@ export interface RunOptions {
   noStamp?: boolean;
   /** live per-second hook (progress, metrics); `entry` is null for a shard's final flush tick */
   onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
+  /** every shard tick as the engine delivers it, before the timeline gathers it (/metrics) */
+  onShardTick?: (tick: ShardTick) => void;
   /** every frame the publisher sent: its index and send instant (bench:truth) */
   onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
   /** the publisher's live counters (for /metrics), handed over once it exists */
@@ -197,10 +200,9 @@ export async function connectPublisher(
     );
   } catch (err) {
     side.publisherFailed = true;
-    const e = err as { kind?: string; message: string };
-    publisher.result.errorKind = e.kind ?? "webrtc";
-    publisher.result.error = e.message;
-    log.line(`publisher failed: ${e.message}`);
+    publisher.result.errorKind = err instanceof PublisherError ? err.kind : "webrtc";
+    publisher.result.error = errorMessage(err);
+    log.line(`publisher failed: ${publisher.result.error}`);
   }
   return side;
 }
@@ -268,7 +270,10 @@ export async function runViewers(
     onSecond: clocks.observeStep,
     onTick: opts.onTick,
   });
-  const result = await opts.engine.run(tasks, interrupt, (tick) => timeline.tick(tick));
+  const result = await opts.engine.run(tasks, interrupt, (tick) => {
+    opts.onShardTick?.(tick);
+    timeline.tick(tick);
+  });
   return {
     schedule,
     t0MonoNs,
@@ -283,7 +288,7 @@ async function followSplitPeers(split: SplitPeers, send: SendSide, log: Logger):
   try {
     await split.start();
   } catch (err) {
-    log.line(`send-log peer: ${(err as Error).message}; no fingerprint figure`);
+    log.line(`send-log peer: ${errorMessage(err)}; no fingerprint figure`);
   }
   send.sendLog = split.sendLog;
   send.identity = split.identity;
