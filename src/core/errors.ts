@@ -126,6 +126,12 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The system error code a thrown value carries (`ENOENT`, `EADDRINUSE`), if any. */
+export function errnoCode(err: unknown): string | undefined {
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
 /** What a command that ended in an error prints on stderr (one line) and exits with. */
 export interface ErrorOutcome {
   line: string;

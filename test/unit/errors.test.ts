@@ -10,6 +10,7 @@ import { ClipError } from "../../src/core/clip/model.ts";
 import {
   EXIT_ERROR,
   EXIT_USAGE,
+  errnoCode,
   errorMessage,
   errorOutcome,
   isViewerErrorKind,
@@ -137,4 +138,7 @@ test("the line and the status: the command named, or the mode a usage error name
   });
   assert.equal(errorMessage(new TypeError("x is undefined")), "x is undefined");
   assert.equal(errorMessage(42), "42");
+  assert.equal(errnoCode(Object.assign(new Error("x"), { code: "ENOENT" })), "ENOENT");
+  assert.equal(errnoCode(Object.assign(new Error("x"), { code: 3 })), undefined);
+  assert.equal(errnoCode(null), undefined);
 });

@@ -1,9 +1,9 @@
 // `whipbench relay`: the built-in relay as a standalone server until interrupted.
 import { type Command, Option } from "commander";
-import { EXIT_ERROR, EXIT_OK, UsageError } from "../../core/errors.ts";
+import { EXIT_OK, errnoCode, RunError, UsageError } from "../../core/errors.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { Relay, type RelayOptions } from "../relay/relay.ts";
-import { withInterrupt } from "../run/exit.ts";
+import { endWithError, withInterrupt } from "../run/exit.ts";
 import { intFlag, listenFlag } from "./flags.ts";
 import type { SetCode } from "./options.ts";
 
@@ -74,8 +74,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   try {
     base = await relay.listen(flags.listen.host, flags.listen.port);
   } catch (err) {
-    process.stderr.write(`whipbench relay: cannot listen: ${(err as { code?: string }).code ?? "error"}\n`);
-    return EXIT_ERROR;
+    return endWithError(new RunError(`cannot listen: ${errnoCode(err) ?? "error"}`), "relay");
   }
   log.line(`relay listening on ${base}: WHIP ${base}/<stream>/whip, WHEP ${base}/<stream>/whep`);
   return withInterrupt(log, async (interrupt) => {

@@ -2,7 +2,7 @@
 // file (at most 1 MiB; one that cannot be read is a usage error), the validated scenario, the
 // command line's overrides of its keys, and the bearer token a named environment variable holds.
 import { readFile, stat } from "node:fs/promises";
-import { UsageError } from "../../core/errors.ts";
+import { errnoCode, UsageError } from "../../core/errors.ts";
 import type { ReceivePath } from "../../core/scenario/defaults.ts";
 import {
   normaliseScenario,
@@ -37,7 +37,7 @@ export async function readScenarioText(file: string): Promise<string> {
     text = await readFile(file, "utf8");
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    const code = (err as { code?: string }).code;
+    const code = errnoCode(err);
     throw new UsageError(
       code === "ENOENT" ? "the scenario file does not exist" : "the scenario file cannot be read",
     );
