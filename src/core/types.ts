@@ -2,6 +2,7 @@
 // Every duration crossing a module boundary is in nanoseconds of the monotonic clock
 // (`process.hrtime.bigint()` read as a Number), unless its name says otherwise.
 
+import type { ViewerErrorKind } from "./errors.ts";
 import type { LinkRecord } from "./link/types.ts";
 
 /** Seven-number summary (docs/definitions.md#summaries-and-percentiles): all keys always present, all zero when n = 0. */
@@ -162,6 +163,6 @@ export interface ViewerRecord {
   /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */
   audio?: AudioRecord;
   droppedAfterJoin?: boolean;
-  errorKind?: string;
+  errorKind?: ViewerErrorKind;
   error?: string;
 }

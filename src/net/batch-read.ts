@@ -4,6 +4,7 @@
 // read costs one syscall per batch and nothing is allocated per datagram. Linux x86-64 and arm64
 // only (their struct layouts are written below). Where it cannot load, `batchReads()` says why.
 import type { Socket } from "node:dgram";
+import { errorMessage } from "../core/errors.ts";
 import { kernelClock } from "./kernel.ts";
 import { type Koffi, koffi as loadKoffi } from "./koffi.ts";
 
@@ -63,7 +64,7 @@ function load(): { ok: true } | { ok: false; reason: string } {
       koffi: kf,
     };
   } catch (err) {
-    const m = err instanceof Error ? err.message : String(err);
+    const m = errorMessage(err);
     return { ok: false, reason: `libc's recvmmsg/epoll not reachable through koffi (${m.split("\n")[0]})` };
   }
   return { ok: true };

@@ -6,6 +6,7 @@
 // Linux x86-64 and arm64 only: the ioctl number and struct timespec (two int64) are theirs.
 import type { Socket } from "node:dgram";
 import { monoNs } from "../core/clock/clock.ts";
+import { errorMessage } from "../core/errors.ts";
 import { koffi as loadKoffi } from "./koffi.ts";
 
 /** SIOCGSTAMPNS (linux/sockios.h): the receive stamp of the last datagram read, as a timespec. */
@@ -64,7 +65,7 @@ function load(): KernelAvailability {
 }
 
 function firstLine(err: unknown): string {
-  const m = err instanceof Error ? err.message : String(err);
+  const m = errorMessage(err);
   return m.split("\n")[0] ?? m;
 }
 

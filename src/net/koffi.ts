@@ -5,6 +5,7 @@
 // this platform, or a koffi other than KOFFI_VERSION, is a reason, not a throw: every caller has
 // a fallback and says which it took.
 import { createRequire } from "node:module";
+import { errorMessage } from "../core/errors.ts";
 
 /** The koffi whose interface below this project was written against (package.json's exact pin). */
 export const KOFFI_VERSION = "3.3.4";
@@ -38,7 +39,7 @@ export function koffi(): Koffi | string {
     const k = createRequire(import.meta.url)("koffi") as Koffi;
     loaded = koffiVersionMismatch(k.version) ?? k;
   } catch (err) {
-    const m = err instanceof Error ? err.message : String(err);
+    const m = errorMessage(err);
     loaded = `koffi did not load (${m.split("\n")[0] ?? m})`;
   }
   return loaded;

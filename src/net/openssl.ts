@@ -7,6 +7,8 @@
 // into a scratch buffer, and every other range is the address of the buffer's memory (read once per
 // ArrayBuffer, with one native call) plus the offsets as a number, so no view is made per call.
 // Every range is bounds-checked here before native code sees it.
+
+import { errorMessage } from "../core/errors.ts";
 import { koffi as loadKoffi } from "./koffi.ts";
 
 /** Whether this thread reaches OpenSSL's EVP functions, and why not. */
@@ -71,7 +73,7 @@ function load(): OpensslAvailability {
     return { ok: true, version };
   } catch (err) {
     native = null;
-    const m = err instanceof Error ? err.message : String(err);
+    const m = errorMessage(err);
     return {
       ok: false,
       reason: `OpenSSL's EVP functions not reachable through koffi (${m.split("\n")[0] ?? m})`,

@@ -1,11 +1,16 @@
 // The WHIP/WHEP HTTP exchange (docs/definitions.md#whip-and-whep-http-exchange): POST an SDP offer, read a bounded answer, PATCH an
 // answer to a counter-offer, DELETE the session. Error messages name the host only: no path,
 // query, userinfo or token ever reaches them.
+
+import { EXIT_ERROR, WhipbenchError } from "../core/errors.ts";
 import { host } from "../core/redact.ts";
 
 export type HttpErrorKind = "bad_url" | "transport" | "http_status" | "bad_answer";
 
-export class HttpExchangeError extends Error {
+export class HttpExchangeError extends WhipbenchError {
+  override readonly name = "HttpExchangeError";
+  readonly code = "http_exchange";
+  readonly exitStatus = EXIT_ERROR;
   readonly kind: HttpErrorKind;
   readonly status: number;
   constructor(kind: HttpErrorKind, message: string, status = 0) {

@@ -11,6 +11,7 @@
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
+import { errorMessage } from "../core/errors.ts";
 import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
 import { realToMonoNs, socketFd } from "../net/kernel.ts";
 import { beforeClose, hasClose, type UdpReceive, type UdpTransport } from "../net/werift/transports.ts";
@@ -179,7 +180,7 @@ export function arenaReader(): ArenaReader | string {
   try {
     reader = new ArenaReader();
   } catch (err) {
-    unavailable = err instanceof Error ? err.message : String(err);
+    unavailable = errorMessage(err);
     return unavailable;
   }
   return reader;

@@ -1,4 +1,6 @@
 // Join failure kinds and texts (docs/definitions.md#error-kinds).
+
+import type { ViewerErrorKind } from "../core/errors.ts";
 import { goDuration } from "../core/go-compat/fmt.ts";
 
 export interface JoinState {
@@ -15,7 +17,7 @@ const REASONS = {
   keyframe: "media arrived but no complete keyframe",
 } as const;
 
-export function joinFailure(s: JoinState): { kind: string; message: string } {
+export function joinFailure(s: JoinState): { kind: ViewerErrorKind; message: string } {
   if (s.failedBeforeJoin) {
     return { kind: "ice_failed", message: "the connection failed before the first keyframe (ICE or DTLS)" };
   }

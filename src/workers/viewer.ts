@@ -4,6 +4,7 @@
 
 import { monoNs } from "../core/clock/clock.ts";
 import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
+import { errorMessage, type ViewerErrorKind } from "../core/errors.ts";
 import type { ViewerRecord } from "../core/types.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
@@ -125,7 +126,7 @@ async function signal(
   try {
     await offering.pc.setRemoteDescription({ type: "answer", sdp: res.sdp });
   } catch (err) {
-    return failed(rec, live, "bad_answer", `the WHEP answer was refused: ${(err as Error).message}`);
+    return failed(rec, live, "bad_answer", `the WHEP answer was refused: ${errorMessage(err)}`);
   }
   return joinDeadline;
 }
@@ -150,7 +151,7 @@ async function counterOffer(
     session.peer = peer;
     await peer.pc.setLocalDescription(await peer.pc.createAnswer());
   } catch (err) {
-    failed(rec, live, "bad_answer", `the WHEP counter-offer was refused: ${(err as Error).message}`);
+    failed(rec, live, "bad_answer", `the WHEP counter-offer was refused: ${errorMessage(err)}`);
     return false;
   }
   await Promise.race([gatheringComplete(peer.pc, 5000), aborted(joinDeadline)]);
@@ -186,7 +187,7 @@ async function joinOutcome(
 }
 
 /** Records a failure before joining; returns null (no join deadline). */
-function failed(rec: ViewerRecord, live: ViewerLive, kind: string, message: string): null {
+function failed(rec: ViewerRecord, live: ViewerLive, kind: ViewerErrorKind, message: string): null {
   rec.errorKind = kind;
   rec.error = message;
   live.failed();
@@ -202,7 +203,7 @@ function setCaughtFailure(rec: ViewerRecord, err: unknown, runEnded: boolean): v
     rec.error = "the run ended before the viewer joined (the connection was not established)";
   } else {
     rec.errorKind = "webrtc";
-    rec.error = `local WebRTC setup failed: ${(err as Error).message}`;
+    rec.error = `local WebRTC setup failed: ${errorMessage(err)}`;
   }
 }
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { CapacityReport } from "../../src/core/capacity/types.ts";
 import { DEFAULT_CEILING } from "../../src/core/report/ceiling.ts";
-import { capacityCommand } from "../../src/main/capacity/cmd-capacity.ts";
+import { capacityCommand } from "../../src/main/capacity/capacity-command.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { cli, freePort, listDir, startCli, tempDir } from "./cli-harness.ts";
 

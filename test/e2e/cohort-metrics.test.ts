@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseCohorts } from "../../src/core/link/parse.ts";
 import { RunMetrics } from "../../src/main/observe/metrics.ts";
-import { tapEngine } from "../../src/main/observe/metrics-live.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { parseExposition, sampleValue } from "../unit/prom-text.ts";
 import { runThroughRelay } from "./harness.ts";
@@ -19,12 +18,12 @@ test("each cohort's /metrics families end equal to its report entry", async () =
       { name: "unimpaired", viewers: 2 },
     ],
   });
-  const engine = tapEngine(inThreadEngine({ liveDelays: true }), (t) => metrics.applyTick(t));
   const cohorts = parseCohorts([{ name: "far", viewers: 2, down: { delay: "20ms" } }]);
   const { report } = await runThroughRelay(
     {},
     { viewers: 4, rampSeconds: 1, holdSeconds: 4, cohorts },
-    engine,
+    inThreadEngine({ liveDelays: true }),
+    (t) => metrics.applyTick(t),
   );
   assert.ok(report.aggregate.valid, report.aggregate.verdict);
   const fams = parseExposition(await metrics.text());

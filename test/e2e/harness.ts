@@ -10,6 +10,7 @@ import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay, type RelayOptions } from "../../src/main/relay/relay.ts";
 import { type Engine, inThreadEngine } from "../../src/main/run/engine.ts";
 import { run } from "../../src/main/run/runner.ts";
+import type { ShardTick } from "../../src/workers/protocol.ts";
 
 export const QUERY_SECRET = "QUERYSECRET";
 export const BEARER_SECRET = "BEARERSECRET";
@@ -46,6 +47,7 @@ export async function runThroughRelay(
   relayOpts: Omit<RelayOptions, "ice" | "token"> = {},
   over: Partial<Scenario> = {},
   engine: Engine = inThreadEngine(),
+  onShardTick?: (tick: ShardTick) => void,
 ): Promise<E2EResult> {
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: false },
@@ -64,6 +66,7 @@ export async function runThroughRelay(
       engine,
       log,
       interrupt: new AbortController().signal,
+      ...(onShardTick ? { onShardTick } : {}),
     });
     const report = buildReport(input);
     return {

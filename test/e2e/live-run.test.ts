@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
 import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
-import { execute } from "../../src/main/cli/execute.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import type { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
+import { execute } from "../../src/main/run/run-and-report.ts";
 import { type Family, parseExposition, SPEC_FAMILIES, sampleValue } from "../unit/prom-text.ts";
 import { chromiumPath, openReport } from "./chromium.ts";
 

@@ -1,7 +1,8 @@
 // The import rules of docs/architecture.md, read from the source: no import circle anywhere in
 // src/ (type-only imports included), src/core imports nothing from the other rooms, src/workers
 // nothing from src/main, and src/main reaches into src/workers only through the shard entry,
-// the protocol and the worker entry file that piscina loads.
+// the protocol and the worker entry file that piscina loads; src/main/cli is the top floor, which
+// nothing else in src/ imports.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -283,4 +284,28 @@ test("werift's internals are reached in src/ only through src/net/werift/", () =
       internalReaches(seam).some((l) => l.includes(name)),
       name,
     );
+});
+
+/** Imports of src/main/cli from outside it: the command line is the top floor, no library. */
+export function cliImportsFromBelow(g: ReadonlyMap<string, readonly string[]>): string[] {
+  const broken: string[] = [];
+  for (const [f, deps] of g) {
+    if (f.startsWith("src/main/cli/")) continue;
+    for (const d of deps) if (d.startsWith("src/main/cli/")) broken.push(`${f} → ${d}`);
+  }
+  return broken;
+}
+
+test("nothing outside src/main/cli imports src/main/cli", () => {
+  assert.deepEqual(
+    cliImportsFromBelow(
+      new Map([
+        ["src/main/cli/cli.ts", ["src/main/cli/cmd-run.ts", "src/main/run/runner.ts"]],
+        ["src/main/run/runner.ts", ["src/main/cli/flags.ts"]],
+      ]),
+    ),
+    ["src/main/run/runner.ts → src/main/cli/flags.ts"],
+  );
+  assert.ok([...graph.keys()].filter((f) => f.startsWith("src/main/cli/")).length >= 10);
+  assert.deepEqual(cliImportsFromBelow(graph), []);
 });

@@ -1,6 +1,7 @@
 // Hand-built report inputs for the report, Markdown and comparability tests.
 
 import { emptyStampCounters } from "../../src/core/delay/stamp-delay.ts";
+import type { ViewerErrorKind } from "../../src/core/errors.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { ReportInput, ViewerInput } from "../../src/core/report/input.ts";
 import type { Report } from "../../src/core/report/types.ts";
@@ -35,7 +36,7 @@ export interface ViewerOpts {
   blocker?: OneWayDelayBlocker;
   transit?: { negotiated: boolean; stamped: number; invalid: number; valuesMs: number[] };
   droppedAfterJoin?: boolean;
-  errorKind?: string;
+  errorKind?: ViewerErrorKind;
   error?: string;
   startOffsetNs?: number;
   rampOffsetNs?: number;

@@ -9,15 +9,14 @@ import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { Command } from "commander";
 import { monoNs } from "../../src/core/clock/clock.ts";
-import { UsageError } from "../../src/main/cli/flags.ts";
-import { ServerWatch, type ServerWindow } from "../../src/main/observe/server-watch.ts";
+import { UsageError } from "../../src/core/errors.ts";
 import {
   addServerWatchOptions,
   serverMetricsFlag,
   serverSeriesFlag,
-  serverWatchOptions,
   splitSeriesList,
-} from "../../src/main/observe/server-watch-flags.ts";
+} from "../../src/main/cli/server-watch-flags.ts";
+import { ServerWatch, type ServerWindow, serverWatchOptions } from "../../src/main/observe/server-watch.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,6 +3,7 @@
 // scenario key's is. Durations are Go durations ("20ms"), chances percentages ("2%"), rates
 // "800kbps", queues a duration or bytes ("64KB").
 
+import { EXIT_ERROR, WhipbenchError } from "../errors.ts";
 import { parseGoDuration } from "../go-compat/time.ts";
 import type { Cohort, DirectionProfile, GilbertElliott, LinkStep } from "./types.ts";
 
@@ -13,7 +14,11 @@ const MAX_ADDED_NS = 10_000_000_000;
 const MAX_RATE_BPS = 100e9;
 const NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
-class CohortError extends Error {}
+class CohortError extends WhipbenchError {
+  override readonly name = "CohortError";
+  readonly code = "cohorts";
+  readonly exitStatus = EXIT_ERROR;
+}
 
 function fail(path: string, msg: string): never {
   throw new CohortError(`${path}: ${msg}`);

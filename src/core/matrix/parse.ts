@@ -2,6 +2,7 @@
 // (name, WHIP/WHEP URLs, optional start/stop/health commands) × scenarios × repeats. Strict: an
 // unknown key or a wrong type is an error naming its path, e.g. `matrix: servers[1].whep: …`.
 
+import { EXIT_ERROR, errorMessage, WhipbenchError } from "../errors.ts";
 import { FIGURES } from "../thresholds/figures.ts";
 
 export interface MatrixServer {
@@ -35,10 +36,12 @@ export interface Matrix {
   scenarios: MatrixScenario[];
 }
 
-export class MatrixError extends Error {
+export class MatrixError extends WhipbenchError {
+  override readonly name = "MatrixError";
+  readonly code = "matrix";
+  readonly exitStatus = EXIT_ERROR;
   constructor(message: string) {
     super(`matrix: ${message}`);
-    this.name = "MatrixError";
   }
 }
 
@@ -121,7 +124,7 @@ export function parseMatrix(text: string): Matrix {
   try {
     v = JSON.parse(text);
   } catch (err) {
-    throw new MatrixError(`not JSON: ${(err as Error).message}`);
+    throw new MatrixError(`not JSON: ${errorMessage(err)}`);
   }
   if (!isObj(v)) throw new MatrixError("want an object");
   only(v, "", ["name", "figure", "repeats", "healthTimeoutSeconds", "servers", "scenarios"]);

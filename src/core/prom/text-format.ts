@@ -2,6 +2,7 @@
 // lines, other comments, and samples `name{label="value",…} value [timestamp]`, with label values
 // escaped as \\, \" and \n. Only what a server-resources watch needs: each sample's name, labels
 // and value, and each family's declared type. Anything else is an error naming the line.
+import { EXIT_ERROR, errorMessage, WhipbenchError } from "../errors.ts";
 
 export type PromType = "counter" | "gauge" | "histogram" | "summary" | "untyped";
 
@@ -23,7 +24,11 @@ export interface PromSelector {
   labels: Record<string, string>;
 }
 
-export class PromParseError extends Error {}
+export class PromParseError extends WhipbenchError {
+  override readonly name = "PromParseError";
+  readonly code = "prom_text";
+  readonly exitStatus = EXIT_ERROR;
+}
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
@@ -41,7 +46,7 @@ export function parsePromText(text: string): PromScrape {
       if (line.startsWith("#")) comment(line, types);
       else samples.push(sample(line));
     } catch (err) {
-      throw new PromParseError(`line ${i + 1}: ${(err as Error).message}`);
+      throw new PromParseError(`line ${i + 1}: ${errorMessage(err)}`);
     }
   }
   return { samples, types };

@@ -109,9 +109,8 @@ function errorCounts(
   const bump = (kind: string): void => {
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   };
-  for (const v of viewers) if (v.errorKind !== undefined && v.errorKind !== "") bump(v.errorKind);
-  if (publisher?.errorKind !== undefined && publisher.errorKind !== "")
-    bump(`publisher_${publisher.errorKind}`);
+  for (const v of viewers) if (v.errorKind !== undefined) bump(v.errorKind);
+  if (publisher?.errorKind !== undefined) bump(`publisher_${publisher.errorKind}`);
   const out: Record<string, number> = {};
   for (const k of [...counts.keys()].sort(compareBytes)) out[k] = counts.get(k) ?? 0;
   return out;

@@ -1,5 +1,6 @@
 // What the report builder is given: everything in run units (nanoseconds, decoded histograms).
 
+import type { PublisherErrorKind } from "../errors.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
 import type { EncodedHistogram, PublisherAudio, ViewerRecord } from "../types.ts";
@@ -69,7 +70,7 @@ export interface PublisherInput {
   /** keyframes sent before their turn in the clip because of a request */
   keyframesOnRequest?: number;
   error?: string;
-  errorKind?: string;
+  errorKind?: PublisherErrorKind;
   disconnectedLate?: boolean;
   /** per frame, first packet at the socket − the frame's start of sending, ns (absent where not measured) */
   sendLagHist?: EncodedHistogram;

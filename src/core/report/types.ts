@@ -3,7 +3,7 @@
 // (never undefined-valued) when empty. Builders must create objects in this key order.
 // Deliberate additions (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
-
+import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
 import type { LinkRecord } from "../link/types.ts";
 import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
 import type { ThresholdResult } from "../thresholds/types.ts";
@@ -92,7 +92,7 @@ export interface PublisherReport {
   /** (pliReceived + firReceived) / viewers that joined; absent when none joined */
   keyframeRequestsPerJoin?: number;
   error?: string;
-  errorKind?: string;
+  errorKind?: PublisherErrorKind;
   disconnectedLate?: boolean;
   /** our addition: the audio track's sending (docs/definitions.md#audio-track); absent: video only */
   audio?: PublisherAudio;
@@ -202,7 +202,7 @@ export interface ViewerReport {
   /** our addition: what the viewer's emulated link did (docs/definitions.md#emulator-counts) */
   link?: LinkRecord;
   droppedAfterJoin?: boolean;
-  errorKind?: string;
+  errorKind?: ViewerErrorKind;
   error?: string;
   /** our addition, in a run with audio: the viewer's audio track (docs/definitions.md#audio-track) */
   audio?: ViewerAudioBlock;

@@ -126,8 +126,8 @@ function msIfSet<K extends string>(key: K, ns: number | undefined): { [P in K]?:
   return ns === undefined ? {} : ({ [key]: nsToMs(ns) } as { [P in K]?: number });
 }
 
-function textIfSet<K extends string>(key: K, text: string | undefined): { [P in K]?: string } {
-  return text === undefined || text === "" ? {} : ({ [key]: text } as { [P in K]?: string });
+function textIfSet<K extends string, T extends string>(key: K, text: T | undefined): { [P in K]?: T } {
+  return text === undefined || text === "" ? {} : ({ [key]: text } as { [P in K]?: T });
 }
 
 /** docs/definitions.md#viewer one viewer object. */

@@ -1,6 +1,7 @@
 // The churn schedule (docs/definitions.md#churn-schedule): every viewer's lifetime, and the
 // viewers that take the places of those that leave, computed up front from the seed.
 
+import { errorMessage } from "../errors.ts";
 import type { ChurnSpec } from "./churn.ts";
 import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import { rampStartsNs } from "./ramp.ts";
@@ -129,7 +130,7 @@ export function churnProblem(c: ChurnSpec, run: ChurnRun): string | null {
   try {
     churnSchedule(starts, run.rampNs + run.boundNs + run.holdNs, c, Math.trunc(min * 1e9));
   } catch (err) {
-    return `${(err as Error).message}; raise churn.meanLifetimeSeconds, or lower viewers or holdSeconds`;
+    return `${errorMessage(err)}; raise churn.meanLifetimeSeconds, or lower viewers or holdSeconds`;
   }
   return null;
 }

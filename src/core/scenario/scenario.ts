@@ -3,6 +3,7 @@
 // are never echoed).
 
 import { parseCapacity } from "../capacity/parse.ts";
+import { EXIT_USAGE, errorMessage, WhipbenchError } from "../errors.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
 import { parseCohorts, UNIMPAIRED } from "../link/parse.ts";
 import { splitCohortKey } from "../thresholds/cohort-figures.ts";
@@ -19,10 +20,13 @@ export { SERVER_KEYS };
 
 const MAX_SERVER_TEXT = 200;
 
-export class ScenarioError extends Error {
+/** A bad scenario key or value, named: exit 2. */
+export class ScenarioError extends WhipbenchError {
+  override readonly name = "ScenarioError";
+  readonly code = "scenario";
+  readonly exitStatus = EXIT_USAGE;
   constructor(message: string) {
     super(`scenario: ${message}`);
-    this.name = "ScenarioError";
   }
 }
 
@@ -106,7 +110,7 @@ export function decodeScenario(text: string): Scenario {
       try {
         fields[key] = parse(JSON.parse(raw) as unknown);
       } catch (err) {
-        firstError ??= new ScenarioError((err as Error).message);
+        firstError ??= new ScenarioError(errorMessage(err));
       }
       continue;
     }

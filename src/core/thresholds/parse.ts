@@ -2,12 +2,17 @@
 // of them, or an object {condition, abortOnFail, delayAbortEval}. Every mistake is an error that
 // names the key: `thresholds["oneWayDelay.p95"]: …`.
 
+import { EXIT_ERROR, errorMessage, WhipbenchError } from "../errors.ts";
 import { parseGoDuration } from "../go-compat/time.ts";
 import { figureOfKey, isCohortFigure, looksLikeCohortKey, splitCohortKey } from "./cohort-figures.ts";
 import { FIGURES } from "./figures.ts";
 import type { Condition, FigureUnit, Operator, Threshold } from "./types.ts";
 
-export class ThresholdError extends Error {}
+export class ThresholdError extends WhipbenchError {
+  override readonly name = "ThresholdError";
+  readonly code = "thresholds";
+  readonly exitStatus = EXIT_ERROR;
+}
 
 const CONDITION_RE = /^(<=|>=|==|!=|<|>)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(ms|s|%)?$/;
 
@@ -127,7 +132,7 @@ export function parseThresholds(value: unknown): Threshold[] {
     try {
       out.push(...conditionsOf(figure, raw, f.unit));
     } catch (err) {
-      throw new ThresholdError(`${name}: ${(err as Error).message}`);
+      throw new ThresholdError(`${name}: ${errorMessage(err)}`);
     }
   }
   return out;

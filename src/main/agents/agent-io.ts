@@ -2,12 +2,12 @@
 // share's results over the wire, and the local report when the coordinator is gone.
 import { lookup } from "node:dns/promises";
 import { connect, type Socket } from "node:net";
+import { EXIT_ERROR, EXIT_NO_VERDICT, errorMessage } from "../../core/errors.ts";
 import { buildReport } from "../../core/report/build.ts";
 import { reportStem } from "../../core/report/headline.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import { reportToJson } from "../../core/report/json.ts";
 import { reportToMarkdown } from "../../core/report/markdown.ts";
-import { EXIT_ERROR, EXIT_NO_VERDICT } from "../cli/execute.ts";
 import type { Logger } from "../observe/log.ts";
 import { writeReport } from "../output/write-report.ts";
 import type { ShareOutcome } from "./agent-share.ts";
@@ -86,9 +86,7 @@ export async function writeLocal(out: string, input: ReportInput, log: Logger): 
     process.stdout.write(`wrote ${files.json}\nwrote ${files.markdown}\n`);
     return EXIT_NO_VERDICT;
   } catch (err) {
-    process.stderr.write(
-      `whipbench agent: the local report could not be written: ${(err as Error).message}\n`,
-    );
+    process.stderr.write(`whipbench agent: the local report could not be written: ${errorMessage(err)}\n`);
     return EXIT_ERROR;
   }
 }

@@ -2,16 +2,9 @@
 // checked by the project's validator and stripped to its viewers (no publisher, no metrics, no
 // thresholds); the coordinator's clock exchange and send log followed exactly as a split `view`
 // follows a publisher's; then its viewers in this host's own worker pool, from the coordinator's
-// t0 moved onto this host's monotonic clock. What the run leaves is a report input of its own.
-import { cpus } from "node:os";
-import {
-  edgeWallReading,
-  monoNs,
-  takeWallAnchor,
-  type WallAnchor,
-  wallNowUnixNs,
-} from "../../core/clock/clock.ts";
-import { StepWatch } from "../../core/clock/stepwatch.ts";
+// t0 moved onto this host's monotonic clock, through the runner's own steps (its clocks, the
+// viewers' phase, the report input). What the run leaves is a report input of its own.
+import { monoNs } from "../../core/clock/clock.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import {
   normaliseScenario,
@@ -19,18 +12,20 @@ import {
   type Scenario,
   validateScenario,
 } from "../../core/scenario/scenario.ts";
-import type { Schedule } from "../../core/scenario/schedule.ts";
 import type { ViewerRecord } from "../../core/types.ts";
-import { ThreadProfile } from "../../net/thread-profile.ts";
 import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
-import { ResourceWatch } from "../observe/resources.ts";
-import { udpErrorsDelta, udpReceiveErrors } from "../observe/udp-drops.ts";
 import type { Engine } from "../run/engine.ts";
 import { iceFor } from "../run/ice-choice.ts";
-import { reportInput } from "../run/report-input.ts";
-import { shardTasks } from "../run/shard-tasks.ts";
-import { Timeline } from "../run/timeline.ts";
+import {
+  followedSendSide,
+  measuredViewers,
+  type PhaseOptions,
+  phaseInput,
+  type RunClocks,
+  startClocks,
+  type ViewerPlan,
+} from "../run/viewer-phase.ts";
 import { SplitPeers } from "../split/split-peers.ts";
 import { mergeTicks } from "./tick-merge.ts";
 
@@ -109,34 +104,22 @@ export interface ShareOutcome {
   profiles: ShardProfile[];
 }
 
-/** Prepared: clock point, send log, warm threads. Then `run` once. */
+/** Prepared: clock point, send log, warm threads. Then `run` once, through the runner's steps. */
 export class AgentShare {
   private readonly o: ShareOptions;
-  private readonly anchor: WallAnchor = takeWallAnchor();
-  private readonly startedAtUnixNs: bigint;
-  private readonly startMono = monoNs();
-  private readonly steps = new StepWatch();
-  private readonly resources: ResourceWatch;
+  private readonly clocks: RunClocks = startClocks();
   readonly split: SplitPeers;
 
   constructor(o: ShareOptions) {
     this.o = o;
-    this.startedAtUnixNs = wallNowUnixNs(this.anchor);
-    this.resources = new ResourceWatch(this.startMono);
-    this.observeStep();
     const host = o.coordinatorHost;
     this.split = new SplitPeers({
       clockPeer: { host, port: o.clockPort },
       sendLogPeer: { host, port: o.sendLogPort },
       bearer: o.token,
-      anchor: this.anchor,
+      anchor: this.clocks.anchor,
       log: o.log,
     });
-  }
-
-  private observeStep(): void {
-    const r = edgeWallReading();
-    this.steps.observe(r.wallNs, r.monoNs);
   }
 
   /** the scenario's viewers (all hosts'): every viewer id is below it */
@@ -155,67 +138,43 @@ export class AgentShare {
     const { ice, autoLoopback } = iceFor([s.whep], s, this.o.log);
     // the coordinator's t0 (its wall clock) on this host's monotonic clock, through the offset
     const stampClockNs = new Float64Array(this.split.stampClock)[0] ?? 0;
-    const t0MonoNs = Number(start.t0WallNs) - stampClockNs;
-    const schedule: Schedule = {
-      startNs: start.viewers.map((v) => v.startOffsetNs),
-      rampOffsetNs: null,
-      viewersPhaseNs: start.deadlineOffsetNs,
+    const plan: ViewerPlan = {
+      schedule: {
+        startNs: start.viewers.map((v) => v.startOffsetNs),
+        rampOffsetNs: null,
+        viewersPhaseNs: start.deadlineOffsetNs,
+      },
+      t0MonoNs: Number(start.t0WallNs) - stampClockNs,
+      ids: start.viewers.map((v) => v.id),
     };
-    const tasks = shardTasks({
-      workers: this.o.engine.workers,
+    const opts: PhaseOptions = {
       scenario: s,
-      schedule,
       bearer: this.o.bearer,
-      t0MonoNs,
-      anchor: this.anchor,
-      ice,
-      sendLog: this.split.sendLog,
-      identity: this.split.identity,
-      stampClock: this.split.stampClock,
-    });
-    // shardTasks numbers viewers by their place in this share: back to the run's ids
-    for (const t of tasks) for (const v of t.viewers) v.id = start.viewers[v.id]?.id ?? v.id;
-    const timeline = new Timeline({
-      shards: tasks.length,
-      resources: this.resources,
-      cpuCount: cpus().length || 1,
-      onSecond: () => this.observeStep(),
+      engine: this.o.engine,
+      log: this.o.log,
+      interrupt: stop,
       onTick: (entry, ticks) => {
         const merged = mergeTicks(ticks);
         if (merged && (entry !== null || merged.final)) onTick(merged);
       },
-    });
-    const main = new ThreadProfile();
-    const udpStart = udpReceiveErrors();
-    const result = await this.o.engine.run(tasks, stop, (t) => timeline.tick(t));
-    const mainThread = main.finish();
-    const udp = udpErrorsDelta(udpStart, udpReceiveErrors());
+    };
+    const send = followedSendSide(this.split);
+    const measured = await measuredViewers(opts, this.clocks, ice, send, this.split, plan);
     await this.split.finish();
-    this.observeStep();
-    const input = reportInput({
+    const input = phaseInput({
       command: "view",
       interrupted: stop.aborted,
       scenario: { ...s, viewers: start.viewers.length },
       workers: this.o.engine.workers,
-      startedAtUnixNs: this.startedAtUnixNs,
-      finishedAtUnixNs: wallNowUnixNs(this.anchor),
-      publishing: false,
-      publisherFailed: false,
+      clocks: this.clocks,
+      send,
+      split: this.split,
       publisher: null,
-      clock: this.split.clockBlock(this.startMono, this.steps.stepDetected),
-      sendLog: this.split.sendLog,
-      identity: this.split.identity,
-      duplicateFrames: this.split.table?.duplicateFrames ?? 0,
-      schedule: null,
-      t0MonoNs,
+      // the coordinator holds the schedule: a share's start offsets are its viewers' own
+      measured: { ...measured, schedule: null },
       autoLoopback,
-      records: result.records,
-      profiles: result.profiles,
-      timeline: timeline.entries(),
-      mainThread,
-      udp,
-      resources: this.resources.finish(monoNs()),
+      endMonoNs: monoNs(),
     });
-    return { input, t0MonoNs, records: result.records, profiles: result.profiles };
+    return { input, t0MonoNs: plan.t0MonoNs, records: measured.records, profiles: measured.profiles };
   }
 }

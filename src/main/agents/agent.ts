@@ -5,13 +5,14 @@
 // the viewers; the agent then writes a local report of its own viewers and exits 3.
 import type { Socket } from "node:net";
 import { hostname } from "node:os";
-import { EXIT_ERROR, EXIT_NO_VERDICT, EXIT_OK, withInterrupt } from "../cli/execute.ts";
-import { bearerFrom, UsageError } from "../cli/flags.ts";
-import { version } from "../cli/version.ts";
+import { EXIT_ERROR, EXIT_NO_VERDICT, EXIT_OK, errorMessage, UsageError } from "../../core/errors.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
 import { prepareOutputDir } from "../output/write-report.ts";
 import { defaultWorkers } from "../run/engine.ts";
+import { withInterrupt } from "../run/exit.ts";
 import { poolEngine } from "../run/pool-engine.ts";
+import { bearerFrom } from "../run/run-inputs.ts";
+import { version } from "../run/version.ts";
 import { CONNECT_WAIT_MS, dial, hostPort, sendResults, writeLocal } from "./agent-io.ts";
 import { AgentShare, agentScenario, type ShareOutcome, type StartMessage, startOk } from "./agent-share.ts";
 import { tokenFrom } from "./coordinator.ts";
@@ -209,7 +210,7 @@ class Session {
       this.state = "ready";
       this.conn?.send({ type: "ready" });
     } catch (err) {
-      const reason = (err as Error).message.slice(0, 300);
+      const reason = errorMessage(err).slice(0, 300);
       this.o.log.line(`cannot run this scenario: ${reason}`);
       this.conn?.send({ type: "fail", reason });
       this.end(EXIT_ERROR);
@@ -230,7 +231,7 @@ class Session {
     try {
       outcome = await share.run(start, this.stop.signal, (tick) => this.conn?.send({ type: "tick", tick }));
     } catch (err) {
-      process.stderr.write(`whipbench agent: the share failed: ${(err as Error).message}\n`);
+      process.stderr.write(`whipbench agent: the share failed: ${errorMessage(err)}\n`);
       this.end(EXIT_ERROR);
       return;
     }

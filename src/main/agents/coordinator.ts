@@ -5,13 +5,13 @@
 import { loadClip } from "../../core/clip/clip.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
+import { EXIT_ERROR, errorMessage, UsageError } from "../../core/errors.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
-import { EXIT_ERROR, type ExecuteOptions, execute } from "../cli/execute.ts";
-import { UsageError } from "../cli/flags.ts";
-import { version } from "../cli/version.ts";
 import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
 import type { Engine } from "../run/engine.ts";
+import { type ExecuteOptions, execute } from "../run/run-and-report.ts";
+import { version } from "../run/version.ts";
 import { agentsEngine } from "./agents-engine.ts";
 import { AgentHub } from "./hub.ts";
 
@@ -29,7 +29,7 @@ export const DEFAULT_COORDINATOR_LISTEN = { host: "127.0.0.1", port: 7400 };
 export function tokenFrom(name: string | undefined, cmd: string): string | undefined {
   if (name === undefined) return undefined;
   const v = process.env[name];
-  if (!v) throw new UsageError(`whipbench ${cmd}: --token-env ${name}: the variable is empty or unset`);
+  if (!v) throw new UsageError(`--token-env ${name}: the variable is empty or unset`, cmd);
   return v;
 }
 
@@ -37,7 +37,7 @@ type RunOutputs = Omit<ExecuteOptions, "command" | "scenario" | "engine">;
 
 export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFlags): Promise<number> {
   if (s.whip === undefined || s.whip === "") {
-    throw new UsageError("whipbench run --agents: the scenario needs whip: the coordinator publishes");
+    throw new UsageError("the scenario needs whip: the coordinator publishes", "run --agents");
   }
   const token = tokenFrom(c.tokenEnv, "run");
   const log = out.log;
@@ -57,7 +57,7 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
     try {
       await hub.listen();
     } catch (err) {
-      process.stderr.write(`whipbench run: --coordinator-listen: ${(err as Error).message}\n`);
+      process.stderr.write(`whipbench run: --coordinator-listen: ${errorMessage(err)}\n`);
       return EXIT_ERROR;
     }
     log.line(`waiting up to ${Math.round(c.agentWaitMs / 1000)} s for ${c.agents} agents`);

@@ -4,6 +4,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { WallAnchor } from "../../core/clock/clock.ts";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
+import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../observe/log.ts";
 import { type Responder, startResponder } from "../split/clock-exchange.ts";
 import { type SendLogServer, serveSendLog } from "../split/sendlog-channel.ts";
@@ -144,7 +145,7 @@ export class AgentHub {
           // nothing an agent sends may stop the coordinator: the message is rejected instead
           this.malformedFrames++;
           this.o.log.line(
-            `agent ${link?.name ?? "(before its hello)"}: a message failed (${printable((err as Error).message)}); connection closed`,
+            `agent ${link?.name ?? "(before its hello)"}: a message failed (${printable(errorMessage(err))}); connection closed`,
           );
           sock.destroy();
         }

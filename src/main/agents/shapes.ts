@@ -3,6 +3,7 @@
 // types, optional keys from a fixed list) and its histograms must decode. Anything else is a
 // malformed message: the agent's connection is closed and counted, nothing is thrown.
 
+import { isViewerErrorKind } from "../../core/errors.ts";
 import { RECEIVE_PATHS, STAMP_SOURCES } from "../../core/scenario/defaults.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import type { EncodedHistogram, ViewerRecord } from "../../core/types.ts";
@@ -77,7 +78,7 @@ const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   firstRtpNs: isNum,
   firstKeyframeNs: isNum,
   droppedAfterJoin: (x) => typeof x === "boolean",
-  errorKind: str,
+  errorKind: isViewerErrorKind,
   error: str,
   stopMonoNs: isNum,
   cohort: str,

@@ -13,10 +13,10 @@ import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { reportToJson } from "../../core/report/json.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
-import { Gate } from "../cli/gate.ts";
 import type { Logger } from "../observe/log.ts";
 import { writeAtomic } from "../output/write-report.ts";
 import type { Engine } from "../run/engine.ts";
+import { Gate } from "../run/gate.ts";
 import { CapacitySession, stepScenario } from "./session.ts";
 
 /** The server side's figures over a window of the monotonic clock (server-watch.ts). */
@@ -96,7 +96,10 @@ export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunRes
       o.log.line(`${label}: ramp ${s.rampSeconds}s, hold ${s.holdSeconds}s, settle ${o.spec.settleSeconds}s`);
       // a threshold with abortOnFail ends its step early once it fails live, as it ends a run
       const gate = new Gate(s, o.log, "step");
-      const run = await session.step(s, o.interrupt, gate.signal(o.interrupt), gate.onTick(progress));
+      const run = await session.step(s, o.interrupt, gate.signal(o.interrupt), (entry, ticks) => {
+        gate.tick(entry, ticks);
+        progress(entry);
+      });
       const report = gate.judge(buildReport(run.input));
       const outcome = judgeStep(report, o.interrupt.aborted);
       const file = `step-${String(index).padStart(2, "0")}-${n}v.json`;

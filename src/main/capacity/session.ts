@@ -12,17 +12,14 @@ import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import { ResourceWatch } from "../observe/resources.ts";
 import { iceFor } from "../run/ice-choice.ts";
-import { reportInput } from "../run/report-input.ts";
-import { clockBlock } from "../run/run-steps.ts";
+import { connectPublisher, type RunOptions } from "../run/runner.ts";
 import {
-  connectPublisher,
   measuredViewers,
+  phaseInput,
   type RunClocks,
-  type RunOptions,
   type SendSide,
-  sendFields,
   startClocks,
-} from "../run/runner.ts";
+} from "../run/viewer-phase.ts";
 
 /** One step's run, with the instants the capacity report places it by (monotonic ns). */
 export interface StepRun {
@@ -106,18 +103,18 @@ export class CapacitySession {
     const before = requestCounts(this.send.publisher?.requests);
     const measured = await measuredViewers(opts, clocks, this.ice, this.send, null);
     const endMonoNs = monoNs();
-    clocks.observeStep();
     const pub = this.send.publisher?.result;
     const during = requestCounts(this.send.publisher?.requests);
-    const input = reportInput({
+    const input = phaseInput({
       command: "run",
       interrupted: interrupt.aborted,
       scenario: s,
       workers: this.opts.engine.workers,
       ceiling: this.opts.ceiling,
+      clocks,
       startedAtUnixNs,
-      finishedAtUnixNs: wallNowUnixNs(this.clocks.anchor),
-      ...sendFields(this.send),
+      send: this.send,
+      split: null,
       // the publisher's figures so far: it streams across the steps; its keyframe requests are
       // the step's own (docs/definitions.md#keyframes-on-request)
       publisher: pub
@@ -128,10 +125,9 @@ export class CapacitySession {
             keyframesOnRequest: during.keyframesOnRequest - before.keyframesOnRequest,
           }
         : null,
-      clock: clockBlock(this.send.publishing, null, clocks),
-      ...measured,
+      measured,
       autoLoopback: this.autoLoopback,
-      resources: clocks.resources.finish(endMonoNs),
+      endMonoNs,
     });
     return { input, startMonoNs, t0MonoNs: measured.t0MonoNs, endMonoNs };
   }

@@ -1,10 +1,12 @@
 // The many-host flags (docs/definitions.md#many-hosts): `run --agents N` and its coordinator
 // options, and the `agent` command.
 import type { Command } from "commander";
+import { errorMessage, UsageError } from "../../core/errors.ts";
 import { type AgentFlags, agentCommand } from "../agents/agent.ts";
 import { CONNECT_RETRY_MS, CONNECT_WAIT_MS } from "../agents/agent-io.ts";
 import { DEFAULT_COORDINATOR_LISTEN } from "../agents/coordinator.ts";
-import { intFlag, listenFlag, parseHostPort, UsageError } from "./flags.ts";
+import { intFlag, listenFlag, parseHostPort } from "./flags.ts";
+import type { SetCode } from "./options.ts";
 
 const COORDINATOR_FORM = "HOST:PORT, tcp://HOST:PORT or http://HOST:PORT";
 
@@ -31,7 +33,7 @@ export function coordinatorFlag(text: string): { host: string; port: number } {
   try {
     hp = parseHostPort(rest, true);
   } catch (err) {
-    const why = (err as Error).message;
+    const why = errorMessage(err);
     return bad(why === "want HOST:PORT" ? "the port is missing" : why);
   }
   const name =
@@ -41,12 +43,13 @@ export function coordinatorFlag(text: string): { host: string; port: number } {
   return hp;
 }
 
-export function addCoordinatorOptions(c: Command): void {
-  c.option(
-    "--agents <n>",
-    "run the viewers on N agents (`whipbench agent`) instead of here",
-    intFlag("--agents", 1, 1000),
-  )
+export function addCoordinatorOptions(c: Command): Command {
+  return c
+    .option(
+      "--agents <n>",
+      "run the viewers on N agents (`whipbench agent`) instead of here",
+      intFlag("--agents", 1, 1000),
+    )
     .option(
       "--coordinator-listen <addr>",
       "with --agents: where agents connect (TCP), the clock exchange (UDP, same port) and the send log (TCP, port+1); default 127.0.0.1:7400",
@@ -86,7 +89,7 @@ export function coordinatorFlags(f: CoordinatorRunFlags) {
   return { agents: f.agents, listen, tokenEnv: f.tokenEnv, agentWaitMs: (f.agentWait ?? 60) * 1000 };
 }
 
-export function addAgent(p: Command, setCode: (code: number) => void): void {
+export function addAgent(p: Command, setCode: SetCode): void {
   p.command("agent")
     .description("run viewers for a coordinator (`whipbench run --agents N`) on another host")
     .option(

@@ -1,14 +1,15 @@
-// `whipbench compare BASE.json NEW.json [NEW2.json …]` (issue 14): rank, tabulate, gate.
+// `whipbench compare BASE.json NEW.json [NEW2.json …]`: rank, tabulate, gate.
 // Exit 0: rankable and no --fail-on tripped; 99: a --fail-on tripped; 3: the reports may not be
 // ranked (the reasons are printed); 2: a bad flag or a file that is not a report.
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
+import type { Command } from "commander";
 import { compareReports, type FailOn, parseFailOn } from "../../core/compare/compare.ts";
 import { type ComparedPair, compareHtml, compareMarkdown, compareObject } from "../../core/compare/render.ts";
+import { errorMessage, UsageError, verdictStatus } from "../../core/errors.ts";
 import type { Report } from "../../core/report/types.ts";
 import { writeAtomic } from "../output/write-report.ts";
-import { EXIT_NO_VERDICT, EXIT_OK, EXIT_THRESHOLD_FAILED } from "./execute.ts";
-import { UsageError } from "./flags.ts";
+import type { SetCode } from "./options.ts";
 
 export interface CompareFlags {
   failOn?: string[];
@@ -18,6 +19,24 @@ export interface CompareFlags {
 }
 
 /** Reads a report JSON; anything else is a usage error naming the file. */
+export function addCompare(p: Command, setCode: SetCode): void {
+  p.command("compare")
+    .description("compare reports: may they be ranked, the figures side by side, gates for CI")
+    .argument("<base>", "the baseline report JSON")
+    .argument("<new...>", "report JSON(s) to compare with the baseline")
+    .option(
+      "--fail-on <condition>",
+      'exit 99 when NEW is worse beyond this, e.g. "oneWayDelay.p95 > +10%" or "loss > +0.2pp" (repeatable)',
+      collect,
+    )
+    .option("--json", "print the comparison as JSON")
+    .option("--md <file>", "also write the Markdown to this file")
+    .option("--html <file>", "also write an HTML page to this file")
+    .action(async (base: string, news: string[], flags: CompareFlags) =>
+      setCode(await compareCommand(base, news, flags)),
+    );
+}
+
 export async function readReportFile(path: string): Promise<Report> {
   let text: string;
   try {
@@ -55,7 +74,7 @@ export async function compareCommand(base: string, news: string[], flags: Compar
   try {
     gates = (flags.failOn ?? []).map(parseFailOn);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(errorMessage(err));
   }
   const baseReport = await readReportFile(base);
   const pairs: ComparedPair[] = [];
@@ -76,6 +95,8 @@ export async function compareCommand(base: string, news: string[], flags: Compar
   }
   if (flags.md) await writeAtomic(flags.md, md);
   if (flags.html) await writeAtomic(flags.html, compareHtml(pairs));
-  if (pairs.some((p) => !p.c.rankable.fingerprint.ok)) return EXIT_NO_VERDICT;
-  return pairs.some((p) => p.c.gates.some((g) => g.tripped)) ? EXIT_THRESHOLD_FAILED : EXIT_OK;
+  return verdictStatus(
+    pairs.every((p) => p.c.rankable.fingerprint.ok),
+    pairs.some((p) => p.c.gates.some((g) => g.tripped)),
+  );
 }

@@ -1,17 +1,20 @@
 // `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (docs/definitions.md#publish).
-
+import { type Command, Option } from "commander";
 import { isOggFile, loadAudioClip, loadClip } from "../../core/clip/clip.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
+import { EXIT_ERROR, EXIT_OK, UsageError } from "../../core/errors.ts";
 import { fmtFixed, fmtG4 } from "../../core/go-compat/fmt.ts";
 import { host } from "../../core/redact.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
+import { endWithError, withInterrupt } from "../run/exit.ts";
 import { iceFor } from "../run/ice-choice.ts";
-import { Publisher, PublisherError } from "../run/publisher.ts";
+import { Publisher } from "../run/publisher.ts";
+import { bearerFrom } from "../run/run-inputs.ts";
 import { type Responder, startResponder } from "../split/clock-exchange.ts";
 import { type SendLogServer, serveSendLog } from "../split/sendlog-channel.ts";
-import { EXIT_ERROR, EXIT_OK, withInterrupt } from "./execute.ts";
-import { bearerFrom, UsageError } from "./flags.ts";
+import { durationFlag, hostPortFlag, intFlag } from "./flags.ts";
+import type { SetCode } from "./options.ts";
 
 export interface PublishFlags {
   whip?: string;
@@ -34,8 +37,47 @@ export interface PublishFlags {
   sendLogListen?: { host: string; port: number };
 }
 
+export function addPublish(p: Command, setCode: SetCode): void {
+  p.command("publish")
+    .description("publish the clip in a loop over WHIP (no report)")
+    .option("--whip <url>", "WHIP endpoint URL (required)")
+    .addOption(new Option("--codec <codec>", "embedded clip").choices(["vp8", "h264"]).default("vp8"))
+    .option(
+      "--clip <file>",
+      "stream this file instead (IVF for vp8, Annex-B for h264); an Ogg/Opus file is the audio track (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--audio", "send the embedded Opus clip as a second track")
+    .option("--fps <n>", "frame rate of an H.264 clip (overrides the SPS)", intFlag("--fps", 1, 1000))
+    .option(
+      "--duration <duration>",
+      "stop after this long (default: until interrupted)",
+      durationFlag("--duration"),
+    )
+    .option(
+      "--connect-timeout <duration>",
+      "give up when not connected (POST, ICE and DTLS) within this long (default: 10s)",
+      durationFlag("--connect-timeout"),
+    )
+    .option("--bearer-env <name>", "environment variable holding a bearer token")
+    .option("--include-loopback", "add loopback ICE candidates")
+    .option("--loopback-only", "gather ICE candidates on 127.0.0.1 only")
+    .option("--no-stamp", "do not write abs-capture-time")
+    .option(
+      "--clock-listen <addr>",
+      "answer the UDP clock exchange on this address (HOST:PORT) while publishing",
+      hostPortFlag("--clock-listen", false),
+    )
+    .option(
+      "--send-log-listen <addr>",
+      "serve the send log on this address (HOST:PORT) for a `view --send-log-peer` on another host",
+      hostPortFlag("--send-log-listen", false),
+    )
+    .action(async (flags: PublishFlags) => setCode(await publishCommand(flags)));
+}
+
 export async function publishCommand(flags: PublishFlags): Promise<number> {
-  if (!flags.whip) throw new UsageError("whipbench publish: --whip is required");
+  if (!flags.whip) throw new UsageError("--whip is required");
   const bearer = bearerFrom(flags.bearerEnv, "publish");
   const opts: { path?: string; fps?: number } = {};
   const files = clipFiles(flags.clip ?? []);
@@ -63,10 +105,9 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
       log.line(`serving the send log on TCP port ${channel.port}`);
     }
   } catch (err) {
-    process.stderr.write(`whipbench publish: ${(err as Error).message}\n`);
     await responder?.close();
     await channel?.close();
-    return EXIT_ERROR;
+    return endWithError(err, "publish");
   }
   const served = channel;
   const publisher = new Publisher({
@@ -96,7 +137,7 @@ function clipFiles(files: readonly string[]): { video?: string; audio?: string }
   const audio = files.filter(isOggFile);
   const video = files.filter((f) => !isOggFile(f));
   if (audio.length > 1 || video.length > 1) {
-    throw new UsageError("whipbench publish: --clip: at most one video file and one Ogg/Opus file");
+    throw new UsageError("--clip: at most one video file and one Ogg/Opus file");
   }
   return {
     ...(video[0] !== undefined ? { video: video[0] } : {}),
@@ -109,9 +150,7 @@ function publishUntilStopped(publisher: Publisher, flags: PublishFlags, log: Log
     try {
       await publisher.connect(interrupt);
     } catch (err) {
-      const msg = err instanceof PublisherError ? err.message : (err as Error).message;
-      process.stderr.write(`whipbench publish: ${msg}\n`);
-      return EXIT_ERROR;
+      return endWithError(err, "publish");
     }
     const r = publisher.result;
     log.line(`connected in ${Math.round(r.connectNs / 1e6)} ms; send-time stamp negotiated: ${r.stamped}`);

@@ -1,9 +1,11 @@
 // `whipbench relay`: the built-in relay as a standalone server until interrupted.
-
+import { type Command, Option } from "commander";
+import { EXIT_OK, errnoCode, RunError, UsageError } from "../../core/errors.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { Relay, type RelayOptions } from "../relay/relay.ts";
-import { withInterrupt } from "./execute.ts";
-import { UsageError } from "./flags.ts";
+import { endWithError, withInterrupt } from "../run/exit.ts";
+import { intFlag, listenFlag } from "./flags.ts";
+import type { SetCode } from "./options.ts";
 
 export interface RelayFlags {
   listen: { host: string; port: number };
@@ -17,13 +19,46 @@ export interface RelayFlags {
   tokenEnv?: string;
 }
 
+/** An every-n-th-packet fault: n from 2. */
+const everyFlag = (flag: string) => intFlag(flag, 2, 1e9);
+
+export function addRelay(p: Command, setCode: SetCode): void {
+  p.command("relay")
+    .description("serve the built-in WHIP/WHEP relay: WHIP at /<stream>/whip, WHEP at /<stream>/whep")
+    .addOption(
+      new Option("--listen <addr>", "HTTP listen address (a bare port binds 127.0.0.1)")
+        .default({ host: "127.0.0.1", port: 8889 }, "127.0.0.1:8889")
+        .argParser(listenFlag("--listen")),
+    )
+    .option("--max-viewers <n>", "refuse WHEP attempts past n with 503", intFlag("--max-viewers", 0, 1e6))
+    .option(
+      "--drop-every <n>",
+      "drop every n-th packet per viewer (unrecoverable)",
+      everyFlag("--drop-every"),
+    )
+    .option(
+      "--lose-every <n>",
+      "lose every n-th packet per viewer (a NACK repairs it)",
+      everyFlag("--lose-every"),
+    )
+    .option(
+      "--capacity <n>",
+      "with more than n viewers connected, every viewer loses every 20th packet (unrecoverable)",
+      intFlag("--capacity", 1, 1e6),
+    )
+    .option("--clear-marker", "forward with the marker bit cleared")
+    .option("--strip-extensions", "forward with no RTP header extension")
+    .option("--counter-offer", "answer WHEP with 406 and the relay's own offer (viewer PATCHes its answer)")
+    .option("--token-env <name>", "require the bearer token held by this environment variable")
+    .action(async (flags: RelayFlags) => setCode(await relayCommand(flags)));
+}
+
 export async function relayCommand(flags: RelayFlags): Promise<number> {
   const log = stderrLogger();
   let token: string | undefined;
   if (flags.tokenEnv) {
     token = process.env[flags.tokenEnv];
-    if (!token)
-      throw new UsageError(`whipbench relay: --token-env ${flags.tokenEnv}: the variable is empty or unset`);
+    if (!token) throw new UsageError(`--token-env ${flags.tokenEnv}: the variable is empty or unset`);
   }
   const loopback = flags.listen.host === "127.0.0.1" || flags.listen.host === "localhost";
   const opts: RelayOptions = { ice: { loopbackOnly: loopback, includeLoopback: !loopback }, token };
@@ -39,8 +74,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   try {
     base = await relay.listen(flags.listen.host, flags.listen.port);
   } catch (err) {
-    process.stderr.write(`whipbench relay: cannot listen: ${(err as { code?: string }).code ?? "error"}\n`);
-    return 1;
+    return endWithError(new RunError(`cannot listen: ${errnoCode(err) ?? "error"}`), "relay");
   }
   log.line(`relay listening on ${base}: WHIP ${base}/<stream>/whip, WHEP ${base}/<stream>/whep`);
   return withInterrupt(log, async (interrupt) => {
@@ -48,6 +82,6 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
       interrupt.addEventListener("abort", () => resolve(), { once: true }),
     );
     await relay.close();
-    return 0;
+    return EXIT_OK;
   });
 }

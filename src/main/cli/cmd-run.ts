@@ -1,40 +1,29 @@
-// `whipbench run [SCENARIO.json]` and `whipbench view --whep URL`.
-import { readFile, stat } from "node:fs/promises";
-import { cpus } from "node:os";
-import type { ReceivePath } from "../../core/scenario/defaults.ts";
-import {
-  normaliseScenario,
-  parseScenario,
-  type Scenario,
-  ScenarioError,
-  validateScenario,
-} from "../../core/scenario/scenario.ts";
-import { LiveThresholds } from "../../core/thresholds/live.ts";
+// `whipbench run [SCENARIO.json]`: its flags, and the run they ask for: a scenario file, the
+// built-in relay's default scenario without one, or the viewers on agents with --agents.
+import type { Command } from "commander";
+import { UsageError } from "../../core/errors.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
 import { coordinate } from "../agents/coordinator.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
+import type { ProgressSink } from "../observe/progress.ts";
 import { Relay } from "../relay/relay.ts";
-import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "../run/engine.ts";
-import { poolEngine } from "../run/pool-engine.ts";
-import { type CoordinatorRunFlags, coordinatorFlags } from "./cmd-agent.ts";
-import { execute } from "./execute.ts";
-import { UsageError } from "./flags.ts";
+import { engineFor } from "../run/engine-choice.ts";
+import { type ExecuteOptions, execute } from "../run/run-and-report.ts";
+import { applyOverrides, readScenarioFile, validated } from "../run/run-inputs.ts";
+import { addCoordinatorOptions, type CoordinatorRunFlags, coordinatorFlags } from "./cmd-agent.ts";
+import { addViewerOptions, outputOptions, type RunViewFlags, type SetCode } from "./options.ts";
 
-const MAX_SCENARIO_BYTES = 1 << 20;
+export interface RunFlags extends RunViewFlags, CoordinatorRunFlags {}
 
-export interface RunFlags extends CoordinatorRunFlags {
-  receivePath?: ReceivePath;
-  out: string;
-  metrics?: string;
-  rampOffsetSeed?: bigint;
-  rampOffsetMax?: number;
-  workers?: number;
-  quiet?: boolean;
-  /** false with --no-html */
-  html?: boolean;
-  json?: boolean;
-  /** issue 14: JUnit XML of the thresholds, and a short Markdown summary for CI */
-  junit?: string;
-  summaryMd?: string;
+export function addRun(p: Command, setCode: SetCode): void {
+  const c = p
+    .command("run")
+    .description("one publisher plus viewers on a ramp; with no scenario, against the built-in relay")
+    .argument("[scenario]", "scenario JSON file (default: 10 VP8 viewers through the built-in relay)")
+    .option("--out <dir>", "report directory", ".")
+    .option("--metrics <addr>", "serve Prometheus /metrics on this address while the run lasts");
+  addCoordinatorOptions(outputOptions(addViewerOptions(c)));
+  c.action(async (file: string | undefined, flags: RunFlags) => setCode(await runCommand(file, flags)));
 }
 
 /** The scenario `whipbench run` uses with no file: 10 VP8 viewers through the built-in relay. */
@@ -53,79 +42,50 @@ export function defaultScenario(base: string): Scenario {
   };
 }
 
-export async function readScenarioFile(file: string): Promise<Scenario> {
-  return parseScenario(await readScenarioText(file));
-}
-
-/** The scenario file's text (at most 1 MiB); a file that cannot be read is a usage error. */
-export async function readScenarioText(file: string): Promise<string> {
-  let text: string;
-  try {
-    const st = await stat(file);
-    if (st.isDirectory()) throw new UsageError("the scenario file is a directory");
-    if (st.size > MAX_SCENARIO_BYTES) throw new UsageError("the scenario file is larger than 1 MiB");
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const code = (err as { code?: string }).code;
-    throw new UsageError(
-      code === "ENOENT" ? "the scenario file does not exist" : "the scenario file cannot be read",
-    );
-  }
-  return text;
-}
-
-/** The command line's flags over the scenario's keys. */
-export function applyOverrides(s: Scenario, flags: RunFlags): Scenario {
-  const out: Scenario = { ...s };
-  if (flags.metrics) out.metrics = flags.metrics;
-  if (flags.rampOffsetSeed !== undefined) out.rampOffsetSeed = flags.rampOffsetSeed;
-  if (flags.rampOffsetMax) out.rampOffsetMaxSeconds = flags.rampOffsetMax / 1e9;
-  if (flags.workers !== undefined) out.workers = flags.workers;
-  if (flags.receivePath) out.receivePath = flags.receivePath;
-  return out;
-}
-
-/** `workers` from the flag or the scenario; unset: one core for the main thread, the rest for viewers. */
-/** `reuse`: keep the worker pool from one run to the next (a capacity search), released by `close()`. */
-export function engineFor(s: Scenario, flags: RunFlags, log: Logger, reuse = false): Engine {
-  const workers = s.workers ?? defaultWorkers();
-  const note = oversubscribedNote(workers, cpus().length);
-  if (note !== null) log.line(note);
-  // live one-way delay samples feed /metrics and the progress line
-  const liveDelays =
-    (s.metrics ?? "") !== "" || !(flags.quiet ?? false) || LiveThresholds.wanted(s.thresholds);
-  return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays, reuse });
+/** The progress display on stderr: its width read at each redraw. */
+function stderrProgress(): ProgressSink {
+  const stderr = process.stderr;
+  return {
+    isTTY: stderr.isTTY === true,
+    get columns() {
+      return stderr.columns ?? 0;
+    },
+    write: (text: string) => stderr.write(text),
+  };
 }
 
 /** What `run` and `view` share beyond the scenario: output, progress, HTML, --json. */
-function outputs(s: Scenario, flags: RunFlags, log: Logger) {
-  const stderr = process.stderr;
+export function runOutputs(
+  flags: RunViewFlags,
+  log: Logger,
+): Omit<ExecuteOptions, "command" | "scenario" | "engine"> {
   return {
     out: flags.out,
     log,
-    engine: engineFor(s, flags, log),
     html: flags.html ?? true,
     json: flags.json ?? false,
     gateFiles: { junit: flags.junit, summaryMd: flags.summaryMd },
-    ...(flags.quiet
-      ? {}
-      : {
-          progress: {
-            isTTY: stderr.isTTY === true,
-            get columns() {
-              return stderr.columns ?? 0;
-            },
-            write: (text: string) => stderr.write(text),
-          },
-        }),
+    ...(flags.quiet ? {} : { progress: stderrProgress() }),
   };
+}
+
+/** `run`'s or `view`'s scenario executed on this host, with the engine it asks for (and `view`'s split-run peers). */
+export function executeHere(
+  command: "run" | "view",
+  s: Scenario,
+  flags: RunViewFlags,
+  log: Logger,
+  peers: Pick<ExecuteOptions, "clockPeer" | "sendLogPeer"> = {},
+): Promise<number> {
+  const out = runOutputs(flags, log);
+  const engine = engineFor(s, out.progress !== undefined, log);
+  return execute({ command, scenario: s, ...out, engine, ...peers });
 }
 
 export async function runCommand(file: string | undefined, flags: RunFlags): Promise<number> {
   const log = stderrLogger(flags.quiet ?? false);
-  const many = coordinatorFlags(flags);
-  if (many !== null) {
+  const onAgents = coordinatorFlags(flags);
+  if (onAgents !== null) {
     if (file === undefined) throw new UsageError("--agents needs a scenario file");
     if (flags.workers !== undefined)
       throw new UsageError("--workers: with --agents each agent has its own --workers");
@@ -136,94 +96,17 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
       log.line("scenario key workers ignored: with --agents each agent has its own --workers");
       delete s.workers;
     }
-    const { engine: _local, ...out } = outputs(s, flags, log);
-    return coordinate(s, out, many);
+    return coordinate(s, runOutputs(flags, log), onAgents);
   }
   if (file === undefined) {
     const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
     const base = await relay.listen("127.0.0.1", 0);
     log.line("no scenario given: 10 VP8 viewers through the built-in relay on 127.0.0.1");
     try {
-      const s = validated(applyOverrides(defaultScenario(base), flags));
-      return await execute({ command: "run", scenario: s, ...outputs(s, flags, log) });
+      return await executeHere("run", validated(applyOverrides(defaultScenario(base), flags)), flags, log);
     } finally {
       await relay.close();
     }
   }
-  const s = validated(applyOverrides(await readScenarioFile(file), flags));
-  return execute({ command: "run", scenario: s, ...outputs(s, flags, log) });
+  return executeHere("run", validated(applyOverrides(await readScenarioFile(file), flags)), flags, log);
 }
-
-export interface ViewFlags extends RunFlags {
-  clockPeer?: { host: string; port: number };
-  sendLogPeer?: { host: string; port: number };
-  whep?: string;
-  n: number;
-  ramp: number;
-  duration: number;
-  joinTimeout: number;
-  name?: string;
-  bearerEnv?: string;
-  includeLoopback?: boolean;
-  loopbackOnly?: boolean;
-}
-
-export async function viewCommand(flags: ViewFlags): Promise<number> {
-  const log = stderrLogger(flags.quiet ?? false);
-  const s: Scenario = {
-    whep: flags.whep ?? "",
-    viewers: flags.n,
-    rampSeconds: flags.ramp / 1e9,
-    holdSeconds: flags.duration / 1e9,
-    joinTimeoutSeconds: flags.joinTimeout / 1e9,
-  };
-  if (flags.name) s.name = flags.name;
-  if (flags.bearerEnv) s.bearerEnv = flags.bearerEnv;
-  if (flags.includeLoopback) s.includeLoopback = true;
-  if (flags.loopbackOnly) s.loopbackOnly = true;
-  const v = viewValidated(applyOverrides(s, flags));
-  return execute({
-    command: "view",
-    scenario: v,
-    ...outputs(v, flags, log),
-    clockPeer: flags.clockPeer,
-    sendLogPeer: flags.sendLogPeer,
-  });
-}
-
-/** The scenario keys `view` builds from its flags, and the flag a user gives for each. */
-const VIEW_FLAGS: Record<string, string> = {
-  whep: "--whep",
-  viewers: "-n",
-  rampSeconds: "--ramp",
-  holdSeconds: "--duration",
-  joinTimeoutSeconds: "--join-timeout",
-  rampOffsetMaxSeconds: "--ramp-offset-max",
-  rampOffsetSeed: "--ramp-offset-seed",
-  workers: "--workers",
-};
-
-/**
- * `view` has no scenario file, so a validation message names the flag, not the key it fills
- * (`--whep is required`, not `scenario: whep is required`).
- */
-function viewValidated(s: Scenario): Scenario {
-  try {
-    return validated(s);
-  } catch (err) {
-    if (!(err instanceof ScenarioError)) throw err;
-    const m = /^scenario: ([A-Za-z]+)(.*)$/s.exec(err.message);
-    const flag = m === null ? undefined : VIEW_FLAGS[m[1] ?? ""];
-    if (m === null || flag === undefined) throw err;
-    const hint = m[1] === "whep" && m[2] === " is required" ? " (the WHEP URL of the stream to watch)" : "";
-    throw new UsageError(`${flag}${m[2] ?? ""}${hint}`);
-  }
-}
-
-export function validated(s: Scenario): Scenario {
-  const n = normaliseScenario(s);
-  validateScenario(n);
-  return n;
-}
-
-export { ScenarioError };

@@ -1,8 +1,8 @@
 // Flag value parsers for commander: each throws a UsageError naming the flag, so a bad value
 // exits 2 with one line and no stack trace.
-import { parseGoDuration } from "../../core/go-compat/fmt.ts";
 
-export class UsageError extends Error {}
+import { errorMessage, UsageError } from "../../core/errors.ts";
+import { parseGoDuration } from "../../core/go-compat/fmt.ts";
 
 export function durationFlag(flag: string): (text: string) => number {
   return (text) => {
@@ -54,7 +54,7 @@ export function listenFlag(flag: string): (text: string) => { host: string; port
       const hp = parseHostPort(full, false);
       return { host: hp.host === "" ? "127.0.0.1" : hp.host, port: hp.port };
     } catch (err) {
-      throw new UsageError(`${flag}: ${(err as Error).message}`);
+      throw new UsageError(`${flag}: ${errorMessage(err)}`);
     }
   };
 }
@@ -68,15 +68,7 @@ export function hostPortFlag(
     try {
       return parseHostPort(text, requireHost);
     } catch (err) {
-      throw new UsageError(`${flag}: ${(err as Error).message}`);
+      throw new UsageError(`${flag}: ${errorMessage(err)}`);
     }
   };
-}
-
-/** The token named by --bearer-env / bearerEnv; a named but empty variable is a usage error. */
-export function bearerFrom(name: string | undefined, cmd: string): string | undefined {
-  if (!name) return undefined;
-  const v = process.env[name];
-  if (!v) throw new UsageError(`whipbench ${cmd}: --bearer-env ${name}: the variable is empty or unset`);
-  return v;
 }

@@ -1,7 +1,8 @@
 // What a run shows while it lasts, wired in one place: the /metrics registry and its server, the
 // progress display, and the main thread's own per-second figures when viewers run in workers.
-// The registry takes every shard tick as the engine delivers it (the final flush included), so
-// its totals end equal to the report's; progress works from the runner's per-second entries.
+// The registry takes every shard tick as the engine delivers it (the final flush included, the
+// runner's `onShardTick`), so its totals end equal to the report's; progress works from the
+// runner's per-second entries (`onTick`).
 import { cohortSizes } from "../../core/link/assign.ts";
 import { UNIMPAIRED } from "../../core/link/parse.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
@@ -26,20 +27,6 @@ export interface LiveOptions {
   onMetrics?: (metrics: RunMetrics, url: string) => void;
 }
 
-/** An engine whose every shard tick is also handed to `tap` before the runner sees it. */
-export function tapEngine(engine: Engine, tap: (tick: ShardTick) => void): Engine {
-  const e: Engine = {
-    workers: engine.workers,
-    run: (tasks, interrupt, onTick) =>
-      engine.run(tasks, interrupt, (tick) => {
-        tap(tick);
-        onTick(tick);
-      }),
-  };
-  if (engine.warmUp) e.warmUp = (shards) => engine.warmUp?.(shards) ?? Promise.resolve();
-  return e;
-}
-
 /** Each cohort and the unimpaired viewers with the viewers the scenario assigns to it; none without cohorts. */
 function cohortTargets(s: Scenario): { cohorts?: CohortTarget[] } {
   const cohorts = s.cohorts ?? [];
@@ -55,10 +42,7 @@ function cohortTargets(s: Scenario): { cohorts?: CohortTarget[] } {
 }
 
 export class LiveRun {
-  readonly engine: Engine;
   readonly log: Logger;
-  /** the runner's per-second hook; undefined when nothing is shown */
-  readonly onTick: ((entry: TimelineEntry | null, ticks: ShardTick[]) => void) | undefined;
   readonly metrics: RunMetrics | null;
   private readonly server: MetricsServer | null;
   private readonly progress: Progress | null;
@@ -79,10 +63,8 @@ export class LiveRun {
         })
       : null;
     this.log = this.progress ? this.progress.wrap(o.log) : o.log;
-    this.engine = metrics ? tapEngine(o.engine, (t) => metrics.applyTick(t)) : o.engine;
     // with workers the main thread runs no shard: it is measured here, once a second
     this.mainProfile = workers > 0 && (metrics || this.progress) ? new ThreadProfile() : null;
-    this.onTick = metrics || this.progress ? (entry, ticks) => this.tick(entry, ticks) : undefined;
   }
 
   /** Starts the metrics server when the scenario names an address; throws when it cannot listen. */
@@ -105,7 +87,13 @@ export class LiveRun {
     this.metrics?.setPublisher(p);
   }
 
-  private tick(entry: TimelineEntry | null, ticks: ShardTick[]): void {
+  /** Every shard tick as the engine delivers it, before the timeline: the registry's totals end equal to the report's. */
+  shardTick(tick: ShardTick): void {
+    this.metrics?.applyTick(tick);
+  }
+
+  /** The per-second hook (`entry` null for a shard's final flush): the progress display and the main thread's figures. */
+  tick(entry: TimelineEntry | null, ticks: ShardTick[]): void {
     if (entry === null) {
       for (const t of ticks) this.progress?.final(t);
       return;

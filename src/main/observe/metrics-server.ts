@@ -3,7 +3,7 @@
 // this machine unless the address names an interface. Closing waits up to 2 s for scrapes in flight.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { UsageError } from "../cli/flags.ts";
+import { UsageError } from "../../core/errors.ts";
 import type { RunMetrics } from "./metrics.ts";
 
 export const CLOSE_GRACE_MS = 2000;

@@ -2,6 +2,7 @@
 // /proc/PID/stat) and resident set size (VmRSS of /proc/PID/status), for the server watch.
 import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { errnoCode } from "../../core/errors.ts";
 
 export interface ProcReading {
   /** user + system CPU time so far, in seconds */
@@ -62,7 +63,7 @@ export async function readProc(pid: number): Promise<ProcReading | { missing: st
       readFile(`/proc/${pid}/status`, "utf8"),
     ]);
   } catch (err) {
-    const code = (err as { code?: string }).code;
+    const code = errnoCode(err);
     if (code === "ENOENT" || code === "ESRCH") return { missing: "not found" };
     return { missing: `unreadable (${code ?? "error"})` };
   }

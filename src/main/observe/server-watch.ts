@@ -5,6 +5,7 @@
 // unavailable with its reason, never a 0; endpoint failures name the host only, never the path
 // or the query.
 import { monoNs } from "../../core/clock/clock.ts";
+import { UsageError } from "../../core/errors.ts";
 import { type PromSelector, parsePromSelector } from "../../core/prom/text-format.ts";
 import { host } from "../../core/redact.ts";
 import { readProc } from "./server-proc.ts";
@@ -156,4 +157,29 @@ export class ServerWatch {
 function push<T>(list: T[], item: T, max: number): void {
   list.push(item);
   if (list.length > max) list.splice(0, list.length - max);
+}
+
+export interface ServerWatchFlags {
+  serverPid?: number;
+  serverMetrics?: string;
+  serverSeries?: string[];
+}
+
+/** The watch the flags ask for, or null when none; the pairs that make no sense are UsageErrors. */
+export function serverWatchOptions(flags: ServerWatchFlags): ServerWatchOptions | null {
+  const { serverPid: pid, serverMetrics: metricsUrl, serverSeries: series } = flags;
+  if (series?.length && metricsUrl === undefined) {
+    throw new UsageError("--server-series: needs --server-metrics (the endpoint to scrape)");
+  }
+  if (metricsUrl !== undefined && !series?.length) {
+    throw new UsageError("--server-metrics: name the series to keep with --server-series NAME[,NAME…]");
+  }
+  if (pid === undefined && metricsUrl === undefined) return null;
+  const opts: ServerWatchOptions = {};
+  if (pid !== undefined) opts.pid = pid;
+  if (metricsUrl !== undefined) {
+    opts.metricsUrl = metricsUrl;
+    opts.series = series ?? [];
+  }
+  return opts;
 }

@@ -5,6 +5,7 @@
 import { constants, rmSync } from "node:fs";
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { errnoCode } from "../../core/errors.ts";
 
 export interface ReportFiles {
   json: string;
@@ -82,7 +83,7 @@ export async function writeReport(
 
 /** A short reason for a write failure that names no more than the directory the user gave. */
 export function writeErrorText(err: unknown): string {
-  const code = (err as { code?: string } | null)?.code;
+  const code = errnoCode(err);
   switch (code) {
     case "EACCES":
     case "EPERM":

@@ -3,6 +3,7 @@
 import { setFlagsFromString } from "node:v8";
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
+import { errorMessage } from "../../core/errors.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import type {
@@ -117,7 +118,7 @@ export function poolEngine(opts: PoolEngineOptions): Engine {
             try {
               return (await pool.run(job, { transferList: [port2] })) as ShardResult;
             } catch (err) {
-              return { failed: (err as Error).message, task };
+              return { failed: errorMessage(err), task };
             } finally {
               port1.close();
             }

@@ -12,6 +12,7 @@ import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { packetizeH264 } from "../../core/codec/h264.ts";
 import { packetizeVp8 } from "../../core/codec/vp8.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
 import type { PublisherInput } from "../../core/report/input.ts";
 import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
@@ -119,7 +120,7 @@ export class Publisher {
       await pc.setLocalDescription(await pc.createOffer());
       await gatheringComplete(pc, 5000);
     } catch (err) {
-      throw new PublisherError("webrtc", `local WebRTC setup failed: ${(err as Error).message}`);
+      throw new PublisherError("webrtc", `local WebRTC setup failed: ${errorMessage(err)}`);
     }
     const postNs = monoNs();
     const budgetNs = opts.connectTimeoutNs ?? DEFAULT_CONNECT_TIMEOUT_NS;
@@ -151,7 +152,7 @@ export class Publisher {
       try {
         await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
       } catch (err) {
-        throw new PublisherError("bad_answer", `the WHIP answer was refused: ${(err as Error).message}`);
+        throw new PublisherError("bad_answer", `the WHIP answer was refused: ${errorMessage(err)}`);
       }
       await Promise.race([
         connected,
@@ -173,7 +174,7 @@ export class Publisher {
       await this.close();
       if (err instanceof PublisherError) throw err;
       if (err instanceof HttpExchangeError) throw new PublisherError(err.kind, err.message);
-      throw new PublisherError("webrtc", (err as Error).message);
+      throw new PublisherError("webrtc", errorMessage(err));
     }
     this.result.connectNs = monoNs() - postNs;
     this.socketStamp = tapMediaSend(this.tr, this.instants.before);

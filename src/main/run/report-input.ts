@@ -11,12 +11,12 @@ import type { Schedule } from "../../core/scenario/schedule.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile } from "../../workers/protocol.ts";
-import { version } from "../cli/version.ts";
 import type { ResourceFigures } from "../observe/resources.ts";
 import type { UdpErrors } from "../observe/udp-drops.ts";
 import { decodeRecord } from "./decode-record.ts";
 import type { PublisherResult } from "./publisher.ts";
 import { clientLag, pooledDelayP99Ms, stampSources, threadLoads } from "./run-lag.ts";
+import { version } from "./version.ts";
 
 export interface RunOutcome {
   command: "run" | "view";

@@ -15,6 +15,7 @@ import {
   type Probe,
   probeOf,
 } from "../../core/clock/exchange.ts";
+import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
 
 function wallBig(anchor: WallAnchor): bigint {
   return BigInt(Math.round(wallOf(anchor, monoNs())));
@@ -46,7 +47,11 @@ export async function startResponder(host: string, port: number, anchor: WallAnc
   };
 }
 
-export class ClockPeerError extends Error {}
+export class ClockPeerError extends WhipbenchError {
+  override readonly name = "ClockPeerError";
+  readonly code = "clock_peer";
+  readonly exitStatus = EXIT_ERROR;
+}
 
 /** A client socket for the clock exchange, reused for every point of a run. */
 export class ClockClient {

@@ -6,6 +6,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
+import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
 import type { Codec } from "../../core/types.ts";
 
 interface Hello {
@@ -87,7 +88,11 @@ export async function serveSendLog(
   };
 }
 
-export class SendLogPeerError extends Error {}
+export class SendLogPeerError extends WhipbenchError {
+  override readonly name = "SendLogPeerError";
+  readonly code = "send_log_peer";
+  readonly exitStatus = EXIT_ERROR;
+}
 
 /**
  * Follows a publisher's send log until `signal` aborts. Resolves with the clip identity once the

@@ -8,6 +8,7 @@ import type { WallAnchor } from "../../core/clock/clock.ts";
 import { OffsetModel, type Probe } from "../../core/clock/exchange.ts";
 import { type ClipIdentity, ClipTable } from "../../core/delay/fingerprint.ts";
 import { SendLog } from "../../core/delay/sendlog.ts";
+import { errorMessage } from "../../core/errors.ts";
 import type { ClockBlock } from "../../core/report/types.ts";
 import type { Logger } from "../observe/log.ts";
 import { ClockClient } from "./clock-exchange.ts";
@@ -98,7 +99,7 @@ export class SplitPeers {
     try {
       p = await this.client.measure(peer.host, peer.port, this.stop.signal);
     } catch (err) {
-      this.opts.log.line(`clock peer (${when}): no point, skipped: ${(err as Error).message}`);
+      this.opts.log.line(`clock peer (${when}): no point, skipped: ${errorMessage(err)}`);
       return;
     }
     this.model.add(p);

@@ -5,15 +5,18 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
 
 /** The werift whose internals src/net/werift reaches (package.json's exact pin). */
 export const WERIFT_VERSION = "0.25.2";
 
 /** A werift internal the seam needs is missing, or the installed werift is not WERIFT_VERSION. */
-export class WeriftInternalsError extends Error {
+export class WeriftInternalsError extends WhipbenchError {
+  override readonly name = "WeriftInternalsError";
+  readonly code = "werift_internals";
+  readonly exitStatus = EXIT_ERROR;
   constructor(message: string) {
     super(`werift ${WERIFT_VERSION}: ${message}`);
-    this.name = "WeriftInternalsError";
   }
 }
 

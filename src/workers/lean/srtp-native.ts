@@ -4,6 +4,8 @@
 // packet that fails authentication is left as it arrived (GCM decrypts before its tag is known,
 // so a failed packet is encrypted back with the same keystream). `srtpReceivers` picks these where
 // OpenSSL loaded in this thread and node:crypto's elsewhere, and says which.
+
+import { errorMessage } from "../../core/errors.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import { SrtcpReceiver, SrtpReceiver } from "../../core/srtp/srtp.ts";
 import {
@@ -156,7 +158,7 @@ export function srtpReceivers(
         fallbackReason: null,
       };
     } catch (err) {
-      reason = `OpenSSL receivers could not be made (${err instanceof Error ? err.message : String(err)})`;
+      reason = `OpenSSL receivers could not be made (${errorMessage(err)})`;
     }
   }
   return {

@@ -5,9 +5,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Report } from "../../../src/core/report/types.ts";
 import { normaliseScenario, type Scenario, validateScenario } from "../../../src/core/scenario/scenario.ts";
-import { execute } from "../../../src/main/cli/execute.ts";
 import { memoryLogger } from "../../../src/main/observe/log.ts";
 import { inThreadEngine } from "../../../src/main/run/engine.ts";
+import { execute } from "../../../src/main/run/run-and-report.ts";
 import { tempDir } from "../cli-harness.ts";
 
 export interface WrittenRun {

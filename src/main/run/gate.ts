@@ -1,4 +1,4 @@
-// The run's pass/fail gate (issue 14), wired around `execute`: the live judge of the abortOnFail
+// The run's pass/fail gate, wired around a run and a capacity search's step: the live judge of the abortOnFail
 // thresholds (it stops the run through its own abort signal, not as an interrupt), the final
 // judgement on the report, and the CI files (--junit, --summary-md).
 
@@ -16,8 +16,6 @@ import type { ThresholdStop } from "../../core/thresholds/types.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
 import { writeAtomic } from "../output/write-report.ts";
-
-export type OnTick = (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
 
 export interface GateFiles {
   junit?: string | undefined;
@@ -49,25 +47,20 @@ export class Gate {
     return this.live === null ? interrupt : AbortSignal.any([interrupt, this.ctl.signal]);
   }
 
-  /** The per-second hook with the live judge in front of `next`. */
-  onTick(next: OnTick | undefined): OnTick | undefined {
+  /** The live judge's share of the per-second hook: it records the ticks and judges each complete second. */
+  tick(entry: TimelineEntry | null, ticks: ShardTick[]): void {
     const live = this.live;
-    if (live === null) return next;
-    return (entry, ticks) => {
-      live.record(ticks);
-      if (entry !== null && this.stop === null) {
-        const stop = live.judge(entry.t);
-        if (stop !== null) {
-          this.stop = stop;
-          const t = this.s.thresholds?.[stop.index];
-          this.log.line(
-            `threshold ${t?.figure ?? "?"} ${t?.condition.text ?? ""} failed live at ${entry.t} s: stopping the ${this.what} (the report is still written)`,
-          );
-          this.ctl.abort();
-        }
-      }
-      next?.(entry, ticks);
-    };
+    if (live === null) return;
+    live.record(ticks);
+    if (entry === null || this.stop !== null) return;
+    const stop = live.judge(entry.t);
+    if (stop === null) return;
+    this.stop = stop;
+    const t = this.s.thresholds?.[stop.index];
+    this.log.line(
+      `threshold ${t?.figure ?? "?"} ${t?.condition.text ?? ""} failed live at ${entry.t} s: stopping the ${this.what} (the report is still written)`,
+    );
+    this.ctl.abort();
   }
 
   /** The report judged against the scenario's thresholds (unchanged without any). */

@@ -2,9 +2,9 @@
 // --server-metrics URL and --server-series NAME[,NAME…] (repeatable). Each bad value is a
 // UsageError naming its flag (exit 2); a URL is never echoed (it may hold a token).
 import type { Command } from "commander";
+import { UsageError } from "../../core/errors.ts";
 import { parsePromSelector } from "../../core/prom/text-format.ts";
-import { intFlag, UsageError } from "../cli/flags.ts";
-import type { ServerWatchOptions } from "./server-watch.ts";
+import { intFlag } from "./flags.ts";
 
 /** Linux's largest PID (PID_MAX_LIMIT on 64-bit). */
 const PID_MAX = 4_194_304;
@@ -61,32 +61,7 @@ export function serverSeriesFlag(text: string, previous: string[] | undefined): 
   return [...(previous ?? []), ...items];
 }
 
-export interface ServerWatchFlags {
-  serverPid?: number;
-  serverMetrics?: string;
-  serverSeries?: string[];
-}
-
-/** The watch the flags ask for, or null when none; the pairs that make no sense are UsageErrors. */
-export function serverWatchOptions(flags: ServerWatchFlags): ServerWatchOptions | null {
-  const { serverPid: pid, serverMetrics: metricsUrl, serverSeries: series } = flags;
-  if (series?.length && metricsUrl === undefined) {
-    throw new UsageError("--server-series: needs --server-metrics (the endpoint to scrape)");
-  }
-  if (metricsUrl !== undefined && !series?.length) {
-    throw new UsageError("--server-metrics: name the series to keep with --server-series NAME[,NAME…]");
-  }
-  if (pid === undefined && metricsUrl === undefined) return null;
-  const opts: ServerWatchOptions = {};
-  if (pid !== undefined) opts.pid = pid;
-  if (metricsUrl !== undefined) {
-    opts.metricsUrl = metricsUrl;
-    opts.series = series ?? [];
-  }
-  return opts;
-}
-
-/** Adds the three flags to a command (its options then carry ServerWatchFlags). */
+/** Adds the three flags to a command (its options then carry observe/server-watch.ts's ServerWatchFlags). */
 export function addServerWatchOptions(cmd: Command): Command {
   return cmd
     .option(

@@ -1,8 +1,10 @@
-// Shared execution of `run` and `view` (docs/definitions.md#console-output): run (with /metrics and live progress when asked),
-// build the report, write the files (JSON, Markdown, HTML), print the verdict and headline on
-// stdout (or the report JSON with --json, the human lines then on stderr), and map the outcome
-// to an exit code.
+// A run and its report, as `run`, `view`, `matrix` and a many-host coordinator do it
+// (docs/definitions.md#console-output): run (with /metrics and live progress when asked) under
+// the signal handlers, build and judge the report, write its files (JSON, Markdown, HTML, the
+// gate's), print the verdict and headline on stdout (or the report JSON with --json, the human
+// lines then on stderr), and map the outcome to an exit status.
 import type { WallAnchor } from "../../core/clock/clock.ts";
+import { errorMessage, RunError, UsageError, verdictStatus } from "../../core/errors.ts";
 import { buildReport } from "../../core/report/build.ts";
 import { delayDistribution } from "../../core/report/distribution.ts";
 import { reportStem, stdoutLines } from "../../core/report/headline.ts";
@@ -11,18 +13,19 @@ import { reportToJson } from "../../core/report/json.ts";
 import { reportToMarkdown } from "../../core/report/markdown.ts";
 import type { Report } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
-import { LiveThresholds } from "../../core/thresholds/live.ts";
 import type { Logger } from "../observe/log.ts";
 import type { RunMetrics } from "../observe/metrics.ts";
 import { LiveRun } from "../observe/metrics-live.ts";
 import type { ProgressSink } from "../observe/progress.ts";
 import { renderHtmlReport, writeHtmlReport } from "../output/html-report.ts";
 import { prepareOutputDir, writeErrorText, writeReport } from "../output/write-report.ts";
-import { type Engine, inThreadEngine } from "../run/engine.ts";
-import { run } from "../run/runner.ts";
 import type { Peer } from "../split/split-peers.ts";
-import { bearerFrom, UsageError } from "./flags.ts";
+import { type Engine, inThreadEngine } from "./engine.ts";
+import { liveDelaysWanted } from "./engine-choice.ts";
+import { endWithError, withInterrupt } from "./exit.ts";
 import { Gate, type GateFiles, thresholdsFailed } from "./gate.ts";
+import { bearerFrom } from "./run-inputs.ts";
+import { run } from "./runner.ts";
 
 export interface ExecuteOptions {
   /** view only: the publisher's clock responder and send-log channel (split runs) */
@@ -42,7 +45,7 @@ export interface ExecuteOptions {
   html?: boolean;
   /** the report JSON on stdout; the human lines go to stderr */
   json?: boolean;
-  /** --junit and --summary-md (issue 14) */
+  /** --junit and --summary-md */
   gateFiles?: GateFiles;
   /** every frame the publisher sent (a many-host run serves them to its agents) */
   onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
@@ -54,80 +57,49 @@ export interface ExecuteOptions {
   onMetrics?: (metrics: RunMetrics, url: string) => void;
 }
 
-export const EXIT_OK = 0;
-export const EXIT_ERROR = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_NO_VERDICT = 3;
-/** a valid run with a failed threshold (k6's convention) */
-export const EXIT_THRESHOLD_FAILED = 99;
-
-/** Installs SIGINT/SIGTERM handlers for the duration of `body`: the first signal aborts, a second exits at once. */
-export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const ctl = new AbortController();
-  const onSignal = (name: string) => {
-    if (ctl.signal.aborted) {
-      process.stderr.write(`whipbench: second ${name}, exiting now\n`);
-      process.exit(EXIT_NO_VERDICT);
-    }
-    log.line(`${name}: stopping; the report is still written (send it again to exit at once)`);
-    ctl.abort();
-  };
-  const onInt = () => onSignal("SIGINT");
-  const onTerm = () => onSignal("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  try {
-    return await body(ctl.signal);
-  } finally {
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
-  }
-}
-
 export async function execute(opts: ExecuteOptions): Promise<number> {
   const { scenario: s, log } = opts;
   const bearer = bearerFrom(s.bearerEnv, opts.command);
+  const engine =
+    opts.engine ?? inThreadEngine({ liveDelays: liveDelaysWanted(s, opts.progress !== undefined) });
   let live: LiveRun;
   try {
     live = await LiveRun.start({
       scenario: s,
-      engine:
-        opts.engine ??
-        inThreadEngine({
-          liveDelays:
-            opts.progress !== undefined || (s.metrics ?? "") !== "" || LiveThresholds.wanted(s.thresholds),
-        }),
+      engine,
       log,
       ...(opts.progress ? { progress: opts.progress } : {}),
       ...(opts.onMetrics ? { onMetrics: opts.onMetrics } : {}),
     });
   } catch (err) {
+    // a bad address is the user's (exit 2, from the command line); one that cannot listen ends the run
     if (err instanceof UsageError) throw err;
-    process.stderr.write(`whipbench ${opts.command}: --metrics: cannot listen: ${(err as Error).message}\n`);
-    return EXIT_ERROR;
+    return endWithError(new RunError(`--metrics: cannot listen: ${errorMessage(err)}`), opts.command);
   }
   try {
     // an output directory that cannot be written fails now, not after the run
     try {
       await prepareOutputDir(opts.out);
     } catch (err) {
-      process.stderr.write(`whipbench ${opts.command}: --out ${opts.out}: ${writeErrorText(err)}\n`);
-      return EXIT_ERROR;
+      return endWithError(new RunError(`--out ${opts.out}: ${writeErrorText(err)}`), opts.command);
     }
     // the handlers stay until the report is written: a signal while writing still ends in a
     // complete report marked interrupted (exit 3); a second one exits at once
     return await withInterrupt(live.log, async (interrupt) => {
       const gate = new Gate(s, live.log);
-      const onTick = gate.onTick(live.onTick);
       const ran = await run({
         command: opts.command,
         scenario: s,
         bearer,
-        engine: live.engine,
+        engine,
         log: live.log,
         interrupt: gate.signal(interrupt),
         noStamp: opts.noStamp ?? false,
-        ...(onTick ? { onTick } : {}),
+        onTick: (entry, ticks) => {
+          gate.tick(entry, ticks);
+          live.tick(entry, ticks);
+        },
+        onShardTick: (tick) => live.shardTick(tick),
         onPublisher: (p) => live.setPublisher(p),
         clockPeer: opts.clockPeer,
         sendLogPeer: opts.sendLogPeer,
@@ -147,11 +119,9 @@ export async function execute(opts: ExecuteOptions): Promise<number> {
         }
         const extra = await gate.writeFiles(done.report, opts.gateFiles ?? {});
         printOutcome(opts, done, extra);
-        if (!done.report.aggregate.valid) return EXIT_NO_VERDICT;
-        return thresholdsFailed(done.report) ? EXIT_THRESHOLD_FAILED : EXIT_OK;
+        return verdictStatus(done.report.aggregate.valid, thresholdsFailed(done.report));
       } catch (err) {
-        process.stderr.write(`whipbench ${opts.command}: ${writeErrorText(err)}\n`);
-        return EXIT_ERROR;
+        return endWithError(new RunError(writeErrorText(err)), opts.command);
       }
     });
   } finally {

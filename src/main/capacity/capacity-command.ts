@@ -1,4 +1,4 @@
-// `whipbench capacity SCENARIO.json` (docs/definitions.md#capacity): the search, then the capacity
+// What `whipbench capacity SCENARIO.json` does (docs/definitions.md#capacity): the search, then the capacity
 // report as JSON (schema whipbench.capacity/v0), Markdown and HTML, each step's own report in a
 // folder beside them; exit 0 (a knee or max), 99 (even start fails), 3 (client-bound, no verdict).
 import { join } from "node:path";
@@ -9,21 +9,26 @@ import { capacityScenario } from "../../core/capacity/scenario.ts";
 import { capacityExitCode } from "../../core/capacity/search.ts";
 import { CAPACITY_DEFAULTS, type CapacityReport } from "../../core/capacity/types.ts";
 import { takeWallAnchor, wallNowUnixNs } from "../../core/clock/clock.ts";
+import { RunError, UsageError } from "../../core/errors.ts";
 import { fileStamp, rfc3339Nano } from "../../core/go-compat/fmt.ts";
 import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { sanitiseName } from "../../core/report/headline.ts";
 import type { ReceivePath } from "../../core/scenario/defaults.ts";
 import { figureOfKey } from "../../core/thresholds/cohort-figures.ts";
-import { applyOverrides, engineFor, readScenarioText, validated } from "../cli/cmd-run.ts";
-import { EXIT_ERROR, withInterrupt } from "../cli/execute.ts";
-import { bearerFrom, UsageError } from "../cli/flags.ts";
-import { version } from "../cli/version.ts";
 import { stderrLogger } from "../observe/log.ts";
-import { ServerWatch, type ServerWatchOptions } from "../observe/server-watch.ts";
-import { type ServerWatchFlags, serverWatchOptions } from "../observe/server-watch-flags.ts";
+import {
+  ServerWatch,
+  type ServerWatchFlags,
+  type ServerWatchOptions,
+  serverWatchOptions,
+} from "../observe/server-watch.ts";
 import { htmlAssets } from "../output/html-report.ts";
 import { prepareOutputDir, writeAtomic, writeErrorText } from "../output/write-report.ts";
+import { engineFor } from "../run/engine-choice.ts";
+import { endWithError, withInterrupt } from "../run/exit.ts";
+import { applyOverrides, bearerFrom, readScenarioText, validated } from "../run/run-inputs.ts";
+import { version } from "../run/version.ts";
 import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 
 export interface CapacityFlags extends ServerWatchFlags {
@@ -57,9 +62,7 @@ export async function capacityCommand(
   for (const note of given.notes) log.line(note);
   const s = validated(applyOverrides(given.scenario, flags));
   if ((s.thresholds ?? []).length === 0) {
-    throw new UsageError(
-      "whipbench capacity: thresholds: the scenario has none; capacity needs them (they define passing)",
-    );
+    throw new UsageError("thresholds: the scenario has none; capacity needs them (they define passing)");
   }
   const spec = s.capacity ?? CAPACITY_DEFAULTS;
   const bearer = bearerFrom(s.bearerEnv, "capacity");
@@ -67,14 +70,14 @@ export async function capacityCommand(
   try {
     await prepareOutputDir(flags.out);
   } catch (err) {
-    process.stderr.write(`whipbench capacity: --out ${flags.out}: ${writeErrorText(err)}\n`);
-    return EXIT_ERROR;
+    return endWithError(new RunError(`--out ${flags.out}: ${writeErrorText(err)}`), "capacity");
   }
   const anchor = takeWallAnchor();
   const startedAt = wallNowUnixNs(anchor);
   const name = sanitiseName(s.name ?? "");
   const stem = `whipbench-capacity-${fileStamp(startedAt)}${name === "" ? "" : `-${name}`}`;
-  const engine = engineFor(s, { out: flags.out, quiet: true }, log, true);
+  // a capacity search shows no progress line: its steps log their own
+  const engine = engineFor(s, false, log, true);
   const server = extras.server ?? (watchOpts ? await startServerWatch(watchOpts) : undefined);
   log.line(
     `capacity search: start ${spec.start}, max ${spec.max}, growth ${spec.growth}, resolution ${spec.resolution}`,

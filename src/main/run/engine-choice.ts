@@ -1,0 +1,26 @@
+// Which engine a run gets, decided once for every command: `workers` from the flag or the
+// scenario (unset: one core for the main thread, the rest for viewers), and whether its shards
+// collect live one-way delay samples.
+import { cpus } from "node:os";
+import type { Scenario } from "../../core/scenario/scenario.ts";
+import { LiveThresholds } from "../../core/thresholds/live.ts";
+import type { Logger } from "../observe/log.ts";
+import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "./engine.ts";
+import { poolEngine } from "./pool-engine.ts";
+
+/** Live one-way delay samples in the ticks: for /metrics, the progress line and the live thresholds, their only readers. */
+export function liveDelaysWanted(s: Scenario, progress: boolean): boolean {
+  return progress || (s.metrics ?? "") !== "" || LiveThresholds.wanted(s.thresholds);
+}
+
+/**
+ * The engine of a run of `s`; `progress` when a progress line shows; `reuse` keeps the worker
+ * pool from one run to the next (a capacity search), released by `close()`.
+ */
+export function engineFor(s: Scenario, progress: boolean, log: Logger, reuse = false): Engine {
+  const workers = s.workers ?? defaultWorkers();
+  const note = oversubscribedNote(workers, cpus().length);
+  if (note !== null) log.line(note);
+  const liveDelays = liveDelaysWanted(s, progress);
+  return workers === 0 ? inThreadEngine({ liveDelays }) : poolEngine({ workers, liveDelays, reuse });
+}

@@ -1,0 +1,35 @@
+// A command's edges with the process: SIGINT/SIGTERM while it lasts (the first stops the work,
+// a second exits at once with 3), and the one line on stderr and exit status an error ends it
+// with (docs/definitions.md#command-line; the catalogue is core/errors.ts).
+import { EXIT_NO_VERDICT, type ExitStatus, errorOutcome } from "../../core/errors.ts";
+import type { Logger } from "../observe/log.ts";
+
+/** Installs SIGINT/SIGTERM handlers for the duration of `body`: the first signal aborts, a second exits at once. */
+export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctl = new AbortController();
+  const onSignal = (name: string) => {
+    if (ctl.signal.aborted) {
+      process.stderr.write(`whipbench: second ${name}, exiting now\n`);
+      process.exit(EXIT_NO_VERDICT);
+    }
+    log.line(`${name}: stopping; the report is still written (send it again to exit at once)`);
+    ctl.abort();
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  try {
+    return await body(ctl.signal);
+  } finally {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  }
+}
+
+/** Writes the error's one line (`whipbench <command>: …`) on stderr; returns the status it ends the command with. */
+export function endWithError(err: unknown, command: string): ExitStatus {
+  const o = errorOutcome(err, command);
+  process.stderr.write(`${o.line}\n`);
+  return o.exitStatus;
+}
