@@ -44,7 +44,10 @@ export type ErrorCode =
   | "clock_peer"
   | "send_log_peer";
 
-/** An error whipbench raises on purpose: its class's `name`, a stable `code` and the exit status it ends a command with. */
+/**
+ * An error whipbench raises on purpose: its class's `name`, a stable `code` and the exit status it
+ * ends a command with.
+ */
 export abstract class WhipbenchError extends Error {
   abstract readonly code: ErrorCode;
   abstract readonly exitStatus: ExitStatus;
@@ -65,7 +68,10 @@ export class UsageError extends WhipbenchError {
   }
 }
 
-/** A run that cannot do its work (a --metrics address that cannot listen, an --out that cannot be written): exit 1. */
+/**
+ * A run that cannot do its work (a --metrics address that cannot listen, an --out that cannot be
+ * written): exit 1.
+ */
 export class RunError extends WhipbenchError {
   override readonly name = "RunError";
   readonly code = "run";

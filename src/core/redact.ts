@@ -1,5 +1,6 @@
-// Redaction (docs/definitions.md#redaction, docs/definitions.md#redaction): only hosts ever leave the process in reports, Markdown, console
-// and error messages; never paths, queries, fragments, userinfo or tokens.
+// Redaction (docs/definitions.md#redaction, docs/definitions.md#redaction): only hosts ever leave
+// the process in reports, Markdown, console and error messages; never paths, queries, fragments,
+// userinfo or tokens.
 
 import { parseGoUrl } from "./go-compat/url.ts";
 import type { Scenario } from "./scenario/scenario.ts";

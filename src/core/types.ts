@@ -5,7 +5,10 @@
 import type { ViewerErrorKind } from "./errors.ts";
 import type { LinkRecord } from "./link/types.ts";
 
-/** Seven-number summary (docs/definitions.md#summaries-and-percentiles): all keys always present, all zero when n = 0. */
+/**
+ * Seven-number summary (docs/definitions.md#summaries-and-percentiles): all keys always present,
+ * all zero when n = 0.
+ */
 export interface Summary {
   n: number;
   min: number;
@@ -118,7 +121,10 @@ export interface AudioRecord {
   duplicatePackets: number;
   excludedPackets: number;
   delayHist: EncodedHistogram;
-  /** the A/V offset of each second with samples of both tracks, ns (docs/definitions.md#audio-video-offset) */
+  /**
+   * the A/V offset of each second with samples of both tracks, ns
+   * (docs/definitions.md#audio-video-offset)
+   */
   avOffsetNs: number[];
 }
 
@@ -135,7 +141,7 @@ export interface ViewerRecord {
   joined: boolean;
   /** negotiated codec of the received track: "vp8", "h264", another name, or absent without a track */
   codec?: string;
-  /** which WHEP flow the viewer took (issue 6): 201 answer or 406 counter-offer */
+  /** which WHEP flow the viewer took: 201 answer or 406 counter-offer */
   whepFlow?: "answer" | "counter-offer";
   /** monotonic instant (ns) the viewer sent its WHEP POST; absent when it never sent one */
   postMonoNs?: number;

@@ -96,7 +96,10 @@ export function stopLibuvReading(socket: Socket | undefined): boolean {
 export class DatagramArena {
   /** the whole arena as bytes; slot i's datagram starts at `dataOffset(i)` */
   readonly bytes: Uint8Array;
-  /** each slot's datagram as a Buffer of SLOT_BYTES (made once); the datagram is its first `length(i)` bytes */
+  /**
+   * each slot's datagram as a Buffer of SLOT_BYTES (made once); the datagram is its first
+   * `length(i)` bytes
+   */
   readonly slots: Buffer[] = [];
   private readonly dv: DataView;
   private readonly ptr: unknown;

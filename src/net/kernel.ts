@@ -1,9 +1,10 @@
-// The kernel's side of a viewer's sockets, through koffi (./koffi.ts; docs/definitions.md#arrival-stamps): a UDP
-// socket's descriptor, the kernel's receive stamp of the datagram a socket returned last
-// (ioctl SIOCGSTAMPNS), and CLOCK_REALTIME read beside the monotonic clock to move those stamps
-// onto it. Loaded once per thread, on first use; where it cannot load (not Linux, no koffi binary
-// for this platform, a symbol missing) `kernelClock()` says why and nothing else here is usable.
-// Linux x86-64 and arm64 only: the ioctl number and struct timespec (two int64) are theirs.
+// The kernel's side of a viewer's sockets, through koffi (./koffi.ts;
+// docs/definitions.md#arrival-stamps): a UDP socket's descriptor, the kernel's receive stamp of the
+// datagram a socket returned last (ioctl SIOCGSTAMPNS), and CLOCK_REALTIME read beside the
+// monotonic clock to move those stamps onto it. Loaded once per thread, on first use; where it
+// cannot load (not Linux, no koffi binary for this platform, a symbol missing) `kernelClock()` says
+// why and nothing else here is usable. Linux x86-64 and arm64 only: the ioctl number and struct
+// timespec (two int64) are theirs.
 import type { Socket } from "node:dgram";
 import { monoNs } from "../core/clock/clock.ts";
 import { errorMessage } from "../core/errors.ts";

@@ -45,7 +45,10 @@ export function videoCodecs(which: "vp8" | "h264" | "viewer"): RTCRtpCodecParame
   return [vp8, h264(102, "42e01f"), h264(104, "42001f")];
 }
 
-/** Opus as browsers offer it (RFC 7587: opus/48000/2), for a run's audio track (docs/definitions.md#audio-track). */
+/**
+ * Opus as browsers offer it (RFC 7587: opus/48000/2), for a run's audio track
+ * (docs/definitions.md#audio-track).
+ */
 export function audioCodecs(): RTCRtpCodecParameters[] {
   return [
     new RTCRtpCodecParameters({

@@ -16,7 +16,10 @@ export function keyframeRequestOf(p: RtcpPacket): KeyframeRequestKind | null {
   return count === PLI_FORMAT ? "pli" : count === FIR_FORMAT ? "fir" : null;
 }
 
-/** Calls `on` with every keyframe request that reaches the transceiver's transport; returns the unsubscribe. */
+/**
+ * Calls `on` with every keyframe request that reaches the transceiver's transport; returns the
+ * unsubscribe.
+ */
 export function onKeyframeRequest(
   tr: RTCRtpTransceiver,
   on: (kind: KeyframeRequestKind) => void,

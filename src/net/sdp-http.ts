@@ -1,6 +1,6 @@
-// The WHIP/WHEP HTTP exchange (docs/definitions.md#whip-and-whep-http-exchange): POST an SDP offer, read a bounded answer, PATCH an
-// answer to a counter-offer, DELETE the session. Error messages name the host only: no path,
-// query, userinfo or token ever reaches them.
+// The WHIP/WHEP HTTP exchange (docs/definitions.md#whip-and-whep-http-exchange): POST an SDP offer,
+// read a bounded answer, PATCH an answer to a counter-offer, DELETE the session. Error messages
+// name the host only: no path, query, userinfo or token ever reaches them.
 
 import { EXIT_ERROR, WhipbenchError } from "../core/errors.ts";
 import { host } from "../core/redact.ts";

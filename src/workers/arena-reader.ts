@@ -190,7 +190,7 @@ export function arenaReader(): ArenaReader | string {
  * Hands a UDP transport's reading to the thread's arena reader: media to `handler`, the rest to
  * `other`, werift's own handler. Its socket leaves the reader's set before werift closes it (the
  * transport's close), so the reader never reads a descriptor that is no longer this viewer's.
- * False, with the reason kept, where batched reads cannot run: the caller routes it as before.
+ * False, with the reason kept, where batched reads cannot run: the caller then routes it itself.
  */
 export function readInArena(t: UdpTransport, handler: ArenaHandler, other: OtherHandler): boolean {
   if (!intake.wantKernel) {

@@ -60,7 +60,10 @@ export class ArrivalStats {
     if (ns < this.countUntilNs) this.countUntilNs = ns;
   }
 
-  /** … and from this instant on (the first call wins once a shard began): the first join plus excludeFirstSeconds. */
+  /**
+   * … and from this instant on (the first call wins once a shard began): the first join plus
+   * excludeFirstSeconds.
+   */
   countFrom(ns: number): void {
     if (this.countFromNs === Number.POSITIVE_INFINITY) this.countFromNs = ns;
   }

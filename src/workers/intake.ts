@@ -14,7 +14,10 @@ import { enableRxStamps, kernelClock, rxStampMonoNs } from "../net/kernel.ts";
 import { ArrivalStats } from "./arrival-stats.ts";
 import type { StampSource } from "./protocol.ts";
 
-/** The work of one datagram, with the instant it was stamped (monotonic ns); `length`: the datagram is data's first bytes. */
+/**
+ * The work of one datagram, with the instant it was stamped (monotonic ns); `length`: the datagram
+ * is data's first bytes.
+ */
 export type DatagramHandler = (data: Buffer, arrivalNs: number, length?: number) => void;
 /** A tap on every stamped datagram (bench:truth): sender's port, datagram, stamp, lag (−1: none). */
 export type IntakeTap = (fromPort: number, data: Buffer, stampNs: number, lagNs: number) => void;

@@ -14,7 +14,10 @@ import type { ThreadFigures } from "../net/thread-profile.ts";
 /** The receive path and stamp source a task names: the scenario's choices (core/scenario/defaults.ts). */
 export type { ReceivePath, StampSource };
 
-/** A viewer thread's stamps over a shard: the source ("mixed" when both stamped), counts, the thread's reason. */
+/**
+ * A viewer thread's stamps over a shard: the source ("mixed" when both stamped), counts, the
+ * thread's reason.
+ */
 export interface StampSources {
   source: StampSource | "mixed";
   kernelStamped: number;
@@ -39,11 +42,20 @@ export interface ShardTask {
   stallNs: number;
   excludeFirstNs: number;
   anchor: WallAnchor;
-  /** the publisher's send log and its clip's identity: a run that publishes, or a view following a send-log peer */
+  /**
+   * the publisher's send log and its clip's identity: a run that publishes, or a view following a
+   * send-log peer
+   */
   sendLog: { buffer: SharedArrayBuffer; identity: ClipIdentity } | null;
-  /** the publisher's wall clock minus the monotonic clock (Float64 at [0]) for the stamp source; null: this process's own */
-  stampClock: SharedArrayBuffer | null;
-  /** 0: match each frame at once; else wait for the send log to pass the frame's arrival, at most this long (a split run's log arrives over its own channel) */
+  /**
+   * the publisher's wall clock minus the monotonic clock (Float64 at [0]) for the stamp source;
+   * null: this process's own
+   */
+  publisherWallMinusMono: SharedArrayBuffer | null;
+  /**
+   * 0: match each frame at once; else wait for the send log to pass the frame's arrival, at most
+   * this long (a split run's log arrives over its own channel)
+   */
   logWaitNs: number;
   /** werift's receive path or a lean one; absent: SCENARIO_DEFAULTS.receivePath */
   receivePath?: ReceivePath;
@@ -57,7 +69,10 @@ export interface ShardTask {
   audioLog?: AudioShare | null;
 }
 
-/** The audio send log's buffer and what a viewer matches its packets against (docs/definitions.md#audio-track). */
+/**
+ * The audio send log's buffer and what a viewer matches its packets against
+ * (docs/definitions.md#audio-track).
+ */
 export interface AudioShare {
   buffer: SharedArrayBuffer;
   fingerprints: bigint[];
@@ -67,7 +82,10 @@ export interface AudioShare {
 /** Deltas since the previous tick, plus the active gauge at the tick. */
 export interface ShardTick {
   shard: number;
-  /** seconds since t0; the final tick (`final`) flushes the partial last second and is not a timeline entry */
+  /**
+   * seconds since t0; the final tick (`final`) flushes the partial last second and is not a
+   * timeline entry
+   */
   second: number;
   final: boolean;
   packets: number;
@@ -85,7 +103,10 @@ export interface ShardTick {
   cohorts?: CohortTick[];
 }
 
-/** One cohort's part of a shard's tick: deltas, its active viewers, its fingerprint delay samples (when live samples are on). */
+/**
+ * One cohort's part of a shard's tick: deltas, its active viewers, its fingerprint delay samples
+ * (when live samples are on).
+ */
 export interface CohortTick {
   /** the cohort's name, or "unimpaired" */
   cohort: string;
@@ -111,7 +132,10 @@ export interface ShardProfile extends ThreadFigures {
   stamps: StampSources;
   /** frames this shard's viewers completed with a late packet (a repair: the ceiling rule's late feedback) */
   repairedFrames: number;
-  /** the receive path that read this thread's media: the task's, or "lean"/"mixed" where the arena could not run */
+  /**
+   * the receive path that read this thread's media: the task's, or "lean"/"mixed" where the arena
+   * could not run
+   */
   receivePath: ReceivePath | "mixed";
   /** why the arena path fell back to the lean one (absent when it did not) */
   receivePathReason?: string;

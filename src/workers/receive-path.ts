@@ -1,10 +1,10 @@
 // How a viewer's inbound media reaches its pipeline: werift's receive path (track.onReceiveRtp,
 // werift's SRTP, RTP parsing, receiver reports), the lean path (src/workers/lean: our SRTP
 // unprotect, header fields read in place, our receiver reports) or the arena path (the lean
-// pipeline, its sockets read in batches by the thread's arena reader, arena-reader.ts). On both, the thread's intake
-// (intake.ts) stamps each media datagram when it reaches JavaScript and queues the work; both
-// feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so the
-// figures of one stream are the same on either (test/e2e/receive-path.test.ts).
+// pipeline, its sockets read in batches by the thread's arena reader, arena-reader.ts). On both,
+// the thread's intake (intake.ts) stamps each media datagram when it reaches JavaScript and queues
+// the work; both feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so
+// the figures of one stream are the same on either (test/e2e/receive-path.test.ts).
 
 import { monoNs } from "../core/clock/clock.ts";
 import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
@@ -68,7 +68,7 @@ export interface ReceiveOptions {
   /** shard-wide packet and payload-byte counters */
   counters: { packets: number; bytes: number };
   /** the viewer's pipeline, made once the codec is known */
-  make: (codec: string) => ViewerPipeline;
+  pipelineFor: (codec: string) => ViewerPipeline;
   /** after every packet (join detection) */
   afterPacket: () => void;
   /** one NACK message written */
@@ -81,7 +81,10 @@ export interface ReceiveOptions {
   audio?: { tr: RTCRtpTransceiver; sink: AudioSink };
 }
 
-/** An audio packet, as the video's reach their pipeline (no abs-capture-time: the audio track carries none). */
+/**
+ * An audio packet, as the video's reach their pipeline (no abs-capture-time: the audio track
+ * carries none).
+ */
 export type AudioSink = AudioPacketSink;
 
 export interface ReceiveHandle {
@@ -94,9 +97,9 @@ export function installReceivePath(
   path: ReceivePath,
   pc: RTCPeerConnection,
   tr: RTCRtpTransceiver,
-  o: ReceiveOptions,
+  opts: ReceiveOptions,
 ): ReceiveHandle {
-  return path === "werift" ? installWerift(pc, tr, o) : installLean(tr, o, path === "arena");
+  return path === "werift" ? installWerift(pc, tr, opts) : installLean(tr, opts, path === "arena");
 }
 
 function codecName(mime: string): string {
@@ -104,20 +107,20 @@ function codecName(mime: string): string {
   return m.startsWith("video/") ? m.slice(6) : m;
 }
 
-function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveOptions): ReceiveHandle {
+function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, opts: ReceiveOptions): ReceiveHandle {
   silenceWeriftNack(tr);
-  claimMedia(tr, { kind: "stamp", ...(o.wrapDown !== undefined ? { wrap: o.wrapDown } : {}) });
+  claimMedia(tr, { kind: "stamp", ...(opts.wrapDown !== undefined ? { wrap: opts.wrapDown } : {}) });
   let pipeline: ViewerPipeline | null = null;
   const rtcp = transceiverRtcpSender(tr);
   const needsKeyframe = () => pipeline?.joined !== true;
-  const nack = new NackSender(new NackGenerator(), rtcp, tr.receiver.rtcpSsrc, o.onNack, needsKeyframe);
+  const nack = new NackSender(new NackGenerator(), rtcp, tr.receiver.rtcpSsrc, opts.onNack, needsKeyframe);
   let taken = false;
-  const take = (track: MediaStreamTrack) => {
+  const receiveTrack = (track: MediaStreamTrack) => {
     if (taken) return;
     taken = true;
-    const p = o.make(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
+    const p = opts.pipelineFor(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
     pipeline = p;
-    const counters = o.counters;
+    const counters = opts.counters;
     track.onReceiveRtp.subscribe((rtp, ext) => {
       // stamped by the intake; werift decrypts and emits within the intake's dispatch
       const stamped = intake.dispatchingArrivalNs;
@@ -129,10 +132,10 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
       counters.bytes += rtp.payload.length;
       nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
       p.onPacket(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
-      o.afterPacket();
+      opts.afterPacket();
     });
   };
-  const audio = o.audio;
+  const audio = opts.audio;
   // no NACK for audio on any path (docs/definitions.md#audio-track): werift's own generator too
   if (audio !== undefined) silenceWeriftNack(audio.tr);
   const takeAudio = (track: MediaStreamTrack) => {
@@ -144,7 +147,7 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
   };
   let audioTaken = false;
   pc.onTrack.subscribe((track) => {
-    if (track.kind !== "audio") take(track);
+    if (track.kind !== "audio") receiveTrack(track);
     else if (audio !== undefined && !audioTaken) {
       audioTaken = true;
       takeAudio(track);
@@ -152,7 +155,7 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
   });
   // a transceiver made by a remote offer already has its track
   const existing = tr.receiver.tracks[0];
-  if (existing) take(existing);
+  if (existing) receiveTrack(existing);
   const existingAudio = audio?.tr.receiver.tracks[0];
   if (existingAudio && !audioTaken) {
     audioTaken = true;
@@ -167,19 +170,19 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, o: ReceiveO
   };
 }
 
-function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): ReceiveHandle {
+function installLean(tr: RTCRtpTransceiver, opts: ReceiveOptions, arena: boolean): ReceiveHandle {
   let rx: LeanReceiver | null = null;
   let closed = false;
   claimMedia(tr, {
     arena,
-    ...(o.wrapDown !== undefined ? { wrap: o.wrapDown } : {}),
+    ...(opts.wrapDown !== undefined ? { wrap: opts.wrapDown } : {}),
     start(keys, sendRtcp) {
       const codecs = tr.codecs;
-      const pipeline = o.make(codecName(codecs[0]?.mimeType ?? ""));
+      const pipeline = opts.pipelineFor(codecName(codecs[0]?.mimeType ?? ""));
       // the arena path hands the pipeline views of its arena, decrypted in place
       if (arena) pipeline.reusesPayloads();
-      const counters = o.counters;
-      const after = o.afterPacket;
+      const counters = opts.counters;
+      const after = opts.afterPacket;
       const r = new LeanReceiver({
         ...keys,
         inPlace: arena,
@@ -188,10 +191,10 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
         absId: absCaptureId(tr.headerExtensions),
         senderSsrc: tr.receiver.rtcpSsrc,
         sendRtcp,
-        onNack: o.onNack,
+        onNack: opts.onNack,
         needsKeyframe: () => !pipeline.joined,
-        ...(o.audio !== undefined
-          ? { audio: { payloadTypes: o.audio.tr.codecs.map((c) => c.payloadType), sink: o.audio.sink } }
+        ...(opts.audio !== undefined
+          ? { audio: { payloadTypes: opts.audio.tr.codecs.map((c) => c.payloadType), sink: opts.audio.sink } }
           : {}),
         sink: (seq, ts, marker, payload, arrivalNs, captureWallNs) => {
           counters.packets++;
@@ -206,7 +209,7 @@ function installLean(tr: RTCRtpTransceiver, o: ReceiveOptions, arena: boolean): 
       return r.onDatagram;
     },
     fail(err: WeriftInternalsError) {
-      o.onError(err);
+      opts.onError(err);
     },
   });
   return {

@@ -1,6 +1,7 @@
 // The shard entry function: runs K viewers, each from its own scheduled instant to the common
-// deadline (or, with churn, to its own stop), emits per-second deltas keyed by the second since t0, and returns every viewer's
-// record. `--workers 0` calls it in the main thread; a worker thread calls the very same function.
+// deadline (or, with churn, to its own stop), emits per-second deltas keyed by the second since t0,
+// and returns every viewer's record. `--workers 0` calls it in the main thread; a worker thread
+// calls the very same function.
 
 import { monoNs } from "../core/clock/clock.ts";
 import { AudioTable } from "../core/delay/audio-pipeline.ts";
@@ -125,7 +126,9 @@ async function shardContext(
     hasher,
     table,
     sendLog,
-    stampClock: task.stampClock ? new Float64Array(task.stampClock) : null,
+    publisherWallMinusMono: task.publisherWallMinusMono
+      ? new Float64Array(task.publisherWallMinusMono)
+      : null,
     logWaitNs: task.logWaitNs,
     stop,
     counters,

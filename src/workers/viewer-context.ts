@@ -19,8 +19,11 @@ export interface ShardContext {
   hasher: Hasher | null;
   table: ClipTable | null;
   sendLog: SendLog | null;
-  /** the publisher's wall clock minus the monotonic clock at [0], for the stamp source; null: this process's own wall clock */
-  stampClock: Float64Array | null;
+  /**
+   * the publisher's wall clock minus the monotonic clock at [0], for the stamp source; null: this
+   * process's own wall clock
+   */
+  publisherWallMinusMono: Float64Array | null;
   /** see ShardTask.logWaitNs */
   logWaitNs: number;
   /** aborted at the viewers' deadline or on interrupt: every viewer stops at that instant */
@@ -32,7 +35,10 @@ export interface ShardContext {
   /** the scenario's cohorts (empty: none) and the instant their steps count from (the run's t0) */
   cohorts: Cohort[];
   t0MonoNs: number;
-  /** viewers receive the audio track (docs/definitions.md#audio-track), matched when the table and log are here */
+  /**
+   * viewers receive the audio track (docs/definitions.md#audio-track), matched when the table and
+   * log are here
+   */
   audio: boolean;
   audioTable: AudioTable | null;
   audioLog: SendLog | null;

@@ -53,7 +53,7 @@ function attach(
   const receive = installReceivePath(ctx.receivePath, pc, tr, {
     ...(atr !== undefined && ctx.audio ? { audio: { tr: atr, sink: audioSink(ctx, st) } } : {}),
     counters: ctx.counters,
-    make: (codec) => {
+    pipelineFor: (codec) => {
       const opts: ViewerPipelineOptions = {
         codec,
         stallNs: ctx.stallNs,
@@ -68,7 +68,7 @@ function attach(
       if (live.delaySample) opts.onDelaySample = live.delaySample;
       if (live.stampSample) opts.onStampSample = live.stampSample;
       if (live.transitSample) opts.onTransitSample = live.transitSample;
-      if (ctx.stampClock) opts.publisherWallMinusMono = ctx.stampClock;
+      if (ctx.publisherWallMinusMono) opts.publisherWallMinusMono = ctx.publisherWallMinusMono;
       if (ctx.logWaitNs > 0) opts.logWaitNs = ctx.logWaitNs;
       if (ctx.audio) opts.offset = offsetOf(st);
       st.pipeline = new ViewerPipeline(opts);

@@ -1,6 +1,8 @@
-// One WHEP viewer (docs/definitions.md#viewer-pipeline, docs/definitions.md#whip-and-whep-http-exchange): non-trickle offer, both WHEP flows (201 answer; 406 counter-offer
-// answered by a fresh peer and PATCHed), the join clock from the first POST, every packet through
-// the pure per-viewer pipeline with its arrival instant taken first, and a record at the end.
+// One WHEP viewer (docs/definitions.md#viewer-pipeline,
+// docs/definitions.md#whip-and-whep-http-exchange): non-trickle offer, both WHEP flows (201 answer;
+// 406 counter-offer answered by a fresh peer and PATCHed), the join clock from the first POST,
+// every packet through the pure per-viewer pipeline with its arrival instant taken first, and a
+// record at the end.
 
 import { monoNs } from "../core/clock/clock.ts";
 import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
@@ -37,26 +39,26 @@ export async function runViewer(
   const woken = new Promise<void>((r) => {
     resolveWake = r;
   });
-  const st = initialState(() => resolveWake(), link);
+  const state = initialState(() => resolveWake(), link);
   try {
     // an early return leaves the record as its failure set it (no pipeline figures)
-    const joinDeadline = await signal(ctx, live, st, rec, session);
+    const joinDeadline = await signal(ctx, live, state, rec, session);
     if (joinDeadline === null) return rec;
-    rec.signallingNs = monoNs() - st.postNs;
+    rec.signallingNs = monoNs() - state.postNs;
     await Promise.race([woken, aborted(joinDeadline)]);
-    await joinOutcome(ctx, live, st, rec);
+    await joinOutcome(ctx, live, state, rec);
   } catch (err) {
     setCaughtFailure(rec, err, ctx.stop.aborted);
     live.failed();
   } finally {
     rec.stopMonoNs = monoNs();
-    if (st.joined && !st.droppedAfterJoin) live.left();
+    if (state.joined && !state.droppedAfterJoin) live.left();
     await deleteResource(session.location, { bearer: ctx.bearer });
     await session.peer?.close();
     link?.close();
   }
-  finishRecord(rec, st);
-  if (ctx.audio && st.postNs > 0) rec.audio = audioRecord(ctx, st);
+  finishRecord(rec, state);
+  if (ctx.audio && state.postNs > 0) rec.audio = audioRecord(ctx, state);
   if (link !== null) {
     rec.cohort = link.cohort;
     rec.link = link.record();
@@ -90,12 +92,12 @@ function initialState(wake: () => void, link: ViewerLink | null): ViewerState {
 async function signal(
   ctx: ShardContext,
   live: ViewerLive,
-  st: ViewerState,
+  state: ViewerState,
   rec: ViewerRecord,
   session: Session,
 ): Promise<AbortSignal | null> {
   const stop = ctx.stop;
-  const offering = offeringPeer(ctx, live, st);
+  const offering = offeringPeer(ctx, live, state);
   session.peer = offering;
   await offering.pc.setLocalDescription(await offering.pc.createOffer());
   await Promise.race([gatheringComplete(offering.pc, 5000), aborted(stop)]);
@@ -107,8 +109,8 @@ async function signal(
     return null;
   }
   live.started();
-  st.postNs = monoNs();
-  rec.postMonoNs = st.postNs;
+  state.postNs = monoNs();
+  rec.postMonoNs = state.postNs;
   const joinDeadline = AbortSignal.any([stop, AbortSignal.timeout(ctx.joinTimeoutNs / 1e6)]);
   const offer = filterCandidates(offering.pc.localDescription?.sdp ?? "", ctx.ice);
   const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });
@@ -117,10 +119,10 @@ async function signal(
     // werift would accept an answer without video and the viewer would wait out its timeout
     return failed(rec, live, "bad_answer", "the WHEP answer has no video");
   }
-  st.absCaptureNegotiated = sdpHasExtension(res.sdp, ABS_CAPTURE_TIME_URI);
+  state.absCaptureNegotiated = sdpHasExtension(res.sdp, ABS_CAPTURE_TIME_URI);
   if (res.status === 406) {
     rec.whepFlow = "counter-offer";
-    return (await counterOffer(ctx, live, st, rec, session, res.sdp, joinDeadline)) ? joinDeadline : null;
+    return (await counterOffer(ctx, live, state, rec, session, res.sdp, joinDeadline)) ? joinDeadline : null;
   }
   rec.whepFlow = "answer";
   try {
@@ -135,7 +137,7 @@ async function signal(
 async function counterOffer(
   ctx: ShardContext,
   live: ViewerLive,
-  st: ViewerState,
+  state: ViewerState,
   rec: ViewerRecord,
   session: Session,
   sdp: string,
@@ -147,7 +149,7 @@ async function counterOffer(
   session.peer = null;
   let peer: AttachedPeer;
   try {
-    peer = await answeringPeer(ctx, live, st, sdp);
+    peer = await answeringPeer(ctx, live, state, sdp);
     session.peer = peer;
     await peer.pc.setLocalDescription(await peer.pc.createAnswer());
   } catch (err) {
@@ -167,17 +169,17 @@ async function counterOffer(
 async function joinOutcome(
   ctx: ShardContext,
   live: ViewerLive,
-  st: ViewerState,
+  state: ViewerState,
   rec: ViewerRecord,
 ): Promise<void> {
-  if (!st.joined && st.receiveError !== null) {
-    failed(rec, live, "webrtc", `local WebRTC setup failed: ${st.receiveError.message}`);
-  } else if (!st.joined) {
+  if (!state.joined && state.receiveError !== null) {
+    failed(rec, live, "webrtc", `local WebRTC setup failed: ${state.receiveError.message}`);
+  } else if (!state.joined) {
     const f = joinFailure({
-      failedBeforeJoin: st.failedBeforeJoin,
+      failedBeforeJoin: state.failedBeforeJoin,
       runEnded: ctx.stop.aborted,
-      connected: st.connected,
-      gotRtp: (st.pipeline?.firstRtpNs ?? -1) >= 0,
+      connected: state.connected,
+      gotRtp: (state.pipeline?.firstRtpNs ?? -1) >= 0,
       joinTimeoutNs: ctx.joinTimeoutNs,
     });
     failed(rec, live, f.kind, f.message);
@@ -207,22 +209,22 @@ function setCaughtFailure(rec: ViewerRecord, err: unknown, runEnded: boolean): v
   }
 }
 
-function finishRecord(rec: ViewerRecord, st: ViewerState): void {
-  rec.joined = st.joined;
-  rec.nacksSent = st.nacksSent;
-  if (st.iceConnectedNs >= 0) rec.iceConnectedNs = st.iceConnectedNs;
-  if (st.droppedAfterJoin) {
+function finishRecord(rec: ViewerRecord, state: ViewerState): void {
+  rec.joined = state.joined;
+  rec.nacksSent = state.nacksSent;
+  if (state.iceConnectedNs >= 0) rec.iceConnectedNs = state.iceConnectedNs;
+  if (state.droppedAfterJoin) {
     rec.droppedAfterJoin = true;
     rec.errorKind = "dropped";
     rec.error = "the connection failed after the viewer had joined";
   }
-  const p: ViewerPipeline | null = st.pipeline;
+  const p: ViewerPipeline | null = state.pipeline;
   if (!p) return;
   const { codec, ...figures } = p.finish();
   Object.assign(rec, figures);
   rec.codec = codec;
   if (p.firstRtpNs >= 0) rec.firstRtpNs = p.firstRtpNs;
-  if (p.firstKeyframeNs >= 0 && st.joined) rec.firstKeyframeNs = p.firstKeyframeNs;
+  if (p.firstKeyframeNs >= 0 && state.joined) rec.firstKeyframeNs = p.firstKeyframeNs;
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

@@ -13,7 +13,7 @@ import { memoryLogger } from "../../src/main/observe/log.ts";
 import type { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
-import { execute } from "../../src/main/run/run-and-report.ts";
+import { runAndReport } from "../../src/main/run/run-and-report.ts";
 import { type Family, parseExposition, SPEC_FAMILIES, sampleValue } from "../unit/prom-text.ts";
 import { chromiumPath, openReport } from "./chromium.ts";
 
@@ -71,7 +71,7 @@ before(async () => {
   });
   validateScenario(s);
   let scraping: Promise<void> = Promise.resolve();
-  code = await execute({
+  code = await runAndReport({
     command: "run",
     scenario: s,
     out: dir,

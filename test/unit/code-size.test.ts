@@ -1,6 +1,6 @@
 // Files and functions a reader can hold (docs/conventions.md): no file in src/ over 300 lines and
 // no function over 100, measured with the TypeScript parser (a nested function counts on its own
-// and inside its parent).
+// and inside its parent); and no comment line wider than the formatter keeps code (biome.json).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -87,6 +87,37 @@ test(`no function in src/ over ${MAX_FUNCTION_LINES} lines`, () => {
     for (const s of functionSpans(f, readFileSync(join(ROOT, f), "utf8"))) {
       if (s.lines > MAX_FUNCTION_LINES) long.push(`${f} ${s.name}: ${s.lines} lines`);
     }
+  }
+  assert.deepEqual(long, []);
+});
+
+/** The width biome keeps code lines within (biome.json's lineWidth); it does not wrap comments. */
+const LINE_WIDTH = (
+  JSON.parse(readFileSync(join(ROOT, "biome.json"), "utf8")) as { formatter: { lineWidth: number } }
+).formatter.lineWidth;
+
+/** Comment lines of `text` longer than `width` characters: `//` lines and the lines of a block comment. */
+function longCommentLines(text: string, width: number): number[] {
+  const out: number[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.length > width && /^\s*(\/\/|\/\*|\*)/.test(line)) out.push(i + 1);
+  });
+  return out;
+}
+
+test("the comment width rule finds a long comment line and leaves long code alone", () => {
+  const long = `// ${"x".repeat(LINE_WIDTH)}`;
+  const code = `const s = "${"x".repeat(LINE_WIDTH)}";`;
+  assert.deepEqual(
+    longCommentLines([long, code, ` * ${"y".repeat(LINE_WIDTH)}`].join("\n"), LINE_WIDTH),
+    [1, 3],
+  );
+});
+
+test("no comment line in src/ wider than the formatter keeps code", () => {
+  const long: string[] = [];
+  for (const f of sourceFiles("src")) {
+    for (const n of longCommentLines(readFileSync(join(ROOT, f), "utf8"), LINE_WIDTH)) long.push(`${f}:${n}`);
   }
   assert.deepEqual(long, []);
 });

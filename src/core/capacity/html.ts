@@ -24,7 +24,10 @@ const HEADLINES: { key: NumericFigure; title: string }[] = [
   { key: "receiveLagP99Ms", title: "client receive lag p99, ms" },
 ];
 
-/** One chart per threshold (its observed value per step, the threshold as a line), then the headline figures and the server's CPU. */
+/**
+ * One chart per threshold (its observed value per step, the threshold as a line), then the headline
+ * figures and the server's CPU.
+ */
 export function capacityCharts(r: CapacityReport): Chart[] {
   const charts: Chart[] = [];
   r.thresholds.forEach((t, i) => {

@@ -72,7 +72,10 @@ function seriesLines(r: CapacityReport): string[] {
   return out;
 }
 
-/** " (a linear sweep …: 8 steps, about 80 s)": the same bracket found by a sweep, at this search's mean step time. */
+/**
+ * " (a linear sweep …: 8 steps, about 80 s)": the same bracket found by a sweep, at this search's
+ * mean step time.
+ */
 function sweepText(r: CapacityReport): string {
   const res = r.result;
   if (res.linearSweepSteps === undefined || res.steps === 0) return "";

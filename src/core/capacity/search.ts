@@ -153,7 +153,10 @@ export class CapacitySearch {
   }
 }
 
-/** The exit code of a search (docs/definitions.md#capacity-exit-codes): 0 knee or max, 99 start fails, 3 client or no verdict. */
+/**
+ * The exit code of a search (docs/definitions.md#capacity-exit-codes): 0 knee or max, 99 start
+ * fails, 3 client or no verdict.
+ */
 export function capacityExitCode(r: CapacityResult): number {
   if (r.limitedBy === "client" || r.limitedBy === "no-verdict") return 3;
   if (r.maxViewers === undefined) return 99;

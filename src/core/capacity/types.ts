@@ -30,7 +30,10 @@ export const CAPACITY_DEFAULTS: CapacitySpec = {
   settleSeconds: 5,
 };
 
-/** How a step went: all thresholds held, one or more failed, the client was near its ceiling, or no verdict. */
+/**
+ * How a step went: all thresholds held, one or more failed, the client was near its ceiling, or no
+ * verdict.
+ */
 export type StepOutcome =
   | { kind: "pass" }
   | { kind: "fail"; failed: string[] }

@@ -1,13 +1,14 @@
-// H.264 Annex-B elementary streams (docs/definitions.md#h264-annex-b-clips): NAL splitting and access-unit delimiting.
+// H.264 Annex-B elementary streams (docs/definitions.md#h264-annex-b-clips): NAL splitting and
+// access-unit delimiting.
 import { CLOCK_RATE, type Clip, ClipError, makeClip } from "./model.ts";
 import { spsTicks } from "./sps.ts";
 
 /**
- * The NAL units of an Annex-B stream, start codes removed (views into `buf`, no copy). Each
- * unit runs from after a `00 00 01` to the next one with all trailing zero bytes trimmed
- * (which drops the leading zero of a 4-byte start code); the last runs to the end of the
- * buffer. Bytes before the first start code are not a unit, and a start code at the very end
- * opens none (the empty unit it would open is one the access-unit step skips anyway, docs/definitions.md#h264-annex-b-clips).
+ * The NAL units of an Annex-B stream, start codes removed (views into `buf`, no copy). Each unit
+ * runs from after a `00 00 01` to the next one with all trailing zero bytes trimmed (which drops
+ * the leading zero of a 4-byte start code); the last runs to the end of the buffer. Bytes before
+ * the first start code are not a unit, and a start code at the very end opens none (the empty unit
+ * it would open is one the access-unit step skips anyway, docs/definitions.md#h264-annex-b-clips).
  */
 export function splitAnnexB(buf: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -37,7 +38,10 @@ export function splitAnnexB(buf: Uint8Array): Uint8Array[] {
   return out;
 }
 
-/** The longest frame in ticks, as for an SPS frame rate (docs/definitions.md#h264-annex-b-clips: a whole number < 2^32). */
+/**
+ * The longest frame in ticks, as for an SPS frame rate (docs/definitions.md#h264-annex-b-clips: a
+ * whole number < 2^32).
+ */
 const MAX_TICKS = 2 ** 32 - 1;
 
 function isVclSlice(type: number): boolean {

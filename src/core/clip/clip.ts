@@ -109,7 +109,10 @@ export function isOggFile(path: string): boolean {
   }
 }
 
-/** Loads the audio clip: the embedded Opus one, or the Ogg/Opus file at `path` (docs/definitions.md#audio-clip). */
+/**
+ * Loads the audio clip: the embedded Opus one, or the Ogg/Opus file at `path`
+ * (docs/definitions.md#audio-clip).
+ */
 export function loadAudioClip(path?: string): AudioClip {
   return parseOggOpus(readClipFile(path ?? embeddedAudioClipPath()));
 }

@@ -22,7 +22,10 @@ export class KeyframeRequests {
   private pending = false;
   private lastOnRequestNs = Number.NEGATIVE_INFINITY;
 
-  /** `keyframes`: the clip's keyframe flags (index 0 a keyframe); `enabled` false: requests are only counted. */
+  /**
+   * `keyframes`: the clip's keyframe flags (index 0 a keyframe); `enabled` false: requests are only
+   * counted.
+   */
   constructor(keyframes: readonly boolean[], enabled: boolean, minIntervalNs = KEYFRAME_MIN_INTERVAL_NS) {
     this.keyframes = keyframes;
     this.enabled = enabled;

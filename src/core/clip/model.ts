@@ -1,5 +1,6 @@
-// The clip model shared by the IVF and Annex-B readers: the error every reader throws, the
-// parsed clip, and the validation a clip passes before it is handed out (docs/definitions.md#vp8-ivf-clips, docs/definitions.md#keyframe-interval-of-a-clip).
+// The clip model shared by the IVF and Annex-B readers: the error every reader throws, the parsed
+// clip, and the validation a clip passes before it is handed out
+// (docs/definitions.md#vp8-ivf-clips, docs/definitions.md#keyframe-interval-of-a-clip).
 
 import { EXIT_USAGE, WhipbenchError } from "../errors.ts";
 import type { Codec } from "../types.ts";
@@ -26,11 +27,17 @@ export interface Clip {
   ticks: number;
   /** frames per second, CLOCK_RATE / ticks */
   fps: number;
-  /** spacing of keyframes in frames when constant, else 0 (docs/definitions.md#keyframe-interval-of-a-clip) */
+  /**
+   * spacing of keyframes in frames when constant, else 0
+   * (docs/definitions.md#keyframe-interval-of-a-clip)
+   */
   keyframeInterval: number;
 }
 
-/** Spacing in frames between successive keyframes if it is constant, else 0 (docs/definitions.md#keyframe-interval-of-a-clip). */
+/**
+ * Spacing in frames between successive keyframes if it is constant, else 0
+ * (docs/definitions.md#keyframe-interval-of-a-clip).
+ */
 export function keyframeIntervalOf(keyframes: readonly boolean[]): number {
   let prev = -1;
   let gap = 0;
@@ -45,7 +52,10 @@ export function keyframeIntervalOf(keyframes: readonly boolean[]): number {
   return gap;
 }
 
-/** Validates the parsed frames (docs/definitions.md#vp8-ivf-clips: ≥ 1 frame, a keyframe first, ticks > 0) and builds the clip. */
+/**
+ * Validates the parsed frames (docs/definitions.md#vp8-ivf-clips: ≥ 1 frame, a keyframe first,
+ * ticks > 0) and builds the clip.
+ */
 export function makeClip(codec: Codec, frames: Uint8Array[], keyframes: boolean[], ticks: number): Clip {
   if (frames.length === 0) throw new ClipError(`${codec}: the clip has no frames`);
   if (!keyframes[0]) {

@@ -1,7 +1,8 @@
-// Frame rate of an H.264 stream from its sequence parameter set (docs/definitions.md#h264-annex-b-clips; H.264
-// clause 7.3.2.1.1 and Annex E.1.1): the parse reads just far enough to reach the VUI's
-// timing_info, skipping every field before it. A frame lasts two clock ticks (E.2.1), so
-// its duration in 90 kHz ticks is 90000 · 2 · num_units_in_tick / time_scale.
+// Frame rate of an H.264 stream from its sequence parameter set
+// (docs/definitions.md#h264-annex-b-clips; H.264 clause 7.3.2.1.1 and Annex E.1.1): the parse reads
+// just far enough to reach the VUI's timing_info, skipping every field before it. A frame lasts two
+// clock ticks (E.2.1), so its duration in 90 kHz ticks is 90000 · 2 · num_units_in_tick /
+// time_scale.
 import { CLOCK_RATE, ClipError } from "./model.ts";
 
 const NO_TIMING = "h264: the SPS carries no frame rate (VUI timing_info); give it with --fps";
@@ -66,7 +67,10 @@ class BitReader {
     return k % 2 === 1 ? (k + 1) / 2 : -(k / 2);
   }
 
-  /** Skips one scaling_list() (H.264 clause 7.3.2.1.1.1): delta_scale is read while the next scale is not 0. */
+  /**
+   * Skips one scaling_list() (H.264 clause 7.3.2.1.1.1): delta_scale is read while the next scale
+   * is not 0.
+   */
   scalingList(size: number): void {
     let last = 8;
     let next = 8;

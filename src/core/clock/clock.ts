@@ -5,7 +5,10 @@
 // thread of one process reads the same wall clock, finer than Date.now()'s millisecond, and a
 // step of the system clock during a run cannot move it (the step watch reports such steps).
 
-/** Monotonic nanoseconds (CLOCK_MONOTONIC) as a Number; exact to the ns below 2^53 ns (104 days of uptime). */
+/**
+ * Monotonic nanoseconds (CLOCK_MONOTONIC) as a Number; exact to the ns below 2^53 ns (104 days of
+ * uptime).
+ */
 export function monoNs(): number {
   return Number(process.hrtime.bigint());
 }

@@ -1,5 +1,6 @@
-// The UDP clock exchange (docs/definitions.md#clock-exchange), pure parts: the 32-byte packet, the responder's acceptance rule,
-// one probe's offset and round trip, the best point, and the piecewise-linear offset model.
+// The UDP clock exchange (docs/definitions.md#clock-exchange), pure parts: the 32-byte packet, the
+// responder's acceptance rule, one probe's offset and round trip, the best point, and the
+// piecewise-linear offset model.
 //
 // Packet, both directions exactly 32 bytes, big-endian:
 //   0–3 "WBC1" | 4–7 nonce u32 | 8–15 t1 (client wall, Unix ns) | 16–23 t2 | 24–31 t3
@@ -61,8 +62,9 @@ export interface Probe {
 }
 
 /**
- * docs/definitions.md#clock-exchange per answer: elapsed = t4 − t1 on the monotonic clock; rtt = elapsed − (t3 − t2);
- * t4w = t1w + elapsed; offset = ((t2 − t1w) + (t3 − t4w)) / 2, truncated. Null when rejected.
+ * docs/definitions.md#clock-exchange per answer: elapsed = t4 − t1 on the monotonic clock; rtt =
+ * elapsed − (t3 − t2); t4w = t1w + elapsed; offset = ((t2 − t1w) + (t3 − t4w)) / 2, truncated. Null
+ * when rejected.
  */
 export function probeOf(r: Response, t1MonoNs: number, t4MonoNs: number): Probe | null {
   const elapsed = BigInt(Math.round(t4MonoNs - t1MonoNs));

@@ -1,7 +1,8 @@
-// Clock-step detector (docs/definitions.md#clock-step-detector): the wall clock against the monotonic clock, interval by interval.
-// A step is |Δwall − Δmono| > 100 µs + |Δmono|·500 ppm (integer ns), plus the wall reading's own
-// resolution when the caller's clock is coarse. The runner reads the wall clock at the edge of
-// Date.now()'s millisecond (src/core/clock/clock.ts), which is exact to ~0.1 µs: resolution 0.
+// Clock-step detector (docs/definitions.md#clock-step-detector): the wall clock against the
+// monotonic clock, interval by interval. A step is |Δwall − Δmono| > 100 µs + |Δmono|·500 ppm
+// (integer ns), plus the wall reading's own resolution when the caller's clock is coarse. The
+// runner reads the wall clock at the edge of Date.now()'s millisecond (src/core/clock/clock.ts),
+// which is exact to ~0.1 µs: resolution 0.
 
 export class StepWatch {
   private lastWallNs = Number.NaN;

@@ -52,12 +52,13 @@ function stapA(a: Uint8Array, b: Uint8Array): Uint8Array {
 
 /**
  * Splits one Annex-B access unit into RTP payloads of at most `mtu` bytes, the way pion's
- * H264Payloader does: AUD (9) and filler (12) are dropped; SPS and PPS are held and go out
- * together as one STAP-A just before the next NAL unit; a unit that fits is sent as a single
- * NAL unit packet (a view into `accessUnit`: do not modify either); a larger one as FU-A
- * fragments. A buffer with no start code is one NAL unit. Differences from pion, which keeps SPS/PPS across calls: the state lives for one
- * access unit, so SPS/PPS still held at its end are sent (STAP-A if both, else single), and
- * an SPS+PPS pair too big for one STAP-A is sent unit by unit instead of being dropped.
+ * H264Payloader does: AUD (9) and filler (12) are dropped; SPS and PPS are held and go out together
+ * as one STAP-A just before the next NAL unit; a unit that fits is sent as a single NAL unit packet
+ * (a view into `accessUnit`: do not modify either); a larger one as FU-A fragments. A buffer with
+ * no start code is one NAL unit. Differences from pion, which keeps SPS/PPS across calls: the state
+ * lives for one access unit, so SPS/PPS still held at its end are sent (STAP-A if both, else
+ * single), and an SPS+PPS pair too big for one STAP-A is sent unit by unit instead of being
+ * dropped.
  */
 export function packetizeH264(accessUnit: Uint8Array, mtu: number): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -157,9 +158,9 @@ export function depacketizeH264(payloads: readonly Uint8Array[]): Uint8Array[] |
 }
 
 /**
- * Whether a payload starts an H.264 keyframe (docs/definitions.md#keyframe-start): a single IDR or SPS unit; a STAP-A
- * holding one (a zero length or an overrun ends the walk as not key); or the first FU-A
- * fragment of one.
+ * Whether a payload starts an H.264 keyframe (docs/definitions.md#keyframe-start): a single IDR or
+ * SPS unit; a STAP-A holding one (a zero length or an overrun ends the walk as not key); or the
+ * first FU-A fragment of one.
  */
 export function keyframeStartH264(payload: Uint8Array): boolean {
   if (payload.length === 0) return false;

@@ -83,8 +83,8 @@ export function depacketizeVp8(payloads: readonly Uint8Array[]): Uint8Array[] | 
 }
 
 /**
- * Whether a payload starts a VP8 keyframe (docs/definitions.md#keyframe-start): S set with partition index 0, and the
- * first byte of the VP8 payload header has P (bit 0) = 0.
+ * Whether a payload starts a VP8 keyframe (docs/definitions.md#keyframe-start): S set with
+ * partition index 0, and the first byte of the VP8 payload header has P (bit 0) = 0.
  */
 export function keyframeStartVp8(payload: Uint8Array): boolean {
   if (payload.length === 0 || (payload[0]! & 0x17) !== 0x10) return false;

@@ -15,7 +15,10 @@ import type { SendLog } from "./sendlog.ts";
 const DUPLICATE = -1;
 const UNKNOWN = -2;
 
-/** Fingerprint of every audio clip packet → its index; one held by two packets is a duplicate (never sampled). */
+/**
+ * Fingerprint of every audio clip packet → its index; one held by two packets is a duplicate (never
+ * sampled).
+ */
 export class AudioTable {
   readonly loopPackets: number;
   readonly ticks: number;

@@ -1,6 +1,6 @@
-// Frame fingerprint (docs/definitions.md#frame-fingerprint), with xxhash64 (seed 0) in place of the reference's
-// SHA-256 prefix: the same bytes are hashed. VP8: the whole frame. H.264: the VCL NAL units
-// only (types 1–5), header byte included, start codes removed, in order — so a relay that
+// Frame fingerprint (docs/definitions.md#frame-fingerprint), with xxhash64 (seed 0) in place of the
+// reference's SHA-256 prefix: the same bytes are hashed. VP8: the whole frame. H.264: the VCL NAL
+// units only (types 1–5), header byte included, start codes removed, in order — so a relay that
 // adds or repeats parameter sets and SEI does not change a frame's fingerprint.
 import { createHash } from "node:crypto";
 import xxhash from "xxhash-wasm";
@@ -118,9 +118,10 @@ const UNKNOWN: Lookup = Object.freeze({ status: "unknown" });
 const DUPLICATE: Lookup = Object.freeze({ status: "duplicate" });
 
 /**
- * Fingerprint of every clip frame (docs/definitions.md#frame-fingerprint): a fingerprint held by exactly one frame maps to its
- * index (unique), one held by two or more is a duplicate (never sampled), any other is
- * unknown. Built once per run; read-only afterwards. Lookups return shared frozen objects.
+ * Fingerprint of every clip frame (docs/definitions.md#frame-fingerprint): a fingerprint held by
+ * exactly one frame maps to its index (unique), one held by two or more is a duplicate (never
+ * sampled), any other is unknown. Built once per run; read-only afterwards. Lookups return shared
+ * frozen objects.
  */
 /** What a viewer needs to know of a clip to match frames: shipped over a split run's send-log channel. */
 export interface ClipIdentity {

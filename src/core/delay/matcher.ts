@@ -1,10 +1,10 @@
-// Matching a frame to its send instant across clip loops (docs/definitions.md#matcher), one per viewer. The clip
-// index alone cannot say which send of it a frame is; the anchor (kA, tsA) of the last sampled
-// match lets the RTP timestamp step, one frame duration per absolute frame, name the frame's own
-// k. When the log holds that k with the frame's clip index, a newer send of the index found is
-// aliased, not a sample; when that k is not logged yet, the log has not caught up with the frame
-// (a split run's log travels on its own channel). The clip index of a k is the log's, never
-// k mod N: the publisher cuts a GOP short for a keyframe on request.
+// Matching a frame to its send instant across clip loops (docs/definitions.md#matcher), one per
+// viewer. The clip index alone cannot say which send of it a frame is; the anchor (kA, tsA) of the
+// last sampled match lets the RTP timestamp step, one frame duration per absolute frame, name the
+// frame's own k. When the log holds that k with the frame's clip index, a newer send of the index
+// found is aliased, not a sample; when that k is not logged yet, the log has not caught up with the
+// frame (a split run's log travels on its own channel). The clip index of a k is the log's, never k
+// mod N: the publisher cuts a GOP short for a keyframe on request.
 import type { SendEntry, SendLog } from "./sendlog.ts";
 
 /**

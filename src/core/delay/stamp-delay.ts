@@ -34,7 +34,10 @@ interface FrameHead {
 }
 
 export class StampDelay {
-  /** publisher wall clock minus this process's monotonic clock, ns, at [0]; updated by the caller as the offset is measured */
+  /**
+   * publisher wall clock minus this process's monotonic clock, ns, at [0]; updated by the caller as
+   * the offset is measured
+   */
   private readonly pubWallMinusMono: Float64Array;
   private readonly heads = new Map<number, FrameHead>();
   // every sample goes to exactly one of these two; all() is their union

@@ -1,7 +1,7 @@
-// One viewer's per-packet pipeline (docs/definitions.md#viewer-pipeline), pure and synchronous: live counters, RTP
-// statistics and join, packet transit from abs-capture-time, and — when the run publishes and
-// the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the one-way delay
-// sample window. The caller (the viewer's read loop) owns the socket and the clock.
+// One viewer's per-packet pipeline (docs/definitions.md#viewer-pipeline), pure and synchronous:
+// live counters, RTP statistics and join, packet transit from abs-capture-time, and — when the run
+// publishes and the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the
+// one-way delay sample window. The caller (the viewer's read loop) owns the socket and the clock.
 import { depacketizeH264, frameStartH264, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
 import { depacketizeVp8, frameStartVp8, keyframeStartVp8, keyPartVp8 } from "../codec/vp8.ts";
 import { type CompletedFrame, type FrameStart, Reassembler } from "../rtp/reassembler.ts";
@@ -22,7 +22,10 @@ export interface ViewerPipelineOptions {
   /** negotiated track codec: "vp8", "h264" or another name */
   codec: string;
   stallNs: number;
-  /** delay samples are taken only from frames whose first packet arrived this long after the viewer's first packet */
+  /**
+   * delay samples are taken only from frames whose first packet arrived this long after the
+   * viewer's first packet
+   */
   excludeFirstNs: number;
   /** monotonic instant of the WHEP POST (ns) */
   postNs: number;

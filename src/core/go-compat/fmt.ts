@@ -1,7 +1,7 @@
-// Go fmt-compatible number formatting (docs/definitions.md#differences-from-the-reference-tool): `%.Nf`, `%g`, `%.4g`, with Go's rounding
-// of the exact binary value (half to even on exact ties only), plus Go's time formats.
-// Not a hot path: exact decimal expansion uses BigInt. Go's time formats live in time.ts
-// and are re-exported here.
+// Go fmt-compatible number formatting (docs/definitions.md#differences-from-the-reference-tool):
+// `%.Nf`, `%g`, `%.4g`, with Go's rounding of the exact binary value (half to even on exact ties
+// only), plus Go's time formats. Not a hot path: exact decimal expansion uses BigInt. Go's time
+// formats live in time.ts and are re-exported here.
 
 export { fileStamp, goDuration, mdStarted, parseGoDuration, rfc3339Nano } from "./time.ts";
 

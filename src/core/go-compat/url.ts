@@ -83,7 +83,10 @@ export function parseGoUrl(raw: string): GoUrlParts | null {
   return { scheme, host };
 }
 
-/** True when `raw` is an absolute http or https URL with a host (the scenario rule, docs/definitions.md#scenario-validation). */
+/**
+ * True when `raw` is an absolute http or https URL with a host (the scenario rule,
+ * docs/definitions.md#scenario-validation).
+ */
 export function isHttpUrl(raw: string): boolean {
   const u = parseGoUrl(raw);
   return u !== null && (u.scheme === "http" || u.scheme === "https") && u.host !== "";

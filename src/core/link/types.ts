@@ -35,7 +35,10 @@ export interface DirectionProfile {
   queueNs?: number;
 }
 
-/** A timed change: from `atNs` after the run's t0, for `forNs` (absent: to the end), these fields replace the base's. */
+/**
+ * A timed change: from `atNs` after the run's t0, for `forNs` (absent: to the end), these fields
+ * replace the base's.
+ */
 export interface LinkStep {
   atNs: number;
   forNs?: number;

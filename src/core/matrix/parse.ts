@@ -1,4 +1,4 @@
-// The matrix file of `whipbench matrix` (issue 14, WispMark's server × client table): servers
+// The matrix file of `whipbench matrix` (WispMark's server × client table): servers
 // (name, WHIP/WHEP URLs, optional start/stop/health commands) × scenarios × repeats. Strict: an
 // unknown key or a wrong type is an error naming its path, e.g. `matrix: servers[1].whep: …`.
 

@@ -120,7 +120,10 @@ export function matrixRule(m: Matrix): string {
   );
 }
 
-/** The repeats that gave a figure but may not be ranked, one line each (server × scenario rN: value, reason). */
+/**
+ * The repeats that gave a figure but may not be ranked, one line each (server × scenario rN: value,
+ * reason).
+ */
 export function notComparableLines(m: Matrix, cells: CellSummary[][], unit: FigureUnit): string[] {
   const out: string[] = [];
   for (const [i, s] of m.servers.entries()) {

@@ -1,4 +1,5 @@
-// docs/definitions.md#aggregate aggregate: counts, exact summaries over joined viewers, sums, pooled blocks and verdict.
+// The aggregate (docs/definitions.md#aggregate): counts, exact summaries over joined viewers, sums,
+// pooled blocks and verdict.
 
 import { exactSummary } from "../stats/summaries.ts";
 import { clientBoundReason } from "./client-block.ts";

@@ -111,7 +111,10 @@ export function viewerAudio(a: AudioRecord | undefined): ViewerAudioBlock {
   };
 }
 
-/** `aggregate.audio`: every viewer's audio pooled (histograms merged exactly, offsets of every viewer-second). */
+/**
+ * `aggregate.audio`: every viewer's audio pooled (histograms merged exactly, offsets of every
+ * viewer-second).
+ */
 export function pooledAudio(asked: boolean, records: readonly (AudioRecord | undefined)[]): PooledAudioBlock {
   const base = { viewers: 0, packetsReceived: 0, packetsLost: 0, lossPercentTotal: 0 };
   if (!asked) return { available: false, reason: NOT_ASKED, ...base };

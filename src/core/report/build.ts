@@ -1,4 +1,5 @@
-// buildReport: the whole report object (docs/definitions.md#report) from the run's results, keys in schema order.
+// buildReport: the whole report object (docs/definitions.md#report) from the run's results, keys in
+// schema order.
 
 import { rfc3339Nano } from "../go-compat/fmt.ts";
 import { cohortsJson } from "../link/assign.ts";
@@ -33,7 +34,10 @@ function nonZero<K extends string>(key: K, n: number | undefined): { [P in K]?: 
   return n === undefined || n === 0 ? {} : ({ [key]: n } as { [P in K]?: number });
 }
 
-/** docs/definitions.md#scenario-keys in key order with the omitempty rules, from an already redacted scenario. */
+/**
+ * docs/definitions.md#scenario-keys in key order with the omitempty rules, from an already redacted
+ * scenario.
+ */
 export function reportScenario(s: Scenario): ReportScenario {
   return {
     ...nonEmpty("name", s.name),

@@ -1,13 +1,14 @@
 // The client's own ceiling (docs/definitions.md#client-ceiling): a client past its ceiling puts
 // its own work inside the figures it reports. With the kernel's receive stamp
-// (docs/definitions.md#arrival-stamps) a viewer thread's queueing no longer enters the one-way
+// (docs/definitions.md#arrival-stamps) a viewer thread's queueing does not enter the one-way
 // delay, join, jitter or stall figures, so such a thread is judged only on what can still distort
 // a figure: datagrams dropped by the kernel or the intake (loss that is ours), a thread that does
 // not keep up (busy past the utilisation threshold, or datagrams waiting past the keep-up wait),
 // and feedback sent late where there was loss to repair (NACKs), both read from the processing
-// wait: arrival stamp to the start of its processing, the receive lag plus the intake's queue. A thread stamped by itself (the
-// fallback) is judged as before: its receive lag (an upper bound) inflates every delay figure.
-// The publisher's thread (main) is judged on its event loop and its send lag.
+// wait: arrival stamp to the start of its processing, the receive lag plus the intake's queue.
+// A thread stamped by itself (the fallback) is judged on its receive lag, an upper bound of what
+// it adds to every delay figure. The publisher's thread (main) is judged on its event loop and
+// its send lag.
 import { fmtFixed } from "../go-compat/fmt.ts";
 
 export interface CeilingThresholds {
@@ -15,7 +16,10 @@ export interface CeilingThresholds {
   eventLoopUtilisation: number;
   /** p99 event-loop delay of the publisher's thread, or of a thread stamping its own datagrams, ms */
   eventLoopDelayP99Ms: number;
-  /** the receive lag p99 that counts for a thread-stamped thread, and the late-feedback bound where frames were repaired, ms … */
+  /**
+   * the receive lag p99 that counts for a thread-stamped thread, and the late-feedback bound where
+   * frames were repaired, ms …
+   */
   receiveLagFloorMs: number;
   /** … or this share of the one-way delay p99 being measured, when that is larger */
   receiveLagShareOfDelay: number;

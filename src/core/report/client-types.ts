@@ -42,13 +42,22 @@ export interface WorkerReport {
   usPerPacket?: number;
   eventLoopUtilisation: number;
   eventLoopDelayMs: EventLoopDelayMs;
-  /** how long this thread's media datagrams may have waited before their stamp (docs/definitions.md#receive-lag); absent when it stamped none */
+  /**
+   * how long this thread's media datagrams may have waited before their stamp
+   * (docs/definitions.md#receive-lag); absent when it stamped none
+   */
   receiveLagMs?: EventLoopDelayMs;
   /** datagrams this thread's intake dropped with its queue full; absent when none */
   intakeDropped?: number;
-  /** arrival stamp to the start of processing, the receive lag plus the intake's queue (docs/definitions.md#receive-lag) */
+  /**
+   * arrival stamp to the start of processing, the receive lag plus the intake's queue
+   * (docs/definitions.md#receive-lag)
+   */
   processingWaitMs?: EventLoopDelayMs;
-  /** the receive path that read this thread's media: werift, lean, arena, or mixed (docs/definitions.md#receive-paths) */
+  /**
+   * the receive path that read this thread's media: werift, lean, arena, or mixed
+   * (docs/definitions.md#receive-paths)
+   */
   receivePath?: string;
   /** why the arena path fell back to the lean one on this thread */
   receivePathReason?: string;
@@ -67,7 +76,10 @@ export interface CeilingReport {
   thresholds: {
     eventLoopUtilisation: number;
     eventLoopDelayP99Ms: number;
-    /** the receive lag p99 at which a viewer thread counts as near: the larger of the floor and the share of the delay p99 */
+    /**
+     * the receive lag p99 at which a viewer thread counts as near: the larger of the floor and the
+     * share of the delay p99
+     */
     receiveLagP99Ms?: number;
     keepUpWaitP50Ms?: number;
     publisherSendLagP99Ms?: number;
@@ -93,7 +105,10 @@ export interface HostReport {
   clock: { method: "exchange" | "none"; offsetMs?: number; uncertaintyMs?: number; reason?: string };
 }
 
-/** docs/definitions.md#client `client`. The key `go` is kept for schema compatibility; it carries the runtime string. */
+/**
+ * docs/definitions.md#client `client`. The key `go` is kept for schema compatibility; it carries
+ * the runtime string.
+ */
 export interface ReportClient {
   os: string;
   arch: string;
@@ -101,13 +116,22 @@ export interface ReportClient {
   go: string;
   resources?: ClientResources;
   workers?: WorkerReport[];
-  /** the receive lag of every viewer thread's datagrams, pooled (exact merge); absent when none was stamped */
+  /**
+   * the receive lag of every viewer thread's datagrams, pooled (exact merge); absent when none was
+   * stamped
+   */
   receiveLagMs?: EventLoopDelayMs;
-  /** the stamp source over every viewer thread: "mixed" when threads (or datagrams) differ (docs/definitions.md#arrival-stamps) */
+  /**
+   * the stamp source over every viewer thread: "mixed" when threads (or datagrams) differ
+   * (docs/definitions.md#arrival-stamps)
+   */
   stampSource?: "kernel" | "thread" | "mixed";
   /** with "mixed" or "thread": which threads used the thread's stamp, and why */
   stampReasons?: string[];
-  /** per frame: the publisher's first packet handed to the socket − the frame's start of sending (docs/definitions.md#send-lag) */
+  /**
+   * per frame: the publisher's first packet handed to the socket − the frame's start of sending
+   * (docs/definitions.md#send-lag)
+   */
   publisherSendLagMs?: EventLoopDelayMs;
   ceiling?: CeilingReport;
   /** a many-host run's agents, in the order they connected (docs/definitions.md#many-hosts) */

@@ -59,7 +59,10 @@ function group(
   };
 }
 
-/** The cohorts in scenario order, then the unimpaired viewers (when there are any); absent without cohorts. */
+/**
+ * The cohorts in scenario order, then the unimpaired viewers (when there are any); absent without
+ * cohorts.
+ */
 export function cohortReports(
   input: ReportInput,
   viewers: readonly ViewerReport[],

@@ -10,8 +10,9 @@ export const MAX_RANKABLE_UNCERTAINTY_MS = 1;
 type WithoutComparability<B> = Omit<B, "uncertaintyMs" | "comparable" | "notComparableReason">;
 
 /**
- * The docs/definitions.md#comparability reason a block is not comparable under this clock; undefined when it is. After the
- * reference tool's rules comes ours: a client near its own ceiling (`clientBound`, the reason text).
+ * The docs/definitions.md#comparability reason a block is not comparable under this clock;
+ * undefined when it is. After the reference tool's rules comes ours: a client near its own ceiling
+ * (`clientBound`, the reason text).
  */
 function notComparableReason(clock: ClockBlock, clientBound?: string): string | undefined {
   if (clock.method === "none" || clock.method === "") {
@@ -26,7 +27,10 @@ function notComparableReason(clock: ClockBlock, clientBound?: string): string | 
   return clientBound;
 }
 
-/** The docs/definitions.md#comparability fields, in serialisation order, for a block of the given availability. */
+/**
+ * The docs/definitions.md#comparability fields, in serialisation order, for a block of the given
+ * availability.
+ */
 export function comparabilityOf(available: boolean, clock: ClockBlock, clientBound?: string): Comparability {
   if (!available) return { comparable: false, notComparableReason: "no figure: the block is unavailable" };
   const reason = notComparableReason(clock, clientBound);
@@ -91,7 +95,10 @@ function clipCodec(r: Report): string {
   return r.publisher?.codec ?? r.scenario.codec ?? "";
 }
 
-/** Rankable(A, B, source) of docs/definitions.md#comparability: may the two reports be ranked on this source? */
+/**
+ * Rankable(A, B, source) of docs/definitions.md#comparability: may the two reports be ranked on
+ * this source?
+ */
 export function rankable(
   a: Report | null | undefined,
   b: Report | null | undefined,

@@ -1,4 +1,5 @@
-// Console summary (docs/definitions.md#console-output step 4) and the report file stem (docs/definitions.md#report-files).
+// Console summary (docs/definitions.md#console-output step 4) and the report file stem
+// (docs/definitions.md#report-files).
 
 import { fileStamp, fmtFixed } from "../go-compat/fmt.ts";
 import type { Report } from "./types.ts";

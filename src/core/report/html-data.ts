@@ -125,7 +125,10 @@ export function delayCdf(d: DelayDistribution): DelayChart | null {
   };
 }
 
-/** Each cohort's CDF at every upper bucket edge of any cohort (each cohort's buckets are a subset of the pooled ones). */
+/**
+ * Each cohort's CDF at every upper bucket edge of any cohort (each cohort's buckets are a subset of
+ * the pooled ones).
+ */
 export function cohortDelayCdf(d: DelayDistribution): CohortDelayChart | null {
   const groups = d.cohorts ?? [];
   if (groups.every((g) => g.all.length === 0)) return null;

@@ -18,7 +18,8 @@ export interface HtmlAssets {
 /** The shared stylesheet: cards, tables, the chart grid (each page adds its own classes here). */
 export const PAGE_STYLE = `
 :root{--fg:#1d232a;--muted:#5b6670;--bg:#fff;--card:#f5f7f9;--ok:#1b7f3b;--warn:#a15c00;--bad:#b3261e;--line:#d7dde3}
-*{box-sizing:border-box}body{margin:0;padding:24px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+*{box-sizing:border-box}
+body{margin:0;padding:24px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 h1{margin:0 0 12px;font-size:22px}h2{margin:0 0 8px;font-size:18px}h3{margin:14px 0 6px;font-size:15px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:0 0 18px}
 .valid{border-left:6px solid var(--ok)}.novalid{border-left:6px solid var(--bad)}

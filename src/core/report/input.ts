@@ -64,7 +64,10 @@ export interface PublisherInput {
   loops: number;
   scheduleSlips: number;
   sendingNs: number;
-  /** keyframe requests received (docs/definitions.md#keyframes-on-request); absent: not counted (an older input) */
+  /**
+   * keyframe requests received (docs/definitions.md#keyframes-on-request); absent: not counted (an
+   * older input)
+   */
   pliReceived?: number;
   firReceived?: number;
   /** keyframes sent before their turn in the clip because of a request */
@@ -131,6 +134,9 @@ export interface ReportInput {
   /** a many-host run's agents (client.hosts) and the agent messages rejected as malformed */
   hosts?: HostReport[];
   agentMessagesRejected?: number;
-  /** loopback candidates were added because a server host is a loopback address (src/main/run/ice-choice.ts) */
+  /**
+   * loopback candidates were added because a server host is a loopback address
+   * (src/main/run/ice-choice.ts)
+   */
   autoLoopback?: boolean;
 }

@@ -1,7 +1,7 @@
-// Report JSON in the layout of Go's encoding/json MarshalIndent (docs/definitions.md#json-layout): keys in insertion order
-// (the builders create objects in schema order), map keys sorted, undefined keys absent, <>&
-// and U+2028/U+2029 escaped, -0 written as 0, bigint written as an integer, 2-space indent and a
-// trailing newline. A NaN or an infinity is a bug in the builder and throws.
+// Report JSON in the layout of Go's encoding/json MarshalIndent (docs/definitions.md#json-layout):
+// keys in insertion order (the builders create objects in schema order), map keys sorted, undefined
+// keys absent, <>& and U+2028/U+2029 escaped, -0 written as 0, bigint written as an integer,
+// 2-space indent and a trailing newline. A NaN or an infinity is a bug in the builder and throws.
 
 import { compareBytes } from "./reasons.ts";
 import type { Report } from "./types.ts";

@@ -1,4 +1,5 @@
-// Cell and line formatters of the Markdown report (docs/definitions.md#markdown-report), Go fmt verbs through go-compat/fmt.ts.
+// Cell and line formatters of the Markdown report (docs/definitions.md#markdown-report), Go fmt
+// verbs through go-compat/fmt.ts.
 
 import { fmtFixed, fmtG } from "../go-compat/fmt.ts";
 import type { Summary } from "../types.ts";

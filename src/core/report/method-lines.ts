@@ -1,6 +1,7 @@
-// The report's `method` lines (docs/definitions.md#method-lines): our own prose, in the documented order and with its required
-// content. The one-way delay line is the only string of the report that contains the phrase
-// "one-way delay"; no line uses the word for delay that the reference tool bans.
+// The report's `method` lines (docs/definitions.md#method-lines): our own prose, in the documented
+// order and with its required content. The one-way delay line is the only string of the report that
+// contains the phrase "one-way delay"; no line uses the word for delay that the reference tool
+// bans.
 
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { ClockBlock } from "./types.ts";
@@ -24,7 +25,10 @@ export const KEYFRAME_METHOD =
 export const KEYFRAME_METHOD_NO_REQUESTS =
   "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. The publisher's clip has a fixed 1 s GOP and this run's publisher ignores PLI and FIR (keyframeOnRequest false; it counts them), so a joining viewer waits for the next keyframe in the loop. Each viewer sends a PLI with its first RTP packet and again every 500 ms until it has a complete keyframe.";
 
-/** The keyframe line when the publisher is not this tool's (a `view` run without a send-log peer): nothing about its clip. */
+/**
+ * The keyframe line when the publisher is not this tool's (a `view` run without a send-log peer):
+ * nothing about its clip.
+ */
 export const KEYFRAME_METHOD_FOREIGN_PUBLISHER =
   "Keyframe interval: spacing of keyframe starts in RTP time, i.e. the GOP the server delivers. This process did not publish the stream and followed no publisher's send log, so the publisher's GOP and whether it answers PLI are not known here; a joining viewer waits for the next keyframe the server delivers.";
 

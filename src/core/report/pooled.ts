@@ -1,5 +1,6 @@
-// Pooled blocks over joined viewers: one-way delay (docs/definitions.md#one-way-delay-pooled) and packet transit (docs/definitions.md#packet-transit-pooled).
-// Histograms merge exactly; the reason texts and the most-common-reason rule follow docs/definitions.md.
+// Pooled blocks over joined viewers: one-way delay (docs/definitions.md#one-way-delay-pooled) and
+// packet transit (docs/definitions.md#packet-transit-pooled). Histograms merge exactly; the reason
+// texts and the most-common-reason rule follow docs/definitions.md.
 
 import { DelayHistogram } from "../stats/summaries.ts";
 import { frameKindSplit, nsToMs } from "./block-fields.ts";
@@ -61,7 +62,10 @@ function sortedCounts(counts: Map<string, number>): Record<string, number> {
   return out;
 }
 
-/** One source's per-viewer blocks and histograms, pooled: sums over every joined viewer, histograms merged from the available ones. */
+/**
+ * One source's per-viewer blocks and histograms, pooled: sums over every joined viewer, histograms
+ * merged from the available ones.
+ */
 export interface Pool {
   all: DelayHistogram;
   keyframes: DelayHistogram;
@@ -122,7 +126,10 @@ export function poolBlocks(
   return p;
 }
 
-/** docs/definitions.md#one-way-delay-pooled pooled fingerprint block over the joined viewers' first fingerprint blocks. */
+/**
+ * docs/definitions.md#one-way-delay-pooled pooled fingerprint block over the joined viewers' first
+ * fingerprint blocks.
+ */
 export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolContext): PooledDelayBlock {
   const {
     all,

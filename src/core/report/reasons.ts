@@ -1,5 +1,6 @@
-// Exact reason texts of the one-way delay and packet transit blocks (docs/definitions.md#one-way-delay, docs/definitions.md#packet-transit), and the
-// "most common reason" rule used by pooling.
+// Exact reason texts of the one-way delay and packet transit blocks
+// (docs/definitions.md#one-way-delay, docs/definitions.md#packet-transit), and the "most common
+// reason" rule used by pooling.
 
 export const NO_SEND_LOG_REASON =
   "no send log: the send log lives in the `run` process that publishes the clip, and this process published nothing";
@@ -43,7 +44,10 @@ export function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
-/** Highest count wins; compareBytes(reason, best) < 0 to the byte-wise smallest string. "" for an empty list. */
+/**
+ * Highest count wins; compareBytes(reason, best) < 0 to the byte-wise smallest string. "" for an
+ * empty list.
+ */
 export function mostCommonReason(reasons: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);

@@ -9,6 +9,9 @@ export interface TimelineEntry {
   cpuPercent?: number;
   /** our addition: the worst p99 event-loop delay of the shard threads over that second, ms */
   eventLoopDelayMs?: number;
-  /** our addition: the worst p99 receive lag of the viewer threads over that second, ms (absent: none stamped) */
+  /**
+   * our addition: the worst p99 receive lag of the viewer threads over that second, ms (absent:
+   * none stamped)
+   */
   receiveLagMs?: number;
 }

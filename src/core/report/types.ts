@@ -1,7 +1,8 @@
-// The report model (schema whipbench.report/v0, docs/definitions.md#report). Every interface lists its keys in the
-// order they are serialised; optional keys are the reference tool's omitempty/pointer keys and are absent
-// (never undefined-valued) when empty. Builders must create objects in this key order.
-// Deliberate additions (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
+// The report model (schema whipbench.report/v0, docs/definitions.md#report). Every interface lists
+// its keys in the order they are serialised; optional keys are the reference tool's
+// omitempty/pointer keys and are absent (never undefined-valued) when empty. Builders must create
+// objects in this key order. Deliberate additions
+// (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
 import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
 import type { LinkRecord } from "../link/types.ts";
@@ -50,7 +51,10 @@ export interface ClockBlock {
 export interface ReportServer {
   whipHost?: string;
   whepHost: string;
-  /** our additions: what a managed-service run ran against, from the scenario (docs/load-testing-etiquette.md) */
+  /**
+   * our additions: what a managed-service run ran against, from the scenario
+   * (docs/load-testing-etiquette.md)
+   */
   serverVersion?: string;
   plan?: string;
   region?: string;
@@ -98,7 +102,7 @@ export interface PublisherReport {
   audio?: PublisherAudio;
 }
 
-/** WB-44 keyframe / delta-frame half of a one-way delay block. */
+/** The keyframe or delta-frame half of a one-way delay block. */
 export interface FrameKindSplit {
   samples: number;
   ms?: Summary;
@@ -208,7 +212,7 @@ export interface ViewerReport {
   audio?: ViewerAudioBlock;
 }
 
-/** docs/definitions.md#aggregate aggregate. */
+/** The pooled figures over every viewer (docs/definitions.md#aggregate). */
 export interface Aggregate {
   valid: boolean;
   verdict: string;
@@ -230,7 +234,10 @@ export interface Aggregate {
   nacksSent: number;
   oneWayDelay: PooledDelayBlock[];
   packetTransit: PooledTransitBlock;
-  /** our addition: each cohort's figures, then the unimpaired viewers' (docs/definitions.md#cohort-figures) */
+  /**
+   * our addition: each cohort's figures, then the unimpaired viewers'
+   * (docs/definitions.md#cohort-figures)
+   */
   cohorts?: CohortReport[];
   /** our addition: joins, leaves and the late joiners' setup and join (docs/definitions.md#churn-figures) */
   churn?: ChurnReport;
@@ -275,7 +282,7 @@ export interface Report {
   scenario: ReportScenario;
   publisher?: PublisherReport;
   aggregate: Aggregate;
-  /** our addition (issue 14): the scenario's thresholds judged on this report */
+  /** ours, beside the reference's keys: the scenario's thresholds judged on this report */
   thresholds?: ThresholdResult[];
   errors: Record<string, number>;
   timeline?: TimelineEntry[];

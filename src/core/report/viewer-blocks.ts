@@ -1,5 +1,6 @@
-// Per-viewer report blocks: the one-way delay block (docs/definitions.md#one-way-delay-per-viewer), packet transit (docs/definitions.md#packet-transit-per-viewer) and the
-// viewer object (docs/definitions.md#viewer). Durations arrive in ns and leave in ms (ns / 1e6).
+// Per-viewer report blocks: the one-way delay block (docs/definitions.md#one-way-delay-per-viewer),
+// packet transit (docs/definitions.md#packet-transit-per-viewer) and the viewer object
+// (docs/definitions.md#viewer). Durations arrive in ns and leave in ms (ns / 1e6).
 
 import type { RtpReport } from "../types.ts";
 import { frameKindSplit, nsToMs } from "./block-fields.ts";
@@ -73,7 +74,10 @@ export function viewerDelayBlock(
   return applyComparability(block, clock, clientBound);
 }
 
-/** docs/definitions.md#packet-transit-per-viewer reason, checked in the documented order; undefined when available. */
+/**
+ * docs/definitions.md#packet-transit-per-viewer reason, checked in the documented order; undefined
+ * when available.
+ */
 function transitReason(v: DecodedViewer): string | undefined {
   const t = v.packetTransit;
   if (!t.negotiated || v.codec === undefined) return TRANSIT_NOT_NEGOTIATED_REASON;

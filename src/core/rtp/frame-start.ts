@@ -24,7 +24,7 @@ const START_CLASSES = 32;
  * A frame whose lowest packet starts with a frame-start class is whole without the packet before
  * it, once this stream has shown that class at the head of a frame of the same kind (keyframe or
  * not) proven by its previous packet, and never past the head of a complete frame of that kind.
- * So a lost last packet of frame N no longer costs the complete frame N + 1 its head proof, and a
+ * So a lost last packet of frame N does not cost the complete frame N + 1 its head proof, and a
  * frame whose real first packet was lost stays incomplete: VP8's S bit with partition 0 marks
  * only a first packet; for H.264 a sender that puts an SEI, PPS or the IDR slice after another
  * unit of the access unit shows it within its first complete frames of that kind.
@@ -66,7 +66,10 @@ export class StartProof {
     return (first & bit) !== 0 && (later & bit) === 0;
   }
 
-  /** Learns from a complete frame which classes begin frames of its kind in this stream and which may follow. */
+  /**
+   * Learns from a complete frame which classes begin frames of its kind in this stream and which
+   * may follow.
+   */
   learn(f: PendingFrame): void {
     let first = 0;
     let later = 0;

@@ -19,7 +19,10 @@ export interface CompletedFrame {
   late: boolean;
 }
 
-/** A frame still missing a packet, its head proof or its end. Pooled: arrays are overwritten by index, never shrunk. */
+/**
+ * A frame still missing a packet, its head proof or its end. Pooled: arrays are overwritten by
+ * index, never shrunk.
+ */
 export class PendingFrame {
   ts = 0;
   lo = 0;

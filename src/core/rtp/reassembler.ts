@@ -39,7 +39,7 @@ export class Reassembler {
   private pendingCount = 0;
   private oldestFirstNs = Number.POSITIVE_INFINITY; // ≤ every pending frame's firstNs
   private readonly pool: PendingFrame[] = [];
-  private readonly closed = new Map<number, number>(); // (ts | 0) → instant closed (int32 keys stay small integers)
+  private readonly closed = new Map<number, number>(); // (ts | 0) → instant closed (int32 keys: small ints)
 
   private haveEarliest = false;
   private earliest = 0;
@@ -60,7 +60,7 @@ export class Reassembler {
     this.starts = frameStart === null ? null : new StartProof(frameStart);
   }
 
-  /** Frames given up after WINDOW_NS (the viewer's first frame excepted); pending frames at stop are not counted. */
+  /** Frames given up after WINDOW_NS (bar the viewer's first); frames pending at stop are not counted. */
   get incompleteFrames(): number {
     return this.incomplete;
   }

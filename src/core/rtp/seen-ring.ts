@@ -1,8 +1,9 @@
-// The reassembler's memory of recent packets (docs/definitions.md#reassembly `seen`): extended sequence number →
-// (RTP timestamp, arrival). A power-of-two ring indexed by ext & mask that behaves as a map:
-// it grows (doubling) only when a live entry would be overwritten, and "forgetting entries
-// older than the cutoff" is a single comparison on read, so steady state allocates nothing.
-// Arrivals must be non-decreasing across add() calls (they are: one read loop, one clock).
+// The reassembler's memory of recent packets (docs/definitions.md#reassembly `seen`): extended
+// sequence number → (RTP timestamp, arrival). A power-of-two ring indexed by ext & mask that
+// behaves as a map: it grows (doubling) only when a live entry would be overwritten, and
+// "forgetting entries older than the cutoff" is a single comparison on read, so steady state
+// allocates nothing. Arrivals must be non-decreasing across add() calls (they are: one read loop,
+// one clock).
 //
 // Growth stops at MAX_CAPACITY slots: a sender whose sequence numbers jump by large powers of
 // two (say +16384 per packet) makes live entries collide at every smaller size, and unbounded

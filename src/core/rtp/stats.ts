@@ -1,7 +1,7 @@
-// Per-viewer RTP statistics (docs/definitions.md#rtp-statistics): loss from extended sequence numbers, RFC 3550
-// interarrival jitter, gaps and stalls, keyframe count and spacing, and the first complete
-// keyframe (the join criterion). Pure arithmetic over (seq, timestamp, marker, arrival), fed
-// once per packet in arrival order: no allocation per packet.
+// Per-viewer RTP statistics (docs/definitions.md#rtp-statistics): loss from extended sequence
+// numbers, RFC 3550 interarrival jitter, gaps and stalls, keyframe count and spacing, and the first
+// complete keyframe (the join criterion). Pure arithmetic over (seq, timestamp, marker, arrival),
+// fed once per packet in arrival order: no allocation per packet.
 import type { RtpReport } from "../types.ts";
 
 const SEQ_SPAN = 65536;
@@ -55,7 +55,10 @@ export class RtpStats {
   private pendTs = 0;
   private pendStart = 0;
   private pendCount = 0;
-  /** arrival (ns, same origin as push's arrivalNs) of the first complete keyframe's marker packet; −1 until then */
+  /**
+   * arrival (ns, same origin as push's arrivalNs) of the first complete keyframe's marker packet;
+   * −1 until then
+   */
   firstKeyframeArrivalNs = -1;
 
   constructor(opts: RtpStatsOptions) {

@@ -1,6 +1,7 @@
-// Scenario JSON (docs/definitions.md#scenario): strict parsing (Go encoding/json with DisallowUnknownFields and one
-// value only), defaults (docs/definitions.md#scenario-keys) and validation (docs/definitions.md#scenario-validation, first failure wins, exact messages; URLs
-// are never echoed).
+// Scenario JSON (docs/definitions.md#scenario): strict parsing (Go encoding/json with
+// DisallowUnknownFields and one value only), defaults (docs/definitions.md#scenario-keys) and
+// validation (docs/definitions.md#scenario-validation, first failure wins, exact messages; URLs are
+// never echoed).
 
 import { parseCapacity } from "../capacity/parse.ts";
 import { EXIT_USAGE, errorMessage, WhipbenchError } from "../errors.ts";
@@ -193,9 +194,10 @@ function sane(v: number, perSecond = 1): boolean {
 }
 
 /**
- * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario unchanged or throws ScenarioError.
- * Absent numbers count as Go's zero value. Non-finite or absurdly large values (beyond exact
- * integer ns) fail their key's check with that key's message. `workers`, `receivePath`, then `stampSource`, are checked last.
+ * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario
+ * unchanged or throws ScenarioError. Absent numbers count as Go's zero value. Non-finite or
+ * absurdly large values (beyond exact integer ns) fail their key's check with that key's message.
+ * `workers`, `receivePath`, then `stampSource`, are checked last.
  */
 export function validateScenario(s: Scenario): Scenario {
   const fail = (msg: string): never => {

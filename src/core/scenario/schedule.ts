@@ -1,5 +1,5 @@
-// Start schedule and run length (docs/definitions.md#start-schedule): plain ramp slots in integer ns, plus the seeded
-// SplitMix64 offsets when `rampOffsetSeed` is present.
+// Start schedule and run length (docs/definitions.md#start-schedule): plain ramp slots in integer
+// ns, plus the seeded SplitMix64 offsets when `rampOffsetSeed` is present.
 
 import { type ChurnSchedule, churnSchedule } from "./churn-schedule.ts";
 import { SCENARIO_DEFAULTS } from "./defaults.ts";

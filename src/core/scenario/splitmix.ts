@@ -1,5 +1,5 @@
-// SplitMix64 with BigInt (docs/definitions.md#start-schedule): the seeded per-viewer ramp offsets. Offset i depends only on
-// the seed and i, never on the number of viewers.
+// SplitMix64 with BigInt (docs/definitions.md#start-schedule): the seeded per-viewer ramp offsets.
+// Offset i depends only on the seed and i, never on the number of viewers.
 
 const MASK64 = (1n << 64n) - 1n;
 const GOLDEN = 0x9e3779b97f4a7c15n;

@@ -7,7 +7,10 @@ import type { Threshold } from "../thresholds/types.ts";
 import type { ChurnSpec } from "./churn.ts";
 import type { ReceivePath, StampSource } from "./defaults.ts";
 
-/** docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath` (ours, not in the Go tool). */
+/**
+ * docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath`
+ * (ours, not in the Go tool).
+ */
 export interface Scenario {
   name?: string;
   whip?: string;
@@ -29,13 +32,25 @@ export interface Scenario {
   loopbackOnly?: boolean;
   /** worker threads (0..256; 0 = let the engine decide) */
   workers?: number;
-  /** how viewers receive media: werift's own path, the lean one or the arena one (default SCENARIO_DEFAULTS.receivePath) */
+  /**
+   * how viewers receive media: werift's own path, the lean one or the arena one (default
+   * SCENARIO_DEFAULTS.receivePath)
+   */
   receivePath?: ReceivePath;
-  /** where a viewer's arrival instants come from: "kernel" (absent: the kernel's where it can be had) or "thread" (forced) */
+  /**
+   * where a viewer's arrival instants come from: "kernel" (absent: the kernel's where it can be
+   * had) or "thread" (forced)
+   */
   stampSource?: StampSource;
-  /** the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true when absent in a publishing run */
+  /**
+   * the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true
+   * when absent in a publishing run
+   */
   keyframeOnRequest?: boolean;
-  /** the publisher sends the Opus clip as a second track and viewers receive it (docs/definitions.md#audio-track); absent: video only */
+  /**
+   * the publisher sends the Opus clip as a second track and viewers receive it
+   * (docs/definitions.md#audio-track); absent: video only
+   */
   audio?: boolean;
   /** pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];

@@ -17,7 +17,10 @@ export interface UnprotectCounters {
   authFailures: number;
   /** rejected by the replay rules: already seen, or older than the window */
   replays: number;
-  /** of the replays, those already seen inside the window: the same packet again (SRTP only; counted before authentication) */
+  /**
+   * of the replays, those already seen inside the window: the same packet again (SRTP only; counted
+   * before authentication)
+   */
   repeats: number;
   malformed: number;
   foreignSsrc: number;
@@ -102,7 +105,10 @@ export abstract class SessionUnprotect {
   }
 }
 
-/** Inbound SRTP of one DTLS-SRTP session (the remote side's master key and salt): the index, replay and commit rules. */
+/**
+ * Inbound SRTP of one DTLS-SRTP session (the remote side's master key and salt): the index, replay
+ * and commit rules.
+ */
 export abstract class SrtpUnprotect extends SessionUnprotect {
   private readonly states = new Map<number, RtpIndexState>();
   private lastSsrc = -1;

@@ -1,6 +1,6 @@
-// Summaries (docs/definitions.md#summaries-and-percentiles): exact nearest-rank summaries of per-viewer values, and the mergeable
-// histogram for one-way delay and packet transit (an HDR histogram in whole microseconds with
-// exact n / sum / min / max kept beside it).
+// Summaries (docs/definitions.md#summaries-and-percentiles): exact nearest-rank summaries of
+// per-viewer values, and the mergeable histogram for one-way delay and packet transit (an HDR
+// histogram in whole microseconds with exact n / sum / min / max kept beside it).
 
 import * as hdr from "hdr-histogram-js";
 import type { EncodedHistogram, Summary } from "../types.ts";

@@ -90,7 +90,10 @@ export class LiveThresholds {
     }
   }
 
-  /** Judges the abortOnFail thresholds at `atS` (seconds since the viewers' start); the first that fails stops the run. */
+  /**
+   * Judges the abortOnFail thresholds at `atS` (seconds since the viewers' start); the first that
+   * fails stops the run.
+   */
   judge(atS: number): ThresholdStop | null {
     for (const [index, t] of this.list.entries()) {
       if (!t.abortOnFail || atS < t.delayAbortEvalS) continue;

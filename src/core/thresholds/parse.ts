@@ -1,4 +1,4 @@
-// Parsing a scenario's `thresholds` (issue 14): a map from a figure name to one condition, a list
+// Parsing a scenario's `thresholds`: a map from a figure name to one condition, a list
 // of them, or an object {condition, abortOnFail, delayAbortEval}. Every mistake is an error that
 // names the key: `thresholds["oneWayDelay.p95"]: …`.
 

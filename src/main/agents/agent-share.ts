@@ -19,10 +19,10 @@ import type { Engine } from "../run/engine.ts";
 import { iceFor } from "../run/ice-choice.ts";
 import {
   followedSendSide,
-  measuredViewers,
   type PhaseOptions,
   phaseInput,
   type RunClocks,
+  runMeasuredPhase,
   startClocks,
   type ViewerPlan,
 } from "../run/viewer-phase.ts";
@@ -137,14 +137,14 @@ export class AgentShare {
     const s = this.o.scenario;
     const { ice, autoLoopback } = iceFor([s.whep], s, this.o.log);
     // the coordinator's t0 (its wall clock) on this host's monotonic clock, through the offset
-    const stampClockNs = new Float64Array(this.split.stampClock)[0] ?? 0;
+    const publisherWallMinusMonoNs = new Float64Array(this.split.publisherWallMinusMono)[0] ?? 0;
     const plan: ViewerPlan = {
       schedule: {
         startNs: start.viewers.map((v) => v.startOffsetNs),
         rampOffsetNs: null,
         viewersPhaseNs: start.deadlineOffsetNs,
       },
-      t0MonoNs: Number(start.t0WallNs) - stampClockNs,
+      t0MonoNs: Number(start.t0WallNs) - publisherWallMinusMonoNs,
       ids: start.viewers.map((v) => v.id),
     };
     const opts: PhaseOptions = {
@@ -159,7 +159,7 @@ export class AgentShare {
       },
     };
     const send = followedSendSide(this.split);
-    const measured = await measuredViewers(opts, this.clocks, ice, send, this.split, plan);
+    const measured = await runMeasuredPhase(opts, this.clocks, ice, send, this.split, plan);
     await this.split.finish();
     const input = phaseInput({
       command: "view",

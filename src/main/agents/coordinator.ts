@@ -10,7 +10,7 @@ import type { Scenario } from "../../core/scenario/scenario.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
 import type { Engine } from "../run/engine.ts";
-import { type ExecuteOptions, execute } from "../run/run-and-report.ts";
+import { type RunAndReportOptions, runAndReport } from "../run/run-and-report.ts";
 import { version } from "../run/version.ts";
 import { agentsEngine } from "./agents-engine.ts";
 import { AgentHub } from "./hub.ts";
@@ -33,7 +33,7 @@ export function tokenFrom(name: string | undefined, cmd: string): string | undef
   return v;
 }
 
-type RunOutputs = Omit<ExecuteOptions, "command" | "scenario" | "engine">;
+type RunOutputs = Omit<RunAndReportOptions, "command" | "scenario" | "engine">;
 
 export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFlags): Promise<number> {
   if (s.whip === undefined || s.whip === "") {
@@ -71,7 +71,7 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
       hubRejected: () => hub.malformedFrames,
     });
     const sendLog = hub.sendLog;
-    const code = await execute({
+    const code = await runAndReport({
       ...out,
       command: "run",
       scenario: s,
@@ -125,5 +125,5 @@ async function missing(s: Scenario, out: RunOutputs, hub: AgentHub, c: Coordinat
       return { records, profiles: [] };
     },
   };
-  return execute({ ...out, command: "run", scenario: s, engine });
+  return runAndReport({ ...out, command: "run", scenario: s, engine });
 }

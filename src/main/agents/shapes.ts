@@ -18,7 +18,10 @@ function isNum(v: unknown): v is number {
   return typeof v === "number" && Number.isFinite(v);
 }
 
-/** Every template key present with the template's JSON type (recursively); extra keys only from `optional`. */
+/**
+ * Every template key present with the template's JSON type (recursively); extra keys only from
+ * `optional`.
+ */
 function like(v: unknown, t: unknown, optional: Record<string, (x: unknown) => boolean> = {}): boolean {
   if (typeof t === "number") return isNum(v);
   if (typeof t !== "object" || t === null) return typeof v === typeof t;

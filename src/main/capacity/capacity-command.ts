@@ -41,7 +41,10 @@ export interface CapacityFlags extends ServerWatchFlags {
   html?: boolean;
 }
 
-/** What the command line cannot give: the server watch (flags parsed by the caller) and, for tests, the ceiling. */
+/**
+ * What the command line cannot give: the server watch (flags parsed by the caller) and, for tests,
+ * the ceiling.
+ */
 export interface CapacityExtras {
   server?: {
     sampler: ServerSampler;

@@ -14,9 +14,9 @@ import { ResourceWatch } from "../observe/resources.ts";
 import { iceFor } from "../run/ice-choice.ts";
 import { connectPublisher, type RunOptions } from "../run/runner.ts";
 import {
-  measuredViewers,
   phaseInput,
   type RunClocks,
+  runMeasuredPhase,
   type SendSide,
   startClocks,
 } from "../run/viewer-phase.ts";
@@ -101,7 +101,7 @@ export class CapacitySession {
     const clocks: RunClocks = { ...this.clocks, resources: new ResourceWatch(startMonoNs) };
     const opts: RunOptions = { ...this.opts, scenario: s, interrupt: stop, ...(onTick ? { onTick } : {}) };
     const before = requestCounts(this.send.publisher?.requests);
-    const measured = await measuredViewers(opts, clocks, this.ice, this.send, null);
+    const measured = await runMeasuredPhase(opts, clocks, this.ice, this.send, null);
     const endMonoNs = monoNs();
     const pub = this.send.publisher?.result;
     const during = requestCounts(this.send.publisher?.requests);

@@ -73,7 +73,10 @@ export interface CoordinatorRunFlags {
   agentWait?: number;
 }
 
-/** The coordinator's settings, or null for a run on this host; a coordinator flag without --agents is a usage error. */
+/**
+ * The coordinator's settings, or null for a run on this host; a coordinator flag without --agents
+ * is a usage error.
+ */
 export function coordinatorFlags(f: CoordinatorRunFlags) {
   if (f.agents === undefined) {
     const stray = [

@@ -1,4 +1,5 @@
-// `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt (docs/definitions.md#publish).
+// `whipbench publish --whip URL`: the clip in a loop until --duration or an interrupt
+// (docs/definitions.md#publish).
 import { type Command, Option } from "commander";
 import { isOggFile, loadAudioClip, loadClip } from "../../core/clip/clip.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";

@@ -8,7 +8,7 @@ import { type Logger, stderrLogger } from "../observe/log.ts";
 import type { ProgressSink } from "../observe/progress.ts";
 import { Relay } from "../relay/relay.ts";
 import { engineFor } from "../run/engine-choice.ts";
-import { type ExecuteOptions, execute } from "../run/run-and-report.ts";
+import { type RunAndReportOptions, runAndReport } from "../run/run-and-report.ts";
 import { applyOverrides, readScenarioFile, validated } from "../run/run-inputs.ts";
 import { addCoordinatorOptions, type CoordinatorRunFlags, coordinatorFlags } from "./cmd-agent.ts";
 import { addViewerOptions, outputOptions, type RunViewFlags, type SetCode } from "./options.ts";
@@ -58,7 +58,7 @@ function stderrProgress(): ProgressSink {
 export function runOutputs(
   flags: RunViewFlags,
   log: Logger,
-): Omit<ExecuteOptions, "command" | "scenario" | "engine"> {
+): Omit<RunAndReportOptions, "command" | "scenario" | "engine"> {
   return {
     out: flags.out,
     log,
@@ -69,17 +69,20 @@ export function runOutputs(
   };
 }
 
-/** `run`'s or `view`'s scenario executed on this host, with the engine it asks for (and `view`'s split-run peers). */
-export function executeHere(
+/**
+ * `run`'s or `view`'s scenario executed on this host, with the engine it asks for (and `view`'s
+ * split-run peers).
+ */
+export function runAndReportHere(
   command: "run" | "view",
   s: Scenario,
   flags: RunViewFlags,
   log: Logger,
-  peers: Pick<ExecuteOptions, "clockPeer" | "sendLogPeer"> = {},
+  peers: Pick<RunAndReportOptions, "clockPeer" | "sendLogPeer"> = {},
 ): Promise<number> {
   const out = runOutputs(flags, log);
   const engine = engineFor(s, out.progress !== undefined, log);
-  return execute({ command, scenario: s, ...out, engine, ...peers });
+  return runAndReport({ command, scenario: s, ...out, engine, ...peers });
 }
 
 export async function runCommand(file: string | undefined, flags: RunFlags): Promise<number> {
@@ -103,10 +106,15 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     const base = await relay.listen("127.0.0.1", 0);
     log.line("no scenario given: 10 VP8 viewers through the built-in relay on 127.0.0.1");
     try {
-      return await executeHere("run", validated(applyOverrides(defaultScenario(base), flags)), flags, log);
+      return await runAndReportHere(
+        "run",
+        validated(applyOverrides(defaultScenario(base), flags)),
+        flags,
+        log,
+      );
     } finally {
       await relay.close();
     }
   }
-  return executeHere("run", validated(applyOverrides(await readScenarioFile(file), flags)), flags, log);
+  return runAndReportHere("run", validated(applyOverrides(await readScenarioFile(file), flags)), flags, log);
 }

@@ -5,7 +5,7 @@ import { UsageError } from "../../core/errors.ts";
 import { type Scenario, ScenarioError } from "../../core/scenario/scenario.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { applyOverrides, validated } from "../run/run-inputs.ts";
-import { executeHere } from "./cmd-run.ts";
+import { runAndReportHere } from "./cmd-run.ts";
 import { hostPortFlag, intFlag } from "./flags.ts";
 import {
   addViewerOptions,
@@ -73,7 +73,10 @@ export async function viewCommand(flags: ViewFlags): Promise<number> {
   if (flags.includeLoopback) s.includeLoopback = true;
   if (flags.loopbackOnly) s.loopbackOnly = true;
   const v = viewValidated(applyOverrides(s, flags));
-  return executeHere("view", v, flags, log, { clockPeer: flags.clockPeer, sendLogPeer: flags.sendLogPeer });
+  return runAndReportHere("view", v, flags, log, {
+    clockPeer: flags.clockPeer,
+    sendLogPeer: flags.sendLogPeer,
+  });
 }
 
 /** The scenario keys `view` builds from its flags, and the flag a user gives for each. */

@@ -18,7 +18,7 @@ import { stderrLogger } from "../observe/log.ts";
 import { htmlAssets } from "../output/html-report.ts";
 import { writeAtomic } from "../output/write-report.ts";
 import { engineFor } from "../run/engine-choice.ts";
-import { execute } from "../run/run-and-report.ts";
+import { runAndReport } from "../run/run-and-report.ts";
 import { ServerProcess } from "./matrix-server.ts";
 
 export interface MatrixFlags {
@@ -90,7 +90,10 @@ async function readCell(dir: string): Promise<RunOutcome | null> {
   }
 }
 
-/** Runs one repeat of a cell in `dir` and returns its outcome (cell.json written unless interrupted or failed). */
+/**
+ * Runs one repeat of a cell in `dir` and returns its outcome (cell.json written unless interrupted
+ * or failed).
+ */
 async function runCell(
   o: { m: Matrix; out: string; flags: MatrixFlags; server: string; scenario: string; repeat: number },
   s: Scenario,
@@ -108,7 +111,7 @@ async function runCell(
     comparable: false,
     notComparableReason: verdict,
   });
-  const code = await execute({
+  const code = await runAndReport({
     command: "run",
     scenario: withWorkers,
     out: dir,

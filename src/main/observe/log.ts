@@ -1,5 +1,6 @@
-// Human progress lines on stderr, `HH:MM:SS␠␠message` in local time (docs/definitions.md#command-line). Data goes to files
-// and stdout; nothing here may carry a URL path, query, userinfo or token.
+// Human progress lines on stderr, `HH:MM:SS␠␠message` in local time
+// (docs/definitions.md#command-line). Data goes to files and stdout; nothing here may carry a URL
+// path, query, userinfo or token.
 export interface Logger {
   line(message: string): void;
 }

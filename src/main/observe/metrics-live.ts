@@ -27,7 +27,10 @@ export interface LiveOptions {
   onMetrics?: (metrics: RunMetrics, url: string) => void;
 }
 
-/** Each cohort and the unimpaired viewers with the viewers the scenario assigns to it; none without cohorts. */
+/**
+ * Each cohort and the unimpaired viewers with the viewers the scenario assigns to it; none without
+ * cohorts.
+ */
 function cohortTargets(s: Scenario): { cohorts?: CohortTarget[] } {
   const cohorts = s.cohorts ?? [];
   if (cohorts.length === 0) return {};
@@ -87,12 +90,18 @@ export class LiveRun {
     this.metrics?.setPublisher(p);
   }
 
-  /** Every shard tick as the engine delivers it, before the timeline: the registry's totals end equal to the report's. */
+  /**
+   * Every shard tick as the engine delivers it, before the timeline: the registry's totals end
+   * equal to the report's.
+   */
   shardTick(tick: ShardTick): void {
     this.metrics?.applyTick(tick);
   }
 
-  /** The per-second hook (`entry` null for a shard's final flush): the progress display and the main thread's figures. */
+  /**
+   * The per-second hook (`entry` null for a shard's final flush): the progress display and the main
+   * thread's figures.
+   */
   tick(entry: TimelineEntry | null, ticks: ShardTick[]): void {
     if (entry === null) {
       for (const t of ticks) this.progress?.final(t);

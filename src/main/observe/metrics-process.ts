@@ -1,7 +1,7 @@
-// The client's process-wide series (docs/definitions.md#prometheus-metrics families 12–14, then ours), read at each scrape.
-// Node has no goroutines: `whipbench_client_goroutines` keeps the reference's name and carries
-// the nearest Node figure, the main thread's active libuv resources (sockets, timers, handles and
-// requests in flight, from process.getActiveResourcesInfo()).
+// The client's process-wide series (docs/definitions.md#prometheus-metrics families 12–14, then
+// ours), read at each scrape. Node has no goroutines: `whipbench_client_goroutines` keeps the
+// reference's name and carries the nearest Node figure, the main thread's active libuv resources
+// (sockets, timers, handles and requests in flight, from process.getActiveResourcesInfo()).
 import { Counter, Gauge, type Registry } from "prom-client";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
 

@@ -1,6 +1,7 @@
-// `/metrics` over HTTP while a run lasts (docs/definitions.md#prometheus-metrics): only that path, GET or HEAD, the text format
-// 0.0.4 content type. A bare port (`9464` or `:9464`) binds 127.0.0.1: nothing is exposed beyond
-// this machine unless the address names an interface. Closing waits up to 2 s for scrapes in flight.
+// `/metrics` over HTTP while a run lasts (docs/definitions.md#prometheus-metrics): only that path,
+// GET or HEAD, the text format 0.0.4 content type. A bare port (`9464` or `:9464`) binds 127.0.0.1:
+// nothing is exposed beyond this machine unless the address names an interface. Closing waits up to
+// 2 s for scrapes in flight.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UsageError } from "../../core/errors.ts";

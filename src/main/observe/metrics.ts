@@ -1,9 +1,9 @@
-// Live Prometheus metrics of a run (docs/definitions.md#prometheus-metrics) on prom-client: the main thread owns the one
-// registry; shards (in the main thread or in workers) send per-second deltas in their ticks and
-// `applyTick` adds them. Families 1–14 have the reference's names, types, labels and buckets;
-// after them come what the Node engine adds (per-worker event loop and CPU, RSS, kernel UDP
-// receive errors); with cohorts, the per-cohort families come last (metrics-cohorts.ts). No family
-// has a per-viewer label.
+// Live Prometheus metrics of a run (docs/definitions.md#prometheus-metrics) on prom-client: the
+// main thread owns the one registry; shards (in the main thread or in workers) send per-second
+// deltas in their ticks and `applyTick` adds them. Families 1–14 have the reference's names, types,
+// labels and buckets; after them come what the Node engine adds (per-worker event loop and CPU,
+// RSS, kernel UDP receive errors); with cohorts, the per-cohort families come last
+// (metrics-cohorts.ts). No family has a per-viewer label.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DelaySource } from "../../core/report/types.ts";
 import { CohortMetrics, type CohortTarget, type LiveCohortTick } from "./metrics-cohorts.ts";

@@ -64,7 +64,10 @@ export class Progress {
     };
   }
 
-  /** One timeline second (all shards' ticks); `main` is the main thread's own second when it runs no viewers. */
+  /**
+   * One timeline second (all shards' ticks); `main` is the main thread's own second when it runs no
+   * viewers.
+   */
   update(entry: TimelineEntry, ticks: readonly Tick[], main?: ThreadFigures): void {
     if (this.stopped) return;
     this.window.advance();
@@ -128,7 +131,10 @@ export class Progress {
   }
 }
 
-/** The viewer threads' stamp source over a second: one name, "mixed" when they differ, null when none stamped. */
+/**
+ * The viewer threads' stamp source over a second: one name, "mixed" when they differ, null when
+ * none stamped.
+ */
 function stampOf(threads: readonly ThreadLoad[]): string | null {
   const kinds = new Set(threads.flatMap((t) => (t.stampSource === undefined ? [] : [t.stampSource])));
   return kinds.size === 0 ? null : kinds.size === 1 ? [...kinds][0]! : "mixed";

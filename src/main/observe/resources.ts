@@ -1,5 +1,6 @@
-// The client's own resources (docs/definitions.md#client-resources, Node figures): process CPU between start and finish, peak
-// heap and RSS sampled at start, every timeline second and finish. The process-wide CPU includes every worker thread.
+// The client's own resources (docs/definitions.md#client-resources, Node figures): process CPU
+// between start and finish, peak heap and RSS sampled at start, every timeline second and finish.
+// The process-wide CPU includes every worker thread.
 import { cpus } from "node:os";
 
 export interface ResourceFigures {

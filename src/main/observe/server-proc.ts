@@ -31,7 +31,10 @@ export function clockTicksPerSecond(): number {
   return clockTicks;
 }
 
-/** Parses /proc/PID/stat: the command name may hold spaces and parentheses, so fields count from its last ")". */
+/**
+ * Parses /proc/PID/stat: the command name may hold spaces and parentheses, so fields count from its
+ * last ")".
+ */
 export function parseProcStat(text: string): { cpuTicks: number; startTicks: number } | null {
   const close = text.lastIndexOf(")");
   if (close < 0) return null;

@@ -1,4 +1,4 @@
-// The server's resources beside a run (issue 15): a same-host process's CPU and RSS from /proc
+// The server's resources beside a run: a same-host process's CPU and RSS from /proc
 // (--server-pid) and chosen series of a Prometheus text endpoint (--server-metrics with
 // --server-series), sampled once a second and kept with their monotonic instant, so any window
 // (a capacity step's) can be summarised afterwards. A figure that could not be measured is

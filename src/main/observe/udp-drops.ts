@@ -8,7 +8,10 @@ export interface UdpErrors {
   inErrors: number;
 }
 
-/** RcvbufErrors and InErrors now (a buffer overflow counts in both), or null where /proc/net/snmp cannot be read. */
+/**
+ * RcvbufErrors and InErrors now (a buffer overflow counts in both), or null where /proc/net/snmp
+ * cannot be read.
+ */
 export function udpReceiveErrors(): UdpErrors | null {
   try {
     const lines = readFileSync("/proc/net/snmp", "utf8")

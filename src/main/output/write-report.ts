@@ -1,7 +1,8 @@
-// Writing a report (docs/definitions.md#report-files): `<stem>.json` and `<stem>.md`, mode 0600, in a directory made with
-// mode 0750. Each file is written under a temporary name and renamed, so a failed write never
-// leaves a half-written report; if the Markdown cannot be written the JSON is removed too, and
-// a temporary file is removed even when the process exits at once (a second SIGINT/SIGTERM).
+// Writing a report (docs/definitions.md#report-files): `<stem>.json` and `<stem>.md`, mode 0600, in
+// a directory made with mode 0750. Each file is written under a temporary name and renamed, so a
+// failed write never leaves a half-written report; if the Markdown cannot be written the JSON is
+// removed too, and a temporary file is removed even when the process exits at once (a second
+// SIGINT/SIGTERM).
 import { constants, rmSync } from "node:fs";
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -37,7 +37,10 @@ export function receiveAll(pc: RTCPeerConnection): void {
   for (const t of pc.getTransceivers()) t.setDirection("recvonly");
 }
 
-/** A viewer offer's audio transceiver: sending when the stream has audio, else inactive; undefined when it offered none. */
+/**
+ * A viewer offer's audio transceiver: sending when the stream has audio, else inactive; undefined
+ * when it offered none.
+ */
 export function legAudio(pc: RTCPeerConnection, stream: Stream) {
   const tr = pc.getTransceivers().find((t) => t.kind === "audio");
   tr?.setDirection(stream.audio === true ? "sendonly" : "inactive");

@@ -1,8 +1,8 @@
 // Test-only relay behaviour for the receive-path conformance test (test/e2e/receive-path.test.ts):
-// a burst that starts every viewer leg on the same packet (once `legs` legs are connected, on
-// the first packet of a keyframe) and ends each after `packets` packets, so that every viewer sees exactly the
-// same stream, faults included; and a shift of sequence numbers and timestamps so that both wrap
-// a few packets into that stream.
+// a burst that starts every viewer leg on the same packet (once `legs` legs are connected, on the
+// first packet of a keyframe) and ends each after `packets` packets, so that every viewer sees
+// exactly the same stream, faults included; and a shift of sequence numbers and timestamps so that
+// both wrap a few packets into that stream.
 
 export interface BurstOptions {
   /** hold every leg until this many are connected, and then `settleMs` more */

@@ -55,7 +55,10 @@ export interface RelayTestHooks {
 export interface RelayTaps {
   /** a publisher's media datagram reached the relay's JavaScript (before werift parsed it) */
   publisherReceive(data: Buffer, nowNs: number): void;
-  /** a viewer leg's media datagram was written to its socket (after werift protected it); the leg's local port */
+  /**
+   * a viewer leg's media datagram was written to its socket (after werift protected it); the leg's
+   * local port
+   */
   legSend(localPort: number, data: Buffer, nowNs: number): void;
 }
 

@@ -1,7 +1,7 @@
-// The built-in WHIP/WHEP relay (docs/definitions.md#built-in-relay): one publisher per stream, any number of viewer legs,
-// every RTP packet forwarded to every leg with the same sequence number and timestamp (SFU-like),
-// abs-capture-time re-mapped per leg, every other extension dropped. Fault knobs let the tests
-// check that the benchmark survives what real servers do. Never a production server.
+// The built-in WHIP/WHEP relay (docs/definitions.md#built-in-relay): one publisher per stream, any
+// number of viewer legs, every RTP packet forwarded to every leg with the same sequence number and
+// timestamp (SFU-like), abs-capture-time re-mapped per leg, other extensions dropped. Fault knobs
+// let the tests check that the benchmark survives what real servers do. Not a production server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { monoNs } from "../../core/clock/clock.ts";
@@ -79,7 +79,7 @@ export class Relay {
     return this.legFaultStates.get(n);
   }
 
-  /** Test-only: what DropEvery cut from leg n (the n-th WHEP offer the relay took, from 1), once that leg exists. */
+  /** Test-only: what DropEvery cut from leg n (the n-th WHEP offer taken, from 1), once it exists. */
   frameCuts(n: number): FrameCutCounts | undefined {
     return this.legCuts.get(n)?.counts();
   }

@@ -8,7 +8,10 @@ import type { Logger } from "../observe/log.ts";
 import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "./engine.ts";
 import { poolEngine } from "./pool-engine.ts";
 
-/** Live one-way delay samples in the ticks: for /metrics, the progress line and the live thresholds, their only readers. */
+/**
+ * Live one-way delay samples in the ticks: for /metrics, the progress line and the live thresholds,
+ * their only readers.
+ */
 export function liveDelaysWanted(s: Scenario, progress: boolean): boolean {
   return progress || (s.metrics ?? "") !== "" || LiveThresholds.wanted(s.thresholds);
 }

@@ -4,7 +4,10 @@
 import { EXIT_NO_VERDICT, type ExitStatus, errorOutcome } from "../../core/errors.ts";
 import type { Logger } from "../observe/log.ts";
 
-/** Installs SIGINT/SIGTERM handlers for the duration of `body`: the first signal aborts, a second exits at once. */
+/**
+ * Installs SIGINT/SIGTERM handlers for the duration of `body`: the first signal aborts, a second
+ * exits at once.
+ */
 export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctl = new AbortController();
   const onSignal = (name: string) => {
@@ -27,7 +30,10 @@ export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) 
   }
 }
 
-/** Writes the error's one line (`whipbench <command>: …`) on stderr; returns the status it ends the command with. */
+/**
+ * Writes the error's one line (`whipbench <command>: …`) on stderr; returns the status it ends the
+ * command with.
+ */
 export function endWithError(err: unknown, command: string): ExitStatus {
   const o = errorOutcome(err, command);
   process.stderr.write(`${o.line}\n`);

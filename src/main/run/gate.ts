@@ -1,6 +1,6 @@
-// The run's pass/fail gate, wired around a run and a capacity search's step: the live judge of the abortOnFail
-// thresholds (it stops the run through its own abort signal, not as an interrupt), the final
-// judgement on the report, and the CI files (--junit, --summary-md).
+// The run's pass/fail gate, wired around a run and a capacity search's step: the live judge of the
+// abortOnFail thresholds (it stops the run through its own abort signal, not as an interrupt), the
+// final judgement on the report, and the CI files (--junit, --summary-md).
 
 import type { Report, TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";

@@ -29,7 +29,10 @@ export interface PoolEngineOptions extends EngineOptions {
    * shards, until `close()`: a capacity search's steps (docs/definitions.md#capacity-search)
    */
   reuse?: boolean;
-  /** bench:viewer-gc only: the threads' young generation, MB (null: V8's default); absent: VIEWER_YOUNG_GENERATION_MB */
+  /**
+   * bench:viewer-gc only: the threads' young generation, MB (null: V8's default); absent:
+   * VIEWER_YOUNG_GENERATION_MB
+   */
   youngGenerationMb?: number | null;
 }
 

@@ -1,10 +1,11 @@
-// The WHIP publisher (docs/definitions.md#publisher-pacing): one send-only video transceiver, the clip looped and paced at its
-// frame rate, RTP timestamps seamless across loops, abs-capture-time on every packet when the
-// answer negotiated it, and the send log written when each frame's first packet is handed to the
-// socket, after werift built and protected it (docs/definitions.md#send-instant); the time from
-// the frame's start of sending to that instant is the publisher's send lag. A PLI or FIR cuts the
-// GOP short (docs/definitions.md#keyframes-on-request); the send log holds each k's clip index.
-// With an audio clip, a second send-only track carries it (audio-sender.ts).
+// The WHIP publisher (docs/definitions.md#publisher-pacing): one send-only video transceiver, the
+// clip looped and paced at its frame rate, RTP timestamps seamless across loops, abs-capture-time
+// on every packet when the answer negotiated it, and the send log written when each frame's first
+// packet is handed to the socket, after werift built and protected it
+// (docs/definitions.md#send-instant); from the frame's start of sending to that instant is the
+// publisher's send lag. A PLI or FIR cuts the GOP short (docs/definitions.md#keyframes-on-request);
+// the send log holds each k's clip index. An audio clip goes as a second send-only track
+// (audio-sender.ts).
 
 import type { AudioClip, Clip } from "../../core/clip/clip.ts";
 import { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
@@ -63,7 +64,7 @@ export interface PublisherOptions {
   audio?: { clip: AudioClip; sendLog: SendLog | null };
 }
 
-/** The publisher's figures are the report's publisher input (docs/definitions.md#publisher-figures, durations in ns). */
+/** The publisher's figures, the report's publisher input (docs/definitions.md#publisher-figures; ns). */
 export type PublisherResult = PublisherInput;
 
 export class Publisher {
@@ -75,7 +76,7 @@ export class Publisher {
   private absId = 0;
   private failed = false;
   private wake: (() => void) | null = null;
-  /** the send instant is taken at the socket (send-stamp.ts); false where werift's internals did not allow it */
+  /** the send instant is taken at the socket (send-stamp.ts); false where werift's internals forbid it */
   private socketStamp = false;
   private readonly instants: SendInstants;
   readonly requests: KeyframeRequests;

@@ -19,7 +19,7 @@ import { LiveRun } from "../observe/metrics-live.ts";
 import type { ProgressSink } from "../observe/progress.ts";
 import { renderHtmlReport, writeHtmlReport } from "../output/html-report.ts";
 import { prepareOutputDir, writeErrorText, writeReport } from "../output/write-report.ts";
-import type { Peer } from "../split/split-peers.ts";
+import type { HostPort } from "../split/split-peers.ts";
 import { type Engine, inThreadEngine } from "./engine.ts";
 import { liveDelaysWanted } from "./engine-choice.ts";
 import { endWithError, withInterrupt } from "./exit.ts";
@@ -27,10 +27,10 @@ import { Gate, type GateFiles, thresholdsFailed } from "./gate.ts";
 import { bearerFrom } from "./run-inputs.ts";
 import { run } from "./runner.ts";
 
-export interface ExecuteOptions {
+export interface RunAndReportOptions {
   /** view only: the publisher's clock responder and send-log channel (split runs) */
-  clockPeer?: Peer | undefined;
-  sendLogPeer?: Peer | undefined;
+  clockPeer?: HostPort | undefined;
+  sendLogPeer?: HostPort | undefined;
   command: "run" | "view";
   scenario: Scenario;
   out: string;
@@ -57,7 +57,7 @@ export interface ExecuteOptions {
   onMetrics?: (metrics: RunMetrics, url: string) => void;
 }
 
-export async function execute(opts: ExecuteOptions): Promise<number> {
+export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
   const { scenario: s, log } = opts;
   const bearer = bearerFrom(s.bearerEnv, opts.command);
   const engine =
@@ -136,7 +136,7 @@ interface Written {
 }
 
 /** Builds the report and writes its files (JSON, Markdown, HTML unless off). */
-async function writeFiles(opts: ExecuteOptions, gate: Gate, input: ReportInput): Promise<Written> {
+async function writeFiles(opts: RunAndReportOptions, gate: Gate, input: ReportInput): Promise<Written> {
   const report = gate.judge(buildReport(input));
   opts.log.line(report.aggregate.verdict);
   const stem = reportStem(input.startedAtUnixNs, opts.scenario.name ?? "");
@@ -150,8 +150,11 @@ async function writeFiles(opts: ExecuteOptions, gate: Gate, input: ReportInput):
   return { report, json, files: { ...pair, html } };
 }
 
-/** The docs/definitions.md#console-output lines: verdict and headline, the files written; with --json the report on stdout. */
-function printOutcome(opts: ExecuteOptions, w: Written, extra: readonly string[]): void {
+/**
+ * The docs/definitions.md#console-output lines: verdict and headline, the files written; with
+ * --json the report on stdout.
+ */
+function printOutcome(opts: RunAndReportOptions, w: Written, extra: readonly string[]): void {
   const out = opts.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
   const human = opts.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
   for (const line of stdoutLines(w.report)) human(line);

@@ -6,7 +6,7 @@ import { fmtG } from "../../core/go-compat/fmt.ts";
 import type { ClockBlock } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Logger } from "../observe/log.ts";
-import { type Peer, SplitPeers } from "../split/split-peers.ts";
+import { type HostPort, SplitPeers } from "../split/split-peers.ts";
 
 export function logStart(log: Logger, s: Scenario): void {
   const g = fmtG;
@@ -48,8 +48,8 @@ export function clockBlock(
 
 /** What a run's options say about a split run's peers. */
 export interface SplitPeerOptions {
-  clockPeer?: Peer | undefined;
-  sendLogPeer?: Peer | undefined;
+  clockPeer?: HostPort | undefined;
+  sendLogPeer?: HostPort | undefined;
   bearer: string | undefined;
   log: Logger;
   clockIntervalMs?: number;

@@ -12,16 +12,16 @@ import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import type { PublisherCounters } from "../observe/metrics.ts";
-import type { Peer } from "../split/split-peers.ts";
+import type { HostPort } from "../split/split-peers.ts";
 import { audioSide } from "./audio-side.ts";
 import { iceFor } from "./ice-choice.ts";
 import { Publisher, PublisherError, type PublisherResult } from "./publisher.ts";
 import { openSplitPeers } from "./run-steps.ts";
 import {
   followedSendSide,
-  measuredViewers,
   type PhaseOptions,
   phaseInput,
+  runMeasuredPhase,
   type SendSide,
   startClocks,
 } from "./viewer-phase.ts";
@@ -37,8 +37,8 @@ export interface RunOptions extends PhaseOptions {
   /** the publisher's live counters (for /metrics), handed over once it exists */
   onPublisher?: (counters: PublisherCounters) => void;
   /** split runs (view): the publisher's clock responder and send-log channel */
-  clockPeer?: Peer | undefined;
-  sendLogPeer?: Peer | undefined;
+  clockPeer?: HostPort | undefined;
+  sendLogPeer?: HostPort | undefined;
   /** mid-run clock points this often (30 s by default) */
   clockIntervalMs?: number;
   /** thresholds of the ceiling verdict (tests make them tiny) */
@@ -56,7 +56,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   const stopPublisher = new AbortController();
   const streaming =
     send.publisher && !send.publisherFailed ? send.publisher.stream(stopPublisher.signal) : null;
-  const measured = await measuredViewers(opts, clocks, ice, send, split);
+  const measured = await runMeasuredPhase(opts, clocks, ice, send, split);
   await split?.finish();
   stopPublisher.abort();
   const publisher: PublisherResult | null = streaming ? await streaming : (send.publisher?.result ?? null);

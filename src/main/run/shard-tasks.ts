@@ -24,7 +24,7 @@ export interface ShardTaskOptions {
   sendLog: SendLog | null;
   identity: ClipIdentity | null;
   /** a split run's publisher clock for the stamp source; null: this process's own */
-  stampClock: SharedArrayBuffer | null;
+  publisherWallMinusMono: SharedArrayBuffer | null;
   /** the audio send log and fingerprints (a publishing run with audio); null: none */
   audioLog?: AudioShare | null;
 }
@@ -53,8 +53,8 @@ export function shardTasks(o: ShardTaskOptions): ShardTask[] {
       excludeFirstNs: (s.excludeFirstSeconds ?? SCENARIO_DEFAULTS.excludeFirstSeconds) * 1e9,
       anchor: o.anchor,
       sendLog: o.sendLog && o.identity ? { buffer: o.sendLog.buffer, identity: o.identity } : null,
-      stampClock: o.stampClock,
-      logWaitNs: o.stampClock !== null && o.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
+      publisherWallMinusMono: o.publisherWallMinusMono,
+      logWaitNs: o.publisherWallMinusMono !== null && o.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
       receivePath: s.receivePath ?? SCENARIO_DEFAULTS.receivePath,
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),

@@ -1,5 +1,6 @@
-// docs/definitions.md#version-string: the package version, plus the source commit (and `.dirty`) when known: from git when
-// run from a checkout, from dist/build-info.json (written by scripts/build.ts) when installed.
+// docs/definitions.md#version-string: the package version, plus the source commit (and `.dirty`)
+// when known: from git when run from a checkout, from dist/build-info.json (written by
+// scripts/build.ts) when installed.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 

@@ -125,7 +125,7 @@ export function followedSendSide(split: SplitPeers | null): SendSide {
  * The viewers' phase (none when the publisher failed to connect), with the main thread's figures
  * and the kernel's UDP receive drops over it.
  */
-export async function measuredViewers(
+export async function runMeasuredPhase(
   opts: PhaseOptions,
   clocks: RunClocks,
   ice: IceOptions,
@@ -180,7 +180,7 @@ async function runViewers(
     ice,
     sendLog: send.sendLog,
     identity: send.identity,
-    stampClock: split?.stampClock ?? null,
+    publisherWallMinusMono: split?.publisherWallMinusMono ?? null,
     audioLog: audioShare(send.audio ?? null),
   });
   // shardTasks numbers viewers by their place in the schedule: a plan's are the run's ids
@@ -236,7 +236,10 @@ export interface PhaseEnd {
   endMonoNs: number;
 }
 
-/** The report input of a finished phase: the clocks' last observation, the clock block, the resources up to its end. */
+/**
+ * The report input of a finished phase: the clocks' last observation, the clock block, the
+ * resources up to its end.
+ */
 export function phaseInput(e: PhaseEnd): ReportInput {
   const { clocks, send } = e;
   clocks.observeStep();

@@ -1,6 +1,6 @@
-// The UDP clock exchange on sockets (docs/definitions.md#clock-exchange): `publish --clock-listen` answers, `view --clock-peer`
-// measures. Addresses never reach an error message: the UDP layer's errors are replaced by
-// fixed texts.
+// The UDP clock exchange on sockets (docs/definitions.md#clock-exchange): `publish --clock-listen`
+// answers, `view --clock-peer` measures. Addresses never reach an error message: the UDP layer's
+// errors are replaced by fixed texts.
 
 import { randomInt } from "node:crypto";
 import { createSocket, type Socket } from "node:dgram";

@@ -19,7 +19,10 @@ interface Hello {
 
 interface Entry {
   k: number;
-  /** the clip index sent as k (docs/definitions.md#keyframes-on-request); absent from an older publisher: k mod N */
+  /**
+   * the clip index sent as k (docs/definitions.md#keyframes-on-request); absent from an older
+   * publisher: k mod N
+   */
   i?: number;
   /** the publisher's wall clock at the send, Unix ns, as a decimal string */
   t0: string;

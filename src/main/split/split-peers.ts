@@ -1,8 +1,9 @@
-// A split run's view of the publisher (docs/definitions.md#a-run-step-by-step step 5, docs/definitions.md#clock-exchange, issue 4): the clock exchange against
-// `--clock-peer` (a point at the start, every 30 s while viewers run, and at the end; a
-// piecewise-linear model) and, with `--send-log-peer`, a local replica of the publisher's send
-// log whose send instants are moved onto this process's monotonic clock with the offset in
-// force when each entry arrives. Peer addresses never reach a log line or the report.
+// A split run's view of the publisher (docs/definitions.md#a-run-step-by-step step 5,
+// docs/definitions.md#clock-exchange): the clock exchange against `--clock-peer` (a point at the
+// start, every 30 s while viewers run, and at the end; a piecewise-linear model) and, with
+// `--send-log-peer`, a local replica of the publisher's send log whose send instants are moved onto
+// this process's monotonic clock with the offset in force when each entry arrives. The peers' addresses
+// never reach a log line or the report.
 
 import type { WallAnchor } from "../../core/clock/clock.ts";
 import { OffsetModel, type Probe } from "../../core/clock/exchange.ts";
@@ -14,14 +15,15 @@ import type { Logger } from "../observe/log.ts";
 import { ClockClient } from "./clock-exchange.ts";
 import { followSendLog } from "./sendlog-channel.ts";
 
-export interface Peer {
+/** Where a split run's peer listens: the publisher's clock exchange or send-log channel. */
+export interface HostPort {
   host: string;
   port: number;
 }
 
 export interface SplitOptions {
-  clockPeer?: Peer | undefined;
-  sendLogPeer?: Peer | undefined;
+  clockPeer?: HostPort | undefined;
+  sendLogPeer?: HostPort | undefined;
   bearer: string | undefined;
   anchor: WallAnchor;
   log: Logger;
@@ -37,7 +39,7 @@ export class SplitPeers {
   private timer: NodeJS.Timeout | undefined;
   private readonly stop = new AbortController();
   /** the publisher's wall clock minus this process's monotonic clock, ns, at [0] (shared with workers) */
-  readonly stampClock = new SharedArrayBuffer(8);
+  readonly publisherWallMinusMono = new SharedArrayBuffer(8);
   sendLog: SendLog | null = null;
   identity: ClipIdentity | null = null;
   table: ClipTable | null = null;
@@ -48,7 +50,8 @@ export class SplitPeers {
   }
 
   private setOffset(offsetNs: number): void {
-    new Float64Array(this.stampClock)[0] = this.opts.anchor.wallNs - this.opts.anchor.monoNs + offsetNs;
+    new Float64Array(this.publisherWallMinusMono)[0] =
+      this.opts.anchor.wallNs - this.opts.anchor.monoNs + offsetNs;
   }
 
   private offsetNow(): number {
@@ -117,7 +120,10 @@ export class SplitPeers {
     await this.client?.close();
   }
 
-  /** docs/definitions.md#clock-block clock block of a split run; `startMonoNs` is startedAt on the monotonic clock. */
+  /**
+   * docs/definitions.md#clock-block clock block of a split run; `startMonoNs` is startedAt on the
+   * monotonic clock.
+   */
   clockBlock(startMonoNs: number, stepDetected: boolean): ClockBlock {
     if (!this.opts.clockPeer) return { method: "none", stepDetected: false };
     const first = this.model.points[0];

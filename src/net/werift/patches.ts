@@ -90,7 +90,10 @@ export function abandonDtls(pc: RTCPeerConnection): void {
   }
 }
 
-/** Test-only (the relay's silent-dtls answer fault): the peer's DTLS transports never start their handshake. */
+/**
+ * Test-only (the relay's silent-dtls answer fault): the peer's DTLS transports never start their
+ * handshake.
+ */
 export function neverStartDtls(pc: RTCPeerConnection): void {
   for (const t of pc.dtlsTransports)
     (t as unknown as { start: () => Promise<void> }).start = () => new Promise(() => {});

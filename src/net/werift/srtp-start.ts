@@ -95,7 +95,10 @@ export function startWithoutMediaHandler(dtls: DtlsTransport, start: () => void)
   return captured;
 }
 
-/** The profile and remote master key and salt werift exported from the handshake, or what is wrong with them. */
+/**
+ * The profile and remote master key and salt werift exported from the handshake, or what is wrong
+ * with them.
+ */
 export function remoteSrtpKeys(dtls: DtlsTransport): RemoteSrtpKeys | string {
   const cfg = (dtls as DtlsInternals).srtp?.config;
   const profile = cfg?.profile;
@@ -152,7 +155,10 @@ export function subscribeData(dtls: DtlsTransport, fn: (data: Buffer) => void): 
   return true;
 }
 
-/** RTCP bytes already serialised, out through werift's sendRtcp (which protects with SRTCP and sends over ICE). */
+/**
+ * RTCP bytes already serialised, out through werift's sendRtcp (which protects with SRTCP and sends
+ * over ICE).
+ */
 export function rtcpSender(dtls: DtlsTransport): (rtcp: Buffer) => void {
   const d = dtls as DtlsInternals;
   return (rtcp) => {

@@ -2,7 +2,10 @@
 // and one header extension element found in place (RFC 8285 one-byte and two-byte forms).
 // No objects: every function returns a number or a boolean.
 
-/** RTCP packet types 192..223 share the second byte's range with RTP PTs 64..95 + marker (RFC 5761 section 4). */
+/**
+ * RTCP packet types 192..223 share the second byte's range with RTP PTs 64..95 + marker (RFC 5761
+ * section 4).
+ */
 export function isRtcp(b: Uint8Array): boolean {
   const pt = b[1]!;
   return pt >= 192 && pt <= 223;

@@ -1,4 +1,4 @@
-// A whole `run` or `view` in this process, as the CLI does it (execute: run, build, write the
+// A whole `run` or `view` in this process, as the CLI does it (runAndReport: run, build, write the
 // report files), viewers in the main thread, and what it left: the exit code, the report as
 // written (parsed back from the JSON file), the Markdown, the files and the log.
 import { readdirSync, readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import type { Report } from "../../../src/core/report/types.ts";
 import { normaliseScenario, type Scenario, validateScenario } from "../../../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../../../src/main/observe/log.ts";
 import { inThreadEngine } from "../../../src/main/run/engine.ts";
-import { execute } from "../../../src/main/run/run-and-report.ts";
+import { runAndReport } from "../../../src/main/run/run-and-report.ts";
 import { tempDir } from "../cli-harness.ts";
 
 export interface WrittenRun {
@@ -45,7 +45,7 @@ export async function runAndWrite(command: "run" | "view", scenario: Scenario): 
   const log = memoryLogger();
   const stdout: string[] = [];
   try {
-    const code = await execute({
+    const code = await runAndReport({
       command,
       scenario: s,
       out: tmp.dir,
