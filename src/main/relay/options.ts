@@ -41,6 +41,8 @@ export interface RelayTestHooks {
   wrapAfterPackets?: number;
   /** faults of single viewer legs, by leg number (the n-th WHEP offer the relay took, from 1) */
   legFaults?: Record<number, LegFault>;
+  /** how long an answered leg may take to connect before the relay ends it (leg-watch.ts), ms */
+  legConnectMs?: number;
   /** close the publisher's peer connection this long after it connected (WHIP fails mid-run) */
   closePublisherAfterMs?: number;
   /** DropEvery drops only among each leg's first n packets (its cut frames expire before the run ends) */

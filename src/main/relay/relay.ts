@@ -23,6 +23,7 @@ import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
+import { watchLeg } from "./leg-watch.ts";
 import type { RelayOptions } from "./options.ts";
 
 export type { AnswerFault, RelayOptions, RelayTaps, RelayTestHooks } from "./options.ts";
@@ -192,7 +193,7 @@ export class Relay {
     });
   }
 
-  /** A test-only timer, cleared when the relay closes. */
+  /** A timer (fault knobs, legs that never connect), cleared when the relay closes. */
   private later(ms: number, fn: () => void): void {
     const t = setTimeout(() => {
       this.timers.delete(t);
@@ -253,19 +254,17 @@ export class Relay {
     }
     this.sessions.set(id, { stream, leg, pc });
     stream.legs.add(leg);
-    pc.connectionStateChange.subscribe((state) => {
-      if (state === "connected") {
-        leg.sending = true;
+    watchLeg(pc, leg, stream, {
+      connected: () => {
         forwardKeyframeRequests(leg.tr, stream);
         const taps = this.opts.test?.taps;
         if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()), "written");
         const closeAfter = leg.fault?.connected(performance.now()) ?? null;
         if (closeAfter !== null) this.later(closeAfter, () => this.closeSession(id));
-      }
-      if (state === "failed" || state === "closed") {
-        leg.sending = false;
-        stream.legs.delete(leg);
-      }
+      },
+      end: () => void this.closeSession(id),
+      later: (ms, fn) => this.later(ms, fn),
+      connectMs: this.opts.test?.legConnectMs,
     });
     this.answer(res, "whep", this.opts.counterOffer ? 406 : 201, pc, `/session/${id}`);
   }
