@@ -186,13 +186,16 @@ export class DatagramArena {
 
   /** Slot i's source as werift's [address, port] (an allocation: for the rare non-media datagram). */
   source(i: number): [string, number] {
-    const o = this.offName + NAME * i;
-    const family = this.dv.getUint16(o, true);
-    const port = this.dv.getUint16(o + 2, false);
+    const at = this.offName + NAME * i;
+    const family = this.dv.getUint16(at, true);
+    const port = this.dv.getUint16(at + 2, false);
     if (family === 2)
-      return [`${this.bytes[o + 4]}.${this.bytes[o + 5]}.${this.bytes[o + 6]}.${this.bytes[o + 7]}`, port];
+      return [
+        `${this.bytes[at + 4]}.${this.bytes[at + 5]}.${this.bytes[at + 6]}.${this.bytes[at + 7]}`,
+        port,
+      ];
     const parts: string[] = [];
-    for (let k = 0; k < 8; k++) parts.push(this.dv.getUint16(o + 8 + 2 * k, false).toString(16));
+    for (let k = 0; k < 8; k++) parts.push(this.dv.getUint16(at + 8 + 2 * k, false).toString(16));
     return [parts.join(":").replace(/(^|:)0(:0)+(:|$)/, "::"), port];
   }
 }

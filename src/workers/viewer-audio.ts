@@ -14,32 +14,32 @@ export interface AudioState {
 }
 
 /** The viewer's A/V offset, made on first use (after its POST: no media comes before). */
-export function offsetOf(st: AudioState): AvOffset {
-  st.offset ??= new AvOffset(st.postNs);
-  return st.offset;
+export function offsetOf(state: AudioState): AvOffset {
+  state.offset ??= new AvOffset(state.postNs);
+  return state.offset;
 }
 
-function pipelineOf(ctx: ShardContext, st: AudioState): AudioPipeline {
-  st.audio ??= new AudioPipeline({
-    postNs: st.postNs,
+function pipelineOf(ctx: ShardContext, state: AudioState): AudioPipeline {
+  state.audio ??= new AudioPipeline({
+    postNs: state.postNs,
     excludeFirstNs: ctx.excludeFirstNs,
     stallNs: ctx.stallNs,
     hasher: ctx.hasher,
     table: ctx.audioTable,
     sendLog: ctx.audioLog,
-    offset: offsetOf(st),
+    offset: offsetOf(state),
   });
-  return st.audio;
+  return state.audio;
 }
 
 /** Where the receive path hands the viewer's audio packets. */
-export function audioSink(ctx: ShardContext, st: AudioState): AudioSink {
+export function audioSink(ctx: ShardContext, state: AudioState): AudioSink {
   return (seq, ts, marker, payload, arrivalNs) => {
-    pipelineOf(ctx, st).onPacket(seq, ts, marker, payload, arrivalNs);
+    pipelineOf(ctx, state).onPacket(seq, ts, marker, payload, arrivalNs);
   };
 }
 
 /** The audio record at the end; a viewer that received no audio packet reports an empty track. */
-export function audioRecord(ctx: ShardContext, st: AudioState): AudioRecord {
-  return pipelineOf(ctx, st).finish(st.offset?.offsetsNs() ?? []);
+export function audioRecord(ctx: ShardContext, state: AudioState): AudioRecord {
+  return pipelineOf(ctx, state).finish(state.offset?.offsetsNs() ?? []);
 }

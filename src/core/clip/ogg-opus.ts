@@ -106,10 +106,10 @@ function join(parts: Uint8Array[]): Uint8Array {
   let n = 0;
   for (const p of parts) n += p.length;
   const out = new Uint8Array(n);
-  let o = 0;
+  let at = 0;
   for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
+    out.set(p, at);
+    at += p.length;
   }
   return out;
 }

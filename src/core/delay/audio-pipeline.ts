@@ -78,18 +78,18 @@ export class AudioPipeline {
   private duplicates = 0;
   private excluded = 0;
 
-  constructor(o: AudioPipelineOptions) {
-    this.postNs = o.postNs;
-    this.excludeFirstNs = o.excludeFirstNs;
-    this.rtp = new RtpStats({ clockRate: OPUS_CLOCK_RATE, stallNs: o.stallNs, keyframeStart: notKey });
-    const matching = o.hasher !== null && o.table !== null && o.sendLog !== null;
-    this.hasher = matching ? o.hasher : null;
-    this.table = matching ? o.table : null;
+  constructor(opts: AudioPipelineOptions) {
+    this.postNs = opts.postNs;
+    this.excludeFirstNs = opts.excludeFirstNs;
+    this.rtp = new RtpStats({ clockRate: OPUS_CLOCK_RATE, stallNs: opts.stallNs, keyframeStart: notKey });
+    const matching = opts.hasher !== null && opts.table !== null && opts.sendLog !== null;
+    this.hasher = matching ? opts.hasher : null;
+    this.table = matching ? opts.table : null;
     this.matcher =
-      matching && o.sendLog !== null && o.table !== null
-        ? new Matcher(o.sendLog, o.table.loopPackets, o.table.ticks)
+      matching && opts.sendLog !== null && opts.table !== null
+        ? new Matcher(opts.sendLog, opts.table.loopPackets, opts.table.ticks)
         : null;
-    this.offset = o.offset;
+    this.offset = opts.offset;
   }
 
   /** One audio packet, in read order, with its arrival instant (monotonic ns). No allocation but the hash. */

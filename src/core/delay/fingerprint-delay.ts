@@ -65,15 +65,15 @@ export class FingerprintDelay {
   private keySamples = 0;
   private deltaSamples = 0;
 
-  constructor(o: FingerprintDelayOptions) {
-    this.codec = o.codec;
-    this.hasher = o.hasher;
-    this.table = o.table;
-    this.matcher = new Matcher(o.sendLog, o.table.loopFrames, o.table.ticks);
-    this.log = o.sendLog;
-    this.logWaitNs = o.logWaitNs;
-    this.onSample = o.onSample;
-    this.offset = o.offset ?? null;
+  constructor(opts: FingerprintDelayOptions) {
+    this.codec = opts.codec;
+    this.hasher = opts.hasher;
+    this.table = opts.table;
+    this.matcher = new Matcher(opts.sendLog, opts.table.loopFrames, opts.table.ticks);
+    this.log = opts.sendLog;
+    this.logWaitNs = opts.logWaitNs;
+    this.onSample = opts.onSample;
+    this.offset = opts.offset ?? null;
   }
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
@@ -129,13 +129,13 @@ export class FingerprintDelay {
     return "sampled";
   }
 
-  private count(o: FrameOutcome, excluded: boolean): void {
+  private count(opts: FrameOutcome, excluded: boolean): void {
     this.completeFrames++;
     if (excluded) {
       this.excluded++;
       return;
     }
-    switch (o) {
+    switch (opts) {
       case "sampled": {
         const delayNs = this.sampleNs;
         this.samples++;

@@ -189,10 +189,10 @@ export class SendLog {
       const prev = this.prev[s]! - 1;
       if (Atomics.load(this.kp1, s) !== c + 1) return null; // overwritten while read
       if (t0 <= t1Ns) {
-        const o = out ?? { k: 0, t0Ns: 0 };
-        o.k = c;
-        o.t0Ns = t0;
-        return o;
+        const entry = out ?? { k: 0, t0Ns: 0 };
+        entry.k = c;
+        entry.t0Ns = t0;
+        return entry;
       }
       c = prev;
     }

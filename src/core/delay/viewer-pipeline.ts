@@ -131,44 +131,44 @@ export class ViewerPipeline {
   private readonly onTransitSample: ((transitNs: number) => void) | null;
   private readonly out: CompletedFrame[] = [];
 
-  constructor(o: ViewerPipelineOptions) {
-    this.codec = o.codec;
-    this.postNs = o.postNs;
-    this.excludeFirstNs = o.excludeFirstNs;
-    this.wallMinusMonoNs = o.wallMinusMonoNs;
-    this.negotiated = o.absCaptureNegotiated;
-    this.onTransitSample = o.onTransitSample ?? null;
+  constructor(opts: ViewerPipelineOptions) {
+    this.codec = opts.codec;
+    this.postNs = opts.postNs;
+    this.excludeFirstNs = opts.excludeFirstNs;
+    this.wallMinusMonoNs = opts.wallMinusMonoNs;
+    this.negotiated = opts.absCaptureNegotiated;
+    this.onTransitSample = opts.onTransitSample ?? null;
     const keyframeStart =
-      o.codec === "vp8" ? keyframeStartVp8 : o.codec === "h264" ? keyframeStartH264 : notKey;
+      opts.codec === "vp8" ? keyframeStartVp8 : opts.codec === "h264" ? keyframeStartH264 : notKey;
     this.keyframeStart = keyframeStart;
     this.rtp = new RtpStats({
-      clockRate: o.clockRate ?? VIDEO_CLOCK_RATE,
-      stallNs: o.stallNs,
+      clockRate: opts.clockRate ?? VIDEO_CLOCK_RATE,
+      stallNs: opts.stallNs,
       keyframeStart,
     });
-    if (o.absCaptureNegotiated && isCodec(o.codec)) {
+    if (opts.absCaptureNegotiated && isCodec(opts.codec)) {
       this.stamp = new StampDelay(
-        o.publisherWallMinusMono ?? Float64Array.of(o.wallMinusMonoNs),
-        o.onStampSample ?? null,
+        opts.publisherWallMinusMono ?? Float64Array.of(opts.wallMinusMonoNs),
+        opts.onStampSample ?? null,
       );
-      this.reasm = reassemblerFor(o.codec);
+      this.reasm = reassemblerFor(opts.codec);
     }
 
-    if (o.sendLog === null || o.table === null || o.hasher === null) {
+    if (opts.sendLog === null || opts.table === null || opts.hasher === null) {
       this.blocker = { kind: "no_send_log" };
-    } else if (!isCodec(o.codec)) {
-      this.blocker = { kind: "codec", codec: o.codec };
+    } else if (!isCodec(opts.codec)) {
+      this.blocker = { kind: "codec", codec: opts.codec };
     } else {
       this.blocker = { kind: "none" };
-      this.reasm ??= reassemblerFor(o.codec);
+      this.reasm ??= reassemblerFor(opts.codec);
       this.fingerprint = new FingerprintDelay({
-        codec: o.codec,
-        hasher: o.hasher,
-        table: o.table,
-        sendLog: o.sendLog,
-        logWaitNs: o.logWaitNs ?? 0,
-        onSample: o.onDelaySample ?? null,
-        offset: o.offset ?? null,
+        codec: opts.codec,
+        hasher: opts.hasher,
+        table: opts.table,
+        sendLog: opts.sendLog,
+        logWaitNs: opts.logWaitNs ?? 0,
+        onSample: opts.onDelaySample ?? null,
+        offset: opts.offset ?? null,
       });
     }
   }

@@ -26,11 +26,11 @@ function fail(path: string, msg: string): never {
 
 function object(raw: unknown, path: string, keys: readonly string[]): Record<string, unknown> {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail(path, "want an object");
-  const o = raw as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
+  const obj = raw as Record<string, unknown>;
+  for (const k of Object.keys(obj)) {
     if (!keys.includes(k)) fail(`${path}.${k}`, `unknown key (want ${keys.join(", ")})`);
   }
-  return o;
+  return obj;
 }
 
 function duration(v: unknown, path: string, max = MAX_ADDED_NS): number {
@@ -70,13 +70,13 @@ const DIRECTION_KEYS = ["delay", "jitter", "distribution", "reorder", "loss", "b
 const BURST_KEYS = ["enter", "leave", "lossBad", "lossGood"];
 
 function burst(raw: unknown, path: string): GilbertElliott {
-  const o = object(raw, path, BURST_KEYS);
-  if (o.enter === undefined || o.leave === undefined) fail(path, "needs enter and leave");
+  const obj = object(raw, path, BURST_KEYS);
+  if (obj.enter === undefined || obj.leave === undefined) fail(path, "needs enter and leave");
   const out: GilbertElliott = {
-    enter: percent(o.enter, `${path}.enter`),
-    leave: percent(o.leave, `${path}.leave`),
-    lossBad: o.lossBad === undefined ? 1 : percent(o.lossBad, `${path}.lossBad`),
-    lossGood: o.lossGood === undefined ? 0 : percent(o.lossGood, `${path}.lossGood`),
+    enter: percent(obj.enter, `${path}.enter`),
+    leave: percent(obj.leave, `${path}.leave`),
+    lossBad: obj.lossBad === undefined ? 1 : percent(obj.lossBad, `${path}.lossBad`),
+    lossGood: obj.lossGood === undefined ? 0 : percent(obj.lossGood, `${path}.lossGood`),
   };
   if (out.leave === 0) fail(`${path}.leave`, "must be above 0% (the bad state would never end)");
   return out;
@@ -97,40 +97,40 @@ function queue(v: unknown, path: string, p: DirectionProfile): void {
 }
 
 export function parseDirection(raw: unknown, path: string): DirectionProfile {
-  const o = object(raw, path, DIRECTION_KEYS);
+  const obj = object(raw, path, DIRECTION_KEYS);
   const p: DirectionProfile = {};
-  if (o.delay !== undefined) p.delayNs = duration(o.delay, `${path}.delay`);
-  if (o.jitter !== undefined) p.jitterNs = duration(o.jitter, `${path}.jitter`);
-  if (o.distribution !== undefined) {
-    if (o.distribution !== "uniform" && o.distribution !== "normal") {
+  if (obj.delay !== undefined) p.delayNs = duration(obj.delay, `${path}.delay`);
+  if (obj.jitter !== undefined) p.jitterNs = duration(obj.jitter, `${path}.jitter`);
+  if (obj.distribution !== undefined) {
+    if (obj.distribution !== "uniform" && obj.distribution !== "normal") {
       fail(`${path}.distribution`, 'want "uniform" or "normal"');
     }
-    p.distribution = o.distribution;
+    p.distribution = obj.distribution;
   }
-  if (o.reorder !== undefined) {
-    if (typeof o.reorder !== "boolean") fail(`${path}.reorder`, "want true or false");
-    p.reorder = o.reorder;
+  if (obj.reorder !== undefined) {
+    if (typeof obj.reorder !== "boolean") fail(`${path}.reorder`, "want true or false");
+    p.reorder = obj.reorder;
   }
-  if (o.loss !== undefined) p.loss = percent(o.loss, `${path}.loss`);
-  if (o.burst !== undefined) p.burst = burst(o.burst, `${path}.burst`);
-  if (o.rate !== undefined) p.rateBps = rate(o.rate, `${path}.rate`);
-  if (o.queue !== undefined) {
-    if (o.rate === undefined) fail(`${path}.queue`, "needs rate (the queue is the rate limit's)");
-    queue(o.queue, `${path}.queue`, p);
+  if (obj.loss !== undefined) p.loss = percent(obj.loss, `${path}.loss`);
+  if (obj.burst !== undefined) p.burst = burst(obj.burst, `${path}.burst`);
+  if (obj.rate !== undefined) p.rateBps = rate(obj.rate, `${path}.rate`);
+  if (obj.queue !== undefined) {
+    if (obj.rate === undefined) fail(`${path}.queue`, "needs rate (the queue is the rate limit's)");
+    queue(obj.queue, `${path}.queue`, p);
   }
   return p;
 }
 
 function step(raw: unknown, path: string): LinkStep {
-  const o = object(raw, path, ["at", "for", "down", "up"]);
-  if (o.at === undefined) fail(`${path}.at`, "is required");
-  const s: LinkStep = { atNs: duration(o.at, `${path}.at`, 86_400e9) };
-  if (o.for !== undefined) {
-    s.forNs = duration(o.for, `${path}.for`, 86_400e9);
+  const obj = object(raw, path, ["at", "for", "down", "up"]);
+  if (obj.at === undefined) fail(`${path}.at`, "is required");
+  const s: LinkStep = { atNs: duration(obj.at, `${path}.at`, 86_400e9) };
+  if (obj.for !== undefined) {
+    s.forNs = duration(obj.for, `${path}.for`, 86_400e9);
     if (s.forNs === 0) fail(`${path}.for`, "must be above 0");
   }
-  if (o.down !== undefined) s.down = parseDirection(o.down, `${path}.down`);
-  if (o.up !== undefined) s.up = parseDirection(o.up, `${path}.up`);
+  if (obj.down !== undefined) s.down = parseDirection(obj.down, `${path}.down`);
+  if (obj.up !== undefined) s.up = parseDirection(obj.up, `${path}.up`);
   if (s.down === undefined && s.up === undefined) fail(path, "needs down or up");
   return s;
 }
@@ -138,34 +138,34 @@ function step(raw: unknown, path: string): LinkStep {
 const COHORT_KEYS = ["name", "viewers", "share", "down", "up", "steps", "seed"];
 
 function cohort(raw: unknown, path: string): Cohort {
-  const o = object(raw, path, COHORT_KEYS);
-  const name = o.name;
+  const obj = object(raw, path, COHORT_KEYS);
+  const name = obj.name;
   if (typeof name !== "string" || !NAME_RE.test(name)) {
     fail(`${path}.name`, "want 1 to 64 letters, digits, '_', '.' or '-'");
   }
   if (name === UNIMPAIRED) fail(`${path}.name`, `"${UNIMPAIRED}" names the viewers outside every cohort`);
   const c: Cohort = { name, down: {}, up: {}, steps: [], seed: 0 };
-  if ((o.viewers === undefined) === (o.share === undefined))
+  if ((obj.viewers === undefined) === (obj.share === undefined))
     fail(path, "needs viewers (a count) or share, not both");
-  if (o.viewers !== undefined) {
-    const n = o.viewers;
+  if (obj.viewers !== undefined) {
+    const n = obj.viewers;
     if (!(typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= 10000)) {
       fail(`${path}.viewers`, "must be an integer 1..10000");
     }
     c.viewers = n;
   } else {
-    const s = o.share;
+    const s = obj.share;
     if (!(typeof s === "number" && s > 0 && s <= 1)) fail(`${path}.share`, "must be above 0 and at most 1");
     c.share = s;
   }
-  if (o.down !== undefined) c.down = parseDirection(o.down, `${path}.down`);
-  if (o.up !== undefined) c.up = parseDirection(o.up, `${path}.up`);
-  if (o.steps !== undefined) {
-    if (!Array.isArray(o.steps)) fail(`${path}.steps`, "want a list");
-    c.steps = o.steps.map((s, i) => step(s, `${path}.steps[${i}]`));
+  if (obj.down !== undefined) c.down = parseDirection(obj.down, `${path}.down`);
+  if (obj.up !== undefined) c.up = parseDirection(obj.up, `${path}.up`);
+  if (obj.steps !== undefined) {
+    if (!Array.isArray(obj.steps)) fail(`${path}.steps`, "want a list");
+    c.steps = obj.steps.map((s, i) => step(s, `${path}.steps[${i}]`));
   }
-  if (o.seed !== undefined) {
-    const s = o.seed;
+  if (obj.seed !== undefined) {
+    const s = obj.seed;
     if (!(typeof s === "number" && Number.isSafeInteger(s) && s >= 0))
       fail(`${path}.seed`, "must be a whole number ≥ 0");
     c.seed = s;

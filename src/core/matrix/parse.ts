@@ -51,15 +51,15 @@ function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-function only(o: Obj, path: string, keys: readonly string[]): void {
-  for (const k of Object.keys(o)) {
+function only(obj: Obj, path: string, keys: readonly string[]): void {
+  for (const k of Object.keys(obj)) {
     if (!keys.includes(k))
       throw new MatrixError(`${path}${path === "" ? "" : "."}${k}: unknown key (want ${keys.join(", ")})`);
   }
 }
 
-function str(o: Obj, key: string, path: string, required: boolean): string | undefined {
-  const v = o[key];
+function str(obj: Obj, key: string, path: string, required: boolean): string | undefined {
+  const v = obj[key];
   if (v === undefined && !required) return undefined;
   if (typeof v !== "string" || v.trim() === "")
     throw new MatrixError(`${path}.${key}: want a non-empty string`);
@@ -68,8 +68,8 @@ function str(o: Obj, key: string, path: string, required: boolean): string | und
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$/;
 
-function named(o: Obj, path: string, seen: Set<string>): string {
-  const name = str(o, "name", path, true) as string;
+function named(obj: Obj, path: string, seen: Set<string>): string {
+  const name = str(obj, "name", path, true) as string;
   if (!NAME_RE.test(name) || name.length > 80) {
     throw new MatrixError(`${path}.name: letters, digits, space and ._()+- only, at most 80`);
   }
@@ -112,8 +112,8 @@ function scenario(v: unknown, i: number, seen: Set<string>): MatrixScenario {
   return out;
 }
 
-function list(o: Obj, key: string): unknown[] {
-  const v = o[key];
+function list(obj: Obj, key: string): unknown[] {
+  const v = obj[key];
   if (!Array.isArray(v) || v.length === 0) throw new MatrixError(`${key}: want a non-empty list`);
   return v;
 }

@@ -25,17 +25,17 @@ export function parseChurn(raw: unknown): ChurnSpec {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new Error("churn: want an object of churn keys (meanLifetimeSeconds, minLifetimeSeconds, seed)");
   }
-  const o = raw as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
+  const obj = raw as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
     if (!CHURN_KEYS.includes(key)) throw new Error(`churn: unknown key ${JSON.stringify(key)}`);
   }
-  const mean = o.meanLifetimeSeconds;
+  const mean = obj.meanLifetimeSeconds;
   if (mean === undefined) fail("meanLifetimeSeconds", "is required");
   if (typeof mean !== "number" || !(mean > 0 && mean <= MAX_LIFETIME_SECONDS)) {
     fail("meanLifetimeSeconds", `must be a number above 0 and at most ${MAX_LIFETIME_SECONDS}`);
   }
   const out: ChurnSpec = { meanLifetimeSeconds: mean, seed: 0 };
-  const min = o.minLifetimeSeconds;
+  const min = obj.minLifetimeSeconds;
   if (min !== undefined) {
     if (typeof min !== "number" || !(min > 0 && Number.isFinite(min))) {
       fail("minLifetimeSeconds", "must be a number above 0");
@@ -43,7 +43,7 @@ export function parseChurn(raw: unknown): ChurnSpec {
     if (min > mean) fail("minLifetimeSeconds", "must be at most churn.meanLifetimeSeconds");
     out.minLifetimeSeconds = min;
   }
-  const seed = o.seed;
+  const seed = obj.seed;
   if (seed !== undefined) {
     if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0) {
       fail("seed", "must be a whole number ≥ 0");

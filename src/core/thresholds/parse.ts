@@ -71,19 +71,19 @@ function conditionsOf(figure: string, raw: unknown, unit: FigureUnit): Threshold
       `want a condition string, a list or an object, not ${raw === null ? "null" : typeof raw}`,
     );
   }
-  const o = raw as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
+  const obj = raw as Record<string, unknown>;
+  for (const k of Object.keys(obj)) {
     if (!OBJECT_KEYS.has(k))
       throw new Error(`unknown key ${JSON.stringify(k)} (want condition, abortOnFail, delayAbortEval)`);
   }
-  if (typeof o.condition !== "string") throw new Error("the object needs a condition string");
-  if (o.abortOnFail !== undefined && typeof o.abortOnFail !== "boolean") {
+  if (typeof obj.condition !== "string") throw new Error("the object needs a condition string");
+  if (obj.abortOnFail !== undefined && typeof obj.abortOnFail !== "boolean") {
     throw new Error("abortOnFail must be true or false");
   }
-  const abortOnFail = o.abortOnFail === true;
+  const abortOnFail = obj.abortOnFail === true;
   let delayAbortEvalS = 0;
-  if (o.delayAbortEval !== undefined) {
-    const ns = typeof o.delayAbortEval === "string" ? parseGoDuration(o.delayAbortEval) : null;
+  if (obj.delayAbortEval !== undefined) {
+    const ns = typeof obj.delayAbortEval === "string" ? parseGoDuration(obj.delayAbortEval) : null;
     if (ns === null || ns < 0) throw new Error(`delayAbortEval must be a duration such as "10s"`);
     if (!abortOnFail) throw new Error("delayAbortEval needs abortOnFail: true");
     delayAbortEvalS = ns / 1e9;
@@ -97,7 +97,7 @@ function conditionsOf(figure: string, raw: unknown, unit: FigureUnit): Threshold
       `abortOnFail needs a figure seen live (one-way delay, packet transit, failed viewers); ${figure} is known only at the end`,
     );
   }
-  return [{ figure, condition: parseCondition(o.condition, unit), abortOnFail, delayAbortEvalS }];
+  return [{ figure, condition: parseCondition(obj.condition, unit), abortOnFail, delayAbortEvalS }];
 }
 
 /** Suggests the figure names closest to an unknown one (same first word). */

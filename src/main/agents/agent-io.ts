@@ -66,14 +66,14 @@ export async function dial(
 }
 
 /** The records (instants relative to t0), in chunks, then this host's own figures. */
-export function sendResults(conn: Conn, o: ShareOutcome): void {
-  const wire = o.records.map((r) =>
-    r.postMonoNs !== undefined ? { ...r, postMonoNs: r.postMonoNs - o.t0MonoNs } : r,
+export function sendResults(conn: Conn, opts: ShareOutcome): void {
+  const wire = opts.records.map((r) =>
+    r.postMonoNs !== undefined ? { ...r, postMonoNs: r.postMonoNs - opts.t0MonoNs } : r,
   );
   for (let i = 0; i < wire.length; i += RECORDS_PER_FRAME) {
     conn.send({ type: "records", records: wire.slice(i, i + RECORDS_PER_FRAME) });
   }
-  conn.send({ type: "done", profiles: o.profiles, figures: agentFigures(o.input) });
+  conn.send({ type: "done", profiles: opts.profiles, figures: agentFigures(opts.input) });
 }
 
 /** The coordinator is gone: this host's viewers in a report of their own (same writer as a run). */

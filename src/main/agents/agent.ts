@@ -64,8 +64,8 @@ export async function agentCommand(flags: AgentFlags): Promise<number> {
     log,
     (interrupt) =>
       new Promise<number>((resolve) => {
-        const o = { name, token, bearer, workers, host: reached.address, out: flags.out, log, resolve };
-        new Session(o).attach(reached.sock, interrupt);
+        const opts = { name, token, bearer, workers, host: reached.address, out: flags.out, log, resolve };
+        new Session(opts).attach(reached.sock, interrupt);
       }),
   );
 }
@@ -82,7 +82,7 @@ interface SessionOptions {
 }
 
 class Session {
-  private readonly o: SessionOptions;
+  private readonly opts: SessionOptions;
   private conn: Conn | null = null;
   private share: AgentShare | null = null;
   private ports = { clock: 0, sendLog: 0 };
@@ -93,24 +93,24 @@ class Session {
   private coordinatorLost = false;
   private interrupted = false;
 
-  constructor(o: SessionOptions) {
-    this.o = o;
+  constructor(opts: SessionOptions) {
+    this.opts = opts;
   }
 
   attach(sock: Socket, interrupt: AbortSignal): void {
     this.conn = frameConn(
       sock,
       (m) => this.onMessage(m),
-      (why) => this.o.log.line(`the coordinator sent a malformed message (${why}); connection closed`),
+      (why) => this.opts.log.line(`the coordinator sent a malformed message (${why}); connection closed`),
       () => this.onClose(),
     );
     this.conn.send({
       type: "hello",
       protocol: PROTOCOL_VERSION,
       version: version(),
-      name: this.o.name,
-      workers: this.o.workers,
-      ...(this.o.token !== undefined ? { token: this.o.token } : {}),
+      name: this.opts.name,
+      workers: this.opts.workers,
+      ...(this.opts.token !== undefined ? { token: this.opts.token } : {}),
     });
     this.watchdog = setInterval(() => {
       if (Date.now() - this.heard > SILENCE_MS) sock.destroy();
@@ -128,13 +128,13 @@ class Session {
     this.state = "over";
     clearInterval(this.watchdog);
     this.conn?.close();
-    this.o.resolve(code);
+    this.opts.resolve(code);
   }
 
   private onClose(): void {
     if (this.state === "running") {
       this.coordinatorLost = true;
-      this.o.log.line("the coordinator is gone: stopping the viewers; a local report follows");
+      this.opts.log.line("the coordinator is gone: stopping the viewers; a local report follows");
       this.stop.abort();
     } else if (this.state !== "sent" && this.state !== "over") {
       process.stderr.write("whipbench agent: the coordinator closed the connection before the run\n");
@@ -168,7 +168,7 @@ class Session {
       return;
     }
     if (m.type === "cancel") {
-      this.o.log.line(`the coordinator cancelled the run: ${printable(m.reason)}`);
+      this.opts.log.line(`the coordinator cancelled the run: ${printable(m.reason)}`);
       this.end(EXIT_NO_VERDICT);
       return;
     }
@@ -188,8 +188,8 @@ class Session {
     }
     this.ports = { clock: m.clockPort as number, sendLog: m.sendLogPort as number };
     this.state = "welcomed";
-    this.o.log.line(
-      `joined the coordinator as ${this.o.name} (agent ${Number.isSafeInteger(m.index) ? String(m.index) : "?"})`,
+    this.opts.log.line(
+      `joined the coordinator as ${this.opts.name} (agent ${Number.isSafeInteger(m.index) ? String(m.index) : "?"})`,
     );
   }
 
@@ -198,20 +198,20 @@ class Session {
       const scenario = agentScenario(raw);
       this.share = new AgentShare({
         scenario,
-        coordinatorHost: this.o.host,
+        coordinatorHost: this.opts.host,
         clockPort: this.ports.clock,
         sendLogPort: this.ports.sendLog,
-        token: this.o.token,
-        bearer: this.o.bearer,
-        engine: poolEngine({ workers: this.o.workers, liveDelays: true }),
-        log: this.o.log,
+        token: this.opts.token,
+        bearer: this.opts.bearer,
+        engine: poolEngine({ workers: this.opts.workers, liveDelays: true }),
+        log: this.opts.log,
       });
       await this.share.prepare();
       this.state = "ready";
       this.conn?.send({ type: "ready" });
     } catch (err) {
       const reason = errorMessage(err).slice(0, 300);
-      this.o.log.line(`cannot run this scenario: ${reason}`);
+      this.opts.log.line(`cannot run this scenario: ${reason}`);
       this.conn?.send({ type: "fail", reason });
       this.end(EXIT_ERROR);
     }
@@ -226,7 +226,7 @@ class Session {
     }
     this.state = "running";
     const start = m as unknown as StartMessage;
-    this.o.log.line(`running ${start.viewers.length} viewers`);
+    this.opts.log.line(`running ${start.viewers.length} viewers`);
     let outcome: ShareOutcome;
     try {
       outcome = await share.run(start, this.stop.signal, (tick) => this.conn?.send({ type: "tick", tick }));
@@ -241,7 +241,7 @@ class Session {
       sendResults(this.conn as Conn, outcome);
     }
     if (lost || this.interrupted) {
-      const code = await writeLocal(this.o.out, outcome.input, this.o.log);
+      const code = await writeLocal(this.opts.out, outcome.input, this.opts.log);
       this.end(code);
     }
   }

@@ -47,8 +47,8 @@ interface Share {
 
 const ZERO_THREAD = { cpuSeconds: 0, eventLoopUtilisation: 0, eventLoopDelayMs: { p50: 0, p99: 0, max: 0 } };
 
-export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
-  const shares: Share[] = o.links.map((link) => ({
+export function agentsEngine(opts: AgentsEngineOptions): AgentsEngine {
+  const shares: Share[] = opts.links.map((link) => ({
     link,
     task: null,
     ids: new Set(),
@@ -61,7 +61,7 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
   const lose = (s: Share, why: string) => {
     if (s.link.lost !== null) return;
     s.link.lost = why;
-    o.log.line(`agent ${s.link.name} lost: ${why}`);
+    opts.log.line(`agent ${s.link.name} lost: ${why}`);
     s.link.conn.close();
     s.link.onClose(why);
   };
@@ -70,9 +70,9 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
     lose(s, `it sent a malformed ${what}`);
   };
   return {
-    workers: o.links.length,
+    workers: opts.links.length,
     async warmUp() {
-      await Promise.all(shares.map((s) => prepare(s, o, lose)));
+      await Promise.all(shares.map((s) => prepare(s, opts, lose)));
     },
     async run(tasks, interrupt, onTick): Promise<EngineResult> {
       const onStop = () => {
@@ -81,7 +81,7 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
       interrupt.addEventListener("abort", onStop, { once: true });
       const deadline = Math.max(0, ...tasks.map((t) => t.deadlineMonoNs - t.t0MonoNs)) / 1e6;
       const grace =
-        deadline + (o.scenario.joinTimeoutSeconds ?? SCENARIO_DEFAULTS.joinTimeoutSeconds) * 1000 + 30_000;
+        deadline + (opts.scenario.joinTimeoutSeconds ?? SCENARIO_DEFAULTS.joinTimeoutSeconds) * 1000 + 30_000;
       const guard = setTimeout(() => {
         for (const s of shares) if (s.figures === null) lose(s, "it did not finish in time");
       }, grace);
@@ -115,7 +115,7 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
           tasks.map((task, i) => {
             const s = shares[i] as Share;
             s.task = task;
-            return runShare(s, task, o.anchor, (m) => relay(s, i, m), reject);
+            return runShare(s, task, opts.anchor, (m) => relay(s, i, m), reject);
           }),
         );
         // interrupted before the shares went out (during the warmup): they stop at once
@@ -130,19 +130,19 @@ export function agentsEngine(o: AgentsEngineOptions): AgentsEngine {
     finishInput(input) {
       const hosts: HostReport[] = shares.map((s) => hostOf(s.link, s.ids.size, s.figures));
       const steps = shares.map((s) => s.figures?.clock.stepDetected === true);
-      return finishInput(input, hosts, rejected + o.hubRejected(), steps);
+      return finishInput(input, hosts, rejected + opts.hubRejected(), steps);
     },
   };
 }
 
 /** The scenario out, the agent's ready (or its failure) back. */
-function prepare(s: Share, o: AgentsEngineOptions, lose: (s: Share, why: string) => void): Promise<void> {
+function prepare(s: Share, opts: AgentsEngineOptions, lose: (s: Share, why: string) => void): Promise<void> {
   if (s.link.lost !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const t = setTimeout(() => {
       lose(s, "it was not ready in time");
       resolve();
-    }, o.readyTimeoutMs ?? 30_000);
+    }, opts.readyTimeoutMs ?? 30_000);
     s.link.onClose = () => {
       clearTimeout(t);
       resolve();
@@ -157,7 +157,7 @@ function prepare(s: Share, o: AgentsEngineOptions, lose: (s: Share, why: string)
         resolve();
       }
     };
-    s.link.conn.send({ type: "prepare", scenario: o.scenario });
+    s.link.conn.send({ type: "prepare", scenario: opts.scenario });
   });
 }
 

@@ -51,7 +51,7 @@ const HELLO_MAX_BYTES = 16 << 10;
 const MAX_PENDING = 64;
 
 export class AgentHub {
-  private readonly o: HubOptions;
+  private readonly opts: HubOptions;
   private server: Server | null = null;
   private responder: Responder | null = null;
   sendLog: SendLogServer | null = null;
@@ -66,14 +66,14 @@ export class AgentHub {
   private pinger: NodeJS.Timeout | undefined;
   private pending = 0;
 
-  constructor(o: HubOptions) {
-    this.o = o;
+  constructor(opts: HubOptions) {
+    this.opts = opts;
   }
 
   async listen(): Promise<void> {
-    const { host, port } = this.o;
-    this.responder = await startResponder(host, port, this.o.anchor);
-    this.sendLog = await serveSendLog(host, port + 1, this.o.identity, this.o.token);
+    const { host, port } = this.opts;
+    this.responder = await startResponder(host, port, this.opts.anchor);
+    this.sendLog = await serveSendLog(host, port + 1, this.opts.identity, this.opts.token);
     const server = createServer((sock) => this.admit(sock));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -83,7 +83,7 @@ export class AgentHub {
     this.pinger = setInterval(() => {
       for (const a of this.agents) a.conn.send({ type: "ping" });
     }, 1000);
-    this.o.log.line(
+    this.opts.log.line(
       `coordinator: agents on TCP port ${port}, clock exchange on UDP port ${port}, send log on TCP port ${port + 1}`,
     );
   }
@@ -127,7 +127,7 @@ export class AgentHub {
       if (link === null) sock.destroy();
     }, HELLO_TIMEOUT_MS);
     const watchdog = setInterval(() => {
-      if (Date.now() - silence > (this.o.silenceMs ?? 10_000)) sock.destroy();
+      if (Date.now() - silence > (this.opts.silenceMs ?? 10_000)) sock.destroy();
     }, 1000);
     const conn = frameConn(
       sock,
@@ -144,7 +144,7 @@ export class AgentHub {
         } catch (err) {
           // nothing an agent sends may stop the coordinator: the message is rejected instead
           this.malformedFrames++;
-          this.o.log.line(
+          this.opts.log.line(
             `agent ${link?.name ?? "(before its hello)"}: a message failed (${printable(errorMessage(err))}); connection closed`,
           );
           sock.destroy();
@@ -152,7 +152,7 @@ export class AgentHub {
       },
       (why) => {
         this.malformedFrames++;
-        this.o.log.line(`agent ${link?.name ?? "(before its hello)"}: ${why}; connection closed`);
+        this.opts.log.line(`agent ${link?.name ?? "(before its hello)"}: ${why}; connection closed`);
       },
       () => {
         clearTimeout(timer);
@@ -160,7 +160,7 @@ export class AgentHub {
         settle();
         if (link !== null && link.lost === null && !link.finished) {
           link.lost = "its connection closed";
-          this.o.log.line(`agent ${link.name} lost: its connection closed`);
+          this.opts.log.line(`agent ${link.name} lost: its connection closed`);
           link.onClose(link.lost);
         }
       },
@@ -169,7 +169,7 @@ export class AgentHub {
   }
 
   private hello(conn: Conn, m: Message): AgentLink | null {
-    const v = checkHello(m, this.o.version, this.o.token);
+    const v = checkHello(m, this.opts.version, this.opts.token);
     let reason = v.ok ? null : v.reason;
     if (v.ok && (!this.admitting || this.live().length >= this.wanted)) {
       reason = `the run already has its ${this.wanted} agents`;
@@ -178,7 +178,7 @@ export class AgentHub {
       reason = `an agent named ${v.hello.name} is already connected`;
     if (reason !== null || !v.ok) {
       this.refused++;
-      this.o.log.line(`agent refused: ${reason}`);
+      this.opts.log.line(`agent refused: ${reason}`);
       conn.send({ type: "refuse", reason });
       conn.close();
       return null;
@@ -197,13 +197,13 @@ export class AgentHub {
     const welcome: Welcome = {
       type: "welcome",
       protocol: PROTOCOL_VERSION,
-      version: this.o.version,
+      version: this.opts.version,
       index: link.index,
-      clockPort: this.o.port,
-      sendLogPort: this.o.port + 1,
+      clockPort: this.opts.port,
+      sendLogPort: this.opts.port + 1,
     };
     conn.send(welcome);
-    this.o.log.line(
+    this.opts.log.line(
       `agent ${link.name} connected (${link.workers} worker threads); ${this.live().length} of ${this.wanted}`,
     );
     this.arrived();

@@ -137,21 +137,23 @@ export async function capacityCommand(
 }
 
 /** The server watch the flags ask for, as the search reads it: only the watched figures per step. */
-async function startServerWatch(o: ServerWatchOptions): Promise<NonNullable<CapacityExtras["server"]>> {
-  const watch = await ServerWatch.start(o);
+async function startServerWatch(opts: ServerWatchOptions): Promise<NonNullable<CapacityExtras["server"]>> {
+  const watch = await ServerWatch.start(opts);
   return {
     sampler: {
       window(from, to) {
         const w = watch.window(from, to);
         return {
-          ...(o.pid !== undefined ? { cpuCores: w.cpuCores, rssMiB: w.rssMiB } : {}),
-          ...(o.metricsUrl !== undefined ? { series: w.series } : {}),
+          ...(opts.pid !== undefined ? { cpuCores: w.cpuCores, rssMiB: w.rssMiB } : {}),
+          ...(opts.metricsUrl !== undefined ? { series: w.series } : {}),
         };
       },
     },
     describe: {
-      ...(o.pid !== undefined ? { pid: o.pid } : {}),
-      ...(o.metricsUrl !== undefined ? { metricsHost: host(o.metricsUrl), series: o.series ?? [] } : {}),
+      ...(opts.pid !== undefined ? { pid: opts.pid } : {}),
+      ...(opts.metricsUrl !== undefined
+        ? { metricsHost: host(opts.metricsUrl), series: opts.series ?? [] }
+        : {}),
     },
     stop: () => watch.stop(),
   };

@@ -67,44 +67,46 @@ function figuresLine(step: CapacityStep): string {
   return parts.join(", ");
 }
 
-export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunResult> {
-  const search = new CapacitySearch(o.spec);
+export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRunResult> {
+  const search = new CapacitySearch(opts.spec);
   const steps: CapacityStep[] = [];
   const begin = monoNs();
   const sinceS = (mono: number) => (mono - begin) / 1e9;
   let label = "";
-  const progress = stepProgress(o.log, () => label);
-  await mkdir(o.stepDir.path, { recursive: true, mode: 0o750 });
+  const progress = stepProgress(opts.log, () => label);
+  await mkdir(opts.stepDir.path, { recursive: true, mode: 0o750 });
   const session = await CapacitySession.open({
     command: "run",
-    scenario: o.scenario,
-    bearer: o.bearer,
-    engine: o.engine,
-    log: o.log,
-    interrupt: o.interrupt,
+    scenario: opts.scenario,
+    bearer: opts.bearer,
+    engine: opts.engine,
+    log: opts.log,
+    interrupt: opts.interrupt,
     onTick: progress,
-    ...(o.ceiling ? { ceiling: o.ceiling } : {}),
+    ...(opts.ceiling ? { ceiling: opts.ceiling } : {}),
   });
   try {
     if (session.publisherFailed) {
-      search.record(o.spec.start, { kind: "no-verdict", reason: "the publisher did not connect" });
+      search.record(opts.spec.start, { kind: "no-verdict", reason: "the publisher did not connect" });
     }
     for (let n = search.next(); n !== null; n = search.next()) {
       const index = steps.length + 1;
       label = `step ${index} (${n} viewers)`;
-      const s = stepScenario(o.scenario, o.spec, n, index === 1);
-      o.log.line(`${label}: ramp ${s.rampSeconds}s, hold ${s.holdSeconds}s, settle ${o.spec.settleSeconds}s`);
+      const s = stepScenario(opts.scenario, opts.spec, n, index === 1);
+      opts.log.line(
+        `${label}: ramp ${s.rampSeconds}s, hold ${s.holdSeconds}s, settle ${opts.spec.settleSeconds}s`,
+      );
       // a threshold with abortOnFail ends its step early once it fails live, as it ends a run
-      const gate = new Gate(s, o.log, "step");
-      const run = await session.step(s, o.interrupt, gate.signal(o.interrupt), (entry, ticks) => {
+      const gate = new Gate(s, opts.log, "step");
+      const run = await session.step(s, opts.interrupt, gate.signal(opts.interrupt), (entry, ticks) => {
         gate.tick(entry, ticks);
         progress(entry);
       });
       const report = gate.judge(buildReport(run.input));
-      const outcome = judgeStep(report, o.interrupt.aborted);
+      const outcome = judgeStep(report, opts.interrupt.aborted);
       const file = `step-${String(index).padStart(2, "0")}-${n}v.json`;
-      await writeAtomic(join(o.stepDir.path, file), reportToJson(report));
-      const measuredFrom = measuredFromNs(s, o.spec.settleSeconds, run);
+      await writeAtomic(join(opts.stepDir.path, file), reportToJson(report));
+      const measuredFrom = measuredFromNs(s, opts.spec.settleSeconds, run);
       const step: CapacityStep = {
         index,
         viewers: n,
@@ -118,16 +120,16 @@ export async function capacityRun(o: CapacityRunOptions): Promise<CapacityRunRes
         thresholds: report.thresholds ?? [],
         ...(report.client.ceiling ? { ceiling: report.client.ceiling } : {}),
         figures: stepFigures(report),
-        ...(o.server ? { server: o.server.window(measuredFrom, run.endMonoNs) } : {}),
-        report: `${o.stepDir.relative}/${file}`,
+        ...(opts.server ? { server: opts.server.window(measuredFrom, run.endMonoNs) } : {}),
+        report: `${opts.stepDir.relative}/${file}`,
       };
       steps.push(step);
-      o.log.line(`${label}: ${outcome.kind}: ${figuresLine(step)}`);
+      opts.log.line(`${label}: ${outcome.kind}: ${figuresLine(step)}`);
       search.record(n, outcome);
     }
   } finally {
     await session.close();
-    await o.engine.close?.();
+    await opts.engine.close?.();
   }
   return { search, steps, wallSeconds: sinceS(monoNs()) };
 }

@@ -83,8 +83,8 @@ function key(server: string, scenario: string): string {
 /** A finished repeat's outcome; null when there is none, or it predates `comparable` (it runs again). */
 async function readCell(dir: string): Promise<RunOutcome | null> {
   try {
-    const o = JSON.parse(await readFile(join(dir, CELL_FILE), "utf8")) as Partial<RunOutcome>;
-    return typeof o.comparable === "boolean" ? (o as RunOutcome) : null;
+    const outcome = JSON.parse(await readFile(join(dir, CELL_FILE), "utf8")) as Partial<RunOutcome>;
+    return typeof outcome.comparable === "boolean" ? (outcome as RunOutcome) : null;
   } catch {
     return null;
   }
@@ -95,15 +95,15 @@ async function readCell(dir: string): Promise<RunOutcome | null> {
  * or failed).
  */
 async function runCell(
-  o: { m: Matrix; out: string; flags: MatrixFlags; server: string; scenario: string; repeat: number },
+  opts: { m: Matrix; out: string; flags: MatrixFlags; server: string; scenario: string; repeat: number },
   s: Scenario,
   dir: string,
 ): Promise<RunOutcome> {
-  const log = stderrLogger(o.flags.quiet ?? false);
+  const log = stderrLogger(opts.flags.quiet ?? false);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  const withWorkers = o.flags.workers !== undefined ? { ...s, workers: o.flags.workers } : s;
-  const base = { server: o.server, scenario: o.scenario, repeat: o.repeat, thresholdsFailed: false };
+  const withWorkers = opts.flags.workers !== undefined ? { ...s, workers: opts.flags.workers } : s;
+  const base = { server: opts.server, scenario: opts.scenario, repeat: opts.repeat, thresholdsFailed: false };
   const dnf = (verdict: string): RunOutcome => ({
     ...base,
     valid: false,
@@ -118,7 +118,7 @@ async function runCell(
     log,
     // a cell shows no progress line: the matrix logs its cells
     engine: engineFor(withWorkers, false, log),
-    html: o.flags.html ?? true,
+    html: opts.flags.html ?? true,
     // the verdict is already in the log; the headline and file lines stay in the cell's report
     stdout: () => {},
   });
@@ -127,16 +127,16 @@ async function runCell(
   if (json === undefined) return dnf(`no report (exit ${code})`);
   const report = JSON.parse(await readFile(join(dir, json), "utf8")) as Report;
   const stem = json.slice(0, -".json".length);
-  const rel = (f: string) => relative(o.out, join(dir, f));
+  const rel = (f: string) => relative(opts.out, join(dir, f));
   const outcome: RunOutcome = {
     ...base,
     reportMd: rel(`${stem}.md`),
     ...(files.includes(`${stem}.html`) ? { reportHtml: rel(`${stem}.html`) } : {}),
     valid: report.aggregate.valid,
     verdict: report.aggregate.verdict,
-    value: readFigure(report, o.m.figure),
+    value: readFigure(report, opts.m.figure),
     thresholdsFailed: thresholdsFailed(report),
-    ...repeatComparability(report, o.m.figure),
+    ...repeatComparability(report, opts.m.figure),
   };
   if (report.interrupted !== true)
     await writeAtomic(join(dir, CELL_FILE), `${JSON.stringify(outcome, null, 2)}\n`);
@@ -196,7 +196,7 @@ export async function matrixCommand(file: string, flags: MatrixFlags): Promise<n
   const finished = !stopping && cells.every((row) => row.every((c) => !c.dnf));
   return verdictStatus(
     finished,
-    outcomes.some((o) => o.thresholdsFailed),
+    outcomes.some((opts) => opts.thresholdsFailed),
   );
 }
 

@@ -52,37 +52,37 @@ export class LiveRun {
   private readonly mainProfile: ThreadProfile | null;
   private closing: Promise<void> | null = null;
 
-  private constructor(o: LiveOptions, metrics: RunMetrics | null, server: MetricsServer | null) {
+  private constructor(opts: LiveOptions, metrics: RunMetrics | null, server: MetricsServer | null) {
     this.metrics = metrics;
     this.server = server;
-    const workers = o.engine.workers;
-    this.progress = o.progress
+    const workers = opts.engine.workers;
+    this.progress = opts.progress
       ? new Progress({
-          sink: o.progress,
-          log: o.log,
-          viewersTarget: o.scenario.viewers,
-          plannedS: buildSchedule(o.scenario).viewersPhaseNs / 1e9,
+          sink: opts.progress,
+          log: opts.log,
+          viewersTarget: opts.scenario.viewers,
+          plannedS: buildSchedule(opts.scenario).viewersPhaseNs / 1e9,
           threadName: (shard) => (workers === 0 ? "main" : `worker ${shard}`),
         })
       : null;
-    this.log = this.progress ? this.progress.wrap(o.log) : o.log;
+    this.log = this.progress ? this.progress.wrap(opts.log) : opts.log;
     // with workers the main thread runs no shard: it is measured here, once a second
     this.mainProfile = workers > 0 && (metrics || this.progress) ? new ThreadProfile() : null;
   }
 
   /** Starts the metrics server when the scenario names an address; throws when it cannot listen. */
-  static async start(o: LiveOptions): Promise<LiveRun> {
-    const addr = o.scenario.metrics ?? "";
-    if (addr === "") return new LiveRun(o, null, null);
+  static async start(opts: LiveOptions): Promise<LiveRun> {
+    const addr = opts.scenario.metrics ?? "";
+    if (addr === "") return new LiveRun(opts, null, null);
     const metrics = new RunMetrics({
-      viewersTarget: o.scenario.viewers,
-      workerLabel: o.engine.workers === 0 ? () => "main" : (shard) => String(shard),
-      ...cohortTargets(o.scenario),
+      viewersTarget: opts.scenario.viewers,
+      workerLabel: opts.engine.workers === 0 ? () => "main" : (shard) => String(shard),
+      ...cohortTargets(opts.scenario),
     });
     const server = await serveMetrics(addr, metrics);
-    o.log.line(`metrics on ${server.url}`);
-    o.onMetrics?.(metrics, server.url);
-    return new LiveRun(o, metrics, server);
+    opts.log.line(`metrics on ${server.url}`);
+    opts.onMetrics?.(metrics, server.url);
+    return new LiveRun(opts, metrics, server);
   }
 
   /** The publisher whose counters /metrics reads at each scrape. */

@@ -117,12 +117,12 @@ export class RunMetrics {
   // long on purpose: one declaration per family, in the exposition's order, reads as the table of
   // families it is (test/unit/prom-text.ts holds the same table); the publisher's sent counters
   // are declared in publisherSentCounters, in their place.
-  constructor(o: RunMetricsOptions) {
+  constructor(opts: RunMetricsOptions) {
     const registers = [this.registry];
     const self = this;
-    this.workerLabel = o.workerLabel ?? ((s) => String(s));
+    this.workerLabel = opts.workerLabel ?? ((s) => String(s));
     new Gauge({ name: "whipbench_viewers_target", help: "Viewers the scenario asks for.", registers }).set(
-      o.viewersTarget,
+      opts.viewersTarget,
     );
     this.started = new Counter({
       name: "whipbench_viewers_started_total",
@@ -168,7 +168,7 @@ export class RunMetrics {
       buckets: DELAY_BUCKETS_S,
       registers,
     });
-    for (const source of new Set(["fingerprint", ...(o.delaySources ?? [])])) this.delay.zero({ source });
+    for (const source of new Set(["fingerprint", ...(opts.delaySources ?? [])])) this.delay.zero({ source });
     registerProcessMetrics(this.registry);
     this.eld = new Gauge({
       name: "whipbench_worker_event_loop_delay_p99_seconds",
@@ -203,7 +203,7 @@ export class RunMetrics {
       labelNames: ["worker"],
       registers,
     });
-    const cohorts = o.cohorts ?? [];
+    const cohorts = opts.cohorts ?? [];
     this.cohorts = cohorts.length > 0 ? new CohortMetrics(this.registry, cohorts, DELAY_BUCKETS_S) : null;
   }
 

@@ -39,7 +39,7 @@ type Tick = Pick<ShardTick, "shard" | "joined" | "failed" | "delaySamples"> & {
 };
 
 export class Progress {
-  private readonly o: ProgressOptions;
+  private readonly opts: ProgressOptions;
   private readonly window = new LiveQuantiles(DELAY_WINDOW_S);
   private readonly udpStart = udpReceiveErrors();
   private joined = 0;
@@ -48,8 +48,8 @@ export class Progress {
   private lastLogS = 0;
   private stopped = false;
 
-  constructor(o: ProgressOptions) {
-    this.o = o;
+  constructor(opts: ProgressOptions) {
+    this.opts = opts;
   }
 
   /** The logger to use while the progress shows: it keeps the status line out of log lines. */
@@ -76,7 +76,7 @@ export class Progress {
       this.joined += t.joined;
       this.failed += t.failed;
       this.window.record(t.delaySamples);
-      if (t.thread !== undefined) threads.push(threadLoad(this.o.threadName(t.shard), t.thread));
+      if (t.thread !== undefined) threads.push(threadLoad(this.opts.threadName(t.shard), t.thread));
     }
     if (main !== undefined) threads.push(threadLoad("main", main));
     const q = this.window.quantilesNs([50, 99]);
@@ -84,8 +84,8 @@ export class Progress {
     const eld = threads.length > 0 ? Math.max(...threads.map((t) => t.eventLoopDelayP99Ms)) : null;
     const state: ProgressState = {
       elapsedS: entry.t,
-      plannedS: this.o.plannedS,
-      viewersTarget: this.o.viewersTarget,
+      plannedS: this.opts.plannedS,
+      viewersTarget: this.opts.viewersTarget,
       joined: this.joined,
       active: entry.active,
       failed: this.failed,
@@ -99,11 +99,11 @@ export class Progress {
       stampSource: stampOf(threads),
       ceiling: ceilingVerdict(threads, udp).evidence,
     };
-    if (this.o.sink.isTTY) {
-      this.draw(statusLine(state, this.o.sink.columns || 120));
-    } else if (entry.t - this.lastLogS >= (this.o.sink.logEveryS ?? LOG_EVERY_S)) {
+    if (this.opts.sink.isTTY) {
+      this.draw(statusLine(state, this.opts.sink.columns || 120));
+    } else if (entry.t - this.lastLogS >= (this.opts.sink.logEveryS ?? LOG_EVERY_S)) {
       this.lastLogS = entry.t;
-      this.o.log.line(logLine(state));
+      this.opts.log.line(logLine(state));
     }
   }
 
@@ -120,13 +120,13 @@ export class Progress {
   }
 
   private draw(line: string): void {
-    this.o.sink.write(`\r\x1b[2K${line}`);
+    this.opts.sink.write(`\r\x1b[2K${line}`);
     this.shown = line;
   }
 
   private clear(): void {
     if (this.shown === "") return;
-    this.o.sink.write("\r\x1b[2K");
+    this.opts.sink.write("\r\x1b[2K");
     this.shown = "";
   }
 }

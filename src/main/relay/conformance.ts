@@ -14,16 +14,16 @@ export interface BurstOptions {
 }
 
 export class Burst {
-  private readonly o: BurstOptions;
+  private readonly opts: BurstOptions;
   private open = false;
   private allConnectedAt = -1;
 
-  constructor(o: BurstOptions) {
-    this.o = o;
+  constructor(opts: BurstOptions) {
+    this.opts = opts;
   }
 
   get limit(): number {
-    return this.o.packets;
+    return this.opts.packets;
   }
 
   /** Whether the burst has begun (the audio track starts its own with it). */
@@ -34,12 +34,12 @@ export class Burst {
   /** Whether this publisher packet is forwarded at all (legs' own limits aside). */
   admit(connectedLegs: number, keyframeStart: boolean, nowMs = performance.now()): boolean {
     if (this.open) return true;
-    if (connectedLegs < this.o.legs) {
+    if (connectedLegs < this.opts.legs) {
       this.allConnectedAt = -1;
       return false;
     }
     if (this.allConnectedAt < 0) this.allConnectedAt = nowMs;
-    if (keyframeStart && nowMs - this.allConnectedAt >= (this.o.settleMs ?? 300)) this.open = true;
+    if (keyframeStart && nowMs - this.allConnectedAt >= (this.opts.settleMs ?? 300)) this.open = true;
     return this.open;
   }
 }

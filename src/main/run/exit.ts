@@ -35,7 +35,7 @@ export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) 
  * command with.
  */
 export function endWithError(err: unknown, command: string): ExitStatus {
-  const o = errorOutcome(err, command);
-  process.stderr.write(`${o.line}\n`);
-  return o.exitStatus;
+  const outcome = errorOutcome(err, command);
+  process.stderr.write(`${outcome.line}\n`);
+  return outcome.exitStatus;
 }

@@ -133,17 +133,17 @@ function startOffsetNs(r: ViewerRecord, t0: number, schedule: Schedule | null): 
   return r.errorKind === "not_started" ? 0 : (schedule?.startNs[r.id] ?? 0);
 }
 
-export function reportInput(o: RunOutcome): ReportInput {
-  const { resources: figures, sendLog } = o;
-  const viewers = viewerInputs(o.records, o.schedule, o.t0MonoNs, o.scenario.viewers);
-  const lag = clientLag(o.profiles, o.publisher);
+export function reportInput(opts: RunOutcome): ReportInput {
+  const { resources: figures, sendLog } = opts;
+  const viewers = viewerInputs(opts.records, opts.schedule, opts.t0MonoNs, opts.scenario.viewers);
+  const lag = clientLag(opts.profiles, opts.publisher);
   const input: ReportInput = {
-    command: o.command,
-    interrupted: o.interrupted,
-    startedAtUnixNs: o.startedAtUnixNs,
-    finishedAtUnixNs: o.finishedAtUnixNs,
+    command: opts.command,
+    interrupted: opts.interrupted,
+    startedAtUnixNs: opts.startedAtUnixNs,
+    finishedAtUnixNs: opts.finishedAtUnixNs,
     version: version(),
-    scenario: o.scenario,
+    scenario: opts.scenario,
     client: { os: platform(), arch: goArch(arch()), cpus: cpus().length, runtime: `node ${process.version}` },
     resources: {
       cpuSeconds: figures.cpuSeconds,
@@ -152,32 +152,32 @@ export function reportInput(o: RunOutcome): ReportInput {
         : {}),
       peakHeapBytes: figures.peakHeapBytes,
       peakRssBytes: figures.peakRssBytes,
-      workers: o.workers,
-      mainThread: o.mainThread,
-      ...(o.udp ? { udpReceiveErrors: o.udp } : {}),
+      workers: opts.workers,
+      mainThread: opts.mainThread,
+      ...(opts.udp ? { udpReceiveErrors: opts.udp } : {}),
     },
-    workers: o.profiles.map(workerReport),
+    workers: opts.profiles.map(workerReport),
     ...lag,
-    ...stampSources(o.profiles),
+    ...stampSources(opts.profiles),
     ceiling: ceilingVerdict(
-      threadLoads(o.mainThread, o.profiles, lag.publisherSendLagMs?.p99),
-      o.udp,
-      o.ceiling,
+      threadLoads(opts.mainThread, opts.profiles, lag.publisherSendLagMs?.p99),
+      opts.udp,
+      opts.ceiling,
       pooledDelayP99Ms(viewers),
     ),
-    topology: o.publishing ? "single-process" : "split",
-    clock: o.clock,
+    topology: opts.publishing ? "single-process" : "split",
+    clock: opts.clock,
     viewers,
-    requestedViewers: o.scenario.viewers,
+    requestedViewers: opts.scenario.viewers,
     hasSendLog: sendLog !== null,
-    loopFrames: sendLog !== null ? (o.identity?.fingerprints.length ?? 0) : 0,
-    duplicateFrames: o.duplicateFrames,
-    ...(sendLog !== null && o.identity !== null ? { clipHash: clipHashOf(o.identity) } : {}),
+    loopFrames: sendLog !== null ? (opts.identity?.fingerprints.length ?? 0) : 0,
+    duplicateFrames: opts.duplicateFrames,
+    ...(sendLog !== null && opts.identity !== null ? { clipHash: clipHashOf(opts.identity) } : {}),
     loopMinNs: sendLog?.loopMinNs ?? -1,
-    timeline: o.timeline,
-    publisherFailedToConnect: o.publisherFailed,
-    ...(o.autoLoopback ? { autoLoopback: true } : {}),
+    timeline: opts.timeline,
+    publisherFailedToConnect: opts.publisherFailed,
+    ...(opts.autoLoopback ? { autoLoopback: true } : {}),
   };
-  if (o.publisher) input.publisher = o.publisher;
+  if (opts.publisher) input.publisher = opts.publisher;
   return input;
 }

@@ -35,46 +35,49 @@ export interface ShardTaskOptions {
  */
 const SPLIT_LOG_WAIT_NS = 3e9;
 
-export function shardTasks(o: ShardTaskOptions): ShardTask[] {
-  const s = o.scenario;
-  const shards = Math.max(1, o.workers);
+export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
+  const s = opts.scenario;
+  const shards = Math.max(1, opts.workers);
   const tasks: ShardTask[] = [];
   for (let i = 0; i < shards; i++) {
     tasks.push({
       shard: i,
       viewers: [],
-      t0MonoNs: o.t0MonoNs,
-      deadlineMonoNs: o.t0MonoNs + o.schedule.viewersPhaseNs,
+      t0MonoNs: opts.t0MonoNs,
+      deadlineMonoNs: opts.t0MonoNs + opts.schedule.viewersPhaseNs,
       whep: s.whep,
-      bearer: o.bearer,
-      ice: o.ice,
+      bearer: opts.bearer,
+      ice: opts.ice,
       joinTimeoutNs: (s.joinTimeoutSeconds ?? SCENARIO_DEFAULTS.joinTimeoutSeconds) * 1e9,
       stallNs: (s.stallMs ?? SCENARIO_DEFAULTS.stallMs) * 1e6,
       excludeFirstNs: (s.excludeFirstSeconds ?? SCENARIO_DEFAULTS.excludeFirstSeconds) * 1e9,
-      anchor: o.anchor,
-      sendLog: o.sendLog && o.identity ? { buffer: o.sendLog.buffer, identity: o.identity } : null,
-      publisherWallMinusMono: o.publisherWallMinusMono,
-      logWaitNs: o.publisherWallMinusMono !== null && o.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
+      anchor: opts.anchor,
+      sendLog:
+        opts.sendLog && opts.identity ? { buffer: opts.sendLog.buffer, identity: opts.identity } : null,
+      publisherWallMinusMono: opts.publisherWallMinusMono,
+      logWaitNs: opts.publisherWallMinusMono !== null && opts.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
       receivePath: s.receivePath ?? SCENARIO_DEFAULTS.receivePath,
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
-      ...(s.audio === true ? { audio: true, audioLog: o.audioLog ?? null } : {}),
+      ...(s.audio === true ? { audio: true, audioLog: opts.audioLog ?? null } : {}),
     });
   }
-  const churn = o.schedule.churn ?? null;
+  const churn = opts.schedule.churn ?? null;
   // a late joiner takes its place's cohort, so each cohort keeps its share of the audience
   const cohortOf =
     s.cohorts !== undefined
-      ? assignCohorts(s.cohorts, churn !== null ? s.viewers : o.schedule.startNs.length)
+      ? assignCohorts(s.cohorts, churn !== null ? s.viewers : opts.schedule.startNs.length)
       : [];
-  o.schedule.startNs.forEach((start, id) => {
+  opts.schedule.startNs.forEach((start, id) => {
     const place = churn?.placeOf[id] ?? id;
     const cohort = cohortOf[place] ?? -1;
     const stop = churn?.stopNs[id];
     tasks[place % shards]?.viewers.push({
       id,
-      startMonoNs: o.t0MonoNs + start,
-      ...(stop !== undefined && stop < o.schedule.viewersPhaseNs ? { stopMonoNs: o.t0MonoNs + stop } : {}),
+      startMonoNs: opts.t0MonoNs + start,
+      ...(stop !== undefined && stop < opts.schedule.viewersPhaseNs
+        ? { stopMonoNs: opts.t0MonoNs + stop }
+        : {}),
       ...(cohort >= 0 ? { cohort } : {}),
     });
   });

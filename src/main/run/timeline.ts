@@ -39,32 +39,32 @@ export interface TimelineOptions {
 }
 
 export class Timeline {
-  private readonly o: TimelineOptions;
+  private readonly opts: TimelineOptions;
   private readonly bySecond = new Map<number, ShardTick[]>();
   private readonly cpuBySecond = new Map<number, number>();
   private cpuLast: number;
 
-  constructor(o: TimelineOptions) {
-    this.o = o;
-    this.cpuLast = o.resources.cpuSecondsSoFar();
+  constructor(opts: TimelineOptions) {
+    this.opts = opts;
+    this.cpuLast = opts.resources.cpuSecondsSoFar();
   }
 
   /** One shard's tick. */
   tick(tick: ShardTick): void {
     if (tick.final) {
-      this.o.onTick?.(null, [tick]);
+      this.opts.onTick?.(null, [tick]);
       return;
     }
     const list = this.bySecond.get(tick.second) ?? [];
     list.push(tick);
     this.bySecond.set(tick.second, list);
-    if (list.length === this.o.shards) {
-      this.o.onSecond();
-      this.o.resources.sample();
-      const cpu = this.o.resources.cpuSecondsSoFar();
-      this.cpuBySecond.set(tick.second, (100 * (cpu - this.cpuLast)) / this.o.cpuCount);
+    if (list.length === this.opts.shards) {
+      this.opts.onSecond();
+      this.opts.resources.sample();
+      const cpu = this.opts.resources.cpuSecondsSoFar();
+      this.cpuBySecond.set(tick.second, (100 * (cpu - this.cpuLast)) / this.opts.cpuCount);
       this.cpuLast = cpu;
-      this.o.onTick?.(timelineEntry(tick.second, list, this.cpuBySecond.get(tick.second)), list);
+      this.opts.onTick?.(timelineEntry(tick.second, list, this.cpuBySecond.get(tick.second)), list);
     }
   }
 

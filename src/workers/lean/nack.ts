@@ -38,11 +38,11 @@ export class NackGenerator {
   private maxExt = 0;
   private groups: Group[] = [];
 
-  constructor(o: NackOptions = {}) {
-    this.intervalNs = o.intervalNs ?? 100e6;
-    this.maxNacks = o.maxNacks ?? 10;
-    this.maxGroups = o.maxGroups ?? 64;
-    this.maxGap = o.maxGap ?? 512;
+  constructor(opts: NackOptions = {}) {
+    this.intervalNs = opts.intervalNs ?? 100e6;
+    this.maxNacks = opts.maxNacks ?? 10;
+    this.maxGroups = opts.maxGroups ?? 64;
+    this.maxGap = opts.maxGap ?? 512;
   }
 
   /** Groups waiting for packets. */

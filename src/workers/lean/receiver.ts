@@ -103,10 +103,10 @@ export class LeanReceiver {
   private rrTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(o: LeanReceiverOptions) {
-    const rx = o.inPlace
-      ? srtpReceivers(o.profile, o.remoteMasterKey, o.remoteMasterSalt)
-      : srtpReceivers(o.profile, o.remoteMasterKey, o.remoteMasterSalt, {
+  constructor(opts: LeanReceiverOptions) {
+    const rx = opts.inPlace
+      ? srtpReceivers(opts.profile, opts.remoteMasterKey, opts.remoteMasterSalt)
+      : srtpReceivers(opts.profile, opts.remoteMasterKey, opts.remoteMasterSalt, {
           ok: false,
           reason: "the lean path",
         });
@@ -114,23 +114,23 @@ export class LeanReceiver {
     this.srtcp = rx.rtcp;
     this.srtpBackend = rx.backend;
     this.tagLength = this.srtp.tagLength;
-    for (const p of o.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
-    for (const p of o.audio?.payloadTypes ?? []) if (p >= 0 && p < 128 && this.pt[p] === 0) this.pt[p] = 2;
-    this.audioSink = o.audio?.sink ?? null;
-    this.absId = o.absId;
-    this.sink = o.sink;
-    this.stats = new ReceptionStats(o.clockRate);
-    this.sendRtcp = o.sendRtcp;
-    this.senderSsrc = o.senderSsrc;
+    for (const p of opts.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
+    for (const p of opts.audio?.payloadTypes ?? []) if (p >= 0 && p < 128 && this.pt[p] === 0) this.pt[p] = 2;
+    this.audioSink = opts.audio?.sink ?? null;
+    this.absId = opts.absId;
+    this.sink = opts.sink;
+    this.stats = new ReceptionStats(opts.clockRate);
+    this.sendRtcp = opts.sendRtcp;
+    this.senderSsrc = opts.senderSsrc;
     this.nack = new NackSender(
       new NackGenerator(),
-      o.sendRtcp,
-      o.senderSsrc,
-      o.onNack,
-      o.needsKeyframe ?? never,
+      opts.sendRtcp,
+      opts.senderSsrc,
+      opts.onNack,
+      opts.needsKeyframe ?? never,
     );
-    this.rrMinMs = o.rrMinMs ?? 500;
-    this.rrSpanMs = (o.rrMaxMs ?? 1500) - this.rrMinMs;
+    this.rrMinMs = opts.rrMinMs ?? 500;
+    this.rrSpanMs = (opts.rrMaxMs ?? 1500) - this.rrMinMs;
     this.scheduleReport();
   }
 
