@@ -13,6 +13,7 @@ import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
 import { ClipTable, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../../src/core/delay/viewer-pipeline.ts";
+import { RtpStats } from "../../src/core/rtp/stats.ts";
 import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import type { Codec } from "../../src/core/types.ts";
 import { bytes, check, concat, runsFor } from "./fuzz.ts";
@@ -217,13 +218,17 @@ function runCase(c: Case): void {
   // frame is matched
   const deferred = new ViewerPipeline({ ...options, onDelaySample: () => {}, logWaitNs: 3_000_000_000 });
 
+  // packet transit takes only the packets the RTP statistics accept (a duplicate or a too-late
+  // packet feeds no other figure): the statistics' own rule decides which
+  const accepts = new RtpStats({ clockRate: 90000, stallNs: 0, keyframeStart: () => false });
   let stamped = 0;
   wire.forEach((p, i) => {
     const at = arrivals[i]!;
     let capture = -1;
     if (c.capture === "good") capture = at + wallMinusMono - 1_000_000;
     else if (typeof c.capture === "number") capture = c.capture;
-    if (c.negotiated && capture !== -1) stamped++;
+    const accepted = accepts.push(p.seq, p.ts, p.marker, p.payload, at);
+    if (accepted && c.negotiated && capture !== -1) stamped++;
     pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, at, capture);
     deferred.onPacket(p.seq, p.ts, p.marker, p.payload, at, capture);
   });
