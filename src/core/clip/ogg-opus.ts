@@ -102,16 +102,7 @@ export function oggPackets(buf: Uint8Array): Uint8Array[] {
 }
 
 function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
 /** Samples at 48 kHz of one Opus frame of TOC configuration `config` (RFC 6716 section 3.1). */
