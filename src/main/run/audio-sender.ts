@@ -8,7 +8,8 @@ import { monoNs } from "../../core/clock/clock.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import type { PublisherAudio } from "../../core/types.ts";
 import { tapMediaSend } from "../../net/send-stamp.ts";
-import { type RTCRtpTransceiver, RtpHeader, RtpPacket } from "../../net/werift/api.ts";
+import { type RTCRtpTransceiver, RtpHeader } from "../../net/werift/api.ts";
+import { sendCounted } from "./rtp-out.ts";
 import { type PendingFrame, SendInstants } from "./send-instant.ts";
 
 const SLIP_NS = 500e6;
@@ -59,15 +60,7 @@ export class AudioSender {
       this.instants.begin(sending, this.socketStamp);
       const header = new RtpHeader({ sequenceNumber: seq, timestamp: ts, marker: k === 0, payloadType: 111 });
       seq = (seq + 1) & 0xffff;
-      try {
-        await tr.sender.sendRtp(
-          new RtpPacket(header, Buffer.from(payload.buffer, payload.byteOffset, payload.length)),
-        );
-        sent.packetsSent++;
-        sent.bytesSent += payload.length;
-      } catch {
-        // a closing connection: skip the write (docs/definitions.md#publisher-pacing)
-      }
+      await sendCounted(tr, header, payload, sent);
       this.instants.end(sending);
     }
     sent.loops = Math.floor(k / n);

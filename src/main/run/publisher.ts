@@ -28,15 +28,11 @@ import {
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
 import { tapMediaSend } from "../../net/send-stamp.ts";
-import {
-  type RTCPeerConnection,
-  type RTCRtpTransceiver,
-  RtpHeader,
-  RtpPacket,
-} from "../../net/werift/api.ts";
+import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
 import { AudioSender } from "./audio-sender.ts";
 import { PublisherError } from "./publisher-error.ts";
+import { sendCounted } from "./rtp-out.ts";
 import { type PendingFrame, SendInstants } from "./send-instant.ts";
 
 export { PublisherError };
@@ -237,16 +233,7 @@ export class Publisher {
           header.extension = true;
           header.extensions = [{ id: this.absId, payload: ext }];
         }
-        const payload = payloads[j] as Uint8Array;
-        try {
-          await tr.sender.sendRtp(
-            new RtpPacket(header, Buffer.from(payload.buffer, payload.byteOffset, payload.length)),
-          );
-          r.packetsSent++;
-          r.bytesSent += payload.length;
-        } catch {
-          // a closing connection: skip the write (docs/definitions.md#publisher-pacing)
-        }
+        await sendCounted(tr, header, payloads[j] as Uint8Array, r);
       }
       // no packet of it reached the socket (a closing connection): logged, for a complete log
       this.instants.end(sending);
