@@ -125,7 +125,8 @@ export function pooledAudio(asked: boolean, records: readonly (AudioRecord | und
   let expected = 0;
   for (const a of heard) {
     h.add(histOf(a.delayHist));
-    for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += counts(a)[k];
+    const c = counts(a);
+    for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += c[k];
     expected += a.rtp.expected;
   }
   const received = heard.reduce((n, a) => n + a.rtp.received, 0);
