@@ -7,6 +7,7 @@
 // client-side loss, kernel UDP drops, join and setup tails, and whether the ceiling guard fired. Every row runs once per receive path (--paths, default
 // both: werift's receive path and the lean one, src/workers/lean), one after the other in this
 // process against the same relay, and a ratio line follows each row: werift ÷ lean µs/packet.
+// `arena-own` in --paths is the arena path with a socket per viewer (viewerSockets own).
 //
 //   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean]
 //
@@ -44,11 +45,13 @@ const rows: Row[] = arg("rows", "50x1,100x1,200x1,200x2")
 const rampSeconds = Number(arg("ramp", "10"));
 const holdSeconds = Number(arg("hold", "15"));
 const PORT = Number(arg("port", "18889"));
+// a path, or arena-own: the arena path with a socket per viewer (scenario viewerSockets own)
 const paths = arg("paths", "werift,lean")
   .split(",")
   .map((p) => {
-    if (!RECEIVE_PATHS.includes(p as ReceivePath)) throw new Error(`--paths: unknown receive path ${p}`);
-    return p as ReceivePath;
+    if (p !== "arena-own" && !RECEIVE_PATHS.includes(p as ReceivePath))
+      throw new Error(`--paths: unknown receive path ${p}`);
+    return p;
   });
 
 /** Worker-thread CPU and packets over the hold only (setup excluded): the steady state. */
@@ -60,11 +63,8 @@ interface Steady {
   eldP99: number[];
 }
 
-async function measure(
-  row: Row,
-  index: number,
-  path: ReceivePath,
-): Promise<{ report: Report; steady: Steady }> {
+async function measure(row: Row, index: number, label: string): Promise<{ report: Report; steady: Steady }> {
+  const path: ReceivePath = label === "arena-own" ? "arena" : (label as ReceivePath);
   const base = `http://127.0.0.1:${PORT}/density${index}`;
   const s: Scenario = normaliseScenario({
     name: `density-${row.viewers}x${row.workers}`,
@@ -78,6 +78,7 @@ async function measure(
     excludeFirstSeconds: 2,
     loopbackOnly: true,
     receivePath: path,
+    ...(label === "arena-own" ? { viewerSockets: "own" as const } : {}),
   });
   validateScenario(s);
   const inner = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });

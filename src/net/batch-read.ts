@@ -10,6 +10,8 @@ import { type Koffi, koffi as loadKoffi } from "./koffi.ts";
 
 const SOL_SOCKET = 1;
 const SO_TIMESTAMPNS = 35;
+const SO_RCVBUF = 8;
+const SO_RCVBUFFORCE = 33;
 const MSG_DONTWAIT = 0x40;
 const EPOLLIN = 1;
 const EPOLL_CTL_ADD = 1;
@@ -90,6 +92,21 @@ export function stopLibuvReading(socket: Socket | undefined): boolean {
   if (typeof handle?.recvStop !== "function") return false;
   (handle.recvStop as () => number).call(handle);
   return true;
+}
+
+/**
+ * Asks for a receive buffer of `bytes` on `fd`: past net.core.rmem_max where the process may
+ * (SO_RCVBUFFORCE, CAP_NET_ADMIN), else up to rmem_max (SO_RCVBUF). False when both failed; the
+ * size granted is the socket's getRecvBufferSize().
+ */
+export function growReceiveBuffer(fd: number, bytes: number): boolean {
+  const n = native;
+  if (n === null || fd < 0) return false;
+  const v = new Int32Array([bytes]);
+  return (
+    n.setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, v, 4) === 0 ||
+    n.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, v, 4) === 0
+  );
 }
 
 /** One thread's arena: BATCH slots, each a datagram, its length, source and kernel stamp. */
@@ -182,6 +199,12 @@ export class DatagramArena {
   /** Slot i's source port. */
   sourcePort(i: number): number {
     return this.dv.getUint16(this.offName + NAME * i + 2, false);
+  }
+
+  /** Slot i's IPv4 source address as an unsigned 32-bit number, or −1 when not IPv4. */
+  sourceIp4(i: number): number {
+    const at = this.offName + NAME * i;
+    return this.dv.getUint16(at, true) === 2 ? this.dv.getUint32(at + 4, false) : -1;
   }
 
   /** Slot i's source as werift's [address, port] (an allocation: for the rare non-media datagram). */

@@ -14,6 +14,7 @@ import { monoNs } from "../core/clock/clock.ts";
 import { errorMessage } from "../core/errors.ts";
 import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
 import { realToMonoNs, socketFd } from "../net/kernel.ts";
+import { SharedTransport } from "../net/werift/shared-udp.ts";
 import { beforeClose, hasClose, type UdpReceive, type UdpTransport } from "../net/werift/transports.ts";
 import { intake } from "./intake.ts";
 
@@ -30,11 +31,28 @@ const IDLE_POLL_MS = 32;
 /** Longest run of reading and processing before the loop may turn. */
 const SLICE_NS = 1e6;
 
+/** Who receives a shared socket's datagram: its media handler (null: `other` takes all), the rest. */
+export interface DemuxTarget {
+  media: ArenaHandler | null;
+  other(data: Buffer, from: [string, number]): void;
+}
+
+/** A socket several viewers share, told apart by the datagram's source (shared-socket.ts). */
+export interface Demux {
+  find(ip4: number, port: number): DemuxTarget | null;
+  /** a datagram (a copy) from a source no viewer has yet */
+  unknown(data: Buffer, from: [string, number]): void;
+}
+
 interface Route {
   fd: number;
   media: ArenaHandler;
   other: OtherHandler;
+  /** a shared socket's: each datagram goes where its source says */
+  demux: Demux | null;
 }
+
+const none: ArenaHandler = () => {};
 
 class ArenaReader {
   private readonly arena = new DatagramArena();
@@ -55,6 +73,15 @@ class ArenaReader {
 
   /** Registers a socket; returns its removal, or why it could not be read in batches. */
   add(socket: Socket, media: ArenaHandler, other: OtherHandler): (() => void) | string {
+    return this.register(socket, { fd: -1, media, other, demux: null });
+  }
+
+  /** Registers a socket shared by several viewers; returns its removal, or why it could not. */
+  addShared(socket: Socket, demux: Demux): (() => void) | string {
+    return this.register(socket, { fd: -1, media: none, other: demux.unknown.bind(demux), demux });
+  }
+
+  private register(socket: Socket, route: Route): (() => void) | string {
     const fd = socketFd(socket);
     if (fd < 0) return "the socket's descriptor could not be read";
     const token = this.nextToken++;
@@ -64,7 +91,8 @@ class ArenaReader {
       this.set.remove(fd);
       return "libuv's reading of the socket could not be stopped";
     }
-    this.routes.set(token, { fd, media, other });
+    route.fd = fd;
+    this.routes.set(token, route);
     // a new viewer's media is due: poll at the full rate
     if (this.timer === null || this.intervalMs !== POLL_MS) this.every(POLL_MS);
     let removed = false;
@@ -108,7 +136,7 @@ class ArenaReader {
     for (let i = 0; i < n; i++) {
       const route = this.routes.get(this.ready[i]!);
       if (route === undefined) continue;
-      this.drain(route);
+      this.drain(route, startNs);
       if (monoNs() - startNs > SLICE_NS && i + 1 < n) {
         // the rest stay ready in the kernel: read them after the loop has turned
         if (!this.resumed) {
@@ -121,10 +149,15 @@ class ArenaReader {
     intake.mark();
   };
 
-  /** Reads one socket until it has nothing more (or a full batch twice: fairness to the others). */
-  private drain(route: Route): void {
+  /**
+   * Reads one socket until it has nothing more, or after two full batches (fairness to the
+   * others; a shared socket, which is every viewer's, until the slice is spent).
+   */
+  private drain(route: Route, pollStartNs: number): void {
     const arena = this.arena;
-    for (let round = 0; round < 2; round++) {
+    const rounds = route.demux === null ? 2 : Number.POSITIVE_INFINITY;
+    for (let round = 0; round < rounds; round++) {
+      if (round > 1 && monoNs() - pollStartNs > SLICE_NS) break;
       const got = arena.read(route.fd);
       if (got <= 0) return;
       // one monotonic reading per batch; per datagram the high-resolution clock's elapsed time
@@ -137,10 +170,22 @@ class ArenaReader {
         const startNs = readNs + (performance.now() - perf0) * 1e6;
         const kernel = arena.stamp(j, this.stamp);
         const at = kernel ? realToMonoNs(this.stamp[0]!, this.stamp[1]!, readNs) : readNs;
+        let media = route.media;
+        const demux = route.demux;
+        if (demux !== null) {
+          const to = demux.find(arena.sourceIp4(j), arena.sourcePort(j));
+          if (to === null || to.media === null || b < 128 || b > 191) {
+            const copy = Buffer.from(data.subarray(0, len));
+            if (to === null) demux.unknown(copy, arena.source(j));
+            else to.other(copy, arena.source(j));
+            continue;
+          }
+          media = to.media;
+        }
         if (b >= 128 && b <= 191) {
           intake.arrived(at, readNs, startNs, kernel, data, arena.sourcePort(j));
           try {
-            route.media(data, at, len);
+            media(data, at, len);
           } catch {
             // the viewer's own failure (counted there)
           }
@@ -191,12 +236,20 @@ export function arenaReader(): ArenaReader | string {
  * `other`, werift's own handler. Its socket leaves the reader's set before werift closes it (the
  * transport's close), so the reader never reads a descriptor that is no longer this viewer's.
  * False, with the reason kept, where batched reads cannot run: the caller then routes it itself.
+ * A transport on the thread's shared socket (shared-socket.ts) is read already; its media go to
+ * `handler` from now on.
  */
 export function readInArena(t: UdpTransport, handler: ArenaHandler, other: OtherHandler): boolean {
   if (!intake.wantKernel) {
     // batched reads carry the kernel's stamps; the thread's own (forced) need the lean path
     intake.stats.readBy("dgram", "the thread's own stamps (stampSource thread) are taken on the lean path");
     return false;
+  }
+  if (t instanceof SharedTransport) {
+    // the thread's shared socket is read already: its media now go to the viewer's handler
+    t.media = handler;
+    intake.stats.readBy("arena");
+    return true;
   }
   const reader = arenaReader();
   const socket = t.socket;

@@ -6,7 +6,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipIdentity } from "../core/delay/fingerprint.ts";
 import type { Cohort } from "../core/link/types.ts";
-import type { ReceivePath, StampSource } from "../core/scenario/defaults.ts";
+import type { ReceivePath, StampSource, ViewerSockets } from "../core/scenario/defaults.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
@@ -61,6 +61,8 @@ export interface ShardTask {
   receivePath?: ReceivePath;
   /** "thread" forces the thread's stamp; absent or "kernel": the kernel's where it can be had */
   stampSource?: StampSource;
+  /** arena path: "own" keeps a socket per viewer; absent: SCENARIO_DEFAULTS.viewerSockets */
+  viewerSockets?: ViewerSockets;
   /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
   cohorts?: Cohort[];
   /** viewers receive the audio track (the scenario's `audio`); absent: video only */
@@ -139,6 +141,10 @@ export interface ShardProfile extends ThreadFigures {
   receivePath: ReceivePath | "mixed";
   /** why the arena path fell back to the lean one (absent when it did not) */
   receivePathReason?: string;
+  /** arena path: whether its viewers shared one socket (docs/definitions.md#receive-paths) */
+  viewerSockets?: "shared" | "own" | "mixed";
+  /** why some or all kept sockets of their own */
+  viewerSocketsReason?: string;
 }
 
 export interface ShardResult {

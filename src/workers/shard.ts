@@ -13,6 +13,7 @@ import { ThreadProfile } from "../net/thread-profile.ts";
 import { intake } from "./intake.ts";
 import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
+import { type SocketsRan, sharing } from "./socket-sharing.ts";
 import { atMonoNs } from "./timers.ts";
 import { runViewer } from "./viewer.ts";
 import type { ShardContext } from "./viewer-context.ts";
@@ -46,6 +47,15 @@ export async function runShard(
   hooks: ShardHooks,
   thread: "main" | "worker",
 ): Promise<ShardResult> {
+  sharing.begin(task.viewerSockets ?? SCENARIO_DEFAULTS.viewerSockets);
+  try {
+    return await shardRun(task, hooks, thread);
+  } finally {
+    sharing.end();
+  }
+}
+
+async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "worker"): Promise<ShardResult> {
   const profile = new ThreadProfile();
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
   intake.beginRun(task.stampSource ?? "kernel");
@@ -149,9 +159,12 @@ function audioContext(task: ShardTask): Pick<ShardContext, "audio" | "audioTable
 }
 
 /** The receive path that ran on this thread: the arena one may have fallen back to the lean one. */
-function pathRan(asked: ReceivePath): { receivePath: ReceivePath | "mixed"; receivePathReason?: string } {
+function pathRan(
+  asked: ReceivePath,
+): { receivePath: ReceivePath | "mixed"; receivePathReason?: string } & Partial<SocketsRan> {
   const st = intake.stats;
-  if (asked !== "arena" || st.dgramTransports === 0) return { receivePath: asked };
+  const sockets = asked === "arena" && st.arenaTransports > 0 ? sharing.ran() : {};
+  if (asked !== "arena" || st.dgramTransports === 0) return { receivePath: asked, ...sockets };
   const why = st.dgramReasons.join("; ") || "no reason recorded";
-  return { receivePath: st.arenaTransports === 0 ? "lean" : "mixed", receivePathReason: why };
+  return { receivePath: st.arenaTransports === 0 ? "lean" : "mixed", receivePathReason: why, ...sockets };
 }

@@ -10,6 +10,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver } from "../net/werift/api.ts"
 import { abandonDtls } from "../net/werift/patches.ts";
 import type { ViewerLink } from "./link.ts";
 import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
+import { sharing } from "./socket-sharing.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 
@@ -50,6 +51,8 @@ function attach(
   tr: RTCRtpTransceiver,
   atr: RTCRtpTransceiver | undefined,
 ) {
+  // before the peer gathers: its host candidate may be on the thread's shared socket
+  if (ctx.receivePath === "arena") sharing.offer(pc, ctx.ice);
   const receive = installReceivePath(ctx.receivePath, pc, tr, {
     ...(atr !== undefined && ctx.audio ? { audio: { tr: atr, sink: audioSink(ctx, st) } } : {}),
     counters: ctx.counters,

@@ -12,41 +12,14 @@ import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
 import { restrictSrtpProfiles } from "../../src/net/werift/srtp-start.ts";
 import { leanDiagnostics } from "../../src/workers/receive-path.ts";
-import { audioFigures } from "./audio-figures.ts";
 import { runThroughRelay } from "./harness.ts";
+import { figures } from "./stream-figures.ts";
 
 // the clips' keyframes are 6..13 packets: the burst starts on one, so the first keyframe is whole
 const PACKETS = 140;
 const DROP_EVERY = 29;
 const LOSE_EVERY = 17;
 const PATHS = ["werift", "lean", "arena"] as const;
-
-/**
- * The figures that must be identical on every path. Duplicates are not among them: a repaired
- * packet arrives twice when a viewer's NACK retry leaves before the first retransmission has
- * arrived, which depends on the machine's load, not on the path (and no other figure takes a
- * duplicate).
- */
-function figures(v: ViewerReport) {
-  const b = v.oneWayDelay[0]!;
-  return {
-    joined: v.joined,
-    received: v.rtp.received,
-    expected: v.rtp.expected,
-    lost: v.rtp.lost,
-    tooLate: v.rtp.tooLate,
-    nacksSent: v.nacksSent,
-    keyframes: v.rtp.keyframes,
-    completeFrames: b.completeFrames,
-    incompleteFrames: b.incompleteFrames,
-    lateCompletedFrames: b.lateCompletedFrames,
-    samples: b.samples,
-    invalid: b.invalid,
-    unmatchedFrames: b.unmatchedFrames,
-    stamped: v.packetTransit.stamped,
-    audio: audioFigures(v),
-  };
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -188,6 +188,8 @@ export const REPORT_KEYS: readonly string[] = [
   // which clock stamped the arrivals (docs/definitions.md#arrival-stamps)
   "+client.workers[].receivePath?",
   "+client.workers[].receivePathReason?",
+  "+client.workers[].viewerSockets?",
+  "+client.workers[].viewerSocketsReason?",
   "+client.workers[].stampSource?",
   "+client.workers[].kernelStamped?",
   "+client.workers[].threadStamped?",
@@ -252,6 +254,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.workers?", // the scenario key of the worker-thread engine
   "+scenario.receivePath?", // the viewers' receive path (werift or lean)
   "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
+  "+scenario.viewerSockets?", // arena path: shared or own sockets, when the scenario names it
   "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
   "+scenario.audio?", // the audio track (docs/definitions.md#audio-track)
   ...scenarioCohortKeys(),

@@ -60,6 +60,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonZero("workers", s.workers),
     ...nonEmpty("receivePath", s.receivePath),
     ...nonEmpty("stampSource", s.stampSource),
+    ...nonEmpty("viewerSockets", s.viewerSockets),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
     ...(s.audio === true ? { audio: true } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),

@@ -59,6 +59,8 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.processingWaitMs !== undefined ? { processingWaitMs: delay(w.processingWaitMs) } : {}),
     ...(w.receivePath !== undefined ? { receivePath: w.receivePath } : {}),
     ...(w.receivePathReason !== undefined ? { receivePathReason: w.receivePathReason } : {}),
+    ...(w.viewerSockets !== undefined ? { viewerSockets: w.viewerSockets } : {}),
+    ...(w.viewerSocketsReason !== undefined ? { viewerSocketsReason: w.viewerSocketsReason } : {}),
     ...(w.stampSource !== undefined ? { stampSource: w.stampSource } : {}),
     ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
     ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),

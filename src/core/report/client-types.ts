@@ -61,6 +61,10 @@ export interface WorkerReport {
   receivePath?: string;
   /** why the arena path fell back to the lean one on this thread */
   receivePathReason?: string;
+  /** arena path: whether the thread's viewers shared one socket (docs/definitions.md#receive-paths) */
+  viewerSockets?: "shared" | "own" | "mixed";
+  /** why some or all of them kept sockets of their own */
+  viewerSocketsReason?: string;
   /** which clock stamped this thread's media datagrams (docs/definitions.md#arrival-stamps) */
   stampSource?: "kernel" | "thread" | "mixed";
   /** media datagrams stamped by the kernel and by the thread */

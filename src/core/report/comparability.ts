@@ -65,7 +65,7 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
  * the cohorts, which emulate the viewers' links, and churn, which makes viewers leave and join. Keys that
  * only say how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`,
  * `metrics`, `workers` (the client's own load is judged by client.ceiling instead) and
- * `receivePath` (both paths are held to the same figures by test/e2e/receive-path.test.ts),
+ * `receivePath` and `viewerSockets` (held to the same figures by test/e2e/receive-path.test.ts),
  * nor a key this list does not know, such as the reference tool's future ones.
  */
 export const RANKED_SCENARIO_KEYS: readonly string[] = [

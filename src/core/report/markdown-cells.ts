@@ -172,6 +172,7 @@ export function workersText(ws: readonly WorkerReport[]): string {
           w.intakeDropped === undefined ? "" : `, ${w.intakeDropped} datagrams dropped by its full queue`;
         const stamp =
           (w.receivePath === undefined ? "" : `, path: ${w.receivePath}`) +
+          (w.viewerSockets === undefined ? "" : `, sockets: ${w.viewerSockets}`) +
           (w.stampSource === undefined ? "" : `, stamps: ${w.stampSource}`);
         return `${name}: ${w.viewers} viewers, ${w.packets} packets${per}, event-loop utilisation ${fmtFixed(w.eventLoopUtilisation, 2)}, delay p99 ${fmtFixed(w.eventLoopDelayMs.p99, 1)} ms${lag}${dropped}${stamp}`;
       })

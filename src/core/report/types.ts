@@ -72,7 +72,8 @@ type NotInReportScenario = "thresholds" | "capacity" | (typeof SERVER_KEYS)[numb
  * docs/definitions.md#redaction): Scenario's own keys but those above, `cohorts` and `churn` in
  * the scenario's notation (docs/definitions.md#cohorts, docs/definitions.md#churn). The JSON's key
  * order is reportScenario's (build.ts), in docs/definitions.md#scenario-keys order; our additions
- * are `workers`, `receivePath`, `stampSource`, `keyframeOnRequest`, `audio`, `cohorts` and `churn`.
+ * are `workers`, `receivePath`, `stampSource`, `viewerSockets`, `keyframeOnRequest`, `audio`,
+ * `cohorts` and `churn`.
  */
 export type ReportScenario = Omit<Scenario, NotInReportScenario | "cohorts" | "churn"> & {
   cohorts?: Record<string, unknown>[];

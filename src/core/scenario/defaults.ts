@@ -1,7 +1,7 @@
 // The scenario's defaults (docs/definitions.md#scenario-keys) in one table: normaliseScenario
 // applies them, and a reader of a scenario that was not normalised falls back to the same
-// values. Also the closed lists of the two keys of ours that name a choice: the receive path and
-// the stamp source.
+// values. Also the closed lists of the keys of ours that name a choice: the receive path, the
+// stamp source and the viewers' sockets.
 
 /**
  * How inbound media reaches a viewer's pipeline (docs/definitions.md#receive-paths): werift's own
@@ -17,6 +17,13 @@ export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean", "arena"]
 export type StampSource = "kernel" | "thread";
 export const STAMP_SOURCES: readonly StampSource[] = ["kernel", "thread"];
 
+/**
+ * Whether an arena-path viewer thread's viewers share one UDP socket where the server allows it
+ * (docs/definitions.md#receive-paths), or each keeps its own.
+ */
+export type ViewerSockets = "shared" | "own";
+export const VIEWER_SOCKETS: readonly ViewerSockets[] = ["shared", "own"];
+
 /** Each default and when it applies (docs/definitions.md#scenario-keys). */
 export const SCENARIO_DEFAULTS = {
   codec: "vp8",
@@ -30,6 +37,8 @@ export const SCENARIO_DEFAULTS = {
   excludeFirstSeconds: 5,
   /** test/e2e/receive-path.test.ts holds it and "lean" to werift's figures */
   receivePath: "arena" as ReceivePath,
+  /** on the arena path, where the server gives each session its own address */
+  viewerSockets: "shared" as ViewerSockets,
   /** in a publishing run (with whip) */
   keyframeOnRequest: true,
 } as const;

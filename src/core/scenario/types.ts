@@ -5,7 +5,7 @@ import type { CapacitySpec } from "../capacity/types.ts";
 import type { Cohort } from "../link/types.ts";
 import type { Threshold } from "../thresholds/types.ts";
 import type { ChurnSpec } from "./churn.ts";
-import type { ReceivePath, StampSource } from "./defaults.ts";
+import type { ReceivePath, StampSource, ViewerSockets } from "./defaults.ts";
 
 /**
  * docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath`
@@ -42,6 +42,11 @@ export interface Scenario {
    * had) or "thread" (forced)
    */
   stampSource?: StampSource;
+  /**
+   * arena path: the viewers of a thread share one socket where the server allows it ("shared",
+   * the default) or each keeps its own
+   */
+  viewerSockets?: ViewerSockets;
   /**
    * the publisher answers PLI/FIR with a keyframe (docs/definitions.md#keyframes-on-request); true
    * when absent in a publishing run

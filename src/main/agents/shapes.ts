@@ -184,6 +184,8 @@ export function profileOk(v: unknown): v is ShardProfile {
       stamps: stampsOk,
       receivePath: (x) => x === "mixed" || (RECEIVE_PATHS as readonly unknown[]).includes(x),
       receivePathReason: (x) => typeof x === "string",
+      viewerSockets: (x) => x === "shared" || x === "own" || x === "mixed",
+      viewerSocketsReason: (x) => typeof x === "string",
     }) &&
     stampsOk((v as ShardProfile).stamps) &&
     ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&

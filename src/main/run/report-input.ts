@@ -69,6 +69,8 @@ export function workerReport(p: ShardProfile): WorkerReport {
   if (p.processingWaitMs !== undefined) w.processingWaitMs = p.processingWaitMs;
   if (p.receivePath !== undefined) w.receivePath = p.receivePath;
   if (p.receivePathReason !== undefined) w.receivePathReason = p.receivePathReason;
+  if (p.viewerSockets !== undefined) w.viewerSockets = p.viewerSockets;
+  if (p.viewerSocketsReason !== undefined) w.viewerSocketsReason = p.viewerSocketsReason;
   if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   if (p.stamps !== undefined) {
     w.stampSource = p.stamps.source;

@@ -58,6 +58,7 @@ export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
       logWaitNs: opts.publisherWallMinusMono !== null && opts.sendLog !== null ? SPLIT_LOG_WAIT_NS : 0,
       receivePath: s.receivePath ?? SCENARIO_DEFAULTS.receivePath,
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
+      ...(s.viewerSockets !== undefined ? { viewerSockets: s.viewerSockets } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
       ...(s.audio === true ? { audio: true, audioLog: opts.audioLog ?? null } : {}),
     });

@@ -1,5 +1,5 @@
 // The UDP transports beneath werift's ICE connections (werift 0.25.2 internals: IceConnection
-// .protocols[].transport.{onData, send, socket, close}, reached from a transceiver's
+// .protocols[].transport.{onData, send, socket, rinfo, close}, reached from a transceiver's
 // dtlsTransport.iceTransport or a peer connection's iceTransports) and the one way to wrap what
 // they receive, send and close: the send instant's taps, the lean path's routing, the arena
 // reader and the emulated links all go through these. Where a transport lacks what is wrapped,
@@ -15,6 +15,8 @@ export type UdpSend = (data: unknown, addr: unknown) => unknown;
 /** One UDP transport of an ICE connection, as werift keeps it; every member may be missing. */
 export interface UdpTransport {
   socket?: Socket;
+  /** the source of the last datagram werift's transport read */
+  rinfo?: { address?: string; port?: number };
   onData?: unknown;
   send?: unknown;
   close?: unknown;

@@ -1,0 +1,31 @@
+// The per-viewer figures that must be identical for every viewer of one stream, whatever path
+// or socket read it (receive-path.test.ts, shared-socket.test.ts).
+import type { ViewerReport } from "../../src/core/report/types.ts";
+import { audioFigures } from "./audio-figures.ts";
+
+/**
+ * The figures that must be identical on every path. Duplicates are not among them: a repaired
+ * packet arrives twice when a viewer's NACK retry leaves before the first retransmission has
+ * arrived, which depends on the machine's load, not on the path (and no other figure takes a
+ * duplicate).
+ */
+export function figures(v: ViewerReport) {
+  const b = v.oneWayDelay[0]!;
+  return {
+    joined: v.joined,
+    received: v.rtp.received,
+    expected: v.rtp.expected,
+    lost: v.rtp.lost,
+    tooLate: v.rtp.tooLate,
+    nacksSent: v.nacksSent,
+    keyframes: v.rtp.keyframes,
+    completeFrames: b.completeFrames,
+    incompleteFrames: b.incompleteFrames,
+    lateCompletedFrames: b.lateCompletedFrames,
+    samples: b.samples,
+    invalid: b.invalid,
+    unmatchedFrames: b.unmatchedFrames,
+    stamped: v.packetTransit.stamped,
+    audio: audioFigures(v),
+  };
+}
