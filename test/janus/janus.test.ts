@@ -151,6 +151,13 @@ describe("Janus 1.1.2 over WHIP/WHEP on 127.0.0.1", { skip }, () => {
       const viewers = r.viewers ?? [];
       assert.equal(viewers.length, 10);
       for (const v of viewers) assertViewerBasics(v, codec);
+      // Janus gives each session its own port: after a thread's two probes its viewers share a socket
+      const ws = r.client.workers ?? [];
+      assert.ok(
+        ws.some((w) => w.viewerSockets === "mixed") &&
+          !ws.some((w) => /one address/.test(w.viewerSocketsReason ?? "")),
+        JSON.stringify(ws.map((w) => [w.viewers, w.viewerSockets, w.viewerSocketsReason])),
+      );
       assert.equal(a.packetsLost, 0);
       assert.equal(a.packetTransit.available, false);
       assert.equal(a.packetTransit.reason, TRANSIT_NOT_NEGOTIATED_REASON);
