@@ -2,7 +2,7 @@
 // hold, from two runs that differ only in their number of viewers, each in a fresh process,
 // after full garbage collections; and what that memory is, by V8 heap-snapshot category.
 //
-//   npm run bench:heap -- [--viewers 20,120] [--path lean|werift] [--buffer-pool 1024] [--top 25]
+//   npm run bench:heap -- [--viewers 20,120] [--path lean|werift|arena|arena-own] [--buffer-pool 1024] [--top 25]
 //
 // Each run: the built-in relay in its own child process (started and stopped by its PID), one
 // publisher and the viewers in this thread (--workers 0, so that one heap holds them all; the
@@ -40,7 +40,9 @@ const { values: args } = parseArgs({
     out: { type: "string" },
   },
 });
-const path = args.path as ReceivePath;
+// arena-own: the arena path with a socket per viewer (scenario viewerSockets own)
+const label = args.path;
+const path = (label === "arena-own" ? "arena" : label) as ReceivePath;
 if (!RECEIVE_PATHS.includes(path)) throw new Error(`--path: unknown receive path ${args.path}`);
 
 interface Measured {
@@ -103,6 +105,7 @@ async function measureChild(viewers: number, outFile: string): Promise<void> {
     excludeFirstSeconds: 1,
     loopbackOnly: true,
     receivePath: path,
+    ...(label === "arena-own" ? { viewerSockets: "own" as const } : {}),
   });
   validateScenario(scenario);
   const dir = mkdtempSync(join(tmpdir(), "whipbench-heap-"));
@@ -159,7 +162,7 @@ try {
       [
         "--expose-gc",
         self,
-        ...["--child", String(n), "--out", outFile, "--path", path, "--port", args.port],
+        ...["--child", String(n), "--out", outFile, "--path", label, "--port", args.port],
         ...["--buffer-pool", args["buffer-pool"]],
       ],
       { stdio: "inherit" },
@@ -176,7 +179,7 @@ const [a, b] = runs as [Measured, Measured];
 const dn = b.viewers - a.viewers;
 const kb = (bytes: number): string => fmtFixed(bytes / dn / 1024, 1);
 const lines = [
-  `receive path ${path}, Buffer pool slabs of ${args["buffer-pool"]} B; ${a.viewers} and ${b.viewers} viewers, all joined; per viewer = difference ÷ ${dn}`,
+  `receive path ${label}, Buffer pool slabs of ${args["buffer-pool"]} B; ${a.viewers} and ${b.viewers} viewers, all joined; per viewer = difference ÷ ${dn}`,
   "",
   "| per viewer | KB |",
   "| --- | ---: |",
