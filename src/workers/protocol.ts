@@ -145,6 +145,8 @@ export interface ShardProfile extends ThreadFigures {
   viewerSockets?: "shared" | "own" | "mixed";
   /** why some or all kept sockets of their own */
   viewerSocketsReason?: string;
+  /** datagrams the shared socket dropped, from a source no viewer had (absent when none) */
+  unroutedDatagrams?: number;
 }
 
 export interface ShardResult {

@@ -22,6 +22,8 @@ const LOOPBACK = "127.0.0.1";
 export interface SocketsRan {
   viewerSockets: "shared" | "own" | "mixed";
   viewerSocketsReason?: string;
+  /** datagrams the shared socket dropped: from a source no viewer had (absent when none) */
+  unroutedDatagrams?: number;
 }
 
 class SocketSharing {
@@ -34,6 +36,8 @@ class SocketSharing {
   /** viewers given a transport on the shared socket, and those that kept their own */
   shared = 0;
   own = 0;
+  /** the unrouted datagrams of shared sockets closed during this thread's shards */
+  private unrouted = 0;
 
   /**
    * A shard starts on this thread. The first of the thread's shards running at once (in-thread
@@ -46,6 +50,7 @@ class SocketSharing {
       this.first = null;
       this.shared = 0;
       this.own = 0;
+      this.unrouted = 0;
     }
     if (mode === "own") this.stop("the scenario asks for a socket per viewer (viewerSockets own)");
   }
@@ -56,6 +61,7 @@ class SocketSharing {
     this.shards = 0;
     this.removeRoute?.();
     this.removeRoute = null;
+    this.unrouted += this.hub?.unrouted ?? 0;
     this.hub?.close();
     this.hub = null;
   }
@@ -137,12 +143,14 @@ class SocketSharing {
 
   /** What ran, for the thread's record (arena path only). */
   ran(): SocketsRan {
-    if (this.own === 0 && this.shared > 0) return { viewerSockets: "shared" };
+    const dropped = this.unrouted + (this.hub?.unrouted ?? 0);
+    const unrouted = dropped > 0 ? { unroutedDatagrams: dropped } : {};
+    if (this.own === 0 && this.shared > 0) return { viewerSockets: "shared", ...unrouted };
     const why =
       this.state === "off"
         ? this.reason
         : "the thread's first viewers probe the server with sockets of their own";
-    return { viewerSockets: this.shared === 0 ? "own" : "mixed", viewerSocketsReason: why };
+    return { viewerSockets: this.shared === 0 ? "own" : "mixed", viewerSocketsReason: why, ...unrouted };
   }
 
   /** The shared socket's counters (tests, diagnostics). */

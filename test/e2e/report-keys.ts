@@ -190,6 +190,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+client.workers[].receivePathReason?",
   "+client.workers[].viewerSockets?",
   "+client.workers[].viewerSocketsReason?",
+  "+client.workers[].unroutedDatagrams?",
   "+client.workers[].stampSource?",
   "+client.workers[].kernelStamped?",
   "+client.workers[].threadStamped?",

@@ -61,6 +61,7 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.receivePathReason !== undefined ? { receivePathReason: w.receivePathReason } : {}),
     ...(w.viewerSockets !== undefined ? { viewerSockets: w.viewerSockets } : {}),
     ...(w.viewerSocketsReason !== undefined ? { viewerSocketsReason: w.viewerSocketsReason } : {}),
+    ...(w.unroutedDatagrams !== undefined ? { unroutedDatagrams: w.unroutedDatagrams } : {}),
     ...(w.stampSource !== undefined ? { stampSource: w.stampSource } : {}),
     ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
     ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),

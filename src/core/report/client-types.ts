@@ -65,6 +65,8 @@ export interface WorkerReport {
   viewerSockets?: "shared" | "own" | "mixed";
   /** why some or all of them kept sockets of their own */
   viewerSocketsReason?: string;
+  /** datagrams the shared socket dropped, from a source no viewer had; absent when none */
+  unroutedDatagrams?: number;
   /** which clock stamped this thread's media datagrams (docs/definitions.md#arrival-stamps) */
   stampSource?: "kernel" | "thread" | "mixed";
   /** media datagrams stamped by the kernel and by the thread */

@@ -71,6 +71,7 @@ export function workerReport(p: ShardProfile): WorkerReport {
   if (p.receivePathReason !== undefined) w.receivePathReason = p.receivePathReason;
   if (p.viewerSockets !== undefined) w.viewerSockets = p.viewerSockets;
   if (p.viewerSocketsReason !== undefined) w.viewerSocketsReason = p.viewerSocketsReason;
+  if (p.unroutedDatagrams !== undefined) w.unroutedDatagrams = p.unroutedDatagrams;
   if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   if (p.stamps !== undefined) {
     w.stampSource = p.stamps.source;
