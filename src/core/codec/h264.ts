@@ -116,15 +116,17 @@ function fuaSize(payloads: readonly Uint8Array[], from: number): number {
  * into one new buffer per unit. A fresh state per call, so fragments never leak between
  * frames. null (frame rejected) for STAP-B, MTAP16/24, FU-B, type 0/30/31, an empty payload,
  * a truncated STAP-A, or an FU-A that does not start with S, is interrupted, or never ends.
+ * Written into `into` when given (its length set to the count), else a new array.
  */
-export function depacketizeH264(payloads: readonly Uint8Array[]): Uint8Array[] | null {
-  const out: Uint8Array[] = [];
+export function depacketizeH264(payloads: readonly Uint8Array[], into?: Uint8Array[]): Uint8Array[] | null {
+  const out = into ?? [];
+  let k = 0;
   for (let i = 0; i < payloads.length; i++) {
     const p = payloads[i]!;
     if (p.length === 0) return null;
     const type = p[0]! & NAL_TYPE_MASK;
     if (type >= 1 && type <= 23) {
-      out.push(p);
+      out[k++] = p;
     } else if (type === TYPE_STAP_A) {
       let off = 1;
       while (off < p.length) {
@@ -132,7 +134,7 @@ export function depacketizeH264(payloads: readonly Uint8Array[]): Uint8Array[] |
         const size = (p[off]! << 8) | p[off + 1]!;
         off += 2;
         if (off + size > p.length) return null;
-        if (size > 0) out.push(p.subarray(off, off + size));
+        if (size > 0) out[k++] = p.subarray(off, off + size);
         off += size;
       }
     } else if (type === TYPE_FU_A) {
@@ -149,11 +151,12 @@ export function depacketizeH264(payloads: readonly Uint8Array[]): Uint8Array[] |
         if ((q[1]! & FU_END) !== 0) break;
         i++;
       }
-      out.push(nal);
+      out[k++] = nal;
     } else {
       return null; // 0, STAP-B 25, MTAP16 26, MTAP24 27, FU-B 29, 30, 31
     }
   }
+  if (out.length !== k) out.length = k;
   return out;
 }
 

@@ -69,16 +69,19 @@ export function vp8DescriptorBytes(payload: Uint8Array): number {
 /**
  * The data pieces of one frame's payloads (in sequence order), each with its descriptor
  * skipped: views into the payloads, no copy. Their concatenation is the VP8 frame. null
- * when a descriptor is malformed (the frame is rejected).
+ * when a descriptor is malformed (the frame is rejected). Written into `into` when given (its
+ * length set to the count: the reassembler reuses one array per frame position), else a new array.
  */
-export function depacketizeVp8(payloads: readonly Uint8Array[]): Uint8Array[] | null {
-  const out = new Array<Uint8Array>(payloads.length);
-  for (let i = 0; i < payloads.length; i++) {
+export function depacketizeVp8(payloads: readonly Uint8Array[], into?: Uint8Array[]): Uint8Array[] | null {
+  const n = payloads.length;
+  const out = into ?? new Array<Uint8Array>(n);
+  for (let i = 0; i < n; i++) {
     const p = payloads[i]!;
     const skip = vp8DescriptorBytes(p);
     if (skip < 0) return null;
     out[i] = p.subarray(skip);
   }
+  if (out.length !== n) out.length = n;
   return out;
 }
 

@@ -1,9 +1,12 @@
 // The reassembler's two kinds of frame: a complete one as it leaves (with its instants), and a
 // pending one still missing a packet, its head proof or its end (pooled, overwritten in place).
-import { keepPayload, type PayloadChunk } from "./payload-store.ts";
+import { keepPayload, type PayloadChunk, type ReleaseQueue } from "./payload-store.ts";
 
-/** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
-export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
+/**
+ * Depacketiser of one frame's payloads in sequence order; null rejects the frame. It writes the
+ * pieces into `into` when given (and returns it), else into a new array.
+ */
+export type Depacketize = (payloads: readonly Uint8Array[], into?: Uint8Array[]) => Uint8Array[] | null;
 
 export interface CompletedFrame {
   timestamp: number;
@@ -17,6 +20,48 @@ export interface CompletedFrame {
   firstNs: number;
   /** a packet of the frame arrived strictly after the packet at its highest sequence number */
   late: boolean;
+}
+
+/**
+ * The CompletedFrame objects of a reassembler's pushes: a new object per frame, or with `reuse`
+ * one pooled object per position within a push, overwritten by the next push. A caller that
+ * reuses them must take what it keeps (fingerprint, instants) before pushing again.
+ */
+export class FrameResults {
+  reuse = false;
+  // the last push's frames by position (pooled objects with reuse), and with reuse their pieces
+  private readonly list: CompletedFrame[] = [];
+  private readonly pieces: Uint8Array[][] = [];
+
+  /** The object for the i-th frame completed by this push. */
+  at(i: number): CompletedFrame {
+    let r = this.list[i];
+    if (r === undefined || !this.reuse) {
+      r = newFrame();
+      this.list[i] = r;
+    }
+    return r;
+  }
+
+  /** The array for the i-th frame's pieces with reuse (pooled); undefined (a new one) without. */
+  piecesAt(i: number): Uint8Array[] | undefined {
+    if (!this.reuse) return undefined;
+    let p = this.pieces[i];
+    if (p === undefined) {
+      p = [];
+      this.pieces[i] = p;
+    }
+    return p;
+  }
+
+  /** The i-th frame completed by the last push (i below what it returned). */
+  frame(i: number): CompletedFrame {
+    return this.list[i]!;
+  }
+}
+
+function newFrame(): CompletedFrame {
+  return { timestamp: 0, pieces: null, arrivalNs: 0, completedNs: 0, firstNs: 0, late: false };
 }
 
 /**
@@ -50,12 +95,12 @@ export class PendingFrame {
   }
 
   /** Drops the payload references (for the pool); the chunks of copied ones go to `released`. */
-  clear(released: PayloadChunk[]): void {
+  clear(released: ReleaseQueue): void {
     for (let j = 0; j < this.count; j++) {
       this.payloads[j] = NO_PAYLOAD;
       const c = this.kept[j];
       if (c != null) {
-        released.push(c);
+        released.add(c);
         this.kept[j] = null;
       }
     }
@@ -81,7 +126,8 @@ export class FrameDepacketiser {
     this.depacketize = depacketize;
   }
 
-  depacketise(f: PendingFrame): Uint8Array[] | null {
+  /** The pieces, written into `into` when given. */
+  depacketise(f: PendingFrame, into?: Uint8Array[]): Uint8Array[] | null {
     const n = f.count;
     let input = n <= CACHED_SIZES ? this.bySize[n] : undefined;
     if (input === undefined) {
@@ -91,7 +137,7 @@ export class FrameDepacketiser {
     for (let j = 0; j < n; j++) input[f.exts[j]! - f.lo] = f.payloads[j]!;
     let pieces: Uint8Array[] | null;
     try {
-      pieces = this.depacketize(input);
+      pieces = this.depacketize(input, into);
     } catch {
       pieces = null;
     }

@@ -7,13 +7,13 @@
 // SeenRing; `pending` frames (pooled, a handful) in an array sorted by `lo`; `closed` timestamps
 // in a Map in the order they closed. Payloads are kept by reference, or, with `copyPending`,
 // copied into the thread's payload chunks (payload-store.ts) while their frame is pending. Per
-// completed frame: the CompletedFrame and what the depacketiser returns.
+// completed frame: what the depacketiser returns, and the CompletedFrame unless they are reused.
 
 import type { FrameEnd } from "../types.ts";
 import { type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketize } from "./frames.ts";
-import { FrameDepacketiser, MAX_PENDING, PendingFrame } from "./frames.ts";
-import { type PayloadChunk, releasePayload } from "./payload-store.ts";
+import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
+import { ReleaseQueue } from "./payload-store.ts";
 import { SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
@@ -46,7 +46,9 @@ export class Reassembler {
   /** the caller reuses a payload's bytes after push: a frame still pending keeps a copy of it */
   copyPending = false;
   // chunks of recycled frames' copies, released at the next push (a completed frame is read after it)
-  private readonly released: PayloadChunk[] = [];
+  private readonly released = new ReleaseQueue();
+  /** the objects of completed frames: new ones, or with `results.reuse` pooled ones (frames.ts) */
+  readonly results = new FrameResults();
   private lastFrame: PendingFrame | null = null;
   private lastIndex = 0;
 
@@ -75,8 +77,9 @@ export class Reassembler {
 
   /**
    * Adds one packet (its payload is kept by reference) that arrived at `arrivalNs` (monotonic,
-   * non-decreasing across calls). Appends the frames it completed to `out`, in ascending
-   * sequence order, and returns how many.
+   * non-decreasing across calls). Returns how many frames it completed, in ascending sequence
+   * order: `results.frame(0…n−1)`, also appended to `out` when given. With `results.reuse` they
+   * are valid until the next push.
    */
   push(
     seq: number,
@@ -84,9 +87,9 @@ export class Reassembler {
     marker: boolean,
     payload: Uint8Array,
     arrivalNs: number,
-    out: CompletedFrame[],
+    out: CompletedFrame[] | null = null,
   ): number {
-    if (this.released.length > 0) releaseAll(this.released);
+    if (this.released.pending) this.released.flush();
     if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
 
     const ext = this.extend(seq);
@@ -226,7 +229,7 @@ export class Reassembler {
   }
 
   /** Closes and depacketises every pending frame now whole, in ascending order of lo. */
-  private complete(now: number, out: CompletedFrame[]): number {
+  private complete(now: number, out: CompletedFrame[] | null): number {
     const order = this.order;
     let w = 0;
     let n = 0;
@@ -240,14 +243,14 @@ export class Reassembler {
       this.starts?.learn(f);
       const late = f.lastNs > f.hiNs;
       if (late) this.late++;
-      out.push({
-        timestamp: f.ts,
-        pieces: this.depacketiser.depacketise(f),
-        arrivalNs: f.hiNs,
-        completedNs: now,
-        firstNs: f.firstNs,
-        late,
-      });
+      const done = this.results.at(n);
+      done.timestamp = f.ts;
+      done.pieces = this.depacketiser.depacketise(f, this.results.piecesAt(n));
+      done.arrivalNs = f.hiNs;
+      done.completedNs = now;
+      done.firstNs = f.firstNs;
+      done.late = late;
+      if (out !== null) out.push(done);
       n++;
       this.recycle(f);
     }
@@ -292,9 +295,4 @@ export class Reassembler {
     }
     this.lastPruneNs = now;
   }
-}
-
-function releaseAll(chunks: PayloadChunk[]): void {
-  for (let i = 0; i < chunks.length; i++) releasePayload(chunks[i]!);
-  chunks.length = 0;
 }
