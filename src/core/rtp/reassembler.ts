@@ -5,11 +5,12 @@
 //
 // State per viewer: `seen` packets (timestamp + arrival by extended sequence number) in a
 // SeenRing; `pending` frames (pooled, a handful) in an array sorted by `lo`; `closed` timestamps
-// in a Map in the order they closed. Payloads are kept by reference, or, with `copyPending`,
+// in a ClosedFrames ring in the order they closed. Payloads are kept by reference, or, with `copyPending`,
 // copied into the thread's payload chunks (payload-store.ts) while their frame is pending. Per
 // completed frame: what the depacketiser returns, and the CompletedFrame unless they are reused.
 
 import type { FrameEnd } from "../types.ts";
+import { ClosedFrames } from "./closed-frames.ts";
 import { type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketize } from "./frames.ts";
 import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
@@ -39,7 +40,7 @@ export class Reassembler {
   private pendingCount = 0;
   private oldestFirstNs = Number.POSITIVE_INFINITY; // ≤ every pending frame's firstNs
   private readonly pool: PendingFrame[] = [];
-  private readonly closed = new Map<number, number>(); // (ts | 0) → instant closed (int32 keys: small ints)
+  private readonly closed = new ClosedFrames(); // (ts | 0) → instant closed, oldest first
 
   private haveEarliest = false;
   private earliest = 0;
@@ -138,7 +139,7 @@ export class Reassembler {
       }
     }
     if (f === undefined) {
-      if (this.closed.has(ts | 0)) return;
+      if (this.closed.has(ts)) return;
       if (this.pendingCount >= MAX_PENDING) this.giveUpOldest(at);
       f = this.pool.pop() ?? new PendingFrame();
       f.ts = ts;
@@ -203,7 +204,7 @@ export class Reassembler {
     const f = order[oldest]!;
     for (let i = oldest + 1; i < this.pendingCount; i++) order[i - 1] = order[i]!;
     this.pendingCount--;
-    this.closed.set(f.ts | 0, now);
+    this.closed.add(f.ts, now);
     if (f.ts !== this.earliest) this.incomplete++;
     this.recycle(f);
   }
@@ -220,7 +221,7 @@ export class Reassembler {
         if (f.firstNs < oldest) oldest = f.firstNs;
         continue;
       }
-      this.closed.set(f.ts | 0, now);
+      this.closed.add(f.ts, now);
       if (f.ts !== this.earliest) this.incomplete++;
       this.recycle(f);
     }
@@ -239,7 +240,7 @@ export class Reassembler {
         order[w++] = f;
         continue;
       }
-      this.closed.set(f.ts | 0, now);
+      this.closed.add(f.ts, now);
       this.starts?.learn(f);
       const late = f.lastNs > f.hiNs;
       if (late) this.late++;
@@ -288,11 +289,7 @@ export class Reassembler {
   /** Forgets seen packets and closed frames older than FORGET_NS. */
   private prune(now: number): void {
     this.seen.forgetBefore(now - FORGET_NS);
-    // closed is in insertion order, which is the order of the instants closed: stop at the first young one
-    for (const [ts, at] of this.closed) {
-      if (now - at <= FORGET_NS) break;
-      this.closed.delete(ts);
-    }
+    this.closed.forgetOlder(now, FORGET_NS);
     this.lastPruneNs = now;
   }
 }
