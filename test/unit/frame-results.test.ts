@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { loadClip } from "../../src/core/clip/clip.ts";
+import { FramePieces } from "../../src/core/codec/pieces.ts";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
 import { ClipTable, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
 import { FingerprintDelay } from "../../src/core/delay/fingerprint-delay.ts";
@@ -24,7 +25,7 @@ before(async () => {
 /** Writes clip frame k's figures into `f`, as a push completing that frame would. */
 function fill(f: CompletedFrame, k: number, arrivalNs: number): CompletedFrame {
   f.timestamp = k * clip.ticks;
-  f.pieces = [clip.frames[k]!];
+  f.pieces = FramePieces.of([clip.frames[k]!]);
   f.arrivalNs = arrivalNs;
   f.completedNs = arrivalNs;
   f.firstNs = arrivalNs - MS;

@@ -2,8 +2,8 @@
 // live counters, RTP statistics and join, packet transit from abs-capture-time, and — when the run
 // publishes and the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the
 // one-way delay sample window. The caller (the viewer's read loop) owns the socket and the clock.
-import { depacketizeH264, frameStartH264, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
-import { depacketizeVp8, frameStartVp8, keyframeStartVp8, keyPartVp8 } from "../codec/vp8.ts";
+import { frameStartH264, h264Pieces, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
+import { frameStartVp8, keyframeStartVp8, keyPartVp8, vp8Pieces } from "../codec/vp8.ts";
 import { type FrameStart, Reassembler } from "../rtp/reassembler.ts";
 import { RtpStats } from "../rtp/stats.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
@@ -85,8 +85,8 @@ export const H264_FRAME_START: FrameStart = { startClass: frameStartH264, keyPar
 /** The reassembler of a VP8 or H.264 track, with the codec's frame-start head proof. */
 function reassemblerFor(codec: Codec): Reassembler {
   return codec === "vp8"
-    ? new Reassembler(depacketizeVp8, VP8_FRAME_START)
-    : new Reassembler(depacketizeH264, H264_FRAME_START);
+    ? new Reassembler({ pieces: vp8Pieces }, VP8_FRAME_START)
+    : new Reassembler({ pieces: h264Pieces }, H264_FRAME_START);
 }
 
 const notKey = (_payload: Uint8Array): boolean => false;

@@ -1,17 +1,17 @@
 // The reassembler's two kinds of frame: a complete one as it leaves (with its instants), and a
 // pending one still missing a packet, its head proof or its end (pooled, overwritten in place).
+import { FramePieces, type PieceDepacketize } from "../codec/pieces.ts";
 import { keepPayload, type PayloadChunk, type ReleaseQueue } from "./payload-store.ts";
 
-/**
- * Depacketiser of one frame's payloads in sequence order; null rejects the frame. It writes the
- * pieces into `into` when given (and returns it), else into a new array.
- */
-export type Depacketize = (payloads: readonly Uint8Array[], into?: Uint8Array[]) => Uint8Array[] | null;
+/** Depacketiser of one frame's payloads in sequence order, as views; null rejects the frame. */
+export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
+/** A depacketiser: one that writes ranges (the pipeline's, no view per piece) or one that returns views. */
+export type Depacketizer = { pieces: PieceDepacketize } | Depacketize;
 
 export interface CompletedFrame {
   timestamp: number;
   /** depacketised pieces (concatenated they are the frame); null when the depacketiser rejected it */
-  pieces: Uint8Array[] | null;
+  pieces: FramePieces | null;
   /** t1: arrival of the packet at the frame's highest sequence number */
   arrivalNs: number;
   /** arrival of the packet that made the frame complete */
@@ -31,7 +31,7 @@ export class FrameResults {
   reuse = false;
   // the last push's frames by position (pooled objects with reuse), and with reuse their pieces
   private readonly list: CompletedFrame[] = [];
-  private readonly pieces: Uint8Array[][] = [];
+  private readonly pieces: FramePieces[] = [];
 
   /** The object for the i-th frame completed by this push. */
   at(i: number): CompletedFrame {
@@ -43,12 +43,12 @@ export class FrameResults {
     return r;
   }
 
-  /** The array for the i-th frame's pieces with reuse (pooled); undefined (a new one) without. */
-  piecesAt(i: number): Uint8Array[] | undefined {
-    if (!this.reuse) return undefined;
+  /** Where the i-th frame's pieces go: pooled with reuse, else new. */
+  piecesAt(i: number): FramePieces {
+    if (!this.reuse) return new FramePieces();
     let p = this.pieces[i];
     if (p === undefined) {
-      p = [];
+      p = new FramePieces();
       this.pieces[i] = p;
     }
     return p;
@@ -115,19 +115,19 @@ const CACHED_SIZES = 32;
 
 /**
  * Runs the depacketiser over a pending frame's payloads lo…hi in sequence order, a fresh call per
- * frame (no state crosses frames); null rejects the frame. The array it gets is reused
+ * frame (no state crosses frames); false rejects the frame. The array it gets is reused
  * afterwards: a depacketiser must not keep it (it may keep the payloads).
  */
 export class FrameDepacketiser {
-  private readonly depacketize: Depacketize;
+  private readonly depacketize: Depacketizer;
   private readonly bySize: (Uint8Array[] | undefined)[] = []; // depacketiser input arrays by length
 
-  constructor(depacketize: Depacketize) {
+  constructor(depacketize: Depacketizer) {
     this.depacketize = depacketize;
   }
 
-  /** The pieces, written into `into` when given. */
-  depacketise(f: PendingFrame, into?: Uint8Array[]): Uint8Array[] | null {
+  /** The frame's pieces into `out`; false when rejected. */
+  depacketise(f: PendingFrame, out: FramePieces): boolean {
     const n = f.count;
     let input = n <= CACHED_SIZES ? this.bySize[n] : undefined;
     if (input === undefined) {
@@ -135,14 +135,24 @@ export class FrameDepacketiser {
       if (n <= CACHED_SIZES) this.bySize[n] = input;
     }
     for (let j = 0; j < n; j++) input[f.exts[j]! - f.lo] = f.payloads[j]!;
-    let pieces: Uint8Array[] | null;
+    let ok: boolean;
     try {
-      pieces = this.depacketize(input, into);
+      ok = this.run(input, out);
     } catch {
-      pieces = null;
+      ok = false;
     }
     for (let j = 0; j < n; j++) input[j] = NO_PAYLOAD;
-    return pieces;
+    return ok;
+  }
+
+  private run(input: readonly Uint8Array[], out: FramePieces): boolean {
+    const d = this.depacketize;
+    if (typeof d !== "function") return d.pieces(input, out);
+    const views = d(input);
+    out.n = 0;
+    if (views === null) return false;
+    for (const v of views) out.add(v, 0, v.length);
+    return true;
   }
 }
 

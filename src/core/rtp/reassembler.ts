@@ -12,13 +12,13 @@
 import type { FrameEnd } from "../types.ts";
 import { ClosedFrames } from "./closed-frames.ts";
 import { type FrameStart, StartProof } from "./frame-start.ts";
-import type { CompletedFrame, Depacketize } from "./frames.ts";
+import type { CompletedFrame, Depacketizer } from "./frames.ts";
 import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
 import { ReleaseQueue } from "./payload-store.ts";
 import { SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
-export type { CompletedFrame, Depacketize } from "./frames.ts";
+export type { CompletedFrame, Depacketize, Depacketizer } from "./frames.ts";
 export { MAX_PENDING } from "./frames.ts";
 
 /** How long a frame may stay incomplete after its first packet arrived. */
@@ -58,7 +58,7 @@ export class Reassembler {
   private late = 0;
 
   /** `frameStart` (optional) adds the codec head proof (StartProof). */
-  constructor(depacketize: Depacketize, frameStart: FrameStart | null = null) {
+  constructor(depacketize: Depacketizer, frameStart: FrameStart | null = null) {
     this.depacketiser = new FrameDepacketiser(depacketize);
     this.starts = frameStart === null ? null : new StartProof(frameStart);
   }
@@ -246,7 +246,8 @@ export class Reassembler {
       if (late) this.late++;
       const done = this.results.at(n);
       done.timestamp = f.ts;
-      done.pieces = this.depacketiser.depacketise(f, this.results.piecesAt(n));
+      const pieces = this.results.piecesAt(n);
+      done.pieces = this.depacketiser.depacketise(f, pieces) ? pieces : null;
       done.arrivalNs = f.hiNs;
       done.completedNs = now;
       done.firstNs = f.firstNs;
