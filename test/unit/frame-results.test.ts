@@ -48,9 +48,24 @@ test("with reuse the next push's frame comes in the same object, overwritten", (
   const [a, b] = frameOf(true);
   assert.equal(a, b, "one pooled object");
   assert.equal(a.timestamp, 6000, "overwritten by the next frame");
+  assert.deepEqual(a.pieces?.views(), [Uint8Array.of(11)]);
   const [c, d] = frameOf(false);
   assert.notEqual(c, d);
   assert.equal(c.timestamp, 3000, "a new object per frame without reuse");
+});
+
+test("with reuse a push drops the last push's pieces: no payload is kept alive by the pool", () => {
+  const r = new Reassembler(depacketizeVp8);
+  r.results.reuse = true;
+  r.push(9, 0, true, Uint8Array.of(0x10, 9), 0);
+  assert.equal(r.push(10, 3000, true, Uint8Array.of(0x10, 10), MS), 1);
+  const f = r.results.frame(0);
+  const pieces = f.pieces;
+  assert.ok(pieces !== null && pieces.n === 1);
+  assert.equal(r.push(12, 9000, false, Uint8Array.of(0x00, 12), 2 * MS), 0);
+  assert.equal(f.pieces, null);
+  assert.equal(pieces.n, 0);
+  assert.equal(pieces.bytes[0]!.length, 0, "the payload reference is overwritten");
 });
 
 test("a deferred fingerprint frame keeps its own figures when its object is reused", () => {

@@ -3,6 +3,8 @@
 // buffer, so a frame costs no object per packet. Reused across frames: overwritten in place.
 
 const copy = Buffer.prototype.copy;
+/** What a dropped piece reference is overwritten with. */
+const NO_BYTES = new Uint8Array(0);
 
 /** Copies `src[at … at + len)` into `dst` at `to`, with no view made (Buffer's copy takes ranges). */
 export function copyRange(src: Uint8Array, at: number, len: number, dst: Uint8Array, to: number): void {
@@ -21,6 +23,12 @@ export class FramePieces {
     this.bytes[i] = bytes;
     this.at[i] = at;
     this.len[i] = len;
+  }
+
+  /** Drops the references to the payloads (a reused FramePieces must not keep them alive). */
+  clear(): void {
+    for (let i = 0; i < this.n; i++) this.bytes[i] = NO_BYTES;
+    this.n = 0;
   }
 
   /** Piece i's first byte. */

@@ -32,9 +32,24 @@ export class FrameResults {
   // the last push's frames by position (pooled objects with reuse), and with reuse their pieces
   private readonly list: CompletedFrame[] = [];
   private readonly pieces: FramePieces[] = [];
+  private used = 0;
+
+  /**
+   * At the start of a push: with reuse, the last push's frames drop their pieces, so that pooled
+   * objects do not keep payloads (datagram buffers, payload chunks) alive.
+   */
+  release(): void {
+    if (!this.reuse) return;
+    for (let i = 0; i < this.used; i++) {
+      this.list[i]!.pieces = null;
+      this.pieces[i]?.clear();
+    }
+    this.used = 0;
+  }
 
   /** The object for the i-th frame completed by this push. */
   at(i: number): CompletedFrame {
+    if (i >= this.used) this.used = i + 1;
     let r = this.list[i];
     if (r === undefined || !this.reuse) {
       r = newFrame();

@@ -90,6 +90,7 @@ export class Reassembler {
     arrivalNs: number,
     out: CompletedFrame[] | null = null,
   ): number {
+    this.results.release();
     if (this.released.pending) this.released.flush();
     if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
 
