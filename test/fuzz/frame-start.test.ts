@@ -109,7 +109,7 @@ function runCase(c: Case): void {
       // every packet sent for the frame is in it: the same depacketised bytes
       const want = depacketize(original.get(f.timestamp)!);
       assert.ok(f.pieces !== null && want !== null, "a whole frame depacketises");
-      assert.deepEqual(concat(f.pieces), concat(want), `frame ${f.timestamp} is missing a packet`);
+      assert.deepEqual(concat(f.pieces.views()), concat(want), `frame ${f.timestamp} is missing a packet`);
     }
     out.length = 0;
     seqOnly.push(p.seq, p.ts, p.marker, p.payload, at, out);

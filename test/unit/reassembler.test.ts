@@ -33,7 +33,10 @@ function push(
 
 function text(f: CompletedFrame): string {
   assert.ok(f.pieces !== null, "frame rejected");
-  return f.pieces.map((b) => dec.decode(b)).join("");
+  return f.pieces
+    .views()
+    .map((b) => dec.decode(b))
+    .join("");
 }
 
 function none(got: CompletedFrame[], what: string): void {
@@ -172,7 +175,7 @@ test("stale FU-A bytes of an incomplete frame are never part of the next frame",
   const got = push(r, 13, 6000, true, Uint8Array.of(0x41, 0x62), 4);
   assert.equal(got.length, 1);
   assert.equal(got[0]!.timestamp, 6000);
-  assert.deepEqual(got[0]!.pieces, [Uint8Array.of(0x41, 0x62)]);
+  assert.deepEqual(got[0]!.pieces?.views(), [Uint8Array.of(0x41, 0x62)]);
 });
 
 test("markerless switch; markers are ignored after it", () => {

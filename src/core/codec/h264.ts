@@ -1,6 +1,7 @@
 // H.264 RTP payload format (RFC 6184, non-interleaved mode): payloader, depacketiser and
 // keyframe-start test.
 import { splitAnnexB } from "../clip/annexb.ts";
+import { copyRange, FramePieces } from "./pieces.ts";
 
 const NAL_TYPE_MASK = 0x1f;
 const NAL_NRI_MASK = 0x60;
@@ -111,50 +112,56 @@ function fuaSize(payloads: readonly Uint8Array[], from: number): number {
 }
 
 /**
- * The complete NAL units (no start codes) carried by one frame's payloads in sequence order:
- * single NAL units as they are and STAP-A units as views (no copy), FU-A fragments joined
- * into one new buffer per unit. A fresh state per call, so fragments never leak between
- * frames. null (frame rejected) for STAP-B, MTAP16/24, FU-B, type 0/30/31, an empty payload,
- * a truncated STAP-A, or an FU-A that does not start with S, is interrupted, or never ends.
+ * The complete NAL units (no start codes) carried by one frame's payloads in sequence order, into
+ * `out`: single NAL units and STAP-A units as ranges of their payloads (no copy), FU-A fragments
+ * joined into one new buffer per unit. A fresh state per call, so fragments never leak between
+ * frames. false (frame rejected) for STAP-B, MTAP16/24, FU-B, type 0/30/31, an empty payload, a
+ * truncated STAP-A, or an FU-A that does not start with S, is interrupted, or never ends.
  */
-export function depacketizeH264(payloads: readonly Uint8Array[]): Uint8Array[] | null {
-  const out: Uint8Array[] = [];
+export function h264Pieces(payloads: readonly Uint8Array[], out: FramePieces): boolean {
+  out.n = 0;
   for (let i = 0; i < payloads.length; i++) {
     const p = payloads[i]!;
-    if (p.length === 0) return null;
+    if (p.length === 0) return false;
     const type = p[0]! & NAL_TYPE_MASK;
     if (type >= 1 && type <= 23) {
-      out.push(p);
+      out.add(p, 0, p.length);
     } else if (type === TYPE_STAP_A) {
       let off = 1;
       while (off < p.length) {
-        if (off + 2 > p.length) return null;
+        if (off + 2 > p.length) return false;
         const size = (p[off]! << 8) | p[off + 1]!;
         off += 2;
-        if (off + size > p.length) return null;
-        if (size > 0) out.push(p.subarray(off, off + size));
+        if (off + size > p.length) return false;
+        if (size > 0) out.add(p, off, size);
         off += size;
       }
     } else if (type === TYPE_FU_A) {
-      if (p.length < 2 || (p[1]! & FU_START) === 0) return null;
+      if (p.length < 2 || (p[1]! & FU_START) === 0) return false;
       const size = fuaSize(payloads, i);
-      if (size < 0) return null;
+      if (size < 0) return false;
       const nal = new Uint8Array(size);
       nal[0] = (p[0]! & NAL_NRI_MASK) | (p[1]! & NAL_TYPE_MASK);
       let off = 1;
       for (;;) {
         const q = payloads[i]!;
-        nal.set(q.subarray(2), off);
+        copyRange(q, 2, q.length - 2, nal, off);
         off += q.length - 2;
         if ((q[1]! & FU_END) !== 0) break;
         i++;
       }
-      out.push(nal);
+      out.add(nal, 0, size);
     } else {
-      return null; // 0, STAP-B 25, MTAP16 26, MTAP24 27, FU-B 29, 30, 31
+      return false; // 0, STAP-B 25, MTAP16 26, MTAP24 27, FU-B 29, 30, 31
     }
   }
-  return out;
+  return true;
+}
+
+/** h264Pieces as views (single and STAP-A units into the payloads); null when the frame is rejected. */
+export function depacketizeH264(payloads: readonly Uint8Array[]): Uint8Array[] | null {
+  const out = new FramePieces();
+  return h264Pieces(payloads, out) ? out.views() : null;
 }
 
 /**

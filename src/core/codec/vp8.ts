@@ -9,6 +9,8 @@
 //   L:  |   TL0PICIDX   |  optional
 //  T/K: |TID|Y| KEYIDX  |  optional
 
+import { FramePieces } from "./pieces.ts";
+
 /** Size of the descriptor this payloader writes: required byte, X byte, 15-bit picture ID. */
 const DESCRIPTOR_BYTES = 4;
 
@@ -67,19 +69,25 @@ export function vp8DescriptorBytes(payload: Uint8Array): number {
 }
 
 /**
- * The data pieces of one frame's payloads (in sequence order), each with its descriptor
- * skipped: views into the payloads, no copy. Their concatenation is the VP8 frame. null
- * when a descriptor is malformed (the frame is rejected).
+ * The data pieces of one frame's payloads (in sequence order) as ranges, each payload past its
+ * descriptor, into `out`; their concatenation is the VP8 frame. false when a descriptor is
+ * malformed (the frame is rejected).
  */
-export function depacketizeVp8(payloads: readonly Uint8Array[]): Uint8Array[] | null {
-  const out = new Array<Uint8Array>(payloads.length);
+export function vp8Pieces(payloads: readonly Uint8Array[], out: FramePieces): boolean {
+  out.n = 0;
   for (let i = 0; i < payloads.length; i++) {
     const p = payloads[i]!;
     const skip = vp8DescriptorBytes(p);
-    if (skip < 0) return null;
-    out[i] = p.subarray(skip);
+    if (skip < 0) return false;
+    out.add(p, skip, p.length - skip);
   }
-  return out;
+  return true;
+}
+
+/** vp8Pieces as views into the payloads (no copy); null when the frame is rejected. */
+export function depacketizeVp8(payloads: readonly Uint8Array[]): Uint8Array[] | null {
+  const out = new FramePieces();
+  return vp8Pieces(payloads, out) ? out.views() : null;
 }
 
 /**

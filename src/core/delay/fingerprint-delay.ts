@@ -78,7 +78,7 @@ export class FingerprintDelay {
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
   frame(f: CompletedFrame, excluded: boolean): void {
-    const fp = f.pieces !== null ? this.hasher.fingerprint(this.codec, f.pieces) : null;
+    const fp = f.pieces !== null ? this.hasher.fingerprintPieces(this.codec, f.pieces) : null;
     if (this.logWaitNs > 0) {
       this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, excluded });
     } else {

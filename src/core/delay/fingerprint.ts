@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import xxhash from "xxhash-wasm";
 import { splitAnnexB } from "../clip/annexb.ts";
 import type { Clip } from "../clip/model.ts";
+import { copyRange, FramePieces } from "../codec/pieces.ts";
 import type { Codec } from "../types.ts";
 
 const SEED = 0n;
@@ -22,6 +23,8 @@ export interface Hasher {
    * without start codes. null when nothing is hashed (no byte, no VCL unit, unknown codec).
    */
   fingerprint(codec: Codec, pieces: readonly Uint8Array[]): bigint | null;
+  /** The same fingerprint of pieces given as byte ranges (the reassembler's). */
+  fingerprintPieces(codec: Codec, pieces: FramePieces): bigint | null;
   /** Fingerprint of clip frame `index`; equals `fingerprint` of the same frame after RTP. */
   clipFrameFingerprint(clip: Clip, index: number): bigint | null;
   /** Fingerprint of one audio packet's payload, the whole unit (docs/definitions.md#audio-track). */
@@ -48,48 +51,40 @@ class XxHasher implements Hasher {
   }
 
   fingerprint(codec: Codec, pieces: readonly Uint8Array[]): bigint | null {
-    if (codec === "vp8") return this.hashAll(pieces);
-    if (codec === "h264") return this.hashVcl(pieces);
+    return this.fingerprintPieces(codec, FramePieces.of(pieces));
+  }
+
+  fingerprintPieces(codec: Codec, pieces: FramePieces): bigint | null {
+    if (codec === "vp8") return this.hashRanges(pieces, false);
+    if (codec === "h264") return this.hashRanges(pieces, true);
     return null;
   }
 
-  private hashAll(pieces: readonly Uint8Array[]): bigint | null {
-    if (pieces.length === 1) {
-      const only = pieces[0]!;
-      return only.length === 0 ? null : this.h64(only, SEED);
-    }
-    let bytes = 0;
-    for (const p of pieces) bytes += p.length;
-    if (bytes === 0) return null;
-    const buf = this.room(bytes);
-    let off = 0;
-    for (const p of pieces) {
-      buf.set(p, off);
-      off += p.length;
-    }
-    return this.h64(buf.subarray(0, bytes), SEED);
-  }
-
-  private hashVcl(nals: readonly Uint8Array[]): bigint | null {
+  /**
+   * xxhash64 of the pieces concatenated (with `vclOnly`, of the H.264 VCL units only); null when
+   * that is no byte or, for H.264, no VCL unit. One piece that is a whole buffer is hashed as it
+   * is; otherwise the ranges are copied into the scratch buffer.
+   */
+  private hashRanges(p: FramePieces, vclOnly: boolean): bigint | null {
     let bytes = 0;
     let kept = 0;
-    let last: Uint8Array | undefined;
-    for (const nal of nals) {
-      if (nal.length > 0 && isVcl(nal[0]! & 0x1f)) {
-        bytes += nal.length;
-        kept++;
-        last = nal;
-      }
+    let last = -1;
+    for (let i = 0; i < p.n; i++) {
+      if (vclOnly && (p.len[i] === 0 || !isVcl(p.first(i) & 0x1f))) continue;
+      bytes += p.len[i]!;
+      kept++;
+      last = i;
     }
-    if (kept === 0 || last === undefined) return null;
-    if (kept === 1) return this.h64(last, SEED);
+    if (kept === 0 || (!vclOnly && bytes === 0)) return null;
+    if (kept === 1 && p.at[last] === 0 && p.len[last] === p.bytes[last]!.length) {
+      return this.h64(p.bytes[last]!, SEED);
+    }
     const buf = this.room(bytes);
     let off = 0;
-    for (const nal of nals) {
-      if (nal.length > 0 && isVcl(nal[0]! & 0x1f)) {
-        buf.set(nal, off);
-        off += nal.length;
-      }
+    for (let i = 0; i < p.n; i++) {
+      if (vclOnly && (p.len[i] === 0 || !isVcl(p.first(i) & 0x1f))) continue;
+      copyRange(p.bytes[i]!, p.at[i]!, p.len[i]!, buf, off);
+      off += p.len[i]!;
     }
     return this.h64(buf.subarray(0, bytes), SEED);
   }
@@ -101,7 +96,7 @@ class XxHasher implements Hasher {
   clipFrameFingerprint(clip: Clip, index: number): bigint | null {
     const frame = clip.frames[index];
     if (frame === undefined) return null;
-    if (clip.codec === "h264") return this.hashVcl(splitAnnexB(frame));
+    if (clip.codec === "h264") return this.fingerprint("h264", splitAnnexB(frame));
     return this.fingerprint(clip.codec, [frame]);
   }
 }

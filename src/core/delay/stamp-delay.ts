@@ -6,6 +6,7 @@
 import type { CompletedFrame } from "../rtp/reassembler.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { StampDelayCounters } from "../types.ts";
+import { FrameHeads } from "./frame-heads.ts";
 
 /** A stamp delay below zero or above this is invalid (clocks, or a rewritten extension). */
 export const MAX_PLAUSIBLE_STAMP_DELAY_NS = 60e9;
@@ -27,19 +28,13 @@ export function emptyStampCounters(): StampDelayCounters {
   };
 }
 
-interface FrameHead {
-  seq: number;
-  stampNs: number;
-  key: boolean;
-}
-
 export class StampDelay {
   /**
    * publisher wall clock minus this process's monotonic clock, ns, at [0]; updated by the caller as
    * the offset is measured
    */
   private readonly pubWallMinusMono: Float64Array;
-  private readonly heads = new Map<number, FrameHead>();
+  private readonly heads = new FrameHeads(MAX_OPEN_FRAMES);
   // every sample goes to exactly one of these two; all() is their union
   readonly keyHist = new DelayHistogram();
   readonly deltaHist = new DelayHistogram();
@@ -57,42 +52,37 @@ export class StampDelay {
    * frame's lowest sequence number.
    */
   packet(seq: number, ts: number, stampNs: number, keyStart: boolean): void {
-    const head = this.heads.get(ts);
-    if (head === undefined) {
-      if (this.heads.size >= MAX_OPEN_FRAMES) {
-        const oldest = this.heads.keys().next();
-        if (!oldest.done) this.heads.delete(oldest.value);
-      }
-      this.heads.set(ts, { seq, stampNs, key: keyStart });
-    } else if (((seq - head.seq) << 16) >> 16 < 0) {
-      head.seq = seq;
-      head.stampNs = stampNs;
-      head.key = keyStart;
-    }
+    const heads = this.heads;
+    const s = heads.find(ts);
+    if (s < 0) heads.add(ts, seq, stampNs, keyStart);
+    else if (((seq - heads.seqAt(s)) << 16) >> 16 < 0) heads.set(s, seq, stampNs, keyStart);
   }
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
   frame(f: CompletedFrame, excluded: boolean): void {
     const c = this.c;
     c.completeFrames++;
-    const head = this.heads.get(f.timestamp);
-    if (head !== undefined) this.heads.delete(f.timestamp);
+    const heads = this.heads;
+    const s = heads.find(f.timestamp);
+    const stampNs = s >= 0 ? heads.stampAt(s) : -1;
+    const key = s >= 0 && heads.keyAt(s);
+    if (s >= 0) heads.remove(s);
     if (excluded) {
       c.excludedFrames++;
       return;
     }
-    if (head === undefined || head.stampNs === -1) {
+    if (stampNs === -1) {
       c.unstampedFrames++;
       return;
     }
-    const delay = f.arrivalNs + (this.pubWallMinusMono[0] as number) - head.stampNs;
+    const delay = f.arrivalNs + (this.pubWallMinusMono[0] as number) - stampNs;
     if (delay < 0 || delay > MAX_PLAUSIBLE_STAMP_DELAY_NS) {
       c.invalid++;
       return;
     }
     c.samples++;
     if (this.onSample !== null) this.onSample(delay);
-    if (head.key) {
+    if (key) {
       c.keyframeSamples++;
       this.keyHist.recordNs(delay);
     } else {

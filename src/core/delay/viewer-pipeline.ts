@@ -2,9 +2,9 @@
 // live counters, RTP statistics and join, packet transit from abs-capture-time, and — when the run
 // publishes and the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the
 // one-way delay sample window. The caller (the viewer's read loop) owns the socket and the clock.
-import { depacketizeH264, frameStartH264, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
-import { depacketizeVp8, frameStartVp8, keyframeStartVp8, keyPartVp8 } from "../codec/vp8.ts";
-import { type CompletedFrame, type FrameStart, Reassembler } from "../rtp/reassembler.ts";
+import { frameStartH264, h264Pieces, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
+import { frameStartVp8, keyframeStartVp8, keyPartVp8, vp8Pieces } from "../codec/vp8.ts";
+import { type FrameStart, Reassembler } from "../rtp/reassembler.ts";
 import { RtpStats } from "../rtp/stats.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayBlocker, ViewerRecord } from "../types.ts";
@@ -85,8 +85,8 @@ export const H264_FRAME_START: FrameStart = { startClass: frameStartH264, keyPar
 /** The reassembler of a VP8 or H.264 track, with the codec's frame-start head proof. */
 function reassemblerFor(codec: Codec): Reassembler {
   return codec === "vp8"
-    ? new Reassembler(depacketizeVp8, VP8_FRAME_START)
-    : new Reassembler(depacketizeH264, H264_FRAME_START);
+    ? new Reassembler({ pieces: vp8Pieces }, VP8_FRAME_START)
+    : new Reassembler({ pieces: h264Pieces }, H264_FRAME_START);
 }
 
 const notKey = (_payload: Uint8Array): boolean => false;
@@ -129,7 +129,6 @@ export class ViewerPipeline {
   private readonly reasm: Reassembler | null = null;
   private readonly fingerprint: FingerprintDelay | null = null;
   private readonly onTransitSample: ((transitNs: number) => void) | null;
-  private readonly out: CompletedFrame[] = [];
 
   constructor(opts: ViewerPipelineOptions) {
     this.codec = opts.codec;
@@ -171,6 +170,8 @@ export class ViewerPipeline {
         offset: opts.offset ?? null,
       });
     }
+    // completed frames are read within onPacket only (the delay sources copy what they keep)
+    if (this.reasm !== null) this.reasm.results.reuse = true;
   }
 
   /** Payloads are views their caller reuses after onPacket (the arena path): pending frames keep copies. */
@@ -224,15 +225,13 @@ export class ViewerPipeline {
       this.stamp.packet(seq, ts, this.negotiated ? captureWallNs : -1, this.keyframeStart(payload));
     }
     if (this.reasm !== null) {
-      const out = this.out;
-      const n = this.reasm.push(seq, ts, marker, payload, arrivalNs, out);
+      const n = this.reasm.push(seq, ts, marker, payload, arrivalNs);
       for (let j = 0; j < n; j++) {
-        const f = out[j] as CompletedFrame;
+        const f = this.reasm.results.frame(j);
         const excluded = f.firstNs < this.sampleFromNs;
         if (this.fingerprint !== null) this.fingerprint.frame(f, excluded);
         if (this.stamp !== null) this.stamp.frame(f, excluded);
       }
-      out.length = 0;
     }
     if (this.fingerprint !== null) this.fingerprint.due(arrivalNs);
   }

@@ -1,14 +1,17 @@
 // The reassembler's two kinds of frame: a complete one as it leaves (with its instants), and a
 // pending one still missing a packet, its head proof or its end (pooled, overwritten in place).
-import { keepPayload, type PayloadChunk } from "./payload-store.ts";
+import { FramePieces, type PieceDepacketize } from "../codec/pieces.ts";
+import { keepPayload, type PayloadChunk, type ReleaseQueue } from "./payload-store.ts";
 
-/** Depacketiser of one frame's payloads in sequence order; null rejects the frame. */
+/** Depacketiser of one frame's payloads in sequence order, as views; null rejects the frame. */
 export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
+/** A depacketiser: one that writes ranges (the pipeline's, no view per piece) or one that returns views. */
+export type Depacketizer = { pieces: PieceDepacketize } | Depacketize;
 
 export interface CompletedFrame {
   timestamp: number;
   /** depacketised pieces (concatenated they are the frame); null when the depacketiser rejected it */
-  pieces: Uint8Array[] | null;
+  pieces: FramePieces | null;
   /** t1: arrival of the packet at the frame's highest sequence number */
   arrivalNs: number;
   /** arrival of the packet that made the frame complete */
@@ -17,6 +20,63 @@ export interface CompletedFrame {
   firstNs: number;
   /** a packet of the frame arrived strictly after the packet at its highest sequence number */
   late: boolean;
+}
+
+/**
+ * The CompletedFrame objects of a reassembler's pushes: a new object per frame, or with `reuse`
+ * one pooled object per position within a push, overwritten by the next push. A caller that
+ * reuses them must take what it keeps (fingerprint, instants) before pushing again.
+ */
+export class FrameResults {
+  reuse = false;
+  // the last push's frames by position (pooled objects with reuse), and with reuse their pieces
+  private readonly list: CompletedFrame[] = [];
+  private readonly pieces: FramePieces[] = [];
+  private used = 0;
+
+  /**
+   * At the start of a push: with reuse, the last push's frames drop their pieces, so that pooled
+   * objects do not keep payloads (datagram buffers, payload chunks) alive.
+   */
+  release(): void {
+    if (!this.reuse) return;
+    for (let i = 0; i < this.used; i++) {
+      this.list[i]!.pieces = null;
+      this.pieces[i]?.clear();
+    }
+    this.used = 0;
+  }
+
+  /** The object for the i-th frame completed by this push. */
+  at(i: number): CompletedFrame {
+    if (i >= this.used) this.used = i + 1;
+    let r = this.list[i];
+    if (r === undefined || !this.reuse) {
+      r = newFrame();
+      this.list[i] = r;
+    }
+    return r;
+  }
+
+  /** Where the i-th frame's pieces go: pooled with reuse, else new. */
+  piecesAt(i: number): FramePieces {
+    if (!this.reuse) return new FramePieces();
+    let p = this.pieces[i];
+    if (p === undefined) {
+      p = new FramePieces();
+      this.pieces[i] = p;
+    }
+    return p;
+  }
+
+  /** The i-th frame completed by the last push (i below what it returned). */
+  frame(i: number): CompletedFrame {
+    return this.list[i]!;
+  }
+}
+
+function newFrame(): CompletedFrame {
+  return { timestamp: 0, pieces: null, arrivalNs: 0, completedNs: 0, firstNs: 0, late: false };
 }
 
 /**
@@ -50,12 +110,12 @@ export class PendingFrame {
   }
 
   /** Drops the payload references (for the pool); the chunks of copied ones go to `released`. */
-  clear(released: PayloadChunk[]): void {
+  clear(released: ReleaseQueue): void {
     for (let j = 0; j < this.count; j++) {
       this.payloads[j] = NO_PAYLOAD;
       const c = this.kept[j];
       if (c != null) {
-        released.push(c);
+        released.add(c);
         this.kept[j] = null;
       }
     }
@@ -70,18 +130,19 @@ const CACHED_SIZES = 32;
 
 /**
  * Runs the depacketiser over a pending frame's payloads lo…hi in sequence order, a fresh call per
- * frame (no state crosses frames); null rejects the frame. The array it gets is reused
+ * frame (no state crosses frames); false rejects the frame. The array it gets is reused
  * afterwards: a depacketiser must not keep it (it may keep the payloads).
  */
 export class FrameDepacketiser {
-  private readonly depacketize: Depacketize;
+  private readonly depacketize: Depacketizer;
   private readonly bySize: (Uint8Array[] | undefined)[] = []; // depacketiser input arrays by length
 
-  constructor(depacketize: Depacketize) {
+  constructor(depacketize: Depacketizer) {
     this.depacketize = depacketize;
   }
 
-  depacketise(f: PendingFrame): Uint8Array[] | null {
+  /** The frame's pieces into `out`; false when rejected. */
+  depacketise(f: PendingFrame, out: FramePieces): boolean {
     const n = f.count;
     let input = n <= CACHED_SIZES ? this.bySize[n] : undefined;
     if (input === undefined) {
@@ -89,14 +150,24 @@ export class FrameDepacketiser {
       if (n <= CACHED_SIZES) this.bySize[n] = input;
     }
     for (let j = 0; j < n; j++) input[f.exts[j]! - f.lo] = f.payloads[j]!;
-    let pieces: Uint8Array[] | null;
+    let ok: boolean;
     try {
-      pieces = this.depacketize(input);
+      ok = this.run(input, out);
     } catch {
-      pieces = null;
+      ok = false;
     }
     for (let j = 0; j < n; j++) input[j] = NO_PAYLOAD;
-    return pieces;
+    return ok;
+  }
+
+  private run(input: readonly Uint8Array[], out: FramePieces): boolean {
+    const d = this.depacketize;
+    if (typeof d !== "function") return d.pieces(input, out);
+    const views = d(input);
+    out.n = 0;
+    if (views === null) return false;
+    for (const v of views) out.add(v, 0, v.length);
+    return true;
   }
 }
 

@@ -48,6 +48,29 @@ export function releasePayload(c: PayloadChunk): void {
   if (c.held === 0 && c !== current) retire(c);
 }
 
+/**
+ * Payloads whose release waits for the next push: their chunks, one entry per payload. Emptied by
+ * a count, not by `length = 0`, which would drop the array's storage and allocate it again.
+ */
+export class ReleaseQueue {
+  private readonly chunks: PayloadChunk[] = [];
+  private n = 0;
+
+  get pending(): boolean {
+    return this.n > 0;
+  }
+
+  add(c: PayloadChunk): void {
+    this.chunks[this.n++] = c;
+  }
+
+  /** Releases every queued payload. */
+  flush(): void {
+    for (let i = 0; i < this.n; i++) releasePayload(this.chunks[i]!);
+    this.n = 0;
+  }
+}
+
 function retire(c: PayloadChunk): void {
   c.used = 0;
   if (free.length < MAX_FREE) free.push(c);

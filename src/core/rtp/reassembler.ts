@@ -5,19 +5,20 @@
 //
 // State per viewer: `seen` packets (timestamp + arrival by extended sequence number) in a
 // SeenRing; `pending` frames (pooled, a handful) in an array sorted by `lo`; `closed` timestamps
-// in a Map in the order they closed. Payloads are kept by reference, or, with `copyPending`,
+// in a ClosedFrames ring in the order they closed. Payloads are kept by reference, or, with `copyPending`,
 // copied into the thread's payload chunks (payload-store.ts) while their frame is pending. Per
-// completed frame: the CompletedFrame and what the depacketiser returns.
+// completed frame: what the depacketiser returns, and the CompletedFrame unless they are reused.
 
 import type { FrameEnd } from "../types.ts";
+import { ClosedFrames } from "./closed-frames.ts";
 import { type FrameStart, StartProof } from "./frame-start.ts";
-import type { CompletedFrame, Depacketize } from "./frames.ts";
-import { FrameDepacketiser, MAX_PENDING, PendingFrame } from "./frames.ts";
-import { type PayloadChunk, releasePayload } from "./payload-store.ts";
+import type { CompletedFrame, Depacketizer } from "./frames.ts";
+import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
+import { ReleaseQueue } from "./payload-store.ts";
 import { SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
-export type { CompletedFrame, Depacketize } from "./frames.ts";
+export type { CompletedFrame, Depacketize, Depacketizer } from "./frames.ts";
 export { MAX_PENDING } from "./frames.ts";
 
 /** How long a frame may stay incomplete after its first packet arrived. */
@@ -39,14 +40,16 @@ export class Reassembler {
   private pendingCount = 0;
   private oldestFirstNs = Number.POSITIVE_INFINITY; // ≤ every pending frame's firstNs
   private readonly pool: PendingFrame[] = [];
-  private readonly closed = new Map<number, number>(); // (ts | 0) → instant closed (int32 keys: small ints)
+  private readonly closed = new ClosedFrames(); // (ts | 0) → instant closed, oldest first
 
   private haveEarliest = false;
   private earliest = 0;
   /** the caller reuses a payload's bytes after push: a frame still pending keeps a copy of it */
   copyPending = false;
   // chunks of recycled frames' copies, released at the next push (a completed frame is read after it)
-  private readonly released: PayloadChunk[] = [];
+  private readonly released = new ReleaseQueue();
+  /** the objects of completed frames: new ones, or with `results.reuse` pooled ones (frames.ts) */
+  readonly results = new FrameResults();
   private lastFrame: PendingFrame | null = null;
   private lastIndex = 0;
 
@@ -55,7 +58,7 @@ export class Reassembler {
   private late = 0;
 
   /** `frameStart` (optional) adds the codec head proof (StartProof). */
-  constructor(depacketize: Depacketize, frameStart: FrameStart | null = null) {
+  constructor(depacketize: Depacketizer, frameStart: FrameStart | null = null) {
     this.depacketiser = new FrameDepacketiser(depacketize);
     this.starts = frameStart === null ? null : new StartProof(frameStart);
   }
@@ -75,8 +78,9 @@ export class Reassembler {
 
   /**
    * Adds one packet (its payload is kept by reference) that arrived at `arrivalNs` (monotonic,
-   * non-decreasing across calls). Appends the frames it completed to `out`, in ascending
-   * sequence order, and returns how many.
+   * non-decreasing across calls). Returns how many frames it completed, in ascending sequence
+   * order: `results.frame(0…n−1)`, also appended to `out` when given. With `results.reuse` they
+   * are valid until the next push.
    */
   push(
     seq: number,
@@ -84,9 +88,10 @@ export class Reassembler {
     marker: boolean,
     payload: Uint8Array,
     arrivalNs: number,
-    out: CompletedFrame[],
+    out: CompletedFrame[] | null = null,
   ): number {
-    if (this.released.length > 0) releaseAll(this.released);
+    this.results.release();
+    if (this.released.pending) this.released.flush();
     if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
 
     const ext = this.extend(seq);
@@ -135,7 +140,7 @@ export class Reassembler {
       }
     }
     if (f === undefined) {
-      if (this.closed.has(ts | 0)) return;
+      if (this.closed.has(ts)) return;
       if (this.pendingCount >= MAX_PENDING) this.giveUpOldest(at);
       f = this.pool.pop() ?? new PendingFrame();
       f.ts = ts;
@@ -200,7 +205,7 @@ export class Reassembler {
     const f = order[oldest]!;
     for (let i = oldest + 1; i < this.pendingCount; i++) order[i - 1] = order[i]!;
     this.pendingCount--;
-    this.closed.set(f.ts | 0, now);
+    this.closed.add(f.ts, now);
     if (f.ts !== this.earliest) this.incomplete++;
     this.recycle(f);
   }
@@ -217,7 +222,7 @@ export class Reassembler {
         if (f.firstNs < oldest) oldest = f.firstNs;
         continue;
       }
-      this.closed.set(f.ts | 0, now);
+      this.closed.add(f.ts, now);
       if (f.ts !== this.earliest) this.incomplete++;
       this.recycle(f);
     }
@@ -226,7 +231,7 @@ export class Reassembler {
   }
 
   /** Closes and depacketises every pending frame now whole, in ascending order of lo. */
-  private complete(now: number, out: CompletedFrame[]): number {
+  private complete(now: number, out: CompletedFrame[] | null): number {
     const order = this.order;
     let w = 0;
     let n = 0;
@@ -236,18 +241,19 @@ export class Reassembler {
         order[w++] = f;
         continue;
       }
-      this.closed.set(f.ts | 0, now);
+      this.closed.add(f.ts, now);
       this.starts?.learn(f);
       const late = f.lastNs > f.hiNs;
       if (late) this.late++;
-      out.push({
-        timestamp: f.ts,
-        pieces: this.depacketiser.depacketise(f),
-        arrivalNs: f.hiNs,
-        completedNs: now,
-        firstNs: f.firstNs,
-        late,
-      });
+      const done = this.results.at(n);
+      done.timestamp = f.ts;
+      const pieces = this.results.piecesAt(n);
+      done.pieces = this.depacketiser.depacketise(f, pieces) ? pieces : null;
+      done.arrivalNs = f.hiNs;
+      done.completedNs = now;
+      done.firstNs = f.firstNs;
+      done.late = late;
+      if (out !== null) out.push(done);
       n++;
       this.recycle(f);
     }
@@ -285,16 +291,7 @@ export class Reassembler {
   /** Forgets seen packets and closed frames older than FORGET_NS. */
   private prune(now: number): void {
     this.seen.forgetBefore(now - FORGET_NS);
-    // closed is in insertion order, which is the order of the instants closed: stop at the first young one
-    for (const [ts, at] of this.closed) {
-      if (now - at <= FORGET_NS) break;
-      this.closed.delete(ts);
-    }
+    this.closed.forgetOlder(now, FORGET_NS);
     this.lastPruneNs = now;
   }
-}
-
-function releaseAll(chunks: PayloadChunk[]): void {
-  for (let i = 0; i < chunks.length; i++) releasePayload(chunks[i]!);
-  chunks.length = 0;
 }
