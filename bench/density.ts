@@ -9,12 +9,15 @@
 // process against the same relay, and a ratio line follows each row: werift ÷ lean µs/packet.
 // `arena-own` in --paths is the arena path with a socket per viewer (viewerSockets own).
 //
-//   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean]
+//   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean] [--out DIR]
 //
 // Rows are NxW (W = 0 runs the viewers in the main thread). The relay child process is started
 // and stopped by the benchmark itself (its PID only).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
+import { reportToJson } from "../src/core/report/json.ts";
 import type { Report } from "../src/core/report/types.ts";
 import { RECEIVE_PATHS, type ReceivePath } from "../src/core/scenario/defaults.ts";
 import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario/scenario.ts";
@@ -43,6 +46,8 @@ const rows: Row[] = arg("rows", "50x1,100x1,200x1,200x2")
     return { viewers: n ?? 0, workers: w ?? 0 };
   });
 const rampSeconds = Number(arg("ramp", "10"));
+/** keep each row's report JSON here (empty: not kept) */
+const outDir = arg("out", "");
 const holdSeconds = Number(arg("hold", "15"));
 const PORT = Number(arg("port", "18889"));
 // a path, or arena-own: the arena path with a socket per viewer (scenario viewerSockets own)
@@ -139,6 +144,8 @@ try {
     const perPath: number[] = [];
     for (const path of paths) {
       const { report: r, steady } = await measure(row, index++, path);
+      if (outDir !== "")
+        writeFileSync(join(outDir, `density-${row.viewers}x${row.workers}-${path}.json`), reportToJson(r));
       const ws = r.client.workers ?? [];
       const perPacket = steady.packets > 0 ? (steady.cpuSeconds * 1e6) / steady.packets : Number.NaN;
       const coresUsed = steady.seconds > 0 ? steady.cpuSeconds / steady.seconds : Number.NaN;
