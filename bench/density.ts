@@ -7,7 +7,7 @@
 // client-side loss, kernel UDP drops, join and setup tails, and whether the ceiling guard fired. Every row runs once per receive path (--paths, default
 // both: werift's receive path and the lean one, src/workers/lean), one after the other in this
 // process against the same relay, and a ratio line follows each row: werift ÷ lean µs/packet.
-// `arena-own` in --paths is the arena path with a socket per viewer (viewerSockets own).
+// `arena-own` and `arena-shared` in --paths are the arena path with viewerSockets own or shared.
 //
 //   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean] [--out DIR]
 //
@@ -50,11 +50,11 @@ const rampSeconds = Number(arg("ramp", "10"));
 const outDir = arg("out", "");
 const holdSeconds = Number(arg("hold", "15"));
 const PORT = Number(arg("port", "18889"));
-// a path, or arena-own: the arena path with a socket per viewer (scenario viewerSockets own)
+// a path, or arena-own / arena-shared: the arena path with viewerSockets own / shared
 const paths = arg("paths", "werift,lean")
   .split(",")
   .map((p) => {
-    if (p !== "arena-own" && !RECEIVE_PATHS.includes(p as ReceivePath))
+    if (p !== "arena-own" && p !== "arena-shared" && !RECEIVE_PATHS.includes(p as ReceivePath))
       throw new Error(`--paths: unknown receive path ${p}`);
     return p;
   });
@@ -69,7 +69,7 @@ interface Steady {
 }
 
 async function measure(row: Row, index: number, label: string): Promise<{ report: Report; steady: Steady }> {
-  const path: ReceivePath = label === "arena-own" ? "arena" : (label as ReceivePath);
+  const path: ReceivePath = label.startsWith("arena-") ? "arena" : (label as ReceivePath);
   const base = `http://127.0.0.1:${PORT}/density${index}`;
   const s: Scenario = normaliseScenario({
     name: `density-${row.viewers}x${row.workers}`,
@@ -84,6 +84,7 @@ async function measure(row: Row, index: number, label: string): Promise<{ report
     loopbackOnly: true,
     receivePath: path,
     ...(label === "arena-own" ? { viewerSockets: "own" as const } : {}),
+    ...(label === "arena-shared" ? { viewerSockets: "shared" as const } : {}),
   });
   validateScenario(s);
   const inner = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });

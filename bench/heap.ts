@@ -2,7 +2,7 @@
 // hold, from two runs that differ only in their number of viewers, each in a fresh process,
 // after full garbage collections; and what that memory is, by V8 heap-snapshot category.
 //
-//   npm run bench:heap -- [--viewers 20,120] [--path lean|werift|arena|arena-own] [--buffer-pool 1024] [--top 25]
+//   npm run bench:heap -- [--viewers 20,120] [--path lean|werift|arena|arena-own|arena-shared] [--buffer-pool 1024] [--top 25]
 //
 // Each run: the built-in relay in its own child process (started and stopped by its PID), one
 // publisher and the viewers in this thread (--workers 0, so that one heap holds them all; the
@@ -40,9 +40,9 @@ const { values: args } = parseArgs({
     out: { type: "string" },
   },
 });
-// arena-own: the arena path with a socket per viewer (scenario viewerSockets own)
+// arena-own / arena-shared: the arena path with viewerSockets own / shared
 const label = args.path;
-const path = (label === "arena-own" ? "arena" : label) as ReceivePath;
+const path = (label === "arena-own" || label === "arena-shared" ? "arena" : label) as ReceivePath;
 if (!RECEIVE_PATHS.includes(path)) throw new Error(`--path: unknown receive path ${args.path}`);
 
 interface Measured {
@@ -106,6 +106,7 @@ async function measureChild(viewers: number, outFile: string): Promise<void> {
     loopbackOnly: true,
     receivePath: path,
     ...(label === "arena-own" ? { viewerSockets: "own" as const } : {}),
+    ...(label === "arena-shared" ? { viewerSockets: "shared" as const } : {}),
   });
   validateScenario(scenario);
   const dir = mkdtempSync(join(tmpdir(), "whipbench-heap-"));
