@@ -60,7 +60,6 @@ export class SharedSocket implements Demux, TransportHost {
   unrouted = 0;
   /** a source that two viewers sent to (the server answered both from one address) */
   collisions = 0;
-  sendErrors = 0;
 
   readonly socket: Socket;
   private readonly onMembers: (n: number) => void;
@@ -71,9 +70,9 @@ export class SharedSocket implements Demux, TransportHost {
     this.fd = socketFd(socket);
     const a = socket.address();
     this.address = { address: a.address, port: a.port, family: "IPv4" };
-    socket.on("error", () => {
-      this.sendErrors++;
-    });
+    // a failed send is emitted here (without a listener it would end the thread); what it lost
+    // shows in the viewer's own figures, as on a socket of its own
+    socket.on("error", () => {});
     // the thread's viewers and timers keep it alive, not this socket
     socket.unref();
   }
