@@ -13,7 +13,7 @@
 //
 // Rows are NxW (W = 0 runs the viewers in the main thread). The relay child process is started
 // and stopped by the benchmark itself (its PID only).
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
@@ -48,6 +48,7 @@ const rows: Row[] = arg("rows", "50x1,100x1,200x1,200x2")
 const rampSeconds = Number(arg("ramp", "10"));
 /** keep each row's report JSON here (empty: not kept) */
 const outDir = arg("out", "");
+if (outDir !== "") mkdirSync(outDir, { recursive: true });
 const holdSeconds = Number(arg("hold", "15"));
 const PORT = Number(arg("port", "18889"));
 // a path, or arena-own / arena-shared: the arena path with viewerSockets own / shared

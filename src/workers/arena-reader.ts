@@ -2,12 +2,16 @@
 // every registered socket of the thread's viewers in batches into one arena (src/net/batch-read.ts)
 // after libuv stopped reading them. Each datagram's arrival instant is the kernel's stamp that
 // came with it; media datagrams (first byte 128..191) go to their viewer's handler as a view into
-// the arena, valid during the call only; anything else (STUN consent, DTLS) is copied and goes
-// to werift with its source address. The thread polls every POLL_MS while datagrams come; a poll
-// reads ready sockets for at most SLICE_NS, then lets the loop turn (timers: NACKs, reports,
-// ticks) and goes on. After IDLE_POLLS empty polls the interval doubles, up to IDLE_POLL_MS (a
-// timer's wake-up costs ~60 µs of thread CPU on a VM: bench/arena-idle.ts); the first ready
-// socket brings it back to POLL_MS. Arrival instants are the kernel's stamps either way.
+// the arena, valid during the call only; anything else (STUN, DTLS) is copied and goes to werift
+// with its source address, each in a macrotask of its own and in arrival order, as libuv hands
+// a socket's datagrams: werift's DTLS counts on its promises settling between two datagrams (a
+// flight it gets twice in one synchronous run makes its server derive the keys again over the
+// wrong transcript, and the other side never connects: test/unit/arena-handoff.test.ts).
+// The thread polls every POLL_MS while datagrams come; a poll reads ready sockets for at most
+// SLICE_NS, then lets the loop turn (timers: NACKs, reports, ticks) and goes on. After
+// IDLE_POLLS empty polls the interval doubles, up to IDLE_POLL_MS (a timer's wake-up costs ~60 µs
+// of thread CPU on a VM: bench/arena-idle.ts); the first ready socket brings it back to POLL_MS.
+// Arrival instants are the kernel's stamps either way.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
@@ -40,19 +44,34 @@ export interface DemuxTarget {
 /** A socket several viewers share, told apart by the datagram's source (shared-socket.ts). */
 export interface Demux {
   find(ip4: number, port: number): DemuxTarget | null;
-  /** a datagram (a copy) from a source no viewer has yet */
-  unknown(data: Buffer, from: [string, number]): void;
+  /**
+   * Whose a datagram (a copy) from a source no viewer has yet is: its source is theirs from now
+   * on. Null: nobody's (dropped, and counted).
+   */
+  claim(data: Buffer, from: [string, number]): DemuxTarget | null;
+}
+
+function deliver(to: DemuxTarget, data: Buffer, from: [string, number]): void {
+  to.other(data, from);
+}
+
+/** As libuv would: not after the socket left the reader (its viewer closed it meanwhile). */
+function deliverOwn(route: Route, data: Buffer, from: [string, number]): void {
+  if (!route.removed) route.other(data, from);
 }
 
 interface Route {
   fd: number;
   media: ArenaHandler;
+  /** werift's handler of the rest (a shared socket's route has none: its demux says whose) */
   other: OtherHandler;
   /** a shared socket's: each datagram goes where its source says */
   demux: Demux | null;
+  removed: boolean;
 }
 
 const none: ArenaHandler = () => {};
+const nobody: OtherHandler = () => {};
 
 class ArenaReader {
   private readonly arena = new DatagramArena();
@@ -73,12 +92,12 @@ class ArenaReader {
 
   /** Registers a socket; returns its removal, or why it could not be read in batches. */
   add(socket: Socket, media: ArenaHandler, other: OtherHandler): (() => void) | string {
-    return this.register(socket, { fd: -1, media, other, demux: null });
+    return this.register(socket, { fd: -1, media, other, demux: null, removed: false });
   }
 
   /** Registers a socket shared by several viewers; returns its removal, or why it could not. */
   addShared(socket: Socket, demux: Demux): (() => void) | string {
-    return this.register(socket, { fd: -1, media: none, other: demux.unknown.bind(demux), demux });
+    return this.register(socket, { fd: -1, media: none, other: nobody, demux, removed: false });
   }
 
   private register(socket: Socket, route: Route): (() => void) | string {
@@ -95,10 +114,9 @@ class ArenaReader {
     this.routes.set(token, route);
     // a new viewer's media is due: poll at the full rate
     if (this.timer === null || this.intervalMs !== POLL_MS) this.every(POLL_MS);
-    let removed = false;
     return () => {
-      if (removed) return;
-      removed = true;
+      if (route.removed) return;
+      route.removed = true;
       this.set.remove(fd);
       this.routes.delete(token);
       if (this.routes.size === 0 && this.timer !== null) {
@@ -176,8 +194,9 @@ class ArenaReader {
           const to = demux.find(arena.sourceIp4(j), arena.sourcePort(j));
           if (to === null || to.media === null || b < 128 || b > 191) {
             const copy = Buffer.from(data.subarray(0, len));
-            if (to === null) demux.unknown(copy, arena.source(j));
-            else to.other(copy, arena.source(j));
+            const from = arena.source(j);
+            const whose = to ?? demux.claim(copy, from);
+            if (whose !== null) setImmediate(deliver, whose, copy, from);
             continue;
           }
           media = to.media;
@@ -190,7 +209,7 @@ class ArenaReader {
             // the viewer's own failure (counted there)
           }
         } else {
-          route.other(Buffer.from(data.subarray(0, len)), arena.source(j));
+          setImmediate(deliverOwn, route, Buffer.from(data.subarray(0, len)), arena.source(j));
         }
       }
       if (got < BATCH) return;

@@ -117,14 +117,14 @@ export class SharedSocket implements Demux, TransportHost {
   }
 
   /** A datagram from a source nobody sent to yet: a STUN check names its viewer by USERNAME. */
-  unknown(data: Buffer, from: [string, number]): void {
+  claim(data: Buffer, from: [string, number]): SharedTransport | null {
     const user = stunUsername(data);
     const t = user === null ? undefined : this.byUfrag.get(user.split(":")[0]!);
     if (t === undefined || t.closed || !isIPv4(from[0]) || !this.register(t, ip4(from[0]), from[1])) {
       this.unrouted++;
-      return;
+      return null;
     }
-    t.other(data, from);
+    return t;
   }
 
   send(t: SharedTransport, data: unknown, addr: unknown): Promise<void> {

@@ -5,22 +5,14 @@
 // kernel's stamp comes with each datagram; an idle reader polls less often; forced unavailable, the
 // caller keeps its own path.
 import assert from "node:assert/strict";
-import { createSocket, type Socket } from "node:dgram";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { socketFd } from "../../src/net/kernel.ts";
 import { arenaReader, readInArena, setArenaUnavailable } from "../../src/workers/arena-reader.ts";
 import { intake } from "../../src/workers/intake.ts";
+import { bound, sleep } from "./udp-helpers.ts";
 
 const linux = process.platform === "linux";
-
-async function bound(): Promise<Socket> {
-  const s = createSocket("udp4");
-  await new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()));
-  return s;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test("sockets closing and opening while datagrams flow: each datagram reaches its own viewer only", async (t) => {
   if (!linux) return t.skip("batched reads are Linux-only");

@@ -4,22 +4,15 @@
 // a source a closed one had; a server's check that comes first is routed by its USERNAME; a
 // source two viewers send to stays the first one's (counted); the probe decides as documented.
 import assert from "node:assert/strict";
-import { createSocket, type Socket } from "node:dgram";
 import { test } from "node:test";
 import type { SharedTransport } from "../../src/net/werift/shared-udp.ts";
 import { arenaReader } from "../../src/workers/arena-reader.ts";
 import { intake } from "../../src/workers/intake.ts";
 import { SharedSocket, stunUsername } from "../../src/workers/shared-socket.ts";
 import { sharing } from "../../src/workers/socket-sharing.ts";
+import { bound, sleep } from "./udp-helpers.ts";
 
 const linux = process.platform === "linux";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function bound(): Promise<Socket> {
-  const s = createSocket("udp4");
-  await new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()));
-  return s;
-}
 
 /** A STUN binding request carrying USERNAME `user` (RFC 8489: header, then the attribute padded to 4). */
 function bindingRequest(user: string): Buffer {

@@ -56,7 +56,10 @@ export class SharedTransport {
     return DONE;
   };
 
+  /** A datagram that is not this viewer's media (or all of them before its SRTP runs): werift's. */
   other(data: Buffer, from: [string, number]): void {
+    // handed over a macrotask after it was read: the viewer may have closed since
+    if (this.closed) return;
     this.rinfo = { address: from[0], port: from[1] };
     this.onData(data, from);
   }
