@@ -178,7 +178,7 @@ test("defaults: vp8, warmup 2 only with whip, join 10, stall 500, exclude 5, exp
     stallMs: 500,
     excludeFirstSeconds: 5,
     receivePath: "arena",
-    viewerSockets: "own",
+    viewerSockets: "shared",
   });
   const withWhip = parse({ ...base, whip: WHIP, warmupSeconds: 0 });
   assert.equal(withWhip.warmupSeconds, 2);

@@ -37,11 +37,8 @@ export const SCENARIO_DEFAULTS = {
   excludeFirstSeconds: 5,
   /** test/e2e/receive-path.test.ts holds it and "lean" to werift's figures */
   receivePath: "arena" as ReceivePath,
-  /**
-   * a socket per viewer: "shared" (opt-in) lost joins at 300 viewers on one thread
-   * (bench/README.md, "The viewers' shared socket")
-   */
-  viewerSockets: "own" as ViewerSockets,
+  /** on the arena path, where the server gives each session its own address (probed per thread) */
+  viewerSockets: "shared" as ViewerSockets,
   /** in a publishing run (with whip) */
   keyframeOnRequest: true,
 } as const;
