@@ -4,8 +4,9 @@
 // hands it on. Downlink: media datagrams after the intake stamped them (`wrapDown` around the
 // viewer's datagram handler; the arrival instant handed on is the stamp plus what the link
 // added), and everything else (STUN, DTLS, media before SRTP is up) on werift's UDP transports'
-// onData. Uplink: every datagram at the transports' send (STUN, DTLS, RTCP). Installed after ICE
-// gathering, before the WHEP POST, so every handshake crosses the emulated link.
+// onData, one datagram per macrotask. Uplink: every datagram at the transports' send (STUN,
+// DTLS, RTCP). Installed after ICE gathering, before the WHEP POST, so every handshake crosses
+// the emulated link.
 import { monoNs } from "../core/clock/clock.ts";
 import { LinkDirection, LinkRandom } from "../core/link/model.ts";
 import type { Cohort, LinkRecord } from "../core/link/types.ts";
@@ -142,7 +143,9 @@ export class ViewerLink {
       const at = this.down.decide(Buffer.isBuffer(data) ? data.length : 0, now);
       if (at < 0) return;
       if (at === now) onData(data, addr);
-      else this.heldDown.hold(at, () => onData(data, addr));
+      // several may fall due at once: each reaches werift in a macrotask of its own, as libuv
+      // hands them (werift's DTLS needs its promises settled in between: arena-reader.ts)
+      else this.heldDown.hold(at, () => setImmediate(onData, data, addr));
     };
   }
 

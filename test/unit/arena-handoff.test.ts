@@ -8,12 +8,11 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:dgram";
 import { test } from "node:test";
-import { gatheringComplete, newPeer, videoCodecs } from "../../src/net/rtc.ts";
-import type { RTCPeerConnection } from "../../src/net/werift/api.ts";
 import { arenaReader } from "../../src/workers/arena-reader.ts";
 import { intake } from "../../src/workers/intake.ts";
 import { provideShared, SharedSocket } from "../../src/workers/shared-socket.ts";
 import { bound, sleep } from "./udp-helpers.ts";
+import { pairWithTwiceFlight5 } from "./werift-pair.ts";
 
 const linux = process.platform === "linux";
 
@@ -60,74 +59,20 @@ test("datagrams that are not media reach werift one macrotask each, in arrival o
   }
 });
 
-/** Makes `pc`'s DTLS client send its flight 5 twice: the whole flight, then the whole flight again. */
-function twiceFlight5(pc: RTCPeerConnection): void {
-  type Send = (b: Buffer, a?: unknown) => unknown;
-  type Dtls = { dtls?: { transport: { send: Send } }; start(): unknown };
-  for (const d of (pc as unknown as { dtlsTransports: Dtls[] }).dtlsTransports) {
-    const start = d.start.bind(d);
-    d.start = () => {
-      const started = start();
-      const ctx = d.dtls?.transport;
-      if (ctx !== undefined) {
-        const send = ctx.send;
-        const flight: [Buffer, unknown][] = [];
-        ctx.send = (b, a) => {
-          const sent = send(b, a);
-          // Certificate, ClientKeyExchange, CertificateVerify (epoch 0), ChangeCipherSpec, Finished (epoch 1)
-          const epoch = b.readUInt16BE(3);
-          if ((b[0] === 22 && [11, 15, 16].includes(b[13]!)) || b[0] === 20) flight.push([b, a]);
-          else if (b[0] === 22 && epoch === 1 && flight.length > 0) {
-            for (const [x, y] of flight.splice(0)) send(x, y);
-            send(b, a);
-          }
-          return sent;
-        };
-      }
-      return started;
-    };
-  }
-}
-
-function connected(pc: RTCPeerConnection, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (pc.connectionState === "connected") return resolve(true);
-    const timer = setTimeout(() => resolve(false), ms);
-    pc.connectionStateChange.subscribe((s) => {
-      if (s === "connected") {
-        clearTimeout(timer);
-        resolve(true);
-      }
-    });
-  });
-}
-
 test("a werift DTLS server on the shared socket that gets flight 5 twice at once: both sides connect", async (t) => {
   if (!linux) return t.skip("batched reads are Linux-only");
   const r = reader();
   const hub = await SharedSocket.open("127.0.0.1", () => {});
   const remove = r.addShared(hub.socket, hub);
   if (typeof remove === "string") assert.fail(remove);
-  const ice = { loopbackOnly: true, includeLoopback: false };
-  const viewer = newPeer(ice, videoCodecs("viewer"));
-  const server = newPeer(ice, videoCodecs("vp8"));
   try {
-    viewer.addTransceiver("video", { direction: "recvonly" });
-    assert.ok(provideShared(viewer, hub), "the viewer's ICE takes the shared socket");
-    await viewer.setLocalDescription(await viewer.createOffer());
-    await gatheringComplete(viewer, 3000);
-    await server.setRemoteDescription(viewer.localDescription!);
-    server.getTransceivers()[0]!.setDirection("sendonly");
-    await server.setLocalDescription(await server.createAnswer());
-    await gatheringComplete(server, 3000);
-    twiceFlight5(server);
-    const both = Promise.all([connected(viewer, 5000), connected(server, 5000)]);
-    await viewer.setRemoteDescription(server.localDescription!);
-    assert.deepEqual(await both, [true, true], "viewer and server connected");
-    assert.equal(hub.members, 1);
+    let provided = false;
+    const both = await pairWithTwiceFlight5((pc, before) => {
+      if (before) provided = provideShared(pc, hub);
+    });
+    assert.ok(provided, "the viewer's ICE took the shared socket");
+    assert.deepEqual(both, [true, true], "viewer and server connected");
   } finally {
-    await viewer.close().catch(() => {});
-    await server.close().catch(() => {});
     remove();
     hub.close();
   }
