@@ -4,9 +4,11 @@
 // over the hold (setup excluded; the whole-run figure, setup included, beside it), viewers per
 // core, RSS per viewer (whole-process peak, and marginal between rows of the same W), the
 // worst worker event-loop delay p99 (over the run, and per hold second: median and worst),
-// client-side loss, kernel UDP drops, join and setup tails, and whether the ceiling guard fired. Every row runs once per receive path (--paths, default
-// both: werift's receive path and the lean one, src/workers/lean), one after the other in this
-// process against the same relay, and a ratio line follows each row: werift ÷ lean µs/packet.
+// client-side loss, kernel UDP drops, join and setup tails, and whether the ceiling guard fired
+// (a row that missed joins says, on stderr, how many of each error kind and text). Every row
+// runs once per receive path (--paths, default both: werift's receive path and the lean one,
+// src/workers/lean), one after the other in this process against the same relay, and a ratio
+// line follows each row: werift ÷ lean µs/packet.
 // `arena-own` and `arena-shared` in --paths are the arena path with viewerSockets own or shared.
 //
 //   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean] [--out DIR]
@@ -140,6 +142,17 @@ const header = [
 const relay = await startRelay(PORT);
 const out: string[] = [line(header), line(header.map(() => "---:"))];
 const lastRssByWorkers = new Map<string, { viewers: number; rss: number }>();
+/** The viewers that did not join, counted by error kind and text (empty when all joined). */
+function missedJoins(r: Report): string {
+  const by = new Map<string, number>();
+  for (const v of r.viewers ?? []) {
+    if (v.joined) continue;
+    const key = `${v.errorKind ?? "?"} (${v.error ?? ""})`;
+    by.set(key, (by.get(key) ?? 0) + 1);
+  }
+  return [...by].map(([k, n]) => `${n} ${k}`).join("; ");
+}
+
 let index = 0;
 try {
   for (const row of rows) {
@@ -189,6 +202,9 @@ try {
         ]),
       );
       process.stderr.write(`${out[out.length - 1]}\n`);
+      const missed = missedJoins(r);
+      if (missed !== "")
+        process.stderr.write(`  ${path} ${row.viewers}x${row.workers} missed joins: ${missed}\n`);
     }
     const w = perPath[paths.indexOf("werift")];
     const l = perPath[paths.indexOf("lean")];
