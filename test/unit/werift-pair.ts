@@ -1,8 +1,7 @@
-// A real pair of werift peers in one process on 127.0.0.1 (the tests of how datagrams reach
-// werift): a receive-only viewer that offers (its DTLS is the server) and a sending server that
-// answers (the DTLS client), whose flight 5 can be sent twice back to back, as a slow server
-// does when it answers a retransmitted flight 4 twice.
-import { gatheringComplete, newPeer, videoCodecs } from "../../src/net/rtc.ts";
+// bench/peer-pair.ts's werift pair (the tests of how datagrams reach werift): the viewer offers
+// (its DTLS is the server), the sending server answers (the DTLS client) and sends its flight 5
+// twice back to back, as a slow server does when it answers a retransmitted flight 4 twice.
+import { exchange, newPair } from "../../bench/peer-pair.ts";
 import type { RTCPeerConnection } from "../../src/net/werift/api.ts";
 
 /** Makes `pc`'s DTLS client send its flight 5 twice: the whole flight, then the whole flight again. */
@@ -56,22 +55,14 @@ export async function pairWithTwiceFlight5(
   gathered: (pc: RTCPeerConnection, before: boolean) => void,
   ms = 5000,
 ): Promise<[boolean, boolean]> {
-  const ice = { loopbackOnly: true, includeLoopback: false };
-  const viewer = newPeer(ice, videoCodecs("viewer"));
-  const server = newPeer(ice, videoCodecs("vp8"));
+  const { server, viewer } = newPair();
   try {
-    viewer.addTransceiver("video", { direction: "recvonly" });
-    gathered(viewer, true);
-    await viewer.setLocalDescription(await viewer.createOffer());
-    await gatheringComplete(viewer, 3000);
-    gathered(viewer, false);
-    await server.setRemoteDescription(viewer.localDescription!);
-    server.getTransceivers()[0]!.setDirection("sendonly");
-    await server.setLocalDescription(await server.createAnswer());
-    await gatheringComplete(server, 3000);
-    twiceFlight5(server);
     const both = Promise.all([connected(viewer, ms), connected(server, ms)]);
-    await viewer.setRemoteDescription(server.localDescription!);
+    await exchange(server, viewer, {
+      viewerBeforeGathering: (pc) => gathered(pc, true),
+      viewerGathered: (pc) => gathered(pc, false),
+      serverAnswered: twiceFlight5,
+    });
     return await both;
   } finally {
     await viewer.close().catch(() => {});
