@@ -21,7 +21,6 @@ import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
 import { reportToJson } from "../src/core/report/json.ts";
 import type { Report } from "../src/core/report/types.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/core/scenario/defaults.ts";
 import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
@@ -29,6 +28,7 @@ import { poolEngine } from "../src/main/run/pool-engine.ts";
 import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { median } from "./median.ts";
+import { pathLabel } from "./path-label.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 
 interface Row {
@@ -53,14 +53,9 @@ const outDir = arg("out", "");
 if (outDir !== "") mkdirSync(outDir, { recursive: true });
 const holdSeconds = Number(arg("hold", "15"));
 const PORT = Number(arg("port", "18889"));
-// a path, or arena-own / arena-shared: the arena path with viewerSockets own / shared
-const paths = arg("paths", "werift,lean")
-  .split(",")
-  .map((p) => {
-    if (p !== "arena-own" && p !== "arena-shared" && !RECEIVE_PATHS.includes(p as ReceivePath))
-      throw new Error(`--paths: unknown receive path ${p}`);
-    return p;
-  });
+// a path, or arena-own / arena-shared (bench/path-label.ts), checked here
+const paths = arg("paths", "werift,lean").split(",");
+for (const p of paths) pathLabel(p, "--paths");
 
 /** Worker-thread CPU and packets over the hold only (setup excluded): the steady state. */
 interface Steady {
@@ -72,7 +67,8 @@ interface Steady {
 }
 
 async function measure(row: Row, index: number, label: string): Promise<{ report: Report; steady: Steady }> {
-  const path: ReceivePath = label.startsWith("arena-") ? "arena" : (label as ReceivePath);
+  const keys = pathLabel(label, "--paths");
+  const path = keys.receivePath;
   const base = `http://127.0.0.1:${PORT}/density${index}`;
   const s: Scenario = normaliseScenario({
     name: `density-${row.viewers}x${row.workers}`,
@@ -85,9 +81,7 @@ async function measure(row: Row, index: number, label: string): Promise<{ report
     warmupSeconds: 2,
     excludeFirstSeconds: 2,
     loopbackOnly: true,
-    receivePath: path,
-    ...(label === "arena-own" ? { viewerSockets: "own" as const } : {}),
-    ...(label === "arena-shared" ? { viewerSockets: "shared" as const } : {}),
+    ...keys,
   });
   validateScenario(s);
   const inner = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });

@@ -19,13 +19,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeHeapSnapshot } from "node:v8";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
-import { RECEIVE_PATHS, type ReceivePath } from "../src/core/scenario/defaults.ts";
 import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
 import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { useViewerBufferPool, VIEWER_BUFFER_POOL_BYTES } from "../src/workers/buffer-pool.ts";
+import { pathLabel } from "./path-label.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 
 const { values: args } = parseArgs({
@@ -40,10 +40,9 @@ const { values: args } = parseArgs({
     out: { type: "string" },
   },
 });
-// arena-own / arena-shared: the arena path with viewerSockets own / shared
 const label = args.path;
-const path = (label === "arena-own" || label === "arena-shared" ? "arena" : label) as ReceivePath;
-if (!RECEIVE_PATHS.includes(path)) throw new Error(`--path: unknown receive path ${args.path}`);
+const labelKeys = pathLabel(label, "--path");
+const path = labelKeys.receivePath;
 
 interface Measured {
   viewers: number;
@@ -104,9 +103,7 @@ async function measureChild(viewers: number, outFile: string): Promise<void> {
     warmupSeconds: 1,
     excludeFirstSeconds: 1,
     loopbackOnly: true,
-    receivePath: path,
-    ...(label === "arena-own" ? { viewerSockets: "own" as const } : {}),
-    ...(label === "arena-shared" ? { viewerSockets: "shared" as const } : {}),
+    ...labelKeys,
   });
   validateScenario(scenario);
   const dir = mkdtempSync(join(tmpdir(), "whipbench-heap-"));
