@@ -96,6 +96,8 @@ const HISTS = [
   "stampHist",
   "stampKeyHist",
   "stampDeltaHist",
+  "recoveryHist",
+  "pliKeyframeHist",
 ] as const;
 
 const RECORD_TEMPLATE = (() => {
