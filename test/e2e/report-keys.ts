@@ -257,6 +257,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
   "+scenario.viewerSockets?", // arena path: shared or own sockets, when the scenario names it
   "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
+  "+scenario.keyframeRequests?", // when the viewers ask for a keyframe (docs/definitions.md#keyframe-requests)
   "+scenario.audio?", // the audio track (docs/definitions.md#audio-track)
   ...scenarioCohortKeys(),
   "+scenario.churn?", // viewers leave and join (docs/definitions.md#churn)
@@ -421,6 +422,24 @@ export const REPORT_KEYS: readonly string[] = [
   "viewers[].packetTransit.stamped",
   "viewers[].packetTransit.invalid",
   ...summary("viewers[].packetTransit.ms", true),
+  // what the viewer would have seen (docs/definitions.md#viewer-experience)
+  "+viewers[].render",
+  ...[
+    "finder",
+    "framesShown",
+    "framesNotDecodable",
+    "framesLate",
+    "freezes",
+    "frozenMs",
+    "longestFreezeMs",
+    "pauses",
+    "pausedMs",
+    "measuredMs",
+    "endGapMs",
+    "recoveries",
+    "plisSent",
+    "plisAnswered",
+  ].map((k) => `+viewers[].render.${k}`),
   ...linkKeys("+viewers[].link"),
   "viewers[].droppedAfterJoin?",
   "viewers[].errorKind?",
