@@ -7,7 +7,7 @@ import { audioFigures } from "./audio-figures.ts";
  * The figures that must be identical on every path. Duplicates are not among them: a repaired
  * packet arrives twice when a viewer's NACK retry leaves before the first retransmission has
  * arrived, which depends on the machine's load, not on the path (and no other figure takes a
- * duplicate).
+ * duplicate). Nor are the render model's intervals and PLIs, which depend on the instants.
  */
 export function figures(v: ViewerReport) {
   const b = v.oneWayDelay[0]!;
@@ -26,6 +26,14 @@ export function figures(v: ViewerReport) {
     invalid: b.invalid,
     unmatchedFrames: b.unmatchedFrames,
     stamped: v.packetTransit.stamped,
+    // the render model's frame counts (docs/definitions.md#decodable-frames); not its intervals
+    // or PLIs, which depend on the instants
+    render: {
+      finder: v.render.finder,
+      framesShown: v.render.framesShown,
+      framesNotDecodable: v.render.framesNotDecodable,
+      framesLate: v.render.framesLate,
+    },
     audio: audioFigures(v),
   };
 }
