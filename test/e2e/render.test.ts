@@ -1,5 +1,5 @@
 // What the viewers would have seen (docs/definitions.md#viewer-experience) through the built-in
-// relay: packets dropped for good (`dropEvery`, never repaired) freeze the picture until the next
+// relay, VP8 and H.264: packets dropped for good (`dropEvery`, never repaired) freeze the picture until the next
 // keyframe while no stall is counted, a clean run has no freeze; and with a long-GOP clip (one
 // keyframe in 10 s, built from the embedded clip at test time) browser-rule viewers ask for
 // keyframes mid-stream while join-rule viewers do not (docs/definitions.md#keyframe-requests).
@@ -33,30 +33,33 @@ function line(name: string, v: ViewerReport): string {
   return `${name} viewer ${v.id}: shown ${x.framesShown}, not decodable ${x.framesNotDecodable}, late ${x.framesLate}, freezes ${x.freezes} (${x.frozenMs} ms, longest ${x.longestFreezeMs}), pauses ${x.pauses}, end gap ${x.endGapMs} ms, PLIs ${x.plisSent} (${x.plisAnswered} answered), stalls ${v.rtp.stalls}, lost ${v.rtp.lost}`;
 }
 
-test("unrepaired drops freeze the picture; a clean run has no freeze", async () => {
-  const scenario = { viewers: 2, holdSeconds: 5 };
-  const clean = (await runThroughRelay({}, scenario)).report;
-  const lossy = (await runThroughRelay({ dropEvery: 100 }, scenario)).report;
-  for (const v of joinedViewers(clean)) {
-    console.log(line("clean", v));
-    assert.equal(v.render.finder, "frame-id");
-    assert.ok(v.render.framesShown > 100, `${v.render.framesShown} frames shown`);
-    assert.equal(v.render.freezes, 0);
-    assert.equal(v.render.frozenMs, 0);
-    // only the delta frames before its first keyframe (it joined mid-GOP) are not decodable
-    assert.ok(v.render.framesNotDecodable < 30, `${v.render.framesNotDecodable} not decodable`);
-    assert.equal(v.render.recoveries, 0);
-  }
-  for (const v of joinedViewers(lossy)) {
-    console.log(line("dropEvery 100", v));
-    assert.ok(v.rtp.lost > 0, "packets were lost for good");
-    assert.ok(v.render.freezes > 0, `viewer ${v.id}: ${v.render.freezes} freezes`);
-    assert.ok(v.render.frozenMs >= 150 * v.render.freezes);
-    assert.ok(v.render.framesNotDecodable > 0);
-    assert.equal(v.rtp.stalls, 0, "packets kept flowing: the stall rule is silent");
-    assert.equal(v.render.recoveries >= v.render.freezes, true);
-  }
-});
+for (const codec of ["vp8", "h264"] as const) {
+  test(`${codec}: unrepaired drops freeze the picture; a clean run has no freeze`, async () => {
+    const scenario = { codec, viewers: 2, holdSeconds: 5 };
+    const clean = (await runThroughRelay({}, scenario)).report;
+    const lossy = (await runThroughRelay({ dropEvery: 100 }, scenario)).report;
+    for (const v of joinedViewers(clean)) {
+      console.log(line("clean", v));
+      // VP8 with a PictureID: the frame-id finder; H.264: the seq-num finder
+      assert.equal(v.render.finder, codec === "vp8" ? "frame-id" : "seq-num");
+      assert.ok(v.render.framesShown > 100, `${v.render.framesShown} frames shown`);
+      assert.equal(v.render.freezes, 0);
+      assert.equal(v.render.frozenMs, 0);
+      // only the delta frames before its first keyframe (it joined mid-GOP) are not decodable
+      assert.ok(v.render.framesNotDecodable < 30, `${v.render.framesNotDecodable} not decodable`);
+      assert.equal(v.render.recoveries, 0);
+    }
+    for (const v of joinedViewers(lossy)) {
+      console.log(line("dropEvery 100", v));
+      assert.ok(v.rtp.lost > 0, "packets were lost for good");
+      assert.ok(v.render.freezes > 0, `viewer ${v.id}: ${v.render.freezes} freezes`);
+      assert.ok(v.render.frozenMs >= 150 * v.render.freezes);
+      assert.ok(v.render.framesNotDecodable > 0);
+      assert.equal(v.rtp.stalls, 0, "packets kept flowing: the stall rule is silent");
+      assert.equal(v.render.recoveries >= v.render.freezes, true);
+    }
+  });
+}
 
 /** The embedded VP8 clip's frames with one keyframe in 300 (10 s at 30 fps). */
 function longGopClip(): Clip {
