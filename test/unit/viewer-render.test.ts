@@ -18,6 +18,9 @@ interface StreamOpts {
   drop?: ReadonlySet<number>;
   mode?: KeyframeRequestMode;
   codec?: string;
+  /** a silence of this long (ns) before frame `silenceAt` (nothing sent) */
+  silenceNs?: number;
+  silenceAt?: number;
 }
 
 /** Sends a 30 fps VP8 stream, 3 packets a frame, into a pipeline; returns it with the PLI instants. */
@@ -43,7 +46,7 @@ function stream(o: StreamOpts) {
     const frame = new Uint8Array(300).fill(7);
     frame[0] = i % o.gop === 0 ? 0x00 : 0x01; // P bit
     const packets = packetizeVp8(frame, 110, i & 0x7fff);
-    const t = 1e9 + i * FRAME_NS;
+    const t = 1e9 + i * FRAME_NS + (o.silenceAt !== undefined && i >= o.silenceAt ? (o.silenceNs ?? 0) : 0);
     for (let j = 0; j < packets.length; j++) {
       const now = t + j * 10_000;
       const s = seq++ & 0xffff;
@@ -56,7 +59,7 @@ function stream(o: StreamOpts) {
       }
     }
   }
-  const end = 1e9 + o.frames * FRAME_NS;
+  const end = 1e9 + o.frames * FRAME_NS + (o.silenceNs ?? 0);
   return { result: p.finish(end), plis, freezes };
 }
 
@@ -119,6 +122,23 @@ test("join: a PLI with the first packet and every 500 ms until the first keyfram
   const browser = stream({ frames: 60, gop: 30, mode: "browser", drop: new Set([0, 1, 2]) });
   assert.ok(browser.plis.length >= 4, `${browser.plis.length}`);
   assert.equal(browser.result.render.framesNotDecodable, 29);
+});
+
+test("no packet for 6 s: a pause, not a freeze; 4 s: a freeze", () => {
+  // the publisher stops between frames 89 and 90 (frame 90 a keyframe), then resumes
+  const paused = stream({ frames: 150, gop: 30, silenceAt: 90, silenceNs: 6e9 });
+  assert.equal(paused.result.render.pauses, 1);
+  assert.ok(Math.abs(paused.result.render.pausedMs - 6033) <= 1, `${paused.result.render.pausedMs}`);
+  assert.equal(paused.result.render.freezes, 0);
+  // the timeout 3 s after the last frame found a packet within 5 s: one PLI (due at 6.97 s, read
+  // here at the next packet: this test has no timer); the one at 6 s found none: the pause
+  assert.equal(paused.plis.length, 1);
+  // under 5 s no timeout finds the stream inactive: a freeze, and the same PLI
+  const frozen = stream({ frames: 150, gop: 30, silenceAt: 90, silenceNs: 4e9 });
+  assert.equal(frozen.result.render.pauses, 0);
+  assert.equal(frozen.result.render.freezes, 1);
+  assert.equal(frozen.plis.length, 1);
+  assert.equal(frozen.result.rtp.stalls, 1, "and the packet gap is a stall");
 });
 
 test("another codec: no render figures, PLIs by the join rule", () => {
