@@ -112,6 +112,7 @@ describe("JSON (docs/definitions.md#json-layout)", () => {
       "nacksSent",
       "oneWayDelay",
       "packetTransit",
+      "render",
     ]);
     assert.deepEqual(Object.keys(v.oneWayDelay[0]!), [
       "source",

@@ -15,6 +15,7 @@ import type { PublisherInput, ReportInput } from "./input.ts";
 import { methodLines } from "./method-lines.ts";
 import type { JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
+import { decodeRenderHist, viewerRenderBlock } from "./render.ts";
 import {
   type ClockBlock,
   type PublisherReport,
@@ -131,12 +132,22 @@ export function buildReport(input: ReportInput): Report {
     const cohort = names.get(v.record.id) ?? "";
     const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling), cohort);
     if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
+    const recovery = decodeRenderHist(v.record.recoveryHist);
+    const pliKeyframe = decodeRenderHist(v.record.pliKeyframeHist);
+    const block = viewerRenderBlock({
+      render: v.record.render,
+      codec: v.record.codec,
+      recovery,
+      pliKeyframe,
+    });
+    report.render = block;
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
       if (delay === undefined || stamp === undefined)
         throw new Error("internal error: a viewer without its blocks");
-      joined.push({ record: v.record, delay, stamp, transit: report.packetTransit });
+      const render = { block, recovery, pliKeyframe };
+      joined.push({ record: v.record, delay, stamp, transit: report.packetTransit, render });
     }
   }
   const whip = input.scenario.whip ?? "";

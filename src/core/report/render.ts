@@ -6,7 +6,13 @@
 
 import { DelayHistogram, exactSummary } from "../stats/summaries.ts";
 import type { EncodedHistogram, RenderCounters } from "../types.ts";
-import { compareBytes, mostCommonReason, NO_TRACK_REASON, NO_VIEWER_JOINED_REASON, pooledPartialReason } from "./reasons.ts";
+import {
+  compareBytes,
+  mostCommonReason,
+  NO_TRACK_REASON,
+  NO_VIEWER_JOINED_REASON,
+  pooledPartialReason,
+} from "./reasons.ts";
 import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 
 /** What the render blocks read of a viewer: its counters, its codec, its two histograms decoded. */

@@ -12,6 +12,7 @@ import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
+import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 import type { TimelineEntry } from "./timeline-types.ts";
 
 export type {
@@ -211,6 +212,8 @@ export interface ViewerReport {
   error?: string;
   /** our addition, in a run with audio: the viewer's audio track (docs/definitions.md#audio-track) */
   audio?: ViewerAudioBlock;
+  /** our addition: what the viewer would have seen (docs/definitions.md#viewer-experience-per-viewer); absent in older reports */
+  render?: ViewerRenderBlock;
 }
 
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */
@@ -235,6 +238,8 @@ export interface Aggregate {
   nacksSent: number;
   oneWayDelay: PooledDelayBlock[];
   packetTransit: PooledTransitBlock;
+  /** our addition: what the viewers would have seen (docs/definitions.md#viewer-experience-pooled); absent in older reports */
+  render?: PooledRenderBlock;
   /**
    * our addition: each cohort's figures, then the unimpaired viewers'
    * (docs/definitions.md#cohort-figures)
@@ -262,6 +267,8 @@ export interface CohortReport {
   lateCompletedFrames: number;
   incompleteFrames: number;
   oneWayDelay: PooledDelayBlock[];
+  /** what the cohort's viewers would have seen (absent in older reports) */
+  render?: PooledRenderBlock;
   /** the emulator's counts summed over the cohort's viewers (absent on the unimpaired entry) */
   link?: LinkRecord;
 }
