@@ -26,6 +26,8 @@ const cohortTick = (cohort: string, o: Partial<CohortTick> = {}): CohortTick => 
   cohort,
   ...ZERO,
   delaySamples: [],
+  freezes: 0,
+  frozenNs: [],
   ...o,
 });
 

@@ -192,6 +192,7 @@ export function buildReport(input: ReportInput): Report {
             ...(e.cpuPercent !== undefined ? { cpuPercent: e.cpuPercent } : {}),
             ...(e.eventLoopDelayMs !== undefined ? { eventLoopDelayMs: e.eventLoopDelayMs } : {}),
             ...(e.receiveLagMs !== undefined ? { receiveLagMs: e.receiveLagMs } : {}),
+            ...(e.viewersFrozen !== undefined ? { viewersFrozen: e.viewersFrozen } : {}),
           })),
         }
       : {}),
