@@ -192,7 +192,14 @@ test("live run: the HTML report opens in headless Chromium with every chart draw
   const page = await openReport(browser as string, reportFile(".html"), shot);
   assert.deepEqual(page.problems, []);
   assert.deepEqual(page.requests, [], "no network fetch");
-  const ids = ["chart-timeline", "chart-client", "chart-delay-hist", "chart-delay-cdf", "chart-joins"];
+  const ids = [
+    "chart-timeline",
+    "chart-client",
+    "chart-frozen",
+    "chart-delay-hist",
+    "chart-delay-cdf",
+    "chart-joins",
+  ];
   assert.deepEqual(Object.keys(page.charts).sort(), ids.sort());
   for (const id of ids) {
     const c = page.charts[id]!;

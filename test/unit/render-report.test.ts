@@ -5,8 +5,13 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseCohorts } from "../../src/core/link/parse.ts";
 import { buildReport } from "../../src/core/report/build.ts";
+import { delayDistribution } from "../../src/core/report/distribution.ts";
+import { reportToHtml } from "../../src/core/report/html.ts";
+import type { ChartData } from "../../src/core/report/html-data.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
+import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
+import { htmlAssets } from "../../src/main/output/html-report.ts";
 import { hist, makeInput, makeScenario, makeViewer, type ViewerOpts } from "./report-fixtures.ts";
 
 /** A joined VP8 viewer that showed frames: `frozenMs` over `measuredMs`, `freezes` of them. */
@@ -179,5 +184,73 @@ describe("render blocks", () => {
       "plisAnswered",
     ]);
     assert.deepEqual(Object.keys(parsed.aggregate.render?.viewersByFinder ?? {}), ["frame-id", "seq-num"]);
+  });
+});
+
+describe("where people look", () => {
+  const viewers = () => [seen(0, 3000, 6), seen(1, 600, 1), seen(2, 0, 0)];
+
+  test("HTML: the card (frozen share p50/p95, freezes per viewer-minute), the chart's data, a row per cohort", async () => {
+    const scenario = makeScenario(3, { cohorts: parseCohorts([{ name: "lossy", viewers: 1 }]) });
+    const v = viewers();
+    v[0]!.record = { ...v[0]!.record, cohort: "lossy" };
+    const input = makeInput(v, {
+      scenario,
+      timeline: [
+        { t: 1, active: 3, packets: 300, viewersFrozen: 0 },
+        { t: 2, active: 3, packets: 300, viewersFrozen: 1.25 },
+      ],
+    });
+    const r = buildReport(input);
+    assert.deepEqual(
+      r.timeline?.map((e) => e.viewersFrozen),
+      [0, 1.25],
+    );
+    const html = reportToHtml(r, delayDistribution(input, r), await htmlAssets());
+    const card = html.slice(
+      html.indexOf('<section id="render"'),
+      html.indexOf("</section>", html.indexOf('<section id="render"')),
+    );
+    assert.match(card, /<h2>What viewers saw<\/h2>/);
+    // frozen shares 10 %, 2 %, 0 %: p50 2 %, p95 10 %; 7 freezes over 1.5 viewer-minutes
+    assert.match(card, /frozen share p50<\/div><div class="value">2\.00%/);
+    assert.match(card, /frozen share p95<\/div><div class="value">10\.00%/);
+    assert.match(card, /freezes per viewer-minute<\/div><div class="value">4\.67/);
+    assert.ok(html.includes('id="chart-frozen"'));
+    const m = /<script type="application\/json" id="whipbench-data">(.*?)<\/script>/s.exec(html);
+    const charts = (JSON.parse(m?.[1] ?? "{}") as { charts: ChartData }).charts;
+    assert.deepEqual(charts.timeline.viewersFrozen, [0, 1.25]);
+    const cohorts = html.slice(html.indexOf('<section id="cohorts"'));
+    assert.match(cohorts, /frozen share p95<\/th><td class="num">10\.00%<\/td><td class="num">2\.00%<\/td>/);
+    // the headline list and the viewer table carry it too
+    assert.ok(html.includes("<li>frozen share p50 2.00%, p95 10.00%; 7 freezes, 4.67 per viewer-minute"));
+    assert.ok(html.includes("<th>freezes</th><th>frozen</th>"));
+  });
+
+  test("HTML: an unavailable block says why; a run without a verdict shows none of it", async () => {
+    const none = buildReport(makeInput([makeViewer(0, { codec: "av1" })]));
+    const html = reportToHtml(none, null, await htmlAssets());
+    assert.ok(
+      html.includes(
+        "<p>Unavailable: codec &quot;av1&quot; has no render model: only VP8 and H.264 frames are judged.</p>",
+      ),
+    );
+    const invalid = buildReport(makeInput([seen(0, 10, 1), makeViewer(1, { joined: false })]));
+    const md = reportToMarkdown(invalid);
+    assert.doesNotMatch(md, /## What viewers saw/);
+    assert.match(
+      reportToHtml(invalid, null, await htmlAssets()),
+      /No verdict: these figures stay in the JSON report/,
+    );
+  });
+
+  test("Markdown: the section, its unavailable form and a cohort table", () => {
+    const md = reportToMarkdown(buildReport(makeInput(viewers())));
+    assert.ok(md.includes("| frozen share per viewer | 3 | 2.00% | 10.00% | 10.00% | 0.00% | 10.00% |"));
+    assert.ok(
+      md.includes("7 freezes (4.67 per viewer-minute), 3.6 s frozen of 90.0 s judged, the longest 600 ms"),
+    );
+    const none = reportToMarkdown(buildReport(makeInput([makeViewer(0, { codec: null })])));
+    assert.ok(none.includes("**What viewers saw: unavailable** — no video track reached this viewer."));
   });
 });

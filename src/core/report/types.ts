@@ -212,7 +212,7 @@ export interface ViewerReport {
   error?: string;
   /** our addition, in a run with audio: the viewer's audio track (docs/definitions.md#audio-track) */
   audio?: ViewerAudioBlock;
-  /** our addition: what the viewer would have seen (docs/definitions.md#viewer-experience-per-viewer); absent in older reports */
+  /** ours: what it would have seen (docs/definitions.md#viewer-experience-per-viewer) */
   render?: ViewerRenderBlock;
 }
 
@@ -238,7 +238,7 @@ export interface Aggregate {
   nacksSent: number;
   oneWayDelay: PooledDelayBlock[];
   packetTransit: PooledTransitBlock;
-  /** our addition: what the viewers would have seen (docs/definitions.md#viewer-experience-pooled); absent in older reports */
+  /** ours: what the viewers would have seen (docs/definitions.md#viewer-experience-pooled) */
   render?: PooledRenderBlock;
   /**
    * our addition: each cohort's figures, then the unimpaired viewers'
