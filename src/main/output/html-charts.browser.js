@@ -53,7 +53,7 @@
     );
 
   // 2b. viewers frozen per second, active viewers beside (docs/definitions.md#viewers-frozen-per-second)
-  const hasFrozen = tl.viewersFrozen !== undefined && tl.viewersFrozen.some((v) => v !== null);
+  const hasFrozen = tl.viewersFrozen?.some((v) => v !== null) === true;
   if (!hasFrozen) noData("chart-frozen", "this report has no per-second freeze figures");
   else
     plot(
