@@ -6,7 +6,12 @@ import type { MessagePort } from "node:worker_threads";
 import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipIdentity } from "../core/delay/fingerprint.ts";
 import type { Cohort } from "../core/link/types.ts";
-import type { ReceivePath, StampSource, ViewerSockets } from "../core/scenario/defaults.ts";
+import type {
+  KeyframeRequestMode,
+  ReceivePath,
+  StampSource,
+  ViewerSockets,
+} from "../core/scenario/defaults.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
@@ -63,6 +68,8 @@ export interface ShardTask {
   stampSource?: StampSource;
   /** arena path: "own" keeps a socket per viewer; absent: SCENARIO_DEFAULTS.viewerSockets */
   viewerSockets?: ViewerSockets;
+  /** when viewers ask for a keyframe; absent: SCENARIO_DEFAULTS.keyframeRequests */
+  keyframeRequests?: KeyframeRequestMode;
   /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
   cohorts?: Cohort[];
   /** viewers receive the audio track (the scenario's `audio`); absent: video only */

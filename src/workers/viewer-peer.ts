@@ -67,6 +67,7 @@ function attach(
         table: ctx.table,
         sendLog: ctx.sendLog,
         absCaptureNegotiated: st.absCaptureNegotiated,
+        keyframeRequests: ctx.keyframeRequests,
       };
       if (live.delaySample) opts.onDelaySample = live.delaySample;
       if (live.stampSample) opts.onStampSample = live.stampSample;

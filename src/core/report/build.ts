@@ -63,6 +63,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("stampSource", s.stampSource),
     ...nonEmpty("viewerSockets", s.viewerSockets),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
+    ...nonEmpty("keyframeRequests", s.keyframeRequests),
     ...(s.audio === true ? { audio: true } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),

@@ -165,6 +165,7 @@ export function viewerReport(
       viewerStampBlock(v, clock, clientBound),
     ],
     packetTransit: viewerTransitBlock(v),
+    render: { ...v.render },
     ...(v.link !== undefined ? { link: { down: { ...v.link.down }, up: { ...v.link.up } } } : {}),
     ...(v.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...textIfSet("errorKind", v.errorKind),
