@@ -131,8 +131,6 @@ export function buildReport(input: ReportInput): Report {
   const names = cohortNames(input);
   for (const v of ordered) {
     const cohort = names.get(v.record.id) ?? "";
-    const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling), cohort);
-    if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
     const recovery = decodeRenderHist(v.record.recoveryHist);
     const pliKeyframe = decodeRenderHist(v.record.pliKeyframeHist);
     const block = viewerRenderBlock({
@@ -141,7 +139,9 @@ export function buildReport(input: ReportInput): Report {
       recovery,
       pliKeyframe,
     });
-    report.render = block;
+    const bound = clientBoundReason(input.ceiling);
+    const report = viewerReport(v, input.hasSendLog, clock, bound, cohort, block);
+    if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;

@@ -8,7 +8,7 @@ import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
 import type { LinkRecord } from "../link/types.ts";
 import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
 import type { ThresholdResult } from "../thresholds/types.ts";
-import type { PublisherAudio, RenderCounters, RtpReport, Summary } from "../types.ts";
+import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
@@ -205,8 +205,8 @@ export interface ViewerReport {
   nacksSent: number;
   oneWayDelay: ViewerDelayBlock[];
   packetTransit: ViewerTransitBlock;
-  /** our addition: what the viewer would have seen (docs/definitions.md#viewer-experience) */
-  render: RenderCounters;
+  /** ours: what it would have seen (docs/definitions.md#viewer-experience-per-viewer) */
+  render?: ViewerRenderBlock;
   /** our addition: what the viewer's emulated link did (docs/definitions.md#emulator-counts) */
   link?: LinkRecord;
   droppedAfterJoin?: boolean;
@@ -214,8 +214,6 @@ export interface ViewerReport {
   error?: string;
   /** our addition, in a run with audio: the viewer's audio track (docs/definitions.md#audio-track) */
   audio?: ViewerAudioBlock;
-  /** ours: what it would have seen (docs/definitions.md#viewer-experience-per-viewer) */
-  render?: ViewerRenderBlock;
 }
 
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */
