@@ -395,6 +395,8 @@ export const REPORT_KEYS: readonly string[] = [
   "+timeline[].eventLoopDelayMs?",
   "+timeline[].receiveLagMs?",
   "+timeline[].viewersFrozen?", // docs/definitions.md#viewers-frozen-per-second
+  "+timeline[].viewersFrozenByCohort?", // with cohorts
+  "+timeline[].viewersFrozenByCohort.*?",
   "viewers",
   "viewers[].id",
   "viewers[].startOffsetMs",
@@ -514,10 +516,12 @@ const MAP_PATHS = new Set([
   "aggregate.oneWayDelay[].viewersByFrameEnd",
   "aggregate.cohorts[].oneWayDelay[].viewersByFrameEnd",
   "aggregate.render.viewersByFinder",
+  "timeline[].viewersFrozenByCohort",
   "aggregate.cohorts[].render.viewersByFinder",
 ]);
 const MAP_KEY: Record<string, RegExp> = {
   "aggregate.render.viewersByFinder": /^(frame-id|seq-num)$/,
+  "timeline[].viewersFrozenByCohort": /^[A-Za-z0-9_.-]{1,64}$/,
   "aggregate.cohorts[].render.viewersByFinder": /^(frame-id|seq-num)$/,
   "aggregate.cohorts[].oneWayDelay[].viewersByFrameEnd": /^(marker|timestamp)$/,
   errors: /^(publisher_)?[a-z][a-z0-9_]*$/,

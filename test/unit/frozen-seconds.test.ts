@@ -73,4 +73,33 @@ test("the timeline puts frozen time in the second it fell in, also when a later 
     tl.entries().map((e) => e.viewersFrozen),
     [0.5, 1, 1],
   );
+  assert.equal(tl.entries()[0]?.viewersFrozenByCohort, undefined, "no cohorts: no split");
+});
+
+test("with cohorts: each cohort's frozen time by second, names sorted, beside the whole run's", () => {
+  const resources = { sample: () => {}, cpuSecondsSoFar: () => 0 } as unknown as ResourceWatch;
+  const tl = new Timeline({ shards: 1, resources, cpuCount: 1, onSecond: () => {} });
+  const cohort = (name: string, frozenNs: number[]) => ({
+    cohort: name,
+    started: 0,
+    joined: 0,
+    failed: 0,
+    active: 0,
+    delaySamples: [],
+    freezes: frozenNs.length / 2,
+    frozenNs,
+  });
+  tl.tick({
+    ...emptyTick(0, 1, THREAD),
+    frozenNs: [1, 0.75e9],
+    cohorts: [cohort("unimpaired", [1, 0.25e9]), cohort("far", [1, 0.5e9])],
+  });
+  tl.tick({ ...emptyTick(0, 2, THREAD), cohorts: [cohort("unimpaired", []), cohort("far", [])] });
+  const [one, two] = tl.entries();
+  assert.equal(one?.viewersFrozen, 0.75);
+  assert.deepEqual(Object.entries(one?.viewersFrozenByCohort ?? {}), [
+    ["far", 0.5],
+    ["unimpaired", 0.25],
+  ]);
+  assert.deepEqual(two?.viewersFrozenByCohort, { far: 0, unimpaired: 0 });
 });

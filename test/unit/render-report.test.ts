@@ -197,8 +197,20 @@ describe("where people look", () => {
     const input = makeInput(v, {
       scenario,
       timeline: [
-        { t: 1, active: 3, packets: 300, viewersFrozen: 0 },
-        { t: 2, active: 3, packets: 300, viewersFrozen: 1.25 },
+        {
+          t: 1,
+          active: 3,
+          packets: 300,
+          viewersFrozen: 0,
+          viewersFrozenByCohort: { lossy: 0, unimpaired: 0 },
+        },
+        {
+          t: 2,
+          active: 3,
+          packets: 300,
+          viewersFrozen: 1.25,
+          viewersFrozenByCohort: { lossy: 1, unimpaired: 0.25 },
+        },
       ],
     });
     const r = buildReport(input);
@@ -220,6 +232,17 @@ describe("where people look", () => {
     const m = /<script type="application\/json" id="whipbench-data">(.*?)<\/script>/s.exec(html);
     const charts = (JSON.parse(m?.[1] ?? "{}") as { charts: ChartData }).charts;
     assert.deepEqual(charts.timeline.viewersFrozen, [0, 1.25]);
+    assert.deepEqual(charts.timeline.frozenByCohort, {
+      names: ["lossy", "unimpaired"],
+      values: [
+        [0, 1],
+        [0, 0.25],
+      ],
+    });
+    assert.deepEqual(Object.keys(JSON.parse(reportToJson(r)).timeline[1].viewersFrozenByCohort), [
+      "lossy",
+      "unimpaired",
+    ]);
     const cohorts = html.slice(html.indexOf('<section id="cohorts"'));
     assert.match(cohorts, /frozen share p95<\/th><td class="num">10\.00%<\/td><td class="num">2\.00%<\/td>/);
     // the headline list and the viewer table carry it too

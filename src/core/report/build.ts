@@ -194,6 +194,9 @@ export function buildReport(input: ReportInput): Report {
             ...(e.eventLoopDelayMs !== undefined ? { eventLoopDelayMs: e.eventLoopDelayMs } : {}),
             ...(e.receiveLagMs !== undefined ? { receiveLagMs: e.receiveLagMs } : {}),
             ...(e.viewersFrozen !== undefined ? { viewersFrozen: e.viewersFrozen } : {}),
+            ...(e.viewersFrozenByCohort !== undefined
+              ? { viewersFrozenByCohort: { ...e.viewersFrozenByCohort } }
+              : {}),
           })),
         }
       : {}),

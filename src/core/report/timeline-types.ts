@@ -19,4 +19,6 @@ export interface TimelineEntry {
    * (docs/definitions.md#viewers-frozen-per-second)
    */
   viewersFrozen?: number;
+  /** our addition, with cohorts: the same by cohort name ("unimpaired" for the others), names sorted */
+  viewersFrozenByCohort?: Record<string, number>;
 }

@@ -65,9 +65,16 @@
           { label: "t (s)" },
           line("viewers frozen", RED, "viewers", { value: fixed(2) }),
           line("active viewers", BLUE, "viewers", { value: fixed(0) }),
+          ...(tl.frozenByCohort?.names ?? []).map((n, i) =>
+            line(`frozen: ${n}`, [ORANGE, GREEN, "#7d3c98", "#5d6d7e"][i % 4], "viewers", {
+              value: fixed(2),
+              dash: [4, 3],
+            }),
+          ),
         ],
       },
-      [tl.t, tl.viewersFrozen, tl.active],
+      [tl.t, tl.viewersFrozen, tl.active, ...(tl.frozenByCohort?.values ?? [])],
+      { cohorts: tl.frozenByCohort?.names ?? [] },
     );
 
   // 3 and 4. one-way delay: histogram (stepped) and CDF, log-scaled delay axis

@@ -4,6 +4,7 @@
 // Frozen viewer-time arrives when a freeze ends, for the seconds it covered (possibly earlier
 // ones), so it is summed by second apart from the ticks (docs/definitions.md#viewers-frozen-per-second).
 import { addPairs } from "../../core/report/frozen-seconds.ts";
+import { compareBytes } from "../../core/report/reasons.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
 import type { ResourceWatch } from "../observe/resources.ts";
@@ -13,6 +14,7 @@ export function timelineEntry(
   ticks: ShardTick[],
   cpuPercent: number | undefined,
   frozenNs = 0,
+  frozenByCohort?: Record<string, number>,
 ): TimelineEntry {
   let active = 0;
   let packets = 0;
@@ -29,6 +31,7 @@ export function timelineEntry(
   if (ticks.length > 0) e.eventLoopDelayMs = worstDelay;
   if (worstLag >= 0) e.receiveLagMs = worstLag;
   e.viewersFrozen = frozenNs / 1e9;
+  if (frozenByCohort !== undefined) e.viewersFrozenByCohort = frozenByCohort;
   return e;
 }
 
@@ -49,6 +52,8 @@ export class Timeline {
   private readonly cpuBySecond = new Map<number, number>();
   /** frozen viewer-ns by second, from every tick (final ones too) */
   private readonly frozenBySecond = new Map<number, number>();
+  /** with cohorts: each cohort's frozen viewer-ns by second */
+  private readonly cohortFrozen = new Map<string, Map<number, number>>();
   private cpuLast: number;
 
   constructor(opts: TimelineOptions) {
@@ -59,6 +64,14 @@ export class Timeline {
   /** One shard's tick. */
   tick(tick: ShardTick): void {
     addPairs(this.frozenBySecond, tick.frozenNs);
+    for (const c of tick.cohorts ?? []) {
+      let m = this.cohortFrozen.get(c.cohort);
+      if (m === undefined) {
+        m = new Map();
+        this.cohortFrozen.set(c.cohort, m);
+      }
+      addPairs(m, c.frozenNs);
+    }
     if (tick.final) {
       this.opts.onTick?.(null, [tick]);
       return;
@@ -84,6 +97,12 @@ export class Timeline {
   }
 
   private entry(second: number, ticks: ShardTick[]): TimelineEntry {
-    return timelineEntry(second, ticks, this.cpuBySecond.get(second), this.frozenBySecond.get(second) ?? 0);
+    const frozen = this.frozenBySecond.get(second) ?? 0;
+    if (this.cohortFrozen.size === 0)
+      return timelineEntry(second, ticks, this.cpuBySecond.get(second), frozen);
+    const byCohort: Record<string, number> = {};
+    for (const name of [...this.cohortFrozen.keys()].sort(compareBytes))
+      byCohort[name] = (this.cohortFrozen.get(name)?.get(second) ?? 0) / 1e9;
+    return timelineEntry(second, ticks, this.cpuBySecond.get(second), frozen, byCohort);
   }
 }
