@@ -16,6 +16,10 @@
 //               log, so no fingerprint; packet transit and whatever the stamps feed)
 //   run         the whole pipeline as in a `run`: + reassembly, xxhash64 fingerprint, clip
 //               lookup, matcher, delay histograms
+//   bare-nomodel, view-nomodel, run-nomodel
+//               the same without the render model (renderModel: false: no reassembly for the
+//               render model alone, no reference finder, freeze clock or keyframe-request rule),
+//               the pipeline as it was before it: the model's cost is the difference
 //
 // Figures per packet (one packet delivered to one viewer), medians over the rounds:
 // - CPU µs: process.cpuUsage (user + system, so V8's GC helper threads count too) over a window
@@ -62,8 +66,27 @@ const PACKETS_PER_VIEWER = Number(args.packets);
 const ROUNDS = Number(args.rounds);
 const ALLOC_PACKETS = Math.min(Number(args["alloc-packets"]), PACKETS_PER_VIEWER);
 
-type Variant = "loop" | "rtpstats" | "bare" | "view" | "run";
-const VARIANTS: Variant[] = ["loop", "rtpstats", "bare", "view", "run"];
+type Variant =
+  | "loop"
+  | "rtpstats"
+  | "bare"
+  | "view"
+  | "run"
+  | "bare-nomodel"
+  | "view-nomodel"
+  | "run-nomodel";
+const VARIANTS: Variant[] = [
+  "loop",
+  "rtpstats",
+  "bare",
+  "view",
+  "run",
+  "bare-nomodel",
+  "view-nomodel",
+  "run-nomodel",
+];
+/** The variant without its -nomodel suffix. */
+const baseOf = (v: Variant): string => v.replace("-nomodel", "");
 
 interface Sink {
   onPacket(
@@ -122,7 +145,7 @@ function sinks(ctx: Context, variant: Variant, log: SendLog): Sink[] {
   return Array.from({ length: VIEWERS }, (): Sink => {
     if (variant === "loop") return new NullSink();
     if (variant === "rtpstats") return new StatsSink(ctx.codec, postNs);
-    const full = variant === "run";
+    const full = baseOf(variant) === "run";
     return new ViewerPipeline({
       codec: ctx.codec,
       stallNs: 500 * MS,
@@ -132,7 +155,8 @@ function sinks(ctx: Context, variant: Variant, log: SendLog): Sink[] {
       hasher: full ? ctx.hasher : null,
       table: full ? ctx.table : null,
       sendLog: full ? log : null,
-      absCaptureNegotiated: variant !== "bare",
+      absCaptureNegotiated: baseOf(variant) !== "bare",
+      renderModel: !variant.endsWith("-nomodel"),
     });
   });
 }
@@ -199,7 +223,11 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
       throw new Error(`${variant}: received ${r.rtp.received} of ${n}`);
     if (!t.joined) throw new Error(`${variant}: never joined`);
     const d = r.oneWayDelay;
-    if (variant === "run") {
+    // the render model saw a clean stream: every frame but the first shown, no freeze
+    if (!variant.endsWith("-nomodel") && (r.render.freezes !== 0 || r.render.framesShown < 2)) {
+      throw new Error(`${variant}: ${r.render.framesShown} frames shown, ${r.render.freezes} freezes`);
+    }
+    if (baseOf(variant) === "run") {
       const frames = ctx.packets.slice(0, n).filter((p) => p.logK >= 0).length;
       // the first frame never completes (docs/definitions.md#reassembly) and the last may be cut short
       if (d.samples < frames - 2 || d.unmatchedFrames !== 0 || d.invalid !== 0) {
@@ -208,7 +236,7 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
     } else if (d.samples !== 0) {
       throw new Error(`${variant}: delay samples without a table`);
     }
-    const stamped = variant === "bare" ? 0 : n;
+    const stamped = baseOf(variant) === "bare" ? 0 : n;
     if (r.packetTransit.stamped !== stamped) {
       throw new Error(`${variant}: ${r.packetTransit.stamped} stamped packets, want ${stamped}`);
     }
@@ -287,6 +315,11 @@ async function main(): Promise<void> {
       `${c}: run pipeline minus harness ${fixed(cpu("run") - cpu("loop"), 3)} µs CPU per packet ` +
         `(DESIGN budget: under 3); of which everything past the statistics (reassembly, hash, match, histograms, transit) ` +
         `${fixed(cpu("run") - cpu("bare"), 3)} µs at ${(ctx.packets.length / frames).toFixed(2)} packets per frame`,
+    );
+    const model = (v: "bare" | "view" | "run") => fixed(cpu(v) - cpu(`${v}-nomodel`), 3);
+    console.log(
+      `${c}: render model (with and without it, same run): bare +${model("bare")}, view +${model("view")}, ` +
+        `run +${model("run")} µs CPU per packet (target: 0.3)`,
     );
   }
 }

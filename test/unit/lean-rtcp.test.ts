@@ -12,7 +12,9 @@ import {
   RtcpSrPacket,
   RtcpTransportLayerFeedback,
 } from "werift";
+import { ViewerRender } from "../../src/core/render/viewer-render.ts";
 import { NackGenerator } from "../../src/workers/lean/nack.ts";
+import { NackSender } from "../../src/workers/lean/nack-sender.ts";
 import { ReceptionStats } from "../../src/workers/lean/reception.ts";
 import {
   senderReportLsr,
@@ -83,6 +85,66 @@ test("NACK: gaps across the sequence wrap, and a jump beyond maxGap is no loss",
   bounded.onPacket(6, 0);
   assert.equal(bounded.pending, 2, "the oldest group is dropped");
   assert.deepEqual(drain(bounded, 0), [[3], [5]]);
+});
+
+test("NACK: a list that would pass maxPackets (1 000) is cleared and counted as an overflow", () => {
+  const g = new NackGenerator({ maxPackets: 10 });
+  g.onPacket(0, 0);
+  assert.ok(g.onPacket(5, 0)); // 1..4
+  assert.ok(g.onPacket(11, 0)); // 6..10: 9 held
+  assert.ok(g.onPacket(13, 0), "12: 10 held, not past 10");
+  assert.equal(g.onPacket(15, 0), false, "14 would make 11: the list is cleared instead");
+  assert.equal(g.overflows, 1);
+  assert.equal(g.pending, 0);
+  assert.deepEqual(drain(g, 0), []);
+  // the default holds 1 000: a gap of 500 twice fits, a third does not
+  const d = new NackGenerator();
+  d.onPacket(0, 0);
+  assert.ok(d.onPacket(501, 0));
+  assert.ok(d.onPacket(1002, 0));
+  assert.equal(d.onPacket(1004, 0), false);
+  assert.equal(d.overflows, 1);
+});
+
+test("NACK sender: a NACK list overflow and the browser rule send a PLI after the packet", () => {
+  const sent: Buffer[] = [];
+  const render = new ViewerRender("vp8", "browser", null);
+  const nack = new NackSender(
+    new NackGenerator({ maxPackets: 2 }),
+    (b) => sent.push(b),
+    0x11,
+    () => {},
+    () => render,
+  );
+  const pli = serializePli(0x11, 0x22);
+  const delta = Uint8Array.of(0x10, 0x01);
+  // as the pipeline does: each packet reaches the render model before afterPacket
+  nack.onPacket(0x22, 0, 0);
+  render.packet(0, delta, false);
+  nack.afterPacket(0);
+  assert.equal(sent.length, 0, "nothing asked at the first packet");
+  nack.onPacket(0x22, 5, 1 * MS); // 4 missing: past 2, cleared
+  render.packet(1 * MS, delta, false);
+  nack.afterPacket(1 * MS);
+  assert.deepEqual(sent, [pli]);
+  assert.equal(render.finish(2 * MS).render.plisSent, 1);
+  // join: no PLI for an overflow
+  const joinSent: Buffer[] = [];
+  const join = new ViewerRender("vp8", "join", null);
+  const j = new NackSender(
+    new NackGenerator({ maxPackets: 2 }),
+    (b) => joinSent.push(b),
+    0x11,
+    () => {},
+    () => join,
+  );
+  j.onPacket(0x22, 0, 0);
+  join.packet(0, delta, true); // joined already: no join PLI either
+  j.onPacket(0x22, 5, 1 * MS);
+  j.afterPacket(1 * MS);
+  assert.equal(joinSent.filter((b) => b.equals(pli)).length, 0);
+  nack.close();
+  j.close();
 });
 
 test("generic NACK bytes parse in werift as the same sequence numbers", () => {

@@ -67,6 +67,8 @@ export interface ViewerPipelineOptions {
   onFreeze?: (startNs: number, endNs: number) => void;
   /** when the viewer asks for a keyframe (docs/definitions.md#keyframe-requests); "browser" when omitted */
   keyframeRequests?: KeyframeRequestMode;
+  /** false: no render model (bench:hotpath's baseline, the pipeline as it was without it); default true */
+  renderModel?: boolean;
 }
 
 export type ViewerPipelineResult = Pick<
@@ -122,6 +124,7 @@ export class ViewerPipeline {
   private readonly reasm: Reassembler | null = null;
   /** the render model and keyframe requests (docs/definitions.md#viewer-experience) */
   readonly render: ViewerRender;
+  private readonly modelled: boolean;
   private readonly fingerprint: FingerprintDelay | null = null;
   private readonly onTransitSample: ((transitNs: number) => void) | null;
 
@@ -140,8 +143,12 @@ export class ViewerPipeline {
       stallNs: opts.stallNs,
       keyframeStart,
     });
-    this.render = new ViewerRender(opts.codec, opts.keyframeRequests ?? "browser", opts.onFreeze ?? null);
-    if (isCodec(opts.codec)) this.reasm = reassemblerFor(opts.codec);
+    this.modelled = opts.renderModel !== false;
+    const mode = opts.keyframeRequests ?? "browser";
+    this.render = new ViewerRender(this.modelled ? opts.codec : "", mode, opts.onFreeze ?? null);
+    if (isCodec(opts.codec) && (this.modelled || opts.absCaptureNegotiated)) {
+      this.reasm = reassemblerFor(opts.codec);
+    }
     if (this.reasm !== null && opts.absCaptureNegotiated) {
       this.stamp = new StampDelay(
         opts.publisherWallMinusMono ?? Float64Array.of(opts.wallMinusMonoNs),
@@ -155,6 +162,7 @@ export class ViewerPipeline {
       this.blocker = { kind: "codec", codec: opts.codec };
     } else {
       this.blocker = { kind: "none" };
+      this.reasm ??= reassemblerFor(opts.codec);
       this.fingerprint = new FingerprintDelay({
         codec: opts.codec,
         hasher: opts.hasher,
@@ -203,7 +211,7 @@ export class ViewerPipeline {
     }
 
     this.lastArrivalNs = arrivalNs;
-    this.render.packet(arrivalNs, payload, this.firstKeyframeNs >= 0);
+    if (this.modelled) this.render.packet(arrivalNs, payload, this.firstKeyframeNs >= 0);
     const rtp = this.rtp;
     // a duplicate or too-late packet is counted there and taken by no other figure
     if (!rtp.push(seq, ts, marker, payload, sincePost)) return;

@@ -84,7 +84,7 @@ export class KeyframeRequestRule {
   poll(ns: number): boolean {
     let pli = this.now;
     this.now = false;
-    if (this.baseNs < 0) return false;
+    if (this.baseNs < 0) return pli;
     for (let t = this.baseNs + this.wait(); t <= ns; t = this.baseNs + this.wait()) {
       this.baseNs = t;
       if (t - this.lastPacketNs >= INACTIVE_NS) this.onInactive();

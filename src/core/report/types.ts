@@ -206,7 +206,7 @@ export interface ViewerReport {
   oneWayDelay: ViewerDelayBlock[];
   packetTransit: ViewerTransitBlock;
   /** ours: what it would have seen (docs/definitions.md#viewer-experience-per-viewer) */
-  render?: ViewerRenderBlock;
+  render: ViewerRenderBlock;
   /** our addition: what the viewer's emulated link did (docs/definitions.md#emulator-counts) */
   link?: LinkRecord;
   droppedAfterJoin?: boolean;

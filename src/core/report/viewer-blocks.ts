@@ -140,9 +140,9 @@ export function viewerReport(
   input: ViewerInput,
   hasSendLog: boolean,
   clock: ClockBlock,
-  clientBound?: string,
-  cohort = "",
-  render?: ViewerRenderBlock,
+  clientBound: string | undefined,
+  cohort: string,
+  render: ViewerRenderBlock,
 ): ViewerReport {
   const v = input.record;
   return {
@@ -167,7 +167,7 @@ export function viewerReport(
       viewerStampBlock(v, clock, clientBound),
     ],
     packetTransit: viewerTransitBlock(v),
-    ...(render !== undefined ? { render } : {}),
+    render,
     ...(v.link !== undefined ? { link: { down: { ...v.link.down }, up: { ...v.link.up } } } : {}),
     ...(v.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...textIfSet("errorKind", v.errorKind),
