@@ -316,14 +316,15 @@ describe("method lines (docs/definitions.md#method-lines)", () => {
       assert.ok(m[delay]!.includes(phrase), phrase);
     }
     assert.ok(m.some((l) => l.includes(DelayHistogram.precisionNote)));
-    assert.equal(m.length, 14);
-    assert.match(m[11]!, /^Clock exchange:/);
-    assert.match(m[12]!, /^Client resources/);
-    assert.match(m[12]!, /instead of peakGoroutines/);
-    assert.match(m[13]!, /^What the client adds: .*receiveLagMs .*an upper bound/);
+    assert.equal(m.length, 15);
+    assert.match(m[transit + 1]!, /^What viewers saw: .*freezeCount .*end gap, never a freeze/);
+    assert.match(m[12]!, /^Clock exchange:/);
+    assert.match(m[13]!, /^Client resources/);
+    assert.match(m[13]!, /instead of peakGoroutines/);
+    assert.match(m[14]!, /^What the client adds: .*receiveLagMs .*an upper bound/);
     const { resources: _resources, ...noResources } = makeInput(healthyViewers(1));
     const bare = buildReport(noResources);
-    assert.equal(bare.method.length, 11);
+    assert.equal(bare.method.length, 12);
   });
 });
 
