@@ -96,6 +96,7 @@ test("join: a PLI with the first packet and every 500 ms of packets until joined
     if (r.packet(t * MS, false, t >= 1200)) plis.push(t);
   }
   assert.deepEqual(plis, [0, 500, 1000]);
+  assert.equal(r.nextDueNs(), -1, "join needs no timer");
   // no timeout PLIs, no first-frame or overflow requests
   r.firstFrameNotKey();
   r.nackOverflow();

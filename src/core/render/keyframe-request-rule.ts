@@ -71,9 +71,12 @@ export class KeyframeRequestRule {
     if (this.mode === "browser") this.now = true;
   }
 
-  /** The next instant poll() has something to do, ns; −1 before the first packet. */
+  /**
+   * The next instant poll() may send a PLI, ns; −1 before the first packet, and always with
+   * "join" (its requests go out with packets; the packets' own polls find the pauses).
+   */
   nextDueNs(): number {
-    if (this.baseNs < 0) return -1;
+    if (this.baseNs < 0 || this.mode === "join") return -1;
     return this.now ? this.lastPacketNs : this.baseNs + this.wait();
   }
 
