@@ -218,6 +218,13 @@ test("the run report with cohorts: the cohort section and a CDF per cohort on on
   assert.match(page.text, /figure\s+far\s+unimpaired/);
   assert.match(page.text, /one-way delay p50\s+24\.0 ms\s+4\.0 ms/);
   assert.match(page.text, /emulated down \(server → viewer\): lost\s+24\s+—/);
+  // viewers frozen per second: the whole run's, the active viewers, a line per cohort
+  const frozen = page.charts["chart-frozen"] as unknown as {
+    canvas: boolean;
+    series: number;
+    cohorts: string[];
+  };
+  assert.deepEqual([frozen.canvas, frozen.series, frozen.cohorts], [true, 4, ["far", "unimpaired"]]);
   // what each cohort's viewers saw, and the card
   assert.match(page.text, /frozen share p95\s+5\.00%\s+0\.00%/);
   assert.match(page.text, /What viewers saw\s/);

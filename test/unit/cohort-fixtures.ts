@@ -43,5 +43,14 @@ export function cohortInput(): ReportInput {
     if (far) v.record = { ...v.record, cohort: "far", link: LINK };
     return v;
   });
-  return makeInput(viewers, { scenario: makeScenario(6, { cohorts }), requestedViewers: 6 });
+  // the far viewers' 3 s frozen, over the run's seconds (docs/definitions.md#viewers-frozen-per-second)
+  const frozen = [0, 1.25, 0.5, 1.25];
+  const timeline = frozen.map((f, i) => ({
+    t: i + 1,
+    active: 6,
+    packets: 600,
+    viewersFrozen: f,
+    viewersFrozenByCohort: { far: f, unimpaired: 0 },
+  }));
+  return makeInput(viewers, { scenario: makeScenario(6, { cohorts }), requestedViewers: 6, timeline });
 }
