@@ -106,6 +106,10 @@ export interface ShardTick {
   delaySamples: number[];
   stampSamples: number[];
   transitSamples: number[];
+  /** freezes its viewers counted since the previous tick (docs/definitions.md#viewers-frozen-per-second) */
+  freezes: number;
+  /** their frozen viewer-time by run second: pairs [second, ns, …] (core/report/frozen-seconds.ts) */
+  frozenNs: number[];
   /** this shard's thread over the second: CPU, event-loop utilisation and delay */
   thread: ThreadFigures;
   /** with cohorts: each cohort's part of the tick, the unimpaired viewers last */
@@ -124,6 +128,9 @@ export interface CohortTick {
   failed: number;
   active: number;
   delaySamples: number[];
+  /** the cohort's freezes and frozen viewer-time by run second, as the shard tick's */
+  freezes: number;
+  frozenNs: number[];
 }
 
 /** What a shard's thread did over the whole run (the client's own ceiling). */

@@ -57,4 +57,6 @@ export interface ViewerLive {
   delaySample?: (delayNs: number, keyframe: boolean) => void;
   stampSample?: (delayNs: number) => void;
   transitSample?: (transitNs: number) => void;
+  /** a freeze was counted between two shown frames (monotonic ns) */
+  freeze?: (startNs: number, endNs: number) => void;
 }

@@ -36,6 +36,16 @@ test("each cohort's /metrics families end equal to its report entry", async () =
     // the live samples include each viewer's first seconds, which the report leaves out
     const count = sampleValue(fams, "whipbench_cohort_one_way_delay_seconds_count", labels);
     assert.ok(count >= samples, `${c.name}: ${count} live samples, ${samples} in the report`);
+    // what its viewers saw: each freeze counted live once, frozen time within 1 ms a freeze (whole ms in the report)
+    const render = c.render;
+    if (render === undefined) assert.fail(`${c.name}: no render block`);
+    assert.ok(render.available, `${c.name}: ${render.reason ?? ""}`);
+    assert.equal(sampleValue(fams, "whipbench_cohort_freezes_total", labels), render.freezes, c.name);
+    const frozen = sampleValue(fams, "whipbench_cohort_frozen_seconds_total", labels);
+    assert.ok(
+      Math.abs(frozen - render.frozenSeconds) <= 1e-3 * render.freezes + 1e-9,
+      `${c.name}: ${frozen} s`,
+    );
   }
   const mean = (cohort: string) =>
     sampleValue(fams, "whipbench_cohort_one_way_delay_seconds_sum", { cohort }) /

@@ -26,10 +26,31 @@ export function cohortInput(): ReportInput {
       keyMs: [8 + add, 9 + add],
       deltaMs: [2 + add, 3 + add, 4 + add, 5 + add],
       nacksSent: far ? 2 : 0,
+      render: {
+        finder: "frame-id",
+        framesShown: far ? 850 : 900,
+        framesNotDecodable: far ? 40 : 0,
+        freezes: far ? 3 : 0,
+        frozenMs: far ? 1500 : 0,
+        longestFreezeMs: far ? 700 : 0,
+        measuredMs: 30_000,
+        endGapMs: 33,
+        recoveries: far ? 3 : 0,
+      },
+      ...(far ? { recoveryMs: [400, 500, 600] } : {}),
       ...(far ? { rtp: { lost: 3, received: 997, lossPercent: 0.3 } } : {}),
     });
     if (far) v.record = { ...v.record, cohort: "far", link: LINK };
     return v;
   });
-  return makeInput(viewers, { scenario: makeScenario(6, { cohorts }), requestedViewers: 6 });
+  // the far viewers' 3 s frozen, over the run's seconds (docs/definitions.md#viewers-frozen-per-second)
+  const frozen = [0, 1.25, 0.5, 1.25];
+  const timeline = frozen.map((f, i) => ({
+    t: i + 1,
+    active: 6,
+    packets: 600,
+    viewersFrozen: f,
+    viewersFrozenByCohort: { far: f, unimpaired: 0 },
+  }));
+  return makeInput(viewers, { scenario: makeScenario(6, { cohorts }), requestedViewers: 6, timeline });
 }

@@ -316,14 +316,15 @@ describe("method lines (docs/definitions.md#method-lines)", () => {
       assert.ok(m[delay]!.includes(phrase), phrase);
     }
     assert.ok(m.some((l) => l.includes(DelayHistogram.precisionNote)));
-    assert.equal(m.length, 14);
-    assert.match(m[11]!, /^Clock exchange:/);
-    assert.match(m[12]!, /^Client resources/);
-    assert.match(m[12]!, /instead of peakGoroutines/);
-    assert.match(m[13]!, /^What the client adds: .*receiveLagMs .*an upper bound/);
+    assert.equal(m.length, 15);
+    assert.match(m[transit + 1]!, /^What viewers saw: .*freezeCount .*end gap, never a freeze/);
+    assert.match(m[12]!, /^Clock exchange:/);
+    assert.match(m[13]!, /^Client resources/);
+    assert.match(m[13]!, /instead of peakGoroutines/);
+    assert.match(m[14]!, /^What the client adds: .*receiveLagMs .*an upper bound/);
     const { resources: _resources, ...noResources } = makeInput(healthyViewers(1));
     const bare = buildReport(noResources);
-    assert.equal(bare.method.length, 11);
+    assert.equal(bare.method.length, 12);
   });
 });
 
@@ -334,7 +335,7 @@ describe("console lines and file stem", () => {
     r.aggregate.joinFirstKeyframeMs = { n: 0, min: 0, mean: 0, p50: 0, p95: 0, p99: 0, max: 0 };
     assert.equal(
       `${stdoutLines(r).slice(1).join("\n")}\n`,
-      "one-way delay (fingerprint) p50 12.3 ms, p99 45.6 ms\njoin (first keyframe) p50 0 ms, p95 0 ms; loss 0.000%; packet transit unavailable: not negotiated: the WHEP answer did not accept abs-capture-time\n",
+      "one-way delay (fingerprint) p50 12.3 ms, p99 45.6 ms\njoin (first keyframe) p50 0 ms, p95 0 ms; loss 0.000%; packet transit unavailable: not negotiated: the WHEP answer did not accept abs-capture-time\nfrozen share unavailable: no frame was shown: 0 complete frames not decodable, 0 late\n",
     );
     assert.equal(stdoutLines(r)[0], "valid: 1 of 1 viewers joined");
   });
@@ -350,11 +351,15 @@ describe("console lines and file stem", () => {
       { hasSendLog: false },
     );
     const lines = stdoutLines(buildReport(input));
-    assert.equal(lines.length, 3);
+    assert.equal(lines.length, 4);
     assert.ok(lines[1]!.startsWith("one-way delay unavailable: no send log"));
     assert.equal(
       lines[2],
       "join (first keyframe) p50 1000 ms, p95 1000 ms; loss 0.000%; packet transit p50 1.2 ms, p99 2.5 ms",
+    );
+    assert.equal(
+      lines[3],
+      "frozen share unavailable: no frame was shown: 0 complete frames not decodable, 0 late",
     );
     assert.deepEqual(stdoutLines(withFailures(10, 2)), [
       "no verdict: 2 of 10 viewers (20%) failed to join, above the 10% the rule allows",

@@ -12,6 +12,10 @@ export interface TimelineChart {
   /** null where the report has no figure for that second */
   cpuPercent: (number | null)[];
   eventLoopDelayMs: (number | null)[];
+  /** mean viewers frozen that second; null where the report has none (an older report) */
+  viewersFrozen: (number | null)[];
+  /** with cohorts: each entry of aggregate.cohorts[] in its order, its viewers frozen per second */
+  frozenByCohort?: { names: string[]; values: (number | null)[][] };
 }
 
 /** One x column and three y columns (pooled, keyframes, delta frames). */
@@ -53,12 +57,22 @@ export const BINS_PER_DECADE = 20;
 
 export function timelineChart(r: Report): TimelineChart {
   const tl = r.timeline ?? [];
+  const names = r.aggregate.cohorts?.map((c) => c.name);
   return {
     t: tl.map((e) => e.t),
     active: tl.map((e) => e.active),
     packets: tl.map((e) => e.packets),
     cpuPercent: tl.map((e) => e.cpuPercent ?? null),
     eventLoopDelayMs: tl.map((e) => e.eventLoopDelayMs ?? null),
+    viewersFrozen: tl.map((e) => e.viewersFrozen ?? null),
+    ...(names !== undefined
+      ? {
+          frozenByCohort: {
+            names,
+            values: names.map((n) => tl.map((e) => e.viewersFrozenByCohort?.[n] ?? null)),
+          },
+        }
+      : {}),
   };
 }
 

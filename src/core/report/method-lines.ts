@@ -63,6 +63,10 @@ export const CLIENT_LAG_METHOD =
 export const AUTO_LOOPBACK_METHOD =
   "Loopback candidates: a WHIP or WHEP host is a loopback address and the scenario sets neither loopbackOnly nor includeLoopback, so the peers added a 127.0.0.1 host candidate by themselves (as includeLoopback does); without one no candidate pair reaches a server on loopback.";
 
+/** What the viewers saw (docs/definitions.md#viewer-experience and #viewer-experience-pooled). */
+export const RENDER_METHOD =
+  "What viewers saw: a render model per viewer stands in for a decoder. A frame the reassembler completes is shown when libwebrtc's reference finder and frame buffer would pass it (a keyframe always; a VP8 delta frame with a PictureID when the frame before it by PictureID was shown; an H.264 delta frame, or VP8 without a PictureID, when its first sequence number follows the last packet shown), at the kernel-stamped arrival of the last packet it needed, so after a frame lost for good nothing is shown until the next keyframe while packets keep arriving; a frame completed after a later one was shown is late. Freezes and pauses are counted on the intervals between shown frames as libwebrtc's video quality observer counts freezeCount and pauseCount (an interval of at least max(3 × the mean of the last 30, the mean + 150 ms) once 5 were seen; a pause after 5 s without a packet); a gap at a viewer's end is its end gap, never a freeze. A browser's playout delay moves the instants without changing the intervals, except that it absorbs arrival jitter below its target. A viewer's frozen share is its frozen time over its time from its first shown frame to its end; aggregate.render pools the viewers' counts as sums, their frozen shares and end gaps as exact summaries, and their recovery and PLI → keyframe times as exactly merged histograms. A stall (a gap between packets) and a freeze (a gap between shown frames) are different figures.";
+
 /** The churn line (docs/definitions.md#churn). */
 export const CHURN_METHOD =
   "Churn: each viewer lives its own lifetime, the scenario's shortest lifetime plus an exponential draw (SplitMix64 from churn.seed, one stream per place) with the mean churn.meanLifetimeSeconds, counted from its scheduled start; when it ends the viewer sends its WHEP DELETE and closes, and a new viewer with a new id (a late joiner) starts in its place at that instant, unless the run has less left than the shortest lifetime. Every viewer, late joiners included, counts in the aggregate's viewers, joined and failed, so the no-verdict rule is over every viewer that tried to join. Each viewer's figures cover its own lifetime, from its WHEP POST to its stop, with its own excluded first seconds; the aggregate's summaries are over the joined viewers' values and its one-way delay and packet transit merge their histograms exactly, so every viewer's samples count once, over its own lifetime. aggregate.churn counts joins, leaves and late joiners, with the late joiners' signalling, ICE connected and first keyframe times. Reports that differ on churn are not ranked.";
@@ -114,6 +118,7 @@ export function methodLines(ctx: MethodContext): string[] {
     FRAME_KIND_METHOD,
     COMPARABILITY_METHOD,
     TRANSIT_METHOD,
+    RENDER_METHOD,
     PERCENTILE_METHOD,
     NO_VERDICT_METHOD,
   ];
