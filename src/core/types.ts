@@ -132,6 +132,43 @@ export interface AudioRecord {
  * What one viewer yields at the end, in the encoded (thread-crossing) form. The main thread
  * decodes the histograms and hands the result to the report builder.
  */
+/**
+ * What one viewer would have seen (docs/definitions.md#viewer-experience); counts, and ms on the
+ * monotonic clock.
+ */
+export interface RenderCounters {
+  /**
+   * the reference finder in force: "frame-id" (VP8 with PictureID), "seq-num" (H.264, VP8
+   * without PictureID); "" when no frame closed
+   */
+  finder: "" | "frame-id" | "seq-num";
+  /** frames passed to the sink (decodable, in order, not late) */
+  framesShown: number;
+  /** complete frames never shown because a frame they depend on was not decoded */
+  framesNotDecodable: number;
+  /** frames that completed after a later frame had been shown */
+  framesLate: number;
+  /** freezes counted as libwebrtc counts them */
+  freezes: number;
+  /** the sum of the freeze intervals, ms */
+  frozenMs: number;
+  /** the longest freeze interval, ms (0 when freezes is 0) */
+  longestFreezeMs: number;
+  /** pauses (no RTP packet for 5 s) and their intervals, ms */
+  pauses: number;
+  pausedMs: number;
+  /** first shown frame → the viewer's end, ms: the time the rules judged (0 when nothing was shown) */
+  measuredMs: number;
+  /** last shown frame → the viewer's end, ms; -1 when nothing was shown */
+  endGapMs: number;
+  /** broken chains that ended with a shown frame (their durations in recoveryHist) */
+  recoveries: number;
+  /** keyframe requests (PLI) this viewer sent, at join and after */
+  plisSent: number;
+  /** PLIs answered by a shown keyframe (their durations in pliKeyframeHist) */
+  plisAnswered: number;
+}
+
 export interface ViewerRecord {
   id: number;
   /** the viewer's cohort (docs/definitions.md#cohorts); absent: unimpaired */
@@ -166,6 +203,11 @@ export interface ViewerRecord {
   stampHist: EncodedHistogram;
   stampKeyHist: EncodedHistogram;
   stampDeltaHist: EncodedHistogram;
+  render: RenderCounters;
+  /** broken chain (first frame not shown) → next shown frame, per recovery */
+  recoveryHist: EncodedHistogram;
+  /** PLI sent → the next keyframe shown, per answered PLI */
+  pliKeyframeHist: EncodedHistogram;
   /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */
   audio?: AudioRecord;
   droppedAfterJoin?: boolean;

@@ -1,6 +1,7 @@
 // The empty record a viewer starts from: what a viewer that never got media reports, and what
 // the main thread reports for each viewer of a shard whose worker thread died.
 import { emptyStampCounters } from "./delay/stamp-delay.ts";
+import { emptyRender } from "./render/render-model.ts";
 import type { EncodedHistogram, ViewerRecord } from "./types.ts";
 
 const EMPTY_HIST: EncodedHistogram = { hdr: "", n: 0, sumNs: 0, minNs: 0, maxNs: 0 };
@@ -50,5 +51,8 @@ export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
     stampHist: EMPTY_HIST,
     stampKeyHist: EMPTY_HIST,
     stampDeltaHist: EMPTY_HIST,
+    render: emptyRender(),
+    recoveryHist: EMPTY_HIST,
+    pliKeyframeHist: EMPTY_HIST,
   };
 }

@@ -2,6 +2,7 @@
 
 import { emptyStampCounters } from "../../src/core/delay/stamp-delay.ts";
 import type { ViewerErrorKind } from "../../src/core/errors.ts";
+import { emptyRender } from "../../src/core/render/render-model.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { ReportInput, ViewerInput } from "../../src/core/report/input.ts";
 import type { Report } from "../../src/core/report/types.ts";
@@ -107,6 +108,9 @@ export function makeViewer(id: number, o: ViewerOpts = {}): ViewerInput {
     stampHist: hist([]),
     stampKeyHist: hist([]),
     stampDeltaHist: hist([]),
+    render: emptyRender(),
+    recoveryHist: hist([]).encode(),
+    pliKeyframeHist: hist([]).encode(),
     ...(o.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...(o.errorKind !== undefined ? { errorKind: o.errorKind } : {}),
     ...(o.error !== undefined ? { error: o.error } : {}),

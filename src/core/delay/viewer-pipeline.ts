@@ -4,6 +4,7 @@
 // one-way delay sample window. The caller (the viewer's read loop) owns the socket and the clock.
 import { frameStartH264, h264Pieces, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
 import { frameStartVp8, keyframeStartVp8, keyPartVp8, vp8Pieces } from "../codec/vp8.ts";
+import { emptyRender } from "../render/render-model.ts";
 import { type FrameStart, Reassembler } from "../rtp/reassembler.ts";
 import { RtpStats } from "../rtp/stats.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
@@ -57,6 +58,8 @@ export interface ViewerPipelineOptions {
   logWaitNs?: number;
   /** the viewer's A/V offset (an audio run): every fingerprint sample goes to it too */
   offset?: AvOffset;
+  /** live hook: a freeze was counted, bounded by these two shown frames (monotonic ns) */
+  onFreeze?: (startNs: number, endNs: number) => void;
 }
 
 export type ViewerPipelineResult = Pick<
@@ -73,6 +76,9 @@ export type ViewerPipelineResult = Pick<
   | "stampHist"
   | "stampKeyHist"
   | "stampDeltaHist"
+  | "render"
+  | "recoveryHist"
+  | "pliKeyframeHist"
 > & { codec: string };
 
 function isCodec(c: string): c is Codec {
@@ -280,6 +286,9 @@ export class ViewerPipeline {
       stampHist: (st?.all() ?? empty()).encode(),
       stampKeyHist: (st?.keyHist ?? empty()).encode(),
       stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
+      render: emptyRender(),
+      recoveryHist: empty().encode(),
+      pliKeyframeHist: empty().encode(),
     };
   }
 }
