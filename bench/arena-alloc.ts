@@ -78,7 +78,7 @@ function viewers(v: Variant, hasher: Hasher, table: ClipTable, log: SendLog, pos
     const rx = new LeanReceiver({
       ...streamReceiverOptions(profile),
       inPlace: v === "arena",
-      needsKeyframe: () => !pipeline.joined,
+      keyframes: () => pipeline.render,
       sink: (seq, ts, marker, payload, arrivalNs, captureWallNs) =>
         pipeline.onPacket(seq, ts, marker, payload, arrivalNs, captureWallNs),
     });

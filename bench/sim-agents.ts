@@ -44,6 +44,23 @@ export function syntheticRecord(id: number, samples: number[]): ViewerRecord {
   rec.rtp.received = samples.length * 3;
   rec.rtp.expected = samples.length * 3;
   rec.postMonoNs = 1e6 * id;
+  // what it would have seen: a freeze and a recovery per 50 frames, the recovery a delay sample × 100
+  const recoveries = samples.filter((_, i) => i % 50 === 49).map((ns) => ns * 100);
+  const rh = new DelayHistogram();
+  for (const ns of recoveries) rh.recordNs(ns);
+  rec.recoveryHist = rh.encode();
+  rec.render = {
+    ...rec.render,
+    finder: "frame-id",
+    framesShown: samples.length - recoveries.length * 5,
+    framesNotDecodable: recoveries.length * 5,
+    freezes: recoveries.length,
+    frozenMs: recoveries.reduce((a, ns) => a + ns / 1e6, 0),
+    longestFreezeMs: recoveries.reduce((a, ns) => Math.max(a, ns / 1e6), 0),
+    measuredMs: samples.length * 50,
+    endGapMs: 50,
+    recoveries: recoveries.length,
+  };
   return rec;
 }
 
@@ -97,6 +114,8 @@ export interface SimAgent {
   ticks: Buffer[];
   finals: Buffer[];
   samples: number[];
+  /** the records its frames carry */
+  records: ViewerRecord[];
   /** feeds frames to the engine through a real FrameReader */
   deliver(frames: Buffer[]): void;
 }
@@ -148,6 +167,7 @@ export function simAgents(o: SimOptions, ids: number[][]): SimAgent[] {
       ticks,
       finals,
       samples,
+      records,
       deliver: (frames) => {
         for (const f of frames) reader.push(f);
       },

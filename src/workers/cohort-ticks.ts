@@ -3,6 +3,7 @@
 // so /metrics can give each cohort's viewers and one-way delay. Only with cohorts; the label's
 // values are the scenario's cohort names and "unimpaired", so their number is bounded.
 import { UNIMPAIRED } from "../core/link/parse.ts";
+import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
 import type { CohortTick, ShardTask } from "./protocol.ts";
 import type { ViewerLive } from "./viewer-context.ts";
 
@@ -12,6 +13,7 @@ interface CohortCounts {
   failed: number;
   active: number;
   delays: number[];
+  frozen: FrozenSeconds;
 }
 
 export class CohortTicks {
@@ -19,10 +21,19 @@ export class CohortTicks {
   /** by cohort index; the last entry is the unimpaired viewers */
   private readonly counts: CohortCounts[];
   private last: { started: number; joined: number; failed: number }[];
+  private readonly t0MonoNs: number;
 
   constructor(task: ShardTask) {
     this.names = [...(task.cohorts ?? []).map((c) => c.name), UNIMPAIRED];
-    this.counts = this.names.map(() => ({ started: 0, joined: 0, failed: 0, active: 0, delays: [] }));
+    this.t0MonoNs = task.t0MonoNs;
+    this.counts = this.names.map(() => ({
+      started: 0,
+      joined: 0,
+      failed: 0,
+      active: 0,
+      delays: [],
+      frozen: new FrozenSeconds(),
+    }));
     this.last = this.names.map(() => ({ started: 0, joined: 0, failed: 0 }));
   }
 
@@ -32,6 +43,7 @@ export class CohortTicks {
       cohort !== undefined && cohort >= 0 && cohort < this.names.length - 1 ? cohort : this.names.length - 1;
     const c = this.counts[index] as CohortCounts;
     const delaySample = shard.delaySample;
+    const t0 = this.t0MonoNs;
     return {
       ...shard,
       started: () => {
@@ -56,6 +68,10 @@ export class CohortTicks {
         shard.left();
         c.active--;
       },
+      freeze: (startNs: number, endNs: number) => {
+        shard.freeze?.(startNs, endNs);
+        c.frozen.add(startNs, endNs, t0);
+      },
       ...(delaySample !== undefined
         ? {
             delaySample: (ns: number, keyframe: boolean) => {
@@ -78,6 +94,7 @@ export class CohortTicks {
         failed: c.failed - last.failed,
         active: c.active,
         delaySamples: c.delays,
+        ...c.frozen.take(),
       };
     });
     this.last = this.counts.map((c) => ({ started: c.started, joined: c.joined, failed: c.failed }));

@@ -6,7 +6,12 @@ import type { MessagePort } from "node:worker_threads";
 import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipIdentity } from "../core/delay/fingerprint.ts";
 import type { Cohort } from "../core/link/types.ts";
-import type { ReceivePath, StampSource, ViewerSockets } from "../core/scenario/defaults.ts";
+import type {
+  KeyframeRequestMode,
+  ReceivePath,
+  StampSource,
+  ViewerSockets,
+} from "../core/scenario/defaults.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
@@ -63,6 +68,8 @@ export interface ShardTask {
   stampSource?: StampSource;
   /** arena path: "own" keeps a socket per viewer; absent: SCENARIO_DEFAULTS.viewerSockets */
   viewerSockets?: ViewerSockets;
+  /** when viewers ask for a keyframe; absent: SCENARIO_DEFAULTS.keyframeRequests */
+  keyframeRequests?: KeyframeRequestMode;
   /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
   cohorts?: Cohort[];
   /** viewers receive the audio track (the scenario's `audio`); absent: video only */
@@ -99,6 +106,10 @@ export interface ShardTick {
   delaySamples: number[];
   stampSamples: number[];
   transitSamples: number[];
+  /** freezes its viewers counted since the previous tick (docs/definitions.md#viewers-frozen-per-second) */
+  freezes: number;
+  /** their frozen viewer-time by run second: pairs [second, ns, …] (core/report/frozen-seconds.ts) */
+  frozenNs: number[];
   /** this shard's thread over the second: CPU, event-loop utilisation and delay */
   thread: ThreadFigures;
   /** with cohorts: each cohort's part of the tick, the unimpaired viewers last */
@@ -117,6 +128,9 @@ export interface CohortTick {
   failed: number;
   active: number;
   delaySamples: number[];
+  /** the cohort's freezes and frozen viewer-time by run second, as the shard tick's */
+  freezes: number;
+  frozenNs: number[];
 }
 
 /** What a shard's thread did over the whole run (the client's own ceiling). */

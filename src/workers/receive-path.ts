@@ -112,8 +112,8 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, opts: Recei
   claimMedia(tr, { kind: "stamp", ...(opts.wrapDown !== undefined ? { wrap: opts.wrapDown } : {}) });
   let pipeline: ViewerPipeline | null = null;
   const rtcp = transceiverRtcpSender(tr);
-  const needsKeyframe = () => pipeline?.joined !== true;
-  const nack = new NackSender(new NackGenerator(), rtcp, tr.receiver.rtcpSsrc, opts.onNack, needsKeyframe);
+  const keyframes = () => pipeline?.render ?? null;
+  const nack = new NackSender(new NackGenerator(), rtcp, tr.receiver.rtcpSsrc, opts.onNack, keyframes);
   let taken = false;
   const receiveTrack = (track: MediaStreamTrack) => {
     if (taken) return;
@@ -132,6 +132,7 @@ function installWerift(pc: RTCPeerConnection, tr: RTCRtpTransceiver, opts: Recei
       counters.bytes += rtp.payload.length;
       nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
       p.onPacket(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
+      nack.afterPacket(arrivalNs);
       opts.afterPacket();
     });
   };
@@ -192,7 +193,7 @@ function installLean(tr: RTCRtpTransceiver, opts: ReceiveOptions, arena: boolean
         senderSsrc: tr.receiver.rtcpSsrc,
         sendRtcp,
         onNack: opts.onNack,
-        needsKeyframe: () => !pipeline.joined,
+        keyframes: () => pipeline.render,
         ...(opts.audio !== undefined
           ? { audio: { payloadTypes: opts.audio.tr.codecs.map((c) => c.payloadType), sink: opts.audio.sink } }
           : {}),

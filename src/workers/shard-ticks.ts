@@ -2,6 +2,7 @@
 // and keyed by their second, plus the active gauge and (when asked) the live samples; a final
 // tick flushes the partial last second.
 import { monoNs } from "../core/clock/clock.ts";
+import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
 import type { DelayHistogram } from "../core/stats/summaries.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { CohortTicks } from "./cohort-ticks.ts";
@@ -33,6 +34,7 @@ export class ShardTicks {
   private last = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0 };
   private timer: NodeJS.Timeout | undefined;
   private readonly cohorts: CohortTicks | null;
+  private readonly frozen = new FrozenSeconds();
 
   constructor(task: ShardTask, tick: (t: ShardTick) => void, profile: ThreadProfile, liveSamples: boolean) {
     this.task = task;
@@ -53,6 +55,7 @@ export class ShardTicks {
         counts.active--;
       },
       left: () => counts.active--,
+      freeze: (startNs, endNs) => this.frozen.add(startNs, endNs, task.t0MonoNs),
     };
     if (liveSamples) {
       this.live.delaySample = (ns) => this.delays.push(ns);
@@ -102,6 +105,7 @@ export class ShardTicks {
       delaySamples: this.delays,
       stampSamples: this.stamps,
       transitSamples: this.transits,
+      ...this.frozen.take(),
       thread: withLag(this.profile.tick(), intake.stats.takeLagSecond(), intake.stats.takeWaitSecond()),
       ...(this.cohorts !== null ? { cohorts: this.cohorts.take() } : {}),
     });

@@ -143,6 +143,7 @@ async function shardContext(
     stop,
     counters,
     receivePath: task.receivePath ?? SCENARIO_DEFAULTS.receivePath,
+    keyframeRequests: task.keyframeRequests ?? SCENARIO_DEFAULTS.keyframeRequests,
     cohorts: task.cohorts ?? [],
     t0MonoNs: task.t0MonoNs,
     ...audioContext(task),

@@ -5,6 +5,7 @@ import type { AudioTable } from "../core/delay/audio-pipeline.ts";
 import type { ClipTable, Hasher } from "../core/delay/fingerprint.ts";
 import type { SendLog } from "../core/delay/sendlog.ts";
 import type { Cohort } from "../core/link/types.ts";
+import type { KeyframeRequestMode } from "../core/scenario/defaults.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ReceivePath } from "./protocol.ts";
 
@@ -32,6 +33,8 @@ export interface ShardContext {
   counters: { packets: number; bytes: number };
   /** how inbound media reaches the pipeline (receive-path.ts) */
   receivePath: ReceivePath;
+  /** when viewers ask for a keyframe (docs/definitions.md#keyframe-requests) */
+  keyframeRequests: KeyframeRequestMode;
   /** the scenario's cohorts (empty: none) and the instant their steps count from (the run's t0) */
   cohorts: Cohort[];
   t0MonoNs: number;
@@ -54,4 +57,6 @@ export interface ViewerLive {
   delaySample?: (delayNs: number, keyframe: boolean) => void;
   stampSample?: (delayNs: number) => void;
   transitSample?: (transitNs: number) => void;
+  /** a freeze was counted between two shown frames (monotonic ns) */
+  freeze?: (startNs: number, endNs: number) => void;
 }

@@ -67,10 +67,12 @@ function attach(
         table: ctx.table,
         sendLog: ctx.sendLog,
         absCaptureNegotiated: st.absCaptureNegotiated,
+        keyframeRequests: ctx.keyframeRequests,
       };
       if (live.delaySample) opts.onDelaySample = live.delaySample;
       if (live.stampSample) opts.onStampSample = live.stampSample;
       if (live.transitSample) opts.onTransitSample = live.transitSample;
+      if (live.freeze) opts.onFreeze = live.freeze;
       if (ctx.publisherWallMinusMono) opts.publisherWallMinusMono = ctx.publisherWallMinusMono;
       if (ctx.logWaitNs > 0) opts.logWaitNs = ctx.logWaitNs;
       if (ctx.audio) opts.offset = offsetOf(st);

@@ -220,7 +220,7 @@ function finishRecord(rec: ViewerRecord, state: ViewerState): void {
   }
   const p: ViewerPipeline | null = state.pipeline;
   if (!p) return;
-  const { codec, ...figures } = p.finish();
+  const { codec, ...figures } = p.finish(rec.stopMonoNs ?? monoNs());
   Object.assign(rec, figures);
   rec.codec = codec;
   if (p.firstRtpNs >= 0) rec.firstRtpNs = p.firstRtpNs;

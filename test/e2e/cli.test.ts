@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fmtFixed } from "../../src/core/go-compat/fmt.ts";
+import { renderLine } from "../../src/core/report/headline.ts";
+import type { Aggregate } from "../../src/core/report/types.ts";
 import { rampOffsetsNs } from "../../src/core/scenario/splitmix.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import {
@@ -300,7 +302,7 @@ describe("runs through the built-in relay", () => {
     assert.equal(a.valid, true);
     const lines = r.stdout.split("\n");
     assert.equal(lines.pop(), "", "stdout ends with a newline");
-    assert.deepEqual(lines.slice(3), wroteLines(out, pair));
+    assert.deepEqual(lines.slice(4), wroteLines(out, pair));
     assert.equal(lines[0], "valid: 2 of 2 viewers joined");
     assert.equal(lines[0], a.verdict);
     assert.match(lines[1]!, /^one-way delay \(fingerprint\) p50 \d+\.\d ms, p99 \d+\.\d ms$/);
@@ -308,6 +310,11 @@ describe("runs through the built-in relay", () => {
       lines[2]!,
       /^join \(first keyframe\) p50 \d+ ms, p95 \d+ ms; loss \d+\.\d{3}%; packet transit (p50 \d+\.\d ms, p99 \d+\.\d ms|unavailable: .+)$/,
     );
+    assert.match(
+      lines[3]!,
+      /^frozen share (p50 \d+\.\d\d%, p95 \d+\.\d\d%; \d+ freezes(, \d+\.\d\d per viewer-minute)?, \d+\.\d s frozen, longest \d+ ms; end gap max \d+ ms|unavailable: .+)$/,
+    );
+    assert.equal(lines[3], renderLine(pair.report.aggregate as Aggregate));
     const fp = a.oneWayDelay[0]!;
     assert.ok(fp.available && fp.ms);
     assert.equal(

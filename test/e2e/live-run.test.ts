@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { CHARTS } from "../../src/core/report/html.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
@@ -167,6 +168,13 @@ test("live run: the final one-way delay _count equals the sum of the viewers' sa
   );
   assert.equal(sampleValue(fams, "whipbench_publisher_rtp_packets_sent_total"), r.publisher?.packetsSent);
   assert.equal(sampleValue(fams, "whipbench_publisher_frames_sent_total"), r.publisher?.framesSent);
+  // what the viewers saw: the live counters end equal to the report's sums (each freeze counted once)
+  const render = r.aggregate.render;
+  assert.ok(render !== undefined, "the report carries aggregate.render");
+  assert.equal(sampleValue(fams, "whipbench_freezes_total"), render.freezes);
+  const frozen = sampleValue(fams, "whipbench_frozen_seconds_total");
+  assert.ok(Math.abs(frozen - render.frozenSeconds) <= 1e-6 * (1 + render.freezes), `${frozen} s live`);
+  for (const e of r.timeline ?? []) assert.ok((e.viewersFrozen ?? -1) >= 0, `second ${e.t}`);
 });
 
 test("live run: a non-terminal gets plain periodic progress lines, never the status line", () => {
@@ -192,8 +200,10 @@ test("live run: the HTML report opens in headless Chromium with every chart draw
   const page = await openReport(browser as string, reportFile(".html"), shot);
   assert.deepEqual(page.problems, []);
   assert.deepEqual(page.requests, [], "no network fetch");
-  const ids = ["chart-timeline", "chart-client", "chart-delay-hist", "chart-delay-cdf", "chart-joins"];
-  assert.deepEqual(Object.keys(page.charts).sort(), ids.sort());
+  // every chart of the page (core/report/html.ts CHARTS: timeline, client, viewers frozen, delay, joins)
+  const ids = CHARTS.map((c) => c.id);
+  assert.equal(ids.length, 6);
+  assert.deepEqual(Object.keys(page.charts).sort(), [...ids].sort());
   for (const id of ids) {
     const c = page.charts[id]!;
     assert.ok(c.canvas === true && c.points > 0, `${id} drew ${JSON.stringify(c)}`);

@@ -16,6 +16,7 @@ import { parseMatrix } from "../../src/core/matrix/parse.ts";
 import { cellsOf, type RunOutcome } from "../../src/core/matrix/table.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
+import { CHARTS } from "../../src/core/report/html.ts";
 import { htmlAssets, renderHtmlReport } from "../../src/main/output/html-report.ts";
 import { cohortInput } from "../unit/cohort-fixtures.ts";
 import { goldenChurnInput } from "../unit/golden-fixtures.ts";
@@ -199,7 +200,8 @@ test("the run report with cohorts: the cohort section and a CDF per cohort on on
   const r = buildReport(input);
   const html = await renderHtmlReport(r, delayDistribution(input, r));
   const page = await openPage("report-cohorts", html);
-  const ids = ["chart-timeline", "chart-client", "chart-delay-hist", "chart-delay-cdf", "chart-joins"];
+  const ids = CHARTS.map((c) => c.id);
+  assert.ok(ids.includes("chart-frozen"));
   assert.deepEqual(Object.keys(page.charts).sort(), [...ids, "chart-cohort-delay"].sort());
   const c = page.charts["chart-cohort-delay"] as unknown as {
     canvas: boolean;
@@ -216,6 +218,9 @@ test("the run report with cohorts: the cohort section and a CDF per cohort on on
   assert.match(page.text, /figure\s+far\s+unimpaired/);
   assert.match(page.text, /one-way delay p50\s+24\.0 ms\s+4\.0 ms/);
   assert.match(page.text, /emulated down \(server → viewer\): lost\s+24\s+—/);
+  // what each cohort's viewers saw, and the card
+  assert.match(page.text, /frozen share p95\s+5\.00%\s+0\.00%/);
+  assert.match(page.text, /What viewers saw\s/);
   // hovering the cohort chart shows a value per cohort in its legend, which names the cohorts
   const file = join(tmp.dir, "report-cohorts.html");
   const hovered = await openReport(browser as string, file, undefined, async (p) => {

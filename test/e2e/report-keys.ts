@@ -64,6 +64,35 @@ function audioBlocks(path: string, optional: boolean): string[] {
   ];
 }
 
+/** What the viewers would have seen: a viewer's render block, or the pooled one (docs/definitions.md#viewer-experience-pooled). */
+function renderKeys(path: string, pooled: boolean): string[] {
+  const k = (keys: string[]) => keys.map((x) => `${path}.${x}`);
+  if (!pooled) {
+    return [
+      path,
+      ...k(["available", "reason?", "finder?", "framesShown", "framesNotDecodable", "framesLate"]),
+      ...k(["freezes", "frozenMs", "frozenPercent?", "longestFreezeMs", "pauses", "pausedMs"]),
+      ...k(["measuredMs", "endGapMs?", "recoveries"]),
+      ...summary(`${path}.recoveryMs`, true),
+      ...k(["plisSent", "plisAnswered"]),
+      ...summary(`${path}.pliKeyframeMs`, true),
+    ];
+  }
+  return [
+    path,
+    ...k(["available", "reason?", "viewers", "viewersByFinder", "viewersByFinder.*?", "framesShown"]),
+    ...k(["framesNotDecodable", "framesLate", "freezes", "freezesPerViewerMinute?", "frozenSeconds"]),
+    ...k(["pauses", "pausedSeconds", "measuredSeconds"]),
+    ...summary(`${path}.frozenPercent`, false),
+    `${path}.longestFreezeMs`,
+    ...summary(`${path}.endGapMs`, false),
+    `${path}.recoveries`,
+    ...summary(`${path}.recoveryMs`, true),
+    ...k(["plisSent", "plisAnswered"]),
+    ...summary(`${path}.pliKeyframeMs`, true),
+  ];
+}
+
 function scenarioCohortKeys(): string[] {
   const c = "+scenario.cohorts";
   return [
@@ -98,6 +127,7 @@ function cohortKeys(): string[] {
     ...summary(`${c}[].joinFirstKeyframeMs`, false),
     ...[...sums, ...frames].map((k) => `${c}[].${k}`),
     ...block,
+    ...renderKeys(`${c}[].render`, true),
     ...linkKeys(`${c}[].link`),
   ];
 }
@@ -257,6 +287,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.stampSource?", // the arrival stamps' clock, when the scenario names it
   "+scenario.viewerSockets?", // arena path: shared or own sockets, when the scenario names it
   "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
+  "+scenario.keyframeRequests?", // when viewers ask for a keyframe (docs/definitions.md#keyframe-requests)
   "+scenario.audio?", // the audio track (docs/definitions.md#audio-track)
   ...scenarioCohortKeys(),
   "+scenario.churn?", // viewers leave and join (docs/definitions.md#churn)
@@ -333,6 +364,7 @@ export const REPORT_KEYS: readonly string[] = [
   "aggregate.packetTransit.reason?",
   "aggregate.packetTransit.viewers",
   ...summary("aggregate.packetTransit.ms", true),
+  ...renderKeys("+aggregate.render", true),
   ...cohortKeys(),
   "+aggregate.churn?", // docs/definitions.md#churn-figures
   "+aggregate.churn.viewers",
@@ -362,6 +394,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+timeline[].cpuPercent?",
   "+timeline[].eventLoopDelayMs?",
   "+timeline[].receiveLagMs?",
+  "+timeline[].viewersFrozen?", // docs/definitions.md#viewers-frozen-per-second
   "viewers",
   "viewers[].id",
   "viewers[].startOffsetMs",
@@ -421,6 +454,7 @@ export const REPORT_KEYS: readonly string[] = [
   "viewers[].packetTransit.stamped",
   "viewers[].packetTransit.invalid",
   ...summary("viewers[].packetTransit.ms", true),
+  ...renderKeys("+viewers[].render", false),
   ...linkKeys("+viewers[].link"),
   "viewers[].droppedAfterJoin?",
   "viewers[].errorKind?",
@@ -479,8 +513,12 @@ const MAP_PATHS = new Set([
   "errors",
   "aggregate.oneWayDelay[].viewersByFrameEnd",
   "aggregate.cohorts[].oneWayDelay[].viewersByFrameEnd",
+  "aggregate.render.viewersByFinder",
+  "aggregate.cohorts[].render.viewersByFinder",
 ]);
 const MAP_KEY: Record<string, RegExp> = {
+  "aggregate.render.viewersByFinder": /^(frame-id|seq-num)$/,
+  "aggregate.cohorts[].render.viewersByFinder": /^(frame-id|seq-num)$/,
   "aggregate.cohorts[].oneWayDelay[].viewersByFrameEnd": /^(marker|timestamp)$/,
   errors: /^(publisher_)?[a-z][a-z0-9_]*$/,
   "aggregate.oneWayDelay[].viewersByFrameEnd": /^(marker|timestamp)$/,

@@ -138,13 +138,15 @@ test("view: valid split report, no send log, clock not measured, never comparabl
   assert.match(view.markdown, /^# view test$/m);
 
   const lines = viewRun.stdout.trimEnd().split("\n");
-  assert.deepEqual(lines.slice(3), wroteLines(join(tmp.dir, "out"), view), viewRun.stdout);
+  assert.deepEqual(lines.slice(4), wroteLines(join(tmp.dir, "out"), view), viewRun.stdout);
   assert.equal(lines[0], "valid: 2 of 2 viewers joined");
   assert.equal(lines[1], `one-way delay unavailable: ${NO_SEND_LOG}`);
   assert.match(
     lines[2]!,
     /^join \(first keyframe\) p50 \d+ ms, p95 \d+ ms; loss \d+\.\d{3}%; packet transit /,
   );
+  // a view judges what its viewers saw as a run does: no send log is needed
+  assert.match(lines[3]!, /^frozen share p50 \d+\.\d\d%, p95 \d+\.\d\d%; \d+ freezes/);
   assert.match(view.jsonName, /^whipbench-\d{8}T\d{6}Z-view-test\.json$/);
 
   for (const text of [view.jsonText, view.markdown, viewRun.stdout, viewRun.stderr]) {

@@ -39,6 +39,16 @@ test("the merged delay histogram of every viewer is the exact union of the agent
   for (const a of agents) for (const ns of a.samples) union.recordNs(ns);
   assert.deepEqual(merged.encode(), union.encode());
   for (const p of [0.5, 0.9, 0.99, 0.999, 1]) assert.equal(merged.quantileNs(p), union.quantileNs(p));
+  // what the viewers would have seen crosses the wire whole: counters and recovery histograms
+  const recoveries = DelayHistogram.union(...res.records.map((r) => DelayHistogram.decode(r.recoveryHist)));
+  const sent = DelayHistogram.union(
+    ...agents.flatMap((a) => a.records.map((r) => DelayHistogram.decode(r.recoveryHist))),
+  );
+  assert.ok(recoveries.count > 0);
+  assert.deepEqual(recoveries.encode(), sent.encode());
+  const freezes = (rs: readonly { render: { freezes: number } }[]) =>
+    rs.reduce((a, r) => a + r.render.freezes, 0);
+  assert.equal(freezes(res.records), freezes(agents.flatMap((a) => a.records)));
   // instants come back on the coordinator's clock: the agent's offset from t0 plus this t0
   const r5 = res.records.find((r) => r.id === 5);
   assert.equal(r5?.postMonoNs, (tasks[0]?.t0MonoNs ?? 0) + 5e6);

@@ -165,10 +165,24 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
     delaySamples: [1],
     stampSamples: [],
     transitSamples: [],
+    freezes: 1,
+    frozenNs: [2, 2e8],
     thread: { cpuSeconds: 0, eventLoopUtilisation: 0, eventLoopDelayMs: { p50: 0, p99: 0, max: 0 } },
   };
   assert.equal(tickOk(tick), true);
-  const cohort = { cohort: "far", started: 1, joined: 1, failed: 0, active: 1, delaySamples: [2] };
+  assert.equal(tickOk({ ...tick, frozenNs: ["2"] }), false);
+  const { freezes: _f, ...noFreezes } = tick;
+  assert.equal(tickOk(noFreezes), false);
+  const cohort = {
+    cohort: "far",
+    started: 1,
+    joined: 1,
+    failed: 0,
+    active: 1,
+    delaySamples: [2],
+    freezes: 1,
+    frozenNs: [2, 2e8],
+  };
   assert.equal(tickOk({ ...tick, cohorts: [cohort] }), true);
   assert.equal(tickOk({ ...tick, cohorts: [{ ...cohort, active: "1" }] }), false);
   assert.equal(tickOk({ ...tick, second: -1 }), false);
@@ -205,6 +219,8 @@ test("an agent's worker ticks merge into one: counters summed, the worst thread,
     delaySamples: Array.from({ length: n }, (_, i) => i + 0.4),
     stampSamples: [],
     transitSamples: [],
+    freezes: active,
+    frozenNs: [3, 1e8 * active, 4, 5e8],
     thread: { cpuSeconds: 0.5, eventLoopUtilisation: p99 / 10, eventLoopDelayMs: { p50: 1, p99, max: p99 } },
   });
   const m = mergeTicks([t(3, 2, 10), t(4, 7, MAX_LIVE_SAMPLES)]);
@@ -213,6 +229,9 @@ test("an agent's worker ticks merge into one: counters summed, the worst thread,
   assert.equal(m?.thread.cpuSeconds, 1);
   assert.equal(m?.thread.eventLoopDelayMs.p99, 7);
   assert.equal(m?.delaySamples.length, MAX_LIVE_SAMPLES);
+  // freezes add up; frozen viewer-time adds up by the second it fell in, exactly
+  assert.equal(m?.freezes, 7);
+  assert.deepEqual(m?.frozenNs, [3, 7e8, 4, 1e9]);
   assert.equal(mergeTicks([]), null);
 });
 

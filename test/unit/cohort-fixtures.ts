@@ -26,6 +26,18 @@ export function cohortInput(): ReportInput {
       keyMs: [8 + add, 9 + add],
       deltaMs: [2 + add, 3 + add, 4 + add, 5 + add],
       nacksSent: far ? 2 : 0,
+      render: {
+        finder: "frame-id",
+        framesShown: far ? 850 : 900,
+        framesNotDecodable: far ? 40 : 0,
+        freezes: far ? 3 : 0,
+        frozenMs: far ? 1500 : 0,
+        longestFreezeMs: far ? 700 : 0,
+        measuredMs: 30_000,
+        endGapMs: 33,
+        recoveries: far ? 3 : 0,
+      },
+      ...(far ? { recoveryMs: [400, 500, 600] } : {}),
       ...(far ? { rtp: { lost: 3, received: 997, lossPercent: 0.3 } } : {}),
     });
     if (far) v.record = { ...v.record, cohort: "far", link: LINK };

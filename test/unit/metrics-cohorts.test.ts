@@ -8,7 +8,14 @@ import { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { CohortTicks } from "../../src/workers/cohort-ticks.ts";
 import type { CohortTick, ShardTask, ShardTick } from "../../src/workers/protocol.ts";
 import type { ViewerLive } from "../../src/workers/viewer-context.ts";
-import { COHORT_FAMILIES, family, parseExposition, SPEC_FAMILIES, sampleValue } from "./prom-text.ts";
+import {
+  COHORT_FAMILIES,
+  FREEZE_FAMILIES,
+  family,
+  parseExposition,
+  SPEC_FAMILIES,
+  sampleValue,
+} from "./prom-text.ts";
 
 const TARGETS = [
   { name: "far", viewers: 3 },
@@ -26,6 +33,8 @@ const cohortTick = (cohort: string, o: Partial<CohortTick> = {}): CohortTick => 
   cohort,
   ...ZERO,
   delaySamples: [],
+  freezes: 0,
+  frozenNs: [],
   ...o,
 });
 
@@ -169,4 +178,42 @@ test("an agent's merge of its threads' ticks sums each cohort by name", () => {
     ],
   );
   assert.equal(mergeTicks([t(undefined)])?.cohorts, undefined);
+});
+
+test("freezes and frozen seconds: the whole run's counters and each cohort's, from the viewers' freeze hooks through the ticks", async () => {
+  const t0 = 1e12;
+  const task = { cohorts: [{ name: "far" }], t0MonoNs: t0 } as unknown as ShardTask;
+  const ct = new CohortTicks(task);
+  const shardFreezes: [number, number][] = [];
+  const shard = { ...shardLive(), freeze: (s: number, e: number) => shardFreezes.push([s, e]) };
+  ct.liveFor(shard, 0).freeze?.(t0 + 0.5e9, t0 + 1.25e9);
+  ct.liveFor(shard, 0).freeze?.(t0 + 2e9, t0 + 2.2e9);
+  ct.liveFor(shard, undefined).freeze?.(t0 + 3e9, t0 + 3.5e9);
+  assert.equal(shardFreezes.length, 3, "every freeze reaches the shard's own hook too");
+  const cohorts = ct.take();
+  assert.deepEqual(
+    cohorts.map((c) => [c.cohort, c.freezes, c.frozenNs]),
+    [
+      ["far", 2, [1, 0.5e9, 2, 0.25e9, 3, 0.2e9]],
+      ["unimpaired", 1, [4, 0.5e9]],
+    ],
+  );
+  const m = new RunMetrics({ viewersTarget: 3, cohorts: [TARGETS[0]!, { name: "unimpaired", viewers: 1 }] });
+  m.applyTick(tick({ freezes: 3, frozenNs: [1, 0.5e9, 2, 0.25e9, 3, 0.2e9, 4, 0.5e9], cohorts }));
+  const fams = parseExposition(await m.text());
+  for (const [name, type, labels] of [...FREEZE_FAMILIES, ...COHORT_FAMILIES.slice(-2)]) {
+    const f = family(fams, name);
+    assert.equal(f.type, type, name);
+    for (const smp of f.samples) assert.deepEqual(Object.keys(smp.labels), labels, name);
+  }
+  assert.equal(sampleValue(fams, "whipbench_freezes_total"), 3);
+  assert.ok(Math.abs(sampleValue(fams, "whipbench_frozen_seconds_total") - 1.45) < 1e-12);
+  assert.equal(sampleValue(fams, "whipbench_cohort_freezes_total", { cohort: "far" }), 2);
+  assert.ok(
+    Math.abs(sampleValue(fams, "whipbench_cohort_frozen_seconds_total", { cohort: "far" }) - 0.95) < 1e-12,
+  );
+  assert.equal(sampleValue(fams, "whipbench_cohort_frozen_seconds_total", { cohort: "unimpaired" }), 0.5);
+  // a fresh run declares them at 0
+  const fresh = parseExposition(await new RunMetrics({ viewersTarget: 1 }).text());
+  assert.equal(sampleValue(fresh, "whipbench_freezes_total"), 0);
 });

@@ -105,4 +105,12 @@ export const COHORT_FAMILIES: [string, string, string[]][] = [
   ["whipbench_cohort_viewers_failed_total", "counter", ["cohort"]],
   ["whipbench_cohort_viewers_active", "gauge", ["cohort"]],
   ["whipbench_cohort_one_way_delay_seconds", "histogram", ["cohort"]],
+  ["whipbench_cohort_freezes_total", "counter", ["cohort"]],
+  ["whipbench_cohort_frozen_seconds_total", "counter", ["cohort"]],
+];
+
+/** docs/definitions.md#viewer-experience-metrics: what the viewers would have seen, whole run. */
+export const FREEZE_FAMILIES: [string, string, string[]][] = [
+  ["whipbench_freezes_total", "counter", []],
+  ["whipbench_frozen_seconds_total", "counter", []],
 ];

@@ -8,7 +8,12 @@ import type { ReportInput, ViewerInput } from "../../src/core/report/input.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import type { Scenario } from "../../src/core/scenario/scenario.ts";
 import { DelayHistogram } from "../../src/core/stats/summaries.ts";
-import type { OneWayDelayBlocker, OneWayDelayCounters, RtpReport } from "../../src/core/types.ts";
+import type {
+  OneWayDelayBlocker,
+  OneWayDelayCounters,
+  RenderCounters,
+  RtpReport,
+} from "../../src/core/types.ts";
 
 /** 2026-10-05T07:43:46.020013Z */
 export const STARTED_NS = BigInt(Date.UTC(2026, 9, 5, 7, 43, 46)) * 1_000_000n + 20_013_000n;
@@ -41,6 +46,10 @@ export interface ViewerOpts {
   error?: string;
   startOffsetNs?: number;
   rampOffsetNs?: number;
+  /** the render counters over emptyRender()'s, and the two histograms behind them */
+  render?: Partial<RenderCounters>;
+  recoveryMs?: number[];
+  pliKeyframeMs?: number[];
 }
 
 const NS = 1e6;
@@ -108,9 +117,9 @@ export function makeViewer(id: number, o: ViewerOpts = {}): ViewerInput {
     stampHist: hist([]),
     stampKeyHist: hist([]),
     stampDeltaHist: hist([]),
-    render: emptyRender(),
-    recoveryHist: hist([]).encode(),
-    pliKeyframeHist: hist([]).encode(),
+    render: { ...emptyRender(), ...o.render },
+    recoveryHist: hist(o.recoveryMs ?? []).encode(),
+    pliKeyframeHist: hist(o.pliKeyframeMs ?? []).encode(),
     ...(o.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...(o.errorKind !== undefined ? { errorKind: o.errorKind } : {}),
     ...(o.error !== undefined ? { error: o.error } : {}),

@@ -112,6 +112,7 @@ describe("JSON (docs/definitions.md#json-layout)", () => {
       "nacksSent",
       "oneWayDelay",
       "packetTransit",
+      "render",
     ]);
     assert.deepEqual(Object.keys(v.oneWayDelay[0]!), [
       "source",
@@ -333,7 +334,7 @@ describe("console lines and file stem", () => {
     r.aggregate.joinFirstKeyframeMs = { n: 0, min: 0, mean: 0, p50: 0, p95: 0, p99: 0, max: 0 };
     assert.equal(
       `${stdoutLines(r).slice(1).join("\n")}\n`,
-      "one-way delay (fingerprint) p50 12.3 ms, p99 45.6 ms\njoin (first keyframe) p50 0 ms, p95 0 ms; loss 0.000%; packet transit unavailable: not negotiated: the WHEP answer did not accept abs-capture-time\n",
+      "one-way delay (fingerprint) p50 12.3 ms, p99 45.6 ms\njoin (first keyframe) p50 0 ms, p95 0 ms; loss 0.000%; packet transit unavailable: not negotiated: the WHEP answer did not accept abs-capture-time\nfrozen share unavailable: no frame was shown: 0 complete frames not decodable, 0 late\n",
     );
     assert.equal(stdoutLines(r)[0], "valid: 1 of 1 viewers joined");
   });
@@ -349,11 +350,15 @@ describe("console lines and file stem", () => {
       { hasSendLog: false },
     );
     const lines = stdoutLines(buildReport(input));
-    assert.equal(lines.length, 3);
+    assert.equal(lines.length, 4);
     assert.ok(lines[1]!.startsWith("one-way delay unavailable: no send log"));
     assert.equal(
       lines[2],
       "join (first keyframe) p50 1000 ms, p95 1000 ms; loss 0.000%; packet transit p50 1.2 ms, p99 2.5 ms",
+    );
+    assert.equal(
+      lines[3],
+      "frozen share unavailable: no frame was shown: 0 complete frames not decodable, 0 late",
     );
     assert.deepEqual(stdoutLines(withFailures(10, 2)), [
       "no verdict: 2 of 10 viewers (20%) failed to join, above the 10% the rule allows",

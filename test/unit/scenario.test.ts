@@ -65,6 +65,9 @@ test("every docs/definitions.md#scenario-validation message, in order", () => {
   rejects(j({ workers: 257 }), "scenario: workers must be 0..256");
   rejects(j({ receivePath: "fast" }), 'scenario: receivePath "fast" (want werift, lean or arena)');
   rejects(j({ receivePath: 1 }), "scenario: receivePath: got 1, want a string");
+  rejects(j({ keyframeRequests: "always" }), 'scenario: keyframeRequests "always" (want browser or join)');
+  rejects(j({ keyframeRequests: true }), "scenario: keyframeRequests: got true, want a string");
+  assert.equal(parse({ ...base, keyframeRequests: "join" }).keyframeRequests, "join");
   assert.equal(parse({ ...base, excludeFirstSeconds: 3600 }).excludeFirstSeconds, 3600);
   assert.equal(parse({ ...base, rampOffsetSeed: 1, rampOffsetMaxSeconds: 3600 }).rampOffsetMaxSeconds, 3600);
 });
@@ -179,6 +182,7 @@ test("defaults: vp8, warmup 2 only with whip, join 10, stall 500, exclude 5, exp
     excludeFirstSeconds: 5,
     receivePath: "arena",
     viewerSockets: "shared",
+    keyframeRequests: "browser",
   });
   const withWhip = parse({ ...base, whip: WHIP, warmupSeconds: 0 });
   assert.equal(withWhip.warmupSeconds, 2);

@@ -21,6 +21,8 @@ const HEADLINES: { key: NumericFigure; title: string }[] = [
   { key: "oneWayDelayP99Ms", title: "one-way delay p99, ms" },
   { key: "lossPercent", title: "loss, %" },
   { key: "joinP95Ms", title: "join p95, ms" },
+  { key: "frozenP95Percent", title: "frozen share p95 over viewers, %" },
+  { key: "freezesPerViewerMinute", title: "freezes per viewer-minute" },
   { key: "receiveLagP99Ms", title: "client receive lag p99, ms" },
 ];
 

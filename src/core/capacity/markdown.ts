@@ -36,6 +36,7 @@ function stepRow(step: CapacityStep): string {
     `${f.joined}/${step.viewers}`,
     `${num(f.oneWayDelayP50Ms, 1)} / ${num(f.oneWayDelayP99Ms, 1)}`,
     num(f.lossPercent, 3),
+    num(f.frozenP95Percent, 2),
     num(f.joinP95Ms, 0),
     f.receiveLagP99Ms === undefined
       ? DASH
@@ -107,8 +108,8 @@ export function capacityToMarkdown(r: CapacityReport): string {
     "",
     "## Steps",
     "",
-    "| # | viewers | outcome | joined | delay p50 / p99 ms | loss % | join p95 ms | receive lag p99 ms | client ceiling | server CPU cores | server RSS MiB | failed thresholds |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| # | viewers | outcome | joined | delay p50 / p99 ms | loss % | frozen p95 % | join p95 ms | receive lag p99 ms | client ceiling | server CPU cores | server RSS MiB | failed thresholds |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...r.steps.map(stepRow),
     ...seriesLines(r),
     "",

@@ -28,6 +28,11 @@ export function stepFigures(r: Report): StepFigures {
   if (a.packetsReceived + a.packetsLost > 0) out.lossPercent = a.lossPercentTotal;
   if (a.joinFirstKeyframeMs.n > 0) out.joinP95Ms = a.joinFirstKeyframeMs.p95;
   if (a.jitterMs.n > 0) out.jitterP95Ms = a.jitterMs.p95;
+  const render = a.render;
+  if (render?.available === true && render.frozenPercent.n > 0)
+    out.frozenP95Percent = render.frozenPercent.p95;
+  if (render?.freezesPerViewerMinute !== undefined)
+    out.freezesPerViewerMinute = render.freezesPerViewerMinute;
   const lag = receiveLag(r, "p99");
   if ("value" in lag) out.receiveLagP99Ms = lag.value;
   if (r.client.stampSource !== undefined) out.stampSource = r.client.stampSource;

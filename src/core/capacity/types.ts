@@ -87,6 +87,12 @@ export interface StepFigures {
   joinP95Ms?: number;
   jitterP95Ms?: number;
   receiveLagP99Ms?: number;
+  /**
+   * what its viewers would have seen (docs/definitions.md#viewer-experience-pooled): the frozen
+   * share p95 and the freezes a viewer-minute
+   */
+  frozenP95Percent?: number;
+  freezesPerViewerMinute?: number;
   /** the step's client.stampSource (docs/definitions.md#arrival-stamps) */
   stampSource?: string;
 }

@@ -113,3 +113,20 @@ export function frameStartVp8(payload: Uint8Array): number {
 export function keyPartVp8(_payload: Uint8Array): boolean {
   return false;
 }
+
+/**
+ * The picture ID of a VP8 payload descriptor (7 or 15 bits), or −1 when it has none (no X or
+ * no I) or is malformed; `pictureIdBits` tells which width it was written with.
+ */
+export function vp8PictureId(payload: Uint8Array): number {
+  const len = payload.length;
+  if (len < 3 || (payload[0]! & 0x80) === 0 || (payload[1]! & 0x80) === 0) return -1;
+  const b = payload[2]!;
+  if ((b & 0x80) === 0) return b;
+  return len < 4 ? -1 : ((b & 0x7f) << 8) | payload[3]!;
+}
+
+/** 15 when the descriptor's picture ID is 15 bits wide (M = 1), else 7 (call only when it has one). */
+export function pictureIdBits(payload: Uint8Array): number {
+  return (payload[2]! & 0x80) !== 0 ? 15 : 7;
+}

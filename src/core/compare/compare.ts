@@ -26,6 +26,9 @@ export const COMPARE_FIGURES = [
   "jitter.p50",
   "nacks",
   "stalls",
+  "freezeShare.p50",
+  "freezeShare.p95",
+  "freezes.perViewerMinute",
   "failedViewers",
 ] as const;
 

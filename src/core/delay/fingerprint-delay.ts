@@ -181,3 +181,15 @@ export class FingerprintDelay {
     };
   }
 }
+
+/** The fingerprint counters of a viewer whose fingerprint source did not run. */
+export const NO_FINGERPRINT = {
+  completeFrames: 0,
+  samples: 0,
+  invalid: 0,
+  unmatchedFrames: 0,
+  excludedFrames: 0,
+  duplicateFrames: 0,
+  keyframeSamples: 0,
+  deltaFrameSamples: 0,
+} as const;

@@ -1,19 +1,24 @@
 // One viewer's per-packet pipeline (docs/definitions.md#viewer-pipeline), pure and synchronous:
-// live counters, RTP statistics and join, packet transit from abs-capture-time, and — when the run
-// publishes and the track is VP8/H.264 — reassembly, fingerprint, clip lookup, matching and the
-// one-way delay sample window. The caller (the viewer's read loop) owns the socket and the clock.
-import { frameStartH264, h264Pieces, idrPartH264, keyframeStartH264 } from "../codec/h264.ts";
-import { frameStartVp8, keyframeStartVp8, keyPartVp8, vp8Pieces } from "../codec/vp8.ts";
-import { emptyRender } from "../render/render-model.ts";
-import { type FrameStart, Reassembler } from "../rtp/reassembler.ts";
+// live counters, RTP statistics and join, packet transit from abs-capture-time, for a VP8/H.264
+// track reassembly and the render model (what the viewer would have seen, keyframe requests), and
+// when the run publishes fingerprint, clip lookup, matching and the one-way delay sample window.
+// The caller (the viewer's read loop) owns the socket, the clock and the PLI timer.
+import { keyframeStartH264 } from "../codec/h264.ts";
+import { keyframeStartVp8 } from "../codec/vp8.ts";
+import { ViewerRender } from "../render/viewer-render.ts";
+import { reassemblerFor } from "../rtp/codec-frames.ts";
+import type { Reassembler } from "../rtp/reassembler.ts";
 import { RtpStats } from "../rtp/stats.ts";
+import type { KeyframeRequestMode } from "../scenario/defaults.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayBlocker, ViewerRecord } from "../types.ts";
 import type { AvOffset } from "./av-offset.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
-import { FingerprintDelay } from "./fingerprint-delay.ts";
+import { FingerprintDelay, NO_FINGERPRINT } from "./fingerprint-delay.ts";
 import type { SendLog } from "./sendlog.ts";
 import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
+
+export { H264_FRAME_START, VP8_FRAME_START } from "../rtp/codec-frames.ts";
 
 /** A packet transit above this, or below zero, is implausible (clocks or a rewritten stamp). */
 export const MAX_PLAUSIBLE_TRANSIT_NS = 60e9;
@@ -60,6 +65,8 @@ export interface ViewerPipelineOptions {
   offset?: AvOffset;
   /** live hook: a freeze was counted, bounded by these two shown frames (monotonic ns) */
   onFreeze?: (startNs: number, endNs: number) => void;
+  /** when the viewer asks for a keyframe (docs/definitions.md#keyframe-requests); "browser" when omitted */
+  keyframeRequests?: KeyframeRequestMode;
 }
 
 export type ViewerPipelineResult = Pick<
@@ -85,29 +92,7 @@ function isCodec(c: string): c is Codec {
   return c === "vp8" || c === "h264";
 }
 
-export const VP8_FRAME_START: FrameStart = { startClass: frameStartVp8, keyPart: keyPartVp8 };
-export const H264_FRAME_START: FrameStart = { startClass: frameStartH264, keyPart: idrPartH264 };
-
-/** The reassembler of a VP8 or H.264 track, with the codec's frame-start head proof. */
-function reassemblerFor(codec: Codec): Reassembler {
-  return codec === "vp8"
-    ? new Reassembler({ pieces: vp8Pieces }, VP8_FRAME_START)
-    : new Reassembler({ pieces: h264Pieces }, H264_FRAME_START);
-}
-
 const notKey = (_payload: Uint8Array): boolean => false;
-
-/** The fingerprint counters of a viewer whose fingerprint source did not run. */
-const NO_FINGERPRINT = {
-  completeFrames: 0,
-  samples: 0,
-  invalid: 0,
-  unmatchedFrames: 0,
-  excludedFrames: 0,
-  duplicateFrames: 0,
-  keyframeSamples: 0,
-  deltaFrameSamples: 0,
-} as const;
 
 export class ViewerPipeline {
   /** POST → first RTP packet, ns; −1 before */
@@ -124,6 +109,7 @@ export class ViewerPipeline {
   private readonly rtp: RtpStats;
   private readonly keyframeStart: (payload: Uint8Array) => boolean;
   private sampleFromNs = 0;
+  private lastArrivalNs = 0;
   private started = false;
   private readonly stamp: StampDelay | null = null;
 
@@ -131,8 +117,11 @@ export class ViewerPipeline {
   private transitInvalid = 0;
   private readonly transitHist = new DelayHistogram();
 
-  // frames are reassembled when either delay source runs; the fingerprint source needs a send log
+  // frames are reassembled for every VP8/H.264 track (the render model); depacketised when a delay
+  // source runs (the fingerprint source needs a send log)
   private readonly reasm: Reassembler | null = null;
+  /** the render model and keyframe requests (docs/definitions.md#viewer-experience) */
+  readonly render: ViewerRender;
   private readonly fingerprint: FingerprintDelay | null = null;
   private readonly onTransitSample: ((transitNs: number) => void) | null;
 
@@ -151,12 +140,13 @@ export class ViewerPipeline {
       stallNs: opts.stallNs,
       keyframeStart,
     });
-    if (opts.absCaptureNegotiated && isCodec(opts.codec)) {
+    this.render = new ViewerRender(opts.codec, opts.keyframeRequests ?? "browser", opts.onFreeze ?? null);
+    if (isCodec(opts.codec)) this.reasm = reassemblerFor(opts.codec);
+    if (this.reasm !== null && opts.absCaptureNegotiated) {
       this.stamp = new StampDelay(
         opts.publisherWallMinusMono ?? Float64Array.of(opts.wallMinusMonoNs),
         opts.onStampSample ?? null,
       );
-      this.reasm = reassemblerFor(opts.codec);
     }
 
     if (opts.sendLog === null || opts.table === null || opts.hasher === null) {
@@ -165,7 +155,6 @@ export class ViewerPipeline {
       this.blocker = { kind: "codec", codec: opts.codec };
     } else {
       this.blocker = { kind: "none" };
-      this.reasm ??= reassemblerFor(opts.codec);
       this.fingerprint = new FingerprintDelay({
         codec: opts.codec,
         hasher: opts.hasher,
@@ -177,7 +166,10 @@ export class ViewerPipeline {
       });
     }
     // completed frames are read within onPacket only (the delay sources copy what they keep)
-    if (this.reasm !== null) this.reasm.results.reuse = true;
+    if (this.reasm !== null) {
+      this.reasm.results.reuse = true;
+      this.reasm.depacketise = this.fingerprint !== null;
+    }
   }
 
   /** Payloads are views their caller reuses after onPacket (the arena path): pending frames keep copies. */
@@ -210,6 +202,8 @@ export class ViewerPipeline {
       this.firstRtpNs = sincePost;
     }
 
+    this.lastArrivalNs = arrivalNs;
+    this.render.packet(arrivalNs, payload, this.firstKeyframeNs >= 0);
     const rtp = this.rtp;
     // a duplicate or too-late packet is counted there and taken by no other figure
     if (!rtp.push(seq, ts, marker, payload, sincePost)) return;
@@ -234,6 +228,7 @@ export class ViewerPipeline {
       const n = this.reasm.push(seq, ts, marker, payload, arrivalNs);
       for (let j = 0; j < n; j++) {
         const f = this.reasm.results.frame(j);
+        this.render.frame(f);
         const excluded = f.firstNs < this.sampleFromNs;
         if (this.fingerprint !== null) this.fingerprint.frame(f, excluded);
         if (this.stamp !== null) this.stamp.frame(f, excluded);
@@ -242,8 +237,11 @@ export class ViewerPipeline {
     if (this.fingerprint !== null) this.fingerprint.due(arrivalNs);
   }
 
-  /** The viewer's figures at the end (histograms encoded for the thread crossing). */
-  finish(): ViewerPipelineResult {
+  /**
+   * The viewer's figures at its end `endNs` (monotonic; the render model's end gap), histograms
+   * encoded for the thread crossing.
+   */
+  finish(endNs: number = this.lastArrivalNs): ViewerPipelineResult {
     const fpd = this.fingerprint;
     fpd?.flush();
     const r = this.reasm;
@@ -286,9 +284,7 @@ export class ViewerPipeline {
       stampHist: (st?.all() ?? empty()).encode(),
       stampKeyHist: (st?.keyHist ?? empty()).encode(),
       stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
-      render: emptyRender(),
-      recoveryHist: empty().encode(),
-      pliKeyframeHist: empty().encode(),
+      ...this.render.finish(endNs),
     };
   }
 }

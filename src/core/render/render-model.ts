@@ -1,6 +1,16 @@
-// What one viewer would have seen (docs/definitions.md#viewer-experience): the render model's
-// counters, pure and synchronous. This first version holds the empty value only.
+// What one viewer would have seen (docs/definitions.md#viewer-experience): for every frame the
+// reassembler completes, whether a libwebrtc receiver would show it, and when. Its reference finder
+// (docs/definitions.md#decodable-frames): VP8 with a PictureID references PictureID − 1 (frame-id);
+// H.264 and VP8 without one continue the last packet of the last frame passed on (seq-num). A
+// keyframe opens a new chain; a delta frame whose reference was not shown waits in a stash until
+// it is, and is dropped (not decodable) when a later keyframe is shown. A frame at or before the
+// last shown one is late. A shown frame's instant is the arrival of the last packet it needed (its
+// own, or the one that completed its reference), which the freeze clock counts. Pure and
+// synchronous; no allocation per frame.
+import { pictureIdBits, vp8PictureId } from "../codec/vp8.ts";
+import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
+import { FreezeClock } from "./freeze-clock.ts";
 
 /** The render counters of a viewer that showed nothing. */
 export function emptyRender(): RenderCounters {
@@ -20,4 +30,192 @@ export function emptyRender(): RenderCounters {
     plisSent: 0,
     plisAnswered: 0,
   };
+}
+
+/** What the model needs of a completed frame (the reassembler's CompletedFrame has it). */
+export interface RenderFrame {
+  /** extended sequence numbers of its lowest and highest packets */
+  lo: number;
+  hi: number;
+  /** the payload at `lo` (VP8: its descriptor carries the PictureID) */
+  head: Uint8Array;
+  keyframe: boolean;
+  /** arrival of the packet that completed it, ns */
+  completedNs: number;
+}
+
+/** Stash slots (a power of two): frames waiting for their reference, by the id they continue. */
+const STASH = 1024;
+const MASK = STASH - 1;
+/** PLIs awaiting a keyframe, at most (older ones are answered by the same keyframe anyway). */
+const PLI_SLOTS = 32;
+
+export class RenderModel {
+  readonly clock: FreezeClock;
+  readonly recoveryHist = new DelayHistogram();
+  readonly pliKeyframeHist = new DelayHistogram();
+  private readonly codec: "vp8" | "h264";
+  private finder: RenderCounters["finder"] = "";
+  private shown = 0;
+  private notDecodable = 0;
+  private late = 0;
+  private recoveries = 0;
+  private plisSent = 0;
+  private plisAnswered = 0;
+  /** the id the last shown frame provides (frame-id: its id; seq-num: its last packet); −1 before */
+  private lastId = -1;
+  // stash: frame waiting at slot (start & MASK): start (frame-id: its id; seq-num: its lo), −1 empty
+  private readonly stashStart = new Float64Array(STASH).fill(-1);
+  private readonly stashEnd = new Float64Array(STASH);
+  private stashed = 0;
+  // PictureID unwrapping (frame-id)
+  private pidUnwrapped = -1;
+  /** the chain broke (a frame could not be shown) at this instant, ns; −1 while unbroken */
+  private brokenNs = -1;
+  private readonly plis = new Float64Array(PLI_SLOTS);
+  private pliCount = 0;
+
+  constructor(codec: "vp8" | "h264", onFreeze: ((startNs: number, endNs: number) => void) | null = null) {
+    this.codec = codec;
+    this.clock = new FreezeClock(onFreeze);
+  }
+
+  /** A keyframe request (PLI) went out at `ns`. */
+  pliSent(ns: number): void {
+    this.plisSent++;
+    if (this.pliCount < PLI_SLOTS) this.plis[this.pliCount++] = ns;
+  }
+
+  /** Whether a frame has been shown. */
+  get started(): boolean {
+    return this.shown > 0;
+  }
+
+  /** One frame the reassembler completed. */
+  frame(f: RenderFrame): void {
+    if (this.finder === "") {
+      this.finder = this.codec === "vp8" && vp8PictureId(f.head) >= 0 ? "frame-id" : "seq-num";
+    }
+    let start: number;
+    let end: number;
+    if (this.finder === "frame-id") {
+      const pid = vp8PictureId(f.head);
+      if (pid < 0) {
+        this.notDecodable++;
+        return;
+      }
+      start = this.unwrap(pid, pictureIdBits(f.head));
+      end = start;
+    } else {
+      start = f.lo;
+      end = f.hi;
+    }
+    const at = f.completedNs;
+    if (this.lastId >= 0 && end <= this.lastId) {
+      this.late++;
+      return;
+    }
+    if (f.keyframe) {
+      if (this.stashed > 0) this.dropStashedBefore(start);
+      this.show(end, at, true);
+    } else if (this.lastId >= 0 && start === this.lastId + 1) {
+      this.show(end, at, false);
+    } else {
+      this.stash(start, end, at);
+      return;
+    }
+    if (this.stashed > 0) this.cascade(at);
+  }
+
+  /** The viewer ended at `endNs`: frames still waiting were never shown. */
+  finish(endNs: number): RenderCounters {
+    this.notDecodable += this.stashed;
+    this.stashed = 0;
+    this.stashStart.fill(-1);
+    const c = this.clock;
+    const shown = c.frames > 0;
+    return {
+      finder: this.finder,
+      framesShown: this.shown,
+      framesNotDecodable: this.notDecodable,
+      framesLate: this.late,
+      freezes: c.freezes,
+      frozenMs: c.frozenMs,
+      longestFreezeMs: c.longestFreezeMs,
+      pauses: c.pauses,
+      pausedMs: c.pausedMs,
+      measuredMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(c.firstNs / 1e6)) : 0,
+      endGapMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(c.lastNs / 1e6)) : -1,
+      recoveries: this.recoveries,
+      plisSent: this.plisSent,
+      plisAnswered: this.plisAnswered,
+    };
+  }
+
+  private show(end: number, at: number, keyframe: boolean): void {
+    this.lastId = end;
+    this.shown++;
+    this.clock.shown(at);
+    if (this.brokenNs >= 0) {
+      this.recoveries++;
+      this.recoveryHist.recordNs(at - this.brokenNs);
+      this.brokenNs = -1;
+    }
+    if (keyframe && this.pliCount > 0) {
+      for (let i = 0; i < this.pliCount; i++) this.pliKeyframeHist.recordNs(at - this.plis[i]!);
+      this.plisAnswered += this.pliCount;
+      this.pliCount = 0;
+    }
+  }
+
+  /** Shows every stashed frame that now continues the chain, at the instant that unlocked it. */
+  private cascade(at: number): void {
+    for (;;) {
+      const slot = (this.lastId + 1) & MASK;
+      if (this.stashStart[slot] !== this.lastId + 1) return;
+      this.stashStart[slot] = -1;
+      this.stashed--;
+      this.show(this.stashEnd[slot]!, at, false);
+    }
+  }
+
+  private stash(start: number, end: number, at: number): void {
+    // the chain is broken once a frame after the first shown one cannot be shown
+    if (this.shown > 0 && this.brokenNs < 0) this.brokenNs = at;
+    const slot = start & MASK;
+    const held = this.stashStart[slot]!;
+    if (held === start) return;
+    if (held >= 0)
+      this.notDecodable++; // a frame STASH ids away: the older one is given up
+    else this.stashed++;
+    this.stashStart[slot] = start;
+    this.stashEnd[slot] = end;
+  }
+
+  /** A keyframe starting at `start` is shown: stashed frames before it never will be. */
+  private dropStashedBefore(start: number): void {
+    const s = this.stashStart;
+    for (let i = 0; i < STASH && this.stashed > 0; i++) {
+      if (s[i]! >= 0 && s[i]! < start) {
+        s[i] = -1;
+        this.stashed--;
+        this.notDecodable++;
+      }
+    }
+  }
+
+  /** PictureID (7 or 15 bits) to a number that keeps increasing across wraps. */
+  private unwrap(pid: number, bits: number): number {
+    const mod = bits === 15 ? 32768 : 128;
+    if (this.pidUnwrapped < 0) {
+      this.pidUnwrapped = mod * 1024 + pid;
+      return this.pidUnwrapped;
+    }
+    let d = (pid - this.pidUnwrapped) % mod;
+    if (d < 0) d += mod;
+    if (d >= mod / 2) d -= mod;
+    const u = this.pidUnwrapped + d;
+    if (u > this.pidUnwrapped) this.pidUnwrapped = u;
+    return u;
+  }
 }

@@ -5,6 +5,7 @@ import { exactSummary } from "../stats/summaries.ts";
 import { clientBoundReason } from "./client-block.ts";
 import type { ReportInput } from "./input.ts";
 import { type JoinedViewer, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
+import { pooledRenderBlock } from "./render.ts";
 import { pooledStampBlock } from "./stamp-blocks.ts";
 import type { Aggregate, ViewerReport } from "./types.ts";
 import { decideVerdict, failedPercent } from "./verdict.ts";
@@ -79,5 +80,6 @@ export function buildAggregate(
       pooledStampBlock(joined, input.clock, clientBoundReason(input.ceiling)),
     ],
     packetTransit: pooledTransitBlock(joined),
+    render: pooledRenderBlock(joined.map((j) => j.render)),
   };
 }

@@ -15,6 +15,7 @@ import type { PublisherInput, ReportInput } from "./input.ts";
 import { methodLines } from "./method-lines.ts";
 import type { JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
+import { decodeRenderHist, viewerRenderBlock } from "./render.ts";
 import {
   type ClockBlock,
   type PublisherReport,
@@ -62,6 +63,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("stampSource", s.stampSource),
     ...nonEmpty("viewerSockets", s.viewerSockets),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
+    ...nonEmpty("keyframeRequests", s.keyframeRequests),
     ...(s.audio === true ? { audio: true } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
@@ -129,14 +131,24 @@ export function buildReport(input: ReportInput): Report {
   const names = cohortNames(input);
   for (const v of ordered) {
     const cohort = names.get(v.record.id) ?? "";
-    const report = viewerReport(v, input.hasSendLog, clock, clientBoundReason(input.ceiling), cohort);
+    const recovery = decodeRenderHist(v.record.recoveryHist);
+    const pliKeyframe = decodeRenderHist(v.record.pliKeyframeHist);
+    const block = viewerRenderBlock({
+      render: v.record.render,
+      codec: v.record.codec,
+      recovery,
+      pliKeyframe,
+    });
+    const bound = clientBoundReason(input.ceiling);
+    const report = viewerReport(v, input.hasSendLog, clock, bound, cohort, block);
     if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
       if (delay === undefined || stamp === undefined)
         throw new Error("internal error: a viewer without its blocks");
-      joined.push({ record: v.record, delay, stamp, transit: report.packetTransit });
+      const render = { block, recovery, pliKeyframe };
+      joined.push({ record: v.record, delay, stamp, transit: report.packetTransit, render });
     }
   }
   const whip = input.scenario.whip ?? "";
@@ -181,6 +193,7 @@ export function buildReport(input: ReportInput): Report {
             ...(e.cpuPercent !== undefined ? { cpuPercent: e.cpuPercent } : {}),
             ...(e.eventLoopDelayMs !== undefined ? { eventLoopDelayMs: e.eventLoopDelayMs } : {}),
             ...(e.receiveLagMs !== undefined ? { receiveLagMs: e.receiveLagMs } : {}),
+            ...(e.viewersFrozen !== undefined ? { viewersFrozen: e.viewersFrozen } : {}),
           })),
         }
       : {}),

@@ -55,6 +55,7 @@ function group(
     lateCompletedFrames: fp?.lateCompletedFrames ?? 0,
     incompleteFrames: fp?.incompleteFrames ?? 0,
     oneWayDelay: a.oneWayDelay,
+    ...(a.render !== undefined ? { render: a.render } : {}),
     ...(name !== "" ? { link: linkSum(viewers) } : {}),
   };
 }

@@ -60,13 +60,14 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
  * The scenario keys that take part in ranking: those that shape the load the server carries or
  * the definitions the figures are measured under — the codec, the number of viewers, the ramp
  * and its offsets, the hold and warmup, the join timeout, the stall threshold, the excluded
- * first seconds, whether the publisher answers keyframe requests (it sets the join time a server's
- * keyframe handling gives) — the ICE keys, which choose the network path the media crosses, and
- * the cohorts, which emulate the viewers' links, and churn, which makes viewers leave and join. Keys that
- * only say how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`,
- * `metrics`, `workers` (the client's own load is judged by client.ceiling instead) and
- * `receivePath` and `viewerSockets` (held to the same figures by test/e2e/receive-path.test.ts),
- * nor a key this list does not know, such as the reference tool's future ones.
+ * first seconds, whether the publisher answers keyframe requests (it sets the join time a
+ * server's keyframe handling gives) and when the viewers make them (what a server is asked
+ * for) — the ICE keys, which choose the network path the media crosses, and the cohorts, which
+ * emulate the viewers' links, and churn, which makes viewers leave and join. Keys that only say
+ * how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`, `metrics`,
+ * `workers` (the client's own load is judged by client.ceiling instead) and `receivePath` and
+ * `viewerSockets` (held to the same figures by test/e2e/receive-path.test.ts), nor a key this
+ * list does not know, such as the reference tool's future ones.
  */
 export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "codec",
@@ -82,6 +83,7 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "includeLoopback",
   "loopbackOnly",
   "keyframeOnRequest",
+  "keyframeRequests",
   "audio",
   "cohorts",
   "churn",

@@ -4,7 +4,23 @@
 import { fileStamp, fmtFixed } from "../go-compat/fmt.ts";
 import type { Report } from "./types.ts";
 
-/** The verdict line, then, only for a valid aggregate, the two headline lines. */
+/**
+ * What the viewers would have seen, one line (docs/definitions.md#console-output): the frozen
+ * share p50/p95, freezes and their rate, frozen seconds, the longest freeze and the worst end gap.
+ */
+export function renderLine(a: Report["aggregate"]): string {
+  const b = a.render;
+  if (b === undefined) return "frozen share unavailable: the report has no render block";
+  if (!b.available) return `frozen share unavailable: ${b.reason ?? ""}`;
+  const s = b.frozenPercent;
+  const rate =
+    b.freezesPerViewerMinute === undefined
+      ? ""
+      : `, ${fmtFixed(b.freezesPerViewerMinute, 2)} per viewer-minute`;
+  return `frozen share p50 ${fmtFixed(s.p50, 2)}%, p95 ${fmtFixed(s.p95, 2)}%; ${b.freezes} freezes${rate}, ${fmtFixed(b.frozenSeconds, 1)} s frozen, longest ${fmtFixed(b.longestFreezeMs, 0)} ms; end gap max ${fmtFixed(b.endGapMs.max, 0)} ms`;
+}
+
+/** The verdict line, then, only for a valid aggregate, the three headline lines. */
 export function stdoutLines(r: Report): string[] {
   const a = r.aggregate;
   const lines = [a.verdict];
@@ -25,6 +41,7 @@ export function stdoutLines(r: Report): string[] {
       : `packet transit unavailable: ${t.reason ?? ""}`;
   lines.push(
     `join (first keyframe) p50 ${fmtFixed(join.p50, 0)} ms, p95 ${fmtFixed(join.p95, 0)} ms; loss ${fmtFixed(a.lossPercentTotal, 3)}%; ${transit}`,
+    renderLine(a),
   );
   return lines;
 }

@@ -4,6 +4,7 @@
 
 import { fmtFixed } from "../go-compat/fmt.ts";
 import type { LinkCounts } from "../link/types.ts";
+import { COHORT_RENDER_ROWS } from "./html-render.ts";
 import { escapeHtml } from "./html-sections.ts";
 import type { CohortReport, PooledDelayBlock, Report } from "./types.ts";
 
@@ -59,6 +60,7 @@ const ROWS: readonly Row[] = [
   ["late-completed frames", (c) => String(c.lateCompletedFrames)],
   ["incomplete frames", (c) => String(c.incompleteFrames)],
   ["stalls", (c) => String(c.stalls)],
+  ...COHORT_RENDER_ROWS,
   ...linkRows("down", "down (server → viewer)"),
   ...linkRows("up", "up (viewer → server)"),
 ];

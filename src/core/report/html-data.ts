@@ -12,6 +12,8 @@ export interface TimelineChart {
   /** null where the report has no figure for that second */
   cpuPercent: (number | null)[];
   eventLoopDelayMs: (number | null)[];
+  /** mean viewers frozen that second; null where the report has none (an older report) */
+  viewersFrozen: (number | null)[];
 }
 
 /** One x column and three y columns (pooled, keyframes, delta frames). */
@@ -59,6 +61,7 @@ export function timelineChart(r: Report): TimelineChart {
     packets: tl.map((e) => e.packets),
     cpuPercent: tl.map((e) => e.cpuPercent ?? null),
     eventLoopDelayMs: tl.map((e) => e.eventLoopDelayMs ?? null),
+    viewersFrozen: tl.map((e) => e.viewersFrozen ?? null),
   };
 }
 

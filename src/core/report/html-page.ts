@@ -36,6 +36,8 @@ table{border-collapse:collapse}.facts th{text-align:left;padding:2px 14px 2px 0;
 .data{font-size:13px}.data th,.data td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 .data td.num{text-align:right;font-variant-numeric:tabular-nums}.data td.dnf{background:#fff4e0}.data td.nc{color:var(--warn)}
 .result{font-size:17px;font-weight:600;margin:0 0 6px}.muted{color:var(--muted)}
+.stats{display:flex;flex-wrap:wrap;gap:24px;margin:6px 0 10px}.stat .label{color:var(--muted);font-size:12px}.stat .value{font-size:22px;font-weight:600;font-variant-numeric:tabular-nums}
+.note{color:var(--muted);font-size:12px}
 `;
 
 /** JSON safe inside a <script> element: no `<` can close it. */

@@ -2,6 +2,7 @@
 // verdict with comparability and method, and the per-viewer table. Every value is escaped.
 
 import { fmtFixed } from "../go-compat/fmt.ts";
+import { renderLine } from "./headline.ts";
 import {
   ceilingText,
   clientLagText,
@@ -96,6 +97,7 @@ function headline(r: Report): string[] {
     t.available && t.ms
       ? `packet transit p50 ${ms1(t.ms.p50)}, p99 ${ms1(t.ms.p99)}`
       : `packet transit unavailable: ${t.reason ?? ""}`,
+    renderLine(a),
   );
   return out;
 }
@@ -152,6 +154,8 @@ function viewerRow(v: ViewerReport): string {
     cell(String(v.nacksSent), true),
     cell(ms1(v.rtp.jitterMs), true),
     cell(String(v.rtp.stalls), true),
+    cell(v.render?.available === true ? String(v.render.freezes) : DASH, true),
+    cell(v.render?.frozenPercent !== undefined ? `${fmtFixed(v.render.frozenPercent, 2)}%` : DASH, true),
     cell(d?.available && d.ms ? ms1(d.ms.p50) : DASH, true),
     cell(d?.available && d.ms ? ms1(d.ms.p99) : DASH, true),
     cell(t.available && t.ms ? ms1(t.ms.p50) : DASH, true),
@@ -172,6 +176,8 @@ export function viewerTable(r: Report): string {
     "NACKs",
     "jitter",
     "stalls",
+    "freezes",
+    "frozen",
     "delay p50",
     "delay p99",
     "transit p50",

@@ -9,6 +9,7 @@ import { churnSection } from "./html-churn.ts";
 import { cohortSection } from "./html-cohorts.ts";
 import { chartData } from "./html-data.ts";
 import { type HtmlAssets, htmlPage } from "./html-page.ts";
+import { renderSection } from "./html-render.ts";
 import { escapeHtml, headerFacts, titleOf, verdictSection, viewerTable } from "./html-sections.ts";
 
 export type { HtmlAssets };
@@ -26,6 +27,11 @@ export const CHARTS = [
     id: "chart-client",
     title: "Client CPU and event-loop delay per second",
     note: "process CPU, % of all cores (left); worst shard thread's p99 event-loop delay, ms (right)",
+  },
+  {
+    id: "chart-frozen",
+    title: "Viewers frozen per second",
+    note: "mean viewers whose picture was frozen in each second (their frozen time in it / 1 s; docs: viewers frozen per second), active viewers beside",
   },
   {
     id: "chart-delay-hist",
@@ -74,6 +80,7 @@ export function reportToHtml(r: Report, d: DelayDistribution | null, assets: Htm
     body: `${verdictSection(r)}
 ${thresholdsHtml(r)}
 <section class="card">${headerFacts(r)}</section>
+${renderSection(r)}
 <section class="charts">
 ${charts}
 </section>

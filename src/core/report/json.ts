@@ -7,7 +7,7 @@ import { compareBytes } from "./reasons.ts";
 import type { Report } from "./types.ts";
 
 /** Keys whose object value is a map: serialised with its keys sorted by byte order. */
-const MAP_KEYS = new Set(["errors", "viewersByFrameEnd"]);
+const MAP_KEYS = new Set(["errors", "viewersByFrameEnd", "viewersByFinder"]);
 
 const ESCAPES: Record<string, string> = {
   "<": "\\u003c",

@@ -22,6 +22,7 @@ import {
 } from "./markdown-cells.ts";
 import { churnMarkdown } from "./markdown-churn.ts";
 import { cohortsMarkdown } from "./markdown-cohorts.ts";
+import { renderMarkdown } from "./markdown-render.ts";
 import type {
   Aggregate,
   CeilingReport,
@@ -209,6 +210,8 @@ function viewerRow(v: ViewerReport): string {
     `${fmtFixed(rtp.jitterMs, 2)} ms`,
     rtp.keyframes > 1 ? `${fmtFixed(rtp.keyframeIntervalMeanS, 2)} s` : DASH,
     String(rtp.stalls),
+    v.render?.available === true ? String(v.render.freezes) : "n/a",
+    v.render?.frozenPercent !== undefined ? `${fmtFixed(v.render.frozenPercent, 2)}%` : "n/a",
     ms1OrNa(delay?.p50),
     ms1OrNa(delay?.p99),
     ms1OrNa(transit?.p50),
@@ -222,8 +225,8 @@ function viewers(list: ViewerReport[] | null): string[] {
   return [
     "## Viewers",
     "",
-    "| id | start | joined | first RTP | first keyframe | received | lost | loss | NACKs | jitter | keyframe | stalls | delay p50 | delay p99 | transit p50 | transit p99 | error |",
-    "|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| id | start | joined | first RTP | first keyframe | received | lost | loss | NACKs | jitter | keyframe | stalls | freezes | frozen | delay p50 | delay p99 | transit p50 | transit p99 | error |",
+    "|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...(list ?? []).map(viewerRow),
     "",
   ];
@@ -235,6 +238,7 @@ export function reportToMarkdown(r: Report): string {
     ...verdict(r.aggregate, r.client.ceiling),
     ...thresholdsMarkdown(r),
     ...aggregate(r),
+    ...renderMarkdown(r),
     ...cohortsMarkdown(r),
     ...churnMarkdown(r),
     ...audioMarkdown(r),

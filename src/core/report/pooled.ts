@@ -13,6 +13,7 @@ import {
   NO_VIEWER_JOINED_REASON,
   pooledPartialReason,
 } from "./reasons.ts";
+import type { JoinedRender } from "./render.ts";
 import type {
   ClockBlock,
   PooledDelayBlock,
@@ -27,6 +28,8 @@ export interface JoinedViewer {
   delay: ViewerDelayBlock;
   stamp: ViewerDelayBlock;
   transit: ViewerTransitBlock;
+  /** its render block with the two histograms behind it, decoded once */
+  render: JoinedRender;
 }
 
 export interface PoolContext {

@@ -14,4 +14,9 @@ export interface TimelineEntry {
    * none stamped)
    */
   receiveLagMs?: number;
+  /**
+   * our addition: the viewers frozen that second, on average: frozen viewer-time in it / 1 s
+   * (docs/definitions.md#viewers-frozen-per-second)
+   */
+  viewersFrozen?: number;
 }

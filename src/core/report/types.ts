@@ -12,6 +12,7 @@ import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
+import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 import type { TimelineEntry } from "./timeline-types.ts";
 
 export type {
@@ -204,6 +205,8 @@ export interface ViewerReport {
   nacksSent: number;
   oneWayDelay: ViewerDelayBlock[];
   packetTransit: ViewerTransitBlock;
+  /** ours: what it would have seen (docs/definitions.md#viewer-experience-per-viewer) */
+  render?: ViewerRenderBlock;
   /** our addition: what the viewer's emulated link did (docs/definitions.md#emulator-counts) */
   link?: LinkRecord;
   droppedAfterJoin?: boolean;
@@ -235,6 +238,8 @@ export interface Aggregate {
   nacksSent: number;
   oneWayDelay: PooledDelayBlock[];
   packetTransit: PooledTransitBlock;
+  /** ours: what the viewers would have seen (docs/definitions.md#viewer-experience-pooled) */
+  render?: PooledRenderBlock;
   /**
    * our addition: each cohort's figures, then the unimpaired viewers'
    * (docs/definitions.md#cohort-figures)
@@ -262,6 +267,8 @@ export interface CohortReport {
   lateCompletedFrames: number;
   incompleteFrames: number;
   oneWayDelay: PooledDelayBlock[];
+  /** what the cohort's viewers would have seen (absent in older reports) */
+  render?: PooledRenderBlock;
   /** the emulator's counts summed over the cohort's viewers (absent on the unimpaired entry) */
   link?: LinkRecord;
 }

@@ -16,6 +16,7 @@ import {
   TRANSIT_NOT_NEGOTIATED_REASON,
   transitInvalidReason,
 } from "./reasons.ts";
+import type { ViewerRenderBlock } from "./render-types.ts";
 import { viewerStampBlock } from "./stamp-blocks.ts";
 import type { ClockBlock, ViewerDelayBlock, ViewerReport, ViewerTransitBlock } from "./types.ts";
 
@@ -141,6 +142,7 @@ export function viewerReport(
   clock: ClockBlock,
   clientBound?: string,
   cohort = "",
+  render?: ViewerRenderBlock,
 ): ViewerReport {
   const v = input.record;
   return {
@@ -165,6 +167,7 @@ export function viewerReport(
       viewerStampBlock(v, clock, clientBound),
     ],
     packetTransit: viewerTransitBlock(v),
+    ...(render !== undefined ? { render } : {}),
     ...(v.link !== undefined ? { link: { down: { ...v.link.down }, up: { ...v.link.up } } } : {}),
     ...(v.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...textIfSet("errorKind", v.errorKind),

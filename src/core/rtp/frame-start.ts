@@ -1,7 +1,8 @@
 // The codec head proof of the reassembler (a deviation from the reference, see
 // docs/definitions.md#reassembly): which frame-start classes begin frames in this stream, learnt
-// for keyframes and other frames apart, and whether a pending frame's lowest packet proves its head.
-import type { PendingFrame } from "./frames.ts";
+// for keyframes and other frames apart, and whether a pending frame's lowest packet proves its head;
+// and what a completed frame carries out of the reassembler (describeFrame).
+import type { CompletedFrame, PendingFrame } from "./frames.ts";
 
 /** The codec's marks of a frame's first packet. See StartProof for how they become a head proof. */
 export interface FrameStart {
@@ -16,6 +17,11 @@ export interface FrameStart {
    * parameter sets in a keyframe), so classes are learnt for the two kinds apart.
    */
   keyPart(payload: Uint8Array): boolean;
+  /**
+   * Whether a complete frame is a keyframe (docs/definitions.md#decodable-frames), from `head`
+   * (the payload at its lowest sequence number) and its `count` payloads in arrival order.
+   */
+  frameKey?(head: Uint8Array, payloads: readonly Uint8Array[], count: number): boolean;
 }
 /** Frame-start classes are below this (one bit each of an int32), learnt per class and frame kind. */
 const START_CLASSES = 32;
@@ -87,4 +93,24 @@ export class StartProof {
       this.startLater |= later;
     }
   }
+}
+
+/** Fills a completed frame's fields (all but `pieces`) from the pending frame closed at `now`. */
+export function describeFrame(
+  done: CompletedFrame,
+  f: PendingFrame,
+  now: number,
+  late: boolean,
+  rule: FrameStart | null,
+): void {
+  const head = f.payloadAt(f.lo);
+  done.timestamp = f.ts;
+  done.lo = f.lo;
+  done.hi = f.hi;
+  done.head = head;
+  done.keyframe = rule?.frameKey?.(head, f.payloads, f.count) ?? false;
+  done.arrivalNs = f.hiNs;
+  done.completedNs = now;
+  done.firstNs = f.firstNs;
+  done.late = late;
 }

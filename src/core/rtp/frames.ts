@@ -20,6 +20,13 @@ export interface CompletedFrame {
   firstNs: number;
   /** a packet of the frame arrived strictly after the packet at its highest sequence number */
   late: boolean;
+  /** extended sequence numbers of its lowest and highest packets */
+  lo: number;
+  hi: number;
+  /** the payload at `lo` (a reference, valid as the pieces are) */
+  head: Uint8Array;
+  /** a keyframe, by the codec's FrameStart.frameKey; false without one */
+  keyframe: boolean;
 }
 
 /**
@@ -42,6 +49,7 @@ export class FrameResults {
     if (!this.reuse) return;
     for (let i = 0; i < this.used; i++) {
       this.list[i]!.pieces = null;
+      this.list[i]!.head = NO_PAYLOAD;
       this.pieces[i]?.clear();
     }
     this.used = 0;
@@ -76,7 +84,18 @@ export class FrameResults {
 }
 
 function newFrame(): CompletedFrame {
-  return { timestamp: 0, pieces: null, arrivalNs: 0, completedNs: 0, firstNs: 0, late: false };
+  return {
+    timestamp: 0,
+    pieces: null,
+    arrivalNs: 0,
+    completedNs: 0,
+    firstNs: 0,
+    late: false,
+    lo: 0,
+    hi: 0,
+    head: NO_PAYLOAD,
+    keyframe: false,
+  };
 }
 
 /**
@@ -102,6 +121,12 @@ export class PendingFrame {
   /** the chunk holding payload i where own(i) copied it (payload-store.ts) */
   private readonly kept: (PayloadChunk | null | undefined)[] = [];
   private readonly into: { chunk: PayloadChunk | null } = { chunk: null };
+
+  /** The payload at extended sequence number `ext` (one of the frame's), else NO_PAYLOAD. */
+  payloadAt(ext: number): Uint8Array {
+    for (let j = 0; j < this.count; j++) if (this.exts[j] === ext) return this.payloads[j]!;
+    return NO_PAYLOAD;
+  }
 
   /** Replaces payload i by a copy of its bytes: its caller reuses the original after the push. */
   own(i: number): void {

@@ -11,7 +11,7 @@
 
 import type { FrameEnd } from "../types.ts";
 import { ClosedFrames } from "./closed-frames.ts";
-import { type FrameStart, StartProof } from "./frame-start.ts";
+import { describeFrame, type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketizer } from "./frames.ts";
 import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
 import { ReleaseQueue } from "./payload-store.ts";
@@ -29,6 +29,7 @@ const FORGET_NS = 2 * WINDOW_NS;
 export class Reassembler {
   private readonly depacketiser: FrameDepacketiser;
   private readonly starts: StartProof | null;
+  private readonly frameStart: FrameStart | null;
 
   private haveSeq = false;
   private maxExt = 0;
@@ -61,7 +62,11 @@ export class Reassembler {
   constructor(depacketize: Depacketizer, frameStart: FrameStart | null = null) {
     this.depacketiser = new FrameDepacketiser(depacketize);
     this.starts = frameStart === null ? null : new StartProof(frameStart);
+    this.frameStart = frameStart;
   }
+
+  /** Whether completed frames are depacketised (`pieces`); off, they leave with `pieces` null. */
+  depacketise = true;
 
   /** Frames given up after WINDOW_NS (bar the viewer's first); frames pending at stop are not counted. */
   get incompleteFrames(): number {
@@ -246,13 +251,11 @@ export class Reassembler {
       const late = f.lastNs > f.hiNs;
       if (late) this.late++;
       const done = this.results.at(n);
-      done.timestamp = f.ts;
-      const pieces = this.results.piecesAt(n);
-      done.pieces = this.depacketiser.depacketise(f, pieces) ? pieces : null;
-      done.arrivalNs = f.hiNs;
-      done.completedNs = now;
-      done.firstNs = f.firstNs;
-      done.late = late;
+      describeFrame(done, f, now, late, this.frameStart);
+      if (this.depacketise) {
+        const pieces = this.results.piecesAt(n);
+        done.pieces = this.depacketiser.depacketise(f, pieces) ? pieces : null;
+      } else done.pieces = null;
       if (out !== null) out.push(done);
       n++;
       this.recycle(f);

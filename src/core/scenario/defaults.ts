@@ -1,7 +1,7 @@
 // The scenario's defaults (docs/definitions.md#scenario-keys) in one table: normaliseScenario
 // applies them, and a reader of a scenario that was not normalised falls back to the same
 // values. Also the closed lists of the keys of ours that name a choice: the receive path, the
-// stamp source and the viewers' sockets.
+// stamp source, the viewers' sockets and their keyframe requests.
 
 /**
  * How inbound media reaches a viewer's pipeline (docs/definitions.md#receive-paths): werift's own
@@ -24,6 +24,13 @@ export const STAMP_SOURCES: readonly StampSource[] = ["kernel", "thread"];
 export type ViewerSockets = "shared" | "own";
 export const VIEWER_SOCKETS: readonly ViewerSockets[] = ["shared", "own"];
 
+/**
+ * When a viewer asks for a keyframe (docs/definitions.md#keyframe-requests): by libwebrtc's rules,
+ * or only until its first complete keyframe.
+ */
+export type KeyframeRequestMode = "browser" | "join";
+export const KEYFRAME_REQUESTS: readonly KeyframeRequestMode[] = ["browser", "join"];
+
 /** Each default and when it applies (docs/definitions.md#scenario-keys). */
 export const SCENARIO_DEFAULTS = {
   codec: "vp8",
@@ -41,4 +48,5 @@ export const SCENARIO_DEFAULTS = {
   viewerSockets: "shared" as ViewerSockets,
   /** in a publishing run (with whip) */
   keyframeOnRequest: true,
+  keyframeRequests: "browser" as KeyframeRequestMode,
 } as const;

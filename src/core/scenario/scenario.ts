@@ -11,7 +11,13 @@ import { splitCohortKey } from "../thresholds/cohort-figures.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
 import { parseChurn } from "./churn.ts";
 import { churnProblem, churnRun } from "./churn-schedule.ts";
-import { RECEIVE_PATHS, SCENARIO_DEFAULTS, STAMP_SOURCES, VIEWER_SOCKETS } from "./defaults.ts";
+import {
+  KEYFRAME_REQUESTS,
+  RECEIVE_PATHS,
+  SCENARIO_DEFAULTS,
+  STAMP_SOURCES,
+  VIEWER_SOCKETS,
+} from "./defaults.ts";
 import { JsonSyntaxError, scanFirstValue } from "./json.ts";
 import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
 import { type Scenario, SERVER_KEYS } from "./types.ts";
@@ -55,6 +61,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["stampSource", "string"],
   ["viewerSockets", "string"],
   ["keyframeOnRequest", "bool"],
+  ["keyframeRequests", "string"],
   ["audio", "bool"],
   ["serverVersion", "string"],
   ["plan", "string"],
@@ -160,6 +167,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.receivePath) out.receivePath = d.receivePath;
   if (!out.viewerSockets) out.viewerSockets = d.viewerSockets;
   if (out.whip && out.keyframeOnRequest === undefined) out.keyframeOnRequest = d.keyframeOnRequest;
+  if (!out.keyframeRequests) out.keyframeRequests = d.keyframeRequests;
   if (out.churn !== undefined && out.churn.minLifetimeSeconds === undefined) {
     out.churn = { ...out.churn, minLifetimeSeconds: out.joinTimeoutSeconds };
   }
@@ -199,7 +207,7 @@ function sane(v: number, perSecond = 1): boolean {
  * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario
  * unchanged or throws ScenarioError. Absent numbers count as Go's zero value. Non-finite or
  * absurdly large values (beyond exact integer ns) fail their key's check with that key's message.
- * `workers`, `receivePath`, `stampSource`, then `viewerSockets`, are checked last.
+ * `workers`, `receivePath`, `stampSource`, `viewerSockets`, then `keyframeRequests`, are checked last.
  */
 export function validateScenario(s: Scenario): Scenario {
   const fail = (msg: string): never => {
@@ -245,6 +253,10 @@ export function validateScenario(s: Scenario): Scenario {
   const sockets: string | undefined = s.viewerSockets;
   if (sockets !== undefined && !(VIEWER_SOCKETS as readonly string[]).includes(sockets)) {
     fail(`viewerSockets ${goQuote(sockets)} (want ${oneOf(VIEWER_SOCKETS)})`);
+  }
+  const kf: string | undefined = s.keyframeRequests;
+  if (kf !== undefined && !(KEYFRAME_REQUESTS as readonly string[]).includes(kf)) {
+    fail(`keyframeRequests ${goQuote(kf)} (want ${oneOf(KEYFRAME_REQUESTS)})`);
   }
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)

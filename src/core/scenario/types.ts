@@ -5,7 +5,7 @@ import type { CapacitySpec } from "../capacity/types.ts";
 import type { Cohort } from "../link/types.ts";
 import type { Threshold } from "../thresholds/types.ts";
 import type { ChurnSpec } from "./churn.ts";
-import type { ReceivePath, StampSource, ViewerSockets } from "./defaults.ts";
+import type { KeyframeRequestMode, ReceivePath, StampSource, ViewerSockets } from "./defaults.ts";
 
 /**
  * docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath`
@@ -52,6 +52,11 @@ export interface Scenario {
    * when absent in a publishing run
    */
   keyframeOnRequest?: boolean;
+  /**
+   * when viewers ask for a keyframe (docs/definitions.md#keyframe-requests): "browser" (the
+   * default) or "join"
+   */
+  keyframeRequests?: KeyframeRequestMode;
   /**
    * the publisher sends the Opus clip as a second track and viewers receive it
    * (docs/definitions.md#audio-track); absent: video only

@@ -4,6 +4,7 @@
 
 import type { CohortReport, Report } from "../report/types.ts";
 import { FIGURES, type Figure } from "./figures.ts";
+import { isRenderFigure } from "./render-figures.ts";
 import type { FigureValue } from "./types.ts";
 
 const KEY_RE = /^cohort:([A-Za-z0-9_.-]{1,64})\s+(\S+)$/;
@@ -19,7 +20,10 @@ export function looksLikeCohortKey(key: string): boolean {
   return key.trimStart().startsWith("cohort:");
 }
 
-/** The figures a cohort entry can be judged on: its delay blocks, join, loss after repair, NACKs, stalls. */
+/**
+ * The figures a cohort entry can be judged on: its delay blocks, join, loss after repair, NACKs,
+ * stalls, and what its viewers would have seen.
+ */
 export function isCohortFigure(figure: string): boolean {
   if (!FIGURES.has(figure)) return false;
   return (
@@ -27,16 +31,19 @@ export function isCohortFigure(figure: string): boolean {
     (figure.startsWith("join.") && !figure.startsWith("join.firstRtp.")) ||
     figure === "loss" ||
     figure === "nacks" ||
-    figure === "stalls"
+    figure === "stalls" ||
+    isRenderFigure(figure)
   );
 }
 
 /** The run's report seen through one cohort: its aggregate's figures replaced by the cohort's. */
 function throughCohort(r: Report, c: CohortReport): Report {
+  // the run's render block never stands in for a cohort's (an older report's cohort has none)
+  const { render: _run, ...aggregate } = r.aggregate;
   return {
     ...r,
     aggregate: {
-      ...r.aggregate,
+      ...aggregate,
       oneWayDelay: c.oneWayDelay,
       joinFirstKeyframeMs: c.joinFirstKeyframeMs,
       packetsReceived: c.packetsReceived,
@@ -44,6 +51,7 @@ function throughCohort(r: Report, c: CohortReport): Report {
       lossPercentTotal: c.lossPercentTotal,
       nacksSent: c.nacksSent,
       stalls: c.stalls,
+      ...(c.render !== undefined ? { render: c.render } : {}),
     },
   };
 }

@@ -3,7 +3,10 @@
 
 import type { DelaySource, Report } from "../report/types.ts";
 import type { Summary } from "../types.ts";
-import type { FigureUnit, FigureValue } from "./types.ts";
+import { renderFigures } from "./render-figures.ts";
+import { type FigureUnit, type FigureValue, STATS, type Stat } from "./types.ts";
+
+export type { Stat };
 
 /** What a live evaluation can read once a second (abortOnFail thresholds only). */
 export type LiveSource =
@@ -18,9 +21,6 @@ export interface Figure {
   read: (r: Report) => FigureValue;
   live?: LiveSource;
 }
-
-const STATS = ["min", "mean", "p50", "p95", "p99", "max"] as const;
-export type Stat = (typeof STATS)[number];
 
 const value = (v: number): FigureValue => ({ value: v });
 const unavailable = (why: string): FigureValue => ({ unavailable: why });
@@ -135,6 +135,7 @@ function table(): Map<string, Figure> {
     read: (r) => value(r.aggregate.failedPercent),
     live: { kind: "failedPercent" },
   });
+  for (const [name, f] of renderFigures()) m.set(name, f);
   m.set("droppedAfterJoin", {
     unit: "",
     about: "viewers dropped after joining",

@@ -115,7 +115,7 @@ function unknownKey(key: string): string {
     return `want "cohort:<name> <figure>" (a space between, e.g. "cohort:far oneWayDelay.p95")`;
   if (!FIGURES.has(split.figure)) return `unknown figure ${split.figure}${nearNames(split.figure)}`;
   if (!isCohortFigure(split.figure))
-    return `a cohort carries no ${split.figure} (cohort figures: oneWayDelay.*, join.<stat>, loss, nacks, stalls)`;
+    return `a cohort carries no ${split.figure} (cohort figures: oneWayDelay.*, join.<stat>, loss, nacks, stalls, and what its viewers saw: freezes, freezeShare.<stat>, frozenSeconds, …)`;
   return "unknown figure";
 }
 

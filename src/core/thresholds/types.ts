@@ -3,6 +3,10 @@
 /** A figure's value, or why it has none (never a 0 standing in for "not measured"). */
 export type FigureValue = { value: number } | { unavailable: string };
 
+/** The statistics a figure over a summary may name. */
+export const STATS = ["min", "mean", "p50", "p95", "p99", "max"] as const;
+export type Stat = (typeof STATS)[number];
+
 /** The unit a figure is read in: milliseconds, seconds, percent, or a plain count. */
 export type FigureUnit = "ms" | "s" | "%" | "";
 

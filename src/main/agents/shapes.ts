@@ -96,6 +96,8 @@ const HISTS = [
   "stampHist",
   "stampKeyHist",
   "stampDeltaHist",
+  "recoveryHist",
+  "pliKeyframeHist",
 ] as const;
 
 const RECORD_TEMPLATE = (() => {
@@ -134,7 +136,16 @@ const TICK_TEMPLATE = (() => {
   return rest;
 })();
 
-const COHORT_TICK = { cohort: "", started: 0, joined: 0, failed: 0, active: 0, delaySamples: [] };
+const COHORT_TICK = {
+  cohort: "",
+  started: 0,
+  joined: 0,
+  failed: 0,
+  active: 0,
+  delaySamples: [],
+  freezes: 0,
+  frozenNs: [],
+};
 
 export function tickOk(v: unknown): v is ShardTick {
   if (typeof v !== "object" || v === null) return false;

@@ -3,6 +3,7 @@
 // summed). The live delay samples (for /metrics and live thresholds only; the report's figures
 // come from the exact histograms) are thinned to at most MAX_LIVE_SAMPLES per source; with cohorts,
 // each cohort's part is summed by its name and its samples thinned the same way.
+import { mergePairs } from "../../core/report/frozen-seconds.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { CohortTick, ShardTick } from "../../workers/protocol.ts";
 
@@ -35,6 +36,8 @@ export function emptyTick(shard: number, second: number, thread: ThreadFigures):
     delaySamples: [],
     stampSamples: [],
     transitSamples: [],
+    freezes: 0,
+    frozenNs: [],
     thread,
   };
 }
@@ -46,9 +49,11 @@ function mergeCohorts(ticks: readonly ShardTick[]): CohortTick[] | null {
     for (const c of t.cohorts ?? []) {
       const m = byName.get(c.cohort);
       if (m === undefined) {
-        byName.set(c.cohort, { ...c, delaySamples: [...c.delaySamples] });
+        byName.set(c.cohort, { ...c, delaySamples: [...c.delaySamples], frozenNs: [...c.frozenNs] });
         continue;
       }
+      m.freezes += c.freezes;
+      m.frozenNs = mergePairs([m.frozenNs, c.frozenNs]);
       m.started += c.started;
       m.joined += c.joined;
       m.failed += c.failed;
@@ -75,6 +80,7 @@ export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
     out.joined += t.joined;
     out.failed += t.failed;
     out.active += t.active;
+    out.freezes += t.freezes;
     for (const v of t.delaySamples) delays.push(v);
     for (const v of t.stampSamples) stamps.push(v);
     for (const v of t.transitSamples) transits.push(v);
@@ -96,6 +102,7 @@ export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
   out.delaySamples = thin(delays);
   out.stampSamples = thin(stamps);
   out.transitSamples = thin(transits);
+  out.frozenNs = mergePairs(ticks.map((t) => t.frozenNs));
   const cohorts = mergeCohorts(ticks);
   if (cohorts !== null) out.cohorts = cohorts;
   return out;

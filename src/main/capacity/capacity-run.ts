@@ -57,6 +57,7 @@ function figuresLine(step: CapacityStep): string {
   const parts = [`joined ${f.joined}/${step.viewers}`];
   if (f.oneWayDelayP99Ms !== undefined) parts.push(`delay p99 ${fmtFixed(f.oneWayDelayP99Ms, 1)} ms`);
   if (f.lossPercent !== undefined) parts.push(`loss ${fmtFixed(f.lossPercent, 3)}%`);
+  if (f.frozenP95Percent !== undefined) parts.push(`frozen p95 ${fmtFixed(f.frozenP95Percent, 2)}%`);
   if (f.receiveLagP99Ms !== undefined) {
     parts.push(
       `receive lag p99 ${fmtFixed(f.receiveLagP99Ms, 2)} ms${f.stampSource ? ` (${f.stampSource} stamps)` : ""}`,

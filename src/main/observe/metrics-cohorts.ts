@@ -3,6 +3,7 @@
 // are the scenario's cohort names and "unimpaired" (so as many series as cohorts plus one). The
 // reference's families keep their own labels; these carry what each cohort's viewers did.
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { pairsTotalNs } from "../../core/report/frozen-seconds.ts";
 
 /** What one cohort's part of a shard's tick carries (a structural subset of CohortTick). */
 export interface LiveCohortTick {
@@ -12,6 +13,9 @@ export interface LiveCohortTick {
   failed: number;
   active: number;
   delaySamples: readonly number[];
+  /** the cohort's freezes and frozen viewer-time ([second, ns] pairs) since the previous tick */
+  freezes?: number;
+  frozenNs?: readonly number[];
 }
 
 export interface CohortTarget {
@@ -27,6 +31,8 @@ export class CohortMetrics {
   private readonly failed: Counter<"cohort">;
   private readonly active: Gauge<"cohort">;
   private readonly delay: Histogram<"cohort">;
+  private readonly freezes: Counter<"cohort">;
+  private readonly frozen: Counter<"cohort">;
   private readonly names: Set<string>;
   /** each cohort's active viewers by shard (a level per shard, summed) */
   private readonly activeByShard = new Map<string, Map<number, number>>();
@@ -67,8 +73,18 @@ export class CohortMetrics {
       buckets: [...delayBucketsS],
       registers,
     });
+    this.freezes = counter(
+      "whipbench_cohort_freezes_total",
+      "Freezes a cohort's viewers counted, as a browser counts them (counted when the freeze ends).",
+    );
+    this.frozen = counter(
+      "whipbench_cohort_frozen_seconds_total",
+      "Seconds a cohort's viewers' pictures were frozen, summed over its viewers.",
+    );
     for (const t of targets) {
       const labels = { cohort: t.name };
+      this.freezes.inc(labels, 0);
+      this.frozen.inc(labels, 0);
       target.set(labels, t.viewers);
       this.started.inc(labels, 0);
       this.joined.inc(labels, 0);
@@ -86,6 +102,8 @@ export class CohortMetrics {
       this.started.inc(labels, t.started);
       this.joined.inc(labels, t.joined);
       this.failed.inc(labels, t.failed);
+      this.freezes.inc(labels, t.freezes ?? 0);
+      this.frozen.inc(labels, pairsTotalNs(t.frozenNs ?? []) / 1e9);
       let byShard = this.activeByShard.get(t.cohort);
       if (byShard === undefined) {
         byShard = new Map();

@@ -5,6 +5,7 @@
 // RSS, kernel UDP receive errors); with cohorts, the per-cohort families come last
 // (metrics-cohorts.ts). No family has a per-viewer label.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { pairsTotalNs } from "../../core/report/frozen-seconds.ts";
 import type { DelaySource } from "../../core/report/types.ts";
 import { CohortMetrics, type CohortTarget, type LiveCohortTick } from "./metrics-cohorts.ts";
 import { registerProcessMetrics } from "./metrics-process.ts";
@@ -40,6 +41,9 @@ export interface LiveTick {
   };
   /** with cohorts: each cohort's part of the tick */
   cohorts?: readonly LiveCohortTick[];
+  /** freezes counted since the previous tick, and their frozen viewer-time as [second, ns] pairs */
+  freezes?: number;
+  frozenNs?: readonly number[];
 }
 
 /** One thread's load over the last second (fed per tick, or by whoever measures a thread). */
@@ -94,6 +98,25 @@ function publisherSentCounters(registers: Registry[], publisher: () => Publisher
   });
 }
 
+/**
+ * What the viewers would have seen (docs/definitions.md#viewer-experience-metrics): freezes and
+ * frozen seconds, counted when each freeze ends.
+ */
+function freezeCounters(registers: Registry[]): { freezes: Counter; frozen: Counter } {
+  return {
+    freezes: new Counter({
+      name: "whipbench_freezes_total",
+      help: "Freezes the viewers counted, as a browser counts them (counted when the freeze ends).",
+      registers,
+    }),
+    frozen: new Counter({
+      name: "whipbench_frozen_seconds_total",
+      help: "Seconds the viewers' pictures were frozen, summed over viewers (counted when each freeze ends).",
+      registers,
+    }),
+  };
+}
+
 export class RunMetrics {
   readonly registry = new Registry();
   private readonly started: Counter;
@@ -108,6 +131,8 @@ export class RunMetrics {
   private readonly elu: Gauge<"worker">;
   private readonly lag: Gauge<"worker">;
   private readonly workerCpu: Counter<"worker">;
+  private readonly freezes: Counter;
+  private readonly frozen: Counter;
   private readonly activeByShard = new Map<number, number>();
   private readonly sources = new Set<string>(["fingerprint", "stamp"] satisfies DelaySource[]);
   private readonly workerLabel: (shard: number) => string;
@@ -203,6 +228,7 @@ export class RunMetrics {
       labelNames: ["worker"],
       registers,
     });
+    ({ freezes: this.freezes, frozen: this.frozen } = freezeCounters(registers));
     const cohorts = opts.cohorts ?? [];
     this.cohorts = cohorts.length > 0 ? new CohortMetrics(this.registry, cohorts, DELAY_BUCKETS_S) : null;
   }
@@ -237,6 +263,8 @@ export class RunMetrics {
     if (t.transitSamples !== undefined) {
       for (const ns of t.transitSamples) if (ns >= 0) this.transit.observe(ns / 1e9);
     }
+    this.freezes.inc(t.freezes ?? 0);
+    this.frozen.inc(pairsTotalNs(t.frozenNs ?? []) / 1e9);
     if (t.cohorts !== undefined) this.cohorts?.apply(t.shard, t.cohorts);
     if (t.thread !== undefined) {
       this.observeWorker({

@@ -52,6 +52,24 @@
       [tl.t, tl.cpuPercent, tl.eventLoopDelayMs],
     );
 
+  // 2b. viewers frozen per second, active viewers beside (docs/definitions.md#viewers-frozen-per-second)
+  const hasFrozen = tl.viewersFrozen?.some((v) => v !== null) === true;
+  if (!hasFrozen) noData("chart-frozen", "this report has no per-second freeze figures");
+  else
+    plot(
+      "chart-frozen",
+      {
+        scales: { x: { time: false }, viewers: { range: (_u, _lo, hi) => [0, Math.max(1, hi)] } },
+        axes: [{ label: "seconds since the first viewer's start" }, { scale: "viewers", label: "viewers" }],
+        series: [
+          { label: "t (s)" },
+          line("viewers frozen", RED, "viewers", { value: fixed(2) }),
+          line("active viewers", BLUE, "viewers", { value: fixed(0) }),
+        ],
+      },
+      [tl.t, tl.viewersFrozen, tl.active],
+    );
+
   // 3 and 4. one-way delay: histogram (stepped) and CDF, log-scaled delay axis
   const delaySeries = (paths, digits) => [
     { label: "delay (ms)", value: fixed(3) },

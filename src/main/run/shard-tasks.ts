@@ -59,6 +59,7 @@ export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
       receivePath: s.receivePath ?? SCENARIO_DEFAULTS.receivePath,
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
       ...(s.viewerSockets !== undefined ? { viewerSockets: s.viewerSockets } : {}),
+      ...(s.keyframeRequests !== undefined ? { keyframeRequests: s.keyframeRequests } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
       ...(s.audio === true ? { audio: true, audioLog: opts.audioLog ?? null } : {}),
     });

@@ -1,6 +1,9 @@
 // The per-second timeline (docs/definitions.md#timeline): shard ticks gathered by the second they
 // describe, whatever order they arrive in; when every shard has reported a second, that second is
 // complete: the step watch and resources are sampled, its CPU share is taken and it goes live.
+// Frozen viewer-time arrives when a freeze ends, for the seconds it covered (possibly earlier
+// ones), so it is summed by second apart from the ticks (docs/definitions.md#viewers-frozen-per-second).
+import { addPairs } from "../../core/report/frozen-seconds.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
 import type { ResourceWatch } from "../observe/resources.ts";
@@ -9,6 +12,7 @@ export function timelineEntry(
   second: number,
   ticks: ShardTick[],
   cpuPercent: number | undefined,
+  frozenNs = 0,
 ): TimelineEntry {
   let active = 0;
   let packets = 0;
@@ -24,6 +28,7 @@ export function timelineEntry(
   if (cpuPercent !== undefined) e.cpuPercent = cpuPercent;
   if (ticks.length > 0) e.eventLoopDelayMs = worstDelay;
   if (worstLag >= 0) e.receiveLagMs = worstLag;
+  e.viewersFrozen = frozenNs / 1e9;
   return e;
 }
 
@@ -42,6 +47,8 @@ export class Timeline {
   private readonly opts: TimelineOptions;
   private readonly bySecond = new Map<number, ShardTick[]>();
   private readonly cpuBySecond = new Map<number, number>();
+  /** frozen viewer-ns by second, from every tick (final ones too) */
+  private readonly frozenBySecond = new Map<number, number>();
   private cpuLast: number;
 
   constructor(opts: TimelineOptions) {
@@ -51,6 +58,7 @@ export class Timeline {
 
   /** One shard's tick. */
   tick(tick: ShardTick): void {
+    addPairs(this.frozenBySecond, tick.frozenNs);
     if (tick.final) {
       this.opts.onTick?.(null, [tick]);
       return;
@@ -64,7 +72,7 @@ export class Timeline {
       const cpu = this.opts.resources.cpuSecondsSoFar();
       this.cpuBySecond.set(tick.second, (100 * (cpu - this.cpuLast)) / this.opts.cpuCount);
       this.cpuLast = cpu;
-      this.opts.onTick?.(timelineEntry(tick.second, list, this.cpuBySecond.get(tick.second)), list);
+      this.opts.onTick?.(this.entry(tick.second, list), list);
     }
   }
 
@@ -72,6 +80,10 @@ export class Timeline {
   entries(): TimelineEntry[] {
     return [...this.bySecond.keys()]
       .sort((a, b) => a - b)
-      .map((second) => timelineEntry(second, this.bySecond.get(second) ?? [], this.cpuBySecond.get(second)));
+      .map((second) => this.entry(second, this.bySecond.get(second) ?? []));
+  }
+
+  private entry(second: number, ticks: ShardTick[]): TimelineEntry {
+    return timelineEntry(second, ticks, this.cpuBySecond.get(second), this.frozenBySecond.get(second) ?? 0);
   }
 }

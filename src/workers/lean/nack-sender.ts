@@ -1,15 +1,16 @@
 // Drives a NackGenerator with the monotonic clock and one timer per viewer, writing each NACK
 // message as RTCP (both receive paths). The first NACK of a gap goes out synchronously, from
-// the packet that revealed it. Until the viewer has its first complete keyframe it also asks for
-// one, as a browser does: a PLI on its first packet and again every PLI_REPEAT_NS while it waits
-// (docs/definitions.md#keyframes-on-request).
+// the packet that revealed it. It also sends the viewer's keyframe requests (PLI) when the viewer's
+// render model asks for one (docs/definitions.md#keyframe-requests): after each packet, and from
+// the same timer when the rule's next timeout is due.
 import { monoNs } from "../../core/clock/clock.ts";
+import type { ViewerRender } from "../../core/render/viewer-render.ts";
 import { intake } from "../intake.ts";
 import type { NackGenerator } from "./nack.ts";
 import { serializeNack, serializePli } from "./rtcp-out.ts";
 
-/** How often a viewer still waiting for its first keyframe repeats its PLI. */
-export const PLI_REPEAT_NS = 500e6;
+/** What decides the viewer's keyframe requests (the pipeline's render model). */
+export type KeyframeSource = Pick<ViewerRender, "pliDue" | "pliNextNs" | "pliSent" | "nackOverflow">;
 
 export class NackSender {
   private readonly gen: NackGenerator;
@@ -20,42 +21,64 @@ export class NackSender {
   private timer: NodeJS.Timeout | null = null;
   private timerDueNs = -1;
   private closed = false;
-  private readonly needsKeyframe: () => boolean;
-  private lastPliNs = Number.NEGATIVE_INFINITY;
+  private readonly keyframes: () => KeyframeSource | null;
+  private overflows = 0;
   private readonly emit = (seqs: readonly number[]): void => {
     this.send(serializeNack(this.senderSsrc, this.mediaSsrc, seqs));
     this.onMessage();
   };
 
-  /** `needsKeyframe`: whether the viewer still waits for its first complete keyframe */
+  /** `keyframes`: the viewer's request rule, once its pipeline exists */
   constructor(
     gen: NackGenerator,
     send: (rtcp: Buffer) => void,
     senderSsrc: number,
     onMessage: () => void,
-    needsKeyframe: () => boolean,
+    keyframes: () => KeyframeSource | null,
   ) {
     this.gen = gen;
-    this.needsKeyframe = needsKeyframe;
+    this.keyframes = keyframes;
     this.send = send;
     this.senderSsrc = senderSsrc;
     this.onMessage = onMessage;
   }
 
-  /** One received packet of `ssrc`. */
+  /** One received packet of `ssrc`, before the pipeline takes it. */
   onPacket(ssrc: number, seq: number, nowNs: number): void {
-    if (nowNs - this.lastPliNs >= PLI_REPEAT_NS && !this.closed && this.needsKeyframe()) {
-      this.lastPliNs = nowNs;
-      this.send(serializePli(this.senderSsrc, ssrc));
-    }
-    if (!this.gen.onPacket(seq, nowNs) || this.closed) return;
     this.mediaSsrc = ssrc;
+    const opened = this.gen.onPacket(seq, nowNs);
+    if (this.gen.overflows !== this.overflows) {
+      this.overflows = this.gen.overflows;
+      this.keyframes()?.nackOverflow();
+    }
+    if (!opened || this.closed) return;
     this.gen.poll(nowNs, this.emit);
     this.arm();
   }
 
+  /** After the pipeline took the packet: a keyframe request it made goes out now. */
+  afterPacket(nowNs: number): void {
+    if (this.closed) return;
+    this.pli(nowNs);
+    this.arm();
+  }
+
+  private pli(nowNs: number): void {
+    const k = this.keyframes();
+    if (k === null || !k.pliDue(nowNs)) return;
+    this.send(serializePli(this.senderSsrc, this.mediaSsrc));
+    k.pliSent(nowNs);
+  }
+
+  /** The earliest instant the NACK generator or the keyframe rule has something to do; −1: none. */
+  private dueNs(): number {
+    const nack = this.gen.nextDueNs();
+    const pli = this.keyframes()?.pliNextNs() ?? -1;
+    return nack < 0 ? pli : pli < 0 ? nack : Math.min(nack, pli);
+  }
+
   private arm(): void {
-    const due = this.gen.nextDueNs();
+    const due = this.dueNs();
     if (due < 0 || this.closed) return;
     if (this.timer !== null && this.timerDueNs <= due) return;
     if (this.timer !== null) clearTimeout(this.timer);
@@ -68,7 +91,9 @@ export class NackSender {
     this.timer = null;
     this.timerDueNs = -1;
     if (this.closed) return;
-    this.gen.poll(monoNs(), this.emit);
+    const now = monoNs();
+    this.gen.poll(now, this.emit);
+    this.pli(now);
     this.arm();
     intake.mark();
   };

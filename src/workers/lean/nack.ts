@@ -14,6 +14,8 @@ export interface NackOptions {
   maxGroups?: number;
   /** a jump of more than this many sequence numbers is a stream discontinuity, not loss (512) */
   maxGap?: number;
+  /** missing packets held at most (libwebrtc's kMaxNackPackets, 1 000): past it the list is cleared */
+  maxPackets?: number;
 }
 
 interface Group {
@@ -29,6 +31,9 @@ export class NackGenerator {
   messages = 0;
   /** sequence numbers requested, counting every request of every message */
   requested = 0;
+  /** times the list would have passed `maxPackets` and was cleared (a keyframe request) */
+  overflows = 0;
+  private readonly maxPackets: number;
   private readonly intervalNs: number;
   private readonly maxNacks: number;
   private readonly maxGroups: number;
@@ -43,6 +48,7 @@ export class NackGenerator {
     this.maxNacks = opts.maxNacks ?? 10;
     this.maxGroups = opts.maxGroups ?? 64;
     this.maxGap = opts.maxGap ?? 512;
+    this.maxPackets = opts.maxPackets ?? 1000;
   }
 
   /** Groups waiting for packets. */
@@ -68,6 +74,11 @@ export class NackGenerator {
       this.maxSeq = seq;
       this.maxExt = ext;
       if (missing === 0 || missing > this.maxGap) return false;
+      if (this.held() + missing > this.maxPackets) {
+        this.groups.length = 0;
+        this.overflows++;
+        return false;
+      }
       const seqs: number[] = new Array(missing);
       for (let i = 0; i < missing; i++) seqs[i] = ext - missing + i;
       if (this.groups.length >= this.maxGroups) this.groups.shift();
@@ -76,6 +87,13 @@ export class NackGenerator {
     }
     if (delta < 0 && this.groups.length > 0) this.arrived(this.maxExt + delta);
     return false;
+  }
+
+  /** Missing packets in the list now. */
+  private held(): number {
+    let n = 0;
+    for (const g of this.groups) n += g.left;
+    return n;
   }
 
   private arrived(ext: number): void {

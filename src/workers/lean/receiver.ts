@@ -11,7 +11,7 @@ import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import type { SrtcpUnprotect, SrtpUnprotect } from "../../core/srtp/srtp.ts";
 import { type DatagramHandler, intake } from "../intake.ts";
 import { NackGenerator } from "./nack.ts";
-import { NackSender } from "./nack-sender.ts";
+import { type KeyframeSource, NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
 import { senderReportLsr, serializeRr } from "./rtcp-out.ts";
 import {
@@ -65,8 +65,8 @@ export interface LeanReceiverOptions {
   sink: PacketSink;
   /** one NACK message written */
   onNack: () => void;
-  /** whether the viewer still waits for its first complete keyframe (it then sends PLIs); absent: never */
-  needsKeyframe?: () => boolean;
+  /** the viewer's keyframe-request rule, once its pipeline exists (it then sends PLIs); absent: never */
+  keyframes?: () => KeyframeSource | null;
   /** the audio track: its payload types and where its packets go (docs/definitions.md#audio-track) */
   audio?: { payloadTypes: readonly number[]; sink: AudioPacketSink };
   /** receiver report interval bounds, ms (werift's: 500..1500) */
@@ -74,7 +74,7 @@ export interface LeanReceiverOptions {
   rrMaxMs?: number;
 }
 
-const never = (): boolean => false;
+const none = (): null => null;
 /** The payload handed on with a repeated packet (never read: the pipeline counts a duplicate). */
 const NO_BYTES = new Uint8Array(0);
 
@@ -127,7 +127,7 @@ export class LeanReceiver {
       opts.sendRtcp,
       opts.senderSsrc,
       opts.onNack,
-      opts.needsKeyframe ?? never,
+      opts.keyframes ?? none,
     );
     this.rrMinMs = opts.rrMinMs ?? 500;
     this.rrSpanMs = (opts.rrMaxMs ?? 1500) - this.rrMinMs;
@@ -199,6 +199,7 @@ export class LeanReceiver {
     this.stats.onPacket(ssrc, seq, ts, arrivalNs);
     this.nack.onPacket(ssrc, seq, arrivalNs);
     this.sink(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs);
+    this.nack.afterPacket(arrivalNs);
   };
 
   /** The payload without its RTP padding; null (counted) when the padding is malformed. */

@@ -1,0 +1,84 @@
+// The HTML report's "What viewers saw" card (docs/definitions.md#viewer-experience-pooled): the
+// frozen share p50/p95 and freezes per viewer-minute first, then the other pooled figures; the
+// rows the cohort section adds per cohort; shown only with a valid verdict, as the aggregate is.
+// Every value is escaped.
+
+import { fmtFixed } from "../go-compat/fmt.ts";
+import { escapeHtml } from "./html-sections.ts";
+import { frameEndsText } from "./markdown-cells.ts";
+import type { PooledRenderBlock } from "./render-types.ts";
+import type { CohortReport, Report } from "./types.ts";
+
+const DASH = "—";
+
+const pct = (v: number) => `${fmtFixed(v, 2)}%`;
+const ms0 = (v: number) => `${fmtFixed(v, 0)} ms`;
+
+function available(b: PooledRenderBlock | undefined): PooledRenderBlock | undefined {
+  return b?.available === true ? b : undefined;
+}
+
+/** The rows the cohort section adds: each cohort's frozen share, freezes and frozen time. */
+export const COHORT_RENDER_ROWS: readonly (readonly [string, (c: CohortReport) => string])[] = [
+  ["frozen share p50", (c) => (available(c.render) ? pct(c.render?.frozenPercent.p50 ?? 0) : DASH)],
+  ["frozen share p95", (c) => (available(c.render) ? pct(c.render?.frozenPercent.p95 ?? 0) : DASH)],
+  [
+    "freezes per viewer-minute",
+    (c) => {
+      const r = available(c.render)?.freezesPerViewerMinute;
+      return r === undefined ? DASH : fmtFixed(r, 2);
+    },
+  ],
+  ["freezes", (c) => String(c.render?.freezes ?? 0)],
+  ["frozen seconds", (c) => (available(c.render) ? fmtFixed(c.render?.frozenSeconds ?? 0, 1) : DASH)],
+];
+
+function big(label: string, value: string): string {
+  return `<div class="stat"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div></div>`;
+}
+
+function facts(b: PooledRenderBlock): string {
+  const rows: [string, string][] = [
+    ["viewers judged", `${b.viewers} (reference finder: ${frameEndsText(b.viewersByFinder)})`],
+    ["frames", `${b.framesShown} shown, ${b.framesNotDecodable} not decodable, ${b.framesLate} late`],
+    [
+      "freezes",
+      `${b.freezes}, ${fmtFixed(b.frozenSeconds, 1)} s frozen of ${fmtFixed(b.measuredSeconds, 1)} s judged; the longest ${ms0(b.longestFreezeMs)}`,
+    ],
+    ["frozen share max", pct(b.frozenPercent.max)],
+    ["pauses", `${b.pauses} (${fmtFixed(b.pausedSeconds, 1)} s)`],
+    ["end gap (last frame shown → end)", `p50 ${ms0(b.endGapMs.p50)}, max ${ms0(b.endGapMs.max)}`],
+    [
+      "recovery (broken chain → next frame shown)",
+      b.recoveryMs === undefined
+        ? `${b.recoveries}`
+        : `${b.recoveries}, p50 ${ms0(b.recoveryMs.p50)}, p95 ${ms0(b.recoveryMs.p95)}, max ${ms0(b.recoveryMs.max)}`,
+    ],
+    [
+      "PLIs sent",
+      b.pliKeyframeMs === undefined
+        ? `${b.plisSent}, ${b.plisAnswered} answered by a shown keyframe`
+        : `${b.plisSent}, ${b.plisAnswered} answered by a shown keyframe, p50 ${ms0(b.pliKeyframeMs.p50)} after`,
+    ],
+  ];
+  return `<table class="facts">${rows.map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`;
+}
+
+/** The card; empty for a report without the block (an older one). */
+export function renderSection(r: Report): string {
+  const b = r.aggregate.render;
+  if (b === undefined) return "";
+  const head = `<section id="render" class="card"><h2>What viewers saw</h2>`;
+  if (!r.aggregate.valid) {
+    return `${head}<p>No verdict: these figures stay in the JSON report and are not shown here as results.</p></section>`;
+  }
+  if (!b.available) return `${head}<p>Unavailable: ${escapeHtml(b.reason ?? "")}.</p></section>`;
+  const rate = b.freezesPerViewerMinute === undefined ? DASH : fmtFixed(b.freezesPerViewerMinute, 2);
+  const stats = [
+    big("frozen share p50", pct(b.frozenPercent.p50)),
+    big("frozen share p95", pct(b.frozenPercent.p95)),
+    big("freezes per viewer-minute", rate),
+  ].join("");
+  const partial = (b.reason ?? "") === "" ? "" : `<p class="note">${escapeHtml(b.reason ?? "")}.</p>`;
+  return `${head}<p class="note">A freeze as a browser counts it: a frame shown at least max(3 × the mean interval, mean + 150 ms) after the one before; the frozen share is each viewer's frozen time over its judged time.</p><div class="stats">${stats}</div>${partial}${facts(b)}</section>`;
+}

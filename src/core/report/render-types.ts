@@ -1,0 +1,70 @@
+// The report's blocks of what the viewers would have seen (docs/definitions.md#viewer-experience-pooled):
+// `viewers[].render` from each viewer's render counters and `aggregate.render` pooled over the
+// joined viewers, keys in serialisation order.
+
+import type { Summary } from "../types.ts";
+
+/** The reference finder a viewer's frames went to (docs/definitions.md#viewer-experience). */
+export type RenderFinder = "frame-id" | "seq-num";
+
+/** docs/definitions.md#viewer-experience-per-viewer one viewer's `render` block. */
+export interface ViewerRenderBlock {
+  /** false when no frame was judged: no video track, a codec the model does not read, nothing shown */
+  available: boolean;
+  reason?: string;
+  finder?: RenderFinder;
+  framesShown: number;
+  framesNotDecodable: number;
+  framesLate: number;
+  freezes: number;
+  frozenMs: number;
+  /** frozenMs / measuredMs × 100; only when available */
+  frozenPercent?: number;
+  longestFreezeMs: number;
+  pauses: number;
+  pausedMs: number;
+  /** first shown frame → the viewer's end */
+  measuredMs: number;
+  /** last shown frame → the viewer's end; absent when nothing was shown */
+  endGapMs?: number;
+  recoveries: number;
+  /** broken chain → next shown frame, per recovery; only when there was one */
+  recoveryMs?: Summary;
+  plisSent: number;
+  plisAnswered: number;
+  /** PLI sent → next keyframe shown, per answered PLI; only when there was one */
+  pliKeyframeMs?: Summary;
+}
+
+/** docs/definitions.md#viewer-experience-pooled the pooled `render` block. */
+export interface PooledRenderBlock {
+  available: boolean;
+  reason?: string;
+  /** joined viewers whose render block is available (the viewers judged) */
+  viewers: number;
+  viewersByFinder: Record<string, number>;
+  /** sums over every joined viewer (one that showed nothing adds its frames not decodable and PLIs) */
+  framesShown: number;
+  framesNotDecodable: number;
+  framesLate: number;
+  freezes: number;
+  /** freezes / (measuredSeconds / 60); only when available */
+  freezesPerViewerMinute?: number;
+  frozenSeconds: number;
+  pauses: number;
+  pausedSeconds: number;
+  measuredSeconds: number;
+  /** each judged viewer's frozen share, % (n: 0 when none was judged) */
+  frozenPercent: Summary;
+  /** the longest freeze of any judged viewer, ms (0 without a freeze) */
+  longestFreezeMs: number;
+  /** each judged viewer's end gap, ms */
+  endGapMs: Summary;
+  recoveries: number;
+  /** every recovery of every joined viewer, merged exactly; only when there was one */
+  recoveryMs?: Summary;
+  plisSent: number;
+  plisAnswered: number;
+  /** every answered PLI of every joined viewer, merged exactly; only when there was one */
+  pliKeyframeMs?: Summary;
+}

@@ -1,0 +1,153 @@
+// What the viewers would have seen, in the report (docs/definitions.md#viewer-experience-pooled):
+// each viewer's `render` block from its render counters and histograms, and `aggregate.render`
+// pooled over the joined viewers — sums, the per-viewer frozen share and end gap as exact
+// summaries, the recovery and PLI → keyframe histograms merged exactly. "Unavailable, because …"
+// where no frame was judged.
+
+import { DelayHistogram, exactSummary } from "../stats/summaries.ts";
+import type { EncodedHistogram, RenderCounters } from "../types.ts";
+import {
+  compareBytes,
+  mostCommonReason,
+  NO_TRACK_REASON,
+  NO_VIEWER_JOINED_REASON,
+  pooledPartialReason,
+} from "./reasons.ts";
+import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
+
+/** What the render blocks read of a viewer: its counters, its codec, its two histograms decoded. */
+export interface RenderViewer {
+  render: RenderCounters;
+  codec?: string | undefined;
+  recovery: DelayHistogram;
+  pliKeyframe: DelayHistogram;
+}
+
+export function renderCodecReason(codec: string): string {
+  return `codec "${codec}" has no render model: only VP8 and H.264 frames are judged`;
+}
+
+export function noFrameShownReason(c: RenderCounters): string {
+  return `no frame was shown: ${c.framesNotDecodable} complete frames not decodable, ${c.framesLate} late`;
+}
+
+/** A record's histogram decoded (an empty one when it holds nothing). */
+export function decodeRenderHist(e: EncodedHistogram): DelayHistogram {
+  return e.n === 0 ? new DelayHistogram() : DelayHistogram.decode(e);
+}
+
+/** Why a viewer's render block is unavailable, in the documented order; undefined when it is available. */
+function renderReason(v: RenderViewer): string | undefined {
+  if (v.codec === undefined) return NO_TRACK_REASON;
+  if (v.codec !== "vp8" && v.codec !== "h264") return renderCodecReason(v.codec);
+  if (v.render.framesShown === 0) return noFrameShownReason(v.render);
+  return undefined;
+}
+
+/** docs/definitions.md#viewer-experience-per-viewer one viewer's `render` block. */
+export function viewerRenderBlock(v: RenderViewer): ViewerRenderBlock {
+  const c = v.render;
+  const reason = renderReason(v);
+  const available = reason === undefined;
+  return {
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(c.finder !== "" ? { finder: c.finder } : {}),
+    framesShown: c.framesShown,
+    framesNotDecodable: c.framesNotDecodable,
+    framesLate: c.framesLate,
+    freezes: c.freezes,
+    frozenMs: c.frozenMs,
+    ...(available && c.measuredMs > 0 ? { frozenPercent: (100 * c.frozenMs) / c.measuredMs } : {}),
+    longestFreezeMs: c.longestFreezeMs,
+    pauses: c.pauses,
+    pausedMs: c.pausedMs,
+    measuredMs: c.measuredMs,
+    ...(c.endGapMs >= 0 ? { endGapMs: c.endGapMs } : {}),
+    recoveries: c.recoveries,
+    ...(v.recovery.count > 0 ? { recoveryMs: v.recovery.summaryMs() } : {}),
+    plisSent: c.plisSent,
+    plisAnswered: c.plisAnswered,
+    ...(v.pliKeyframe.count > 0 ? { pliKeyframeMs: v.pliKeyframe.summaryMs() } : {}),
+  };
+}
+
+/** The pooled reason: no viewer joined / partial / the most common viewer reason. */
+function pooledRenderReason(judged: number, joined: number, others: readonly string[]): string | undefined {
+  if (joined === 0) return NO_VIEWER_JOINED_REASON;
+  if (judged === 0) return mostCommonReason(others);
+  return judged < joined ? pooledPartialReason(judged, joined, mostCommonReason(others)) : undefined;
+}
+
+/** A joined viewer's render block with its decoded histograms. */
+export interface JoinedRender {
+  block: ViewerRenderBlock;
+  recovery: DelayHistogram;
+  pliKeyframe: DelayHistogram;
+}
+
+/**
+ * docs/definitions.md#viewer-experience-pooled `aggregate.render` over the joined viewers: sums over
+ * all of them, the frozen share and end gap over those judged, histograms merged exactly.
+ */
+export function pooledRenderBlock(joined: readonly JoinedRender[]): PooledRenderBlock {
+  const recovery = new DelayHistogram();
+  const pliKeyframe = new DelayHistogram();
+  const byFinder = new Map<string, number>();
+  const shares: number[] = [];
+  const endGaps: number[] = [];
+  const others: string[] = [];
+  const s = { shown: 0, notDecodable: 0, late: 0, freezes: 0, frozenMs: 0, pauses: 0, pausedMs: 0 };
+  const t = { measuredMs: 0, longestMs: 0, recoveries: 0, plis: 0, answered: 0 };
+  for (const { block: b, recovery: r, pliKeyframe: p } of joined) {
+    s.shown += b.framesShown;
+    s.notDecodable += b.framesNotDecodable;
+    s.late += b.framesLate;
+    s.freezes += b.freezes;
+    s.frozenMs += b.frozenMs;
+    s.pauses += b.pauses;
+    s.pausedMs += b.pausedMs;
+    t.measuredMs += b.measuredMs;
+    t.longestMs = Math.max(t.longestMs, b.longestFreezeMs);
+    t.recoveries += b.recoveries;
+    t.plis += b.plisSent;
+    t.answered += b.plisAnswered;
+    recovery.add(r);
+    pliKeyframe.add(p);
+    if (!b.available) {
+      others.push(b.reason ?? "");
+      continue;
+    }
+    if (b.finder !== undefined) byFinder.set(b.finder, (byFinder.get(b.finder) ?? 0) + 1);
+    if (b.frozenPercent !== undefined) shares.push(b.frozenPercent);
+    if (b.endGapMs !== undefined) endGaps.push(b.endGapMs);
+  }
+  const judged = joined.length - others.length;
+  const available = judged > 0;
+  const reason = pooledRenderReason(judged, joined.length, others);
+  const viewersByFinder: Record<string, number> = {};
+  for (const k of [...byFinder.keys()].sort(compareBytes)) viewersByFinder[k] = byFinder.get(k) ?? 0;
+  return {
+    available,
+    ...(reason !== undefined ? { reason } : {}),
+    viewers: judged,
+    viewersByFinder,
+    framesShown: s.shown,
+    framesNotDecodable: s.notDecodable,
+    framesLate: s.late,
+    freezes: s.freezes,
+    ...(available && t.measuredMs > 0 ? { freezesPerViewerMinute: s.freezes / (t.measuredMs / 60_000) } : {}),
+    frozenSeconds: s.frozenMs / 1000,
+    pauses: s.pauses,
+    pausedSeconds: s.pausedMs / 1000,
+    measuredSeconds: t.measuredMs / 1000,
+    frozenPercent: exactSummary(shares),
+    longestFreezeMs: t.longestMs,
+    endGapMs: exactSummary(endGaps),
+    recoveries: t.recoveries,
+    ...(recovery.count > 0 ? { recoveryMs: recovery.summaryMs() } : {}),
+    plisSent: t.plis,
+    plisAnswered: t.answered,
+    ...(pliKeyframe.count > 0 ? { pliKeyframeMs: pliKeyframe.summaryMs() } : {}),
+  };
+}

@@ -1,0 +1,129 @@
+// The render model inside the viewer pipeline (docs/definitions.md#viewer-experience): a VP8 stream
+// of hand-built packets through ViewerPipeline, without a send log (the model runs for every
+// VP8/H.264 viewer), with packets dropped for good; and the PLIs the pipeline asks for, read as
+// the receive path's NACK sender reads them after each packet, by "browser" and "join".
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
+import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
+import type { KeyframeRequestMode } from "../../src/core/scenario/defaults.ts";
+
+const MS = 1e6;
+const FRAME_NS = 1e9 / 30;
+
+interface StreamOpts {
+  frames: number;
+  gop: number;
+  /** packet indices (0-based, in send order) that never arrive */
+  drop?: ReadonlySet<number>;
+  mode?: KeyframeRequestMode;
+  codec?: string;
+}
+
+/** Sends a 30 fps VP8 stream, 3 packets a frame, into a pipeline; returns it with the PLI instants. */
+function stream(o: StreamOpts) {
+  const freezes: Array<[number, number]> = [];
+  const p = new ViewerPipeline({
+    codec: o.codec ?? "vp8",
+    stallNs: 500 * MS,
+    excludeFirstNs: 0,
+    postNs: 0,
+    wallMinusMonoNs: 0,
+    hasher: null,
+    table: null,
+    sendLog: null,
+    absCaptureNegotiated: false,
+    keyframeRequests: o.mode ?? "browser",
+    onFreeze: (a, b) => freezes.push([a, b]),
+  });
+  const plis: number[] = [];
+  let seq = 65000;
+  let index = 0;
+  for (let i = 0; i < o.frames; i++) {
+    const frame = new Uint8Array(300).fill(7);
+    frame[0] = i % o.gop === 0 ? 0x00 : 0x01; // P bit
+    const packets = packetizeVp8(frame, 110, i & 0x7fff);
+    const t = 1e9 + i * FRAME_NS;
+    for (let j = 0; j < packets.length; j++) {
+      const now = t + j * 10_000;
+      const s = seq++ & 0xffff;
+      if (o.drop?.has(index++)) continue;
+      p.onPacket(s, (i * 3000) >>> 0, j === packets.length - 1, packets[j]!, now, -1);
+      // the NACK sender's afterPacket
+      if (p.render.pliDue(now)) {
+        plis.push(now);
+        p.render.pliSent(now);
+      }
+    }
+  }
+  const end = 1e9 + o.frames * FRAME_NS;
+  return { result: p.finish(end), plis, freezes };
+}
+
+test("a clean stream: every frame shown, no freeze, no PLI after the first keyframe", () => {
+  const { result, plis, freezes } = stream({ frames: 150, gop: 30 });
+  const r = result.render;
+  assert.equal(r.finder, "frame-id");
+  assert.equal(r.framesShown, 150);
+  assert.equal(r.framesNotDecodable, 0);
+  assert.equal(r.freezes, 0);
+  assert.equal(r.frozenMs, 0);
+  // the last frame completed ≈ 33 ms before the end
+  assert.ok(r.endGapMs >= 33 && r.endGapMs <= 34, `${r.endGapMs}`);
+  assert.deepEqual(plis, []);
+  assert.deepEqual(freezes, []);
+  assert.equal(r.plisSent, 0);
+});
+
+test("packets dropped for good: one freeze per loss, until the next keyframe", () => {
+  // frames have 3 packets: packet 3·40 + 1 is frame 40's middle, 3·100 + 2 frame 100's last
+  const { result, freezes } = stream({ frames: 150, gop: 30, drop: new Set([121, 302]) });
+  const r = result.render;
+  assert.equal(r.freezes, 2);
+  assert.equal(freezes.length, 2);
+  // frame 39 → keyframe 60 and frame 99 → keyframe 120: 21 frames each (≈ 700 ms)
+  assert.ok(Math.abs(r.frozenMs - 2 * 700) <= 2, `${r.frozenMs}`);
+  assert.equal(r.framesShown, 150 - 21 - 21 + 2);
+  assert.equal(r.recoveries, 2);
+  assert.equal(result.recoveryHist.n, 2);
+  // no stall: packets kept flowing (the stall rule is silent)
+  assert.equal(result.rtp.stalls, 0);
+});
+
+test("a long GOP and a loss: browser viewers ask every 3 s; join viewers do not", () => {
+  // 10 s GOP, frame 30 loses a packet: nothing shown from 1 s to the keyframe at 10 s
+  const drop = new Set([3 * 30 + 1]);
+  const browser = stream({ frames: 330, gop: 300, drop, mode: "browser" });
+  const join = stream({ frames: 330, gop: 300, drop, mode: "join" });
+  const after = (ns: number) => (ns - 1e9) / 1e9;
+  // frame 29 shown at 0.97 s after the start; timeouts 3 s later and every 3 s (3.97, 6.97,
+  // 9.97 s) until keyframe 300 shows at 10 s
+  assert.deepEqual(
+    browser.plis.map((t) => Math.round(after(t) * 100) / 100),
+    [3.97, 6.97, 9.97],
+  );
+  assert.equal(browser.result.render.plisSent, 3);
+  assert.equal(browser.result.render.plisAnswered, 3);
+  assert.equal(browser.result.pliKeyframeHist.n, 3);
+  // join: its one PLI went out with its first packet, none mid-stream
+  assert.deepEqual(join.plis, [1e9]);
+  assert.equal(join.result.render.freezes, 1);
+});
+
+test("join: a PLI with the first packet and every 500 ms until the first keyframe", () => {
+  // the stream starts mid-GOP: the first keyframe comes at frame 30 (1 s)
+  const join = stream({ frames: 60, gop: 30, mode: "join", drop: new Set([0, 1, 2]) });
+  assert.equal(join.plis.length, 2);
+  assert.equal(join.result.render.plisSent, 2);
+  // browser: the first frame completed (frame 1) is no keyframe: a PLI at once, then every 200 ms
+  const browser = stream({ frames: 60, gop: 30, mode: "browser", drop: new Set([0, 1, 2]) });
+  assert.ok(browser.plis.length >= 4, `${browser.plis.length}`);
+  assert.equal(browser.result.render.framesNotDecodable, 29);
+});
+
+test("another codec: no render figures, PLIs by the join rule", () => {
+  const other = stream({ frames: 30, gop: 30, codec: "vp9", mode: "browser" });
+  assert.equal(other.result.render.finder, "");
+  assert.equal(other.result.render.framesShown, 0);
+  assert.equal(other.plis.length, 2); // never joins: every 500 ms of its 1 s
+});
