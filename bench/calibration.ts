@@ -3,6 +3,7 @@
 // per receiver and a verdict per pattern against the targets (freezes ±1 per 30 s, frozen seconds
 // ±15 %). Flags: --seconds S (30), --libwebrtc N (2), --viewers N (3), --patterns i,j (all).
 import { parseArgs } from "node:util";
+import { FreezeClock } from "../src/core/render/freeze-clock.ts";
 import { type Calibration, calibrate, libwebrtcMissing, PATTERNS } from "./libwebrtc.ts";
 
 const { values } = parseArgs({
@@ -22,23 +23,33 @@ if (missing !== null) {
   process.exit(1);
 }
 
-const mean = (xs: number[]): number => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+const mean = (xs: number[]): number =>
+  xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
 const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : "—");
+
+/** Our freeze rule over the instants libwebrtc's frames reached its sink: the counter checked alone. */
+function sinkFreezes(ms: readonly number[]): string {
+  const clock = new FreezeClock();
+  for (const t of ms) clock.shown(t * 1e6);
+  return `${clock.freezes} / ${f1(clock.frozenMs / 1000)} s`;
+}
 
 function rows(c: Calibration): void {
   console.log(`\n## ${c.pattern}, ${c.seconds} s`);
-  console.log("| receiver | freezes | frozen s | frames shown / decoded | not decodable / dropped | PLIs |");
-  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log(
+    "| receiver | freezes | frozen s | frames shown / decoded | not decodable / dropped | PLIs | our freeze rule on its sink's JS instants |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---|");
   for (const [i, l] of c.libwebrtc.entries()) {
     if (!l.ok) console.log(`| libwebrtc ${i + 1} | failed: ${l.error} |||||`);
     else
       console.log(
-        `| libwebrtc ${i + 1} | ${l.freezeCount} | ${f1(l.totalFreezesDuration ?? Number.NaN)} | ${l.framesDecoded} | ${l.framesDropped} | ${l.pliCount} |`,
+        `| libwebrtc ${i + 1} | ${l.freezeCount} | ${f1(l.totalFreezesDuration ?? Number.NaN)} | ${l.framesDecoded} | ${l.framesDropped} | ${l.pliCount} | ${sinkFreezes(l.sinkFrameMs ?? [])} |`,
       );
   }
   for (const [i, r] of c.ours.entries()) {
     console.log(
-      `| whipbench ${i + 1} | ${r.freezes} | ${f1(r.frozenMs / 1000)} | ${r.framesShown} | ${r.framesNotDecodable} | ${r.plisSent} |`,
+      `| whipbench ${i + 1} | ${r.freezes} | ${f1(r.frozenMs / 1000)} | ${r.framesShown} | ${r.framesNotDecodable} | ${r.plisSent} | |`,
     );
   }
   if (c.ours.length === 0) console.log(`| whipbench | no viewer figures (view exit ${c.viewCode}) |||||`);

@@ -66,17 +66,30 @@ async function main(): Promise<void> {
   const pick: Record<string, unknown> = {};
   for (const s of stats.values()) {
     if (s.type === "track" && s.kind === "video") {
-      for (const k of ["freezeCount", "totalFreezesDuration", "pauseCount", "totalPausesDuration"]) pick[k] = s[k];
+      for (const k of ["freezeCount", "totalFreezesDuration", "pauseCount", "totalPausesDuration"])
+        pick[k] = s[k];
     }
     if (s.type === "inbound-rtp" && s.kind === "video") {
-      for (const k of ["framesDecoded", "framesDropped", "packetsLost", "nackCount", "pliCount", "keyFramesDecoded"])
+      for (const k of [
+        "framesDecoded",
+        "framesDropped",
+        "packetsLost",
+        "nackCount",
+        "pliCount",
+        "keyFramesDecoded",
+      ])
         pick[k] = s[k];
     }
   }
   const location = res.headers.get("location");
   if (location) await fetch(new URL(location, url), { method: "DELETE", headers }).catch(() => {});
   pc.close();
-  out({ ok: true, ...pick, sinkFrameMs: frameMs.map((t) => Math.round((t - startMs) * 10) / 10), endMs: endMs - startMs });
+  out({
+    ok: true,
+    ...pick,
+    sinkFrameMs: frameMs.map((t) => Math.round((t - startMs) * 10) / 10),
+    endMs: endMs - startMs,
+  });
 }
 
 main().catch((err: unknown) => out({ ok: false, error: err instanceof Error ? err.message : String(err) }));

@@ -2,7 +2,10 @@
 // relay in this process with a fault pattern, the clip published into it, libwebrtc viewers
 // (bench/libwebrtc-viewer.ts, each a child process) and a `whipbench view` (a child process) watching
 // the same stream for the same time. Every leg loses the same packets (the relay's dropStreamEvery),
-// so the two receivers see the same frames broken. Used by bench:calibration and its CI test.
+// so the two receivers see the same frames broken, and only from FAULT_FROM_S after every receiver
+// has its leg until FAULT_UNTIL_S before the first of them stops: a `view` on a busy machine can
+// take seconds to start, and a freeze it never saw begin would count for libwebrtc alone. Used by
+// bench:calibration and its CI test.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadClip } from "../src/core/clip/clip.ts";
 import { takeWallAnchor } from "../src/core/clock/clock.ts";
-import type { RenderCounters } from "../src/core/types.ts";
+import type { ViewerRenderBlock } from "../src/core/report/render-types.ts";
 import { Relay, type RelayOptions } from "../src/main/relay/relay.ts";
 import { Publisher } from "../src/main/run/publisher.ts";
 import type { IceOptions } from "../src/net/rtc.ts";
@@ -19,6 +22,9 @@ import type { IceOptions } from "../src/net/rtc.ts";
 const ICE: IceOptions = { loopbackOnly: true, includeLoopback: false };
 const BIN = fileURLToPath(new URL("../bin/whipbench.js", import.meta.url));
 const VIEWER = fileURLToPath(new URL("./libwebrtc-viewer.ts", import.meta.url));
+/** Stream-wide drops start this long after the last receiver has its leg, and end this long before the first stops. */
+export const FAULT_FROM_S = 2;
+export const FAULT_UNTIL_S = 3;
 
 export interface FaultPattern {
   name: string;
@@ -54,7 +60,7 @@ export interface Calibration {
   seconds: number;
   libwebrtc: LibwebrtcStats[];
   /** the render counters of each of our viewers, from the `view` report */
-  ours: RenderCounters[];
+  ours: ViewerRenderBlock[];
   /** the `view`'s exit status and stderr (for a failure message) */
   viewCode: number | null;
   viewStderr: string;
@@ -67,7 +73,8 @@ export function libwebrtcMissing(): string | null {
   } catch {
     return "@roamhq/wrtc is not installed (a devDependency: npm ci installs it)";
   }
-  if (process.platform !== "linux" && process.platform !== "darwin") return `no libwebrtc binary for ${process.platform}`;
+  if (process.platform !== "linux" && process.platform !== "darwin")
+    return `no libwebrtc binary for ${process.platform}`;
   return null;
 }
 
@@ -84,7 +91,9 @@ function collect(child: ChildProcess): Promise<{ code: number | null; out: strin
 }
 
 function libwebrtcViewer(whep: string, seconds: number): Promise<LibwebrtcStats> {
-  const child = spawn(process.execPath, [VIEWER, whep, String(seconds)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [VIEWER, whep, String(seconds)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const killer = setTimeout(() => child.kill("SIGKILL"), (seconds + 30) * 1000);
   return collect(child).then(({ code, out, err }) => {
     clearTimeout(killer);
@@ -106,7 +115,9 @@ async function ourViewers(whep: string, n: number, seconds: number, dir: string)
   clearTimeout(killer);
   const file = readdirSync(dir).find((f) => f.endsWith(".json"));
   if (file === undefined) return { code: r.code, stderr: r.err, ours: [] };
-  const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as { viewers?: { render?: RenderCounters }[] };
+  const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
+    viewers?: { render?: ViewerRenderBlock }[];
+  };
   const ours = (report.viewers ?? []).flatMap((v) => (v.render ? [v.render] : []));
   return { code: r.code, stderr: r.err, ours };
 }
@@ -118,7 +129,10 @@ export async function calibrate(
   libwebrtcViewers: number,
   viewers: number,
 ): Promise<Calibration> {
-  const relay = new Relay({ ice: ICE, ...pattern.relay });
+  const dropEvery = pattern.relay.test?.dropStreamEvery;
+  const test = { ...pattern.relay.test };
+  delete test.dropStreamEvery;
+  const relay = new Relay({ ice: ICE, ...pattern.relay, test });
   const base = await relay.listen();
   const publisher = new Publisher({
     whip: `${base}/cal/whip`,
@@ -138,10 +152,29 @@ export async function calibrate(
     const whep = `${base}/cal/whep`;
     const lib = Array.from({ length: libwebrtcViewers }, () => libwebrtcViewer(whep, seconds));
     const view = ourViewers(whep, viewers, seconds, dir);
+    let from: NodeJS.Timeout | undefined;
+    const legs = setInterval(() => {
+      if (relay.viewers("cal") < libwebrtcViewers + viewers) return;
+      clearInterval(legs);
+      from = setTimeout(() => {
+        if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
+      }, FAULT_FROM_S * 1000);
+    }, 100);
+    const until = setTimeout(() => delete test.dropStreamEvery, (seconds - FAULT_UNTIL_S) * 1000);
     const [libwebrtc, ours] = await Promise.all([Promise.all(lib), view]);
+    clearInterval(legs);
+    clearTimeout(from);
+    clearTimeout(until);
     stop.abort();
     await streaming;
-    return { pattern: pattern.name, seconds, libwebrtc, ours: ours.ours, viewCode: ours.code, viewStderr: ours.stderr };
+    return {
+      pattern: pattern.name,
+      seconds,
+      libwebrtc,
+      ours: ours.ours,
+      viewCode: ours.code,
+      viewStderr: ours.stderr,
+    };
   } finally {
     stop.abort();
     await publisher.close();

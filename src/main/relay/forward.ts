@@ -73,7 +73,8 @@ export function forward(
   const marker = opts.clearMarker ? false : rtp.header.marker;
   const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
   const over = gate?.over() === true;
-  const streamDrop = test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
+  const streamDrop =
+    test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
   for (const leg of stream.legs) {
     if (!leg.sending || leg.forwarded >= limit) continue;
     leg.forwarded++;
