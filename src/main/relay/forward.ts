@@ -73,9 +73,12 @@ export function forward(
   const marker = opts.clearMarker ? false : rtp.header.marker;
   const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
   const over = gate?.over() === true;
+  const streamDrop =
+    test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
   for (const leg of stream.legs) {
     if (!leg.sending || leg.forwarded >= limit) continue;
     leg.forwarded++;
+    if (streamDrop) continue;
     if (opts.dropEvery) {
       const drop =
         leg.forwarded % opts.dropEvery === 0 &&

@@ -47,6 +47,11 @@ export interface RelayTestHooks {
   closePublisherAfterMs?: number;
   /** DropEvery drops only among each leg's first n packets (its cut frames expire before the run ends) */
   dropUntilPacket?: number;
+  /**
+   * drop, on every leg, the publisher's packets whose sequence number is a multiple of n
+   * (unrecoverable): every viewer loses the same packets, so two receivers can be laid side by side
+   */
+  dropStreamEvery?: number;
   /** a broken answer on WHIP or WHEP (see AnswerFault) */
   answerFault?: AnswerFault;
   /** bench:truth and its test: the relay's own instants on the process's monotonic clock (ground truth) */

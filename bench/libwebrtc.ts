@@ -1,0 +1,184 @@
+// The render model held to a real receiver (docs/definitions.md#viewer-experience): the built-in
+// relay in this process with a fault pattern, the clip published into it, libwebrtc viewers
+// (bench/libwebrtc-viewer.ts, each a child process) and a `whipbench view` (a child process) watching
+// the same stream for the same time. Every leg loses the same packets (the relay's dropStreamEvery),
+// so the two receivers see the same frames broken, and only from FAULT_FROM_S after every receiver
+// has its leg until FAULT_UNTIL_S before the first of them stops: a `view` on a busy machine can
+// take seconds to start, and a freeze it never saw begin would count for libwebrtc alone. Used by
+// bench:calibration and its CI test.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadClip } from "../src/core/clip/clip.ts";
+import { takeWallAnchor } from "../src/core/clock/clock.ts";
+import type { ViewerRenderBlock } from "../src/core/report/render-types.ts";
+import { Relay, type RelayOptions } from "../src/main/relay/relay.ts";
+import { Publisher } from "../src/main/run/publisher.ts";
+import type { IceOptions } from "../src/net/rtc.ts";
+
+const ICE: IceOptions = { loopbackOnly: true, includeLoopback: false };
+const BIN = fileURLToPath(new URL("../bin/whipbench.js", import.meta.url));
+const VIEWER = fileURLToPath(new URL("./libwebrtc-viewer.ts", import.meta.url));
+/** Stream-wide drops start this long after the last receiver has its leg, and end this long before the first stops. */
+export const FAULT_FROM_S = 2;
+export const FAULT_UNTIL_S = 3;
+
+export interface FaultPattern {
+  name: string;
+  relay: Omit<RelayOptions, "ice" | "token">;
+}
+
+/** The four patterns of issue 31's table, each leg losing the same packets. */
+export const PATTERNS: readonly FaultPattern[] = [
+  { name: "none", relay: {} },
+  { name: "drop 1 in 300 (never repaired)", relay: { test: { dropStreamEvery: 300 } } },
+  { name: "drop 1 in 100 (never repaired)", relay: { test: { dropStreamEvery: 100 } } },
+  { name: "lose 1 in 50 (NACK repairs)", relay: { loseEvery: 50 } },
+];
+
+/** What libwebrtc's getStats said (M106 puts the freeze figures on the `track` report). */
+export interface LibwebrtcStats {
+  ok: boolean;
+  error?: string;
+  freezeCount?: number;
+  totalFreezesDuration?: number;
+  pauseCount?: number;
+  framesDecoded?: number;
+  framesDropped?: number;
+  packetsLost?: number;
+  nackCount?: number;
+  pliCount?: number;
+  /** instants (ms from its WHEP POST) at which decoded frames reached its sink */
+  sinkFrameMs?: number[];
+}
+
+export interface Calibration {
+  pattern: string;
+  seconds: number;
+  libwebrtc: LibwebrtcStats[];
+  /** the render counters of each of our viewers, from the `view` report */
+  ours: ViewerRenderBlock[];
+  /** the `view`'s exit status and stderr (for a failure message) */
+  viewCode: number | null;
+  viewStderr: string;
+}
+
+/** Why libwebrtc cannot run here, or null when it can (its binary ships inside the npm package). */
+export function libwebrtcMissing(): string | null {
+  try {
+    createRequire(import.meta.url).resolve("@roamhq/wrtc");
+  } catch {
+    return "@roamhq/wrtc is not installed (a devDependency: npm ci installs it)";
+  }
+  if (process.platform !== "linux" && process.platform !== "darwin")
+    return `no libwebrtc binary for ${process.platform}`;
+  return null;
+}
+
+function collect(child: ChildProcess): Promise<{ code: number | null; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+}
+
+function libwebrtcViewer(whep: string, seconds: number): Promise<LibwebrtcStats> {
+  const child = spawn(process.execPath, [VIEWER, whep, String(seconds)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), (seconds + 30) * 1000);
+  return collect(child).then(({ code, out, err }) => {
+    clearTimeout(killer);
+    const line = out.trim().split("\n").pop() ?? "";
+    try {
+      return JSON.parse(line) as LibwebrtcStats;
+    } catch {
+      return { ok: false, error: `exit ${code}: ${err.slice(-300) || line.slice(-300)}` };
+    }
+  });
+}
+
+async function ourViewers(whep: string, n: number, seconds: number, dir: string) {
+  const args = ["view", "--whep", whep, "-n", String(n), "--ramp", "100ms", "--duration", `${seconds}s`];
+  args.push("--join-timeout", "5s", "--loopback-only", "--out", dir);
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const killer = setTimeout(() => child.kill("SIGKILL"), (seconds + 60) * 1000);
+  const r = await collect(child);
+  clearTimeout(killer);
+  const file = readdirSync(dir).find((f) => f.endsWith(".json"));
+  if (file === undefined) return { code: r.code, stderr: r.err, ours: [] };
+  const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
+    viewers?: { render?: ViewerRenderBlock }[];
+  };
+  const ours = (report.viewers ?? []).flatMap((v) => (v.render ? [v.render] : []));
+  return { code: r.code, stderr: r.err, ours };
+}
+
+/** One pattern: `libwebrtcViewers` libwebrtc receivers and `viewers` of ours, `seconds` long. */
+export async function calibrate(
+  pattern: FaultPattern,
+  seconds: number,
+  libwebrtcViewers: number,
+  viewers: number,
+): Promise<Calibration> {
+  const dropEvery = pattern.relay.test?.dropStreamEvery;
+  const test = { ...pattern.relay.test };
+  delete test.dropStreamEvery;
+  const relay = new Relay({ ice: ICE, ...pattern.relay, test });
+  const base = await relay.listen();
+  const publisher = new Publisher({
+    whip: `${base}/cal/whip`,
+    bearer: undefined,
+    clip: loadClip("vp8"),
+    ice: ICE,
+    noStamp: false,
+    sendLog: null,
+    anchor: takeWallAnchor(),
+  });
+  const stop = new AbortController();
+  const dir = mkdtempSync(join(tmpdir(), "whipbench-calibration-"));
+  try {
+    await publisher.connect();
+    const streaming = publisher.stream(stop.signal);
+    await relay.ready("cal");
+    const whep = `${base}/cal/whep`;
+    const lib = Array.from({ length: libwebrtcViewers }, () => libwebrtcViewer(whep, seconds));
+    const view = ourViewers(whep, viewers, seconds, dir);
+    let from: NodeJS.Timeout | undefined;
+    const legs = setInterval(() => {
+      if (relay.viewers("cal") < libwebrtcViewers + viewers) return;
+      clearInterval(legs);
+      from = setTimeout(() => {
+        if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
+      }, FAULT_FROM_S * 1000);
+    }, 100);
+    const until = setTimeout(() => delete test.dropStreamEvery, (seconds - FAULT_UNTIL_S) * 1000);
+    const [libwebrtc, ours] = await Promise.all([Promise.all(lib), view]);
+    clearInterval(legs);
+    clearTimeout(from);
+    clearTimeout(until);
+    stop.abort();
+    await streaming;
+    return {
+      pattern: pattern.name,
+      seconds,
+      libwebrtc,
+      ours: ours.ours,
+      viewCode: ours.code,
+      viewStderr: ours.stderr,
+    };
+  } finally {
+    stop.abort();
+    await publisher.close();
+    await relay.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
