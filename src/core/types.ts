@@ -129,10 +129,6 @@ export interface AudioRecord {
 }
 
 /**
- * What one viewer yields at the end, in the encoded (thread-crossing) form. The main thread
- * decodes the histograms and hands the result to the report builder.
- */
-/**
  * What one viewer would have seen (docs/definitions.md#viewer-experience); counts, and ms on the
  * monotonic clock.
  */
@@ -169,6 +165,10 @@ export interface RenderCounters {
   plisAnswered: number;
 }
 
+/**
+ * What one viewer yields at the end, in the encoded (thread-crossing) form. The main thread
+ * decodes the histograms and hands the result to the report builder.
+ */
 export interface ViewerRecord {
   id: number;
   /** the viewer's cohort (docs/definitions.md#cohorts); absent: unimpaired */
