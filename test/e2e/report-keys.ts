@@ -195,6 +195,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+client.workers[].kernelStamped?",
   "+client.workers[].threadStamped?",
   "+client.workers[].stampReason?",
+  ...delayMs("+client.workers[].threadStampedLagMs", true),
   ...delayMs("+client.receiveLagMs", true),
   "+client.stampSource?",
   "+client.stampReasons?",

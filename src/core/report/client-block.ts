@@ -66,6 +66,7 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
     ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),
     ...(w.stampReason !== undefined ? { stampReason: w.stampReason } : {}),
+    ...(w.threadStampedLagMs !== undefined ? { threadStampedLagMs: delay(w.threadStampedLagMs) } : {}),
   };
 }
 

@@ -74,6 +74,8 @@ export interface WorkerReport {
   threadStamped?: number;
   /** why the thread stamped datagrams itself; absent when the kernel stamped all */
   stampReason?: string;
+  /** a mixed thread's receive lag of its thread-stamped datagrams alone (the ceiling's rule) */
+  threadStampedLagMs?: EventLoopDelayMs;
 }
 
 /** `client.ceiling`: whether the client was near its own ceiling, and why. */

@@ -78,6 +78,7 @@ export function workerReport(p: ShardProfile): WorkerReport {
     w.kernelStamped = p.stamps.kernelStamped;
     w.threadStamped = p.stamps.threadStamped;
     if (p.stamps.threadReason !== undefined) w.stampReason = p.stamps.threadReason;
+    if (p.stamps.threadLagMs !== undefined) w.threadStampedLagMs = p.stamps.threadLagMs;
   }
   return w;
 }
