@@ -57,16 +57,15 @@ interface ReportFigures {
 }
 
 function reportFigures(dir: string): ReportFigures {
-  const file = readdirSync(dir).find((f) => f.endsWith(".json"));
+  const file = readdirSync(dir).find((f) => f.startsWith("whipbench-") && f.endsWith(".json"));
   if (file === undefined) throw new Error(`no report in ${dir}`);
   const r = JSON.parse(readFileSync(join(dir, file), "utf8"));
   const block = r.aggregate.oneWayDelay.find((b: { source: string }) => b.source === "fingerprint");
   const c = r.client ?? {};
-  const pub = r.publisher ?? {};
   return {
     ms: block.ms,
     samples: block.samples,
-    sendStamps: pub.sendStampSource ?? "handover (no key)",
+    sendStamps: c.sendStampSource ?? "handover (no key)",
     receiveStamps: c.stampSource ?? "-",
     nearCeiling: c.ceiling?.nearCeiling === true,
     evidence: c.ceiling?.evidence ?? [],

@@ -6,7 +6,9 @@
 // (process.nextTick) and writes then. Where they are not as expected, nothing is hooked and the
 // caller is told so.
 import { monoNs } from "../core/clock/clock.ts";
-import { enableRxStamps, rxStampMonoNs, socketFd } from "./kernel.ts";
+import { TxCounter } from "../core/delay/tx-ids.ts";
+import { enableRxStamps, realToMonoNs, rxStampMonoNs, socketFd } from "./kernel.ts";
+import { drainTxStamps, enableTxStamps, txStamps } from "./tx-stamp.ts";
 import type { RTCRtpTransceiver } from "./werift/api.ts";
 import {
   isMediaDatagram,
@@ -82,4 +84,77 @@ export function tapMediaReceive(tr: RTCRtpTransceiver, tap: (data: Buffer, nowNs
 /** An RTP (not RTCP) datagram: the second byte is not an RTCP packet type (192..223, RFC 5761). */
 export function isRtpDatagram(d: Buffer): boolean {
   return d.length >= 12 && (d[1]! < 192 || d[1]! > 223);
+}
+
+/** The publisher's side of the kernel's transmit stamps (tapKernelSend). */
+export interface KernelSendTap {
+  /** a media datagram about to reach the socket, with its number (−1: not numbered, no stamp will come) */
+  before(data: Buffer, id: number): void;
+  /** a transmit stamp read back: the datagram's number, its instant (monotonic ns) and the reading's */
+  stamped(id: number, stampNs: number, nowNs: number): void;
+  /** why the kernel's stamps cannot be had on a transport's socket (called at most once per transport) */
+  unavailable(why: string): void;
+}
+
+/** How often the error queue is read besides after each write (a stamp a device gives late). */
+const SWEEP_MS = 100;
+
+/**
+ * tapMediaSend's `before`, each datagram numbered as the kernel numbers it, and the kernel's
+ * transmit stamps (src/net/tx-stamp.ts) read back from each UDP transport's socket right after
+ * the write (the next tick after the socket's own), so the error queue is empty before the loop
+ * polls again (libuv, which reads the socket, is woken by EPOLLERR while it is not), and every
+ * SWEEP_MS. Stamps start on a later loop turn, once the writes handed over before are done, so
+ * both counts start together (`ready` resolves then). Returns whether anything was hooked, a
+ * read of the error queues now, and the sweep's stop.
+ */
+export function tapKernelSend(
+  tr: RTCRtpTransceiver,
+  tap: KernelSendTap,
+): { hooked: boolean; stop: () => void; readBack: () => void; ready: Promise<void> } {
+  let hooked = 0;
+  const drains: (() => void)[] = [];
+  for (const t of transceiverUdpTransports(tr)) {
+    if (sendOf(t) === null) continue;
+    const fd = socketFd(t.socket);
+    const ids = new TxCounter();
+    let pending = false;
+    const sink = (id: number, sec: number, nsec: number): void => {
+      const now = monoNs();
+      tap.stamped(id, realToMonoNs(sec, nsec, now), now);
+    };
+    const drain = (): void => {
+      pending = false;
+      drainTxStamps(fd, sink);
+    };
+    const a = txStamps();
+    if (!a.ok) tap.unavailable(a.reason);
+    else if (fd < 0) tap.unavailable("the socket's descriptor could not be read");
+    else
+      setImmediate(() => {
+        const why = enableTxStamps(fd);
+        if (why !== null) return tap.unavailable(why);
+        ids.start();
+        drains.push(drain);
+      });
+    wrapSend(t, (send) => (data, addr) => {
+      const id = ids.hand();
+      if (isMediaDatagram(data)) tap.before(data, id);
+      const out = send(data, addr);
+      if (id >= 0 && !pending) {
+        pending = true;
+        process.nextTick(drain);
+      }
+      return out;
+    });
+    hooked++;
+  }
+  // after each transport's own turn-on (immediates run in order)
+  const ready = new Promise<void>((resolve) => setImmediate(resolve));
+  const readBack = (): void => {
+    for (const d of drains) d();
+  };
+  const sweep = setInterval(readBack, SWEEP_MS);
+  sweep.unref();
+  return { hooked: hooked > 0, stop: () => clearInterval(sweep), readBack, ready };
 }

@@ -80,13 +80,20 @@ export function threadLoads(
 export function clientLag(
   profiles: readonly ShardProfile[],
   pub: PublisherResult | null,
-): { receiveLagMs?: EventLoopDelayMs; publisherSendLagMs?: EventLoopDelayMs } {
+): {
+  receiveLagMs?: EventLoopDelayMs;
+  publisherSendLagMs?: EventLoopDelayMs;
+  publisherCaptureLeadMs?: EventLoopDelayMs;
+} {
   const pooled = DelayHistogram.union(...profiles.map((p) => decodeHistogram(p.receiveLagHist)));
   const receiveLagMs = pooled.p50p99MaxMs();
   const send = pub?.sendLagHist !== undefined ? decodeHistogram(pub.sendLagHist).p50p99MaxMs() : undefined;
+  const lead =
+    pub?.captureLeadHist !== undefined ? decodeHistogram(pub.captureLeadHist).p50p99MaxMs() : undefined;
   return {
     ...(receiveLagMs !== undefined ? { receiveLagMs } : {}),
     ...(send !== undefined ? { publisherSendLagMs: send } : {}),
+    ...(lead !== undefined ? { publisherCaptureLeadMs: lead } : {}),
   };
 }
 
