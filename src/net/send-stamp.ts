@@ -16,6 +16,7 @@ import {
   receiveOf,
   sendOf,
   transceiverUdpTransports,
+  type UdpTransport,
   wrapReceive,
   wrapSend,
 } from "./werift/transports.ts";
@@ -98,12 +99,16 @@ export interface KernelSendTap {
 
 /** How often the error queue is read besides after each write (a stamp a device gives late). */
 const SWEEP_MS = 100;
+/** How long a datagram's stamp is looked for on the following loop turns before the sweep's turn. */
+const CHASE_NS = 5e6;
 
 /**
  * tapMediaSend's `before`, each datagram numbered as the kernel numbers it, and the kernel's
  * transmit stamps (src/net/tx-stamp.ts) read back from each UDP transport's socket right after
- * the write (the next tick after the socket's own), so the error queue is empty before the loop
- * polls again (libuv, which reads the socket, is woken by EPOLLERR while it is not), and every
+ * each write (the next tick after the socket's own, one per datagram), so the error queue is
+ * empty before the loop polls again: libuv, which reads the socket, is woken by EPOLLERR while it
+ * is not, and calls its read handler on every loop turn (a busy loop). A stamp not there yet (a
+ * device that stamps later) is looked for on each following loop turn for CHASE_NS, then every
  * SWEEP_MS. Stamps start on a later loop turn, once the writes handed over before are done, so
  * both counts start together (`ready` resolves then). Returns whether anything was hooked, a
  * read of the error queues now, and the sweep's stop.
@@ -114,41 +119,7 @@ export function tapKernelSend(
 ): { hooked: boolean; stop: () => void; readBack: () => void; ready: Promise<void> } {
   let hooked = 0;
   const drains: (() => void)[] = [];
-  for (const t of transceiverUdpTransports(tr)) {
-    if (sendOf(t) === null) continue;
-    const fd = socketFd(t.socket);
-    const ids = new TxCounter();
-    let pending = false;
-    const sink = (id: number, sec: number, nsec: number): void => {
-      const now = monoNs();
-      tap.stamped(id, realToMonoNs(sec, nsec, now), now);
-    };
-    const drain = (): void => {
-      pending = false;
-      drainTxStamps(fd, sink);
-    };
-    const a = txStamps();
-    if (!a.ok) tap.unavailable(a.reason);
-    else if (fd < 0) tap.unavailable("the socket's descriptor could not be read");
-    else
-      setImmediate(() => {
-        const why = enableTxStamps(fd);
-        if (why !== null) return tap.unavailable(why);
-        ids.start();
-        drains.push(drain);
-      });
-    wrapSend(t, (send) => (data, addr) => {
-      const id = ids.hand();
-      if (isMediaDatagram(data)) tap.before(data, id);
-      const out = send(data, addr);
-      if (id >= 0 && !pending) {
-        pending = true;
-        process.nextTick(drain);
-      }
-      return out;
-    });
-    hooked++;
-  }
+  for (const t of transceiverUdpTransports(tr)) if (kernelSendTransport(t, tap, drains)) hooked++;
   // after each transport's own turn-on (immediates run in order)
   const ready = new Promise<void>((resolve) => setImmediate(resolve));
   const readBack = (): void => {
@@ -157,4 +128,58 @@ export function tapKernelSend(
   const sweep = setInterval(readBack, SWEEP_MS);
   sweep.unref();
   return { hooked: hooked > 0, stop: () => clearInterval(sweep), readBack, ready };
+}
+
+/**
+ * One UDP transport of tapKernelSend: its sends numbered and tapped, its error queue read after
+ * each write; its drain joins `drains` once the stamps are on (a loop turn later). False where it
+ * has no send (nothing wrapped). Exported for the unit tests, which give it a dgram socket's.
+ */
+export function kernelSendTransport(t: UdpTransport, tap: KernelSendTap, drains: (() => void)[]): boolean {
+  if (sendOf(t) === null) return false;
+  const fd = socketFd(t.socket);
+  const ids = new TxCounter();
+  // the newest datagram handed over, when, and whether its stamp was read
+  let last = -1;
+  let lastNs = 0;
+  let read = true;
+  let chasing = false;
+  const sink = (id: number, sec: number, nsec: number): void => {
+    const now = monoNs();
+    if (id === last) read = true;
+    tap.stamped(id, realToMonoNs(sec, nsec, now), now);
+  };
+  const drain = (): void => {
+    drainTxStamps(fd, sink);
+    if (read || chasing || monoNs() - lastNs > CHASE_NS) return;
+    chasing = true;
+    setImmediate(chase);
+  };
+  const chase = (): void => {
+    chasing = false;
+    drain();
+  };
+  const a = txStamps();
+  if (!a.ok) tap.unavailable(a.reason);
+  else if (fd < 0) tap.unavailable("the socket's descriptor could not be read");
+  else
+    setImmediate(() => {
+      const why = enableTxStamps(fd);
+      if (why !== null) return tap.unavailable(why);
+      ids.start();
+      drains.push(drain);
+    });
+  wrapSend(t, (send) => (data, addr) => {
+    const id = ids.hand();
+    if (isMediaDatagram(data)) tap.before(data, id);
+    const out = send(data, addr);
+    if (id >= 0) {
+      last = id;
+      lastNs = monoNs();
+      read = false;
+      process.nextTick(drain);
+    }
+    return out;
+  });
+  return true;
 }

@@ -12,6 +12,7 @@ import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { TxCounter } from "../../src/core/delay/tx-ids.ts";
 import { type PendingFrame, SendInstants } from "../../src/main/run/send-instant.ts";
 import { realToMonoNs, socketFd } from "../../src/net/kernel.ts";
+import { kernelSendTransport } from "../../src/net/send-stamp.ts";
 import { drainTxStamps, enableTxStamps, parseControl, txStamps } from "../../src/net/tx-stamp.ts";
 
 test("kernel: each datagram's transmit stamp comes back with its number, between hand-over and reading", async (t) => {
@@ -179,4 +180,61 @@ test("send instant, fallback: without numbers, or with a stamp that never comes 
       "a kernel stamp out of step",
     ],
   });
+});
+
+/** Event-loop utilisation of this thread over `ms` of doing nothing. */
+async function idleUtilisation(ms: number): Promise<number> {
+  const a = performance.eventLoopUtilization();
+  await new Promise((r) => setTimeout(r, ms));
+  return performance.eventLoopUtilization(a).utilization;
+}
+
+test("a socket libuv reads: stamps read after each write leave the loop idle; left in the queue, libuv spins", async (t) => {
+  const a = txStamps();
+  if (!a.ok) return t.skip(a.reason);
+  const rx = createSocket("udp4");
+  await new Promise<void>((r) => rx.bind(0, "127.0.0.1", () => r()));
+  const port = rx.address().port;
+  // the publisher's case: libuv polls the sending socket for what it receives
+  const open = async () => {
+    const s = createSocket("udp4");
+    s.on("message", () => {});
+    await new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()));
+    return s;
+  };
+  // numbered and read back through kernelSendTransport, as the publisher's media socket is
+  const sock = await open();
+  const transport = {
+    socket: sock,
+    send: (data: unknown, addr: unknown) =>
+      sock.send(data as Buffer, (addr as [string, number])[1], (addr as [string, number])[0]),
+  };
+  const got: number[] = [];
+  const drains: (() => void)[] = [];
+  assert.equal(
+    kernelSendTransport(
+      transport,
+      { before() {}, stamped: (id) => got.push(id), unavailable: (why) => assert.fail(why) },
+      drains,
+    ),
+    true,
+  );
+  await new Promise((r) => setImmediate(r));
+  assert.equal(drains.length, 1, "the stamps are on a loop turn later");
+  for (let i = 0; i < 5; i++)
+    (transport.send as (d: unknown, a: unknown) => void)(Buffer.alloc(50), ["127.0.0.1", port]);
+  const quiet = await idleUtilisation(300);
+  assert.deepEqual(got, [0, 1, 2, 3, 4], "every stamp read back, in order");
+  // the same with the stamps left in the error queue: EPOLLERR wakes libuv on every turn
+  const raw = await open();
+  assert.equal(enableTxStamps(socketFd(raw)), null);
+  await new Promise<void>((r) => raw.send(Buffer.alloc(50), port, "127.0.0.1", () => r()));
+  const spinning = await idleUtilisation(300);
+  drainTxStamps(socketFd(raw), () => {});
+  assert.ok(quiet < 0.2, `event-loop utilisation ${quiet} with the queue read after each write`);
+  assert.ok(
+    spinning > quiet + 0.3,
+    `utilisation ${spinning} with a stamp left unread (libuv's busy loop), ${quiet} read`,
+  );
+  for (const s of [rx, sock, raw]) s.close();
 });
