@@ -5,8 +5,8 @@
 // only (their struct layouts are written below). Where it cannot load, `batchReads()` says why.
 import type { Socket } from "node:dgram";
 import { errorMessage } from "../core/errors.ts";
-import { kernelClock } from "./kernel.ts";
-import { type Koffi, koffi as loadKoffi } from "./koffi.ts";
+import { kernelLibc } from "./kernel.ts";
+import type { Koffi } from "./koffi.ts";
 
 const SOL_SOCKET = 1;
 const SO_TIMESTAMPNS = 35;
@@ -45,12 +45,10 @@ let native: Native | null = null;
 let availability: { ok: true } | { ok: false; reason: string } | null = null;
 
 function load(): { ok: true } | { ok: false; reason: string } {
-  const k = kernelClock();
-  if (!k.ok) return k;
-  const kf = loadKoffi();
-  if (typeof kf === "string") return { ok: false, reason: kf };
+  const l = kernelLibc();
+  if (typeof l === "string") return { ok: false, reason: l };
+  const { koffi: kf, libc } = l;
   try {
-    const libc = kf.load("libc.so.6");
     native = {
       recvmmsg: libc.func(
         "int recvmmsg(int fd, void *msgs, unsigned int vlen, int flags, void *timeout)",

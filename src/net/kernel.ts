@@ -8,7 +8,7 @@
 import type { Socket } from "node:dgram";
 import { monoNs } from "../core/clock/clock.ts";
 import { errorMessage } from "../core/errors.ts";
-import { koffi as loadKoffi } from "./koffi.ts";
+import { type Koffi, koffi as loadKoffi } from "./koffi.ts";
 
 /** SIOCGSTAMPNS (linux/sockios.h): the receive stamp of the last datagram read, as a timespec. */
 const SIOCGSTAMPNS = 0x8907;
@@ -101,6 +101,22 @@ function sync(): void {
 export function kernelClock(): KernelAvailability {
   if (availability === null) availability = load();
   return availability;
+}
+
+/**
+ * libc through koffi, on a thread where kernel stamps can be had (batch-read.ts, tx-stamp.ts load
+ * their own functions from it), or why not.
+ */
+export function kernelLibc(): { koffi: Koffi; libc: ReturnType<Koffi["load"]> } | string {
+  const k = kernelClock();
+  if (!k.ok) return k.reason;
+  const koffi = loadKoffi();
+  if (typeof koffi === "string") return koffi;
+  try {
+    return { koffi, libc: koffi.load("libc.so.6") };
+  } catch (err) {
+    return `libc not reachable through koffi (${firstLine(err)})`;
+  }
 }
 
 /** The offset's reading error (half the narrowest bracket), ns; Infinity before the first reading. */

@@ -51,8 +51,14 @@ export interface Demux {
   claim(data: Buffer, from: [string, number]): DemuxTarget | null;
 }
 
-function deliver(to: DemuxTarget, data: Buffer, from: [string, number]): void {
-  to.other(data, from);
+/** To werift, as libuv would; a media datagram keeps the kernel's stamp it was read with (`atNs`). */
+function deliver(to: DemuxTarget, data: Buffer, from: [string, number], atNs: number): void {
+  intake.carry(atNs);
+  try {
+    to.other(data, from);
+  } finally {
+    intake.carry(-1);
+  }
 }
 
 /** As libuv would: not after the socket left the reader (its viewer closed it meanwhile). */
@@ -196,7 +202,9 @@ class ArenaReader {
             const copy = Buffer.from(data.subarray(0, len));
             const from = arena.source(j);
             const whose = to ?? demux.claim(copy, from);
-            if (whose !== null) setImmediate(deliver, whose, copy, from);
+            // a server's first media, read before the viewer's SRTP started: werift hands it on
+            const stampNs = kernel && b >= 128 && b <= 191 ? at : -1;
+            if (whose !== null) setImmediate(deliver, whose, copy, from, stampNs);
             continue;
           }
           media = to.media;

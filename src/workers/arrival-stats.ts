@@ -14,6 +14,8 @@ export class ArrivalStats {
   lagRun = new DelayHistogram();
   /** processing wait over the run: the start of a datagram's processing − its stamp */
   waitRun = new DelayHistogram();
+  /** the receive lag of the thread-stamped datagrams alone, over the run (a mixed thread's rule) */
+  threadLagRun = new DelayHistogram();
   private lagSecond = new DelayHistogram();
   private waitSecond = new DelayHistogram();
   private countFromNs: number;
@@ -42,10 +44,13 @@ export class ArrivalStats {
     else this.thread++;
   }
 
-  /** One datagram's receive lag (−1: none known), by the instant it arrived. */
-  lag(atNs: number, lagNs: number): void {
+  /** One datagram's receive lag (−1: none known), by the instant it arrived; `kernel`: its stamp's. */
+  lag(atNs: number, lagNs: number, kernel = true): void {
     if (lagNs < 0) return;
-    if (atNs >= this.countFromNs && atNs < this.countUntilNs) this.lagRun.recordNs(lagNs);
+    if (atNs >= this.countFromNs && atNs < this.countUntilNs) {
+      this.lagRun.recordNs(lagNs);
+      if (!kernel) this.threadLagRun.recordNs(lagNs);
+    }
     this.lagSecond.recordNs(lagNs);
   }
 
@@ -103,11 +108,15 @@ export class ArrivalStats {
     const t = this.thread;
     // with nothing stamped yet: the source the next datagram would get
     const idle: StampSource = this.reasons.length === 0 ? "kernel" : "thread";
+    const source: StampSources["source"] =
+      k + t === 0 ? idle : t === 0 ? "kernel" : k === 0 ? "thread" : "mixed";
+    const threadLag = source === "mixed" ? this.threadLagRun.p50p99MaxMs() : undefined;
     return {
-      source: k + t === 0 ? idle : t === 0 ? "kernel" : k === 0 ? "thread" : "mixed",
+      source,
       kernelStamped: k,
       threadStamped: t,
       ...(this.reasons.length > 0 ? { threadReason: this.reasons.join("; ") } : {}),
+      ...(threadLag !== undefined ? { threadLagMs: threadLag } : {}),
     };
   }
 }

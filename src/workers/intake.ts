@@ -47,6 +47,8 @@ export class Intake {
   private scheduled = false;
   /** the arrival instant of the datagram being dispatched (dispatch), -1 outside one */
   private dispatchingNs = -1;
+  /** the kernel's stamp of a datagram the arena reader hands werift late (carry), -1: none */
+  private carriedNs = -1;
 
   // lag estimator state (see the file comment)
   private phaseOpen = false;
@@ -101,7 +103,7 @@ export class Intake {
     if (!this.phaseOpen) this.openPhase(s);
     let at = s;
     let lagNs = -1;
-    const k = fd >= 0 ? rxStampMonoNs(fd, s) : -1;
+    const k = fd >= 0 ? rxStampMonoNs(fd, s) : this.carriedNs;
     if (k >= 0) {
       at = k;
       lagNs = s > k ? s - k : 0;
@@ -113,7 +115,7 @@ export class Intake {
       // before the thread's first slice there is no reference: such datagrams are not counted
       if (this.sliced) lagNs = Math.max(s - this.refNs - (this.phaseIdleNs - this.refIdleNs), 0);
     }
-    this.stats.lag(at, lagNs);
+    this.stats.lag(at, lagNs, k >= 0);
     if (this.tap !== null) this.tap(fromPort, data, at, lagNs);
     if (this.inline) {
       this.dispatch(handler, data, at);
@@ -133,6 +135,15 @@ export class Intake {
       this.scheduled = true;
       setImmediate(this.drain);
     }
+  }
+
+  /**
+   * While set (≥ 0), a datagram pushed without its socket is the one the arena reader read with
+   * this kernel stamp (monotonic ns) and hands werift now, through werift's own receive path
+   * (src/workers/arena-reader.ts); −1 clears it.
+   */
+  carry(atNs: number): void {
+    this.carriedNs = atNs;
   }
 
   /**
@@ -198,7 +209,7 @@ export class Intake {
   ): void {
     this.stats.stamped(kernel, atNs);
     const lagNs = kernel ? (readNs > atNs ? readNs - atNs : 0) : -1;
-    this.stats.lag(atNs, lagNs);
+    this.stats.lag(atNs, lagNs, kernel);
     this.stats.wait(atNs, startNs > atNs ? startNs - atNs : 0);
     if (this.tap !== null) this.tap(fromPort, data, atNs, lagNs);
   }

@@ -29,6 +29,11 @@ export interface StampSources {
   threadStamped: number;
   /** why datagrams were stamped by the thread (absent when none was) */
   threadReason?: string;
+  /**
+   * a mixed thread's receive lag of its thread-stamped datagrams alone, ms (the ceiling's rule for
+   * them: docs/definitions.md#client-ceiling); absent when not mixed or none had a lag
+   */
+  threadLagMs?: { p50: number; p99: number; max: number };
 }
 
 export interface ShardTask {

@@ -121,6 +121,10 @@ test("split run: publisher process 250 ms ahead; fingerprint and stamp comparabl
     assertComparableUnlessClientBound(r, fp, "fingerprint");
     assert.equal(fp?.uncertaintyMs, u);
     assert.equal(fp?.invalid, 0);
+    // the publisher's send-stamp source came over the send-log channel with its entries
+    const sent = r.client.sendStamps;
+    assert.ok(sent !== undefined && sent.kernel + sent.handover > 0, "client.sendStamps from the channel");
+    if (process.platform === "linux") assert.equal(r.client.sendStampSource, "kernel", JSON.stringify(sent));
     assert.equal(stamp?.available, true, stamp?.reason);
     assertComparableUnlessClientBound(r, stamp, "stamp");
     // the offset was applied: both sources read a few ms, not 250 ms

@@ -203,6 +203,15 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
   assert.equal(profileOk({ ...profile, stamps: { ...profile.stamps, source: "wall" } }), false);
   assert.equal(profileOk({ ...profile, stamps: undefined }), false);
   assert.equal(profileOk({ ...profile, thread: "publisher" }), false);
+  // a mixed thread's thread-stamped lag travels with its stamps, checked like any delay figure
+  const mixed = {
+    source: "mixed",
+    kernelStamped: 1,
+    threadStamped: 1,
+    threadLagMs: { p50: 1, p99: 2, max: 3 },
+  };
+  assert.equal(profileOk({ ...profile, stamps: mixed }), true);
+  assert.equal(profileOk({ ...profile, stamps: { ...mixed, threadLagMs: { p50: "1" } } }), false);
 });
 
 test("an agent's worker ticks merge into one: counters summed, the worst thread, samples thinned", () => {

@@ -139,3 +139,63 @@ test("the publisher's thread: its event loop and its send lag", () => {
     ["main: event-loop delay p99 25.0 ms ≥ 20.0 ms"],
   );
 });
+
+test("mixed: a handful of thread-stamped datagrams does not put the whole thread under the fallback's rule", () => {
+  // the run: 207 of 103 569 datagrams by the thread, the thread's receive lag p99 9.3 ms
+  // (nearly all of it exact kernel lag, outside every figure), its event loop 25 ms late
+  const share = 207 / 103_569;
+  const mixed = {
+    ...quiet,
+    eventLoopDelayP99Ms: 25,
+    stampSource: "mixed" as const,
+    receiveLagP99Ms: 9.3,
+    processingWaitP50Ms: 2,
+    processingWaitP99Ms: 12,
+    threadStamped: { share, receiveLagP99Ms: 40 },
+  };
+  const v = ceilingVerdict([mixed], null, DEFAULT_CEILING, 8);
+  assert.equal(v.nearCeiling, false, v.evidence.join("; "));
+  // the same thread without the split (a second's figures): the fallback's rule for all of it
+  const { threadStamped: _, ...unsplit } = mixed;
+  assert.deepEqual(ceilingVerdict([unsplit], null, DEFAULT_CEILING, 8).evidence, [
+    "worker 0: event-loop delay p99 25.0 ms ≥ 20.0 ms",
+    "worker 0: receive lag p99 9.30 ms ≥ 5.00 ms",
+  ]);
+  // still judged as kernel-stamped: a thread that does not keep up is near
+  const behind = ceilingVerdict([{ ...mixed, processingWaitP50Ms: 60 }], null, DEFAULT_CEILING, 8);
+  assert.deepEqual(behind.evidence, [
+    "worker 0: processing wait p50 60.00 ms ≥ 50.00 ms: it does not keep up",
+  ]);
+});
+
+test("mixed: from the stated share on, the thread-stamped datagrams are judged by the fallback's rule on their own lag", () => {
+  const base = {
+    ...quiet,
+    stampSource: "mixed" as const,
+    receiveLagP99Ms: 9.3,
+    processingWaitP50Ms: 2,
+    processingWaitP99Ms: 3,
+  };
+  assert.equal(DEFAULT_CEILING.threadStampedShare, 0.01);
+  // at the share, with their own lag below the limit: quiet, whatever the thread's whole lag
+  const low = { ...base, threadStamped: { share: 0.01, receiveLagP99Ms: 4 } };
+  assert.equal(ceilingVerdict([low], null, DEFAULT_CEILING, 8).nearCeiling, false);
+  // at the share, their own lag past the limit: near, naming them
+  const high = { ...base, threadStamped: { share: 0.02, receiveLagP99Ms: 6 } };
+  assert.deepEqual(ceilingVerdict([high], null, DEFAULT_CEILING, 8).evidence, [
+    "worker 0: receive lag of its 2.0 % thread-stamped datagrams p99 6.00 ms ≥ 5.00 ms",
+  ]);
+  // … and their thread's event loop is judged as a thread-stamped one's
+  const late = { ...high, eventLoopDelayP99Ms: 21, threadStamped: { share: 0.02, receiveLagP99Ms: 1 } };
+  assert.deepEqual(ceilingVerdict([late], null, DEFAULT_CEILING, 8).evidence, [
+    "worker 0: event-loop delay p99 21.0 ms ≥ 20.0 ms",
+  ]);
+  // just below the share: not judged by it, however late they were
+  const few = { ...base, threadStamped: { share: 0.0099, receiveLagP99Ms: 60 } };
+  assert.equal(ceilingVerdict([few], null, DEFAULT_CEILING, 8).nearCeiling, false);
+  // the share is a threshold like the others
+  assert.equal(
+    ceilingVerdict([few], null, { ...DEFAULT_CEILING, threadStampedShare: 0.005 }, 8).nearCeiling,
+    true,
+  );
+});

@@ -174,6 +174,22 @@ describe("rankable", () => {
     assert.deepEqual(rankable(base(), b, "fingerprint"), { ok: true });
   });
 
+  test("the publisher's send-stamp source takes part where both reports record it", () => {
+    const kernel = buildReport(makeInput(healthyViewers(2), { sendStamps: { kernel: 100, handover: 0 } }));
+    const handover = buildReport(
+      makeInput(healthyViewers(2), { sendStamps: { kernel: 0, handover: 100, reasons: ["not Linux"] } }),
+    );
+    assert.equal(kernel.client.sendStampSource, "kernel");
+    assert.equal(handover.client.sendStampSource, "handover");
+    assert.deepEqual(rankable(kernel, handover, "fingerprint"), {
+      ok: false,
+      reason: "send-stamp sources differ: kernel and handover",
+    });
+    assert.deepEqual(rankable(kernel, kernel, "fingerprint"), { ok: true });
+    // a report without the key (an older one, the reference tool's) is not held to it
+    assert.deepEqual(rankable(kernel, base(), "fingerprint"), { ok: true });
+  });
+
   test("the clip's identity takes part: another clip of the same codec and length, or none recorded", () => {
     const other = buildReport(makeInput(healthyViewers(2), { clipHash: "sha256:fedcba9876543210" }));
     assert.deepEqual(rankable(base(), other, "fingerprint"), {

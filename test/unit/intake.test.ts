@@ -138,3 +138,35 @@ test("intake: the run's receive lag counts between countFrom and countUntil only
   await push(4);
   assert.equal(intake.stats.lagRun.count, 1, "a new run counts again");
 });
+
+test("intake: a datagram handed on late with the arena reader's kernel stamp keeps it; a mixed thread's thread-stamped lag stands apart", async () => {
+  const intake = new Intake(100_000);
+  const handled: { d: number; at: number }[] = [];
+  const handler = (d: Buffer, at: number) => handled.push({ d: d[0]!, at });
+  intake.beginRun("kernel");
+  intake.stats.countFrom(monoNs() - 1e9);
+  const wait = async (n: number) => {
+    while (handled.length < n) await new Promise((r) => setTimeout(r, 2));
+  };
+  // a first thread-stamped datagram starts the lag estimator (no reference before a slice)
+  intake.push(handler, Buffer.from([0]), 0);
+  await wait(1);
+  const readNs = monoNs() - 3e6; // read 3 ms ago by the arena reader, the kernel's stamp then
+  intake.carry(readNs);
+  intake.push(handler, Buffer.from([1]), 0);
+  intake.carry(-1);
+  await wait(2);
+  assert.equal(handled[1]!.at, readNs, "its arrival instant is the carried kernel stamp");
+  intake.push(handler, Buffer.from([2]), 0); // carry cleared: the thread's own instant again
+  await wait(3);
+  assert.ok(handled[2]!.at > readNs + 3e6 - 1);
+  const s = intake.stats.sources();
+  assert.equal(s.source, "mixed");
+  assert.equal(s.kernelStamped, 1);
+  assert.equal(s.threadStamped, 2);
+  assert.match(s.threadReason ?? "", /without its socket/);
+  // the carried datagram's lag is exact (≥ the 3 ms since its read), and not in the thread-stamped figure
+  assert.ok(intake.stats.lagRun.quantileNs(100) >= 3e6);
+  assert.equal(intake.stats.threadLagRun.count, 1, "the one thread-stamped datagram with a lag bound");
+  assert.ok(s.threadLagMs !== undefined && s.threadLagMs.max < 3);
+});

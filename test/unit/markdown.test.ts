@@ -154,3 +154,16 @@ describe("sections and rows (docs/definitions.md#markdown-report)", () => {
     assert.ok(md.includes("- Jitter: RFC 3550 section 6.4.1 interarrival jitter, J += (\\|D\\| − J)/16"));
   });
 });
+
+test("the client line names the publisher's send-stamp source, with why frames had the hand-over instant", () => {
+  const md = reportToMarkdown(
+    buildReport(
+      makeInput(healthyViewers(1), {
+        sendStamps: { kernel: 99, handover: 1, reasons: ["its kernel stamp was not back by the end"] },
+      }),
+    ),
+  );
+  assert.ok(md.includes("send stamps: mixed (its kernel stamp was not back by the end)"), md);
+  const plain = reportToMarkdown(buildReport(makeInput(healthyViewers(1))));
+  assert.ok(!plain.includes("send stamps:"), "absent without client.sendStamps");
+});

@@ -33,6 +33,31 @@ test("a follower still gets entries long after its answer timeout", async () => 
   }
 });
 
+test("each entry carries its send instant's source: kernel, hand-over, or none from an older publisher", async () => {
+  const identity = clipIdentity(await createHasher(), loadClip("vp8"));
+  const server = await serveSendLog("127.0.0.1", 0, identity, undefined);
+  const stop = new AbortController();
+  const got: (boolean | undefined)[] = [];
+  try {
+    await followSendLog(
+      "127.0.0.1",
+      server.port,
+      undefined,
+      stop.signal,
+      (_k, _t0, _i, kernel) => got.push(kernel),
+      500,
+    );
+    server.record(0, 1e18, 0, true);
+    server.record(1, 1e18 + 33e6, 1, false);
+    server.record(2, 1e18 + 66e6, 2);
+    for (let i = 0; i < 50 && got.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(got, [true, false, undefined]);
+  } finally {
+    stop.abort();
+    await server.close();
+  }
+});
+
 test("a peer that answers but never sends its hello fails within the answer timeout", async () => {
   const { createServer } = await import("node:http");
   const silent = createServer((_req, res) => {

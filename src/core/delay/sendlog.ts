@@ -124,6 +124,18 @@ export class SendLog {
     Atomics.store(this.last, i, k + 1);
   }
 
+  /**
+   * Moves the send instant of k, still in the ring, to t0Ns (the kernel's transmit stamp, a little
+   * after the hand-over instant first logged: docs/definitions.md#send-instant). A reader sees
+   * either instant, both k's own; false when k is not in the ring.
+   */
+  restamp(k: number, t0Ns: number): boolean {
+    const s = k % this.slots;
+    if (this.kp1[s] !== k + 1) return false;
+    this.t0[s] = t0Ns;
+    return true;
+  }
+
   private loopClosed(k: number, t0Ns: number): void {
     const N = this.loopFrames;
     const p = (k - N) % this.slots;

@@ -7,8 +7,9 @@
 // and feedback sent late where there was loss to repair (NACKs), both read from the processing
 // wait: arrival stamp to the start of its processing, the receive lag plus the intake's queue.
 // A thread stamped by itself (the fallback) is judged on its receive lag, an upper bound of what
-// it adds to every delay figure. The publisher's thread (main) is judged on its event loop and
-// its send lag.
+// it adds to every delay figure; a mixed thread is judged as kernel-stamped, and by the
+// fallback's rule on its thread-stamped datagrams' own lag once they are a share that can move a
+// percentile. The publisher's thread (main) is judged on its event loop and its send lag.
 import { fmtFixed } from "../go-compat/fmt.ts";
 
 export interface CeilingThresholds {
@@ -27,6 +28,11 @@ export interface CeilingThresholds {
   keepUpWaitP50Ms: number;
   /** the publisher's send lag p99 at which its pacing is no longer the clip's, ms */
   publisherSendLagP99Ms: number;
+  /**
+   * the share of a mixed thread's datagrams stamped by the thread (0..1) from which the
+   * fallback's rule judges them (their own receive lag); absent: DEFAULT_CEILING's
+   */
+  threadStampedShare?: number;
 }
 
 export const DEFAULT_CEILING: CeilingThresholds = {
@@ -43,6 +49,9 @@ export const DEFAULT_CEILING: CeilingThresholds = {
   keepUpWaitP50Ms: 50,
   // one frame interval at 30 fps: later than that, frames leave bunched, not at the clip's pace
   publisherSendLagP99Ms: 33,
+  // fewer late datagrams than 1 % of a thread's can lift a reported percentile p (p99 included)
+  // only to the kernel-stamped datagrams' own p + that share: never past their maximum
+  threadStampedShare: 0.01,
 };
 
 export interface ThreadLoad {
@@ -57,6 +66,12 @@ export interface ThreadLoad {
   processingWaitP99Ms?: number;
   /** which clock stamped its datagrams; absent for a thread that stamped none */
   stampSource?: "kernel" | "thread" | "mixed";
+  /**
+   * a mixed thread's datagrams stamped by the thread: their share of its stamped datagrams (0..1)
+   * and their own receive lag p99, ms (absent when none had one); absent: the share is not known
+   * (a second's figures) and the whole thread is judged by the fallback's rule
+   */
+  threadStamped?: { share: number; receiveLagP99Ms?: number };
   /** datagrams its intake dropped with the queue full */
   intakeDropped?: number;
   /** frames its viewers completed with a late packet (a retransmission repaired them) */
@@ -112,20 +127,60 @@ function kernelThread(th: ThreadLoad, t: CeilingThresholds, lagLimit: number, ou
   }
 }
 
-/** A thread stamping its own datagrams (the fallback): its receive lag bound is inside every delay. */
+/**
+ * A thread stamping its own datagrams (the fallback): its receive lag bound is inside every delay
+ * (`lagP99Ms`: the thread's, or a mixed thread's thread-stamped datagrams' own; `what` names it).
+ */
 function threadStamped(
   th: ThreadLoad,
+  lagP99Ms: number | undefined,
+  what: string,
   lagLimit: number,
   t: CeilingThresholds,
   delayP99Ms: number | null,
   out: string[],
 ): void {
-  if (th.receiveLagP99Ms === undefined || th.receiveLagP99Ms < lagLimit) return;
+  if (lagP99Ms === undefined || lagP99Ms < lagLimit) return;
   const why =
     delayP99Ms !== null && lagLimit > t.receiveLagFloorMs
       ? ` (${fmtFixed(100 * t.receiveLagShareOfDelay, 0)} % of the frame-delay p99 ${ms(delayP99Ms)})`
       : "";
-  out.push(`${th.name}: receive lag p99 ${ms(th.receiveLagP99Ms)} ≥ ${ms(lagLimit)}${why}`);
+  out.push(`${th.name}: ${what} p99 ${ms(lagP99Ms)} ≥ ${ms(lagLimit)}${why}`);
+}
+
+/**
+ * Whether the fallback's rule judges a thread (event-loop delay, receive lag): any not stamped by
+ * the kernel alone, except a mixed thread whose thread-stamped share is known and below
+ * `threadStampedShare`.
+ */
+function fallbackRule(th: ThreadLoad, t: CeilingThresholds): boolean {
+  if (th.stampSource === "kernel") return false;
+  if (th.stampSource !== "mixed") return true;
+  const floor = t.threadStampedShare ?? (DEFAULT_CEILING.threadStampedShare as number);
+  return th.threadStamped === undefined || th.threadStamped.share >= floor;
+}
+
+/**
+ * A viewer thread by its stamps: its kernel-stamped datagrams by what can still distort a
+ * figure; the fallback's rule where it applies, on a mixed thread's thread-stamped datagrams' own
+ * lag where it is known.
+ */
+function byStamps(
+  th: ThreadLoad,
+  t: CeilingThresholds,
+  lagLimit: number,
+  delayP99Ms: number | null,
+  out: string[],
+): void {
+  const split = th.stampSource === "mixed" ? th.threadStamped : undefined;
+  if (th.stampSource === "kernel" || split !== undefined) kernelThread(th, t, lagLimit, out);
+  if (!fallbackRule(th, t)) return;
+  if (split === undefined) {
+    threadStamped(th, th.receiveLagP99Ms, "receive lag", lagLimit, t, delayP99Ms, out);
+    return;
+  }
+  const what = `receive lag of its ${fmtFixed(100 * split.share, 1)} % thread-stamped datagrams`;
+  threadStamped(th, split.receiveLagP99Ms, what, lagLimit, t, delayP99Ms, out);
 }
 
 /** `udp` is null where the kernel's counters cannot be read (deltas over the run). */
@@ -143,15 +198,14 @@ export function ceilingVerdict(
         `${th.name}: event-loop utilisation ${fmtFixed(th.eventLoopUtilisation, 2)} ≥ ${fmtFixed(t.eventLoopUtilisation, 2)}`,
       );
     }
-    const kernel = th.stampSource === "kernel";
-    // a kernel-stamped viewer thread's timers only pace feedback (judged with the NACKs)
-    if ((!kernel || th.name === "main") && th.eventLoopDelayP99Ms >= t.eventLoopDelayP99Ms) {
+    // a kernel-stamped viewer thread's timers only pace feedback (judged with the NACKs); the
+    // publisher's, and a thread that stamps its own, are judged on them
+    if ((th.name === "main" || fallbackRule(th, t)) && th.eventLoopDelayP99Ms >= t.eventLoopDelayP99Ms) {
       evidence.push(
         `${th.name}: event-loop delay p99 ${ms(th.eventLoopDelayP99Ms, 1)} ≥ ${ms(t.eventLoopDelayP99Ms, 1)}`,
       );
     }
-    if (kernel) kernelThread(th, t, lagLimit, evidence);
-    else threadStamped(th, lagLimit, t, delayP99Ms, evidence);
+    byStamps(th, t, lagLimit, delayP99Ms, evidence);
     if ((th.intakeDropped ?? 0) > 0) {
       evidence.push(`${th.name}: its intake dropped ${th.intakeDropped} datagrams (queue full)`);
     }

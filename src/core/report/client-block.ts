@@ -1,6 +1,6 @@
 // `client`: the machine, the process's resources, one entry per shard thread, and the ceiling
 // verdict (our additions beside the reference's keys; see the method lines).
-import type { ReportInput } from "./input.ts";
+import { type ReportInput, type SendStamps, sendStampSource } from "./input.ts";
 import type {
   CeilingReport,
   ClientResources,
@@ -66,6 +66,7 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
     ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),
     ...(w.stampReason !== undefined ? { stampReason: w.stampReason } : {}),
+    ...(w.threadStampedLagMs !== undefined ? { threadStampedLagMs: delay(w.threadStampedLagMs) } : {}),
   };
 }
 
@@ -114,6 +115,17 @@ function hostBlock(h: HostReport): HostReport {
   };
 }
 
+function sendStampsBlock(s: SendStamps): Pick<ReportClient, "sendStampSource" | "sendStamps"> {
+  return {
+    sendStampSource: sendStampSource(s),
+    sendStamps: {
+      kernel: s.kernel,
+      handover: s.handover,
+      ...(s.reasons !== undefined && s.reasons.length > 0 ? { reasons: [...s.reasons] } : {}),
+    },
+  };
+}
+
 export function clientBlock(input: ReportInput): ReportClient {
   return {
     os: input.client.os,
@@ -128,6 +140,10 @@ export function clientBlock(input: ReportInput): ReportClient {
     ...(input.publisherSendLagMs !== undefined
       ? { publisherSendLagMs: delay(input.publisherSendLagMs) }
       : {}),
+    ...(input.publisherCaptureLeadMs !== undefined
+      ? { publisherCaptureLeadMs: delay(input.publisherCaptureLeadMs) }
+      : {}),
+    ...(input.sendStamps !== undefined ? sendStampsBlock(input.sendStamps) : {}),
     ...(input.ceiling !== undefined ? { ceiling: ceilingBlock(input.ceiling) } : {}),
     ...(input.hosts !== undefined ? { hosts: input.hosts.map(hostBlock) } : {}),
     ...(input.hosts !== undefined ? { agentMessagesRejected: input.agentMessagesRejected ?? 0 } : {}),

@@ -74,6 +74,8 @@ export interface WorkerReport {
   threadStamped?: number;
   /** why the thread stamped datagrams itself; absent when the kernel stamped all */
   stampReason?: string;
+  /** a mixed thread's receive lag of its thread-stamped datagrams alone (the ceiling's rule) */
+  threadStampedLagMs?: EventLoopDelayMs;
 }
 
 /** `client.ceiling`: whether the client was near its own ceiling, and why. */
@@ -139,6 +141,15 @@ export interface ReportClient {
    * (docs/definitions.md#send-lag)
    */
   publisherSendLagMs?: EventLoopDelayMs;
+  /**
+   * per kernel-stamped frame with abs-capture-time: its first packet's kernel transmit stamp − the
+   * capture instant written in it (docs/definitions.md#send-instant)
+   */
+  publisherCaptureLeadMs?: EventLoopDelayMs;
+  /** the publisher's send-instant source (docs/definitions.md#send-instant): "mixed" when frames had both */
+  sendStampSource?: "kernel" | "handover" | "mixed";
+  /** frames by send-instant source, and why some had the hand-over instant */
+  sendStamps?: { kernel: number; handover: number; reasons?: string[] };
   ceiling?: CeilingReport;
   /** a many-host run's agents, in the order they connected (docs/definitions.md#many-hosts) */
   hosts?: HostReport[];

@@ -161,6 +161,12 @@ export function rankable(
   if (stampA !== undefined && stampB !== undefined && stampA !== stampB) {
     return { ok: false, reason: `stamp sources differ: ${stampA} and ${stampB}` };
   }
+  // the hand-over instant precedes the wire by the publisher's own build of the frame
+  const sendA = a.client.sendStampSource;
+  const sendB = b.client.sendStampSource;
+  if (sendA !== undefined && sendB !== undefined && sendA !== sendB) {
+    return { ok: false, reason: `send-stamp sources differ: ${sendA} and ${sendB}` };
+  }
   const sa = a.scenario as unknown as Record<string, unknown>;
   const sb = b.scenario as unknown as Record<string, unknown>;
   for (const key of [...RANKED_SCENARIO_KEYS].sort()) {

@@ -53,6 +53,22 @@ export interface ViewerInput {
 }
 
 /** docs/definitions.md#publisher-figures publisher result, durations in ns. */
+/**
+ * The publisher's send instants by source (docs/definitions.md#send-instant): frames logged with
+ * the kernel's transmit stamp, and with the hand-over instant (with why, a few distinct reasons).
+ */
+export interface SendStamps {
+  kernel: number;
+  handover: number;
+  reasons?: string[];
+}
+
+/** client.sendStampSource of send stamps: "mixed" when frames had both. */
+export function sendStampSource(s: SendStamps): "kernel" | "handover" | "mixed" {
+  if (s.kernel > 0 && s.handover > 0) return "mixed";
+  return s.kernel > 0 ? "kernel" : "handover";
+}
+
 export interface PublisherInput {
   codec: string;
   stamped: boolean;
@@ -75,6 +91,13 @@ export interface PublisherInput {
   error?: string;
   errorKind?: PublisherErrorKind;
   disconnectedLate?: boolean;
+  /**
+   * per kernel-stamped frame with abs-capture-time: the kernel's transmit stamp of its first packet −
+   * the capture instant written in it, ns (docs/definitions.md#send-instant)
+   */
+  captureLeadHist?: EncodedHistogram;
+  /** the send instants by source (docs/definitions.md#send-instant); absent: an older input */
+  sendStamps?: SendStamps;
   /** per frame, first packet at the socket − the frame's start of sending, ns (absent where not measured) */
   sendLagHist?: EncodedHistogram;
   /** the audio track's sending (docs/definitions.md#audio-track); absent: no audio track */
@@ -109,6 +132,13 @@ export interface ReportInput {
   stampReasons?: string[];
   /** client.publisherSendLagMs */
   publisherSendLagMs?: EventLoopDelayMs;
+  /** client.publisherCaptureLeadMs */
+  publisherCaptureLeadMs?: EventLoopDelayMs;
+  /**
+   * client.sendStampSource and client.sendStamps: the publisher's, in this process or over the
+   * send-log channel (docs/definitions.md#send-instant); absent: no send log
+   */
+  sendStamps?: SendStamps;
   /** the ceiling verdict: when near, every one-way delay block is not comparable */
   ceiling?: CeilingReport;
   topology: Topology;

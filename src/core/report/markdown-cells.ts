@@ -196,6 +196,10 @@ export function clientLagText(c: ReportClient): string | null {
     const inside = c.stampSource === "kernel" ? "outside the delay figures" : "viewer threads";
     parts.push(`receive lag p50 / p99 / max ${three(c.receiveLagMs)} (${inside})`);
   }
+  if (c.sendStampSource !== undefined) {
+    const why = c.sendStamps?.reasons === undefined ? "" : ` (${c.sendStamps.reasons.join("; ")})`;
+    parts.push(`send stamps: ${c.sendStampSource}${why}`);
+  }
   if (c.publisherSendLagMs !== undefined) {
     parts.push(
       `publisher send lag p50 / p99 / max ${three(c.publisherSendLagMs)} (outside the delay figures)`,

@@ -78,7 +78,7 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
       engine,
       // the publisher's stamps, the send log and the clock exchange read one wall clock
       anchor,
-      onFrameSent: (k, t0, i) => sendLog?.record(k, wallOf(anchor, t0), i),
+      onFrameSent: (k, t0, i, kernel) => sendLog?.record(k, wallOf(anchor, t0), i, kernel),
       finishInput: (input) => engine.finishInput(input),
     });
     if (hub.malformedFrames > 0)

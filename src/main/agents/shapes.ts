@@ -170,8 +170,10 @@ const STAMPS_TEMPLATE = { source: "", kernelStamped: 0, threadStamped: 0 };
 
 function stampsOk(x: unknown): boolean {
   return (
-    like(x, STAMPS_TEMPLATE, { threadReason: (r) => typeof r === "string" }) &&
-    stampSourceOk((x as { source?: unknown }).source)
+    like(x, STAMPS_TEMPLATE, {
+      threadReason: (r) => typeof r === "string",
+      threadLagMs: (d) => like(d, DELAY),
+    }) && stampSourceOk((x as { source?: unknown }).source)
   );
 }
 

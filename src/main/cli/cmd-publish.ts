@@ -122,7 +122,10 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
     ...(audio !== null ? { audio: { clip: audio, sendLog: null } } : {}),
     ...(flags.connectTimeout !== undefined ? { connectTimeoutNs: flags.connectTimeout } : {}),
     ...(served
-      ? { onFrameSent: (k: number, t0: number, i: number) => served.record(k, wallOf(anchor, t0), i) }
+      ? {
+          onFrameSent: (k: number, t0: number, i: number, kernel: boolean) =>
+            served.record(k, wallOf(anchor, t0), i, kernel),
+        }
       : {}),
   });
   try {

@@ -27,13 +27,13 @@ import {
 } from "../../net/rtc.ts";
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
-import { tapMediaSend } from "../../net/send-stamp.ts";
+import { tapKernelSend } from "../../net/send-stamp.ts";
 import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
 import { AudioSender } from "./audio-sender.ts";
 import { PublisherError } from "./publisher-error.ts";
 import { sendCounted } from "./rtp-out.ts";
-import { type PendingFrame, SendInstants } from "./send-instant.ts";
+import { type FrameSent, type PendingFrame, SendInstants } from "./send-instant.ts";
 
 export { PublisherError };
 
@@ -55,7 +55,7 @@ export interface PublisherOptions {
   /** a PLI or FIR cuts the GOP short (default true); false: requests are only counted */
   keyframeOnRequest?: boolean;
   /** every frame sent: its absolute index, its send instant and its clip index (the send-log channel) */
-  onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
+  onFrameSent?: FrameSent;
   /** the audio track (docs/definitions.md#audio-track): its clip and its own send log */
   audio?: { clip: AudioClip; sendLog: SendLog | null };
 }
@@ -74,6 +74,10 @@ export class Publisher {
   private wake: (() => void) | null = null;
   /** the send instant is taken at the socket (send-stamp.ts); false where werift's internals forbid it */
   private socketStamp = false;
+  /** ends the transmit stamps' sweep of the error queue (before the socket closes) */
+  private stopTx: (() => void) | null = null;
+  /** the transmit stamps are on (a loop turn after connecting) */
+  private txReady: Promise<void> = Promise.resolve();
   private readonly instants: SendInstants;
   readonly requests: KeyframeRequests;
   readonly result: PublisherResult;
@@ -174,7 +178,11 @@ export class Publisher {
       throw new PublisherError("webrtc", errorMessage(err));
     }
     this.result.connectNs = monoNs() - postNs;
-    this.socketStamp = tapMediaSend(this.tr, this.instants.before);
+    const tx = tapKernelSend(this.tr, this.instants);
+    this.socketStamp = tx.hooked;
+    this.stopTx = tx.stop;
+    this.instants.readBack = tx.readBack;
+    this.txReady = tx.ready;
     this.audio?.connected();
     onKeyframeRequest(this.tr, (kind) => this.requests.request(kind));
     this.absId = absCaptureId(this.tr.headerExtensions);
@@ -187,6 +195,7 @@ export class Publisher {
     const tr = this.tr;
     const r = this.result;
     if (!tr) throw new Error("stream() before connect()");
+    await this.txReady; // the first frame's stamp too
     const n = clip.frames.length;
     const frameNs = (clip.ticks / 90_000) * 1e9;
     const ssrc = (Math.random() * 0x1_0000_0000) >>> 0;
@@ -229,7 +238,9 @@ export class Publisher {
         seq = (seq + 1) & 0xffff;
         if (r.stamped) {
           const ext = Buffer.alloc(8);
-          unixNsToAbsCapture(wallOf(anchor, monoNs()), ext);
+          const at = monoNs();
+          if (j === 0) sending.captureNs = at;
+          unixNsToAbsCapture(wallOf(anchor, at), ext);
           header.extension = true;
           header.extensions = [{ id: this.absId, payload: ext }];
         }
@@ -241,8 +252,11 @@ export class Publisher {
     }
     stop.removeEventListener("abort", onStop);
     if (audio) r.audio = await audio;
+    this.instants.finish();
+    r.sendStamps = this.instants.stamps;
     const lag = this.instants.sendLag;
     if (lag.count > 0) r.sendLagHist = lag.encode();
+    if (this.instants.captureLead.count > 0) r.captureLeadHist = this.instants.captureLead.encode();
     r.sendingNs = monoNs() - started;
     r.loops = Math.floor(r.framesSent / n);
     r.pliReceived = kf.pliReceived;
@@ -278,6 +292,7 @@ export class Publisher {
     const pc = this.pc;
     this.pc = null;
     if (!pc) return;
+    this.stopTx?.();
     await deleteResource(this.location, { bearer: this.opts.bearer });
     abandonDtls(pc);
     await pc.close().catch(() => {});

@@ -4,7 +4,7 @@ import { arch, cpus, platform } from "node:os";
 import { type ClipIdentity, clipHashOf } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import { type CeilingThresholds, ceilingVerdict } from "../../core/report/ceiling.ts";
-import type { ReportInput, ViewerInput } from "../../core/report/input.ts";
+import type { ReportInput, SendStamps, ViewerInput } from "../../core/report/input.ts";
 import type { ClockBlock, TimelineEntry, WorkerReport } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
@@ -31,6 +31,8 @@ export interface RunOutcome {
   publishing: boolean;
   publisherFailed: boolean;
   publisher: PublisherResult | null;
+  /** the publisher's send instants by source: this process's publisher's, or the send-log channel's */
+  sendStamps?: SendStamps | undefined;
   clock: ClockBlock;
   sendLog: SendLog | null;
   identity: ClipIdentity | null;
@@ -78,6 +80,7 @@ export function workerReport(p: ShardProfile): WorkerReport {
     w.kernelStamped = p.stamps.kernelStamped;
     w.threadStamped = p.stamps.threadStamped;
     if (p.stamps.threadReason !== undefined) w.stampReason = p.stamps.threadReason;
+    if (p.stamps.threadLagMs !== undefined) w.threadStampedLagMs = p.stamps.threadLagMs;
   }
   return w;
 }
@@ -136,6 +139,11 @@ function startOffsetNs(r: ViewerRecord, t0: number, schedule: Schedule | null): 
   return r.errorKind === "not_started" ? 0 : (schedule?.startNs[r.id] ?? 0);
 }
 
+/** client.sendStamps where frames were logged and their sources are known (an older peer's are not). */
+function sendStampsOf(log: SendLog | null, s: SendStamps | undefined): { sendStamps?: SendStamps } {
+  return log !== null && s !== undefined && s.kernel + s.handover > 0 ? { sendStamps: s } : {};
+}
+
 export function reportInput(opts: RunOutcome): ReportInput {
   const { resources: figures, sendLog } = opts;
   const viewers = viewerInputs(opts.records, opts.schedule, opts.t0MonoNs, opts.scenario.viewers);
@@ -162,6 +170,7 @@ export function reportInput(opts: RunOutcome): ReportInput {
     workers: opts.profiles.map(workerReport),
     ...lag,
     ...stampSources(opts.profiles),
+    ...sendStampsOf(sendLog, opts.sendStamps),
     ceiling: ceilingVerdict(
       threadLoads(opts.mainThread, opts.profiles, lag.publisherSendLagMs?.p99),
       opts.udp,

@@ -26,6 +26,7 @@ import { endWithError, withInterrupt } from "./exit.ts";
 import { Gate, type GateFiles, thresholdsFailed } from "./gate.ts";
 import { bearerFrom } from "./run-inputs.ts";
 import { run } from "./runner.ts";
+import type { FrameSent } from "./send-instant.ts";
 
 export interface RunAndReportOptions {
   /** view only: the publisher's clock responder and send-log channel (split runs) */
@@ -48,7 +49,7 @@ export interface RunAndReportOptions {
   /** --junit and --summary-md */
   gateFiles?: GateFiles;
   /** every frame the publisher sent (a many-host run serves them to its agents) */
-  onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
+  onFrameSent?: FrameSent;
   /** the wall anchor the run must share (a many-host coordinator's) */
   anchor?: WallAnchor;
   /** a many-host run adds its hosts, their clocks and ceilings to what the run hands the report */

@@ -6,7 +6,7 @@ import type { DecodedViewer, ViewerInput } from "../../core/report/input.ts";
 import type { EventLoopDelayMs } from "../../core/report/types.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
-import type { ShardProfile } from "../../workers/protocol.ts";
+import type { ShardProfile, StampSources } from "../../workers/protocol.ts";
 import { decodeHistogram } from "./decode-record.ts";
 import type { PublisherResult } from "./publisher.ts";
 
@@ -24,6 +24,19 @@ export function threadLoad(name: string, f: ThreadFigures): ThreadLoad {
   };
 }
 
+/** A thread's stamp source, and for a mixed thread its thread-stamped datagrams' share and lag. */
+function stampLoad(s: StampSources): Pick<ThreadLoad, "stampSource" | "threadStamped"> {
+  if (s.source !== "mixed") return { stampSource: s.source };
+  const share = s.threadStamped / (s.kernelStamped + s.threadStamped);
+  return {
+    stampSource: s.source,
+    threadStamped: {
+      share,
+      ...(s.threadLagMs !== undefined ? { receiveLagP99Ms: s.threadLagMs.p99 } : {}),
+    },
+  };
+}
+
 /** A shard's thread over the whole run: its figures, stamp source, drops and NACKs. */
 function shardLoad(name: string, p: ShardProfile, base: ThreadFigures = p): ThreadLoad {
   const lag = p.receiveLagMs;
@@ -38,7 +51,7 @@ function shardLoad(name: string, p: ShardProfile, base: ThreadFigures = p): Thre
           }
         : base,
     ),
-    ...(lag !== undefined && p.stamps !== undefined ? { stampSource: p.stamps.source } : {}),
+    ...(lag !== undefined && p.stamps !== undefined ? stampLoad(p.stamps) : {}),
     ...(p.intakeDropped > 0 ? { intakeDropped: p.intakeDropped } : {}),
     ...((p.repairedFrames ?? 0) > 0 ? { repairedFrames: p.repairedFrames } : {}),
   };
@@ -67,13 +80,20 @@ export function threadLoads(
 export function clientLag(
   profiles: readonly ShardProfile[],
   pub: PublisherResult | null,
-): { receiveLagMs?: EventLoopDelayMs; publisherSendLagMs?: EventLoopDelayMs } {
+): {
+  receiveLagMs?: EventLoopDelayMs;
+  publisherSendLagMs?: EventLoopDelayMs;
+  publisherCaptureLeadMs?: EventLoopDelayMs;
+} {
   const pooled = DelayHistogram.union(...profiles.map((p) => decodeHistogram(p.receiveLagHist)));
   const receiveLagMs = pooled.p50p99MaxMs();
   const send = pub?.sendLagHist !== undefined ? decodeHistogram(pub.sendLagHist).p50p99MaxMs() : undefined;
+  const lead =
+    pub?.captureLeadHist !== undefined ? decodeHistogram(pub.captureLeadHist).p50p99MaxMs() : undefined;
   return {
     ...(receiveLagMs !== undefined ? { receiveLagMs } : {}),
     ...(send !== undefined ? { publisherSendLagMs: send } : {}),
+    ...(lead !== undefined ? { publisherCaptureLeadMs: lead } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import { audioSide } from "./audio-side.ts";
 import { iceFor } from "./ice-choice.ts";
 import { Publisher, PublisherError, type PublisherResult } from "./publisher.ts";
 import { openSplitPeers } from "./run-steps.ts";
+import type { FrameSent } from "./send-instant.ts";
 import {
   followedSendSide,
   type PhaseOptions,
@@ -33,7 +34,7 @@ export interface RunOptions extends PhaseOptions {
   /** publisher without abs-capture-time */
   noStamp?: boolean;
   /** every frame the publisher sent: its index and send instant (bench:truth) */
-  onFrameSent?: (k: number, t0MonoNs: number, i: number) => void;
+  onFrameSent?: FrameSent;
   /** the publisher's live counters (for /metrics), handed over once it exists */
   onPublisher?: (counters: PublisherCounters) => void;
   /** split runs (view): the publisher's clock responder and send-log channel */

@@ -258,6 +258,7 @@ export function phaseInput(e: PhaseEnd): ReportInput {
     identity,
     duplicateFrames,
     publisher: e.publisher,
+    sendStamps: e.publisher?.sendStamps ?? e.split?.sendStamps,
     clock: clockBlock(publishing, e.split, clocks),
     ...e.measured,
     autoLoopback: e.autoLoopback,

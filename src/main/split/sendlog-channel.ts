@@ -26,12 +26,20 @@ interface Entry {
   i?: number;
   /** the publisher's wall clock at the send, Unix ns, as a decimal string */
   t0: string;
+  /**
+   * its source (docs/definitions.md#send-instant): the kernel's transmit stamp or the hand-over
+   * instant; absent from an older publisher
+   */
+  s?: "kernel" | "handover";
 }
 
 export interface SendLogServer {
   port: number;
-  /** one frame sent: k, the publisher's wall clock at its first packet (Unix ns), its clip index */
-  record(k: number, t0WallNs: number, i: number): void;
+  /**
+   * one frame sent: k, the publisher's wall clock at its first packet (Unix ns), its clip index,
+   * and whether that instant is the kernel's transmit stamp
+   */
+  record(k: number, t0WallNs: number, i: number, kernel?: boolean): void;
   close(): Promise<void>;
 }
 
@@ -77,8 +85,10 @@ export async function serveSendLog(
   });
   return {
     port: (server.address() as AddressInfo).port,
-    record(k, t0WallNs, i) {
-      const line = `${JSON.stringify({ k, i, t0: BigInt(Math.round(t0WallNs)).toString() } satisfies Entry)}\n`;
+    record(k, t0WallNs, i, kernel) {
+      const t0 = BigInt(Math.round(t0WallNs)).toString();
+      const s = kernel === undefined ? {} : { s: kernel ? ("kernel" as const) : ("handover" as const) };
+      const line = `${JSON.stringify({ k, i, t0, ...s } satisfies Entry)}\n`;
       recent.push(line);
       if (recent.length > max) recent.shift();
       for (const f of followers) f.write(line);
@@ -99,7 +109,8 @@ export class SendLogPeerError extends WhipbenchError {
 
 /**
  * Follows a publisher's send log until `signal` aborts. Resolves with the clip identity once the
- * hello arrived; every entry then goes to `onEntry` (k, publisher wall ns, clip index). `answerMs` bounds
+ * hello arrived; every entry then goes to `onEntry` (k, publisher wall ns, clip index, whether the
+ * kernel stamped it: undefined from an older publisher). `answerMs` bounds
  * the wait for the answer and its hello only: the stream itself lasts as long as the run.
  */
 export async function followSendLog(
@@ -107,7 +118,7 @@ export async function followSendLog(
   port: number,
   bearer: string | undefined,
   signal: AbortSignal,
-  onEntry: (k: number, t0WallNs: number, i: number) => void,
+  onEntry: (k: number, t0WallNs: number, i: number, kernel?: boolean) => void,
   answerMs = 10_000,
 ): Promise<ClipIdentity> {
   const headers: Record<string, string> = {};
@@ -167,7 +178,8 @@ export async function followSendLog(
         const e = JSON.parse(line) as Partial<Entry>;
         if (typeof e.k === "number" && Number.isSafeInteger(e.k) && e.k >= 0 && typeof e.t0 === "string") {
           const i = e.i === undefined ? e.k % n : e.i;
-          if (Number.isInteger(i) && i >= 0 && i < n) onEntry(e.k, Number(e.t0), i);
+          const kernel = e.s === "kernel" ? true : e.s === "handover" ? false : undefined;
+          if (Number.isInteger(i) && i >= 0 && i < n) onEntry(e.k, Number(e.t0), i, kernel);
         }
       }
     } catch {

@@ -10,6 +10,7 @@ import { OffsetModel, type Probe } from "../../core/clock/exchange.ts";
 import { type ClipIdentity, ClipTable } from "../../core/delay/fingerprint.ts";
 import { SendLog } from "../../core/delay/sendlog.ts";
 import { errorMessage } from "../../core/errors.ts";
+import type { SendStamps } from "../../core/report/input.ts";
 import type { ClockBlock } from "../../core/report/types.ts";
 import type { Logger } from "../observe/log.ts";
 import { ClockClient } from "./clock-exchange.ts";
@@ -41,6 +42,8 @@ export class SplitPeers {
   /** the publisher's wall clock minus this process's monotonic clock, ns, at [0] (shared with workers) */
   readonly publisherWallMinusMono = new SharedArrayBuffer(8);
   sendLog: SendLog | null = null;
+  /** the publisher's send instants by source, as its entries said (none: an older publisher) */
+  readonly sendStamps: SendStamps = { kernel: 0, handover: 0 };
   identity: ClipIdentity | null = null;
   table: ClipTable | null = null;
 
@@ -78,9 +81,10 @@ export class SplitPeers {
         sendLogPeer.port,
         this.opts.bearer,
         this.stop.signal,
-        (k, t0Wall, i) => {
+        (k, t0Wall, i, kernel) => {
           // the publisher's wall instant → this process's monotonic clock, with the offset in force now
           this.sendLog?.record(k, t0Wall - this.offsetNow() - a.wallNs + a.monoNs, i);
+          if (kernel !== undefined) this.sendStamps[kernel ? "kernel" : "handover"]++;
         },
       );
       this.identity = identity;
