@@ -6,6 +6,7 @@ import type { SendLog } from "../../core/delay/sendlog.ts";
 import { type CeilingThresholds, ceilingVerdict } from "../../core/report/ceiling.ts";
 import type { ReportInput, ViewerInput } from "../../core/report/input.ts";
 import type { ClockBlock, TimelineEntry, WorkerReport } from "../../core/report/types.ts";
+import { viewScenario } from "../../core/report/view-codec.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
 import type { ViewerRecord } from "../../core/types.ts";
@@ -146,7 +147,14 @@ export function reportInput(opts: RunOutcome): ReportInput {
     startedAtUnixNs: opts.startedAtUnixNs,
     finishedAtUnixNs: opts.finishedAtUnixNs,
     version: version(),
-    scenario: opts.scenario,
+    // a view offers every codec: its scenario names what its viewers negotiated
+    scenario:
+      opts.command === "view"
+        ? viewScenario(
+            opts.scenario,
+            opts.records.map((r) => r.codec),
+          )
+        : opts.scenario,
     client: { os: platform(), arch: goArch(arch()), cpus: cpus().length, runtime: `node ${process.version}` },
     resources: {
       cpuSeconds: figures.cpuSeconds,
