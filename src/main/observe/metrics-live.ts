@@ -61,6 +61,7 @@ export class LiveRun {
           sink: opts.progress,
           log: opts.log,
           viewersTarget: opts.scenario.viewers,
+          ...(opts.scenario.churn !== undefined ? { churn: true } : {}),
           plannedS: buildSchedule(opts.scenario).viewersPhaseNs / 1e9,
           threadName: (shard) => (workers === 0 ? "main" : `worker ${shard}`),
         })

@@ -73,7 +73,8 @@ export function workerReport(p: ShardProfile): WorkerReport {
   if (p.viewerSockets !== undefined) w.viewerSockets = p.viewerSockets;
   if (p.viewerSocketsReason !== undefined) w.viewerSocketsReason = p.viewerSocketsReason;
   if (p.unroutedDatagrams !== undefined) w.unroutedDatagrams = p.unroutedDatagrams;
-  if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
+  // a count wherever the thing could happen: every thread that stamped datagrams through its intake
+  if (p.stamps !== undefined || p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   if (p.stamps !== undefined) {
     w.stampSource = p.stamps.source;
     w.kernelStamped = p.stamps.kernelStamped;
