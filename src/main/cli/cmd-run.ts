@@ -18,6 +18,7 @@ import {
 } from "../run/run-inputs.ts";
 import { addCoordinatorOptions, type CoordinatorRunFlags, coordinatorFlags } from "./cmd-agent.ts";
 import { addViewerOptions, outputOptions, type RunViewFlags, type SetCode } from "./options.ts";
+import { pushFrom } from "./push-flags.ts";
 import { addRunKeyOptions } from "./scenario-flags.ts";
 
 export interface RunFlags extends RunViewFlags, CoordinatorRunFlags, ScenarioKeyFlags {}
@@ -72,6 +73,7 @@ export function runOutputs(
     html: flags.html ?? true,
     json: flags.json ?? false,
     gateFiles: { junit: flags.junit, summaryMd: flags.summaryMd },
+    push: pushFrom(flags),
     ...(flags.quiet ? {} : { progress: stderrProgress() }),
   };
 }

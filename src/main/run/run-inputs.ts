@@ -23,7 +23,10 @@ export interface ScenarioOverrides {
   receivePath?: ReceivePath;
 }
 
-/** The scenario keys `run`'s and `capacity`'s key flags set (cli/scenario-flags.ts; undefined: the scenario's own). */
+/**
+ * The scenario keys `run`'s and `capacity`'s key flags set (cli/scenario-flags.ts; undefined: the
+ * scenario's own).
+ */
 export interface ScenarioKeyFlags {
   viewers?: number;
   /** ns */
