@@ -100,7 +100,7 @@ test("run with a scenario file: the flags replace its keys, its endpoints too, a
   }
 });
 
-test("bad values of the key flags: exit 2, one line naming the flag, no URL echoed", async () => {
+test("bad values of the key flags and the push flags: exit 2, one line naming the flag, no URL echoed", async () => {
   const file = join(tmp.dir, "bad.json");
   writeFileSync(file, JSON.stringify({ whep: "http://127.0.0.1:9/s/whep", viewers: 2, holdSeconds: 1 }));
   const out = join(tmp.dir, "bad-out");
@@ -116,6 +116,22 @@ test("bad values of the key flags: exit 2, one line naming the flag, no URL echo
     [
       ["run", "--whep", "http://127.0.0.1:9/whep"],
       /^whipbench run: --whip and --whep: without a scenario file give both/,
+    ],
+    [
+      ["run", file, "--push-gateway", "ftp://u:SECRET@h/"],
+      /^whipbench run: --push-gateway must be an http\(s\) URL$/,
+    ],
+    [
+      ["run", file, "--push-gateway", "http://127.0.0.1:9/", "--push-interval", "100ms"],
+      /^whipbench run: --push-interval: at least 1s$/,
+    ],
+    [
+      ["run", file, "--push-gateway", "http://127.0.0.1:9/", "--push-token-env", "WHIPBENCH_KEY_FLAGS_UNSET"],
+      /^whipbench run: --push-token-env WHIPBENCH_KEY_FLAGS_UNSET: the variable is empty or unset$/,
+    ],
+    [
+      ["view", "--whep", "http://127.0.0.1:9/w", "--push-instance", "x"],
+      /^whipbench view: --push-instance needs --push-gateway$/,
     ],
     [["capacity", file, "--ramp", "soon"], /^whipbench capacity: --ramp: want a duration/],
     [["capacity", file, "-n", "5"], /^whipbench capacity: unknown option '-n'/],
