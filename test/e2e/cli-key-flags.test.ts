@@ -100,6 +100,35 @@ test("run with a scenario file: the flags replace its keys, its endpoints too, a
   }
 });
 
+test("run without a scenario, with --whip and --whep: the default against that server, no relay", async () => {
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  const base = await relay.listen("127.0.0.1", 0);
+  const out = join(tmp.dir, "endpoints");
+  try {
+    const r = await cli(
+      ["run", "--whip", `${base}/e/whip`, "--whep", `${base}/e/whep`, "-n", "1", "--hold", "1s"].concat([
+        "--workers",
+        "0",
+        "--no-html",
+        "--out",
+        out,
+      ]),
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /no scenario given: 1 VP8 viewers, publishing to --whip, viewing --whep\n/);
+    const s = readReportPair(out).report["scenario"] as Scenario;
+    // the relay's name and its loopback-only ICE are not the given server's
+    assert.deepEqual(
+      [s["name"], s["loopbackOnly"], s["viewers"], s["holdSeconds"]],
+      [undefined, undefined, 1, 1],
+    );
+    assert.match(String(s["whip"]), /^127\.0\.0\.1:\d+$/);
+  } finally {
+    await relay.close();
+  }
+});
+
 test("bad values of the key flags and the push flags: exit 2, one line naming the flag, no URL echoed", async () => {
   const file = join(tmp.dir, "bad.json");
   writeFileSync(file, JSON.stringify({ whep: "http://127.0.0.1:9/s/whep", viewers: 2, holdSeconds: 1 }));
