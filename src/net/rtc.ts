@@ -2,10 +2,12 @@
 // header extension (docs/definitions.md#webrtc-configuration), host-only ICE with no STUN,
 // loopback-only gathering, non-trickle gathering; each setting's reason is given beside it.
 import {
+  MediaStream,
   RTCPeerConnection,
   type RTCPeerConnectionConfig,
   RTCRtpCodecParameters,
   RTCRtpHeaderExtensionParameters,
+  type RTCRtpTransceiver,
 } from "./werift/api.ts";
 import { patchWerift } from "./werift/patches.ts";
 
@@ -88,6 +90,22 @@ export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RT
 export function newPeer(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnection {
   patchWerift();
   return new RTCPeerConnection(peerConfig(ice, codecs));
+}
+
+/**
+ * The publisher's send-only tracks, each in one media stream as a browser sends them, so the offer
+ * carries `a=msid:<stream> <track>` on every sent media section: servers such as SRS create a
+ * publish track only from an msid (docs/definitions.md#webrtc-configuration).
+ */
+export function sendTracks(
+  pc: RTCPeerConnection,
+  withAudio: boolean,
+): { video: RTCRtpTransceiver; audio: RTCRtpTransceiver | null } {
+  const stream = new MediaStream();
+  const add = (kind: "video" | "audio") =>
+    pc.addTransceiver(kind, { direction: "sendonly", streams: [stream] });
+  const video = add("video");
+  return { video, audio: withAudio ? add("audio") : null };
 }
 
 /** With loopback-only ICE, drop every candidate line that is not on 127.0.0.1. */

@@ -13,8 +13,8 @@ export class HttpExchangeError extends WhipbenchError {
   readonly exitStatus = EXIT_ERROR;
   readonly kind: HttpErrorKind;
   readonly status: number;
-  constructor(kind: HttpErrorKind, message: string, status = 0) {
-    super(message);
+  constructor(kind: HttpErrorKind, message: string, status = 0, options?: ErrorOptions) {
+    super(message, options);
     this.kind = kind;
     this.status = status;
   }
@@ -48,7 +48,12 @@ function checkUrl(endpoint: string): URL {
   return url;
 }
 
-function causeText(err: unknown, timedOut: boolean, signal: AbortSignal | undefined): string {
+function causeText(
+  err: unknown,
+  timedOut: boolean,
+  signal: AbortSignal | undefined,
+  answered: boolean,
+): string {
   // a caller's deadline (the viewer's join timeout) is a timeout too, not a cancellation
   if (
     timedOut ||
@@ -63,8 +68,14 @@ function causeText(err: unknown, timedOut: boolean, signal: AbortSignal | undefi
     case "ECONNREFUSED":
       return "connection refused";
     case "ECONNRESET":
-    case "UND_ERR_SOCKET":
       return "connection reset";
+    case "UND_ERR_SOCKET":
+      // undici's "other side closed": the server ended the connection (FIN) — SRS does so, with
+      // no status line, on any negotiation error
+      if (cause.message !== "other side closed") return "connection reset";
+      return answered
+        ? "the server closed the connection before the end of its answer"
+        : "the server closed the connection without a response";
     case "ENOTFOUND":
     case "EAI_AGAIN":
       return "host not found";
@@ -117,17 +128,16 @@ async function request(
     target.password = "";
   }
   if (opts.bearer) headers["authorization"] = `Bearer ${opts.bearer}`;
+  let res: Response | undefined;
   try {
     const init: RequestInit = { method, headers, signal, redirect: "manual" };
     if (body !== undefined) init.body = body;
-    const res = await fetch(target, init);
+    res = await fetch(target, init);
     const text = method === "DELETE" ? "" : await readBounded(res);
     return { res, text };
   } catch (err) {
-    throw new HttpExchangeError(
-      "transport",
-      `${method} to ${host(url.href)}: ${causeText(err, timeout.aborted, opts.signal)}`,
-    );
+    const why = causeText(err, timeout.aborted, opts.signal, res !== undefined);
+    throw new HttpExchangeError("transport", `${method} to ${host(url.href)}: ${why}`, 0, { cause: err });
   }
 }
 

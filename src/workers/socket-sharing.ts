@@ -22,8 +22,12 @@ const LOOPBACK = "127.0.0.1";
 export interface SocketsRan {
   viewerSockets: "shared" | "own" | "mixed";
   viewerSocketsReason?: string;
-  /** datagrams the shared socket dropped: from a source no viewer had (absent when none) */
-  unroutedDatagrams?: number;
+  /**
+   * datagrams the shared socket dropped: from a source no viewer had; 0 when none, and on a thread
+   * that never shared (the count is written wherever viewerSockets is, so a report's keys do not
+   * depend on whether a server happened to send late)
+   */
+  unroutedDatagrams: number;
 }
 
 class SocketSharing {
@@ -143,14 +147,17 @@ class SocketSharing {
 
   /** What ran, for the thread's record (arena path only). */
   ran(): SocketsRan {
-    const dropped = this.unrouted + (this.hub?.unrouted ?? 0);
-    const unrouted = dropped > 0 ? { unroutedDatagrams: dropped } : {};
-    if (this.own === 0 && this.shared > 0) return { viewerSockets: "shared", ...unrouted };
+    const unroutedDatagrams = this.unrouted + (this.hub?.unrouted ?? 0);
+    if (this.own === 0 && this.shared > 0) return { viewerSockets: "shared", unroutedDatagrams };
     const why =
       this.state === "off"
         ? this.reason
         : "the thread's first viewers probe the server with sockets of their own";
-    return { viewerSockets: this.shared === 0 ? "own" : "mixed", viewerSocketsReason: why, ...unrouted };
+    return {
+      viewerSockets: this.shared === 0 ? "own" : "mixed",
+      viewerSocketsReason: why,
+      unroutedDatagrams,
+    };
   }
 
   /** The shared socket's counters (tests, diagnostics). */

@@ -37,6 +37,9 @@ test("viewers on the shared socket and the probes on their own give the same fig
   assert.equal(w?.receivePath, "arena", w?.receivePathReason);
   assert.equal(w?.viewerSockets, "mixed", w?.viewerSocketsReason);
   assert.match(w?.viewerSocketsReason ?? "", /probe the server/);
+  // counts present wherever what they count could happen, 0 or not (docs/definitions.md#receive-paths)
+  assert.equal(typeof w?.unroutedDatagrams, "number", "unroutedDatagrams is written, 0 when none");
+  assert.equal(typeof w?.intakeDropped, "number", "intakeDropped is written, 0 when none");
   const viewers = r.viewers ?? [];
   assert.equal(viewers.length, VIEWERS);
   const ref = figures(viewers[0]!);
@@ -58,6 +61,7 @@ test("viewerSockets own: a socket per viewer, and the report says why", async (t
   const w = r.client.workers?.[0];
   assert.equal(w?.viewerSockets, "own");
   assert.match(w?.viewerSocketsReason ?? "", /viewerSockets own/);
+  assert.equal(w?.unroutedDatagrams, 0, "no shared socket, nothing unrouted: 0, not absent");
   assert.equal(r.scenario.viewerSockets, "own");
   for (const v of r.viewers ?? []) assert.equal(v.joined, true, `viewer ${v.id}`);
 });

@@ -34,7 +34,8 @@ before(async () => {
   const publisher = new Publisher({
     whip: `${base}/live/whip?key=${KEY}`,
     bearer: TOKEN,
-    clip: loadClip("vp8"),
+    // H.264, not the scenario default: the view reports the codec its viewers negotiated
+    clip: loadClip("h264"),
     ice: ICE,
     noStamp: false,
     sendLog: null,
@@ -107,7 +108,7 @@ test("view: valid split report, no send log, clock not measured, never comparabl
   }
   assert.equal(r.publisher, undefined);
   assert.equal(r.scenario["whip"], undefined);
-  assert.equal(r.scenario["codec"], "vp8");
+  assert.equal(r.scenario["codec"], "h264", "the codec the viewers negotiated, not the default vp8");
   assert.equal(r.scenario["name"], "view test");
   assert.equal(r.scenario["bearerEnv"], TOKEN_VAR);
   assert.equal(r.scenario["warmupSeconds"], undefined, "no warmup without a publisher");
@@ -125,7 +126,7 @@ test("view: valid split report, no send log, clock not measured, never comparabl
   assert.equal(pooled["notComparableReason"], "no figure: the block is unavailable");
   for (const v of r.viewers) {
     assert.equal(v.joined, true);
-    assert.equal(v.codec, "vp8");
+    assert.equal(v.codec, "h264");
     const b = v.oneWayDelay[0]!;
     assert.equal(b["available"], false);
     assert.equal(b["reason"], NO_SEND_LOG);
@@ -135,6 +136,7 @@ test("view: valid split report, no send log, clock not measured, never comparabl
 
   assert.ok(view.markdown.includes("| clock | none — publisher clock not measured |"), view.markdown);
   assert.ok(view.markdown.includes("| topology | split |"));
+  assert.match(view.markdown, /, codec h264 \|$/m, "the header names the negotiated codec");
   assert.match(view.markdown, /^# view test$/m);
 
   const lines = viewRun.stdout.trimEnd().split("\n");

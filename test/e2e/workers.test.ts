@@ -59,6 +59,13 @@ test("--workers 0, 1 and 2: identical report format, consistent figures", async 
     assert.deepEqual(paths(run.res.json), basePaths, run.label);
     assert.deepEqual(layout(run.res.markdown), baseLayout, run.label);
   }
+  // counts written whether or not what they count happened, on every thread (the format never
+  // depends on luck: a late datagram to a shared socket, a full intake)
+  for (const run of runs)
+    for (const w of run.res.report.client.workers ?? []) {
+      if (w.viewerSockets !== undefined) assert.equal(typeof w.unroutedDatagrams, "number", run.label);
+      if (w.stampSource !== undefined) assert.equal(typeof w.intakeDropped, "number", run.label);
+    }
   assert.equal(base.res.report.client.resources?.workers, 0);
   assert.equal(runs[2]!.res.report.client.resources?.workers, 2);
   assert.deepEqual(

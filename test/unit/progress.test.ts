@@ -27,12 +27,17 @@ const thread = (p99: number, elu: number) => ({
 });
 
 function progress(isTTY: boolean, logEveryS?: number) {
+  return progressWith(isTTY, logEveryS, false);
+}
+
+function progressWith(isTTY: boolean, logEveryS: number | undefined, churn: boolean) {
   const out = sink(isTTY, logEveryS);
   const log = memoryLogger();
   const p = new Progress({
     sink: out,
     log,
     viewersTarget: 4,
+    churn,
     plannedS: 10,
     threadName: (s) => `worker ${s}`,
   });
@@ -135,6 +140,34 @@ test("status line: cut to the terminal width", () => {
     logLine(s),
     /WARNING: near the client's own ceiling \(worker 0: event-loop delay p99 25\.0 ms/,
   );
+});
+
+test("with churn: places and the viewers that held them, never `34 of 20 viewers joined`", () => {
+  const s: ProgressState = {
+    elapsedS: 30,
+    plannedS: 40,
+    viewersTarget: 20,
+    churn: true,
+    joined: 34,
+    active: 18,
+    failed: 2,
+    packetsPerS: 1000,
+    delayP50Ms: 1,
+    delayP99Ms: 2,
+    cpuPercent: 10,
+    eventLoopDelayMs: 1,
+    receiveLagMs: null,
+    ceiling: [],
+  };
+  assert.match(logLine(s), /^progress 30\/40 s: 34 viewers joined in 20 places, 18 active, 2 failed; /);
+  assert.ok(
+    statusLine(s, 300).includes("20 places: viewers 34 joined, 18 active, 2 failed"),
+    statusLine(s, 300),
+  );
+  for (const line of [logLine(s), statusLine(s, 300)]) assert.ok(!/34 of 20|34\/20/.test(line), line);
+  const { p, log } = progressWith(false, 1, true);
+  p.update({ t: 1, active: 1, packets: 1 }, [{ shard: 0, joined: 3, failed: 0, delaySamples: [] }]);
+  assert.match(log.lines[0] ?? "", /: 3 viewers joined in 4 places, 1 active/);
 });
 
 test("live quantiles: nearest rank within the 2 % bucket width, over a sliding window", () => {

@@ -55,7 +55,7 @@ function workerBlock(w: WorkerReport): WorkerReport {
     eventLoopUtilisation: w.eventLoopUtilisation,
     eventLoopDelayMs: delay(w.eventLoopDelayMs),
     ...(w.receiveLagMs !== undefined ? { receiveLagMs: delay(w.receiveLagMs) } : {}),
-    ...(w.intakeDropped !== undefined && w.intakeDropped > 0 ? { intakeDropped: w.intakeDropped } : {}),
+    ...(w.intakeDropped !== undefined ? { intakeDropped: w.intakeDropped } : {}),
     ...(w.processingWaitMs !== undefined ? { processingWaitMs: delay(w.processingWaitMs) } : {}),
     ...(w.receivePath !== undefined ? { receivePath: w.receivePath } : {}),
     ...(w.receivePathReason !== undefined ? { receivePathReason: w.receivePathReason } : {}),

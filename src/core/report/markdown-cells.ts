@@ -81,7 +81,8 @@ export function scenarioText(s: ReportScenario): string {
       `churn: mean lifetime ${fmtG(churn.meanLifetimeSeconds ?? 0)}s, shortest ${fmtG(churn.minLifetimeSeconds ?? 0)}s, seed ${churn.seed ?? 0}`,
     );
   }
-  parts.push(`codec ${s.codec ?? ""}`);
+  // a view whose viewers negotiated no track has no codec (docs/definitions.md#view)
+  parts.push(s.codec === undefined || s.codec === "" ? "codec none negotiated" : `codec ${s.codec}`);
   return esc(parts.join(", "));
 }
 

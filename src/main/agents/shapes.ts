@@ -199,7 +199,7 @@ export function profileOk(v: unknown): v is ShardProfile {
       receivePathReason: (x) => typeof x === "string",
       viewerSockets: (x) => x === "shared" || x === "own" || x === "mixed",
       viewerSocketsReason: (x) => typeof x === "string",
-      unroutedDatagrams: (x) => Number.isInteger(x) && (x as number) > 0,
+      unroutedDatagrams: (x) => Number.isInteger(x) && (x as number) >= 0,
     }) &&
     stampsOk((v as ShardProfile).stamps) &&
     ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&

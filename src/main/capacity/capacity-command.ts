@@ -27,11 +27,18 @@ import { htmlAssets } from "../output/html-report.ts";
 import { prepareOutputDir, writeAtomic, writeErrorText } from "../output/write-report.ts";
 import { engineFor } from "../run/engine-choice.ts";
 import { endWithError, withInterrupt } from "../run/exit.ts";
-import { applyOverrides, bearerFrom, readScenarioText, validated } from "../run/run-inputs.ts";
+import {
+  applyKeyFlags,
+  applyOverrides,
+  bearerFrom,
+  readScenarioText,
+  type ScenarioKeyFlags,
+  validated,
+} from "../run/run-inputs.ts";
 import { version } from "../run/version.ts";
 import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 
-export interface CapacityFlags extends ServerWatchFlags {
+export interface CapacityFlags extends ServerWatchFlags, Omit<ScenarioKeyFlags, "viewers" | "hold"> {
   out: string;
   workers?: number;
   receivePath?: ReceivePath;
@@ -63,7 +70,9 @@ export async function capacityCommand(
   const log = stderrLogger(flags.quiet ?? false);
   const given = capacityScenario(await readScenarioText(file));
   for (const note of given.notes) log.line(note);
-  const s = validated(applyOverrides(given.scenario, flags));
+  const keyed = applyKeyFlags(given.scenario, flags);
+  if (keyed.set.length > 0) log.line(`scenario keys set by flags: ${keyed.set.join(", ")}`);
+  const s = validated(applyOverrides(keyed.scenario, flags));
   if ((s.thresholds ?? []).length === 0) {
     throw new UsageError("thresholds: the scenario has none; capacity needs them (they define passing)");
   }

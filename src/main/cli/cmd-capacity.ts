@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { type CapacityFlags, capacityCommand } from "../capacity/capacity-command.ts";
 import { receivePathOption, type SetCode, workersOption } from "./options.ts";
+import { addCapacityKeyOptions } from "./scenario-flags.ts";
 import { addServerWatchOptions } from "./server-watch-flags.ts";
 
 export function addCapacity(p: Command, setCode: SetCode): void {
@@ -12,7 +13,8 @@ export function addCapacity(p: Command, setCode: SetCode): void {
     )
     .argument("<scenario>", "scenario JSON file with thresholds (and optionally a capacity key)")
     .option("--out <dir>", "report directory", ".")
-    .addOption(workersOption())
+    .addOption(workersOption());
+  addCapacityKeyOptions(c)
     .addOption(receivePathOption())
     .option("--quiet", "no progress lines on stderr")
     .option("--json", "print the capacity report JSON on stdout (the human lines go to stderr)")

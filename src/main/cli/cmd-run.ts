@@ -9,11 +9,19 @@ import type { ProgressSink } from "../observe/progress.ts";
 import { Relay } from "../relay/relay.ts";
 import { engineFor } from "../run/engine-choice.ts";
 import { type RunAndReportOptions, runAndReport } from "../run/run-and-report.ts";
-import { applyOverrides, readScenarioFile, validated } from "../run/run-inputs.ts";
+import {
+  applyKeyFlags,
+  applyOverrides,
+  readScenarioFile,
+  type ScenarioKeyFlags,
+  validated,
+} from "../run/run-inputs.ts";
 import { addCoordinatorOptions, type CoordinatorRunFlags, coordinatorFlags } from "./cmd-agent.ts";
 import { addViewerOptions, outputOptions, type RunViewFlags, type SetCode } from "./options.ts";
+import { pushFrom } from "./push-flags.ts";
+import { addRunKeyOptions } from "./scenario-flags.ts";
 
-export interface RunFlags extends RunViewFlags, CoordinatorRunFlags {}
+export interface RunFlags extends RunViewFlags, CoordinatorRunFlags, ScenarioKeyFlags {}
 
 export function addRun(p: Command, setCode: SetCode): void {
   const c = p
@@ -22,7 +30,7 @@ export function addRun(p: Command, setCode: SetCode): void {
     .argument("[scenario]", "scenario JSON file (default: 10 VP8 viewers through the built-in relay)")
     .option("--out <dir>", "report directory", ".")
     .option("--metrics <addr>", "serve Prometheus /metrics on this address while the run lasts");
-  addCoordinatorOptions(outputOptions(addViewerOptions(c)));
+  addCoordinatorOptions(outputOptions(addViewerOptions(addRunKeyOptions(c))));
   c.action(async (file: string | undefined, flags: RunFlags) => setCode(await runCommand(file, flags)));
 }
 
@@ -65,6 +73,7 @@ export function runOutputs(
     html: flags.html ?? true,
     json: flags.json ?? false,
     gateFiles: { junit: flags.junit, summaryMd: flags.summaryMd },
+    push: pushFrom(flags),
     ...(flags.quiet ? {} : { progress: stderrProgress() }),
   };
 }
@@ -92,7 +101,7 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     if (file === undefined) throw new UsageError("--agents needs a scenario file");
     if (flags.workers !== undefined)
       throw new UsageError("--workers: with --agents each agent has its own --workers");
-    const s = validated(applyOverrides(await readScenarioFile(file), flags));
+    const s = fromFile(await readScenarioFile(file), flags, log);
     // the agents receive start instants only (docs/definitions.md#churn)
     if (s.churn !== undefined) throw new UsageError("scenario: churn: not supported with --agents");
     if (s.workers !== undefined) {
@@ -101,20 +110,41 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     }
     return coordinate(s, runOutputs(flags, log), onAgents);
   }
-  if (file === undefined) {
-    const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
-    const base = await relay.listen("127.0.0.1", 0);
-    log.line("no scenario given: 10 VP8 viewers through the built-in relay on 127.0.0.1");
-    try {
-      return await runAndReportHere(
-        "run",
-        validated(applyOverrides(defaultScenario(base), flags)),
-        flags,
-        log,
-      );
-    } finally {
-      await relay.close();
-    }
+  if (file === undefined) return runWithoutScenario(flags, log);
+  return runAndReportHere("run", fromFile(await readScenarioFile(file), flags, log), flags, log);
+}
+
+/** A scenario file's keys under the command line's flags, validated; a line names the keys the flags set. */
+function fromFile(s: Scenario, flags: RunFlags, log: Logger): Scenario {
+  const { scenario, set } = applyKeyFlags(s, flags);
+  if (set.length > 0) log.line(`scenario keys set by flags: ${set.join(", ")}`);
+  return validated(applyOverrides(scenario, flags));
+}
+
+/**
+ * No scenario file: the built-in relay's default scenario under the flags, or, with --whip and
+ * --whep (both or neither), the same default against that server and no relay.
+ */
+async function runWithoutScenario(flags: RunFlags, log: Logger): Promise<number> {
+  if ((flags.whip === undefined) !== (flags.whep === undefined))
+    throw new UsageError(
+      "--whip and --whep: without a scenario file give both (or neither, for the built-in relay)",
+    );
+  const describe = (s: Scenario) =>
+    `${s.viewers} ${(s.codec ?? "vp8").toUpperCase()} viewers${s.audio ? " with audio" : ""}`;
+  if (flags.whip !== undefined) {
+    const { name: _relay, loopbackOnly: _loopback, ...rest } = defaultScenario("http://127.0.0.1");
+    const s = validated(applyOverrides(applyKeyFlags(rest, flags).scenario, flags));
+    log.line(`no scenario given: ${describe(s)}, publishing to --whip, viewing --whep`);
+    return runAndReportHere("run", s, flags, log);
   }
-  return runAndReportHere("run", validated(applyOverrides(await readScenarioFile(file), flags)), flags, log);
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  const base = await relay.listen("127.0.0.1", 0);
+  try {
+    const s = validated(applyOverrides(applyKeyFlags(defaultScenario(base), flags).scenario, flags));
+    log.line(`no scenario given: ${describe(s)} through the built-in relay on 127.0.0.1`);
+    return await runAndReportHere("run", s, flags, log);
+  } finally {
+    await relay.close();
+  }
 }

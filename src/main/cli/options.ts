@@ -5,6 +5,7 @@ import { goDuration } from "../../core/go-compat/time.ts";
 import { RECEIVE_PATHS } from "../../core/scenario/defaults.ts";
 import type { ScenarioOverrides } from "../run/run-inputs.ts";
 import { durationFlag, intFlag, seedFlag } from "./flags.ts";
+import { addPushOptions, type PushFlags } from "./push-flags.ts";
 
 export type SetCode = (code: number) => void;
 
@@ -60,15 +61,15 @@ export interface OutputFlags {
 }
 
 /** The flags `run` and `view` share: their overrides of the scenario and their outputs. */
-export interface RunViewFlags extends ScenarioOverrides, OutputFlags {}
+export interface RunViewFlags extends ScenarioOverrides, OutputFlags, PushFlags {}
 
-/** What `run` and `view` write and show. */
+/** What `run` and `view` write, show and push. */
 export function outputOptions(c: Command): Command {
-  return c
-    .option("--quiet", "no progress lines on stderr")
+  c.option("--quiet", "no progress lines on stderr")
     .option("--json", "print the report JSON on stdout (the human lines go to stderr)")
     .option("--html", "write an HTML report beside the JSON and Markdown (the default)")
     .option("--no-html", "do not write the HTML report")
     .option("--junit <file>", "write the thresholds as JUnit XML (one testcase per threshold)")
     .option("--summary-md <file>", "write a short Markdown summary (for a CI job summary)");
+  return addPushOptions(c);
 }

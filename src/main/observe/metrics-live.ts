@@ -16,6 +16,7 @@ import { type PublisherCounters, RunMetrics } from "./metrics.ts";
 import type { CohortTarget } from "./metrics-cohorts.ts";
 import { type MetricsServer, serveMetrics } from "./metrics-server.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
+import { MetricsPusher, type PushOptions } from "./push.ts";
 
 export interface LiveOptions {
   scenario: Scenario;
@@ -25,6 +26,8 @@ export interface LiveOptions {
   progress?: ProgressSink;
   /** test hook: the registry and the URL it is served at */
   onMetrics?: (metrics: RunMetrics, url: string) => void;
+  /** push the registry to a Pushgateway while the run lasts and at its end */
+  push?: PushOptions | undefined;
 }
 
 /**
@@ -50,17 +53,20 @@ export class LiveRun {
   private readonly server: MetricsServer | null;
   private readonly progress: Progress | null;
   private readonly mainProfile: ThreadProfile | null;
+  private readonly pusher: MetricsPusher | null;
   private closing: Promise<void> | null = null;
 
   private constructor(opts: LiveOptions, metrics: RunMetrics | null, server: MetricsServer | null) {
     this.metrics = metrics;
     this.server = server;
+    this.pusher = metrics && opts.push ? new MetricsPusher(metrics.registry, opts.push, opts.log) : null;
     const workers = opts.engine.workers;
     this.progress = opts.progress
       ? new Progress({
           sink: opts.progress,
           log: opts.log,
           viewersTarget: opts.scenario.viewers,
+          ...(opts.scenario.churn !== undefined ? { churn: true } : {}),
           plannedS: buildSchedule(opts.scenario).viewersPhaseNs / 1e9,
           threadName: (shard) => (workers === 0 ? "main" : `worker ${shard}`),
         })
@@ -70,19 +76,27 @@ export class LiveRun {
     this.mainProfile = workers > 0 && (metrics || this.progress) ? new ThreadProfile() : null;
   }
 
-  /** Starts the metrics server when the scenario names an address; throws when it cannot listen. */
+  /**
+   * Starts the metrics server when the scenario names an address (throws when it cannot listen),
+   * and the pushes to a Pushgateway when asked; the registry exists when either does.
+   */
   static async start(opts: LiveOptions): Promise<LiveRun> {
     const addr = opts.scenario.metrics ?? "";
-    if (addr === "") return new LiveRun(opts, null, null);
+    if (addr === "" && opts.push === undefined) return new LiveRun(opts, null, null);
     const metrics = new RunMetrics({
       viewersTarget: opts.scenario.viewers,
       workerLabel: opts.engine.workers === 0 ? () => "main" : (shard) => String(shard),
       ...cohortTargets(opts.scenario),
     });
-    const server = await serveMetrics(addr, metrics);
-    opts.log.line(`metrics on ${server.url}`);
-    opts.onMetrics?.(metrics, server.url);
-    return new LiveRun(opts, metrics, server);
+    let server: MetricsServer | null = null;
+    if (addr !== "") {
+      server = await serveMetrics(addr, metrics);
+      opts.log.line(`metrics on ${server.url}`);
+      opts.onMetrics?.(metrics, server.url);
+    }
+    const live = new LiveRun(opts, metrics, server);
+    live.pusher?.start();
+    return live;
   }
 
   /** The publisher whose counters /metrics reads at each scrape. */
@@ -120,12 +134,16 @@ export class LiveRun {
     this.progress?.update(entry, ticks, main);
   }
 
-  /** The run is over: the status line goes, the server closes (2 s grace for scrapes in flight). */
+  /**
+   * The run is over: the status line goes, the server closes (2 s grace for scrapes in flight), the
+   * final values go to the Pushgateway.
+   */
   close(): Promise<void> {
     if (this.closing === null) {
       this.progress?.stop();
       this.mainProfile?.finish();
-      this.closing = this.server ? this.server.close() : Promise.resolve();
+      // the final push after the run's last figures, beside the server's grace for scrapes
+      this.closing = Promise.all([this.server?.close(), this.pusher?.finish()]).then(() => {});
     }
     return this.closing;
   }

@@ -8,6 +8,11 @@ export interface ProgressState {
   /** ramp (+ offset bound) + hold, seconds */
   plannedS: number;
   viewersTarget: number;
+  /**
+   * with churn (docs/definitions.md#churn-schedule): viewersTarget counts places, each held by one
+   * viewer after another, so the joined viewers may outnumber them
+   */
+  churn?: boolean;
   joined: number;
   active: number;
   failed: number;
@@ -41,7 +46,9 @@ function lagMs(v: number): string {
 export function statusLine(s: ProgressState, columns: number): string {
   const parts = [
     `${fmtFixed(s.elapsedS, 0)}/${fmtFixed(s.plannedS, 0)} s`,
-    `viewers ${s.joined}/${s.viewersTarget} joined, ${s.active} active, ${s.failed} failed`,
+    s.churn
+      ? `${s.viewersTarget} places: viewers ${s.joined} joined, ${s.active} active, ${s.failed} failed`
+      : `viewers ${s.joined}/${s.viewersTarget} joined, ${s.active} active, ${s.failed} failed`,
     `${fmtFixed(s.packetsPerS, 0)} pkt/s`,
     `delay p50 ${ms(s.delayP50Ms)} p99 ${ms(s.delayP99Ms)} ms`,
     `cpu ${s.cpuPercent === null ? "–" : fmtFixed(s.cpuPercent, 0)}%`,
@@ -59,6 +66,13 @@ function stampNote(s: ProgressState): string {
   return s.stampSource ? ` (${s.stampSource} stamps)` : "";
 }
 
+/** "3 of 4 viewers joined", or with churn "34 viewers joined in 20 places". */
+function joinedText(s: ProgressState): string {
+  return s.churn
+    ? `${s.joined} viewers joined in ${s.viewersTarget} places`
+    : `${s.joined} of ${s.viewersTarget} viewers joined`;
+}
+
 /** One log line for a non-terminal stderr. */
 export function logLine(s: ProgressState): string {
   const delay =
@@ -67,7 +81,7 @@ export function logLine(s: ProgressState): string {
       : `one-way delay p50 ${ms(s.delayP50Ms)} ms, p99 ${ms(s.delayP99Ms)} ms`;
   let line =
     `progress ${fmtFixed(s.elapsedS, 0)}/${fmtFixed(s.plannedS, 0)} s: ` +
-    `${s.joined} of ${s.viewersTarget} viewers joined, ${s.active} active, ${s.failed} failed; ` +
+    `${joinedText(s)}, ${s.active} active, ${s.failed} failed; ` +
     `${fmtFixed(s.packetsPerS, 0)} packets/s; ${delay}; ` +
     `client CPU ${s.cpuPercent === null ? "–" : fmtFixed(s.cpuPercent, 0)}%, ` +
     `worst event-loop delay p99 ${ms(s.eventLoopDelayMs)} ms`;

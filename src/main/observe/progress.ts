@@ -29,6 +29,8 @@ export interface ProgressOptions {
   sink: ProgressSink;
   log: Logger;
   viewersTarget: number;
+  /** the scenario has churn: viewersTarget counts places */
+  churn?: boolean;
   plannedS: number;
   /** the shard's `thread` label: "main" with --workers 0, else "worker N" */
   threadName: (shard: number) => string;
@@ -86,6 +88,7 @@ export class Progress {
       elapsedS: entry.t,
       plannedS: this.opts.plannedS,
       viewersTarget: this.opts.viewersTarget,
+      ...(this.opts.churn ? { churn: true } : {}),
       joined: this.joined,
       active: entry.active,
       failed: this.failed,

@@ -23,6 +23,7 @@ import {
   gatheringComplete,
   type IceOptions,
   newPeer,
+  sendTracks,
   videoCodecs,
 } from "../../net/rtc.ts";
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
@@ -110,14 +111,10 @@ export class Publisher {
     try {
       pc = newPeer(opts.ice, videoCodecs(opts.clip.codec));
       this.pc = pc;
-      this.tr = pc.addTransceiver("video", { direction: "sendonly" });
       const a = opts.audio;
-      if (a)
-        this.audio = new AudioSender(
-          pc.addTransceiver("audio", { direction: "sendonly" }),
-          a.clip,
-          a.sendLog,
-        );
+      const tracks = sendTracks(pc, a !== undefined);
+      this.tr = tracks.video;
+      if (a && tracks.audio) this.audio = new AudioSender(tracks.audio, a.clip, a.sendLog);
       await pc.setLocalDescription(await pc.createOffer());
       await gatheringComplete(pc, 5000);
     } catch (err) {

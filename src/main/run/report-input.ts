@@ -6,6 +6,7 @@ import type { SendLog } from "../../core/delay/sendlog.ts";
 import { type CeilingThresholds, ceilingVerdict } from "../../core/report/ceiling.ts";
 import type { ReportInput, SendStamps, ViewerInput } from "../../core/report/input.ts";
 import type { ClockBlock, TimelineEntry, WorkerReport } from "../../core/report/types.ts";
+import { viewScenario } from "../../core/report/view-codec.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
 import type { ViewerRecord } from "../../core/types.ts";
@@ -74,7 +75,8 @@ export function workerReport(p: ShardProfile): WorkerReport {
   if (p.viewerSockets !== undefined) w.viewerSockets = p.viewerSockets;
   if (p.viewerSocketsReason !== undefined) w.viewerSocketsReason = p.viewerSocketsReason;
   if (p.unroutedDatagrams !== undefined) w.unroutedDatagrams = p.unroutedDatagrams;
-  if (p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
+  // a count wherever the thing could happen: every thread that stamped datagrams through its intake
+  if (p.stamps !== undefined || p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   if (p.stamps !== undefined) {
     w.stampSource = p.stamps.source;
     w.kernelStamped = p.stamps.kernelStamped;
@@ -154,7 +156,14 @@ export function reportInput(opts: RunOutcome): ReportInput {
     startedAtUnixNs: opts.startedAtUnixNs,
     finishedAtUnixNs: opts.finishedAtUnixNs,
     version: version(),
-    scenario: opts.scenario,
+    // a view offers every codec: its scenario names what its viewers negotiated
+    scenario:
+      opts.command === "view"
+        ? viewScenario(
+            opts.scenario,
+            opts.records.map((r) => r.codec),
+          )
+        : opts.scenario,
     client: { os: platform(), arch: goArch(arch()), cpus: cpus().length, runtime: `node ${process.version}` },
     resources: {
       cpuSeconds: figures.cpuSeconds,

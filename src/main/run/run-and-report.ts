@@ -17,6 +17,7 @@ import type { Logger } from "../observe/log.ts";
 import type { RunMetrics } from "../observe/metrics.ts";
 import { LiveRun } from "../observe/metrics-live.ts";
 import type { ProgressSink } from "../observe/progress.ts";
+import type { PushOptions } from "../observe/push.ts";
 import { renderHtmlReport, writeHtmlReport } from "../output/html-report.ts";
 import { prepareOutputDir, writeErrorText, writeReport } from "../output/write-report.ts";
 import type { HostPort } from "../split/split-peers.ts";
@@ -56,6 +57,8 @@ export interface RunAndReportOptions {
   finishInput?: (input: ReportInput) => ReportInput;
   /** test hook: the /metrics registry and its URL, when the scenario serves metrics */
   onMetrics?: (metrics: RunMetrics, url: string) => void;
+  /** --push-gateway: the run's metrics pushed while it lasts and at its end */
+  push?: PushOptions | undefined;
 }
 
 export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
@@ -71,6 +74,7 @@ export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
       log,
       ...(opts.progress ? { progress: opts.progress } : {}),
       ...(opts.onMetrics ? { onMetrics: opts.onMetrics } : {}),
+      push: opts.push,
     });
   } catch (err) {
     // a bad address is the user's (exit 2, from the command line); one that cannot listen ends the run

@@ -23,6 +23,23 @@ export interface ScenarioOverrides {
   receivePath?: ReceivePath;
 }
 
+/**
+ * The scenario keys `run`'s and `capacity`'s key flags set (cli/scenario-flags.ts; undefined: the
+ * scenario's own).
+ */
+export interface ScenarioKeyFlags {
+  viewers?: number;
+  /** ns */
+  ramp?: number;
+  /** ns */
+  hold?: number;
+  codec?: "vp8" | "h264";
+  /** --audio true, --no-audio false */
+  audio?: boolean;
+  whip?: string;
+  whep?: string;
+}
+
 export async function readScenarioFile(file: string): Promise<Scenario> {
   return parseScenario(await readScenarioText(file));
 }
@@ -68,4 +85,27 @@ export function bearerFrom(name: string | undefined, command: string): string | 
   const v = process.env[name];
   if (!v) throw new UsageError(`--bearer-env ${name}: the variable is empty or unset`, command);
   return v;
+}
+
+/** The flags over the scenario's keys; `set` names the keys they replaced, in key order. */
+export function applyKeyFlags(s: Scenario, f: ScenarioKeyFlags): { scenario: Scenario; set: string[] } {
+  const out: Scenario = { ...s };
+  const set: string[] = [];
+  const put = <K extends keyof Scenario>(key: K, v: Scenario[K] | undefined) => {
+    if (v === undefined) return;
+    out[key] = v;
+    set.push(key);
+  };
+  put("whip", f.whip);
+  put("whep", f.whep);
+  put("codec", f.codec);
+  put("viewers", f.viewers);
+  put("rampSeconds", f.ramp === undefined ? undefined : f.ramp / 1e9);
+  put("holdSeconds", f.hold === undefined ? undefined : f.hold / 1e9);
+  if (f.audio === true) put("audio", true);
+  if (f.audio === false) {
+    delete out.audio;
+    set.push("audio");
+  }
+  return { scenario: out, set };
 }

@@ -8,6 +8,7 @@ export type {
   RtcpPacket,
 } from "werift";
 export {
+  MediaStream,
   RTCPeerConnection,
   RTCRtpCodecParameters,
   RTCRtpHeaderExtensionParameters,

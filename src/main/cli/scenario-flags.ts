@@ -1,0 +1,71 @@
+// The flags for the main scenario keys (docs/definitions.md#run-flags): `run` takes -n/--viewers,
+// --ramp, --hold, --codec, --audio and --whip/--whep over its scenario's keys (or the built-in
+// relay's default scenario); `capacity` those a search does not set itself. Each bad value exits 2
+// naming its flag, and the report's scenario is the one that ran, flags applied.
+import { type Command, Option } from "commander";
+import { UsageError } from "../../core/errors.ts";
+import { isHttpUrl } from "../../core/go-compat/url.ts";
+import { durationFlag, intFlag } from "./flags.ts";
+
+/** A duration above 0 (parseGoDuration already refuses a negative one and one beyond exact ns). */
+function positiveDuration(flag: string): (text: string) => number {
+  const parse = durationFlag(flag);
+  return (text) => {
+    const ns = parse(text);
+    if (ns === 0) throw new UsageError(`${flag}: must be positive`);
+    return ns;
+  };
+}
+
+/** An http(s) URL; the message never echoes it (it may hold a token). */
+function urlFlag(flag: string): (text: string) => string {
+  return (text) => {
+    if (!isHttpUrl(text)) throw new UsageError(`${flag} must be an http(s) URL`);
+    return text;
+  };
+}
+
+function endpointOptions(c: Command): Command {
+  return c
+    .addOption(
+      new Option("--whip <url>", "WHIP endpoint (over the scenario's whip)").argParser(urlFlag("--whip")),
+    )
+    .addOption(
+      new Option("--whep <url>", "WHEP endpoint (over the scenario's whep)").argParser(urlFlag("--whep")),
+    )
+    .addOption(
+      new Option("--codec <codec>", "video codec (over the scenario's codec)").choices(["vp8", "h264"]),
+    )
+    .option("--audio", "send and receive an Opus track too (scenario key audio)")
+    .option("--no-audio", "video only (scenario key audio false)");
+}
+
+/** `run`'s flags for the main keys. */
+export function addRunKeyOptions(c: Command): Command {
+  c.addOption(
+    new Option("-n, --viewers <n>", "viewers (over the scenario's viewers)").argParser(
+      intFlag("-n/--viewers", 1, 10_000),
+    ),
+  )
+    .addOption(
+      new Option("--ramp <duration>", "spread the starts over this long, e.g. 10s (rampSeconds)").argParser(
+        durationFlag("--ramp"),
+      ),
+    )
+    .addOption(
+      new Option("--hold <duration>", "hold after the ramp, e.g. 1m (holdSeconds)").argParser(
+        positiveDuration("--hold"),
+      ),
+    );
+  return endpointOptions(c);
+}
+
+/** `capacity`'s: the search sets viewers and the hold of each step, so neither is a flag here. */
+export function addCapacityKeyOptions(c: Command): Command {
+  c.addOption(
+    new Option("--ramp <duration>", "spread each step's starts over this long (rampSeconds)").argParser(
+      durationFlag("--ramp"),
+    ),
+  );
+  return endpointOptions(c);
+}
