@@ -1,14 +1,15 @@
 // How a viewer thread should wake for its datagrams (docs/definitions.md#receive-paths): the
 // thread's CPU per datagram, and its wake-ups per second, when one socket (the viewers' shared
 // socket) gets bursts of V datagrams of 1 200 B, 70 bursts a second (a relay forwarding a ~70
-// packet/s stream to V viewers), sent by a child process. Ways of waking, alternating, each read
+// packet/s stream to V viewers), sent by a child process one every G µs (--gap-us: the built-in
+// relay's fan-out spends ~55 µs per leg; 0: back to back). Ways of waking, alternating, each read
 // with the same epoll set and recvmmsg arena (src/net/batch-read.ts):
 // - poll: epoll_wait(0) from a 1 ms setInterval (the arena reader up to 0633f58);
 // - ready: libuv watches the epoll set (src/net/ready-wake.ts), a wake per readiness;
 // - hybrid: ready, but after a wake that read something, 1 ms polls until one finds nothing;
 // - async: epoll_wait(-1) as a koffi async call on a libuv threadpool thread, re-armed per wake.
 //
-//   npm run bench:arena-wake -- [--viewers 25,200] [--seconds 4] [--rounds 2] [--modes poll,ready,hybrid,async]
+//   npm run bench:arena-wake -- [--viewers 25,200] [--gap-us 50] [--seconds 4] [--rounds 2] [--modes poll,ready,hybrid,async]
 import { spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
@@ -26,6 +27,7 @@ const viewerCounts = arg("viewers", "25,200").split(",").map(Number);
 const seconds = Number(arg("seconds", "4"));
 const rounds = Number(arg("rounds", "2"));
 const modes = arg("modes", "poll,ready,hybrid,async").split(",");
+const gapUs = Number(arg("gap-us", "50"));
 const BURSTS_PER_S = 70;
 
 const ok = batchReads();
@@ -36,11 +38,15 @@ if (!ok.ok) {
 
 const SENDER = `
 const d = require("node:dgram").createSocket("udp4");
-const [port, v, perS, ms] = process.argv.slice(1).map(Number);
+const [port, v, perS, ms, gap] = process.argv.slice(1).map(Number);
 const buf = Buffer.alloc(1200, 0x80);
 const end = Date.now() + ms;
 const t = setInterval(() => {
-  for (let i = 0; i < v; i++) d.send(buf, port, "127.0.0.1");
+  for (let i = 0; i < v; i++) {
+    d.send(buf, port, "127.0.0.1");
+    const until = performance.now() + gap / 1000;
+    while (performance.now() < until) {}
+  }
   if (Date.now() > end) { clearInterval(t); setTimeout(() => process.exit(0), 50); }
 }, 1000 / perS);
 `;
@@ -117,7 +123,15 @@ async function once(mode: string, viewers: number): Promise<Result> {
   } else throw new Error(`unknown mode ${mode}`);
   const child = spawn(
     process.execPath,
-    ["-e", SENDER, String(rx.address().port), String(viewers), String(BURSTS_PER_S), String(seconds * 1000)],
+    [
+      "-e",
+      SENDER,
+      String(rx.address().port),
+      String(viewers),
+      String(BURSTS_PER_S),
+      String(seconds * 1000),
+      String(gapUs),
+    ],
     { stdio: "ignore" },
   );
   await new Promise((r) => setTimeout(r, 300));
@@ -138,7 +152,7 @@ async function once(mode: string, viewers: number): Promise<Result> {
 }
 
 const lines = [
-  `one shared socket, bursts of V datagrams × ${BURSTS_PER_S}/s from a child process; ${seconds} s per window, medians of ${rounds} rounds`,
+  `one shared socket, bursts of V datagrams × ${BURSTS_PER_S}/s from a child process, ${gapUs} µs apart; ${seconds} s per window, medians of ${rounds} rounds`,
   "",
   "| V | wake | µs of thread CPU per datagram | wakes/s |",
   "| ---: | --- | ---: | ---: |",

@@ -8,17 +8,14 @@
 // datagrams: werift's DTLS counts on its promises settling between two datagrams (a flight it
 // gets twice in one synchronous run makes its server derive the keys again over the wrong
 // transcript: test/unit/arena-handoff.test.ts). The thread sleeps until a socket of its set is
-// ready (libuv watches the set: src/net/ready-wake.ts); a wake reads for at most SLICE_NS, then
-// the loop turns (NACKs, reports, ticks) and the set, still ready, wakes it again. Where that
-// cannot run (and until it is set up) it polls every POLL_MS, doubling the interval after
-// IDLE_POLLS empty polls up to IDLE_POLL_MS; the first ready socket brings back POLL_MS.
+// ready (arena-pace.ts). A wake reads for at most SLICE_NS, then the loop turns (NACKs, reports,
+// ticks), and the set, still ready, wakes it again.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
 import { errorMessage } from "../core/errors.ts";
 import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
 import { realToMonoNs, socketFd } from "../net/kernel.ts";
-import { type ReadyWake, readyWake } from "../net/ready-wake.ts";
 import { SharedTransport } from "../net/werift/shared-udp.ts";
 import { beforeClose, hasClose, type UdpTransport } from "../net/werift/transports.ts";
 import {
@@ -31,15 +28,11 @@ import {
   type OtherHandler,
   type Route,
 } from "./arena-demux.ts";
+import { ArenaPace } from "./arena-pace.ts";
 import { intake } from "./intake.ts";
 
 export type { ArenaHandler, Demux, DemuxTarget, OtherHandler } from "./arena-demux.ts";
 
-/** How often the thread looks for ready sockets where the readiness wake cannot run, ms. */
-const POLL_MS = 1;
-/** Empty polls in a row before the interval doubles, and the longest interval. */
-const IDLE_POLLS = 50;
-const IDLE_POLL_MS = 32;
 /** Longest run of reading and processing before the loop may turn. */
 const SLICE_NS = 1e6;
 
@@ -50,36 +43,15 @@ class ArenaReader {
   private readonly ready = new Int32Array(256);
   private readonly stamp = new Float64Array(2);
   private nextToken = 1;
-  private timer: NodeJS.Timeout | null = null;
-  private intervalMs = POLL_MS;
-  private emptyPolls = 0;
   private resumed = false;
-  /** the readiness wake once set up (null: the timer polls), or why it cannot run */
-  private wake: ReadyWake | null = null;
-  wakeReason: string | null = null;
   /** drops of the sockets that left the reader */
   private leftDrops = 0;
-
-  constructor() {
-    // what came while it was set up wakes it at once: the set is level-triggered
-    void readyWake(this.set.fd, this.poll).then((w) => {
-      if (typeof w === "string") this.wakeReason = w;
-      else {
-        this.wake = w;
-        if (this.timer !== null) clearInterval(this.timer);
-        this.timer = null;
-      }
-    });
-  }
+  /** when it looks at the set: readiness, then a timer while datagrams come */
+  readonly pace = new ArenaPace(this.set.fd, () => this.poll());
 
   /** Sockets registered now (tests, diagnostics). */
   get registered(): number {
     return this.routes.size;
-  }
-
-  /** Whether the thread wakes on readiness (true) or polls from a timer (tests, diagnostics). */
-  get wakesOnReadiness(): boolean {
-    return this.wake !== null;
   }
 
   /** Datagrams dropped on the sockets it read, as their datagrams told (SO_RXQ_OVFL; cumulative). */
@@ -111,56 +83,29 @@ class ArenaReader {
     }
     route.fd = fd;
     this.routes.set(token, route);
-    // a new viewer's media is due: poll at the full rate (without the readiness wake)
-    if (this.wake === null && (this.timer === null || this.intervalMs !== POLL_MS)) this.every(POLL_MS);
+    this.pace.added();
     return () => {
       if (route.removed) return;
       route.removed = true;
       this.set.remove(fd);
       this.routes.delete(token);
       this.leftDrops += route.drops;
-      if (this.routes.size === 0 && this.timer !== null) {
-        clearInterval(this.timer);
-        this.timer = null;
-      }
+      if (this.routes.size === 0) this.pace.emptied();
     };
-  }
-
-  /** The poll interval now, ms (tests, diagnostics). */
-  get pollMs(): number {
-    return this.intervalMs;
-  }
-
-  private every(ms: number): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.intervalMs = ms;
-    this.emptyPolls = 0;
-    this.timer = setInterval(this.poll, ms);
-    this.timer.unref();
-  }
-
-  /** The timer's interval after a poll that found `n` ready sockets (a readiness wake has none). */
-  private pace(n: number): void {
-    if (n > 0) {
-      this.emptyPolls = 0;
-      if (this.intervalMs !== POLL_MS) this.every(POLL_MS);
-    } else if (++this.emptyPolls >= IDLE_POLLS && this.intervalMs < IDLE_POLL_MS) {
-      this.every(Math.min(2 * this.intervalMs, IDLE_POLL_MS));
-    }
   }
 
   private readonly poll = (): void => {
     this.resumed = false;
     const startNs = monoNs();
     const n = this.set.ready(this.ready);
-    if (this.wake === null) this.pace(n);
+    this.pace.polled(n);
     for (let i = 0; i < n; i++) {
       const route = this.routes.get(this.ready[i]!);
       if (route === undefined) continue;
       this.drain(route, startNs);
       if (monoNs() - startNs > SLICE_NS && i + 1 < n) {
         // the rest stay ready in the kernel: read after the loop has turned (a ready set wakes again)
-        if (!this.resumed && this.wake === null) {
+        if (!this.resumed && !this.pace.watching) {
           this.resumed = true;
           setImmediate(this.poll);
         }
@@ -218,7 +163,7 @@ class ArenaReader {
       }
       if (got < BATCH) return;
     }
-    if (!this.resumed && this.wake === null) {
+    if (!this.resumed && !this.pace.watching) {
       this.resumed = true;
       setImmediate(this.poll);
     }
@@ -234,6 +179,11 @@ let unavailable: string | null = null;
  */
 export function setArenaUnavailable(reason: string): void {
   unavailable = reason;
+}
+
+/** Drops on the sockets this thread's reader has read (0 without a reader). */
+export function arenaDrops(): number {
+  return reader?.socketDrops ?? 0;
 }
 
 /** This thread's reader, or why batch reads cannot run here. */

@@ -147,6 +147,10 @@ export interface ShardProfile extends ThreadFigures {
   viewerSocketsReason?: string;
   /** datagrams the shared socket dropped, from a source no viewer had (absent when none) */
   unroutedDatagrams?: number;
+  /** datagrams the kernel dropped on this thread's own sockets (docs/definitions.md#udp-drops) */
+  socketDrops?: number;
+  /** why those could not be read (then socketDrops is absent) */
+  socketDropsReason?: string;
 }
 
 export interface ShardResult {

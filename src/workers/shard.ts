@@ -11,6 +11,7 @@ import { SCENARIO_DEFAULTS } from "../core/scenario/defaults.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ThreadProfile } from "../net/thread-profile.ts";
 import { intake } from "./intake.ts";
+import { ownDrops } from "./own-drops.ts";
 import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
 import { type SocketsRan, sharing } from "./socket-sharing.ts";
@@ -59,6 +60,7 @@ async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "wo
   const profile = new ThreadProfile();
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
   intake.beginRun(task.stampSource ?? "kernel");
+  ownDrops.begin();
   intake.stats.countUntil(task.deadlineMonoNs);
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
@@ -107,6 +109,7 @@ async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "wo
       stamps: intake.stats.sources(),
       repairedFrames: records.reduce((n, r) => n + r.oneWayDelay.lateCompletedFrames, 0),
       ...pathRan(task.receivePath ?? SCENARIO_DEFAULTS.receivePath),
+      ...ownDrops.ran(),
     },
   };
 }

@@ -108,9 +108,11 @@ test("an idle reader sleeps until a socket is ready, and a datagram wakes it at 
   if (typeof remove === "string") return assert.fail(remove);
   try {
     const deadline = Date.now() + 2000;
-    while (!reader.wakesOnReadiness && reader.wakeReason === null && Date.now() < deadline) await sleep(5);
-    assert.equal(reader.wakeReason, null);
-    assert.equal(reader.wakesOnReadiness, true, "libuv watches the thread's epoll set");
+    while (!reader.pace.onReadiness && reader.pace.wakeReason === null && Date.now() < deadline)
+      await sleep(5);
+    assert.equal(reader.pace.wakeReason, null);
+    assert.equal(reader.pace.onReadiness, true, "libuv watches the thread's epoll set");
+    assert.equal(reader.pace.watching, true, "and no timer runs");
     // nothing arrives: no timer wakes the thread (a 1 ms poll costs 20-60 ms of CPU a second here)
     const c0 = process.threadCpuUsage();
     await sleep(500);

@@ -12,6 +12,7 @@ import type {
   HostReport,
   TimelineEntry,
   Topology,
+  UdpDropsReport,
   WorkerReport,
 } from "./types.ts";
 
@@ -109,6 +110,8 @@ export interface ReportInput {
   stampReasons?: string[];
   /** client.publisherSendLagMs */
   publisherSendLagMs?: EventLoopDelayMs;
+  /** client.udpDrops: whose sockets the kernel dropped datagrams on */
+  udpDrops?: UdpDropsReport;
   /** the ceiling verdict: when near, every one-way delay block is not comparable */
   ceiling?: CeilingReport;
   topology: Topology;

@@ -21,6 +21,7 @@ export type {
   HostReport,
   ReportClient,
   ThreadReport,
+  UdpDropsReport,
   WorkerReport,
 } from "./client-types.ts";
 

@@ -187,6 +187,8 @@ export function profileOk(v: unknown): v is ShardProfile {
       viewerSockets: (x) => x === "shared" || x === "own" || x === "mixed",
       viewerSocketsReason: (x) => typeof x === "string",
       unroutedDatagrams: (x) => Number.isInteger(x) && (x as number) > 0,
+      socketDrops: (x) => Number.isInteger(x) && (x as number) >= 0,
+      socketDropsReason: (x) => typeof x === "string",
     }) &&
     stampsOk((v as ShardProfile).stamps) &&
     ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&
