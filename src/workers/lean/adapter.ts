@@ -27,8 +27,8 @@ import {
 import { dtlsUdpTransports, isMediaDatagram, receiveOf, wrapReceive } from "../../net/werift/transports.ts";
 import { WeriftInternalsError } from "../../net/werift/version.ts";
 import { readInArena } from "../arena-reader.ts";
-import { ownDrops } from "../own-drops.ts";
 import { type DatagramHandler, intake } from "../intake.ts";
+import { ownDrops } from "../own-drops.ts";
 import { sharing } from "../socket-sharing.ts";
 
 /** The remote side's SRTP keying, as werift exported it from the DTLS handshake. */
