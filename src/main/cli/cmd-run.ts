@@ -78,7 +78,7 @@ export function runAndReportHere(
   s: Scenario,
   flags: RunViewFlags,
   log: Logger,
-  peers: Pick<RunAndReportOptions, "clockPeer" | "sendLogPeer"> = {},
+  peers: Pick<RunAndReportOptions, "clockPeer" | "sendLogPeer" | "relaySocketDrops"> = {},
 ): Promise<number> {
   const out = runOutputs(flags, log);
   const engine = engineFor(s, out.progress !== undefined, log);
@@ -111,6 +111,8 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
         validated(applyOverrides(defaultScenario(base), flags)),
         flags,
         log,
+        // its drops are the server's (docs/definitions.md#udp-drops)
+        { relaySocketDrops: relay.socketDrops },
       );
     } finally {
       await relay.close();
