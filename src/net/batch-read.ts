@@ -97,20 +97,6 @@ export function stopLibuvReading(socket: Socket | undefined): boolean {
 }
 
 /**
- * Stops libuv reading a dgram socket until the returned resume is called (the built-in relay's
- * test-only pause); null when the handle is not reachable.
- */
-export function pauseLibuvReading(socket: Socket): (() => void) | null {
-  const sym = Object.getOwnPropertySymbols(socket).find((s) => s.description === "state symbol");
-  const handle =
-    sym === undefined
-      ? undefined
-      : (socket as unknown as Record<symbol, { handle?: { recvStart?: unknown } }>)[sym]?.handle;
-  if (typeof handle?.recvStart !== "function" || !stopLibuvReading(socket)) return null;
-  return () => (handle.recvStart as () => number).call(handle);
-}
-
-/**
  * Asks for a receive buffer of `bytes` on `fd`: past net.core.rmem_max where the process may
  * (SO_RCVBUFFORCE, CAP_NET_ADMIN), else up to rmem_max (SO_RCVBUF). False when both failed; the
  * size granted is the socket's getRecvBufferSize().

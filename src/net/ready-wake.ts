@@ -33,6 +33,17 @@ function handleOf(socket: Socket): Handle | null {
   return typeof h?.recvStart === "function" && typeof h.recvStop === "function" ? (h as Handle) : null;
 }
 
+/**
+ * Stops libuv reading a dgram socket until the returned resume is called (the built-in relay's
+ * test-only pause); null when the handle is not reachable.
+ */
+export function pauseLibuvReading(socket: Socket): (() => void) | null {
+  const h = handleOf(socket);
+  if (h === null) return null;
+  h.recvStop();
+  return () => h.recvStart();
+}
+
 let dup2: ((from: number, to: number) => number) | string | null = null;
 
 function dup2Fn(): ((from: number, to: number) => number) | string {

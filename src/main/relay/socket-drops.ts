@@ -3,7 +3,7 @@
 // /proc/net/udp by inode, as a session closes and on request: the server's drops, which a run
 // with the relay in its process reports apart from the client's. And the test-only pause of the
 // publisher's socket reading (RelayTestHooks.pauseReading) that makes the relay drop.
-import { pauseLibuvReading } from "../../net/batch-read.ts";
+import { pauseLibuvReading } from "../../net/ready-wake.ts";
 import { socketInode, sumDrops } from "../../net/socket-drops.ts";
 import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { peerUdpTransports } from "../../net/werift/transports.ts";
