@@ -9,7 +9,7 @@ import { ClipTable, createHasher, type Hasher } from "../core/delay/fingerprint.
 import { SendLog } from "../core/delay/sendlog.ts";
 import { SCENARIO_DEFAULTS } from "../core/scenario/defaults.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
-import { ThreadProfile } from "../net/thread-profile.ts";
+import { ThreadProfile, VIEWER_ELD_RESOLUTION_MS } from "../net/thread-profile.ts";
 import { intake } from "./intake.ts";
 import { ownDrops } from "./own-drops.ts";
 import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
@@ -57,7 +57,7 @@ export async function runShard(
 }
 
 async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "worker"): Promise<ShardResult> {
-  const profile = new ThreadProfile();
+  const profile = new ThreadProfile(VIEWER_ELD_RESOLUTION_MS);
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
   intake.beginRun(task.stampSource ?? "kernel");
   ownDrops.begin();
