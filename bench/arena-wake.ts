@@ -8,10 +8,13 @@
 // - ready: libuv watches the epoll set (src/net/ready-wake.ts), a wake per readiness;
 // - hybrid: ready, but after a wake that read something, 1 ms polls until one finds nothing;
 // - async: epoll_wait(-1) as a koffi async call on a libuv threadpool thread, re-armed per wake.
+// Then what the thread's event-loop delay monitor costs it while nothing else happens: its timer
+// wakes the thread at its resolution (src/net/thread-profile.ts), idle thread CPU per second.
 //
 //   npm run bench:arena-wake -- [--viewers 25,200] [--gap-us 50] [--seconds 4] [--rounds 2] [--modes poll,ready,hybrid,async]
 import { spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../src/net/batch-read.ts";
 import { socketFd } from "../src/net/kernel.ts";
@@ -171,6 +174,28 @@ for (const v of viewerCounts) {
       `| ${v} | ${m} | ${fmtFixed(median(xs.map((x) => x.usPerDatagram)), 2)} | ${fmtFixed(median(xs.map((x) => x.wakesPerS)), 0)} |`,
     );
   }
+}
+lines.push(
+  "",
+  "| event-loop delay monitors (2, as a ThreadProfile) | idle thread CPU µs/s |",
+  "| --- | ---: |",
+);
+for (const res of [0, 2, 10]) {
+  const xs: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const hs =
+      res === 0
+        ? []
+        : [monitorEventLoopDelay({ resolution: res }), monitorEventLoopDelay({ resolution: res })];
+    for (const h of hs) h.enable();
+    const c0 = process.threadCpuUsage();
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 2000));
+    const c = process.threadCpuUsage(c0);
+    xs.push((c.user + c.system) / ((performance.now() - t0) / 1000));
+    for (const h of hs) h.disable();
+  }
+  lines.push(`| ${res === 0 ? "none" : `every ${res} ms`} | ${fmtFixed(median(xs), 0)} |`);
 }
 process.stdout.write(`${lines.join("\n")}\n`);
 process.exit(0);
