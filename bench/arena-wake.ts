@@ -7,11 +7,12 @@
 // - poll: epoll_wait(0) from a 1 ms setInterval (the arena reader up to 0633f58);
 // - ready: libuv watches the epoll set (src/net/ready-wake.ts), a wake per readiness;
 // - hybrid: ready, but after a wake that read something, 1 ms polls until one finds nothing;
-// - async: epoll_wait(-1) as a koffi async call on a libuv threadpool thread, re-armed per wake.
+// - async: epoll_wait(-1) as a koffi async call on a libuv threadpool thread, re-armed per wake;
+// - reader: the arena reader's own pacing (src/workers/arena-pace.ts), which is `ready`.
 // Then what the thread's event-loop delay monitor costs it while nothing else happens: its timer
 // wakes the thread at its resolution (src/net/thread-profile.ts), idle thread CPU per second.
 //
-//   npm run bench:arena-wake -- [--viewers 25,200] [--gap-us 50] [--seconds 4] [--rounds 2] [--modes poll,ready,hybrid,async]
+//   npm run bench:arena-wake -- [--viewers 25,200] [--gap-us 50] [--seconds 4] [--rounds 2] [--modes poll,ready,hybrid,async,reader]
 import { spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -20,6 +21,7 @@ import { batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../src/ne
 import { socketFd } from "../src/net/kernel.ts";
 import { koffi } from "../src/net/koffi.ts";
 import { readyWake } from "../src/net/ready-wake.ts";
+import { ArenaPace } from "../src/workers/arena-pace.ts";
 import { median } from "./median.ts";
 
 function arg(name: string, fallback: string): string {
@@ -29,7 +31,7 @@ function arg(name: string, fallback: string): string {
 const viewerCounts = arg("viewers", "25,200").split(",").map(Number);
 const seconds = Number(arg("seconds", "4"));
 const rounds = Number(arg("rounds", "2"));
-const modes = arg("modes", "poll,ready,hybrid,async").split(",");
+const modes = arg("modes", "poll,ready,hybrid,async,reader").split(",");
 const gapUs = Number(arg("gap-us", "50"));
 const BURSTS_PER_S = 70;
 
@@ -102,6 +104,10 @@ async function once(mode: string, viewers: number): Promise<Result> {
       if (timer !== null) clearInterval(timer);
       w.close();
     });
+  } else if (mode === "reader") {
+    const pace: ArenaPace = new ArenaPace(set.fd, () => pace.polled(drain()));
+    pace.added();
+    stops.push(() => pace.close());
   } else if (mode === "async") {
     const k = koffi();
     if (typeof k === "string") throw new Error(k);

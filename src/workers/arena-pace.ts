@@ -1,9 +1,10 @@
 // When the arena reader looks at its epoll set (docs/definitions.md#receive-paths): whenever libuv
 // finds a socket of the set ready (src/net/ready-wake.ts), and only then. Measured against a 1 ms
-// poll and against readiness followed by 1 ms polls while they find datagrams (bench:arena-wake,
-// bench/README.md "Waking for datagrams"): a timer's wake-up costs ~60 µs of thread CPU on these
-// VMs, a readiness wake ~25 µs with its reads, so readiness alone costs least at 25 viewers a
-// thread and still less than the poll at 200, where datagrams trickle in and it wakes more often.
+// poll, against readiness followed by 1 ms polls while they find datagrams, and against the poll
+// taking over while readiness woke it more often than every 1 ms (bench:arena-wake, bench/README.md
+// "Waking for datagrams"): a timer's wake-up costs ~60 µs of thread CPU on these VMs, a readiness
+// wake ~25 µs with its reads, so readiness alone costs least at 25 viewers a thread, and at 200,
+// where datagrams trickle in and it wakes more often, about what the poll costs.
 // Where the readiness wake cannot run (and until it is set up) a timer polls every POLL_MS,
 // doubling its interval after IDLE_POLLS empty polls up to IDLE_POLL_MS; the first ready socket
 // brings back POLL_MS.
@@ -56,6 +57,14 @@ export class ArenaPace {
   /** A socket joined the set: its media is due (the timer alone: at the full rate). */
   added(): void {
     if (this.wake === null && (this.timer === null || this.intervalMs !== POLL_MS)) this.every(POLL_MS);
+  }
+
+  /** No more polls (bench:arena-wake's rounds; a thread's reader lives as long as the thread). */
+  close(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.wake?.close();
+    this.wake = null;
   }
 
   /** The set is empty: no timer. */

@@ -134,7 +134,7 @@ test("the ceiling guard fires on the kernel's drops on its own sockets: a worker
   assert.match(markdown, /\| UDP receive drops \| the client's own sockets [1-9]/);
 });
 
-test("a relay that stops reading for 3 s drops on its side: the server's drops, the client not near its ceiling", async (t) => {
+test("a relay that stops reading for 3 s drops on its side: the server's drops, not the client's ceiling", async (t) => {
   if (process.platform !== "linux") return t.skip("the kernel's UDP counters are Linux's");
   const { report: r, markdown } = await runThroughRelay(
     { test: { pauseReading: { afterMs: 2000, forMs: 3000 } } },
@@ -144,11 +144,15 @@ test("a relay that stops reading for 3 s drops on its side: the server's drops, 
   const u = r.client.udpDrops;
   assert.ok((u?.relay ?? 0) > 0, JSON.stringify(u));
   assert.equal(u?.own, 0, JSON.stringify(u));
-  assert.equal(r.client.workers?.[0]?.socketDrops, 0);
+  assert.equal(r.client.workers?.[0]?.socketDrops, 0, JSON.stringify(r.client.workers));
   // the host's counter saw the relay's drops: context, not the client's verdict
   assert.ok((u?.host?.rcvbufErrors ?? 0) >= (u?.relay ?? 0), JSON.stringify(u));
+  // the drops are not the client's: no evidence names them (the rule before read the host's
+  // counter and fired here); on a loaded machine other thresholds (the main thread's event loop)
+  // may still fire on their own
   const c = r.client.ceiling;
-  assert.equal(c?.nearCeiling, false, c?.evidence?.join("; "));
+  const dropEvidence = (c?.evidence ?? []).filter((e) => /dropped/.test(e));
+  assert.deepEqual(dropEvidence, [], c?.evidence?.join("; "));
   assert.match(markdown, /the built-in relay's sockets [1-9]\d* \(the server's\)/);
 });
 
