@@ -46,7 +46,7 @@ class ArenaReader {
   private resumed = false;
   /** drops of the sockets that left the reader */
   private leftDrops = 0;
-  /** when it looks at the set: readiness, then a timer while datagrams come */
+  /** when it looks at the set: when a socket is ready (a timer where that cannot run) */
   readonly pace = new ArenaPace(this.set.fd, () => this.poll());
 
   /** Sockets registered now (tests, diagnostics). */

@@ -49,6 +49,12 @@ class OwnDrops {
     return this.closed + live + arenaDrops();
   }
 
+  /** The shard's drops so far (its ticks, the live ceiling rule), or null where unreadable. */
+  sinceBegin(): number | null {
+    const r = this.ran();
+    return "socketDrops" in r ? r.socketDrops : null;
+  }
+
   /** The shard's drops, for its profile. */
   ran(): OwnDropsRan {
     try {

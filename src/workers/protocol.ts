@@ -101,6 +101,11 @@ export interface ShardTick {
   transitSamples: number[];
   /** this shard's thread over the second: CPU, event-loop utilisation and delay */
   thread: ThreadFigures;
+  /**
+   * datagrams the kernel dropped on the thread's own sockets since the shard began
+   * (docs/definitions.md#udp-drops); null: unreadable
+   */
+  socketDrops?: number | null;
   /** with cohorts: each cohort's part of the tick, the unimpaired viewers last */
   cohorts?: CohortTick[];
 }
