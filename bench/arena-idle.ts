@@ -1,8 +1,8 @@
 // What the arena reader's wake-up costs a viewer thread when nothing arrives: N loopback sockets
-// registered with the thread's reader (src/workers/arena-reader.ts: an epoll set polled from a
-// timer that backs off when polls find nothing), against the same N sockets read by libuv (dgram),
-// alternating. Prints the thread's CPU per second (µs/s, and % of a core): libuv over S seconds,
-// the reader over its first 2 s (backing off from 1 ms) and then over S seconds at 32 ms.
+// registered with the thread's reader (src/workers/arena-reader.ts: an epoll set libuv watches,
+// src/workers/arena-pace.ts), against the same N sockets read by libuv (dgram), alternating.
+// Prints the thread's CPU per second (µs/s, and % of a core): libuv over S seconds, the reader
+// over its first 2 s and then over S seconds.
 //
 //   npm run bench:arena-idle -- [--sockets 50,200] [--seconds 5] [--rounds 3]
 import { createSocket, type Socket } from "node:dgram";
@@ -73,15 +73,16 @@ for (const n of counts) {
       throw new Error(`registration failed: ${removals.find((x) => typeof x === "string")}`);
     if (reader.registered !== n) throw new Error(`${reader.registered} of ${n} sockets registered`);
     backingOff.push(await idleCpu(2));
-    if (reader.pollMs !== 32) throw new Error(`after 2 s idle the reader polls every ${reader.pollMs} ms`);
+    if (!reader.pace.watching)
+      throw new Error(`after 2 s idle the reader still polls (${reader.pace.wakeReason ?? "a timer runs"})`);
     arena.push(await idleCpu());
     for (const x of removals) if (typeof x !== "string") x();
     for (const s of b) s.close();
   }
   for (const [what, xs] of [
     ["libuv (dgram)", libuv],
-    ["arena reader, first 2 s (1 ms polls backing off)", backingOff],
-    ["arena reader, idle (32 ms polls)", arena],
+    ["arena reader, first 2 s", backingOff],
+    ["arena reader, idle (asleep until a socket is ready)", arena],
   ] as const) {
     const m = median(xs);
     lines.push(`| ${n} | ${what} | ${fmtFixed(m, 0)} | ${fmtFixed(m / 1e4, 2)} |`);

@@ -10,6 +10,8 @@ import type { Koffi } from "./koffi.ts";
 
 const SOL_SOCKET = 1;
 const SO_TIMESTAMPNS = 35;
+/** with each datagram, the socket's drop count so far (a uint32 control message) once it is non-zero */
+const SO_RXQ_OVFL = 40;
 const SO_RCVBUF = 8;
 const SO_RCVBUFFORCE = 33;
 const MSG_DONTWAIT = 0x40;
@@ -24,7 +26,7 @@ export const SLOT_BYTES = 2048;
 const MMSG = 64; // struct mmsghdr (LP64)
 const IOV = 16;
 const NAME = 32; // sockaddr_in6 is 28
-const CTL = 64; // one cmsghdr (16) + timespec (16), with room
+const CTL = 64; // cmsghdr (16) + timespec (16), then cmsghdr (16) + uint32 padded to 8
 // struct epoll_event is packed on x86-64 (12 bytes), natural on arm64 (16)
 const EV = process.arch === "x64" ? 12 : 16;
 const EV_DATA = process.arch === "x64" ? 4 : 8;
@@ -120,6 +122,12 @@ export class DatagramArena {
   private readonly ptr: unknown;
   private readonly n: Native;
   private used = BATCH;
+  /**
+   * the drop count of the socket the last `stamp` call's datagram came from, as the kernel gave
+   * it with the datagram (SO_RXQ_OVFL: every datagram the socket dropped since it was opened), or
+   * −1 when none came (none dropped yet)
+   */
+  drops = -1;
   private readonly offMsg = 0;
   private readonly offIov = MMSG * BATCH;
   private readonly offName = this.offIov + IOV * BATCH;
@@ -177,21 +185,35 @@ export class DatagramArena {
     return Math.min(this.dv.getUint32(this.offMsg + MMSG * i + 56, true), SLOT_BYTES);
   }
 
-  /** The kernel's receive stamp of slot i as [tv_sec, tv_nsec], or null without one. */
+  /**
+   * The kernel's receive stamp of slot i into `out` as [tv_sec, tv_nsec]; false without one. Also
+   * reads the socket's drop count that came with it (`drops`).
+   */
   stamp(i: number, out: Float64Array): boolean {
-    const m = this.offMsg + MMSG * i;
-    const clen = this.dv.getUint32(m + 40, true);
-    const c = this.offCtl + CTL * i;
-    if (
-      clen < 32 ||
-      this.dv.getInt32(c + 8, true) !== SOL_SOCKET ||
-      this.dv.getInt32(c + 12, true) !== SO_TIMESTAMPNS
-    ) {
-      return false;
+    const dv = this.dv;
+    const end = Math.min(dv.getUint32(this.offMsg + MMSG * i + 40, true), CTL);
+    const base = this.offCtl + CTL * i;
+    let at = 0;
+    let found = false;
+    this.drops = -1;
+    // the control messages: {len (8), level (4), type (4), data}, each padded to 8 bytes
+    while (at + 16 <= end) {
+      const len = dv.getUint32(base + at, true);
+      if (len < 16 || at + len > end) break;
+      const c = base + at;
+      if (dv.getInt32(c + 8, true) === SOL_SOCKET) {
+        const type = dv.getInt32(c + 12, true);
+        if (type === SO_TIMESTAMPNS && len >= 32) {
+          out[0] = dv.getUint32(c + 16, true) + dv.getInt32(c + 20, true) * 4294967296;
+          out[1] = dv.getUint32(c + 24, true);
+          found = true;
+        } else if (type === SO_RXQ_OVFL && len >= 20) {
+          this.drops = dv.getUint32(c + 16, true);
+        }
+      }
+      at += (len + 7) & ~7;
     }
-    out[0] = this.dv.getUint32(c + 16, true) + this.dv.getInt32(c + 20, true) * 4294967296;
-    out[1] = this.dv.getUint32(c + 24, true);
-    return true;
+    return found;
   }
 
   /** Slot i's source port. */
@@ -238,10 +260,15 @@ export class ReadySet {
     if (this.ep < 0) throw new Error(`epoll_create1 failed (errno ${n.errno()})`);
   }
 
-  /** Adds `fd` with `token` (SO_TIMESTAMPNS turned on); null, or why it could not. */
+  /**
+   * Adds `fd` with `token` (SO_TIMESTAMPNS and SO_RXQ_OVFL turned on); null, or why it could not.
+   */
   add(fd: number, token: number): string | null {
     if (this.n.setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, this.one, 4) !== 0) {
       return `setsockopt(SO_TIMESTAMPNS) failed (errno ${this.n.errno()})`;
+    }
+    if (this.n.setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, this.one, 4) !== 0) {
+      return `setsockopt(SO_RXQ_OVFL) failed (errno ${this.n.errno()})`;
     }
     const dv = new DataView(this.ev.buffer);
     dv.setUint32(0, EPOLLIN, true);
@@ -250,6 +277,11 @@ export class ReadySet {
     if (this.n.epollCtl(this.ep, EPOLL_CTL_ADD, fd, this.ev) !== 0)
       return `epoll_ctl(ADD) failed (errno ${this.n.errno()})`;
     return null;
+  }
+
+  /** The epoll set's own descriptor (a readiness wake watches it: ready-wake.ts). */
+  get fd(): number {
+    return this.ep;
   }
 
   /** Takes `fd` out of the set (before its socket closes). */

@@ -5,6 +5,13 @@ import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node
 
 /** Sampling resolution of the event-loop delay monitor; it is subtracted from every reading. */
 const ELD_RESOLUTION_MS = 2;
+/**
+ * A viewer thread's (docs/definitions.md#client-resources): its timer wakes the thread whatever
+ * arrives, ~25 µs of thread CPU each on these VMs, ~12 ms a second at 2 ms (a thread of 25
+ * viewers receives ~1 700 packets a second: ~7 µs each) and ~3.5 ms at 10 (bench/README.md,
+ * "Waking for datagrams").
+ */
+export const VIEWER_ELD_RESOLUTION_MS = 10;
 
 export interface DelayFigures {
   p50: number;
@@ -34,21 +41,26 @@ function threadCpuSeconds(): number {
   return (u.user + u.system) / 1e6;
 }
 
-function delayFigures(h: IntervalHistogram): DelayFigures {
+function delayFigures(h: IntervalHistogram, resolutionMs: number): DelayFigures {
   if (h.count === 0) return { p50: 0, p99: 0, max: 0 };
-  const ms = (ns: number) => Math.max(0, ns / 1e6 - ELD_RESOLUTION_MS);
+  const ms = (ns: number) => Math.max(0, ns / 1e6 - resolutionMs);
   return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
 }
 
 export class ThreadProfile {
-  private readonly run = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
-  private readonly second = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
+  private readonly resolutionMs: number;
+  private readonly run: IntervalHistogram;
+  private readonly second: IntervalHistogram;
   private readonly eluStart: Elu = performance.eventLoopUtilization();
   private eluLast: Elu = this.eluStart;
   private readonly cpuStart = threadCpuSeconds();
   private cpuLast = this.cpuStart;
 
-  constructor() {
+  /** `resolutionMs`: how often the event-loop delay monitor's timer fires. */
+  constructor(resolutionMs = ELD_RESOLUTION_MS) {
+    this.resolutionMs = resolutionMs;
+    this.run = monitorEventLoopDelay({ resolution: resolutionMs });
+    this.second = monitorEventLoopDelay({ resolution: resolutionMs });
     this.run.enable();
     this.second.enable();
   }
@@ -60,7 +72,7 @@ export class ThreadProfile {
     const out: ThreadFigures = {
       cpuSeconds: Math.max(0, cpu - this.cpuLast),
       eventLoopUtilisation: performance.eventLoopUtilization(now, this.eluLast).utilization,
-      eventLoopDelayMs: delayFigures(this.second),
+      eventLoopDelayMs: delayFigures(this.second, this.resolutionMs),
     };
     this.second.reset();
     this.eluLast = now;
@@ -73,7 +85,7 @@ export class ThreadProfile {
     const out: ThreadFigures = {
       cpuSeconds: Math.max(0, threadCpuSeconds() - this.cpuStart),
       eventLoopUtilisation: performance.eventLoopUtilization(this.eluStart).utilization,
-      eventLoopDelayMs: delayFigures(this.run),
+      eventLoopDelayMs: delayFigures(this.run, this.resolutionMs),
     };
     this.run.disable();
     this.second.disable();

@@ -1,17 +1,15 @@
 // The arena receive path's reader (docs/definitions.md#receive-paths): one per thread, it reads
 // every registered socket of the thread's viewers in batches into one arena (src/net/batch-read.ts)
 // after libuv stopped reading them. Each datagram's arrival instant is the kernel's stamp that
-// came with it; media datagrams (first byte 128..191) go to their viewer's handler as a view into
-// the arena, valid during the call only; anything else (STUN, DTLS) is copied and goes to werift
-// with its source address, each in a macrotask of its own and in arrival order, as libuv hands
-// a socket's datagrams: werift's DTLS counts on its promises settling between two datagrams (a
-// flight it gets twice in one synchronous run makes its server derive the keys again over the
-// wrong transcript, and the other side never connects: test/unit/arena-handoff.test.ts).
-// The thread polls every POLL_MS while datagrams come; a poll reads ready sockets for at most
-// SLICE_NS, then lets the loop turn (timers: NACKs, reports, ticks) and goes on. After
-// IDLE_POLLS empty polls the interval doubles, up to IDLE_POLL_MS (a timer's wake-up costs ~60 µs
-// of thread CPU on a VM: bench/arena-idle.ts); the first ready socket brings it back to POLL_MS.
-// Arrival instants are the kernel's stamps either way.
+// came with it, and its socket's drop count comes too (SO_RXQ_OVFL: docs/definitions.md#udp-drops).
+// Media datagrams (first byte 128..191) go to their viewer's handler as a view into the arena,
+// valid during the call only; anything else (STUN, DTLS) is copied and goes to werift with its
+// source, each in a macrotask of its own and in arrival order, as libuv hands a socket's
+// datagrams: werift's DTLS counts on its promises settling between two datagrams (a flight it
+// gets twice in one synchronous run makes its server derive the keys again over the wrong
+// transcript: test/unit/arena-handoff.test.ts). The thread sleeps until a socket of its set is
+// ready (arena-pace.ts). A wake reads for at most SLICE_NS, then the loop turns (NACKs, reports,
+// ticks), and the set, still ready, wakes it again.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../core/clock/clock.ts";
@@ -19,65 +17,24 @@ import { errorMessage } from "../core/errors.ts";
 import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
 import { realToMonoNs, socketFd } from "../net/kernel.ts";
 import { SharedTransport } from "../net/werift/shared-udp.ts";
-import { beforeClose, hasClose, type UdpReceive, type UdpTransport } from "../net/werift/transports.ts";
+import { beforeClose, hasClose, type UdpTransport } from "../net/werift/transports.ts";
+import {
+  type ArenaHandler,
+  type Demux,
+  deliver,
+  deliverOwn,
+  nobody,
+  none,
+  type OtherHandler,
+  type Route,
+} from "./arena-demux.ts";
+import { ArenaPace } from "./arena-pace.ts";
 import { intake } from "./intake.ts";
 
-/** A media datagram of `length` bytes at the start of `data` (a view into the arena). */
-export type ArenaHandler = (data: Buffer, arrivalNs: number, length: number) => void;
-/** werift's own handler of a UDP transport's datagrams. */
-export type OtherHandler = UdpReceive;
+export type { ArenaHandler, Demux, DemuxTarget, OtherHandler } from "./arena-demux.ts";
 
-/** How often the thread looks for ready sockets, ms. */
-const POLL_MS = 1;
-/** Empty polls in a row before the interval doubles, and the longest interval. */
-const IDLE_POLLS = 50;
-const IDLE_POLL_MS = 32;
 /** Longest run of reading and processing before the loop may turn. */
 const SLICE_NS = 1e6;
-
-/** Who receives a shared socket's datagram: its media handler (null: `other` takes all), the rest. */
-export interface DemuxTarget {
-  media: ArenaHandler | null;
-  other(data: Buffer, from: [string, number]): void;
-}
-
-/** A socket several viewers share, told apart by the datagram's source (shared-socket.ts). */
-export interface Demux {
-  find(ip4: number, port: number): DemuxTarget | null;
-  /**
-   * Whose a datagram (a copy) from a source no viewer has yet is: its source is theirs from now
-   * on. Null: nobody's (dropped, and counted).
-   */
-  claim(data: Buffer, from: [string, number]): DemuxTarget | null;
-}
-
-/** To werift, as libuv would; a media datagram keeps the kernel's stamp it was read with (`atNs`). */
-function deliver(to: DemuxTarget, data: Buffer, from: [string, number], atNs: number): void {
-  intake.carry(atNs);
-  try {
-    to.other(data, from);
-  } finally {
-    intake.carry(-1);
-  }
-}
-
-/** As libuv would: not after the socket left the reader (its viewer closed it meanwhile). */
-function deliverOwn(route: Route, data: Buffer, from: [string, number]): void {
-  if (!route.removed) route.other(data, from);
-}
-
-interface Route {
-  fd: number;
-  media: ArenaHandler;
-  /** werift's handler of the rest (a shared socket's route has none: its demux says whose) */
-  other: OtherHandler;
-  /** a shared socket's: each datagram goes where its source says */
-  demux: Demux | null;
-  removed: boolean;
-}
-
-const none: ArenaHandler = () => {};
-const nobody: OtherHandler = () => {};
 
 class ArenaReader {
   private readonly arena = new DatagramArena();
@@ -86,24 +43,32 @@ class ArenaReader {
   private readonly ready = new Int32Array(256);
   private readonly stamp = new Float64Array(2);
   private nextToken = 1;
-  private timer: NodeJS.Timeout | null = null;
-  private intervalMs = POLL_MS;
-  private emptyPolls = 0;
   private resumed = false;
+  /** drops of the sockets that left the reader */
+  private leftDrops = 0;
+  /** when it looks at the set: when a socket is ready (a timer where that cannot run) */
+  readonly pace = new ArenaPace(this.set.fd, () => this.poll());
 
   /** Sockets registered now (tests, diagnostics). */
   get registered(): number {
     return this.routes.size;
   }
 
+  /** Datagrams dropped on the sockets it read, as their datagrams told (SO_RXQ_OVFL; cumulative). */
+  get socketDrops(): number {
+    let n = this.leftDrops;
+    for (const r of this.routes.values()) n += r.drops;
+    return n;
+  }
+
   /** Registers a socket; returns its removal, or why it could not be read in batches. */
   add(socket: Socket, media: ArenaHandler, other: OtherHandler): (() => void) | string {
-    return this.register(socket, { fd: -1, media, other, demux: null, removed: false });
+    return this.register(socket, { fd: -1, media, other, demux: null, removed: false, drops: 0 });
   }
 
   /** Registers a socket shared by several viewers; returns its removal, or why it could not. */
   addShared(socket: Socket, demux: Demux): (() => void) | string {
-    return this.register(socket, { fd: -1, media: none, other: nobody, demux, removed: false });
+    return this.register(socket, { fd: -1, media: none, other: nobody, demux, removed: false, drops: 0 });
   }
 
   private register(socket: Socket, route: Route): (() => void) | string {
@@ -118,52 +83,29 @@ class ArenaReader {
     }
     route.fd = fd;
     this.routes.set(token, route);
-    // a new viewer's media is due: poll at the full rate
-    if (this.timer === null || this.intervalMs !== POLL_MS) this.every(POLL_MS);
+    this.pace.added();
     return () => {
       if (route.removed) return;
       route.removed = true;
       this.set.remove(fd);
       this.routes.delete(token);
-      if (this.routes.size === 0 && this.timer !== null) {
-        clearInterval(this.timer);
-        this.timer = null;
-      }
+      this.leftDrops += route.drops;
+      if (this.routes.size === 0) this.pace.emptied();
     };
-  }
-
-  /** The poll interval now, ms (tests, diagnostics). */
-  get pollMs(): number {
-    return this.intervalMs;
-  }
-
-  private every(ms: number): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.intervalMs = ms;
-    this.emptyPolls = 0;
-    this.timer = setInterval(this.poll, ms);
-    this.timer.unref();
   }
 
   private readonly poll = (): void => {
     this.resumed = false;
     const startNs = monoNs();
     const n = this.set.ready(this.ready);
-    if (n === 0) {
-      if (++this.emptyPolls >= IDLE_POLLS && this.intervalMs < IDLE_POLL_MS) {
-        this.every(Math.min(2 * this.intervalMs, IDLE_POLL_MS));
-      }
-    } else {
-      this.emptyPolls = 0;
-      if (this.intervalMs !== POLL_MS) this.every(POLL_MS);
-    }
+    this.pace.polled(n);
     for (let i = 0; i < n; i++) {
       const route = this.routes.get(this.ready[i]!);
       if (route === undefined) continue;
       this.drain(route, startNs);
       if (monoNs() - startNs > SLICE_NS && i + 1 < n) {
-        // the rest stay ready in the kernel: read them after the loop has turned
-        if (!this.resumed) {
+        // the rest stay ready in the kernel: read after the loop has turned (a ready set wakes again)
+        if (!this.resumed && !this.pace.watching) {
           this.resumed = true;
           setImmediate(this.poll);
         }
@@ -193,6 +135,7 @@ class ArenaReader {
         const b = data[0]!;
         const startNs = readNs + (performance.now() - perf0) * 1e6;
         const kernel = arena.stamp(j, this.stamp);
+        if (arena.drops > route.drops) route.drops = arena.drops;
         const at = kernel ? realToMonoNs(this.stamp[0]!, this.stamp[1]!, readNs) : readNs;
         let media = route.media;
         const demux = route.demux;
@@ -222,7 +165,7 @@ class ArenaReader {
       }
       if (got < BATCH) return;
     }
-    if (!this.resumed) {
+    if (!this.resumed && !this.pace.watching) {
       this.resumed = true;
       setImmediate(this.poll);
     }
@@ -238,6 +181,11 @@ let unavailable: string | null = null;
  */
 export function setArenaUnavailable(reason: string): void {
   unavailable = reason;
+}
+
+/** Drops on the sockets this thread's reader has read (0 without a reader). */
+export function arenaDrops(): number {
+  return reader?.socketDrops ?? 0;
 }
 
 /** This thread's reader, or why batch reads cannot run here. */

@@ -117,6 +117,11 @@ export interface ShardTick {
   frozenNs: number[];
   /** this shard's thread over the second: CPU, event-loop utilisation and delay */
   thread: ThreadFigures;
+  /**
+   * datagrams the kernel dropped on the thread's own sockets since the shard began
+   * (docs/definitions.md#udp-drops); null: unreadable
+   */
+  socketDrops?: number | null;
   /** with cohorts: each cohort's part of the tick, the unimpaired viewers last */
   cohorts?: CohortTick[];
 }
@@ -166,6 +171,10 @@ export interface ShardProfile extends ThreadFigures {
   viewerSocketsReason?: string;
   /** datagrams the shared socket dropped, from a source no viewer had (absent when none) */
   unroutedDatagrams?: number;
+  /** datagrams the kernel dropped on this thread's own sockets (docs/definitions.md#udp-drops) */
+  socketDrops?: number;
+  /** why those could not be read (then socketDrops is absent) */
+  socketDropsReason?: string;
 }
 
 export interface ShardResult {

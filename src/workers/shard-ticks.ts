@@ -7,6 +7,7 @@ import type { DelayHistogram } from "../core/stats/summaries.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { CohortTicks } from "./cohort-ticks.ts";
 import { intake } from "./intake.ts";
+import { ownDrops } from "./own-drops.ts";
 import type { ShardTask, ShardTick } from "./protocol.ts";
 import type { ViewerLive } from "./viewer-context.ts";
 
@@ -107,6 +108,7 @@ export class ShardTicks {
       transitSamples: this.transits,
       ...this.frozen.take(),
       thread: withLag(this.profile.tick(), intake.stats.takeLagSecond(), intake.stats.takeWaitSecond()),
+      socketDrops: ownDrops.sinceBegin(),
       ...(this.cohorts !== null ? { cohorts: this.cohorts.take() } : {}),
     });
     intake.mark();

@@ -9,8 +9,9 @@ import { ClipTable, createHasher, type Hasher } from "../core/delay/fingerprint.
 import { SendLog } from "../core/delay/sendlog.ts";
 import { SCENARIO_DEFAULTS } from "../core/scenario/defaults.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
-import { ThreadProfile } from "../net/thread-profile.ts";
+import { ThreadProfile, VIEWER_ELD_RESOLUTION_MS } from "../net/thread-profile.ts";
 import { intake } from "./intake.ts";
+import { ownDrops } from "./own-drops.ts";
 import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
 import { type SocketsRan, sharing } from "./socket-sharing.ts";
@@ -56,9 +57,10 @@ export async function runShard(
 }
 
 async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "worker"): Promise<ShardResult> {
-  const profile = new ThreadProfile();
+  const profile = new ThreadProfile(VIEWER_ELD_RESOLUTION_MS);
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
   intake.beginRun(task.stampSource ?? "kernel");
+  ownDrops.begin();
   intake.stats.countUntil(task.deadlineMonoNs);
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
@@ -107,6 +109,7 @@ async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "wo
       stamps: intake.stats.sources(),
       repairedFrames: records.reduce((n, r) => n + r.oneWayDelay.lateCompletedFrames, 0),
       ...pathRan(task.receivePath ?? SCENARIO_DEFAULTS.receivePath),
+      ...ownDrops.ran(),
     },
   };
 }

@@ -31,6 +31,9 @@ test("the default run (10 viewers, built-in relay) does not warn: nothing limite
     assert.equal(fingerprintBlock(r).comparable, true);
     if (process.platform === "linux") {
       assert.equal(r.client.stampSource, "kernel");
+      // the no-scenario run's relay is in the process: its sockets' drops are counted apart
+      assert.equal(typeof r.client.udpDrops?.relay, "number", JSON.stringify(r.client.udpDrops));
+      assert.equal(r.client.udpDrops?.own, 0, JSON.stringify(r.client.udpDrops));
       // the progress line says which clock its receive lag is against
       for (const l of progress) assert.match(l, /receive lag p99 [\d.]+ ms \(kernel stamps\)/, l);
     }

@@ -66,6 +66,7 @@ export async function runThroughRelay(
       engine,
       log,
       interrupt: new AbortController().signal,
+      relaySocketDrops: relay.socketDrops,
       ...(onShardTick ? { onShardTick } : {}),
     });
     const report = buildReport(input);

@@ -2,12 +2,13 @@
 // 127.0.0.1: viewers' sockets closing and new ones opening on the same thread while datagrams
 // flow (the new socket often gets the closed one's descriptor number) never hand a datagram to
 // the wrong viewer; a datagram that is not media goes to werift's handler with its source; the
-// kernel's stamp comes with each datagram; an idle reader polls less often; forced unavailable, the
-// caller keeps its own path.
+// kernel's stamp comes with each datagram, and the socket's drop count; an idle reader sleeps until
+// a socket is ready; forced unavailable, the caller keeps its own path.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { socketFd } from "../../src/net/kernel.ts";
+import { fdInode, sumDrops } from "../../src/net/socket-drops.ts";
 import { arenaReader, readInArena, setArenaUnavailable } from "../../src/workers/arena-reader.ts";
 import { intake } from "../../src/workers/intake.ts";
 import { bound, sleep } from "./udp-helpers.ts";
@@ -91,7 +92,7 @@ test("a datagram that is not media goes to werift's handler, with its source add
   tx.close();
 });
 
-test("an idle reader polls less and less often, and the first datagram brings the full rate back", async (t) => {
+test("an idle reader sleeps until a socket is ready, and a datagram wakes it at once", async (t) => {
   if (!linux) return t.skip("batched reads are Linux-only");
   const reader = arenaReader();
   if (typeof reader === "string") return assert.fail(reader);
@@ -106,18 +107,60 @@ test("an idle reader polls less and less often, and the first datagram brings th
   );
   if (typeof remove === "string") return assert.fail(remove);
   try {
-    assert.equal(reader.pollMs, 1, "a new socket is polled at the full rate");
-    // 50 empty polls at each interval: 1 → 32 ms takes 50 · (1 + 2 + 4 + 8 + 16) ms ≈ 1.55 s
-    const deadline = Date.now() + 5000;
-    while (reader.pollMs < 32 && Date.now() < deadline) await sleep(50);
-    assert.equal(reader.pollMs, 32, "idle: the longest interval");
+    const deadline = Date.now() + 2000;
+    while (!reader.pace.onReadiness && reader.pace.wakeReason === null && Date.now() < deadline)
+      await sleep(5);
+    assert.equal(reader.pace.wakeReason, null);
+    assert.equal(reader.pace.onReadiness, true, "libuv watches the thread's epoll set");
+    assert.equal(reader.pace.watching, true, "and no timer runs");
+    // nothing arrives: no timer wakes the thread (a 1 ms poll costs 20-60 ms of CPU a second here)
+    const c0 = process.threadCpuUsage();
+    await sleep(500);
+    const c = process.threadCpuUsage(c0);
+    assert.ok(c.user + c.system < 10_000, `idle thread CPU ${c.user + c.system} µs over 0.5 s`);
     const sentNs = monoNs();
     tx.send(Buffer.from([0x80, 0, 0, 0]), rx.address().port, "127.0.0.1");
     while (arrivals.length === 0 && Date.now() < deadline + 1000) await sleep(1);
     assert.equal(arrivals.length, 1);
-    // the kernel's stamp, not the late poll's instant
+    // the kernel's stamp
     assert.ok(arrivals[0]! >= sentNs && arrivals[0]! - sentNs < 5e6, String(arrivals[0]! - sentNs));
-    assert.equal(reader.pollMs, 1, "a datagram brings the full rate back");
+  } finally {
+    remove();
+    rx.close();
+    tx.close();
+  }
+});
+
+test("the kernel's drops on a socket come with its next datagram, as /proc/net/udp counts them", async (t) => {
+  if (!linux) return t.skip("batched reads are Linux-only");
+  const reader = arenaReader();
+  if (typeof reader === "string") return assert.fail(reader);
+  const tx = await bound();
+  const rx = await bound();
+  // the smallest receive buffer: a few datagrams of 1 200 B fit
+  rx.setRecvBufferSize(1024);
+  const inode = fdInode(socketFd(rx));
+  let got = 0;
+  const before = reader.socketDrops;
+  const remove = reader.add(
+    rx,
+    () => got++,
+    () => {},
+  );
+  if (typeof remove === "string") return assert.fail(remove);
+  try {
+    // 100 at once: they reach the socket in one run of the loop, before the reader can read
+    for (let i = 0; i < 100; i++) tx.send(Buffer.alloc(1200, 0x80), rx.address().port, "127.0.0.1");
+    await sleep(50);
+    const proc = sumDrops([inode]);
+    assert.equal(typeof proc, "number", String(proc));
+    assert.ok((proc as number) > 50, `${proc} dropped`);
+    assert.equal(got + (proc as number), 100);
+    tx.send(Buffer.alloc(1200, 0x80), rx.address().port, "127.0.0.1");
+    await sleep(50);
+    assert.equal(reader.socketDrops - before, proc, "the count that came with the next datagram");
+    remove();
+    assert.equal(reader.socketDrops - before, proc, "kept after the socket left the reader");
   } finally {
     remove();
     rx.close();

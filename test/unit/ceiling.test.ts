@@ -91,8 +91,36 @@ test("kernel-stamped: a thread that does not keep up, or drops, is near", () => 
   assert.deepEqual(dropped.evidence, ["worker 0: its intake dropped 12 datagrams (queue full)"]);
   const kernelDrops = ceilingVerdict([{ ...kernel, receiveLagP99Ms: 1 }], { rcvbufErrors: 3, inErrors: 3 });
   assert.deepEqual(kernelDrops.evidence, [
-    "the kernel dropped UDP datagrams on receive (RcvbufErrors +3, InErrors +3)",
+    "the kernel dropped UDP datagrams on receive (RcvbufErrors +3, InErrors +3; every socket on the host: the client's own could not be read)",
   ]);
+});
+
+test("whose drops: the thread's own sockets are judged; the host's counter only where those were not read", () => {
+  const host = { rcvbufErrors: 700, inErrors: 700 };
+  // a server on the same host dropped: the client's sockets dropped nothing
+  const theirs = ceilingVerdict(
+    [
+      { name: "main", eventLoopUtilisation: 0.2, eventLoopDelayP99Ms: 2 },
+      { ...kernel, receiveLagP99Ms: 1, socketDrops: 0 },
+    ],
+    host,
+  );
+  assert.equal(theirs.nearCeiling, false, theirs.evidence.join("; "));
+  // the thread's own sockets dropped
+  const ours = ceilingVerdict([{ ...kernel, receiveLagP99Ms: 1, socketDrops: 42 }], host);
+  assert.deepEqual(ours.evidence, [
+    "worker 0: the kernel dropped 42 datagrams on its own sockets (receive buffers full)",
+  ]);
+  // one thread's count unread: the host's counter is all there is
+  const unread = ceilingVerdict(
+    [
+      { ...kernel, receiveLagP99Ms: 1, socketDrops: 0 },
+      { ...kernel, name: "worker 1", receiveLagP99Ms: 1, socketDrops: null },
+    ],
+    host,
+  );
+  assert.equal(unread.nearCeiling, true);
+  assert.match(unread.evidence[0] ?? "", /the client's own could not be read/);
 });
 
 test("kernel-stamped: late feedback counts only where frames were repaired, late against the delay", () => {

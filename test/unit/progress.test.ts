@@ -95,6 +95,19 @@ test("progress on a terminal: a saturated thread shows the ceiling warning", () 
   assert.ok(out.text.includes("delay p50 – p99 – ms"), "no sample yet");
 });
 
+test("progress: the live ceiling names the thread's own drops, not the host's", () => {
+  const { p, out } = progress(true);
+  // own drops read, none: quiet whatever the host's counter says
+  p.update({ t: 1, active: 1, packets: 1 }, [
+    { shard: 0, joined: 1, failed: 0, delaySamples: [], thread: thread(1, 0.1), socketDrops: 0 },
+  ]);
+  assert.ok(!out.text.includes("WARNING"), out.text);
+  p.update({ t: 2, active: 1, packets: 1 }, [
+    { shard: 0, joined: 0, failed: 0, delaySamples: [], thread: thread(1, 0.1), socketDrops: 7 },
+  ]);
+  assert.ok(out.text.includes("WARNING near client ceiling"), out.text);
+});
+
 test("progress to a pipe: a plain log line every few seconds, nothing else on the sink", () => {
   const { p, out, log } = progress(false, 2);
   for (let t = 1; t <= 5; t++) {

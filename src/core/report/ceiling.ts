@@ -2,7 +2,8 @@
 // its own work inside the figures it reports. With the kernel's receive stamp
 // (docs/definitions.md#arrival-stamps) a viewer thread's queueing does not enter the one-way
 // delay, join, jitter or stall figures, so such a thread is judged only on what can still distort
-// a figure: datagrams dropped by the kernel or the intake (loss that is ours), a thread that does
+// a figure: datagrams dropped by the kernel on its own sockets or by the intake (loss that is
+// ours; the host's counter only where its own could not be read), a thread that does
 // not keep up (busy past the utilisation threshold, or datagrams waiting past the keep-up wait),
 // and feedback sent late where there was loss to repair (NACKs), both read from the processing
 // wait: arrival stamp to the start of its processing, the receive lag plus the intake's queue.
@@ -78,6 +79,11 @@ export interface ThreadLoad {
   repairedFrames?: number;
   /** the publisher's send lag p99 when this thread publishes, ms */
   sendLagP99Ms?: number;
+  /**
+   * datagrams the kernel dropped on the thread's own sockets (docs/definitions.md#udp-drops); null:
+   * a viewer thread whose count could not be read; absent: not counted (no viewer sockets)
+   */
+  socketDrops?: number | null;
 }
 
 export interface CeilingVerdict {
@@ -183,7 +189,10 @@ function byStamps(
   threadStamped(th, split.receiveLagP99Ms, what, lagLimit, t, delayP99Ms, out);
 }
 
-/** `udp` is null where the kernel's counters cannot be read (deltas over the run). */
+/**
+ * `udp`: the host's UDP receive drops over the run (null where unreadable), judged only where the
+ * threads' own sockets' drops (`ThreadLoad.socketDrops`) were not read.
+ */
 export function ceilingVerdict(
   threads: readonly ThreadLoad[],
   udp: { rcvbufErrors: number; inErrors: number } | null,
@@ -209,15 +218,25 @@ export function ceilingVerdict(
     if ((th.intakeDropped ?? 0) > 0) {
       evidence.push(`${th.name}: its intake dropped ${th.intakeDropped} datagrams (queue full)`);
     }
+    if ((th.socketDrops ?? 0) > 0) {
+      evidence.push(
+        `${th.name}: the kernel dropped ${th.socketDrops} datagrams on its own sockets (receive buffers full)`,
+      );
+    }
     if (th.sendLagP99Ms !== undefined && th.sendLagP99Ms >= t.publisherSendLagP99Ms) {
       evidence.push(
         `${th.name}: publisher send lag p99 ${ms(th.sendLagP99Ms)} ≥ ${ms(t.publisherSendLagP99Ms)}`,
       );
     }
   }
-  if (udp && (udp.rcvbufErrors > 0 || udp.inErrors > 0)) {
+  // the host's counter covers every socket (a server's on the same host too): judged only where
+  // the client's own sockets' drops were not read
+  const ownRead =
+    threads.some((th) => typeof th.socketDrops === "number") &&
+    !threads.some((th) => th.socketDrops === null);
+  if (!ownRead && udp && (udp.rcvbufErrors > 0 || udp.inErrors > 0)) {
     evidence.push(
-      `the kernel dropped UDP datagrams on receive (RcvbufErrors +${udp.rcvbufErrors}, InErrors +${udp.inErrors})`,
+      `the kernel dropped UDP datagrams on receive (RcvbufErrors +${udp.rcvbufErrors}, InErrors +${udp.inErrors}; every socket on the host: the client's own could not be read)`,
     );
   }
   return {

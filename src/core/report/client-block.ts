@@ -8,6 +8,7 @@ import type {
   HostReport,
   ReportClient,
   ThreadReport,
+  UdpDropsReport,
   WorkerReport,
 } from "./types.ts";
 
@@ -62,11 +63,26 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.viewerSockets !== undefined ? { viewerSockets: w.viewerSockets } : {}),
     ...(w.viewerSocketsReason !== undefined ? { viewerSocketsReason: w.viewerSocketsReason } : {}),
     ...(w.unroutedDatagrams !== undefined ? { unroutedDatagrams: w.unroutedDatagrams } : {}),
+    ...(w.socketDrops !== undefined ? { socketDrops: w.socketDrops } : {}),
+    ...(w.socketDropsReason !== undefined ? { socketDropsReason: w.socketDropsReason } : {}),
     ...(w.stampSource !== undefined ? { stampSource: w.stampSource } : {}),
     ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
     ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),
     ...(w.stampReason !== undefined ? { stampReason: w.stampReason } : {}),
     ...(w.threadStampedLagMs !== undefined ? { threadStampedLagMs: delay(w.threadStampedLagMs) } : {}),
+  };
+}
+
+/** client.udpDrops in key order. */
+function udpDropsBlock(u: UdpDropsReport): UdpDropsReport {
+  return {
+    ...(u.own !== undefined ? { own: u.own } : {}),
+    ...(u.ownReason !== undefined ? { ownReason: u.ownReason } : {}),
+    ...(u.relay !== undefined ? { relay: u.relay } : {}),
+    ...(u.relayReason !== undefined ? { relayReason: u.relayReason } : {}),
+    ...(u.host !== undefined
+      ? { host: { rcvbufErrors: u.host.rcvbufErrors, inErrors: u.host.inErrors } }
+      : {}),
   };
 }
 
@@ -144,6 +160,7 @@ export function clientBlock(input: ReportInput): ReportClient {
       ? { publisherCaptureLeadMs: delay(input.publisherCaptureLeadMs) }
       : {}),
     ...(input.sendStamps !== undefined ? sendStampsBlock(input.sendStamps) : {}),
+    ...(input.udpDrops !== undefined ? { udpDrops: udpDropsBlock(input.udpDrops) } : {}),
     ...(input.ceiling !== undefined ? { ceiling: ceilingBlock(input.ceiling) } : {}),
     ...(input.hosts !== undefined ? { hosts: input.hosts.map(hostBlock) } : {}),
     ...(input.hosts !== undefined ? { agentMessagesRejected: input.agentMessagesRejected ?? 0 } : {}),

@@ -67,6 +67,12 @@ export interface WorkerReport {
   viewerSocketsReason?: string;
   /** datagrams the shared socket dropped, from a source no viewer had; absent when none */
   unroutedDatagrams?: number;
+  /**
+   * datagrams the kernel dropped on this thread's own sockets (docs/definitions.md#udp-drops): loss
+   * that is ours; absent, with socketDropsReason, where they could not be read
+   */
+  socketDrops?: number;
+  socketDropsReason?: string;
   /** which clock stamped this thread's media datagrams (docs/definitions.md#arrival-stamps) */
   stampSource?: "kernel" | "thread" | "mixed";
   /** media datagrams stamped by the kernel and by the thread */
@@ -76,6 +82,22 @@ export interface WorkerReport {
   stampReason?: string;
   /** a mixed thread's receive lag of its thread-stamped datagrams alone (the ceiling's rule) */
   threadStampedLagMs?: EventLoopDelayMs;
+}
+
+/**
+ * `client.udpDrops` (docs/definitions.md#udp-drops): datagrams the kernel dropped on receive, by
+ * whose sockets they were.
+ */
+export interface UdpDropsReport {
+  /** on the viewer threads' own sockets: loss that is ours (the ceiling rule judges this) */
+  own?: number;
+  /** why `own` could not be read (then the ceiling rule judges the host's counter) */
+  ownReason?: string;
+  /** on the in-process built-in relay's sockets: the server's (the no-scenario `run`) */
+  relay?: number;
+  relayReason?: string;
+  /** the host's counters (/proc/net/snmp), every socket on the host: context */
+  host?: { rcvbufErrors: number; inErrors: number };
 }
 
 /** `client.ceiling`: whether the client was near its own ceiling, and why. */
@@ -150,6 +172,7 @@ export interface ReportClient {
   sendStampSource?: "kernel" | "handover" | "mixed";
   /** frames by send-instant source, and why some had the hand-over instant */
   sendStamps?: { kernel: number; handover: number; reasons?: string[] };
+  udpDrops?: UdpDropsReport;
   ceiling?: CeilingReport;
   /** a many-host run's agents, in the order they connected (docs/definitions.md#many-hosts) */
   hosts?: HostReport[];

@@ -13,6 +13,7 @@ import {
   parseRfc3339Ns,
   resourcesText,
   scenarioText,
+  udpDropsText,
   workersText,
 } from "./markdown-cells.ts";
 import type { PooledDelayBlock, Report, ViewerReport } from "./types.ts";
@@ -64,6 +65,7 @@ export function headerFacts(r: Report): string {
     rows.push(row("client threads", plain(workersText(c.workers))));
   const lag = clientLagText(c);
   if (lag !== null) rows.push(row("client adds", plain(lag)));
+  if (c.udpDrops !== undefined) rows.push(row("UDP receive drops", plain(udpDropsText(c.udpDrops))));
   if (c.ceiling !== undefined) rows.push(row("client ceiling", plain(ceilingText(c.ceiling))));
   if (c.hosts !== undefined) rows.push(row("client hosts", plain(hostsText(c.hosts))));
   rows.push(row("topology", r.topology), row("clock", plain(clockText(r.clock))));

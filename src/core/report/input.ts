@@ -12,6 +12,7 @@ import type {
   HostReport,
   TimelineEntry,
   Topology,
+  UdpDropsReport,
   WorkerReport,
 } from "./types.ts";
 
@@ -139,6 +140,8 @@ export interface ReportInput {
    * send-log channel (docs/definitions.md#send-instant); absent: no send log
    */
   sendStamps?: SendStamps;
+  /** client.udpDrops: whose sockets the kernel dropped datagrams on */
+  udpDrops?: UdpDropsReport;
   /** the ceiling verdict: when near, every one-way delay block is not comparable */
   ceiling?: CeilingReport;
   topology: Topology;

@@ -12,6 +12,7 @@ import type {
   ReportClient,
   ReportScenario,
   ReportServer,
+  UdpDropsReport,
   WorkerReport,
 } from "./types.ts";
 
@@ -207,6 +208,24 @@ export function clientLagText(c: ReportClient): string | null {
     );
   }
   return parts.length === 0 ? null : esc(parts.join("; "));
+}
+
+/** The header's UDP receive drops row: whose sockets (docs/definitions.md#udp-drops). */
+export function udpDropsText(u: UdpDropsReport): string {
+  const parts = [
+    u.own !== undefined
+      ? `the client's own sockets ${u.own}`
+      : `the client's own sockets not read (${u.ownReason ?? "no reason given"})`,
+  ];
+  if (u.relay !== undefined) parts.push(`the built-in relay's sockets ${u.relay} (the server's)`);
+  else if (u.relayReason !== undefined)
+    parts.push(`the built-in relay's sockets not read (${u.relayReason})`);
+  if (u.host !== undefined) {
+    parts.push(
+      `the host's RcvbufErrors +${u.host.rcvbufErrors}, InErrors +${u.host.inErrors} (every socket on the host)`,
+    );
+  }
+  return esc(parts.join("; "));
 }
 
 /** The header's client ceiling row. */

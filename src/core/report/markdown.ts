@@ -18,6 +18,7 @@ import {
   resourcesText,
   scenarioText,
   summaryRow,
+  udpDropsText,
   workersText,
 } from "./markdown-cells.ts";
 import { churnMarkdown } from "./markdown-churn.ts";
@@ -59,6 +60,7 @@ function header(r: Report): string[] {
     lines.push(`| client threads | ${workersText(c.workers)} |`);
   const lag = clientLagText(c);
   if (lag !== null) lines.push(`| client adds | ${lag} |`);
+  if (c.udpDrops !== undefined) lines.push(`| UDP receive drops | ${udpDropsText(c.udpDrops)} |`);
   if (c.ceiling !== undefined) lines.push(`| client ceiling | ${ceilingText(c.ceiling)} |`);
   if (c.hosts !== undefined) lines.push(`| client hosts | ${hostsText(c.hosts)} |`);
   lines.push(`| topology | ${esc(r.topology)} |`, `| clock | ${clockText(r.clock)} |`, "");

@@ -22,6 +22,7 @@ export type {
   HostReport,
   ReportClient,
   ThreadReport,
+  UdpDropsReport,
   WorkerReport,
 } from "./client-types.ts";
 

@@ -152,7 +152,8 @@ export function tickOk(v: unknown): v is ShardTick {
   const { thread, ...rest } = v as Record<string, unknown>;
   const cohortsOk = (x: unknown) =>
     Array.isArray(x) && x.length <= 64 && x.every((c) => like(c, COHORT_TICK));
-  if (!like(rest, TICK_TEMPLATE, { cohorts: cohortsOk })) return false;
+  const dropsOk = (x: unknown) => x === null || (Number.isInteger(x) && (x as number) >= 0);
+  if (!like(rest, TICK_TEMPLATE, { cohorts: cohortsOk, socketDrops: dropsOk })) return false;
   const second = (v as ShardTick).second;
   if (!Number.isSafeInteger(second) || second < 0 || second > 1e7) return false;
   return like(thread, THREAD, {
@@ -200,6 +201,8 @@ export function profileOk(v: unknown): v is ShardProfile {
       viewerSockets: (x) => x === "shared" || x === "own" || x === "mixed",
       viewerSocketsReason: (x) => typeof x === "string",
       unroutedDatagrams: (x) => Number.isInteger(x) && (x as number) >= 0,
+      socketDrops: (x) => Number.isInteger(x) && (x as number) >= 0,
+      socketDropsReason: (x) => typeof x === "string",
     }) &&
     stampsOk((v as ShardProfile).stamps) &&
     ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&

@@ -89,7 +89,7 @@ export async function capacityCommand(
   const name = sanitiseName(s.name ?? "");
   const stem = `whipbench-capacity-${fileStamp(startedAt)}${name === "" ? "" : `-${name}`}`;
   // a capacity search shows no progress line: its steps log their own
-  const engine = engineFor(s, false, log, true);
+  const engine = engineFor(s, false, log, true, spec.max);
   const server = extras.server ?? (watchOpts ? await startServerWatch(watchOpts) : undefined);
   log.line(
     `capacity search: start ${spec.start}, max ${spec.max}, growth ${spec.growth}, resolution ${spec.resolution}`,

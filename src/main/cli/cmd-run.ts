@@ -87,7 +87,7 @@ export function runAndReportHere(
   s: Scenario,
   flags: RunViewFlags,
   log: Logger,
-  peers: Pick<RunAndReportOptions, "clockPeer" | "sendLogPeer"> = {},
+  peers: Pick<RunAndReportOptions, "clockPeer" | "sendLogPeer" | "relaySocketDrops"> = {},
 ): Promise<number> {
   const out = runOutputs(flags, log);
   const engine = engineFor(s, out.progress !== undefined, log);
@@ -143,7 +143,8 @@ async function runWithoutScenario(flags: RunFlags, log: Logger): Promise<number>
   try {
     const s = validated(applyOverrides(applyKeyFlags(defaultScenario(base), flags).scenario, flags));
     log.line(`no scenario given: ${describe(s)} through the built-in relay on 127.0.0.1`);
-    return await runAndReportHere("run", s, flags, log);
+    // its drops are the server's (docs/definitions.md#udp-drops)
+    return await runAndReportHere("run", s, flags, log, { relaySocketDrops: relay.socketDrops });
   } finally {
     await relay.close();
   }

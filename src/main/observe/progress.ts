@@ -36,7 +36,7 @@ export interface ProgressOptions {
   threadName: (shard: number) => string;
 }
 
-type Tick = Pick<ShardTick, "shard" | "joined" | "failed" | "delaySamples"> & {
+type Tick = Pick<ShardTick, "shard" | "joined" | "failed" | "delaySamples" | "socketDrops"> & {
   thread?: ShardTick["thread"];
 };
 
@@ -78,7 +78,12 @@ export class Progress {
       this.joined += t.joined;
       this.failed += t.failed;
       this.window.record(t.delaySamples);
-      if (t.thread !== undefined) threads.push(threadLoad(this.opts.threadName(t.shard), t.thread));
+      if (t.thread !== undefined) {
+        const load = threadLoad(this.opts.threadName(t.shard), t.thread);
+        // the kernel's drops on the thread's own sockets so far (the host's counter is context)
+        if (t.socketDrops !== undefined) load.socketDrops = t.socketDrops;
+        threads.push(load);
+      }
     }
     if (main !== undefined) threads.push(threadLoad("main", main));
     const q = this.window.quantilesNs([50, 99]);

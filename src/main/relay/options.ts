@@ -54,6 +54,8 @@ export interface RelayTestHooks {
   dropStreamEvery?: number;
   /** a broken answer on WHIP or WHEP (see AnswerFault) */
   answerFault?: AnswerFault;
+  /** the publisher's sockets unread from `afterMs` after it connected, for `forMs` (buffers made small) */
+  pauseReading?: { afterMs: number; forMs: number; receiveBufferBytes?: number };
   /** bench:truth and its test: the relay's own instants on the process's monotonic clock (ground truth) */
   taps?: RelayTaps;
 }

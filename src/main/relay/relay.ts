@@ -25,6 +25,7 @@ import { installLoss, type Leg } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
 import { watchLeg } from "./leg-watch.ts";
 import type { RelayOptions } from "./options.ts";
+import { pausePublisherReading, RelayDrops } from "./socket-drops.ts";
 
 export type { AnswerFault, RelayOptions, RelayTaps, RelayTestHooks } from "./options.ts";
 
@@ -69,21 +70,18 @@ export class Relay {
     return new Promise((resolve) => s.readyWaiters.push(resolve));
   }
 
-  viewers(name: string): number {
-    return this.streams.get(name)?.legs.size ?? 0;
-  }
+  viewers = (name: string): number => this.streams.get(name)?.legs.size ?? 0;
   /** The viewers' keyframe requests (PLI or FIR) sent on to the stream's publisher so far. */
   keyframeRequests = (name: string): number => this.streams.get(name)?.keyframeRequests ?? 0;
 
   /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
-  legFault(n: number): LegFaultState | undefined {
-    return this.legFaultStates.get(n);
-  }
+  legFault = (n: number): LegFaultState | undefined => this.legFaultStates.get(n);
+  private readonly drops = new RelayDrops();
+  /** Datagrams the kernel dropped on the relay's sockets so far (socket-drops.ts): the server's. */
+  socketDrops = (): number | string => this.drops.total([...this.sessions.values()].map((s) => s.pc));
 
   /** Test-only: what DropEvery cut from leg n (the n-th WHEP offer taken, from 1), once it exists. */
-  frameCuts(n: number): FrameCutCounts | undefined {
-    return this.legCuts.get(n)?.counts();
-  }
+  frameCuts = (n: number): FrameCutCounts | undefined => this.legCuts.get(n)?.counts();
 
   async close(): Promise<void> {
     const server = this.server;
@@ -158,6 +156,8 @@ export class Relay {
       if (state === "connected" && taps && tr) tapMediaReceive(tr, (d, at) => taps.publisherReceive(d, at));
       const after = this.opts.test?.closePublisherAfterMs;
       if (state === "connected" && after !== undefined) this.later(after, () => this.closeSession(id));
+      if (state === "connected")
+        pausePublisherReading(pc, this.opts.test?.pauseReading, this.later.bind(this));
     });
     this.answer(res, "whip", 201, pc, `/session/${id}`);
   }
@@ -209,6 +209,7 @@ export class Relay {
     this.sessions.delete(id);
     if (session.leg) session.stream.legs.delete(session.leg);
     if (session.stream.publisher === session.pc) session.stream.publisher = null;
+    this.drops.closing(session.pc);
     await session.pc.close().catch(() => {});
   }
 

@@ -1,6 +1,6 @@
 // Which engine a run gets, decided once for every command: `workers` from the flag or the
-// scenario (unset: one core for the main thread, the rest for viewers), and whether its shards
-// collect live one-way delay samples.
+// scenario (unset: as many threads as the viewers fill, at most one per core beside the main
+// thread's: engine.ts), and whether its shards collect live one-way delay samples.
 import { cpus } from "node:os";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { LiveThresholds } from "../../core/thresholds/live.ts";
@@ -18,10 +18,17 @@ export function liveDelaysWanted(s: Scenario, progress: boolean): boolean {
 
 /**
  * The engine of a run of `s`; `progress` when a progress line shows; `reuse` keeps the worker
- * pool from one run to the next (a capacity search), released by `close()`.
+ * pool from one run to the next (a capacity search), released by `close()`; `viewers`: the most
+ * viewers it runs at once (a capacity search's largest step), for the default worker count.
  */
-export function engineFor(s: Scenario, progress: boolean, log: Logger, reuse = false): Engine {
-  const workers = s.workers ?? defaultWorkers();
+export function engineFor(
+  s: Scenario,
+  progress: boolean,
+  log: Logger,
+  reuse = false,
+  viewers = s.viewers,
+): Engine {
+  const workers = s.workers ?? defaultWorkers(viewers);
   const note = oversubscribedNote(workers, cpus().length);
   if (note !== null) log.line(note);
   const liveDelays = liveDelaysWanted(s, progress);

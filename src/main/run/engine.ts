@@ -51,9 +51,24 @@ function spareCores(cores: number): number {
   return Math.max(1, cores - 1);
 }
 
-/** The default: keep one core for the main thread, shard the viewers over the rest. */
-export function defaultWorkers(): number {
-  return spareCores(cpus().length);
+/**
+ * Viewers one worker thread takes before the default opens the next (docs/definitions.md#default-workers):
+ * on the arena path with the shared socket a thread of 200 viewers ran quiet, 0 loss, on 2 cores and
+ * on 16 (23.4–23.6 µs of thread CPU per packet: ~0.32 of a core at ~69 packets/s), and its
+ * setups stayed under 1 s; at 300 it still kept up, but 21–110 of its joins took over 1 s
+ * (bench/README.md, "Density"). Spread thin, a thread costs more per packet.
+ */
+export const VIEWERS_PER_THREAD = 200;
+
+/**
+ * The default: one core kept for the main thread, and as many worker threads as `viewers` fill
+ * at VIEWERS_PER_THREAD each, at most one per remaining core (at least one). Without `viewers`
+ * (an agent, whose share is not known yet) one per remaining core.
+ */
+export function defaultWorkers(viewers?: number, cores = cpus().length): number {
+  const spare = spareCores(cores);
+  if (viewers === undefined) return spare;
+  return Math.min(spare, Math.max(1, Math.ceil(viewers / VIEWERS_PER_THREAD)));
 }
 
 /**

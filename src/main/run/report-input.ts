@@ -5,7 +5,7 @@ import { type ClipIdentity, clipHashOf } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import { type CeilingThresholds, ceilingVerdict } from "../../core/report/ceiling.ts";
 import type { ReportInput, SendStamps, ViewerInput } from "../../core/report/input.ts";
-import type { ClockBlock, TimelineEntry, WorkerReport } from "../../core/report/types.ts";
+import type { ClockBlock, TimelineEntry, UdpDropsReport, WorkerReport } from "../../core/report/types.ts";
 import { viewScenario } from "../../core/report/view-codec.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
@@ -49,6 +49,8 @@ export interface RunOutcome {
   timeline: TimelineEntry[];
   mainThread: ThreadFigures;
   udp: UdpErrors | null;
+  /** the in-process relay's sockets' drops over the run, or why unreadable; absent without one */
+  relayDrops?: number | string;
   resources: ResourceFigures;
 }
 
@@ -75,6 +77,8 @@ export function workerReport(p: ShardProfile): WorkerReport {
   if (p.viewerSockets !== undefined) w.viewerSockets = p.viewerSockets;
   if (p.viewerSocketsReason !== undefined) w.viewerSocketsReason = p.viewerSocketsReason;
   if (p.unroutedDatagrams !== undefined) w.unroutedDatagrams = p.unroutedDatagrams;
+  if (p.socketDrops !== undefined) w.socketDrops = p.socketDrops;
+  if (p.socketDropsReason !== undefined) w.socketDropsReason = p.socketDropsReason;
   // a count wherever the thing could happen: every thread that stamped datagrams through its intake
   if (p.stamps !== undefined || p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   if (p.stamps !== undefined) {
@@ -146,6 +150,23 @@ function sendStampsOf(log: SendLog | null, s: SendStamps | undefined): { sendSta
   return log !== null && s !== undefined && s.kernel + s.handover > 0 ? { sendStamps: s } : {};
 }
 
+/** client.udpDrops (docs/definitions.md#udp-drops): whose sockets the kernel dropped datagrams on. */
+function udpDrops(opts: RunOutcome): UdpDropsReport {
+  const unread = opts.profiles.find((p) => p.socketDrops === undefined);
+  const own =
+    unread === undefined
+      ? { own: opts.profiles.reduce((n, p) => n + (p.socketDrops ?? 0), 0) }
+      : {
+          ownReason: `shard ${unread.shard}: ${unread.socketDropsReason ?? "its sockets' drops were not read"}`,
+        };
+  const r = opts.relayDrops;
+  return {
+    ...own,
+    ...(typeof r === "number" ? { relay: r } : typeof r === "string" ? { relayReason: r } : {}),
+    ...(opts.udp ? { host: opts.udp } : {}),
+  };
+}
+
 export function reportInput(opts: RunOutcome): ReportInput {
   const { resources: figures, sendLog } = opts;
   const viewers = viewerInputs(opts.records, opts.schedule, opts.t0MonoNs, opts.scenario.viewers);
@@ -177,6 +198,7 @@ export function reportInput(opts: RunOutcome): ReportInput {
       ...(opts.udp ? { udpReceiveErrors: opts.udp } : {}),
     },
     workers: opts.profiles.map(workerReport),
+    udpDrops: udpDrops(opts),
     ...lag,
     ...stampSources(opts.profiles),
     ...sendStampsOf(sendLog, opts.sendStamps),

@@ -53,6 +53,8 @@ export interface RunAndReportOptions {
   onFrameSent?: FrameSent;
   /** the wall anchor the run must share (a many-host coordinator's) */
   anchor?: WallAnchor;
+  /** the in-process built-in relay's sockets' drops so far (the no-scenario `run`) */
+  relaySocketDrops?: () => number | string;
   /** a many-host run adds its hosts, their clocks and ceilings to what the run hands the report */
   finishInput?: (input: ReportInput) => ReportInput;
   /** test hook: the /metrics registry and its URL, when the scenario serves metrics */
@@ -110,6 +112,7 @@ export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
         sendLogPeer: opts.sendLogPeer,
         ...(opts.onFrameSent ? { onFrameSent: opts.onFrameSent } : {}),
         ...(opts.anchor ? { anchor: opts.anchor } : {}),
+        ...(opts.relaySocketDrops ? { relaySocketDrops: opts.relaySocketDrops } : {}),
       });
       // a threshold's live stop is not an interrupt: only a signal marks the report interrupted
       const input = { ...(opts.finishInput?.(ran) ?? ran), interrupted: interrupt.aborted };

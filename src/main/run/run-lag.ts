@@ -54,6 +54,11 @@ function shardLoad(name: string, p: ShardProfile, base: ThreadFigures = p): Thre
     ...(lag !== undefined && p.stamps !== undefined ? stampLoad(p.stamps) : {}),
     ...(p.intakeDropped > 0 ? { intakeDropped: p.intakeDropped } : {}),
     ...((p.repairedFrames ?? 0) > 0 ? { repairedFrames: p.repairedFrames } : {}),
+    ...(p.socketDrops !== undefined
+      ? { socketDrops: p.socketDrops }
+      : p.socketDropsReason !== undefined
+        ? { socketDrops: null }
+        : {}),
   };
 }
 

@@ -47,6 +47,11 @@ export interface PhaseOptions {
   onTick?: (entry: TimelineEntry | null, ticks: ShardTick[]) => void;
   /** every shard tick as the engine delivers it, before the timeline gathers it (/metrics) */
   onShardTick?: (tick: ShardTick) => void;
+  /**
+   * the in-process built-in relay's sockets' drops so far, or why unreadable: the server's, not
+   * ours (docs/definitions.md#udp-drops)
+   */
+  relaySocketDrops?: (() => number | string) | undefined;
 }
 
 /** The run's clocks, started before anything else: startedAt, the step watch, the resources. */
@@ -83,7 +88,12 @@ export interface ViewerPhase {
   timeline: TimelineEntry[];
 }
 
-export type MeasuredPhase = ViewerPhase & { mainThread: ThreadFigures; udp: UdpErrors | null };
+export type MeasuredPhase = ViewerPhase & {
+  mainThread: ThreadFigures;
+  udp: UdpErrors | null;
+  /** the in-process relay's drops over the phase, or why unreadable; absent without one */
+  relayDrops?: number | string;
+};
 
 /**
  * A phase whose start someone else decided (an agent's share of a many-host run): its schedule,
@@ -135,10 +145,23 @@ export async function runMeasuredPhase(
 ): Promise<MeasuredPhase> {
   const mainThread = new ThreadProfile();
   const udpStart = udpReceiveErrors();
+  const relayStart = opts.relaySocketDrops?.();
   const phase = send.publisherFailed
     ? { schedule: null, t0MonoNs: 0, records: [], profiles: [], timeline: [] }
     : await runViewers(opts, clocks, ice, send, split, plan);
-  return { ...phase, mainThread: mainThread.finish(), udp: udpErrorsDelta(udpStart, udpReceiveErrors()) };
+  const relayEnd = opts.relaySocketDrops?.();
+  const relayDrops =
+    typeof relayStart === "number" && typeof relayEnd === "number"
+      ? { relayDrops: Math.max(0, relayEnd - relayStart) }
+      : typeof relayEnd === "string" || typeof relayStart === "string"
+        ? { relayDrops: String(typeof relayEnd === "string" ? relayEnd : relayStart) }
+        : {};
+  return {
+    ...phase,
+    mainThread: mainThread.finish(),
+    udp: udpErrorsDelta(udpStart, udpReceiveErrors()),
+    ...relayDrops,
+  };
 }
 
 /**

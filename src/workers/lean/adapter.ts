@@ -28,6 +28,7 @@ import { dtlsUdpTransports, isMediaDatagram, receiveOf, wrapReceive } from "../.
 import { WeriftInternalsError } from "../../net/werift/version.ts";
 import { readInArena } from "../arena-reader.ts";
 import { type DatagramHandler, intake } from "../intake.ts";
+import { ownDrops } from "../own-drops.ts";
 import { sharing } from "../socket-sharing.ts";
 
 /** The remote side's SRTP keying, as werift exported it from the DTLS handshake. */
@@ -128,6 +129,7 @@ function routeMedia(dtls: DtlsTransport, handler: DatagramHandler | null, claim:
       sharing.observe(t);
       continue;
     }
+    ownDrops.watch(t);
     // werift calls onData inside the socket's 'message' callback, before libuv reads the next
     // datagram: the socket's last receive stamp is this datagram's (intake.ts, kernel.ts)
     const fd = intake.stampFd(socketFd(t.socket));
