@@ -25,7 +25,6 @@ export type {
   UdpDropsReport,
   WorkerReport,
 } from "./client-types.ts";
-
 export type { TimelineEntry } from "./timeline-types.ts";
 
 export const REPORT_SCHEMA = "whipbench.report/v0";
