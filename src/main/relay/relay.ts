@@ -23,6 +23,7 @@ import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
+import { RelaySend } from "./native.ts";
 import { watchLeg } from "./leg-watch.ts";
 import type { RelayOptions } from "./options.ts";
 
@@ -43,10 +44,13 @@ export class Relay {
   /** DELETEs of a session this relay had created (tests check that every session got its DELETE) */
   deletes = 0;
   private readonly gate: CapacityGate | null;
+  /** how legs' video is sent (native.ts): the path, the fan-out, legs on each */
+  readonly send: RelaySend;
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
     this.gate = opts.capacity ? new CapacityGate(opts.capacity, this.streams) : null;
+    this.send = new RelaySend(opts.send, opts.test?.taps !== undefined);
   }
 
   async listen(hostName = "127.0.0.1", port = 0): Promise<string> {
@@ -76,14 +80,9 @@ export class Relay {
   keyframeRequests = (name: string): number => this.streams.get(name)?.keyframeRequests ?? 0;
 
   /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
-  legFault(n: number): LegFaultState | undefined {
-    return this.legFaultStates.get(n);
-  }
-
+  legFault = (n: number): LegFaultState | undefined => this.legFaultStates.get(n);
   /** Test-only: what DropEvery cut from leg n (the n-th WHEP offer taken, from 1), once it exists. */
-  frameCuts(n: number): FrameCutCounts | undefined {
-    return this.legCuts.get(n)?.counts();
-  }
+  frameCuts = (n: number): FrameCutCounts | undefined => this.legCuts.get(n)?.counts();
 
   async close(): Promise<void> {
     const server = this.server;
@@ -188,7 +187,7 @@ export class Relay {
           stream.ready = true;
           for (const w of stream.readyWaiters.splice(0)) w();
         }
-        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate);
+        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate, this.send.fanout);
       });
     });
   }
@@ -257,6 +256,7 @@ export class Relay {
     watchLeg(pc, leg, stream, {
       connected: () => {
         forwardKeyframeRequests(leg.tr, stream);
+        this.send.connected(leg);
         const taps = this.opts.test?.taps;
         if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()), "written");
         const closeAfter = leg.fault?.connected(performance.now()) ?? null;
