@@ -23,8 +23,8 @@ import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
-import { RelaySend } from "./native.ts";
 import { watchLeg } from "./leg-watch.ts";
+import { RelaySend } from "./native.ts";
 import type { RelayOptions } from "./options.ts";
 
 export type { AnswerFault, RelayOptions, RelayTaps, RelayTestHooks } from "./options.ts";
