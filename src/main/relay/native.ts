@@ -50,7 +50,7 @@ export class NativeLeg {
 }
 
 /** Writes `p`'s clear RTP packet for leg `n` at `u[at..)`; returns the header's length. */
-function writeRtp(u: Uint8Array, at: number, n: NativeLeg, p: LegPacket): number {
+export function writeRtp(u: Uint8Array, at: number, n: NativeLeg, p: LegPacket): number {
   const w = n.wire;
   const abs = p.abs ?? null;
   const id = n.leg.absId;
@@ -111,7 +111,8 @@ export class NativeFanout {
     }
   }
 
-  private resend(n: NativeLeg, seq: number): boolean {
+  /** A NACK of `seq` on the leg: queues the packet again from its history; false where it is gone. */
+  resend(n: NativeLeg, seq: number): boolean {
     const p = n.history[seq % HISTORY];
     if (p === undefined || p.seq !== seq) return false;
     this.queue(n, p, true);
@@ -143,8 +144,6 @@ export class NativeFanout {
       const p = pending[i]!;
       const resend = again[i]!;
       if (!resend) n.history[p.seq % HISTORY] = p;
-      // LoseEvery: beneath the NACK responder, so the history above still holds the packet
-      if (loss !== undefined && !loss.pass(p.seq)) continue;
       if (b.full) this.written += b.flush(wire.fd);
       const at = b.offset(b.count);
       const h = writeRtp(u, at, n, p);
@@ -152,15 +151,18 @@ export class NativeFanout {
         this.dropped++;
         continue;
       }
-      u.set(p.payload, at + h);
-      b.push(n.srtp.protect(u, at, h, p.payload.length), wire.ip, wire.port);
-      if (resend) this.resent++;
-      else {
+      if (!resend) {
+        // counted as werift's sender counts: LoseEvery's loss lies beneath it
         packets++;
         payloadBytes += p.payload.length;
         headerBytes += h;
         lastTs = p.ts;
       }
+      // LoseEvery: beneath the NACK responder, so the history above still holds the packet
+      if (loss !== undefined && !loss.pass(p.seq)) continue;
+      u.set(p.payload, at + h);
+      b.push(n.srtp.protect(u, at, h, p.payload.length), wire.ip, wire.port);
+      if (resend) this.resent++;
     }
     if (b.count > 0) this.written += b.flush(wire.fd);
     pending.length = 0;
