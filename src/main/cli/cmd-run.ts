@@ -27,9 +27,11 @@ export function addRun(p: Command, setCode: SetCode): void {
 }
 
 /** The scenario `whipbench run` uses with no file: 10 VP8 viewers through the built-in relay. */
-export function defaultScenario(base: string): Scenario {
+export function defaultScenario(base: string, relay?: string): Scenario {
   return {
     name: "built-in-relay",
+    // the report's server block names the in-process relay and its send path
+    ...(relay !== undefined ? { serverVersion: relay } : {}),
     whip: `${base}/default/whip`,
     whep: `${base}/default/whep`,
     codec: "vp8",
@@ -105,10 +107,12 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
     const base = await relay.listen("127.0.0.1", 0);
     log.line("no scenario given: 10 VP8 viewers through the built-in relay on 127.0.0.1");
+    const relayName = `whipbench built-in relay, send path ${relay.send.describe()}`;
+    log.line(relayName);
     try {
       return await runAndReportHere(
         "run",
-        validated(applyOverrides(defaultScenario(base), flags)),
+        validated(applyOverrides(defaultScenario(base, relayName), flags)),
         flags,
         log,
       );
