@@ -4,9 +4,11 @@
 // socket: the cheapest client) per row. Over the hold only (setup excluded), the relay process's
 // CPU (/proc/<pid>/stat) divided by the packets the viewers received gives µs of relay CPU per
 // forwarded packet; viewers per relay core follows at the packets per second each viewer got.
-// Client-side loss, kernel UDP drops and the ceiling verdict sit beside each row.
+// Client-side loss, kernel UDP drops and the ceiling verdict sit beside each row. A first table
+// measures the send path alone in this process (bench/relay-fanout.ts), where the client's own
+// state cannot move the figure: --legs (default 200,400) legs, one 3-packet frame per round.
 //
-//   npm run bench:relay -- [--rows 100,200] [--paths werift,native] [--ramp 8] [--hold 12] [--rounds 1]
+//   npm run bench:relay -- [--legs 200,400] [--rows 100,200] [--paths werift,native] [--ramp 8] [--hold 12] [--rounds 1]
 //
 // The relay child is started and stopped by the benchmark itself (its PID only). Linux only (/proc).
 import { readFileSync } from "node:fs";
@@ -20,13 +22,17 @@ import { run } from "../src/main/run/runner.ts";
 import { median } from "./median.ts";
 import { pathLabel } from "./path-label.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
+import { fanoutCost } from "./relay-fanout.ts";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-const rows = arg("rows", "100,200").split(",").map(Number);
+const rows = arg("rows", "100,200")
+  .split(",")
+  .filter((x) => x !== "")
+  .map(Number);
 const paths = arg("paths", "werift,native").split(",");
 for (const p of paths)
   if (p !== "werift" && p !== "native") throw new Error(`--paths: unknown send path ${p}`);
@@ -117,6 +123,30 @@ async function measure(path: string, viewers: number, index: number): Promise<Ro
 }
 
 const line = (cells: string[]): string => `| ${cells.join(" | ")} |`;
+
+const fanout = [
+  line(["legs", "µs CPU / forwarded packet: native", "werift (floor)", "werift ÷ native"]),
+  line(["---:", "---:", "---:", "---:"]),
+];
+for (const legs of arg("legs", "200,400")
+  .split(",")
+  .filter((x) => x !== "")
+  .map(Number)) {
+  const c = await fanoutCost(legs, 3, 40);
+  fanout.push(
+    line([
+      String(legs),
+      fmtFixed(c.native, 2),
+      fmtFixed(c.werift, 2),
+      `${fmtFixed(c.werift / c.native, 2)}×`,
+    ]),
+  );
+  process.stderr.write(`${fanout[fanout.length - 1]}\n`);
+}
+process.stdout.write(
+  `send path alone (this process, 3 packets of 1 100 B per leg per round, 40 rounds):\n${fanout.join("\n")}\n\n`,
+);
+
 const header = [
   "send path",
   "viewers",

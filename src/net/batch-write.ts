@@ -74,8 +74,10 @@ export class SendBatch {
   private readonly offData = this.offName + NAME * WRITE_BATCH;
 
   constructor() {
+    const a = batchWrites();
     const n = native;
-    if (n === null) throw new Error("batch writes are not available on this thread");
+    if (!a.ok || n === null)
+      throw new Error(`batch writes are not available here (${a.ok ? "not loaded" : a.reason})`);
     this.n = n;
     const total = this.offData + WRITE_SLOT_BYTES * WRITE_BATCH;
     this.ptr = n.koffi.alloc("uint8_t", total);
