@@ -8,7 +8,9 @@
 // measures the send path alone in this process (bench/relay-fanout.ts), where the client's own
 // state cannot move the figure: --legs (default 200,400) legs, one 3-packet frame per round.
 //
-//   npm run bench:relay -- [--legs 200,400] [--rows 100,200] [--paths werift,native] [--ramp 8] [--hold 12] [--rounds 1]
+//   npm run bench:relay -- [--legs 200,400] [--rows 100,200] [--paths werift,native,native+1] [--ramp 8] [--hold 12] [--rounds 1]
+//
+// `native+N`: the native send path in N relay threads (`whipbench relay --workers N`).
 //
 // The relay child is started and stopped by the benchmark itself (its PID only). Linux only (/proc).
 import { readFileSync } from "node:fs";
@@ -34,8 +36,14 @@ const rows = arg("rows", "100,200")
   .filter((x) => x !== "")
   .map(Number);
 const paths = arg("paths", "werift,native").split(",");
-for (const p of paths)
-  if (p !== "werift" && p !== "native") throw new Error(`--paths: unknown send path ${p}`);
+/** `werift`, `native` (the main thread) or `native+N` (N relay threads): the relay's arguments. */
+function relayArgs(p: string): string[] {
+  if (p === "werift" || p === "native") return ["--send", p];
+  const m = /^native\+(\d+)$/.exec(p);
+  if (m === null) throw new Error(`--paths: unknown send path ${p}`);
+  return ["--send", "native", "--workers", m[1]!];
+}
+for (const p of paths) relayArgs(p);
 const rampSeconds = Number(arg("ramp", "8"));
 const holdSeconds = Number(arg("hold", "12"));
 const rounds = Number(arg("rounds", "1"));
@@ -62,7 +70,7 @@ interface Row {
 
 async function measure(path: string, viewers: number, index: number): Promise<Row> {
   const lines: string[] = [];
-  const relay = await startRelay(PORT, ["--send", path], lines);
+  const relay = await startRelay(PORT, relayArgs(path), lines);
   const pid = relay.pid ?? -1;
   try {
     const base = `http://127.0.0.1:${PORT}/relay${index}`;

@@ -23,7 +23,8 @@ function assertNativeLegs(relay: Relay, legs: number): void {
   if (relay.send.path.path !== "native") return;
   assert.equal(relay.send.nativeLegs, legs, `legs kept on werift: ${relay.send.lastFallback}`);
   assert.equal(relay.send.weriftLegs, 0);
-  assert.ok((relay.send.fanout?.written ?? 0) > 0);
+  const written = relay.send.threads === null ? relay.send.fanout?.written : relay.send.threadsWrote?.written;
+  assert.ok((written ?? 0) > 0);
 }
 
 test("VP8 round trip, 4 viewers: valid, every definition holds, no secret anywhere", async () => {
@@ -214,4 +215,19 @@ test("WHEP counter-offer (406 + PATCH): viewers join and record the flow", async
     assert.equal(v.joined, true);
   }
   assert.equal(fingerprintBlock(r).available, true);
+});
+
+test("relay threads (--workers 2): legs' video sent from two threads, nothing lost, every viewer valid", async () => {
+  const { report: r, relay } = await runThroughRelay({ threads: 2 }, { viewers: 4 });
+  if (relay.send.path.path === "native") {
+    assert.match(relay.send.describe(), /native in 2 relay thread\(s\)/);
+    assertNativeLegs(relay, 4);
+    assert.equal(relay.send.threads?.legCount, 0, "every leg ended with its viewer");
+  }
+  assert.equal(r.aggregate.verdict, "valid: 4 of 4 viewers joined");
+  assert.equal(r.aggregate.packetsLost, 0);
+  for (const v of r.viewers ?? []) {
+    assert.ok(v.rtp.received > 30);
+    assert.equal(v.oneWayDelay[1]!.available, true, "abs-capture-time reaches the viewers from the threads");
+  }
 });

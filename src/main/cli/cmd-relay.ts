@@ -18,6 +18,7 @@ export interface RelayFlags {
   counterOffer?: boolean;
   tokenEnv?: string;
   send?: "native" | "werift";
+  workers?: number;
 }
 
 /** An every-n-th-packet fault: n from 2. */
@@ -59,6 +60,11 @@ export function addRelay(p: Command, setCode: SetCode): void {
         .choices(["native", "werift"])
         .default("native"),
     )
+    .option(
+      "--workers <n>",
+      "relay threads the native send path runs in, legs shared round robin (0 = the main thread)",
+      intFlag("--workers", 0, 64),
+    )
     .action(async (flags: RelayFlags) => setCode(await relayCommand(flags)));
 }
 
@@ -79,6 +85,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   if (flags.stripExtensions) opts.stripExtensions = true;
   if (flags.counterOffer) opts.counterOffer = true;
   if (flags.send) opts.send = flags.send;
+  if (flags.workers) opts.threads = flags.workers;
   const relay = new Relay(opts);
   let base: string;
   try {

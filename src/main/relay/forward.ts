@@ -17,8 +17,8 @@ import { type CapacityGate, capacityDrop } from "./capacity.ts";
 import { Burst, WrapShift } from "./conformance.ts";
 import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
-import type { NativeFanout } from "./native.ts";
 import type { RelayOptions } from "./options.ts";
+import type { RelaySend } from "./send-path.ts";
 
 export interface Stream {
   publisher: RTCPeerConnection | null;
@@ -52,7 +52,7 @@ export function forward(
   abs: unknown,
   opts: RelayOptions,
   gate: CapacityGate | null = null,
-  fanout: NativeFanout | null = null,
+  send: RelaySend | null = null,
 ): void {
   const absPayload = !opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
   let seq = rtp.header.sequenceNumber;
@@ -76,8 +76,11 @@ export function forward(
   const marker = opts.clearMarker ? false : rtp.header.marker;
   const packet: LegPacket = { seq, ts, marker, payload: rtp.payload, abs: absPayload };
   const over = gate?.over() === true;
+  // the relay threads' legs read the packet from the ring, written once (threads.ts)
+  send?.threads?.write(packet);
+  const fanout = send?.fanout ?? null;
   for (const leg of stream.legs) {
-    if (!leg.sending || leg.forwarded >= limit) continue;
+    if (!leg.sending || leg.forwarded >= limit || leg.threaded === true) continue;
     leg.forwarded++;
     if (opts.dropEvery) {
       const drop =

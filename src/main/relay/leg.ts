@@ -28,6 +28,8 @@ export interface Leg {
   loss?: LossEvery;
   /** the native fan-out's side of this leg, once it took the leg's video over (native.ts) */
   native?: NativeLeg;
+  /** a relay thread sends this leg's video (threads.ts) */
+  threaded?: boolean;
 }
 
 /** LoseEvery on one leg: every n-th first transmission is lost; a resend of a lost one goes through. */

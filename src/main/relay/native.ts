@@ -11,8 +11,8 @@ import { batchWrites, SendBatch, WRITE_SLOT_BYTES } from "../../net/batch-write.
 import { openssl } from "../../net/openssl.ts";
 import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
 import { OpensslSrtpSender } from "../../net/srtp-protect.ts";
+import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { type LegWire, legWire, ntpNow } from "../../net/werift/leg-wire.ts";
-import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
 
 /** Packets kept per leg for its NACKs (werift's sender keeps as many). */
@@ -32,9 +32,21 @@ export function nativeSendPath(): SendPath {
   return { path: "native", reason: null };
 }
 
+/** What the fan-out reads of a leg (leg.ts's Leg has it): its abs-capture-time id and LoseEvery. */
+export interface FanoutLeg {
+  absId: number;
+  loss?: { pass(seq: number): boolean } | undefined;
+}
+
+/** A leg the fan-out may take over: its transceiver, and where it keeps the fan-out's side. */
+export interface AttachableLeg extends FanoutLeg {
+  tr: RTCRtpTransceiver;
+  native?: NativeLeg;
+}
+
 /** One leg's side of the fan-out: its wire, its SRTP, what waits to be written and what went out. */
 export class NativeLeg {
-  readonly leg: Leg;
+  readonly leg: FanoutLeg;
   readonly wire: LegWire;
   readonly srtp: OpensslSrtpSender;
   /** queued for this turn; `again[i]`: packet i is a NACK's resend */
@@ -42,7 +54,7 @@ export class NativeLeg {
   readonly again: boolean[] = [];
   readonly history: (LegPacket | undefined)[] = new Array(HISTORY);
 
-  constructor(leg: Leg, wire: LegWire) {
+  constructor(leg: FanoutLeg, wire: LegWire) {
     this.leg = leg;
     this.wire = wire;
     this.srtp = new OpensslSrtpSender(wire.profile, wire.localMasterKey, wire.localMasterSalt);
@@ -91,7 +103,7 @@ export class NativeFanout {
   private readonly run = (): void => this.flush();
 
   /** Takes the leg's video over; returns null, or why werift keeps sending it. */
-  attach(leg: Leg): string | null {
+  attach(leg: AttachableLeg): string | null {
     const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI]);
     if (typeof wire === "string") return wire;
     const n = new NativeLeg(leg, wire);
@@ -168,40 +180,5 @@ export class NativeFanout {
     pending.length = 0;
     again.length = 0;
     if (packets > 0) wire.sent(packets, payloadBytes, headerBytes, lastTs, ntp);
-  }
-}
-
-/** A relay's send path: which one runs, the fan-out when native, and how many legs took each. */
-export class RelaySend {
-  readonly path: SendPath;
-  readonly fanout: NativeFanout | null;
-  /** legs the fan-out sends, legs werift sends (all of them on the werift path) */
-  nativeLegs = 0;
-  weriftLegs = 0;
-  /** why the last leg werift kept on the native path was kept (null: none was) */
-  lastFallback: string | null = null;
-
-  constructor(asked: "native" | "werift" | undefined, taps: boolean) {
-    if (asked === "werift") this.path = { path: "werift", reason: "asked for" };
-    else if (taps) this.path = { path: "werift", reason: "the tests' taps read werift's sends" };
-    else this.path = nativeSendPath();
-    this.fanout = this.path.path === "native" ? new NativeFanout() : null;
-  }
-
-  /** A leg connected: the fan-out takes its video where it can. */
-  connected(leg: Leg): void {
-    const why = this.fanout === null ? "werift path" : this.fanout.attach(leg);
-    if (why === null) this.nativeLegs++;
-    else {
-      this.weriftLegs++;
-      if (this.fanout !== null) this.lastFallback = why;
-    }
-  }
-
-  /** The startup line's words: "native (OpenSSL SRTP, sendmmsg)" or "werift (reason)". */
-  describe(): string {
-    return this.path.path === "native"
-      ? "native (OpenSSL SRTP, sendmmsg)"
-      : `werift (native fan-out not used: ${this.path.reason})`;
   }
 }

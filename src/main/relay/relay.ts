@@ -20,12 +20,12 @@ import { legAudio, receiveAll, receiveAudio } from "./audio.ts";
 import { CapacityGate } from "./capacity.ts";
 import { forward, forwardKeyframeRequests, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
-import { readBody, reply, sdpReply } from "./http.ts";
+import { patchAnswer, readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
 import { watchLeg } from "./leg-watch.ts";
-import { RelaySend } from "./native.ts";
 import type { RelayOptions } from "./options.ts";
+import { type RelaySend, relaySend } from "./send-path.ts";
 
 export type { AnswerFault, RelayOptions, RelayTaps, RelayTestHooks } from "./options.ts";
 
@@ -50,7 +50,7 @@ export class Relay {
   constructor(opts: RelayOptions) {
     this.opts = opts;
     this.gate = opts.capacity ? new CapacityGate(opts.capacity, this.streams) : null;
-    this.send = new RelaySend(opts.send, opts.test?.taps !== undefined);
+    this.send = relaySend(opts);
   }
 
   async listen(hostName = "127.0.0.1", port = 0): Promise<string> {
@@ -91,7 +91,7 @@ export class Relay {
     this.timers.clear();
     const closing = [...this.sessions.values()].map((s) => s.pc.close().catch(() => {}));
     this.sessions.clear();
-    await Promise.all(closing);
+    await Promise.all([...closing, this.send.close()]);
     if (server) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -187,7 +187,7 @@ export class Relay {
           stream.ready = true;
           for (const w of stream.readyWaiters.splice(0)) w();
         }
-        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate, this.send.fanout);
+        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate, this.send);
       });
     });
   }
@@ -263,6 +263,7 @@ export class Relay {
         if (closeAfter !== null) this.later(closeAfter, () => this.closeSession(id));
       },
       end: () => void this.closeSession(id),
+      gone: () => this.send.ended(leg),
       later: (ms, fn) => this.later(ms, fn),
       connectMs: this.opts.test?.legConnectMs,
     });
@@ -281,18 +282,8 @@ export class Relay {
       await this.closeSession(id);
       return reply(res, 200, "");
     }
-    if (req.method === "PATCH" && session.leg && this.opts.counterOffer) {
-      const body = await readBody(req);
-      if (body === null || !body.startsWith("v=0")) return reply(res, 400, "the body is not SDP");
-      try {
-        await session.pc.setRemoteDescription({ type: "answer", sdp: body });
-        session.leg.absId = absCaptureId(session.leg.tr.headerExtensions);
-      } catch {
-        return reply(res, 400, "the answer was refused");
-      }
-      res.writeHead(204).end();
-      return;
-    }
+    if (req.method === "PATCH" && session.leg && this.opts.counterOffer)
+      return patchAnswer(req, res, session.pc, session.leg);
     req.resume();
     return reply(res, 405, "method not allowed");
   }
