@@ -104,7 +104,8 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     return coordinate(s, runOutputs(flags, log), onAgents);
   }
   if (file === undefined) {
-    const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+    // the relay's fan-out in a thread of its own, off the thread that runs the publisher
+    const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false }, threads: 1 });
     const base = await relay.listen("127.0.0.1", 0);
     log.line("no scenario given: 10 VP8 viewers through the built-in relay on 127.0.0.1");
     const relayName = `whipbench built-in relay, send path ${relay.send.describe()}`;
