@@ -36,8 +36,8 @@ const port = parentPort;
 if (port !== null) {
   const ring = new PacketRing(workerData.sab as SharedArrayBuffer);
   const fan = new NativeFanout();
-  const legs = new Map<number, { n: NativeLeg; from: number }>();
-  let seen = ring.count;
+  const legs = new Map<number, { n: NativeLeg; next: number }>();
+  let seen = 0;
   let stopped = false;
 
   const add = (l: ThreadLeg): void => {
@@ -57,7 +57,7 @@ if (port !== null) {
         onNack: () => {},
       },
     );
-    legs.set(l.id, { n, from: l.from });
+    legs.set(l.id, { n, next: l.from });
   };
 
   port.on("message", (m: ToRelayThread) => {
@@ -79,15 +79,21 @@ if (port !== null) {
     }
   });
 
+  // each leg has its own cursor (from the ring count it joined at), so a leg added after the
+  // ring moved, or before this thread started, still gets every packet from its own start
   const forward = (): void => {
     const end = ring.count;
-    const start = Math.max(seen, end - RING_SLOTS + 1);
     seen = end;
-    if (start >= end || legs.size === 0) return;
+    if (legs.size === 0) return;
+    const oldest = Math.max(0, end - RING_SLOTS + 1);
+    let first = end;
+    for (const l of legs.values()) first = Math.min(first, Math.max(l.next, oldest));
     const packets = [];
-    for (let i = start; i < end; i++) packets.push(ring.read(i));
-    for (const { n, from } of legs.values())
-      for (let i = 0; i < packets.length; i++) if (start + i >= from) fan.queue(n, packets[i]!);
+    for (let i = first; i < end; i++) packets.push(ring.read(i));
+    for (const l of legs.values()) {
+      for (let i = Math.max(l.next, oldest); i < end; i++) fan.queue(l.n, packets[i - first]!);
+      l.next = end;
+    }
     fan.flush();
   };
 
