@@ -9,7 +9,6 @@
 import { createSocket, type Socket } from "node:dgram";
 import { RtpHeader, RtpPacket, SrtpSession } from "werift";
 import { SRTP_AEAD_AES_128_GCM } from "../src/core/srtp/kdf.ts";
-import type { Leg } from "../src/main/relay/leg.ts";
 import type { LegPacket } from "../src/main/relay/leg-faults.ts";
 import { NativeFanout, NativeLeg } from "../src/main/relay/native.ts";
 import { growReceiveBuffer } from "../src/net/batch-read.ts";
@@ -41,7 +40,7 @@ export async function fanoutCost(
   }
   const fan = new NativeFanout();
   const legs = legSockets.map((s, i) => {
-    const leg = { absId: 2 } as unknown as Leg;
+    const leg = { absId: 2 };
     const port = viewers[i]!.address().port;
     return new NativeLeg(leg, {
       fd: socketFd(s),
