@@ -20,6 +20,8 @@ const EINTR = 4;
 
 interface Native {
   sendmmsg: (fd: number, msgs: unknown, vlen: number, flags: number) => number;
+  dup: (fd: number) => number;
+  close: (fd: number) => number;
   errno: () => number;
   koffi: Koffi;
 }
@@ -40,6 +42,8 @@ function load(): { ok: true } | { ok: false; reason: string } {
       sendmmsg: libc.func(
         "int sendmmsg(int fd, void *msgs, unsigned int vlen, int flags)",
       ) as Native["sendmmsg"],
+      dup: libc.func("int dup(int fd)") as Native["dup"],
+      close: libc.func("int close(int fd)") as Native["close"],
       errno: () => kf.errno(),
       koffi: kf,
     };
@@ -54,6 +58,20 @@ function load(): { ok: true } | { ok: false; reason: string } {
 export function batchWrites(): { ok: true } | { ok: false; reason: string } {
   if (availability === null) availability = load();
   return availability;
+}
+
+/**
+ * A descriptor of its own for the socket `fd` (dup), so a thread that sends on it is not undone,
+ * or misled by a reused number, when the socket's owner closes it; −1 where it cannot be had.
+ */
+export function dupFd(fd: number): number {
+  if (!batchWrites().ok || native === null || fd < 0) return -1;
+  return native.dup(fd);
+}
+
+/** Closes a descriptor dupFd gave. */
+export function closeFd(fd: number): void {
+  if (native !== null && fd >= 0) native.close(fd);
 }
 
 /** One thread's send arena: WRITE_BATCH slots, their iovecs, destinations and mmsghdrs. */

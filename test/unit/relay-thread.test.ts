@@ -2,6 +2,7 @@
 // a socket's descriptor, destination and SRTP keys gets, from that socket, every packet written to
 // the shared ring after it joined, protected for its keys; a NACK passed on is answered with the
 // same packet again; a leg removed gets nothing more; the thread reports what it wrote when stopped.
+// The thread sends on a duplicate of the socket's descriptor (dupFd) and closes it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Worker } from "node:worker_threads";
@@ -10,6 +11,7 @@ import { PacketRing } from "../../src/core/relay/packet-ring.ts";
 import { SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
 import { nativeSendPath } from "../../src/main/relay/native.ts";
 import type { FromRelayThread, ToRelayThread } from "../../src/main/relay/relay-thread.ts";
+import { dupFd } from "../../src/net/batch-write.ts";
 import { socketFd } from "../../src/net/kernel.ts";
 import { bound, sleep } from "./udp-helpers.ts";
 
@@ -38,7 +40,7 @@ test("a relay thread sends its leg what the ring carries, answers a NACK, stops 
     t: "add",
     leg: {
       id: 7,
-      fd: socketFd(legSocket),
+      fd: dupFd(socketFd(legSocket)),
       ip: 0x7f000001,
       port: viewer.address().port,
       profile: SRTP_AES128_CM_HMAC_SHA1_80,

@@ -2,16 +2,19 @@
 // thread hands it, off the main thread. It reads the publisher's packets from the shared ring
 // (core/relay/packet-ring.ts) in place, waking when the ring's count moves (Atomics.waitAsync, no
 // poll), and writes each of its legs' packets as native.ts does (header, OpenSSL protect, one
-// sendmmsg per leg per wake) on the leg's own socket, whose descriptor the process shares. The
-// main thread keeps werift (ICE, DTLS, RTCP) and tells it of legs added and gone and of NACKs.
+// sendmmsg per leg per wake) on the leg's own socket, through a duplicate of its descriptor that
+// this thread closes when it lets the leg go. The main thread keeps werift (ICE, DTLS, RTCP) and
+// tells it of legs added and gone and of NACKs.
 import { parentPort, workerData } from "node:worker_threads";
 import { PacketRing, RING_SLOTS } from "../../core/relay/packet-ring.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
+import { closeFd } from "../../net/batch-write.ts";
 import { NativeFanout, NativeLeg } from "./native.ts";
 
 /** A leg handed to a relay thread: its wire, keys and the ring count its media starts at. */
 export interface ThreadLeg {
   id: number;
+  /** the thread's own descriptor of the leg's socket (dupFd), closed by the thread */
   fd: number;
   ip: number;
   port: number;
@@ -62,12 +65,17 @@ if (port !== null) {
 
   port.on("message", (m: ToRelayThread) => {
     if (m.t === "add") add(m.leg);
-    else if (m.t === "remove") legs.delete(m.id);
-    else if (m.t === "nack") {
+    else if (m.t === "remove") {
+      const l = legs.get(m.id);
+      legs.delete(m.id);
+      if (l !== undefined) closeFd(l.n.wire.fd);
+    } else if (m.t === "nack") {
       const l = legs.get(m.id);
       if (l !== undefined && fan.resend(l.n, m.seq)) fan.flush();
     } else {
       stopped = true;
+      for (const l of legs.values()) closeFd(l.n.wire.fd);
+      legs.clear();
       const done: FromRelayThread = {
         t: "stopped",
         written: fan.written,

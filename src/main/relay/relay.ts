@@ -206,7 +206,10 @@ export class Relay {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    if (session.leg) session.stream.legs.delete(session.leg);
+    if (session.leg) {
+      session.stream.legs.delete(session.leg);
+      this.send.ended(session.leg);
+    }
     if (session.stream.publisher === session.pc) session.stream.publisher = null;
     await session.pc.close().catch(() => {});
   }

@@ -1,12 +1,13 @@
 // The relay's threads (docs/definitions.md#relay-send-path; `whipbench relay --workers N`): legs'
 // video sent off the main thread. The main thread writes each publisher packet once into the
 // shared ring (core/relay/packet-ring.ts); each connected leg is handed, round robin, to one
-// relay thread (relay-thread.ts) with its socket's descriptor, its destination and its SRTP keys;
+// relay thread (relay-thread.ts) with a duplicate of its socket's descriptor, its destination and its SRTP keys;
 // werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to the leg's thread, and
 // four times a second the sender's counters its reports read are brought up to what the ring
 // carried since the leg joined. Only legs no per-leg knob touches are handed over (relay.ts).
 import { Worker } from "node:worker_threads";
 import { PacketRing } from "../../core/relay/packet-ring.ts";
+import { dupFd } from "../../net/batch-write.ts";
 import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
 import { type LegWire, legWire, ntpNow } from "../../net/werift/leg-wire.ts";
 import type { Leg } from "./leg.ts";
@@ -65,12 +66,15 @@ export class RelayThreads {
   attach(leg: Leg): string | null {
     const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI]);
     if (typeof wire === "string") return wire;
+    // the thread sends on a descriptor of its own, closed when it lets the leg go
+    const fd = dupFd(wire.fd);
+    if (fd < 0) return "the leg's socket could not be duplicated for a relay thread";
     const worker = this.workers[this.next++ % this.workers.length]!;
     const id = this.nextId++;
     const count = this.ring.count;
     const t: ThreadLeg = {
       id,
-      fd: wire.fd,
+      fd,
       ip: wire.ip,
       port: wire.port,
       profile: wire.profile,
