@@ -1,10 +1,11 @@
 // The relay's threads (docs/definitions.md#relay-send-path; `whipbench relay --workers N`): legs'
 // video sent off the main thread. The main thread writes each publisher packet once into the
 // shared ring (core/relay/packet-ring.ts); each connected leg is handed, round robin, to one
-// relay thread (relay-thread.ts) with a duplicate of its socket's descriptor, its destination and its SRTP keys;
-// werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to the leg's thread, and
-// four times a second the sender's counters its reports read are brought up to what the ring
-// carried since the leg joined. Only legs no per-leg knob touches are handed over (relay.ts).
+// relay thread (relay-thread.ts) with a duplicate of its socket's descriptor, its destination
+// and its SRTP keys; werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to
+// the leg's thread, and four times a second the sender's counters its reports read are brought up
+// to what the ring carried since the leg joined. Only legs no per-leg knob touches are handed over
+// (send-path.ts).
 import { Worker } from "node:worker_threads";
 import { PacketRing } from "../../core/relay/packet-ring.ts";
 import { dupFd } from "../../net/batch-write.ts";
