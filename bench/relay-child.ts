@@ -4,9 +4,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
-export async function startRelay(port: number): Promise<ChildProcess> {
+/** Starts `whipbench relay` on 127.0.0.1:port with `args` besides; its startup lines are in `lines`. */
+export async function startRelay(
+  port: number,
+  args: string[] = [],
+  lines: string[] = [],
+): Promise<ChildProcess> {
   const bin = fileURLToPath(new URL("../bin/whipbench.js", import.meta.url));
-  const child = spawn(process.execPath, [bin, "relay", "--listen", `127.0.0.1:${port}`], {
+  const child = spawn(process.execPath, [bin, "relay", "--listen", `127.0.0.1:${port}`, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let text = "";
@@ -19,6 +24,9 @@ export async function startRelay(port: number): Promise<ChildProcess> {
     child.kill("SIGTERM");
     throw new Error("the relay did not start");
   }
+  // the send path's line follows the listening one
+  for (let i = 0; i < 10 && !text.includes("send path"); i++) await new Promise((r) => setTimeout(r, 50));
+  lines.push(...text.split("\n").filter((l) => l !== ""));
   return child;
 }
 

@@ -1,7 +1,8 @@
-// The OpenSSL inside the node binary, reached through koffi (./koffi.ts) with `load(null)`: AES-128-GCM
-// and AES-128-CTR decryption in place on a context keyed once, and HMAC-SHA1 on a context keyed
-// once, for SRTP and SRTCP. Loaded once per thread, on first use; where it cannot load (no koffi
-// binary, a symbol missing) `openssl()` says why and nothing else here is usable.
+// The OpenSSL inside the node binary, reached through koffi (./koffi.ts) with `load(null)`:
+// AES-128-GCM decryption and encryption and AES-128-CTR (the same either way) in place on a
+// context keyed once, and HMAC-SHA1 on a context keyed once, for SRTP and SRTCP (both ways).
+// Loaded once per thread, on first use; where it cannot load (no koffi binary, a symbol missing)
+// `openssl()` says why and nothing else here is usable.
 // A byte range is a buffer and a byte offset: offset 0 passes the buffer itself (the cheapest: a
 // caller that needs a view of the range anyway passes that view), a short input range is copied
 // into a scratch buffer, and every other range is the address of the buffer's memory (read once per
@@ -24,6 +25,9 @@ type Native = {
   decryptInit: (ctx: Ptr, cipher: Ptr | null, engine: null, key: Bytes, iv: Bytes) => number;
   decryptUpdate: (ctx: Ptr, out: Bytes, outLen: Int32Array, input: Bytes, inLen: number) => number;
   decryptFinal: (ctx: Ptr, out: Uint8Array, outLen: Int32Array) => number;
+  encryptInit: (ctx: Ptr, cipher: Ptr | null, engine: null, key: Bytes, iv: Bytes) => number;
+  encryptUpdate: (ctx: Ptr, out: Bytes, outLen: Int32Array, input: Bytes, inLen: number) => number;
+  encryptFinal: (ctx: Ptr, out: Uint8Array, outLen: Int32Array) => number;
   ctrl: (ctx: Ptr, type: number, arg: number, data: Bytes) => number;
   hmacNew: () => Ptr;
   hmacFree: (ctx: Ptr) => number;
@@ -35,7 +39,8 @@ type Native = {
   addressOf: (p: Uint8Array) => number;
 };
 
-/** EVP_CTRL_GCM_SET_TAG (openssl/evp.h). */
+/** EVP_CTRL_GCM_GET_TAG and EVP_CTRL_GCM_SET_TAG (openssl/evp.h). */
+const EVP_CTRL_GCM_GET_TAG = 0x10;
 const EVP_CTRL_GCM_SET_TAG = 0x11;
 const GCM_TAG_BYTES = 16;
 const SHA1_BYTES = 20;
@@ -61,6 +66,9 @@ function load(): OpensslAvailability {
       decryptInit: f("int EVP_DecryptInit_ex(void *ctx, void *c, void *e, uint8_t *key, uint8_t *iv)"),
       decryptUpdate: f("int EVP_DecryptUpdate(void *ctx, uint8_t *out, int *outl, uint8_t *in, int inl)"),
       decryptFinal: f("int EVP_DecryptFinal_ex(void *ctx, uint8_t *out, int *outl)"),
+      encryptInit: f("int EVP_EncryptInit_ex(void *ctx, void *c, void *e, uint8_t *key, uint8_t *iv)"),
+      encryptUpdate: f("int EVP_EncryptUpdate(void *ctx, uint8_t *out, int *outl, uint8_t *in, int inl)"),
+      encryptFinal: f("int EVP_EncryptFinal_ex(void *ctx, uint8_t *out, int *outl)"),
       ctrl: f("int EVP_CIPHER_CTX_ctrl(void *ctx, int type, int arg, uint8_t *ptr)"),
       hmacNew: f("void *HMAC_CTX_new(void)"),
       hmacFree: f("void HMAC_CTX_free(void *ctx)"),
@@ -134,42 +142,70 @@ function inPlace(n: Native, ctx: Ptr, p: Bytes, len: number, outLen: Int32Array)
     throw new Error("EVP_DecryptUpdate failed");
 }
 
-/** A decryption context of `cipher` keyed with `key`, freed when `owner` is collected. */
-function keyedCipher(owner: object, n: Native, cipher: Ptr, key: Uint8Array): Ptr {
+type Init = Native["decryptInit"];
+type Update = Native["decryptUpdate"];
+
+/** A context of `cipher` keyed with `key` by `init` (one direction), freed with `owner`. */
+function keyedCipher(
+  owner: object,
+  n: Native,
+  cipher: Ptr,
+  key: Uint8Array,
+  init: Init = n.decryptInit,
+): Ptr {
   if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
   const ctx = n.cipherNew();
   freeing.register(owner, () => n.cipherFree(ctx));
-  if (n.decryptInit(ctx, cipher, null, key, null) !== 1) throw new Error("EVP_DecryptInit_ex (key) failed");
+  if (init(ctx, cipher, null, key, null) !== 1) throw new Error("EVP_CipherInit_ex (key) failed");
   return ctx;
 }
 
-/** AES-128-GCM decryption on one context keyed once; per packet only the IV is set. */
-export class AesGcmDecrypt {
-  private readonly ctx: Ptr;
-  private readonly n: Native;
-  private readonly outLen = new Int32Array(1);
-  private readonly none = new Uint8Array(16);
+/** AES-128-GCM on one context keyed once, one direction; per packet only the IV is set. */
+abstract class AesGcm {
+  protected readonly ctx: Ptr;
+  protected readonly n: Native;
+  protected readonly outLen = new Int32Array(1);
+  protected readonly none = new Uint8Array(16);
+  protected readonly init: Init;
+  protected readonly update: Update;
 
-  constructor(key: Uint8Array) {
-    this.n = lib();
-    this.ctx = keyedCipher(this, this.n, this.n.gcm(), key);
+  constructor(key: Uint8Array, encrypt: boolean) {
+    const n = lib();
+    this.n = n;
+    this.init = encrypt ? n.encryptInit : n.decryptInit;
+    this.update = encrypt ? n.encryptUpdate : n.decryptUpdate;
+    this.ctx = keyedCipher(this, n, n.gcm(), key, this.init);
   }
 
   /** Starts a packet: the 12-byte IV. */
   begin(iv: Uint8Array): void {
     if (iv.length !== 12) throw new RangeError("GCM here takes a 12-byte IV");
-    if (this.n.decryptInit(this.ctx, null, null, null, iv) !== 1)
-      throw new Error("EVP_DecryptInit_ex (IV) failed");
+    if (this.init(this.ctx, null, null, null, iv) !== 1) throw new Error("EVP_CipherInit_ex (IV) failed");
   }
 
-  /** Adds `buf[at..at+len)` to the additional authenticated data (before the first `decrypt`). */
+  /** Adds `buf[at..at+len)` to the additional authenticated data (before the payload). */
   aad(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) this.n.decryptUpdate(this.ctx, null, this.outLen, input(buf, at, len), len);
+    if (len > 0) this.update(this.ctx, null, this.outLen, input(buf, at, len), len);
+  }
+
+  /** Decrypts or encrypts `buf[at..at+len)` in place (all `len` bytes come out at once). */
+  protected inPlace(buf: Uint8Array, at: number, len: number): void {
+    if (len <= 0) return;
+    const p = range(buf, at, len);
+    if (this.update(this.ctx, p, this.outLen, p, len) !== 1 || this.outLen[0] !== len)
+      throw new Error("EVP_CipherUpdate failed");
+  }
+}
+
+/** AES-128-GCM decryption (SRTP unprotect). */
+export class AesGcmDecrypt extends AesGcm {
+  constructor(key: Uint8Array) {
+    super(key, false);
   }
 
   /** Decrypts `buf[at..at+len)` in place. */
   decrypt(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) inPlace(this.n, this.ctx, range(buf, at, len), len, this.outLen);
+    this.inPlace(buf, at, len);
   }
 
   /** Whether the 16-byte tag at `buf[tagAt..)` authenticates what this packet saw. */
@@ -180,7 +216,29 @@ export class AesGcmDecrypt {
   }
 }
 
-/** AES-128 in counter mode (AES-CM, RFC 3711 section 4.1.1) on one context keyed once. */
+/** AES-128-GCM encryption (SRTP protect). */
+export class AesGcmEncrypt extends AesGcm {
+  constructor(key: Uint8Array) {
+    super(key, true);
+  }
+
+  /** Encrypts `buf[at..at+len)` in place. */
+  encrypt(buf: Uint8Array, at: number, len: number): void {
+    this.inPlace(buf, at, len);
+  }
+
+  /** Ends the packet and writes its 16-byte tag at `buf[tagAt..tagAt+16)`. */
+  tag(buf: Uint8Array, tagAt: number): void {
+    const n = this.n;
+    if (n.encryptFinal(this.ctx, this.none, this.outLen) !== 1) throw new Error("EVP_EncryptFinal_ex failed");
+    n.ctrl(this.ctx, EVP_CTRL_GCM_GET_TAG, GCM_TAG_BYTES, range(buf, tagAt, GCM_TAG_BYTES));
+  }
+}
+
+/**
+ * AES-128 in counter mode (AES-CM, RFC 3711 section 4.1.1) on one context keyed once; counter
+ * mode's decryption is its encryption, so SRTP protect uses this too.
+ */
 export class AesCtrDecrypt {
   private readonly ctx: Ptr;
   private readonly n: Native;

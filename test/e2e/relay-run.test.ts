@@ -1,7 +1,9 @@
 // End-to-end runs through the built-in relay: the reference tool's end-to-end checklist.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { Report } from "../../src/core/report/types.ts";
 import { rampOffsetsNs } from "../../src/core/scenario/splitmix.ts";
+import type { Relay } from "../../src/main/relay/relay.ts";
 import {
   assertComparableUnlessClientBound,
   BEARER_SECRET,
@@ -16,8 +18,18 @@ function assertNoSecret(text: string): void {
   }
 }
 
+/** The relay sent every leg's video on its native fan-out where it can run here (native.ts). */
+function assertNativeLegs(relay: Relay, legs: number): void {
+  if (relay.send.path.path !== "native") return;
+  assert.equal(relay.send.nativeLegs, legs, `legs kept on werift: ${relay.send.lastFallback}`);
+  assert.equal(relay.send.weriftLegs, 0);
+  const written = relay.send.threads === null ? relay.send.fanout?.written : relay.send.threadsWrote?.written;
+  assert.ok((written ?? 0) > 0);
+}
+
 test("VP8 round trip, 4 viewers: valid, every definition holds, no secret anywhere", async () => {
-  const { report: r, json, markdown, logLines } = await runThroughRelay();
+  const { report: r, json, markdown, logLines, relay } = await runThroughRelay();
+  assertNativeLegs(relay, 4);
   const a = r.aggregate;
   assert.equal(a.verdict, "valid: 4 of 4 viewers joined");
   assert.equal(a.valid, true);
@@ -147,8 +159,17 @@ test("DropEvery 50: loss and incomplete frames, no unmatched, NACKs sent, none l
   assert.equal(f.lateCompletedFrames, 0);
 });
 
-test("LoseEvery 50: repaired by NACK, nothing lost, frames completed late", async () => {
-  const { report: r } = await runThroughRelay({ loseEvery: 50 }, { viewers: 2 });
+for (const send of ["native", "werift"] as const)
+  test(`LoseEvery 50 (${send} send path): repaired by NACK, nothing lost, frames completed late`, async () => {
+    const { report: r, relay } = await runThroughRelay({ loseEvery: 50, send }, { viewers: 2 });
+    if (send === "native") {
+      assertNativeLegs(relay, 2);
+      if (relay.send.path.path === "native") assert.ok((relay.send.fanout?.resent ?? 0) > 0);
+    } else assert.equal(relay.send.fanout, null);
+    loseEveryRepaired(r);
+  });
+
+function loseEveryRepaired(r: Report): void {
   let nacks = 0;
   for (const v of (r.viewers ?? []).filter((x) => x.joined)) {
     assert.equal(v.rtp.lost, 0);
@@ -161,7 +182,7 @@ test("LoseEvery 50: repaired by NACK, nothing lost, frames completed late", asyn
   assert.equal(f.incompleteFrames, 0);
   assert.equal(r.aggregate.nacksSent, nacks);
   assert.equal(r.aggregate.packetsLost, 0);
-});
+}
 
 test("a sample window longer than the run: pooled unavailable, every frame excluded", async () => {
   const { report: r } = await runThroughRelay({}, { viewers: 2, excludeFirstSeconds: 30 });
@@ -194,4 +215,19 @@ test("WHEP counter-offer (406 + PATCH): viewers join and record the flow", async
     assert.equal(v.joined, true);
   }
   assert.equal(fingerprintBlock(r).available, true);
+});
+
+test("relay threads (--workers 2): legs' video sent from two threads, nothing lost, every viewer valid", async () => {
+  const { report: r, relay } = await runThroughRelay({ threads: 2 }, { viewers: 4 });
+  if (relay.send.path.path === "native") {
+    assert.match(relay.send.describe(), /native in 2 relay thread\(s\)/);
+    assertNativeLegs(relay, 4);
+    assert.equal(relay.send.threads?.legCount, 0, "every leg ended with its viewer");
+  }
+  assert.equal(r.aggregate.verdict, "valid: 4 of 4 viewers joined");
+  assert.equal(r.aggregate.packetsLost, 0);
+  for (const v of r.viewers ?? []) {
+    assert.ok(v.rtp.received > 30);
+    assert.equal(v.oneWayDelay[1]!.available, true, "abs-capture-time reaches the viewers from the threads");
+  }
 });

@@ -17,6 +17,8 @@ export interface RelayFlags {
   stripExtensions?: boolean;
   counterOffer?: boolean;
   tokenEnv?: string;
+  send?: "native" | "werift";
+  workers?: number;
 }
 
 /** An every-n-th-packet fault: n from 2. */
@@ -50,6 +52,19 @@ export function addRelay(p: Command, setCode: SetCode): void {
     .option("--strip-extensions", "forward with no RTP header extension")
     .option("--counter-offer", "answer WHEP with 406 and the relay's own offer (viewer PATCHes its answer)")
     .option("--token-env <name>", "require the bearer token held by this environment variable")
+    .addOption(
+      new Option(
+        "--send <path>",
+        "how viewers' video is sent: native (OpenSSL SRTP, sendmmsg; werift where it cannot run) or werift",
+      )
+        .choices(["native", "werift"])
+        .default("native"),
+    )
+    .option(
+      "--workers <n>",
+      "relay threads the native send path runs in, legs shared round robin (0 = the main thread)",
+      intFlag("--workers", 0, 64),
+    )
     .action(async (flags: RelayFlags) => setCode(await relayCommand(flags)));
 }
 
@@ -69,6 +84,8 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   if (flags.clearMarker) opts.clearMarker = true;
   if (flags.stripExtensions) opts.stripExtensions = true;
   if (flags.counterOffer) opts.counterOffer = true;
+  if (flags.send) opts.send = flags.send;
+  if (flags.workers) opts.threads = flags.workers;
   const relay = new Relay(opts);
   let base: string;
   try {
@@ -77,6 +94,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
     return endWithError(new RunError(`cannot listen: ${errnoCode(err) ?? "error"}`), "relay");
   }
   log.line(`relay listening on ${base}: WHIP ${base}/<stream>/whip, WHEP ${base}/<stream>/whep`);
+  log.line(`relay send path: ${relay.send.describe()}`);
   return withInterrupt(log, async (interrupt) => {
     await new Promise<void>((resolve) =>
       interrupt.addEventListener("abort", () => resolve(), { once: true }),

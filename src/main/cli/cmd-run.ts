@@ -35,9 +35,11 @@ export function addRun(p: Command, setCode: SetCode): void {
 }
 
 /** The scenario `whipbench run` uses with no file: 10 VP8 viewers through the built-in relay. */
-export function defaultScenario(base: string): Scenario {
+export function defaultScenario(base: string, relay?: string): Scenario {
   return {
     name: "built-in-relay",
+    // the report's server block names the in-process relay and its send path
+    ...(relay !== undefined ? { serverVersion: relay } : {}),
     whip: `${base}/default/whip`,
     whep: `${base}/default/whep`,
     codec: "vp8",
@@ -138,11 +140,16 @@ async function runWithoutScenario(flags: RunFlags, log: Logger): Promise<number>
     log.line(`no scenario given: ${describe(s)}, publishing to --whip, viewing --whep`);
     return runAndReportHere("run", s, flags, log);
   }
-  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  // the relay's fan-out in a thread of its own, off the thread that runs the publisher
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false }, threads: 1 });
   const base = await relay.listen("127.0.0.1", 0);
   try {
-    const s = validated(applyOverrides(applyKeyFlags(defaultScenario(base), flags).scenario, flags));
+    const relayName = `whipbench built-in relay, send path ${relay.send.describe()}`;
+    const s = validated(
+      applyOverrides(applyKeyFlags(defaultScenario(base, relayName), flags).scenario, flags),
+    );
     log.line(`no scenario given: ${describe(s)} through the built-in relay on 127.0.0.1`);
+    log.line(relayName);
     // its drops are the server's (docs/definitions.md#udp-drops)
     return await runAndReportHere("run", s, flags, log, { relaySocketDrops: relay.socketDrops });
   } finally {

@@ -1,7 +1,8 @@
 // One stream of the built-in relay and how its publisher's packets reach the viewer legs: the
 // same sequence number and timestamp on every leg (SFU-like), abs-capture-time re-mapped per leg,
 // every other extension dropped; the relay's fault knobs and the tests' burst and wrap shift
-// applied on the way; a viewer's keyframe request goes to the publisher as a PLI.
+// applied on the way; a viewer's keyframe request goes to the publisher as a PLI. A leg the native
+// fan-out took over (native.ts) gets its packets queued there; the others through werift's sender.
 
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
@@ -17,6 +18,7 @@ import { Burst, WrapShift } from "./conformance.ts";
 import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
 import type { RelayOptions } from "./options.ts";
+import type { RelaySend } from "./send-path.ts";
 
 export interface Stream {
   publisher: RTCPeerConnection | null;
@@ -50,6 +52,7 @@ export function forward(
   abs: unknown,
   opts: RelayOptions,
   gate: CapacityGate | null = null,
+  send: RelaySend | null = null,
 ): void {
   const absPayload = !opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
   let seq = rtp.header.sequenceNumber;
@@ -71,12 +74,15 @@ export function forward(
     ts = stream.wrap.ts(ts);
   }
   const marker = opts.clearMarker ? false : rtp.header.marker;
-  const packet: LegPacket = { seq, ts, marker, payload: rtp.payload };
+  const packet: LegPacket = { seq, ts, marker, payload: rtp.payload, abs: absPayload };
   const over = gate?.over() === true;
   const streamDrop =
     test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
+  // the relay threads' legs read the packet from the ring, written once (threads.ts)
+  send?.threads?.write(packet);
+  const fanout = send?.fanout ?? null;
   for (const leg of stream.legs) {
-    if (!leg.sending || leg.forwarded >= limit) continue;
+    if (!leg.sending || leg.forwarded >= limit || leg.threaded === true) continue;
     leg.forwarded++;
     if (streamDrop) continue;
     if (opts.dropEvery) {
@@ -89,6 +95,10 @@ export function forward(
     if (over && capacityDrop(leg)) continue;
     const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
     for (const p of out) {
+      if (leg.native !== undefined && fanout !== null) {
+        fanout.queue(leg.native, p);
+        continue;
+      }
       const header = new RtpHeader({
         sequenceNumber: p.seq,
         timestamp: p.ts,

@@ -1,6 +1,10 @@
-// The built-in relay's HTTP side: plain-text replies, SDP replies with a Location, and request
-// bodies read up to MAX_BODY_BYTES (a larger body is drained, not kept, and answered 413).
+// The built-in relay's HTTP side: plain-text replies, SDP replies with a Location, request
+// bodies read up to MAX_BODY_BYTES (a larger body is drained, not kept, and answered 413), and the
+// viewer's PATCHed answer of the counter-offer flow.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { absCaptureId } from "../../net/rtc.ts";
+import type { RTCPeerConnection } from "../../net/werift/api.ts";
+import type { Leg } from "./leg.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -26,4 +30,22 @@ export function readBody(req: IncomingMessage): Promise<string | null> {
     req.on("end", () => resolve(over ? null : Buffer.concat(chunks).toString("utf8")));
     req.on("error", () => resolve(null));
   });
+}
+
+/** A counter-offer's answer PATCHed by the viewer: set on the leg's peer, abs-capture-time re-read. */
+export async function patchAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  pc: RTCPeerConnection,
+  leg: Leg,
+): Promise<void> {
+  const body = await readBody(req);
+  if (body === null || !body.startsWith("v=0")) return reply(res, 400, "the body is not SDP");
+  try {
+    await pc.setRemoteDescription({ type: "answer", sdp: body });
+    leg.absId = absCaptureId(leg.tr.headerExtensions);
+  } catch {
+    return reply(res, 400, "the answer was refused");
+  }
+  res.writeHead(204).end();
 }

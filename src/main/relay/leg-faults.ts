@@ -26,6 +26,8 @@ export interface LegPacket {
   ts: number;
   marker: boolean;
   payload: Buffer;
+  /** the publisher's abs-capture-time payload, when it is forwarded */
+  abs?: Buffer | null;
 }
 
 const JUMP_AFTER_PACKETS = 50;

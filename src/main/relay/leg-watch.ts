@@ -15,6 +15,8 @@ export interface LegWatch {
   connected(): void;
   /** end the session from the server's side */
   end(): void;
+  /** the leg failed or closed: nothing more is sent to it */
+  gone?(): void;
   /** a timer the relay clears when it closes */
   later(ms: number, fn: () => void): void;
   /** overrides LEG_CONNECT_MS (tests) */
@@ -33,6 +35,7 @@ export function watchLeg(pc: RTCPeerConnection, leg: Leg, stream: Stream, w: Leg
     if (state === "failed" || state === "closed") {
       leg.sending = false;
       stream.legs.delete(leg);
+      w.gone?.();
     }
     if (state === "failed") w.end();
   });

@@ -1,9 +1,11 @@
 // One viewer leg of the built-in relay, and the LoseEvery fault: a packet lost beneath the
-// leg's NACK responder, so the responder's resend of that sequence number repairs it.
+// leg's NACK responder, so the responder's resend of that sequence number repairs it (werift's
+// responder on the werift send path, the native fan-out's on the native one: native.ts).
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { type SendRtp, wrapSendRtp } from "../../net/werift/patches.ts";
 import type { FrameCuts } from "./frame-cuts.ts";
 import type { LegFaultState } from "./leg-faults.ts";
+import type { NativeLeg } from "./native.ts";
 
 export interface Leg {
   tr: RTCRtpTransceiver;
@@ -22,6 +24,33 @@ export interface Leg {
   cuts?: FrameCuts;
   /** packets offered to this leg while the relay was over its --capacity (capacity.ts) */
   overCapacity?: number;
+  /** LoseEvery's state on this leg (either send path applies it) */
+  loss?: LossEvery;
+  /** the native fan-out's side of this leg, once it took the leg's video over (native.ts) */
+  native?: NativeLeg;
+  /** a relay thread sends this leg's video (threads.ts) */
+  threaded?: boolean;
+}
+
+/** LoseEvery on one leg: every n-th first transmission is lost; a resend of a lost one goes through. */
+export class LossEvery {
+  private readonly every: number;
+  private readonly lost = new Set<number>();
+  private n = 0;
+
+  constructor(every: number) {
+    this.every = every;
+  }
+
+  /** Whether this send of `seq` reaches the wire. */
+  pass(seq: number): boolean {
+    if (this.lost.delete(seq)) return true;
+    this.n++;
+    if (this.n % this.every !== 0) return true;
+    this.lost.add(seq);
+    if (this.lost.size > 1024) this.lost.clear();
+    return false;
+  }
 }
 
 /**
@@ -30,23 +59,16 @@ export interface Leg {
  * through: werift writes first sends and NACK resends through the same call (wrapSendRtp).
  */
 export function installLoss(leg: Leg, every: number): void {
-  wrapSendRtp(leg.tr, (send) => lossySend(send, every, leg.tr.sender.ssrc));
+  const loss = new LossEvery(every);
+  leg.loss = loss;
+  const videoSsrc = leg.tr.sender.ssrc;
+  wrapSendRtp(leg.tr, (send) => lossySend(send, loss, videoSsrc));
 }
 
-function lossySend(send: SendRtp, every: number, videoSsrc: number): SendRtp {
-  const lost = new Set<number>();
-  let n = 0;
+function lossySend(send: SendRtp, loss: LossEvery, videoSsrc: number): SendRtp {
   return (payload, header) => {
     // the video track's packets only: a bundled audio track shares the transport
-    if (header.ssrc !== videoSsrc) return send(payload, header);
-    const seq = header.sequenceNumber;
-    if (lost.delete(seq)) return send(payload, header);
-    n++;
-    if (n % every === 0) {
-      lost.add(seq);
-      if (lost.size > 1024) lost.clear();
-      return Promise.resolve(0);
-    }
-    return send(payload, header);
+    if (header.ssrc !== videoSsrc || loss.pass(header.sequenceNumber)) return send(payload, header);
+    return Promise.resolve(0);
   };
 }

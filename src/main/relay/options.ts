@@ -25,6 +25,10 @@ export interface RelayOptions {
   stripExtensions?: boolean;
   /** WHEP answers with 406 + the relay's own offer; the viewer PATCHes its answer */
   counterOffer?: boolean;
+  /** how legs' video is sent: the native fan-out where it can run (default), or werift's sender */
+  send?: "native" | "werift";
+  /** relay threads the native fan-out runs in (0 or absent: the main thread; threads.ts) */
+  threads?: number;
   /** knobs for tests only; never set by the command line */
   test?: RelayTestHooks;
 }

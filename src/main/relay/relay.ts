@@ -20,11 +20,12 @@ import { legAudio, receiveAll, receiveAudio } from "./audio.ts";
 import { CapacityGate } from "./capacity.ts";
 import { forward, forwardKeyframeRequests, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
-import { readBody, reply, sdpReply } from "./http.ts";
+import { patchAnswer, readBody, reply, sdpReply } from "./http.ts";
 import { installLoss, type Leg } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
 import { watchLeg } from "./leg-watch.ts";
 import type { RelayOptions } from "./options.ts";
+import { type RelaySend, relaySend } from "./send-path.ts";
 import { pausePublisherReading, RelayDrops } from "./socket-drops.ts";
 
 export type { AnswerFault, RelayOptions, RelayTaps, RelayTestHooks } from "./options.ts";
@@ -44,10 +45,13 @@ export class Relay {
   /** DELETEs of a session this relay had created (tests check that every session got its DELETE) */
   deletes = 0;
   private readonly gate: CapacityGate | null;
+  /** how legs' video is sent (native.ts): the path, the fan-out, legs on each */
+  readonly send: RelaySend;
 
   constructor(opts: RelayOptions) {
     this.opts = opts;
     this.gate = opts.capacity ? new CapacityGate(opts.capacity, this.streams) : null;
+    this.send = relaySend(opts);
   }
 
   async listen(hostName = "127.0.0.1", port = 0): Promise<string> {
@@ -90,7 +94,7 @@ export class Relay {
     this.timers.clear();
     const closing = [...this.sessions.values()].map((s) => s.pc.close().catch(() => {}));
     this.sessions.clear();
-    await Promise.all(closing);
+    await Promise.all([...closing, this.send.close()]);
     if (server) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -188,7 +192,7 @@ export class Relay {
           stream.ready = true;
           for (const w of stream.readyWaiters.splice(0)) w();
         }
-        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate);
+        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate, this.send);
       });
     });
   }
@@ -207,7 +211,10 @@ export class Relay {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    if (session.leg) session.stream.legs.delete(session.leg);
+    if (session.leg) {
+      session.stream.legs.delete(session.leg);
+      this.send.ended(session.leg);
+    }
     if (session.stream.publisher === session.pc) session.stream.publisher = null;
     this.drops.closing(session.pc);
     await session.pc.close().catch(() => {});
@@ -258,12 +265,14 @@ export class Relay {
     watchLeg(pc, leg, stream, {
       connected: () => {
         forwardKeyframeRequests(leg.tr, stream);
+        this.send.connected(leg);
         const taps = this.opts.test?.taps;
         if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()), "written");
         const closeAfter = leg.fault?.connected(performance.now()) ?? null;
         if (closeAfter !== null) this.later(closeAfter, () => this.closeSession(id));
       },
       end: () => void this.closeSession(id),
+      gone: () => this.send.ended(leg),
       later: (ms, fn) => this.later(ms, fn),
       connectMs: this.opts.test?.legConnectMs,
     });
@@ -282,18 +291,8 @@ export class Relay {
       await this.closeSession(id);
       return reply(res, 200, "");
     }
-    if (req.method === "PATCH" && session.leg && this.opts.counterOffer) {
-      const body = await readBody(req);
-      if (body === null || !body.startsWith("v=0")) return reply(res, 400, "the body is not SDP");
-      try {
-        await session.pc.setRemoteDescription({ type: "answer", sdp: body });
-        session.leg.absId = absCaptureId(session.leg.tr.headerExtensions);
-      } catch {
-        return reply(res, 400, "the answer was refused");
-      }
-      res.writeHead(204).end();
-      return;
-    }
+    if (req.method === "PATCH" && session.leg && this.opts.counterOffer)
+      return patchAnswer(req, res, session.pc, session.leg);
     req.resume();
     return reply(res, 405, "method not allowed");
   }

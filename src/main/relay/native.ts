@@ -1,0 +1,184 @@
+// The built-in relay's native fan-out (docs/definitions.md#built-in-relay): a connected leg's
+// video is sent by us instead of werift. Each publisher packet the forwarder offers a leg is
+// queued on the leg (no copy); once per turn of the event loop every leg's queue is written
+// leg by leg into one native send arena: the RTP header as werift's sender writes it (the leg's
+// SSRC and payload type, abs-capture-time under the leg's id), the payload copied in once,
+// SRTP-protected in place through OpenSSL, and the leg's packets written with one sendmmsg on
+// the leg's own socket. werift keeps signalling, ICE, DTLS and RTCP: its sender reports count
+// what we sent, and the leg's NACKs are answered here from the last HISTORY packets sent to it,
+// through LoseEvery as werift's responder is. A leg werift's internals do not fit stays werift's.
+import { batchWrites, SendBatch, WRITE_SLOT_BYTES } from "../../net/batch-write.ts";
+import { openssl } from "../../net/openssl.ts";
+import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
+import { OpensslSrtpSender } from "../../net/srtp-protect.ts";
+import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
+import { type LegWire, legWire, ntpNow } from "../../net/werift/leg-wire.ts";
+import type { LegPacket } from "./leg-faults.ts";
+
+/** Packets kept per leg for its NACKs (werift's sender keeps as many). */
+export const HISTORY = 128;
+/** Tag room left after every packet in a slot (GCM's tag is the longer). */
+const TAG_ROOM = 16;
+
+/** Which send path a relay's legs take, and why not the native one. */
+export type SendPath = { path: "native"; reason: null } | { path: "werift"; reason: string };
+
+/** Whether this thread can run the native fan-out (OpenSSL and sendmmsg through koffi), and why not. */
+export function nativeSendPath(): SendPath {
+  const w = batchWrites();
+  if (!w.ok) return { path: "werift", reason: w.reason };
+  const o = openssl();
+  if (!o.ok) return { path: "werift", reason: o.reason };
+  return { path: "native", reason: null };
+}
+
+/** What the fan-out reads of a leg (leg.ts's Leg has it): its abs-capture-time id and LoseEvery. */
+export interface FanoutLeg {
+  absId: number;
+  loss?: { pass(seq: number): boolean } | undefined;
+}
+
+/** A leg the fan-out may take over: its transceiver, and where it keeps the fan-out's side. */
+export interface AttachableLeg extends FanoutLeg {
+  tr: RTCRtpTransceiver;
+  native?: NativeLeg;
+}
+
+/** One leg's side of the fan-out: its wire, its SRTP, what waits to be written and what went out. */
+export class NativeLeg {
+  readonly leg: FanoutLeg;
+  readonly wire: LegWire;
+  readonly srtp: OpensslSrtpSender;
+  /** queued for this turn; `again[i]`: packet i is a NACK's resend */
+  readonly pending: LegPacket[] = [];
+  readonly again: boolean[] = [];
+  readonly history: (LegPacket | undefined)[] = new Array(HISTORY);
+
+  constructor(leg: FanoutLeg, wire: LegWire) {
+    this.leg = leg;
+    this.wire = wire;
+    this.srtp = new OpensslSrtpSender(wire.profile, wire.localMasterKey, wire.localMasterSalt);
+  }
+}
+
+/** Writes `p`'s clear RTP packet for leg `n` at `u[at..)`; returns the header's length. */
+export function writeRtp(u: Uint8Array, at: number, n: NativeLeg, p: LegPacket): number {
+  const w = n.wire;
+  const abs = p.abs ?? null;
+  const id = n.leg.absId;
+  const ext = abs !== null && id > 0 && abs.length > 0 && abs.length <= 16;
+  u[at] = ext ? 0x90 : 0x80;
+  u[at + 1] = (p.marker ? 0x80 : 0) | w.payloadType;
+  u[at + 2] = p.seq >>> 8;
+  u[at + 3] = p.seq & 0xff;
+  u[at + 4] = p.ts >>> 24;
+  u[at + 5] = (p.ts >>> 16) & 0xff;
+  u[at + 6] = (p.ts >>> 8) & 0xff;
+  u[at + 7] = p.ts & 0xff;
+  u[at + 8] = w.ssrc >>> 24;
+  u[at + 9] = (w.ssrc >>> 16) & 0xff;
+  u[at + 10] = (w.ssrc >>> 8) & 0xff;
+  u[at + 11] = w.ssrc & 0xff;
+  if (!ext) return 12;
+  // RFC 8285 one-byte form: BEDE, length in words, (id, len-1), the payload, zero padding
+  const words = (abs.length + 4) >>> 2;
+  u[at + 12] = 0xbe;
+  u[at + 13] = 0xde;
+  u[at + 14] = 0;
+  u[at + 15] = words;
+  u[at + 16] = (id << 4) | (abs.length - 1);
+  u.set(abs, at + 17);
+  for (let i = 17 + abs.length; i < 16 + words * 4; i++) u[at + i] = 0;
+  return 16 + words * 4;
+}
+
+export class NativeFanout {
+  private readonly batch = new SendBatch();
+  private readonly dirty: NativeLeg[] = [];
+  private scheduled = false;
+  /** datagrams written, NACK resends among them, and packets not written (too large, refused) */
+  written = 0;
+  resent = 0;
+  dropped = 0;
+  private readonly run = (): void => this.flush();
+
+  /** Takes the leg's video over; returns null, or why werift keeps sending it. */
+  attach(leg: AttachableLeg): string | null {
+    const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI]);
+    if (typeof wire === "string") return wire;
+    const n = new NativeLeg(leg, wire);
+    wire.onNack((seq) => this.resend(n, seq));
+    leg.native = n;
+    return null;
+  }
+
+  /** Queues one packet for the leg (written this turn). */
+  queue(n: NativeLeg, p: LegPacket, again = false): void {
+    if (n.pending.length === 0) this.dirty.push(n);
+    n.pending.push(p);
+    n.again.push(again);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    }
+  }
+
+  /** A NACK of `seq` on the leg: queues the packet again from its history; false where it is gone. */
+  resend(n: NativeLeg, seq: number): boolean {
+    const p = n.history[seq % HISTORY];
+    if (p === undefined || p.seq !== seq) return false;
+    this.queue(n, p, true);
+    return true;
+  }
+
+  /** Writes every leg's queue (normally from setImmediate; tests and benches may call it). */
+  flush(): void {
+    this.scheduled = false;
+    const legs = this.dirty;
+    if (legs.length === 0) return;
+    const ntp = ntpNow();
+    for (let i = 0; i < legs.length; i++) this.flushLeg(legs[i]!, ntp);
+    legs.length = 0;
+  }
+
+  private flushLeg(n: NativeLeg, ntp: bigint): void {
+    const { wire, pending, again } = n;
+    const b = this.batch;
+    const u = b.bytes;
+    const loss = n.leg.loss;
+    let packets = 0;
+    let payloadBytes = 0;
+    let headerBytes = 0;
+    let lastTs = 0;
+    // a leg werift would no longer send on (closed, consent lost, another pair): nothing goes out
+    const live = wire.live();
+    for (let i = 0; live && i < pending.length; i++) {
+      const p = pending[i]!;
+      const resend = again[i]!;
+      if (!resend) n.history[p.seq % HISTORY] = p;
+      if (b.full) this.written += b.flush(wire.fd);
+      const at = b.offset(b.count);
+      const h = writeRtp(u, at, n, p);
+      if (h + p.payload.length + TAG_ROOM > WRITE_SLOT_BYTES) {
+        this.dropped++;
+        continue;
+      }
+      if (!resend) {
+        // counted as werift's sender counts: LoseEvery's loss lies beneath it
+        packets++;
+        payloadBytes += p.payload.length;
+        headerBytes += h;
+        lastTs = p.ts;
+      }
+      // LoseEvery: beneath the NACK responder, so the history above still holds the packet
+      if (loss !== undefined && !loss.pass(p.seq)) continue;
+      u.set(p.payload, at + h);
+      b.push(n.srtp.protect(u, at, h, p.payload.length), wire.ip, wire.port);
+      if (resend) this.resent++;
+    }
+    if (b.count > 0) this.written += b.flush(wire.fd);
+    pending.length = 0;
+    again.length = 0;
+    if (packets > 0) wire.sent(packets, payloadBytes, headerBytes, lastTs, ntp);
+  }
+}

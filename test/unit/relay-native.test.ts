@@ -1,0 +1,146 @@
+// The relay's native fan-out (src/main/relay/native.ts) on real sockets on 127.0.0.1: the header it
+// writes is werift's RtpHeader.serialize for the same fields; a leg's queued packets reach the
+// viewer's socket from the leg's own, SRTP-protected so that werift's unprotect with the leg's keys
+// gives back each payload; a NACK's resend is the same datagram again; LoseEvery loses a first
+// transmission beneath the responder and the resend goes through; a leg no longer live sends
+// nothing. And sendmmsg itself (src/net/batch-write.ts): several datagrams, one call, exact bytes.
+import assert from "node:assert/strict";
+import type { Socket } from "node:dgram";
+import { test } from "node:test";
+import { RtpHeader, SrtpSession } from "werift";
+import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
+import { type Leg, LossEvery } from "../../src/main/relay/leg.ts";
+import type { LegPacket } from "../../src/main/relay/leg-faults.ts";
+import { NativeFanout, NativeLeg, nativeSendPath, writeRtp } from "../../src/main/relay/native.ts";
+import { batchWrites, SendBatch } from "../../src/net/batch-write.ts";
+import { socketFd } from "../../src/net/kernel.ts";
+import type { LegWire } from "../../src/net/werift/leg-wire.ts";
+import { bound, sleep } from "./udp-helpers.ts";
+
+const path = nativeSendPath();
+const skip = path.path === "native" ? false : path.reason;
+
+function collect(s: Socket): { data: Buffer; port: number }[] {
+  const got: { data: Buffer; port: number }[] = [];
+  s.on("message", (data, rinfo) => got.push({ data, port: rinfo.port }));
+  return got;
+}
+
+test("sendmmsg: three datagrams in one call, exact bytes, from the socket whose descriptor it got", {
+  skip: batchWrites().ok ? false : "no batch writes here",
+}, async (t) => {
+  const [tx, rx] = [await bound(), await bound()];
+  t.after(() => {
+    tx.close();
+    rx.close();
+  });
+  const got = collect(rx);
+  const b = new SendBatch();
+  for (const len of [1, 700, 1200]) {
+    const at = b.offset(b.count);
+    for (let i = 0; i < len; i++) b.bytes[at + i] = (i + len) & 0xff;
+    b.push(len, 0x7f000001, rx.address().port);
+  }
+  assert.equal(b.flush(socketFd(tx)), 3);
+  assert.equal(b.calls, 1);
+  for (let i = 0; i < 50 && got.length < 3; i++) await sleep(10);
+  assert.deepEqual(
+    got.map((g) => g.data.length),
+    [1, 700, 1200],
+  );
+  assert.ok(got.every((g) => g.port === tx.address().port));
+  assert.equal(got[2]!.data[5], (5 + 1200) & 0xff);
+});
+
+test("the header written is werift's serialize of the same fields", { skip }, () => {
+  for (const abs of [null, Buffer.alloc(8, 7), Buffer.alloc(16, 9)]) {
+    for (const marker of [false, true]) {
+      const wire = { ssrc: 0xdeadbeef, payloadType: 96 } as LegWire;
+      const n = { wire, leg: { absId: 3 } } as unknown as NativeLeg;
+      const p: LegPacket = { seq: 65535, ts: 0xfffffff0, marker, payload: Buffer.alloc(0), abs };
+      const u = new Uint8Array(64);
+      const h = writeRtp(u, 5, n, p);
+      const w = new RtpHeader({
+        sequenceNumber: 65535,
+        timestamp: 0xfffffff0,
+        marker,
+        payloadType: 96,
+        ssrc: 0xdeadbeef,
+      });
+      if (abs !== null) {
+        w.extension = true;
+        w.extensions = [{ id: 3, payload: abs }];
+      }
+      assert.deepEqual(Buffer.from(u.subarray(5, 5 + h)), w.serialize(w.serializeSize));
+    }
+  }
+});
+
+test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery beneath, nothing once not live", {
+  skip,
+}, async (t) => {
+  const [legSocket, viewer] = [await bound(), await bound()];
+  t.after(() => {
+    legSocket.close();
+    viewer.close();
+  });
+  const got = collect(viewer);
+  const key = Buffer.alloc(16, 0x21);
+  const salt = Buffer.alloc(12, 0x42);
+  let live = true;
+  let nack: ((seq: number) => boolean) | null = null;
+  const sent: number[] = [];
+  const wire: LegWire = {
+    fd: socketFd(legSocket),
+    ip: 0x7f000001,
+    port: viewer.address().port,
+    profile: SRTP_AEAD_AES_128_GCM,
+    localMasterKey: key,
+    localMasterSalt: salt,
+    ssrc: 1234,
+    payloadType: 100,
+    live: () => live,
+    sent: (packets) => sent.push(packets),
+    onNack: (f) => {
+      nack = f;
+    },
+  };
+  const leg = { absId: 0, loss: new LossEvery(3) } as unknown as Leg;
+  const fan = new NativeFanout();
+  const n = new NativeLeg(leg, wire);
+  wire.onNack((seq) => fan.resend(n, seq));
+  const packets = [10, 11, 12, 13].map((seq) => ({
+    seq,
+    ts: seq * 90,
+    marker: false,
+    payload: Buffer.alloc(300, seq),
+  }));
+  for (const p of packets) fan.queue(n, p);
+  fan.flush();
+  // LoseEvery 3: the third first transmission (seq 12) is lost; its NACK resend goes through
+  assert.equal(nack!(12), true);
+  assert.equal(nack!(99), false, "never sent: nothing to resend");
+  fan.flush();
+  for (let i = 0; i < 50 && got.length < 4; i++) await sleep(10);
+  const session = new SrtpSession({
+    keys: { localMasterKey: key, localMasterSalt: salt, remoteMasterKey: key, remoteMasterSalt: salt },
+    profile: SRTP_AEAD_AES_128_GCM,
+  });
+  const seqs = got.map((g) => {
+    const clear = session.decrypt(g.data);
+    assert.equal(clear.readUInt32BE(8), 1234);
+    assert.equal(clear[1]! & 0x7f, 100);
+    const seq = clear.readUInt16BE(2);
+    assert.deepEqual(clear.subarray(12), Buffer.alloc(300, seq));
+    return seq;
+  });
+  assert.deepEqual(seqs, [10, 11, 13, 12]);
+  assert.ok(got.every((g) => g.port === legSocket.address().port));
+  assert.deepEqual(sent, [4], "first transmissions counted for werift's sender reports, the lost one too");
+  assert.equal(fan.resent, 1);
+  live = false;
+  fan.queue(n, { seq: 14, ts: 0, marker: false, payload: Buffer.alloc(10) });
+  fan.flush();
+  await sleep(50);
+  assert.equal(got.length, 4);
+});
