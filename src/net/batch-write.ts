@@ -6,7 +6,8 @@
 // writes what was pushed. Linux x86-64 and arm64 (LP64 struct layouts below); where it cannot
 // load, `batchWrites()` says why.
 import { errorMessage } from "../core/errors.ts";
-import { type Koffi, koffi as loadKoffi } from "./koffi.ts";
+import { kernelLibc } from "./kernel.ts";
+import type { Koffi } from "./koffi.ts";
 
 /** Datagrams one sendmmsg may write. */
 export const WRITE_BATCH = 64;
@@ -30,14 +31,12 @@ let native: Native | null = null;
 let availability: { ok: true } | { ok: false; reason: string } | null = null;
 
 function load(): { ok: true } | { ok: false; reason: string } {
-  if (process.platform !== "linux")
-    return { ok: false, reason: `sendmmsg is Linux-only (${process.platform})` };
   if (process.arch !== "x64" && process.arch !== "arm64")
     return { ok: false, reason: `no struct layout for ${process.arch}` };
-  const kf = loadKoffi();
-  if (typeof kf === "string") return { ok: false, reason: kf };
+  const l = kernelLibc();
+  if (typeof l === "string") return { ok: false, reason: l };
+  const { koffi: kf, libc } = l;
   try {
-    const libc = kf.load("libc.so.6");
     native = {
       sendmmsg: libc.func(
         "int sendmmsg(int fd, void *msgs, unsigned int vlen, int flags)",
