@@ -191,8 +191,15 @@ async function main(): Promise<void> {
   const base = keep !== "" ? keep : mkdtempSync(join(tmpdir(), "whipbench-wire-"));
   const checkout = arg("checkout", ROOT);
   try {
-    for (const n of arg("rows", "10,50,200").split(",").map(Number)) {
-      await row(n, join(base, `v${n}`), checkout, Number(arg("ramp", "10")), Number(arg("hold", "25")));
+    // a folder per row, so two rows of the same size each read their own report
+    for (const [i, n] of arg("rows", "10,50,200").split(",").map(Number).entries()) {
+      await row(
+        n,
+        join(base, `${i + 1}-v${n}`),
+        checkout,
+        Number(arg("ramp", "10")),
+        Number(arg("hold", "25")),
+      );
     }
   } finally {
     if (keep === "") rmSync(base, { recursive: true, force: true });
