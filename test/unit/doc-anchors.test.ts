@@ -1,8 +1,9 @@
-// Every `docs/definitions.md#<anchor>` a comment or test cites names a heading of that page, and no
-// file under src/ cites a section sign (the reference's spec is not in this repository).
+// Every `docs/definitions.md#<anchor>` a comment or test cites names a heading of that page, no
+// file under src/ cites a section sign (the reference's spec is not in this repository), and
+// every relative link of the README and docs/ reaches a file and, with `#anchor`, its heading.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
 import { test } from "node:test";
 import { ROOT, sourceFiles } from "./repo-files.ts";
 
@@ -16,14 +17,31 @@ function slug(heading: string): string {
     .replace(/ /g, "-");
 }
 
+/** A Markdown file's lines outside fenced code blocks. */
+function prose(text: string): string[] {
+  let fenced = false;
+  return text.split("\n").filter((l) => {
+    if (/^\s*```/.test(l)) fenced = !fenced;
+    return !fenced && !/^\s*```/.test(l);
+  });
+}
+
+/** The anchors of a Markdown file's headings, as GitHub numbers repeats (`x`, `x-1`, …). */
+function headingAnchors(file: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const l of prose(readFileSync(join(ROOT, file), "utf8"))) {
+    if (!/^#{1,6} /.test(l)) continue;
+    const base = slug(l.replace(/^#+ /, "").trim());
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
 test("every docs/definitions.md anchor cited in src, test and bench exists", () => {
-  const doc = readFileSync(join(ROOT, "docs/definitions.md"), "utf8");
-  const anchors = new Set(
-    doc
-      .split("\n")
-      .filter((l) => /^#{1,6} /.test(l))
-      .map((l) => slug(l.replace(/^#+ /, ""))),
-  );
+  const anchors = headingAnchors("docs/definitions.md");
   assert.ok(anchors.has("join-time"));
   const missing: string[] = [];
   let cited = 0;
@@ -45,4 +63,39 @@ test("every docs/definitions.md anchor cited in src, test and bench exists", () 
 test("no file under src/ cites a section sign", () => {
   const hits = filesUnder("src").filter((f) => readFileSync(join(ROOT, f), "utf8").includes("\u00a7"));
   assert.deepEqual(hits, []);
+});
+
+/** The pages whose links are checked: the README and every page of docs/. */
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
+
+test("every relative link of the README and docs/ reaches a file and its heading", () => {
+  const broken: string[] = [];
+  let links = 0;
+  for (const page of PAGES) {
+    // inline code is not a link: `[x](y)` in backticks is left alone
+    const text = prose(readFileSync(join(ROOT, page), "utf8"))
+      .join("\n")
+      .replace(/`[^`\n]*`/g, "");
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1] ?? "";
+      if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+      links++;
+      const [path = "", anchor] = target.split("#");
+      const file = path === "" ? page : normalize(join(dirname(page), path));
+      if (file.startsWith("..") || !existsSync(join(ROOT, file))) {
+        broken.push(`${page}: ${target} (no ${file})`);
+      } else if (anchor !== undefined && !file.endsWith(".md")) {
+        broken.push(`${page}: ${target} (an anchor into a file that is not Markdown)`);
+      } else if (anchor !== undefined && !headingAnchors(file).has(anchor)) {
+        broken.push(`${page}: ${target} (no heading #${anchor} in ${file})`);
+      }
+    }
+  }
+  assert.deepEqual(broken, []);
+  assert.ok(links > 100, `only ${links} relative links found`);
 });
