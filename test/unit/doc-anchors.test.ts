@@ -99,3 +99,22 @@ test("every relative link of the README and docs/ reaches a file and its heading
   assert.deepEqual(broken, []);
   assert.ok(links > 100, `only ${links} relative links found`);
 });
+
+test("definitions.md's contents list every ## and ### heading, in order", () => {
+  const lines = prose(readFileSync(join(ROOT, "docs/definitions.md"), "utf8"));
+  const at = lines.indexOf("## Contents");
+  assert.ok(at >= 0, "definitions.md has a Contents section");
+  const end = lines.findIndex((l, i) => i > at && /^## /.test(l));
+  const listed = lines
+    .slice(at + 1, end)
+    .join("\n")
+    .matchAll(/\[[^\]]+\]\(#([a-z0-9-]+)\)/g);
+  const headings = lines
+    .slice(end)
+    .filter((l) => /^#{2,3} /.test(l))
+    .map((l) => slug(l.replace(/^#+ /, "").trim()));
+  assert.deepEqual(
+    [...listed].map((m) => m[1]),
+    headings,
+  );
+});
