@@ -284,13 +284,13 @@ test("secondsToNs truncates", () => {
 });
 
 test("the one table of defaults: what docs/definitions.md#scenario-keys states, what normalise fills in, what readers fall back to", () => {
-  // each is what the definitions state: `key` (value …)
+  // each is what the definitions' key table states: | `key` | type | value … | what |
   const doc = readFileSync(join(import.meta.dirname, "../../docs/definitions.md"), "utf8");
   const keys = doc.slice(doc.indexOf("### Scenario keys"), doc.indexOf("### Scenario validation"));
   for (const [k, v] of Object.entries(SCENARIO_DEFAULTS)) {
     assert.match(
       keys,
-      new RegExp(`\`${k}\`\\s*\\(\`?${v}\`?[ )]`),
+      new RegExp(`^\\| \`${k}\` \\| [^|]* \\| \`?${v}\`?( [^|]*)? \\|`, "m"),
       `definitions.md#scenario-keys states ${k}'s default ${v}`,
     );
   }
