@@ -65,15 +65,16 @@ test("no file under src/ cites a section sign", () => {
   assert.deepEqual(hits, []);
 });
 
-/** The pages whose links are checked: the README and every page of docs/. */
+/** The pages whose links are checked: the README, the benchmarks' and every page of docs/. */
 const PAGES = [
   "README.md",
+  "bench/README.md",
   ...readdirSync(join(ROOT, "docs"))
     .filter((f) => f.endsWith(".md"))
     .map((f) => `docs/${f}`),
 ];
 
-test("every relative link of the README and docs/ reaches a file and its heading", () => {
+test("every relative link of the README, bench/README.md and docs/ reaches a file and its heading", () => {
   const broken: string[] = [];
   let links = 0;
   for (const page of PAGES) {
