@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { loadAudioClip, loadClip } from "../../src/core/clip/clip.ts";
 import { takeWallAnchor } from "../../src/core/clock/clock.ts";
-import { Publisher, PublisherError } from "../../src/main/run/publisher.ts";
+import { Publisher, PublisherError } from "../../src/main/publisher/publisher.ts";
 
 /** The offer a publisher POSTs (the server answers 503, so it never connects). */
 async function offerOf(withAudio: boolean): Promise<string> {

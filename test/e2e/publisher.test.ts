@@ -8,8 +8,8 @@ import { type Clip, loadClip } from "../../src/core/clip/clip.ts";
 import { monoNs, takeWallAnchor } from "../../src/core/clock/clock.ts";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
+import { Publisher } from "../../src/main/publisher/publisher.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { Publisher } from "../../src/main/run/publisher.ts";
 import {
   filterCandidates,
   gatheringComplete,

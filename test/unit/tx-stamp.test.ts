@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { TxCounter } from "../../src/core/delay/tx-ids.ts";
-import { type PendingFrame, SendInstants } from "../../src/main/run/send-instant.ts";
+import { type PendingFrame, SendInstants } from "../../src/main/publisher/send-instant.ts";
 import { realToMonoNs, socketFd } from "../../src/net/kernel.ts";
 import { kernelSendTransport } from "../../src/net/send-stamp.ts";
 import { drainTxStamps, enableTxStamps, parseControl, txStamps } from "../../src/net/tx-stamp.ts";

@@ -9,9 +9,10 @@ import { EXIT_ERROR, errorMessage, UsageError } from "../../core/errors.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
+import { tokenFromEnv } from "../process/tokens.ts";
+import { version } from "../process/version.ts";
 import type { Engine } from "../run/engine.ts";
 import { type RunAndReportOptions, runAndReport } from "../run/run-and-report.ts";
-import { version } from "../run/version.ts";
 import { agentsEngine } from "./agents-engine.ts";
 import { AgentHub } from "./hub.ts";
 
@@ -25,21 +26,13 @@ export interface CoordinatorFlags {
 
 export const DEFAULT_COORDINATOR_LISTEN = { host: "127.0.0.1", port: 7400 };
 
-/** The shared token named by --token-env; a named but empty variable is a usage error. */
-export function tokenFrom(name: string | undefined, cmd: string): string | undefined {
-  if (name === undefined) return undefined;
-  const v = process.env[name];
-  if (!v) throw new UsageError(`--token-env ${name}: the variable is empty or unset`, cmd);
-  return v;
-}
-
 type RunOutputs = Omit<RunAndReportOptions, "command" | "scenario" | "engine">;
 
 export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFlags): Promise<number> {
   if (s.whip === undefined || s.whip === "") {
     throw new UsageError("the scenario needs whip: the coordinator publishes", "run --agents");
   }
-  const token = tokenFrom(c.tokenEnv, "run");
+  const token = tokenFromEnv("--token-env", c.tokenEnv, "run");
   const log = out.log;
   if (token === undefined) log.line("note: no --token-env: any agent that reaches the control port may join");
   // an output directory that cannot be written fails now, not after the agents came

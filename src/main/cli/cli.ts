@@ -4,7 +4,7 @@
 // verdict), 99 (valid, a threshold failed); which error ends in which is core/errors.ts's.
 import { Command, CommanderError } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../../core/errors.ts";
-import { endWithError } from "../run/exit.ts";
+import { endWithError } from "../process/exit.ts";
 import { addAgent } from "./cmd-agent.ts";
 import { addCapacity } from "./cmd-capacity.ts";
 import { addCompare } from "./cmd-compare.ts";

@@ -2,8 +2,8 @@
 import { type Command, Option } from "commander";
 import { EXIT_OK, errnoCode, RunError, UsageError } from "../../core/errors.ts";
 import { stderrLogger } from "../observe/log.ts";
+import { endWithError, withInterrupt } from "../process/exit.ts";
 import { Relay, type RelayOptions } from "../relay/relay.ts";
-import { endWithError, withInterrupt } from "../run/exit.ts";
 import { intFlag, listenFlag } from "./flags.ts";
 import type { SetCode } from "./options.ts";
 

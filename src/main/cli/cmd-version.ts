@@ -1,7 +1,7 @@
 // `whipbench version` (and -v, --version on the program): docs/definitions.md#version-string.
 import type { Command } from "commander";
 import { EXIT_OK } from "../../core/errors.ts";
-import { version } from "../run/version.ts";
+import { version } from "../process/version.ts";
 import type { SetCode } from "./options.ts";
 
 /** The line both forms print. */

@@ -6,6 +6,7 @@ import { type Command, Option } from "commander";
 import { UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
 import type { PushOptions } from "../observe/push.ts";
+import { tokenFromEnv } from "../process/tokens.ts";
 import { durationFlag } from "./flags.ts";
 
 export interface PushFlags {
@@ -56,10 +57,6 @@ export function pushFrom(f: PushFlags): PushOptions | undefined {
   if (job === "") throw new UsageError("--push-job: must not be empty");
   const instance = f.pushInstance ?? hostname();
   if (instance === "") throw new UsageError("--push-instance: must not be empty");
-  let token: string | undefined;
-  if (f.pushTokenEnv !== undefined) {
-    token = process.env[f.pushTokenEnv];
-    if (!token) throw new UsageError(`--push-token-env ${f.pushTokenEnv}: the variable is empty or unset`);
-  }
+  const token = tokenFromEnv("--push-token-env", f.pushTokenEnv);
   return { url, job, instance, intervalNs, ...(token ? { token } : {}) };
 }

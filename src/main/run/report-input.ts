@@ -14,10 +14,10 @@ import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile } from "../../workers/protocol.ts";
 import type { ResourceFigures } from "../observe/resources.ts";
 import type { UdpErrors } from "../observe/udp-drops.ts";
+import { version } from "../process/version.ts";
+import type { PublisherResult } from "../publisher/publisher.ts";
 import { decodeRecord } from "./decode-record.ts";
-import type { PublisherResult } from "./publisher.ts";
 import { clientLag, pooledDelayP99Ms, stampSources, threadLoads } from "./run-lag.ts";
-import { version } from "./version.ts";
 
 export interface RunOutcome {
   command: "run" | "view";

@@ -79,14 +79,6 @@ export function validated(s: Scenario): Scenario {
   return n;
 }
 
-/** The token named by --bearer-env / bearerEnv; a named but empty variable is a usage error of `command`. */
-export function bearerFrom(name: string | undefined, command: string): string | undefined {
-  if (!name) return undefined;
-  const v = process.env[name];
-  if (!v) throw new UsageError(`--bearer-env ${name}: the variable is empty or unset`, command);
-  return v;
-}
-
 /** The flags over the scenario's keys; `set` names the keys they replaced, in key order. */
 export function applyKeyFlags(s: Scenario, f: ScenarioKeyFlags): { scenario: Scenario; set: string[] } {
   const out: Scenario = { ...s };

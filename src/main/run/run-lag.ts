@@ -7,8 +7,8 @@ import type { EventLoopDelayMs } from "../../core/report/types.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile, StampSources } from "../../workers/protocol.ts";
+import type { PublisherResult } from "../publisher/publisher.ts";
 import { decodeHistogram } from "./decode-record.ts";
-import type { PublisherResult } from "./publisher.ts";
 
 /** One thread's figures as the ceiling rule reads them (the whole run, or one second of it). */
 export function threadLoad(name: string, f: ThreadFigures): ThreadLoad {

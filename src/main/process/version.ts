@@ -41,7 +41,7 @@ function gitCommit(root: URL): BuildInfo {
 
 export function version(): string {
   if (cached !== null) return cached;
-  // src/main/run or dist/main/run: the package root is three levels up either way
+  // src/main/process or dist/main/process: the package root is three levels up either way
   const root = new URL("../../../", import.meta.url);
   const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
   // an installed package never asks git: its folder may sit inside someone else's repository
