@@ -2,7 +2,7 @@
 // src/ (type-only imports included), src/core imports nothing from the other rooms, src/workers
 // nothing from src/main, and src/main reaches into src/workers only through the shard entry,
 // the protocol and the worker entry file that piscina loads; src/main/cli is the top floor, which
-// nothing else in src/ imports.
+// nothing else in src/ imports; src/main/observe imports no other room of src/main.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -308,4 +308,36 @@ test("nothing outside src/main/cli imports src/main/cli", () => {
   );
   assert.ok([...graph.keys()].filter((f) => f.startsWith("src/main/cli/")).length >= 10);
   assert.deepEqual(cliImportsFromBelow(graph), []);
+});
+
+/**
+ * Imports from src/main/observe into another room of src/main: observe/ (logs, progress, metrics,
+ * the server watch) is read by the rooms that run things and reads none of them back, so no two
+ * rooms import each other through it.
+ */
+export function observeImportsBack(g: ReadonlyMap<string, readonly string[]>): string[] {
+  const broken: string[] = [];
+  for (const [f, deps] of g) {
+    if (!f.startsWith("src/main/observe/")) continue;
+    for (const d of deps)
+      if (d.startsWith("src/main/") && !d.startsWith("src/main/observe/")) broken.push(`${f} → ${d}`);
+  }
+  return broken;
+}
+
+test("src/main/observe imports no other room of src/main", () => {
+  assert.deepEqual(
+    observeImportsBack(
+      new Map([
+        [
+          "src/main/observe/progress.ts",
+          ["src/main/run/run-lag.ts", "src/main/observe/log.ts", "src/core/x.ts"],
+        ],
+        ["src/main/run/runner.ts", ["src/main/observe/progress.ts"]],
+      ]),
+    ),
+    ["src/main/observe/progress.ts → src/main/run/run-lag.ts"],
+  );
+  assert.ok([...graph.keys()].filter((f) => f.startsWith("src/main/observe/")).length >= 10);
+  assert.deepEqual(observeImportsBack(graph), []);
 });

@@ -15,9 +15,8 @@ import type { PublisherCounters } from "../observe/metrics.ts";
 import { audioSide } from "../publisher/audio-side.ts";
 import { Publisher, PublisherError, type PublisherResult } from "../publisher/publisher.ts";
 import type { FrameSent } from "../publisher/send-instant.ts";
-import type { HostPort } from "../split/split-peers.ts";
+import { type HostPort, openSplitPeers } from "../split/split-peers.ts";
 import { iceFor } from "./ice-choice.ts";
-import { openSplitPeers } from "./run-steps.ts";
 import {
   followedSendSide,
   type PhaseOptions,
