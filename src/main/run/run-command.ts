@@ -11,9 +11,9 @@ import { type RunAndReportOptions, runAndReport } from "./run-and-report.ts";
 import {
   applyKeyFlags,
   applyOverrides,
-  readScenarioFile,
   type PushFlags,
   pushFrom,
+  readScenarioFile,
   type ScenarioKeyFlags,
   type ScenarioOverrides,
   validated,
