@@ -44,7 +44,7 @@ export interface RunOutcome {
   schedule: Schedule | null;
   /** the viewers' t0 (monotonic ns); 0 when they never ran */
   t0MonoNs: number;
-  /** loopback candidates were added because a server host is on loopback (ice-choice.ts) */
+  /** loopback candidates were added because a server host is on loopback (process/ice-choice.ts) */
   autoLoopback: boolean;
   records: ViewerRecord[];
   profiles: ShardProfile[];

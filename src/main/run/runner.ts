@@ -12,11 +12,11 @@ import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import type { PublisherCounters } from "../observe/metrics.ts";
+import { iceFor } from "../process/ice-choice.ts";
 import { audioSide } from "../publisher/audio-side.ts";
 import { Publisher, PublisherError, type PublisherResult } from "../publisher/publisher.ts";
 import type { FrameSent } from "../publisher/send-instant.ts";
 import { type HostPort, openSplitPeers } from "../split/split-peers.ts";
-import { iceFor } from "./ice-choice.ts";
 import {
   followedSendSide,
   type PhaseOptions,
