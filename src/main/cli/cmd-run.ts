@@ -1,9 +1,9 @@
 // `whipbench run [SCENARIO.json]`: its flags; the run is run/'s (run-command.ts), or with --agents
 // agents/' (coordinator.ts).
 import type { Command } from "commander";
-import { type CoordinatorFlags, runOnAgents } from "../agents/coordinator.ts";
+import { runOnAgents } from "../agents/coordinator.ts";
 import { type RunHereFlags, runCommand } from "../run/run-command.ts";
-import { addCoordinatorOptions, type CoordinatorRunFlags, coordinatorFlags } from "./cmd-agent.ts";
+import { addCoordinatorOptions, type CoordinatorRunFlags, coordinatorFlags } from "./coordinator-flags.ts";
 import { addViewerOptions, outputOptions, type SetCode } from "./options.ts";
 import { addRunKeyOptions } from "./scenario-flags.ts";
 
@@ -18,7 +18,7 @@ export function addRun(p: Command, setCode: SetCode): void {
     .option("--metrics <addr>", "serve Prometheus /metrics on this address while the run lasts");
   addCoordinatorOptions(outputOptions(addViewerOptions(addRunKeyOptions(c))));
   c.action(async (file: string | undefined, flags: RunFlags) => {
-    const onAgents: CoordinatorFlags | null = coordinatorFlags(flags);
+    const onAgents = coordinatorFlags(flags);
     setCode(await (onAgents === null ? runCommand(file, flags) : runOnAgents(file, flags, onAgents)));
   });
 }
