@@ -1,4 +1,4 @@
-// The WHIP offer the publisher sends (src/main/run/publisher.ts, docs/definitions.md#webrtc-configuration),
+// The WHIP offer the publisher sends (src/main/publisher/publisher.ts, docs/definitions.md#webrtc-configuration),
 // read from the POST a tiny HTTP server on 127.0.0.1 receives: every sent media section names its
 // track in one media stream (`a=msid:<stream> <track>`), as a browser's does; SRS creates a
 // publish track only from an msid.

@@ -1,4 +1,4 @@
-// The WHIP publisher (src/main/run/publisher.ts, docs/definitions.md#publisher-pacing) through the built-in relay: pacing, the
+// The WHIP publisher (src/main/publisher/publisher.ts, docs/definitions.md#publisher-pacing) through the built-in relay: pacing, the
 // send log it fills, and what a WHEP peer on the far side receives — RTP timestamps that step
 // exactly one frame's ticks per frame, across the clip's loop boundary too, with sequence
 // numbers that run on and frame bytes that come round in clip order.

@@ -1,5 +1,5 @@
 // `whipbench view` (docs/definitions.md#view) through the CLI against the built-in relay, with the clip published by
-// src/main/run/publisher.ts in this process (no send log): a valid split report whose one-way delay
+// src/main/publisher/publisher.ts in this process (no send log): a valid split report whose one-way delay
 // is unavailable for want of a send log and never comparable. Then the docs/definitions.md#report key paths of a `view`
 // and of a `run` report against the spec's key lists.
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // The kernel's transmit stamps (src/net/tx-stamp.ts) and the send instant built on them
-// (src/main/run/send-instant.ts): on a real UDP socket on 127.0.0.1 each datagram's stamp comes
+// (src/main/publisher/send-instant.ts): on a real UDP socket on 127.0.0.1 each datagram's stamp comes
 // back from the error queue with the number the sender counted for it, moved onto the monotonic
 // clock between its hand-over and its reading; the control-message parser on hand-made input;
 // and the send instant's choice between the kernel's stamp and the hand-over instant (the
