@@ -19,7 +19,7 @@ import {
   validated,
 } from "./run-inputs.ts";
 
-/** The flags of what `run` and `view` write and show (outputOptions). */
+/** The flags of what `run` and `view` write and show (cli/options.ts, outputOptions). */
 export interface OutputFlags {
   out: string;
   quiet?: boolean;
