@@ -25,10 +25,10 @@ import { normaliseScenario, type Scenario, validateScenario } from "../src/core/
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
 import { poolEngine } from "../src/main/run/pool-engine.ts";
-import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { median } from "./median.ts";
 import { pathLabel } from "./path-label.ts";
+import { receivePathEngine } from "./receive-path-engine.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 
 interface Row {

@@ -22,10 +22,10 @@ import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
-import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { useViewerBufferPool, VIEWER_BUFFER_POOL_BYTES } from "../src/workers/buffer-pool.ts";
 import { pathLabel } from "./path-label.ts";
+import { receivePathEngine } from "./receive-path-engine.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 
 const { values: args } = parseArgs({

@@ -15,8 +15,8 @@ import { fileURLToPath } from "node:url";
 import { loadClip } from "../src/core/clip/clip.ts";
 import { takeWallAnchor } from "../src/core/clock/clock.ts";
 import type { ViewerRenderBlock } from "../src/core/report/render-types.ts";
+import { Publisher } from "../src/main/publisher/publisher.ts";
 import { Relay, type RelayOptions } from "../src/main/relay/relay.ts";
-import { Publisher } from "../src/main/run/publisher.ts";
 import type { IceOptions } from "../src/net/rtc.ts";
 
 const ICE: IceOptions = { loopbackOnly: true, includeLoopback: false };

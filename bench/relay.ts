@@ -19,10 +19,10 @@ import { buildReport } from "../src/core/report/build.ts";
 import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { poolEngine } from "../src/main/run/pool-engine.ts";
-import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { median } from "./median.ts";
 import { pathLabel } from "./path-label.ts";
+import { receivePathEngine } from "./receive-path-engine.ts";
 import { startRelay, stopRelay } from "./relay-child.ts";
 import { fanoutCost } from "./relay-fanout.ts";
 

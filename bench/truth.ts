@@ -31,9 +31,9 @@ import { exactSummary } from "../src/core/stats/summaries.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { Relay } from "../src/main/relay/relay.ts";
 import { poolEngine, VIEWER_YOUNG_GENERATION_MB } from "../src/main/run/pool-engine.ts";
-import { receivePathEngine } from "../src/main/run/receive-path-engine.ts";
 import { run } from "../src/main/run/runner.ts";
 import { isRtpDatagram } from "../src/net/send-stamp.ts";
+import { receivePathEngine } from "./receive-path-engine.ts";
 import { LegWrites, stampBuffer, stampRecords } from "./truth-records.ts";
 
 function arg(name: string, fallback: string): string {

@@ -318,7 +318,7 @@ async function fakeCoordinator(
 
 test("an agent survives a hostile coordinator: an oversized frame, a scenario with a publisher and a foreign key", async () => {
   const { encodeFrame } = await import("../../src/main/agents/wire.ts");
-  const { version } = await import("../../src/main/run/version.ts");
+  const { version } = await import("../../src/main/process/version.ts");
   const welcome = {
     type: "welcome",
     protocol: 1,

@@ -4,11 +4,11 @@
 // `publish --clip` publishes a user's Ogg/Opus file.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { receivePathEngine } from "../../bench/receive-path-engine.ts";
 import { embeddedAudioClipPath } from "../../src/core/clip/clip.ts";
 import type { ViewerReport } from "../../src/core/report/types.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
-import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
 import { audioFigures } from "./audio-figures.ts";
 import { cli } from "./cli-harness.ts";
 import { runThroughRelay } from "./harness.ts";

@@ -1,4 +1,4 @@
-// The WHIP offer the publisher sends (src/main/run/publisher.ts, docs/definitions.md#webrtc-configuration),
+// The WHIP offer the publisher sends (src/main/publisher/publisher.ts, docs/definitions.md#webrtc-configuration),
 // read from the POST a tiny HTTP server on 127.0.0.1 receives: every sent media section names its
 // track in one media stream (`a=msid:<stream> <track>`), as a browser's does; SRS creates a
 // publish track only from an msid.
@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { loadAudioClip, loadClip } from "../../src/core/clip/clip.ts";
 import { takeWallAnchor } from "../../src/core/clock/clock.ts";
-import { Publisher, PublisherError } from "../../src/main/run/publisher.ts";
+import { Publisher, PublisherError } from "../../src/main/publisher/publisher.ts";
 
 /** The offer a publisher POSTs (the server answers 503, so it never connects). */
 async function offerOf(withAudio: boolean): Promise<string> {

@@ -1,4 +1,4 @@
-// The WHIP publisher (src/main/run/publisher.ts, docs/definitions.md#publisher-pacing) through the built-in relay: pacing, the
+// The WHIP publisher (src/main/publisher/publisher.ts, docs/definitions.md#publisher-pacing) through the built-in relay: pacing, the
 // send log it fills, and what a WHEP peer on the far side receives — RTP timestamps that step
 // exactly one frame's ticks per frame, across the clip's loop boundary too, with sequence
 // numbers that run on and frame bytes that come round in clip order.
@@ -8,8 +8,8 @@ import { type Clip, loadClip } from "../../src/core/clip/clip.ts";
 import { monoNs, takeWallAnchor } from "../../src/core/clock/clock.ts";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
+import { Publisher } from "../../src/main/publisher/publisher.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { Publisher } from "../../src/main/run/publisher.ts";
 import {
   filterCandidates,
   gatheringComplete,

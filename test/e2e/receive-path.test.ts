@@ -6,10 +6,10 @@
 // codecs, both SRTP profiles. An audio track beside the video starts with the burst: the same packets on every leg.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { receivePathEngine } from "../../bench/receive-path-engine.ts";
 import type { ViewerReport } from "../../src/core/report/types.ts";
 import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
-import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
 import { restrictSrtpProfiles } from "../../src/net/werift/srtp-start.ts";
 import { leanDiagnostics } from "../../src/workers/receive-path.ts";
 import { runThroughRelay } from "./harness.ts";

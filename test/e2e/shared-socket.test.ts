@@ -5,8 +5,8 @@
 // paths to, audio included. With viewerSockets "own" no viewer shares, and the report says why.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { receivePathEngine } from "../../bench/receive-path-engine.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
-import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
 import { runThroughRelay } from "./harness.ts";
 import { figures } from "./stream-figures.ts";
 

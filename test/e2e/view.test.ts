@@ -1,5 +1,5 @@
 // `whipbench view` (docs/definitions.md#view) through the CLI against the built-in relay, with the clip published by
-// src/main/run/publisher.ts in this process (no send log): a valid split report whose one-way delay
+// src/main/publisher/publisher.ts in this process (no send log): a valid split report whose one-way delay
 // is unavailable for want of a send log and never comparable. Then the docs/definitions.md#report key paths of a `view`
 // and of a `run` report against the spec's key lists.
 import assert from "node:assert/strict";
@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadClip } from "../../src/core/clip/clip.ts";
 import { takeWallAnchor } from "../../src/core/clock/clock.ts";
+import { Publisher, type PublisherResult } from "../../src/main/publisher/publisher.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { Publisher, type PublisherResult } from "../../src/main/run/publisher.ts";
 import type { IceOptions } from "../../src/net/rtc.ts";
 import { type CliResult, cli, readReportPair, tempDir, wroteLines } from "./cli-harness.ts";
 import { runThroughRelay } from "./harness.ts";

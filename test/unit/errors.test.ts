@@ -25,7 +25,7 @@ import { PromParseError } from "../../src/core/prom/text-format.ts";
 import { JsonSyntaxError } from "../../src/core/scenario/json.ts";
 import { ScenarioError } from "../../src/core/scenario/scenario.ts";
 import { ThresholdError } from "../../src/core/thresholds/parse.ts";
-import { PublisherError } from "../../src/main/run/publisher-error.ts";
+import { PublisherError } from "../../src/main/publisher/publisher-error.ts";
 import { ClockPeerError } from "../../src/main/split/clock-exchange.ts";
 import { SendLogPeerError } from "../../src/main/split/sendlog-channel.ts";
 import { HttpExchangeError } from "../../src/net/sdp-http.ts";

@@ -2,7 +2,8 @@
 // src/ (type-only imports included), src/core imports nothing from the other rooms, src/workers
 // nothing from src/main, and src/main reaches into src/workers only through the shard entry,
 // the protocol and the worker entry file that piscina loads; src/main/cli is the top floor, which
-// nothing else in src/ imports.
+// nothing else in src/ imports; src/main/observe imports no other room of src/main, and no two
+// rooms of src/main import each other, directly or round a circle.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -308,4 +309,67 @@ test("nothing outside src/main/cli imports src/main/cli", () => {
   );
   assert.ok([...graph.keys()].filter((f) => f.startsWith("src/main/cli/")).length >= 10);
   assert.deepEqual(cliImportsFromBelow(graph), []);
+});
+
+/**
+ * Imports from src/main/observe into another room of src/main: observe/ (logs, progress, metrics,
+ * the server watch) is read by the rooms that run things and reads none of them back, so no two
+ * rooms import each other through it.
+ */
+export function observeImportsBack(g: ReadonlyMap<string, readonly string[]>): string[] {
+  const broken: string[] = [];
+  for (const [f, deps] of g) {
+    if (!f.startsWith("src/main/observe/")) continue;
+    for (const d of deps)
+      if (d.startsWith("src/main/") && !d.startsWith("src/main/observe/")) broken.push(`${f} → ${d}`);
+  }
+  return broken;
+}
+
+test("src/main/observe imports no other room of src/main", () => {
+  assert.deepEqual(
+    observeImportsBack(
+      new Map([
+        [
+          "src/main/observe/progress.ts",
+          ["src/main/run/run-lag.ts", "src/main/observe/log.ts", "src/core/x.ts"],
+        ],
+        ["src/main/run/runner.ts", ["src/main/observe/progress.ts"]],
+      ]),
+    ),
+    ["src/main/observe/progress.ts → src/main/run/run-lag.ts"],
+  );
+  assert.ok([...graph.keys()].filter((f) => f.startsWith("src/main/observe/")).length >= 10);
+  assert.deepEqual(observeImportsBack(graph), []);
+});
+
+/** The rooms of src/main (src/main/<room>/…) and the rooms each imports. */
+export function mainRooms(g: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const rooms = new Map<string, Set<string>>();
+  const of = (f: string) => (f.startsWith("src/main/") ? f.split("/")[2] : undefined);
+  for (const [f, deps] of g) {
+    const from = of(f);
+    if (from === undefined) continue;
+    const to = rooms.get(from) ?? new Set<string>();
+    rooms.set(from, to);
+    for (const d of deps) {
+      const r = of(d);
+      if (r !== undefined && r !== from) to.add(r);
+    }
+  }
+  return new Map([...rooms].map(([r, to]) => [r, [...to]]));
+}
+
+test("the rooms of src/main import each other one way: no circle between rooms", () => {
+  const sample = mainRooms(
+    new Map([
+      ["src/main/run/runner.ts", ["src/main/publisher/publisher.ts", "src/core/x.ts"]],
+      ["src/main/publisher/publish-command.ts", ["src/main/run/ice-choice.ts"]],
+      ["src/main/publisher/publisher.ts", ["src/main/publisher/rtp-out.ts"]],
+    ]),
+  );
+  assert.deepEqual(circles(sample), [["publisher", "run"]]);
+  const rooms = mainRooms(graph);
+  assert.ok(rooms.size >= 10, `only ${rooms.size} rooms read`);
+  assert.deepEqual(circles(rooms), []);
 });

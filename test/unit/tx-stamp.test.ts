@@ -1,5 +1,5 @@
 // The kernel's transmit stamps (src/net/tx-stamp.ts) and the send instant built on them
-// (src/main/run/send-instant.ts): on a real UDP socket on 127.0.0.1 each datagram's stamp comes
+// (src/main/publisher/send-instant.ts): on a real UDP socket on 127.0.0.1 each datagram's stamp comes
 // back from the error queue with the number the sender counted for it, moved onto the monotonic
 // clock between its hand-over and its reading; the control-message parser on hand-made input;
 // and the send instant's choice between the kernel's stamp and the hand-over instant (the
@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { TxCounter } from "../../src/core/delay/tx-ids.ts";
-import { type PendingFrame, SendInstants } from "../../src/main/run/send-instant.ts";
+import { type PendingFrame, SendInstants } from "../../src/main/publisher/send-instant.ts";
 import { realToMonoNs, socketFd } from "../../src/net/kernel.ts";
 import { kernelSendTransport } from "../../src/net/send-stamp.ts";
 import { drainTxStamps, enableTxStamps, parseControl, txStamps } from "../../src/net/tx-stamp.ts";

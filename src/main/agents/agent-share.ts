@@ -15,8 +15,8 @@ import {
 import type { ViewerRecord } from "../../core/types.ts";
 import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
+import { iceFor } from "../process/ice-choice.ts";
 import type { Engine } from "../run/engine.ts";
-import { iceFor } from "../run/ice-choice.ts";
 import {
   followedSendSide,
   type PhaseOptions,

@@ -8,14 +8,13 @@ import { hostname } from "node:os";
 import { EXIT_ERROR, EXIT_NO_VERDICT, EXIT_OK, errorMessage, UsageError } from "../../core/errors.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
 import { prepareOutputDir } from "../output/write-report.ts";
+import { withInterrupt } from "../process/exit.ts";
+import { tokenFromEnv } from "../process/tokens.ts";
+import { version } from "../process/version.ts";
 import { defaultWorkers } from "../run/engine.ts";
-import { withInterrupt } from "../run/exit.ts";
 import { poolEngine } from "../run/pool-engine.ts";
-import { bearerFrom } from "../run/run-inputs.ts";
-import { version } from "../run/version.ts";
 import { CONNECT_WAIT_MS, dial, hostPort, sendResults, writeLocal } from "./agent-io.ts";
 import { AgentShare, agentScenario, type ShareOutcome, type StartMessage, startOk } from "./agent-share.ts";
-import { tokenFrom } from "./coordinator.ts";
 import { type Conn, frameConn, type Message, PROTOCOL_VERSION, printable, validName } from "./wire.ts";
 
 export interface AgentFlags {
@@ -42,8 +41,8 @@ function defaultName(): string {
 }
 
 export async function agentCommand(flags: AgentFlags): Promise<number> {
-  const token = tokenFrom(flags.tokenEnv, "agent");
-  const bearer = bearerFrom(flags.bearerEnv, "agent");
+  const token = tokenFromEnv("--token-env", flags.tokenEnv, "agent");
+  const bearer = tokenFromEnv("--bearer-env", flags.bearerEnv, "agent");
   const name = flags.name ?? defaultName();
   if (!validName(name)) throw new UsageError("--name: want 1–63 letters, digits, '.', '_' or '-'");
   const log = stderrLogger(flags.quiet ?? false);

@@ -1,4 +1,4 @@
-// `whipbench run SCENARIO.json --agents N` (docs/definitions.md#many-hosts): this process owns the
+// What `whipbench run SCENARIO.json --agents N` does (docs/definitions.md#many-hosts): this process owns the
 // publisher, the send log, the clock and the schedule; N agents on other hosts run the viewers.
 // It waits for them (naming who arrived when not all did), runs through the agents engine and
 // writes one report in the single-host format with client.hosts[].
@@ -8,10 +8,14 @@ import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { EXIT_ERROR, errorMessage, UsageError } from "../../core/errors.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
+import { stderrLogger } from "../observe/log.ts";
 import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
+import { tokenFromEnv } from "../process/tokens.ts";
+import { version } from "../process/version.ts";
 import type { Engine } from "../run/engine.ts";
 import { type RunAndReportOptions, runAndReport } from "../run/run-and-report.ts";
-import { version } from "../run/version.ts";
+import { type RunHereFlags, runOutputs, scenarioFromFile } from "../run/run-command.ts";
+import { readScenarioFile } from "../run/run-inputs.ts";
 import { agentsEngine } from "./agents-engine.ts";
 import { AgentHub } from "./hub.ts";
 
@@ -25,21 +29,33 @@ export interface CoordinatorFlags {
 
 export const DEFAULT_COORDINATOR_LISTEN = { host: "127.0.0.1", port: 7400 };
 
-/** The shared token named by --token-env; a named but empty variable is a usage error. */
-export function tokenFrom(name: string | undefined, cmd: string): string | undefined {
-  if (name === undefined) return undefined;
-  const v = process.env[name];
-  if (!v) throw new UsageError(`--token-env ${name}: the variable is empty or unset`, cmd);
-  return v;
-}
-
 type RunOutputs = Omit<RunAndReportOptions, "command" | "scenario" | "engine">;
+
+/** `run SCENARIO.json --agents N`: the scenario file's run, its viewers on the agents. */
+export async function runOnAgents(
+  file: string | undefined,
+  flags: RunHereFlags,
+  c: CoordinatorFlags,
+): Promise<number> {
+  const log = stderrLogger(flags.quiet ?? false);
+  if (file === undefined) throw new UsageError("--agents needs a scenario file");
+  if (flags.workers !== undefined)
+    throw new UsageError("--workers: with --agents each agent has its own --workers");
+  const s = scenarioFromFile(await readScenarioFile(file), flags, log);
+  // the agents receive start instants only (docs/definitions.md#churn)
+  if (s.churn !== undefined) throw new UsageError("scenario: churn: not supported with --agents");
+  if (s.workers !== undefined) {
+    log.line("scenario key workers ignored: with --agents each agent has its own --workers");
+    delete s.workers;
+  }
+  return coordinate(s, runOutputs(flags, log), c);
+}
 
 export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFlags): Promise<number> {
   if (s.whip === undefined || s.whip === "") {
     throw new UsageError("the scenario needs whip: the coordinator publishes", "run --agents");
   }
-  const token = tokenFrom(c.tokenEnv, "run");
+  const token = tokenFromEnv("--token-env", c.tokenEnv, "run");
   const log = out.log;
   if (token === undefined) log.line("note: no --token-env: any agent that reaches the control port may join");
   // an output directory that cannot be written fails now, not after the agents came

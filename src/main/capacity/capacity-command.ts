@@ -25,17 +25,17 @@ import {
 } from "../observe/server-watch.ts";
 import { htmlAssets } from "../output/html-report.ts";
 import { prepareOutputDir, writeAtomic, writeErrorText } from "../output/write-report.ts";
+import { endWithError, withInterrupt } from "../process/exit.ts";
+import { tokenFromEnv } from "../process/tokens.ts";
+import { version } from "../process/version.ts";
 import { engineFor } from "../run/engine-choice.ts";
-import { endWithError, withInterrupt } from "../run/exit.ts";
 import {
   applyKeyFlags,
   applyOverrides,
-  bearerFrom,
   readScenarioText,
   type ScenarioKeyFlags,
   validated,
 } from "../run/run-inputs.ts";
-import { version } from "../run/version.ts";
 import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 
 export interface CapacityFlags extends ServerWatchFlags, Omit<ScenarioKeyFlags, "viewers" | "hold"> {
@@ -77,7 +77,7 @@ export async function capacityCommand(
     throw new UsageError("thresholds: the scenario has none; capacity needs them (they define passing)");
   }
   const spec = s.capacity ?? CAPACITY_DEFAULTS;
-  const bearer = bearerFrom(s.bearerEnv, "capacity");
+  const bearer = tokenFromEnv("--bearer-env", s.bearerEnv, "capacity");
   const watchOpts = serverWatchOptions(flags);
   try {
     await prepareOutputDir(flags.out);

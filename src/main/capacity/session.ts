@@ -11,7 +11,7 @@ import type { ReportInput } from "../../core/report/input.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import { ResourceWatch } from "../observe/resources.ts";
-import { iceFor } from "../run/ice-choice.ts";
+import { iceFor } from "../process/ice-choice.ts";
 import { connectPublisher, type RunOptions } from "../run/runner.ts";
 import {
   phaseInput,

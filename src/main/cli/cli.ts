@@ -1,10 +1,15 @@
 // The command line (docs/definitions.md#command-line) on commander: run, capacity, view,
-// publish, relay, agent, compare, matrix, version, each registered from its own cmd-*.ts. Usage
+// publish, relay, agent, compare, matrix, version. One convention for every command: cli/cmd-X.ts
+// declares X's flags and calls X's body, `xCommand(args, flags)` → exit status, which lives in the
+// command's room (run/ for run and view, agents/ for run --agents and agent, publisher/, relay/,
+// compare/, capacity/, matrix/, process/ for version) beside the flags type it takes; cli/ turns
+// flag text into values and does no work of its own (test/unit/cli-thin.test.ts). Usage
 // errors print one line naming the flag or key and exit 2; runs exit 0 (valid), 1 (error), 3 (no
 // verdict), 99 (valid, a threshold failed); which error ends in which is core/errors.ts's.
 import { Command, CommanderError } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../../core/errors.ts";
-import { endWithError } from "../run/exit.ts";
+import { endWithError } from "../process/exit.ts";
+import { versionLine } from "../process/version.ts";
 import { addAgent } from "./cmd-agent.ts";
 import { addCapacity } from "./cmd-capacity.ts";
 import { addCompare } from "./cmd-compare.ts";
@@ -12,7 +17,7 @@ import { addMatrix } from "./cmd-matrix.ts";
 import { addPublish } from "./cmd-publish.ts";
 import { addRelay } from "./cmd-relay.ts";
 import { addRun } from "./cmd-run.ts";
-import { addVersion, versionLine } from "./cmd-version.ts";
+import { addVersion } from "./cmd-version.ts";
 import { addView } from "./cmd-view.ts";
 import type { SetCode } from "./options.ts";
 

@@ -3,9 +3,8 @@
 import { type Command, Option } from "commander";
 import { goDuration } from "../../core/go-compat/time.ts";
 import { RECEIVE_PATHS } from "../../core/scenario/defaults.ts";
-import type { ScenarioOverrides } from "../run/run-inputs.ts";
 import { durationFlag, intFlag, seedFlag } from "./flags.ts";
-import { addPushOptions, type PushFlags } from "./push-flags.ts";
+import { addPushOptions } from "./push-flags.ts";
 
 export type SetCode = (code: number) => void;
 
@@ -47,21 +46,6 @@ export function durationOption(flags: string, description: string, defaultNs: nu
     .default(defaultNs, goDuration(defaultNs))
     .argParser(durationFlag(name));
 }
-
-/** The flags of what `run` and `view` write and show (outputOptions). */
-export interface OutputFlags {
-  out: string;
-  quiet?: boolean;
-  /** false with --no-html */
-  html?: boolean;
-  json?: boolean;
-  /** JUnit XML of the thresholds, and a short Markdown summary for CI */
-  junit?: string;
-  summaryMd?: string;
-}
-
-/** The flags `run` and `view` share: their overrides of the scenario and their outputs. */
-export interface RunViewFlags extends ScenarioOverrides, OutputFlags, PushFlags {}
 
 /** What `run` and `view` write, show and push. */
 export function outputOptions(c: Command): Command {

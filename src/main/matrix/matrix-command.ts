@@ -17,6 +17,7 @@ import { FIGURES, readFigure } from "../../core/thresholds/figures.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { htmlAssets } from "../output/html-report.ts";
 import { writeAtomic } from "../output/write-report.ts";
+import { tokensHeld } from "../process/tokens.ts";
 import { engineFor } from "../run/engine-choice.ts";
 import { runAndReport } from "../run/run-and-report.ts";
 import { ServerProcess } from "./matrix-server.ts";
@@ -232,10 +233,7 @@ interface MatrixContext {
 
 function bearerSecrets(byCell: Map<string, Scenario>): string[] {
   const names = new Set([...byCell.values()].flatMap((s) => (s.bearerEnv ? [s.bearerEnv] : [])));
-  return [...names].flatMap((n) => {
-    const v = process.env[n];
-    return v ? [v] : [];
-  });
+  return tokensHeld(names);
 }
 
 async function runServer(ctx: MatrixContext, server: MatrixServer): Promise<void> {

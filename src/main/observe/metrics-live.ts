@@ -10,7 +10,6 @@ import type { Scenario } from "../../core/scenario/scenario.ts";
 import { buildSchedule } from "../../core/scenario/schedule.ts";
 import { type ThreadFigures, ThreadProfile } from "../../net/thread-profile.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
-import type { Engine } from "../run/engine.ts";
 import type { Logger } from "./log.ts";
 import { type PublisherCounters, RunMetrics } from "./metrics.ts";
 import type { CohortTarget } from "./metrics-cohorts.ts";
@@ -20,7 +19,8 @@ import { MetricsPusher, type PushOptions } from "./push.ts";
 
 export interface LiveOptions {
   scenario: Scenario;
-  engine: Engine;
+  /** what the registry reads of the engine: its worker threads (0: viewers in the main thread) */
+  engine: { readonly workers: number };
   log: Logger;
   /** a progress display on this sink; none when absent */
   progress?: ProgressSink;

@@ -1,6 +1,7 @@
-// The words of the live progress display: one status line for a terminal, one log line for a
-// pipe. Pure: the state in, the text out.
-import { fmtFixed } from "../../core/go-compat/fmt.ts";
+// The words of the live progress display: the line that says how the viewers start, then one
+// status line for a terminal, one log line for a pipe. Pure: the state in, the text out.
+import { fmtFixed, fmtG } from "../../core/go-compat/fmt.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
 
 export interface ProgressState {
   /** seconds since the viewers' t0 */
@@ -88,4 +89,13 @@ export function logLine(s: ProgressState): string {
   if (s.receiveLagMs !== null) line += `, worst receive lag p99 ${lagMs(s.receiveLagMs)} ms${stampNote(s)}`;
   if (s.ceiling.length > 0) line += `; WARNING: near the client's own ceiling (${s.ceiling.join("; ")})`;
   return line;
+}
+
+/** The line that says how the viewers start: how many, over how long, offset how, held how long. */
+export function startLine(s: Scenario): string {
+  const g = fmtG;
+  if (s.rampOffsetSeed !== undefined) {
+    return `starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, each offset by up to ${g(s.rampOffsetMaxSeconds ?? 0)}s (seed ${s.rampOffsetSeed}), holding ${g(s.holdSeconds)}s`;
+  }
+  return `starting ${s.viewers} viewers over ${g(s.rampSeconds)}s, holding ${g(s.holdSeconds)}s`;
 }

@@ -7,9 +7,9 @@ import type { TimelineEntry } from "../../core/report/types.ts";
 import { LiveQuantiles } from "../../core/stats/live-quantiles.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
-import { threadLoad } from "../run/run-lag.ts";
 import type { Logger } from "./log.ts";
 import { logLine, type ProgressState, statusLine } from "./progress-line.ts";
+import { threadLoad } from "./thread-load.ts";
 import { udpErrorsDelta, udpReceiveErrors } from "./udp-drops.ts";
 
 /** Seconds of one-way delay samples behind the live p50/p99. */

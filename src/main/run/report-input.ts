@@ -1,5 +1,6 @@
 // What a finished run hands the report builder: the viewers' records decoded and ordered, the
-// client's own figures (machine, resources, threads, ceiling) and the send log's clip figures.
+// client's own figures (machine, resources, threads, ceiling), the send log's clip figures and the
+// clock block (which clock the one-way delay was read on).
 import { arch, cpus, platform } from "node:os";
 import { type ClipIdentity, clipHashOf } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
@@ -14,10 +15,11 @@ import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile } from "../../workers/protocol.ts";
 import type { ResourceFigures } from "../observe/resources.ts";
 import type { UdpErrors } from "../observe/udp-drops.ts";
+import { version } from "../process/version.ts";
+import type { PublisherResult } from "../publisher/publisher.ts";
+import type { SplitPeers } from "../split/split-peers.ts";
 import { decodeRecord } from "./decode-record.ts";
-import type { PublisherResult } from "./publisher.ts";
 import { clientLag, pooledDelayP99Ms, stampSources, threadLoads } from "./run-lag.ts";
-import { version } from "./version.ts";
 
 export interface RunOutcome {
   command: "run" | "view";
@@ -42,7 +44,7 @@ export interface RunOutcome {
   schedule: Schedule | null;
   /** the viewers' t0 (monotonic ns); 0 when they never ran */
   t0MonoNs: number;
-  /** loopback candidates were added because a server host is on loopback (ice-choice.ts) */
+  /** loopback candidates were added because a server host is on loopback (process/ice-choice.ts) */
   autoLoopback: boolean;
   records: ViewerRecord[];
   profiles: ShardProfile[];
@@ -223,4 +225,18 @@ export function reportInput(opts: RunOutcome): ReportInput {
   };
   if (opts.publisher) input.publisher = opts.publisher;
   return input;
+}
+
+/** Monotonic when this process publishes; a split run's exchange; else none. */
+export function clockBlock(
+  publishing: boolean,
+  split: SplitPeers | null,
+  clocks: { startMono: number; steps: { stepDetected: boolean } },
+): ClockBlock {
+  if (publishing) {
+    return { method: "monotonic", offsetMs: 0, uncertaintyMs: 0, stepDetected: clocks.steps.stepDetected };
+  }
+  return (
+    split?.clockBlock(clocks.startMono, clocks.steps.stepDetected) ?? { method: "none", stepDetected: false }
+  );
 }

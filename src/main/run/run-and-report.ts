@@ -20,14 +20,14 @@ import type { ProgressSink } from "../observe/progress.ts";
 import type { PushOptions } from "../observe/push.ts";
 import { renderHtmlReport, writeHtmlReport } from "../output/html-report.ts";
 import { prepareOutputDir, writeErrorText, writeReport } from "../output/write-report.ts";
+import { endWithError, withInterrupt } from "../process/exit.ts";
+import { tokenFromEnv } from "../process/tokens.ts";
+import type { FrameSent } from "../publisher/send-instant.ts";
 import type { HostPort } from "../split/split-peers.ts";
 import { type Engine, inThreadEngine } from "./engine.ts";
 import { liveDelaysWanted } from "./engine-choice.ts";
-import { endWithError, withInterrupt } from "./exit.ts";
 import { Gate, type GateFiles, thresholdsFailed } from "./gate.ts";
-import { bearerFrom } from "./run-inputs.ts";
 import { run } from "./runner.ts";
-import type { FrameSent } from "./send-instant.ts";
 
 export interface RunAndReportOptions {
   /** view only: the publisher's clock responder and send-log channel (split runs) */
@@ -65,7 +65,7 @@ export interface RunAndReportOptions {
 
 export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
   const { scenario: s, log } = opts;
-  const bearer = bearerFrom(s.bearerEnv, opts.command);
+  const bearer = tokenFromEnv("--bearer-env", s.bearerEnv, opts.command);
   const engine =
     opts.engine ?? inThreadEngine({ liveDelays: liveDelaysWanted(s, opts.progress !== undefined) });
   let live: LiveRun;

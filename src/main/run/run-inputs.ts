@@ -1,8 +1,11 @@
 // What a run reads before it starts, shared by every command that runs viewers: the scenario
 // file (at most 1 MiB; one that cannot be read is a usage error), the validated scenario, the
-// command line's overrides of its keys, and the bearer token a named environment variable holds.
+// command line's overrides of its keys, and the Pushgateway push `run`'s and `view`'s flags ask for
+// (docs/definitions.md#pushgateway).
 import { readFile, stat } from "node:fs/promises";
+import { hostname } from "node:os";
 import { errnoCode, UsageError } from "../../core/errors.ts";
+import { isHttpUrl } from "../../core/go-compat/url.ts";
 import type { ReceivePath } from "../../core/scenario/defaults.ts";
 import {
   normaliseScenario,
@@ -10,6 +13,8 @@ import {
   type Scenario,
   validateScenario,
 } from "../../core/scenario/scenario.ts";
+import type { PushOptions } from "../observe/push.ts";
+import { tokenFromEnv } from "../process/tokens.ts";
 
 const MAX_SCENARIO_BYTES = 1 << 20;
 
@@ -79,14 +84,6 @@ export function validated(s: Scenario): Scenario {
   return n;
 }
 
-/** The token named by --bearer-env / bearerEnv; a named but empty variable is a usage error of `command`. */
-export function bearerFrom(name: string | undefined, command: string): string | undefined {
-  if (!name) return undefined;
-  const v = process.env[name];
-  if (!v) throw new UsageError(`--bearer-env ${name}: the variable is empty or unset`, command);
-  return v;
-}
-
 /** The flags over the scenario's keys; `set` names the keys they replaced, in key order. */
 export function applyKeyFlags(s: Scenario, f: ScenarioKeyFlags): { scenario: Scenario; set: string[] } {
   const out: Scenario = { ...s };
@@ -108,4 +105,43 @@ export function applyKeyFlags(s: Scenario, f: ScenarioKeyFlags): { scenario: Sce
     set.push("audio");
   }
   return { scenario: out, set };
+}
+
+export interface PushFlags {
+  pushGateway?: string;
+  /** ns */
+  pushInterval?: number;
+  pushJob?: string;
+  pushInstance?: string;
+  pushTokenEnv?: string;
+}
+
+export const DEFAULT_PUSH_JOB = "whipbench";
+
+/**
+ * The push the flags ask for, or undefined without --push-gateway; a bad value is a usage error
+ * naming its flag.
+ */
+export function pushFrom(f: PushFlags): PushOptions | undefined {
+  const url = f.pushGateway;
+  if (url === undefined) {
+    const stray =
+      f.pushTokenEnv !== undefined
+        ? "--push-token-env"
+        : f.pushInstance !== undefined
+          ? "--push-instance"
+          : null;
+    if (stray !== null) throw new UsageError(`${stray} needs --push-gateway`);
+    return undefined;
+  }
+  // the message never echoes the URL: it may carry credentials
+  if (!isHttpUrl(url)) throw new UsageError("--push-gateway must be an http(s) URL");
+  const intervalNs = f.pushInterval ?? 10e9;
+  if (intervalNs < 1e9) throw new UsageError("--push-interval: at least 1s");
+  const job = f.pushJob ?? DEFAULT_PUSH_JOB;
+  if (job === "") throw new UsageError("--push-job: must not be empty");
+  const instance = f.pushInstance ?? hostname();
+  if (instance === "") throw new UsageError("--push-instance: must not be empty");
+  const token = tokenFromEnv("--push-token-env", f.pushTokenEnv);
+  return { url, job, instance, intervalNs, ...(token ? { token } : {}) };
 }

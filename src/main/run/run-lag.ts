@@ -7,22 +7,9 @@ import type { EventLoopDelayMs } from "../../core/report/types.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile, StampSources } from "../../workers/protocol.ts";
+import { threadLoad } from "../observe/thread-load.ts";
+import type { PublisherResult } from "../publisher/publisher.ts";
 import { decodeHistogram } from "./decode-record.ts";
-import type { PublisherResult } from "./publisher.ts";
-
-/** One thread's figures as the ceiling rule reads them (the whole run, or one second of it). */
-export function threadLoad(name: string, f: ThreadFigures): ThreadLoad {
-  return {
-    name,
-    eventLoopUtilisation: f.eventLoopUtilisation,
-    eventLoopDelayP99Ms: f.eventLoopDelayMs.p99,
-    ...(f.receiveLagMs !== undefined ? { receiveLagP99Ms: f.receiveLagMs.p99 } : {}),
-    ...(f.stampSource !== undefined ? { stampSource: f.stampSource } : {}),
-    ...(f.processingWaitMs !== undefined
-      ? { processingWaitP50Ms: f.processingWaitMs.p50, processingWaitP99Ms: f.processingWaitMs.p99 }
-      : {}),
-  };
-}
 
 /** A thread's stamp source, and for a mixed thread its thread-stamped datagrams' share and lag. */
 function stampLoad(s: StampSources): Pick<ThreadLoad, "stampSource" | "threadStamped"> {

@@ -12,12 +12,11 @@ import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import type { PublisherCounters } from "../observe/metrics.ts";
-import type { HostPort } from "../split/split-peers.ts";
-import { audioSide } from "./audio-side.ts";
-import { iceFor } from "./ice-choice.ts";
-import { Publisher, PublisherError, type PublisherResult } from "./publisher.ts";
-import { openSplitPeers } from "./run-steps.ts";
-import type { FrameSent } from "./send-instant.ts";
+import { iceFor } from "../process/ice-choice.ts";
+import { audioSide } from "../publisher/audio-side.ts";
+import { Publisher, PublisherError, type PublisherResult } from "../publisher/publisher.ts";
+import type { FrameSent } from "../publisher/send-instant.ts";
+import { type HostPort, openSplitPeers } from "../split/split-peers.ts";
 import {
   followedSendSide,
   type PhaseOptions,

@@ -24,14 +24,15 @@ import type { IceOptions } from "../../net/rtc.ts";
 import { type ThreadFigures, ThreadProfile } from "../../net/thread-profile.ts";
 import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
+import { startLine } from "../observe/progress-line.ts";
 import { ResourceWatch } from "../observe/resources.ts";
 import { type UdpErrors, udpErrorsDelta, udpReceiveErrors } from "../observe/udp-drops.ts";
+import { sleepUnless } from "../process/exit.ts";
+import { type AudioSide, audioShare } from "../publisher/audio-side.ts";
+import type { Publisher, PublisherResult } from "../publisher/publisher.ts";
 import type { SplitPeers } from "../split/split-peers.ts";
-import { type AudioSide, audioShare } from "./audio-side.ts";
 import type { Engine } from "./engine.ts";
-import type { Publisher, PublisherResult } from "./publisher.ts";
-import { reportInput } from "./report-input.ts";
-import { clockBlock, logStart, sleepUnless } from "./run-steps.ts";
+import { clockBlock, reportInput } from "./report-input.ts";
 import { shardTasks } from "./shard-tasks.ts";
 import { Timeline } from "./timeline.ts";
 
@@ -189,7 +190,7 @@ async function runViewers(
     if (split) await followSplitPeers(split, send, log);
     schedule = buildSchedule(s);
     t0MonoNs = monoNs();
-    logStart(log, s);
+    log.line(startLine(s));
   } else {
     ({ schedule, t0MonoNs } = plan);
   }

@@ -16,6 +16,7 @@ import {
   probeOf,
 } from "../../core/clock/exchange.ts";
 import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
+import { sleepUnless } from "../process/exit.ts";
 
 function wallBig(anchor: WallAnchor): bigint {
   return BigInt(Math.round(wallOf(anchor, monoNs())));
@@ -108,10 +109,10 @@ export class ClockClient {
       encodeRequest(nonce, t1Wall, buf);
       this.pending.set(nonce, { t1Wall, t1Mono });
       this.sock.send(buf, port, host);
-      if (i < count - 1) await sleep(spacingMs, signal);
+      if (i < count - 1) await sleepUnless(spacingMs, signal);
     }
     const until = monoNs() + 1e9;
-    while (this.pending.size > 0 && monoNs() < until && !signal?.aborted) await sleep(5, signal);
+    while (this.pending.size > 0 && monoNs() < until && !signal?.aborted) await sleepUnless(5, signal);
     this.pending.clear();
     const best = bestProbe(this.probes);
     if (!best) throw new ClockPeerError("the clock peer did not answer");
@@ -121,17 +122,4 @@ export class ClockClient {
   close(): Promise<void> {
     return new Promise((resolve) => this.sock.close(() => resolve()));
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

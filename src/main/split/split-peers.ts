@@ -2,8 +2,8 @@
 // docs/definitions.md#clock-exchange): the clock exchange against `--clock-peer` (a point at the
 // start, every 30 s while viewers run, and at the end; a piecewise-linear model) and, with
 // `--send-log-peer`, a local replica of the publisher's send log whose send instants are moved onto
-// this process's monotonic clock with the offset in force when each entry arrives. The peers' addresses
-// never reach a log line or the report.
+// this process's monotonic clock with the offset in force when each entry arrives; and which peers
+// a run's options ask for (openSplitPeers). The peers' addresses never reach a log line or the report.
 
 import type { WallAnchor } from "../../core/clock/clock.ts";
 import { OffsetModel, type Probe } from "../../core/clock/exchange.ts";
@@ -148,4 +148,35 @@ export class SplitPeers {
       stepDetected,
     };
   }
+}
+
+/** What a run's options say about a split run's peers. */
+export interface SplitPeerOptions {
+  clockPeer?: HostPort | undefined;
+  sendLogPeer?: HostPort | undefined;
+  bearer: string | undefined;
+  log: Logger;
+  clockIntervalMs?: number;
+}
+
+/** A split run's clock and send-log peers; a run that publishes ignores a clock peer. */
+export function openSplitPeers(
+  opts: SplitPeerOptions,
+  publishing: boolean,
+  anchor: WallAnchor,
+): SplitPeers | null {
+  if (!publishing && (opts.clockPeer || opts.sendLogPeer)) {
+    return new SplitPeers({
+      clockPeer: opts.clockPeer,
+      sendLogPeer: opts.sendLogPeer,
+      bearer: opts.bearer,
+      anchor,
+      log: opts.log,
+      ...(opts.clockIntervalMs !== undefined ? { clockIntervalMs: opts.clockIntervalMs } : {}),
+    });
+  }
+  if (publishing && opts.clockPeer) {
+    opts.log.line("clock peer ignored: this run publishes, so one monotonic clock reads both ends");
+  }
+  return null;
 }

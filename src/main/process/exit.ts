@@ -1,6 +1,7 @@
 // A command's edges with the process: SIGINT/SIGTERM while it lasts (the first stops the work,
-// a second exits at once with 3), and the one line on stderr and exit status an error ends it
-// with (docs/definitions.md#command-line; the catalogue is core/errors.ts).
+// a second exits at once with 3), a sleep the interrupt cuts short, and the one line on stderr
+// and exit status an error ends it with (docs/definitions.md#command-line; the catalogue is
+// core/errors.ts).
 import { EXIT_NO_VERDICT, type ExitStatus, errorOutcome } from "../../core/errors.ts";
 import type { Logger } from "../observe/log.ts";
 
@@ -28,6 +29,20 @@ export async function withInterrupt<T>(log: Logger, body: (signal: AbortSignal) 
     process.off("SIGINT", onInt);
     process.off("SIGTERM", onTerm);
   }
+}
+
+/** Sleeps `ms`, or less when `signal` aborts first (at once when it already has). */
+export function sleepUnless(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted || ms <= 0) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /**

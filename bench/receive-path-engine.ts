@@ -3,8 +3,9 @@
 // into one shard per path, viewer k going to paths[k mod n], so the paths share one stream,
 // one process and (in-thread) one event loop. Ticks of the extra shards are passed on as they
 // come: the runner's per-second timeline sums them.
-import type { ReceivePath, ShardTask } from "../../workers/protocol.ts";
-import type { Engine } from "./engine.ts";
+
+import type { Engine } from "../src/main/run/engine.ts";
+import type { ReceivePath, ShardTask } from "../src/workers/protocol.ts";
 
 export function receivePathEngine(inner: Engine, paths: readonly ReceivePath[]): Engine {
   if (paths.length === 0) throw new RangeError("receivePathEngine: no path");

@@ -1,8 +1,9 @@
 // docs/definitions.md#version-string: the package version, plus the source commit (and `.dirty`)
 // when known: from git when run from a checkout, from dist/build-info.json (written by
-// scripts/build.ts) when installed.
+// scripts/build.ts) when installed; and what `whipbench version` prints.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { EXIT_OK } from "../../core/errors.ts";
 
 let cached: string | null = null;
 
@@ -39,9 +40,20 @@ function gitCommit(root: URL): BuildInfo {
   }
 }
 
+/** The line `whipbench version` and `-v` print. */
+export function versionLine(): string {
+  return `whipbench ${version()}`;
+}
+
+/** `whipbench version`: prints the line; exit 0. */
+export function versionCommand(): number {
+  process.stdout.write(`${versionLine()}\n`);
+  return EXIT_OK;
+}
+
 export function version(): string {
   if (cached !== null) return cached;
-  // src/main/run or dist/main/run: the package root is three levels up either way
+  // src/main/process or dist/main/process: the package root is three levels up either way
   const root = new URL("../../../", import.meta.url);
   const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
   // an installed package never asks git: its folder may sit inside someone else's repository
