@@ -10,6 +10,7 @@ import type {
   KeyframeRequestMode,
   ReceivePath,
   StampSource,
+  StampSourceSeen,
   ViewerSockets,
 } from "../core/scenario/defaults.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
@@ -24,7 +25,7 @@ export type { ReceivePath, StampSource };
  * thread's reason.
  */
 export interface StampSources {
-  source: StampSource | "mixed";
+  source: StampSourceSeen;
   kernelStamped: number;
   threadStamped: number;
   /** why datagrams were stamped by the thread (absent when none was) */
