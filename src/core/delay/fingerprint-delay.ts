@@ -27,8 +27,14 @@ export interface FingerprintDelayOptions {
   offset?: AvOffset | null;
 }
 
-/** What became of one complete frame before the sample window is applied. */
-export type FrameOutcome = "sampled" | "invalid" | "unmatched" | "duplicate";
+/**
+ * What became of one complete frame before the sample window is applied, as `outcome()` returns
+ * it: a sampled frame's clip index (≥ 0; its delay is the matcher's), or one of these (no
+ * allocation per frame).
+ */
+const INVALID = -1;
+const UNMATCHED = -2;
+const DUPLICATE = -3;
 
 /** A completed frame waiting for its match: its fingerprint and instants, not its payload. */
 interface HashedFrame {
@@ -52,10 +58,6 @@ export class FingerprintDelay {
   private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
   private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
-  // the last "sampled" outcome's figures (kept in fields: no allocation per frame)
-  private sampleNs = 0;
-  private sampleKey = false;
-  private sampleT1Ns = 0;
   private completeFrames = 0;
   private samples = 0;
   private invalid = 0;
@@ -82,7 +84,7 @@ export class FingerprintDelay {
     if (this.logWaitNs > 0) {
       this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, excluded });
     } else {
-      this.count(this.outcome(fp, f.timestamp, f.arrivalNs, true), excluded);
+      this.count(this.outcome(fp, f.timestamp, f.arrivalNs, true), f.arrivalNs, excluded);
     }
   }
 
@@ -99,7 +101,7 @@ export class FingerprintDelay {
       const h = d[n] as HashedFrame;
       const covered = newestNs > h.arrivalNs;
       if (!covered && nowNs - h.arrivalNs < this.logWaitNs) break;
-      this.count(this.outcome(h.fp, h.timestamp, h.arrivalNs, covered), h.excluded);
+      this.count(this.outcome(h.fp, h.timestamp, h.arrivalNs, covered), h.arrivalNs, h.excluded);
       n++;
     }
     if (n > 0) d.splice(0, n);
@@ -116,50 +118,42 @@ export class FingerprintDelay {
    * A frame the log has not passed (`covered` false) may have its own send missing: only the
    * matcher's anchor can tell a loop older than its own, so without one it is invalid.
    */
-  private outcome(fp: bigint | null, timestamp: number, arrivalNs: number, covered: boolean): FrameOutcome {
-    if (fp === null) return "unmatched";
+  private outcome(fp: bigint | null, timestamp: number, arrivalNs: number, covered: boolean): number {
+    if (fp === null) return UNMATCHED;
     const hit = this.table.lookup(fp);
-    if (hit.status === "duplicate") return "duplicate";
-    if (hit.status !== "unique") return "unmatched";
-    if (!covered && this.matcher.anchorK < 0) return "invalid";
-    if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return "invalid";
-    this.sampleNs = this.matcher.delayNs;
-    this.sampleKey = this.table.isKeyframe(hit.index);
-    this.sampleT1Ns = arrivalNs;
-    return "sampled";
+    if (hit.status === "duplicate") return DUPLICATE;
+    if (hit.status !== "unique") return UNMATCHED;
+    if (!covered && this.matcher.anchorK < 0) return INVALID;
+    if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return INVALID;
+    return hit.index;
   }
 
-  private count(opts: FrameOutcome, excluded: boolean): void {
+  /**
+   * Counts a frame's outcome; a sampled one (`outcome` ≥ 0, its clip index) gives the sample the
+   * matcher's match just measured, its frame arrived at `t1Ns`.
+   */
+  private count(outcome: number, t1Ns: number, excluded: boolean): void {
     this.completeFrames++;
     if (excluded) {
       this.excluded++;
       return;
     }
-    switch (opts) {
-      case "sampled": {
-        const delayNs = this.sampleNs;
-        this.samples++;
-        if (this.sampleKey) {
-          this.keySamples++;
-          this.keyHist.recordNs(delayNs);
-        } else {
-          this.deltaSamples++;
-          this.deltaHist.recordNs(delayNs);
-        }
-        if (this.onSample !== null) this.onSample(delayNs, this.sampleKey);
-        if (this.offset !== null) this.offset.videoSample(this.sampleT1Ns, delayNs);
-        break;
+    if (outcome >= 0) {
+      const delayNs = this.matcher.delayNs;
+      const key = this.table.isKeyframe(outcome);
+      this.samples++;
+      if (key) {
+        this.keySamples++;
+        this.keyHist.recordNs(delayNs);
+      } else {
+        this.deltaSamples++;
+        this.deltaHist.recordNs(delayNs);
       }
-      case "invalid":
-        this.invalid++;
-        break;
-      case "unmatched":
-        this.unmatched++;
-        break;
-      case "duplicate":
-        this.duplicates++;
-        break;
-    }
+      if (this.onSample !== null) this.onSample(delayNs, key);
+      if (this.offset !== null) this.offset.videoSample(t1Ns, delayNs);
+    } else if (outcome === INVALID) this.invalid++;
+    else if (outcome === UNMATCHED) this.unmatched++;
+    else this.duplicates++;
   }
 
   /** The histogram of every sample: the union of the keyframe and delta-frame ones. */
