@@ -2,6 +2,7 @@
 // Every duration crossing a module boundary is in nanoseconds of the monotonic clock
 // (`process.hrtime.bigint()` read as a Number), unless its name says otherwise.
 
+import type { ViewerDelayCounts } from "./delay/counters.ts";
 import type { ViewerErrorKind } from "./errors.ts";
 import type { LinkRecord } from "./link/types.ts";
 
@@ -55,35 +56,22 @@ export interface EncodedHistogram {
   maxNs: number;
 }
 
-/** Raw one-way delay (fingerprint source) counters of one viewer, before the report decides availability. */
-export interface OneWayDelayCounters {
+/**
+ * Raw one-way delay (fingerprint source) counters of one viewer, before the report decides
+ * availability: the counters of core/delay/counters.ts, and the clip frames it never samples.
+ */
+export interface OneWayDelayCounters extends ViewerDelayCounts {
   frameEnd: FrameEnd;
-  completeFrames: number;
-  incompleteFrames: number;
-  samples: number;
-  invalid: number;
-  unmatchedFrames: number;
-  excludedFrames: number;
   duplicateFrames: number;
-  lateCompletedFrames: number;
-  keyframeSamples: number;
-  deltaFrameSamples: number;
 }
 
-/** Raw counters of the `stamp` one-way delay source of one viewer. */
-export interface StampDelayCounters {
+/**
+ * Raw counters of the `stamp` one-way delay source of one viewer (core/delay/counters.ts): its
+ * `unmatchedFrames` are complete frames whose first packet carried no stamp, its `invalid` ones a
+ * delay negative or implausible (> 60 s) once read on the publisher's clock.
+ */
+export interface StampDelayCounters extends ViewerDelayCounts {
   frameEnd: FrameEnd;
-  completeFrames: number;
-  incompleteFrames: number;
-  lateCompletedFrames: number;
-  samples: number;
-  /** negative or implausible (> 60 s) once read on the publisher's clock */
-  invalid: number;
-  /** complete frames whose first packet carried no stamp */
-  unstampedFrames: number;
-  excludedFrames: number;
-  keyframeSamples: number;
-  deltaFrameSamples: number;
 }
 
 export interface PacketTransitCounters {

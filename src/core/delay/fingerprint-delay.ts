@@ -6,10 +6,13 @@
 // hashed, its payload not kept) waits until the log holds a send after its arrival, when the log
 // is what an in-process one was at that arrival, or at most `logWaitNs`; it is matched then, still
 // with its own arrival as t1.
+
+import { zeroCounts } from "../figures.ts";
 import type { CompletedFrame } from "../rtp/reassembler.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayCounters } from "../types.ts";
 import type { AvOffset } from "./av-offset.ts";
+import { VIEWER_DELAY_COUNTERS } from "./counters.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
 import { Matcher } from "./matcher.ts";
 import type { SendLog } from "./sendlog.ts";
@@ -44,6 +47,12 @@ interface HashedFrame {
   excluded: boolean;
 }
 
+/** The fingerprint counters of a viewer whose fingerprint source did not run. */
+export const NO_FINGERPRINT: Readonly<Omit<OneWayDelayCounters, "frameEnd">> = {
+  ...zeroCounts(VIEWER_DELAY_COUNTERS),
+  duplicateFrames: 0,
+};
+
 export class FingerprintDelay {
   // every sample goes to exactly one of these two; all() is their union
   readonly keyHist = new DelayHistogram();
@@ -58,14 +67,8 @@ export class FingerprintDelay {
   private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
   private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
-  private completeFrames = 0;
-  private samples = 0;
-  private invalid = 0;
-  private unmatched = 0;
-  private excluded = 0;
-  private duplicates = 0;
-  private keySamples = 0;
-  private deltaSamples = 0;
+  /** the frame counters (core/delay/counters.ts); the reassembler's stay 0 here */
+  private readonly c: Omit<OneWayDelayCounters, "frameEnd"> = { ...NO_FINGERPRINT };
 
   constructor(opts: FingerprintDelayOptions) {
     this.codec = opts.codec;
@@ -133,27 +136,28 @@ export class FingerprintDelay {
    * matcher's match just measured, its frame arrived at `t1Ns`.
    */
   private count(outcome: number, t1Ns: number, excluded: boolean): void {
-    this.completeFrames++;
+    const c = this.c;
+    c.completeFrames++;
     if (excluded) {
-      this.excluded++;
+      c.excludedFrames++;
       return;
     }
     if (outcome >= 0) {
       const delayNs = this.matcher.delayNs;
       const key = this.table.isKeyframe(outcome);
-      this.samples++;
+      c.samples++;
       if (key) {
-        this.keySamples++;
+        c.keyframeSamples++;
         this.keyHist.recordNs(delayNs);
       } else {
-        this.deltaSamples++;
+        c.deltaFrameSamples++;
         this.deltaHist.recordNs(delayNs);
       }
       if (this.onSample !== null) this.onSample(delayNs, key);
       if (this.offset !== null) this.offset.videoSample(t1Ns, delayNs);
-    } else if (outcome === INVALID) this.invalid++;
-    else if (outcome === UNMATCHED) this.unmatched++;
-    else this.duplicates++;
+    } else if (outcome === INVALID) c.invalid++;
+    else if (outcome === UNMATCHED) c.unmatchedFrames++;
+    else c.duplicateFrames++;
   }
 
   /** The histogram of every sample: the union of the keyframe and delta-frame ones. */
@@ -161,29 +165,11 @@ export class FingerprintDelay {
     return DelayHistogram.union(this.keyHist, this.deltaHist);
   }
 
-  /** The frame counters; the reassembler's figures (frame end, incomplete, late) are the caller's. */
-  counters(): Omit<OneWayDelayCounters, "frameEnd" | "incompleteFrames" | "lateCompletedFrames"> {
-    return {
-      completeFrames: this.completeFrames,
-      samples: this.samples,
-      invalid: this.invalid,
-      unmatchedFrames: this.unmatched,
-      excludedFrames: this.excluded,
-      duplicateFrames: this.duplicates,
-      keyframeSamples: this.keySamples,
-      deltaFrameSamples: this.deltaSamples,
-    };
+  /**
+   * The frame counters; the reassembler's figures (frame end, incomplete, late) are the caller's
+   * (0 here).
+   */
+  counters(): Omit<OneWayDelayCounters, "frameEnd"> {
+    return { ...this.c };
   }
 }
-
-/** The fingerprint counters of a viewer whose fingerprint source did not run. */
-export const NO_FINGERPRINT = {
-  completeFrames: 0,
-  samples: 0,
-  invalid: 0,
-  unmatchedFrames: 0,
-  excludedFrames: 0,
-  duplicateFrames: 0,
-  keyframeSamples: 0,
-  deltaFrameSamples: 0,
-} as const;

@@ -1,0 +1,45 @@
+// Each list of figures is declared once (src/core/figures.ts names the lists) and the types, sums
+// and key orders are derived from it; what is written by hand beside a list (a Markdown sentence,
+// a definitions.md section) is checked here against the list, so a figure added to a list and
+// missed in such a place fails.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { DELAY_COUNTERS } from "../../src/core/delay/counters.ts";
+import { buildReport } from "../../src/core/report/build.ts";
+import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import { makeInput, makeViewer } from "./report-fixtures.ts";
+
+const DEFINITIONS = readFileSync(new URL("../../docs/definitions.md", import.meta.url), "utf8");
+
+/** The whole numbers written in a line of text. */
+function numbersIn(line: string): string[] {
+  return line.match(/\d+/g) ?? [];
+}
+
+test("every one-way delay counter reaches the viewer block, in list order, its pooled sum and the Markdown", () => {
+  // distinct values per counter, none a number the sentence carries otherwise
+  const counters = Object.fromEntries(DELAY_COUNTERS.map((k, i) => [k, 1000 + 37 * i]));
+  const viewers = [0, 1].map((id) => makeViewer(id, { keyMs: [10, 12], deltaMs: [2, 3, 4], counters }));
+  const report = buildReport(makeInput(viewers));
+  const block = report.viewers?.[0]?.oneWayDelay[0] as unknown as Record<string, unknown>;
+  const keys = Object.keys(block);
+  const at = keys.indexOf("frameEnd") + 1;
+  assert.ok(at > 0, "the block has a frameEnd");
+  assert.deepEqual(keys.slice(at, at + DELAY_COUNTERS.length), [...DELAY_COUNTERS]);
+  assert.equal(keys[at + DELAY_COUNTERS.length], "ms", "the counters end where ms begins");
+  const pooled = report.aggregate.oneWayDelay[0] as unknown as Record<string, number>;
+  const line = reportToMarkdown(report)
+    .split("\n")
+    .find((l) => l.startsWith("One-way delay (fingerprint):"));
+  assert.ok(line !== undefined, "the Markdown has the fingerprint sentence");
+  const shown = numbersIn(line);
+  for (const k of DELAY_COUNTERS) {
+    // a block's samples are its histogram's count (5 a viewer here), the rest its viewer's counter
+    const one = k === "samples" ? 5 : (counters[k] as number);
+    assert.equal(block[k], one, `viewers[0].oneWayDelay[0].${k}`);
+    assert.equal(pooled[k], 2 * one, `aggregate.oneWayDelay[0].${k}: the sum over both viewers`);
+    assert.ok(shown.includes(String(2 * one)), `the Markdown's fingerprint sentence shows ${k}: ${line}`);
+    assert.match(DEFINITIONS, new RegExp(`\`${k}\``), `docs/definitions.md defines ${k}`);
+  }
+});
