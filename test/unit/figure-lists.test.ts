@@ -6,8 +6,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { DELAY_COUNTERS } from "../../src/core/delay/counters.ts";
+import { pickCounts } from "../../src/core/figures.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import { COHORT_TICK_COUNT_KEYS, TICK_COUNTS } from "../../src/core/tick-counts.ts";
+import { emptyTick, mergeTicks } from "../../src/main/agents/tick-merge.ts";
+import { RunMetrics } from "../../src/main/observe/metrics.ts";
+import type { ShardTick } from "../../src/workers/protocol.ts";
+import { parseExposition } from "./prom-text.ts";
 import { makeInput, makeViewer } from "./report-fixtures.ts";
 
 const DEFINITIONS = readFileSync(new URL("../../docs/definitions.md", import.meta.url), "utf8");
@@ -42,4 +48,54 @@ test("every one-way delay counter reaches the viewer block, in list order, its p
     assert.ok(shown.includes(String(2 * one)), `the Markdown's fingerprint sentence shows ${k}: ${line}`);
     assert.match(DEFINITIONS, new RegExp(`\`${k}\``), `docs/definitions.md defines ${k}`);
   }
+});
+
+test("every tick count has its /metrics family, sums in an agent's merge and reaches each cohort's family", async () => {
+  const value = (i: number, shard: number) => 100 * (i + 1) + shard;
+  const tick = (shard: number): ShardTick => {
+    const t = emptyTick(shard, 1, {
+      cpuSeconds: 0,
+      eventLoopUtilisation: 0,
+      eventLoopDelayMs: { p50: 0, p99: 0, max: 0 },
+    });
+    TICK_COUNTS.forEach((s, i) => {
+      t[s.key] = value(i, shard);
+    });
+    t.cohorts = [
+      {
+        cohort: "lossy",
+        ...pickCounts(t, COHORT_TICK_COUNT_KEYS),
+        delaySamples: [],
+        freezes: 0,
+        frozenNs: [],
+      },
+    ];
+    return t;
+  };
+  const merged = mergeTicks([tick(1), tick(2)]);
+  assert.ok(merged !== null);
+  const m = new RunMetrics({ viewersTarget: 1, cohorts: [{ name: "lossy", viewers: 1 }] });
+  m.applyTick(merged);
+  const families = new Map(parseExposition(await m.text()).map((f) => [f.name, f]));
+  TICK_COUNTS.forEach((s, i) => {
+    const sum = value(i, 1) + value(i, 2);
+    assert.equal(merged[s.key], sum, `the merge sums ${s.key}`);
+    const f = families.get(s.metric);
+    assert.equal(f?.type, s.kind === "delta" ? "counter" : "gauge", s.metric);
+    assert.equal(f?.help, s.help, `${s.metric}'s help`);
+    assert.deepEqual(
+      f?.samples.map((x) => x.value),
+      [sum],
+      `${s.metric} after one tick`,
+    );
+    if ("cohort" in s) {
+      const c = families.get(s.cohort.metric);
+      assert.deepEqual(
+        c?.samples.map((x) => [x.labels["cohort"], x.value]),
+        [["lossy", sum]],
+        s.cohort.metric,
+      );
+      assert.equal(merged.cohorts?.[0]?.[s.key], sum, `the merge sums the cohort's ${s.key}`);
+    }
+  });
 });
