@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { DELAY_COUNTERS } from "../../src/core/delay/counters.ts";
 import { pickCounts } from "../../src/core/figures.ts";
+import { RENDER_COUNT_KEYS, RENDER_COUNTS } from "../../src/core/render/counts.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import { COHORT_TICK_COUNT_KEYS, TICK_COUNTS } from "../../src/core/tick-counts.ts";
@@ -98,4 +99,32 @@ test("every tick count has its /metrics family, sums in an agent's merge and rea
       assert.equal(merged.cohorts?.[0]?.[s.key], sum, `the merge sums the cohort's ${s.key}`);
     }
   });
+});
+
+test("every render count reaches the viewer block, in list order, its pooled figure and the Markdown", () => {
+  // distinct values per count; the second viewer's one more, so a max differs from a sum
+  const counts = (d: number) => Object.fromEntries(RENDER_COUNTS.map((s, i) => [s.key, 5000 + 1000 * i + d]));
+  const viewers = [0, 1].map((id) => makeViewer(id, { keyMs: [10], deltaMs: [2], render: counts(id) }));
+  const report = buildReport(makeInput(viewers));
+  const block = report.viewers?.[0]?.render as unknown as Record<string, unknown>;
+  assert.deepEqual(
+    Object.keys(block).filter((k) => (RENDER_COUNT_KEYS as readonly string[]).includes(k)),
+    [...RENDER_COUNT_KEYS],
+  );
+  const pooled = report.aggregate.render as unknown as Record<string, number>;
+  const para = reportToMarkdown(report)
+    .split("\n")
+    .find((l) => l.startsWith("Frames: "));
+  assert.ok(para !== undefined, "the Markdown has the pooled counts' paragraph");
+  const shown: string[] = para.match(/\d+(?:\.\d+)?/g) ?? [];
+  for (const s of RENDER_COUNTS) {
+    const [a, b] = [counts(0)[s.key] as number, counts(1)[s.key] as number];
+    assert.equal(block[s.key], a, `viewers[0].render.${s.key}`);
+    const one = s.pool === "max" ? Math.max(a, b) : a + b;
+    const key = "pooledSeconds" in s ? s.pooledSeconds : s.key;
+    const want = "pooledSeconds" in s ? one / 1000 : one;
+    assert.equal(pooled[key], want, `aggregate.render.${key} (${s.pool})`);
+    const text = "pooledSeconds" in s ? want.toFixed(1) : String(want);
+    assert.ok(shown.includes(text), `the Markdown's paragraph shows ${key} (${text}): ${para}`);
+  }
 });
