@@ -2,8 +2,10 @@
 // Every duration crossing a module boundary is in nanoseconds of the monotonic clock
 // (`process.hrtime.bigint()` read as a Number), unless its name says otherwise.
 
+import type { ViewerDelayCounts } from "./delay/counters.ts";
 import type { ViewerErrorKind } from "./errors.ts";
 import type { LinkRecord } from "./link/types.ts";
+import type { RenderCounts } from "./render/counts.ts";
 
 /**
  * Seven-number summary (docs/definitions.md#summaries-and-percentiles): all keys always present,
@@ -55,35 +57,22 @@ export interface EncodedHistogram {
   maxNs: number;
 }
 
-/** Raw one-way delay (fingerprint source) counters of one viewer, before the report decides availability. */
-export interface OneWayDelayCounters {
+/**
+ * Raw one-way delay (fingerprint source) counters of one viewer, before the report decides
+ * availability: the counters of core/delay/counters.ts, and the clip frames it never samples.
+ */
+export interface OneWayDelayCounters extends ViewerDelayCounts {
   frameEnd: FrameEnd;
-  completeFrames: number;
-  incompleteFrames: number;
-  samples: number;
-  invalid: number;
-  unmatchedFrames: number;
-  excludedFrames: number;
   duplicateFrames: number;
-  lateCompletedFrames: number;
-  keyframeSamples: number;
-  deltaFrameSamples: number;
 }
 
-/** Raw counters of the `stamp` one-way delay source of one viewer. */
-export interface StampDelayCounters {
+/**
+ * Raw counters of the `stamp` one-way delay source of one viewer (core/delay/counters.ts): its
+ * `unmatchedFrames` are complete frames whose first packet carried no stamp, its `invalid` ones a
+ * delay negative or implausible (> 60 s) once read on the publisher's clock.
+ */
+export interface StampDelayCounters extends ViewerDelayCounts {
   frameEnd: FrameEnd;
-  completeFrames: number;
-  incompleteFrames: number;
-  lateCompletedFrames: number;
-  samples: number;
-  /** negative or implausible (> 60 s) once read on the publisher's clock */
-  invalid: number;
-  /** complete frames whose first packet carried no stamp */
-  unstampedFrames: number;
-  excludedFrames: number;
-  keyframeSamples: number;
-  deltaFrameSamples: number;
 }
 
 export interface PacketTransitCounters {
@@ -130,39 +119,16 @@ export interface AudioRecord {
 
 /**
  * What one viewer would have seen (docs/definitions.md#viewer-experience); counts, and ms on the
- * monotonic clock.
+ * monotonic clock: the counts of core/render/counts.ts, its finder and end gap.
  */
-export interface RenderCounters {
+export interface RenderCounters extends RenderCounts {
   /**
    * the reference finder in force: "frame-id" (VP8 with PictureID), "seq-num" (H.264, VP8
    * without PictureID); "" when no frame closed
    */
   finder: "" | "frame-id" | "seq-num";
-  /** frames passed to the sink (decodable, in order, not late) */
-  framesShown: number;
-  /** complete frames never shown because a frame they depend on was not decoded */
-  framesNotDecodable: number;
-  /** frames that completed after a later frame had been shown */
-  framesLate: number;
-  /** freezes counted as libwebrtc counts them */
-  freezes: number;
-  /** the sum of the freeze intervals, ms */
-  frozenMs: number;
-  /** the longest freeze interval, ms (0 when freezes is 0) */
-  longestFreezeMs: number;
-  /** pauses (no RTP packet for 5 s) and their intervals, ms */
-  pauses: number;
-  pausedMs: number;
-  /** first shown frame → the viewer's end, ms: the time the rules judged (0 when nothing was shown) */
-  measuredMs: number;
   /** last shown frame → the viewer's end, ms; -1 when nothing was shown */
   endGapMs: number;
-  /** broken chains that ended with a shown frame (their durations in recoveryHist) */
-  recoveries: number;
-  /** keyframe requests (PLI) this viewer sent, at join and after */
-  plisSent: number;
-  /** PLIs answered by a shown keyframe (their durations in pliKeyframeHist) */
-  plisAnswered: number;
 }
 
 /**

@@ -1,5 +1,6 @@
 // The empty record a viewer starts from: what a viewer that never got media reports, and what
 // the main thread reports for each viewer of a shard whose worker thread died.
+import { NO_FINGERPRINT } from "./delay/fingerprint-delay.ts";
 import { emptyStampCounters } from "./delay/stamp-delay.ts";
 import { emptyRender } from "./render/render-model.ts";
 import type { EncodedHistogram, ViewerRecord } from "./types.ts";
@@ -28,19 +29,7 @@ export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
       keyframeIntervalMaxS: 0,
     },
     nacksSent: 0,
-    oneWayDelay: {
-      frameEnd: "",
-      completeFrames: 0,
-      incompleteFrames: 0,
-      samples: 0,
-      invalid: 0,
-      unmatchedFrames: 0,
-      excludedFrames: 0,
-      duplicateFrames: 0,
-      lateCompletedFrames: 0,
-      keyframeSamples: 0,
-      deltaFrameSamples: 0,
-    },
+    oneWayDelay: { frameEnd: "", ...NO_FINGERPRINT },
     oneWayDelayBlocker: hasSendLog ? { kind: "no_track" } : { kind: "no_send_log" },
     delayHist: EMPTY_HIST,
     delayKeyHist: EMPTY_HIST,

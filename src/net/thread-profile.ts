@@ -2,6 +2,7 @@
 // utilisation and event-loop delay, over the whole run and per second. The figures say how
 // much of a one-way delay sample is this client's own queueing.
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
+import type { StampSourceSeen } from "../core/scenario/defaults.ts";
 
 /** Sampling resolution of the event-loop delay monitor; it is subtracted from every reading. */
 const ELD_RESOLUTION_MS = 2;
@@ -29,7 +30,7 @@ export interface ThreadFigures {
    */
   receiveLagMs?: DelayFigures;
   /** which clock stamped those datagrams (docs/definitions.md#arrival-stamps); with receiveLagMs */
-  stampSource?: "kernel" | "thread" | "mixed";
+  stampSource?: StampSourceSeen;
   /** from a datagram's arrival stamp to the start of its processing (receive lag + the intake's queue), ms */
   processingWaitMs?: DelayFigures;
 }

@@ -2,16 +2,15 @@
 // a cohort reports through a ViewerLive that counts into the shard's counters and its cohort's,
 // so /metrics can give each cohort's viewers and one-way delay. Only with cohorts; the label's
 // values are the scenario's cohort names and "unimpaired", so their number is bounded.
+import { pickCounts, zeroCounts } from "../core/figures.ts";
 import { UNIMPAIRED } from "../core/link/parse.ts";
 import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
+import { COHORT_TICK_COUNT_KEYS, type CohortTickCounts, tickDeltas } from "../core/tick-counts.ts";
 import type { CohortTick, ShardTask } from "./protocol.ts";
 import type { ViewerLive } from "./viewer-context.ts";
 
-interface CohortCounts {
-  started: number;
-  joined: number;
-  failed: number;
-  active: number;
+/** A cohort's counts of core/tick-counts.ts, its delay samples and its frozen time. */
+interface CohortCounts extends CohortTickCounts {
   delays: number[];
   frozen: FrozenSeconds;
 }
@@ -20,21 +19,18 @@ export class CohortTicks {
   private readonly names: string[];
   /** by cohort index; the last entry is the unimpaired viewers */
   private readonly counts: CohortCounts[];
-  private last: { started: number; joined: number; failed: number }[];
+  private last: CohortTickCounts[];
   private readonly t0MonoNs: number;
 
   constructor(task: ShardTask) {
     this.names = [...(task.cohorts ?? []).map((c) => c.name), UNIMPAIRED];
     this.t0MonoNs = task.t0MonoNs;
     this.counts = this.names.map(() => ({
-      started: 0,
-      joined: 0,
-      failed: 0,
-      active: 0,
+      ...zeroCounts(COHORT_TICK_COUNT_KEYS),
       delays: [],
       frozen: new FrozenSeconds(),
     }));
-    this.last = this.names.map(() => ({ started: 0, joined: 0, failed: 0 }));
+    this.last = this.names.map(() => zeroCounts(COHORT_TICK_COUNT_KEYS));
   }
 
   /** A viewer's live hooks: the shard's, then its cohort's (absent or out of range: unimpaired). */
@@ -86,18 +82,15 @@ export class CohortTicks {
   /** Each cohort's deltas since the previous call, with its active viewers and delay samples. */
   take(): CohortTick[] {
     const out = this.counts.map((c, i) => {
-      const last = this.last[i] ?? { started: 0, joined: 0, failed: 0 };
+      const last = this.last[i] ?? zeroCounts(COHORT_TICK_COUNT_KEYS);
       return {
         cohort: this.names[i] ?? UNIMPAIRED,
-        started: c.started - last.started,
-        joined: c.joined - last.joined,
-        failed: c.failed - last.failed,
-        active: c.active,
+        ...tickDeltas(COHORT_TICK_COUNT_KEYS, c, last),
         delaySamples: c.delays,
         ...c.frozen.take(),
       };
     });
-    this.last = this.counts.map((c) => ({ started: c.started, joined: c.joined, failed: c.failed }));
+    this.last = this.counts.map((c) => pickCounts(c, COHORT_TICK_COUNT_KEYS));
     for (const c of this.counts) c.delays = [];
     return out;
   }

@@ -10,8 +10,10 @@ import type {
   KeyframeRequestMode,
   ReceivePath,
   StampSource,
+  StampSourceSeen,
   ViewerSockets,
 } from "../core/scenario/defaults.ts";
+import type { CohortTickCounts, TickCounts } from "../core/tick-counts.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
 import type { ThreadFigures } from "../net/thread-profile.ts";
@@ -24,7 +26,7 @@ export type { ReceivePath, StampSource };
  * thread's reason.
  */
 export interface StampSources {
-  source: StampSource | "mixed";
+  source: StampSourceSeen;
   kernelStamped: number;
   threadStamped: number;
   /** why datagrams were stamped by the thread (absent when none was) */
@@ -93,8 +95,11 @@ export interface AudioShare {
   ticks: number;
 }
 
-/** Deltas since the previous tick, plus the active gauge at the tick. */
-export interface ShardTick {
+/**
+ * Deltas since the previous tick, plus the active gauge at the tick: the counts of
+ * core/tick-counts.ts, then the live samples and the thread's figures.
+ */
+export interface ShardTick extends TickCounts {
   shard: number;
   /**
    * seconds since t0; the final tick (`final`) flushes the partial last second and is not a
@@ -102,12 +107,6 @@ export interface ShardTick {
    */
   second: number;
   final: boolean;
-  packets: number;
-  bytes: number;
-  started: number;
-  joined: number;
-  failed: number;
-  active: number;
   delaySamples: number[];
   stampSamples: number[];
   transitSamples: number[];
@@ -130,13 +129,9 @@ export interface ShardTick {
  * One cohort's part of a shard's tick: deltas, its active viewers, its fingerprint delay samples
  * (when live samples are on).
  */
-export interface CohortTick {
+export interface CohortTick extends CohortTickCounts {
   /** the cohort's name, or "unimpaired" */
   cohort: string;
-  started: number;
-  joined: number;
-  failed: number;
-  active: number;
   delaySamples: number[];
   /** the cohort's freezes and frozen viewer-time by run second, as the shard tick's */
   freezes: number;

@@ -2,8 +2,10 @@
 // and keyed by their second, plus the active gauge and (when asked) the live samples; a final
 // tick flushes the partial last second.
 import { monoNs } from "../core/clock/clock.ts";
+import { zeroCounts } from "../core/figures.ts";
 import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
 import type { DelayHistogram } from "../core/stats/summaries.ts";
+import { TICK_COUNT_KEYS, type TickCounts, tickDeltas } from "../core/tick-counts.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { CohortTicks } from "./cohort-ticks.ts";
 import { intake } from "./intake.ts";
@@ -11,18 +13,9 @@ import { ownDrops } from "./own-drops.ts";
 import type { ShardTask, ShardTick } from "./protocol.ts";
 import type { ViewerLive } from "./viewer-context.ts";
 
-interface Counts {
-  packets: number;
-  bytes: number;
-  started: number;
-  joined: number;
-  failed: number;
-  active: number;
-}
-
 export class ShardTicks {
-  /** shard-wide counters; viewers add their packets and payload bytes here */
-  readonly counts: Counts = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0, active: 0 };
+  /** shard-wide counters (core/tick-counts.ts); viewers add their packets and payload bytes here */
+  readonly counts: TickCounts = zeroCounts(TICK_COUNT_KEYS);
   readonly live: ViewerLive;
 
   private readonly task: ShardTask;
@@ -32,7 +25,7 @@ export class ShardTicks {
   private stamps: number[] = [];
   private transits: number[] = [];
   private second = 0;
-  private last = { packets: 0, bytes: 0, started: 0, joined: 0, failed: 0 };
+  private last: TickCounts = zeroCounts(TICK_COUNT_KEYS);
   private timer: NodeJS.Timeout | undefined;
   private readonly cohorts: CohortTicks | null;
   private readonly frozen = new FrozenSeconds();
@@ -97,12 +90,7 @@ export class ShardTicks {
       shard: this.task.shard,
       second,
       final,
-      packets: c.packets - last.packets,
-      bytes: c.bytes - last.bytes,
-      started: c.started - last.started,
-      joined: c.joined - last.joined,
-      failed: c.failed - last.failed,
-      active: c.active,
+      ...tickDeltas(TICK_COUNT_KEYS, c, last),
       delaySamples: this.delays,
       stampSamples: this.stamps,
       transitSamples: this.transits,

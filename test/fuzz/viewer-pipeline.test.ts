@@ -304,7 +304,7 @@ function checkStampSource(r: Record<string, unknown>): void {
   const c = r["stampDelay"] as Record<string, number> | undefined;
   if (c === undefined) return;
   const n = (k: string): number => c[k] ?? 0;
-  assert.equal(n("completeFrames"), n("samples") + n("invalid") + n("unstampedFrames") + n("excludedFrames"));
+  assert.equal(n("completeFrames"), n("samples") + n("invalid") + n("unmatchedFrames") + n("excludedFrames"));
   assert.equal(n("samples"), n("keyframeSamples") + n("deltaFrameSamples"));
   const hist = r["stampHist"] as Parameters<typeof DelayHistogram.decode>[0] | undefined;
   if (hist !== undefined) {

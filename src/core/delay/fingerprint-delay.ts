@@ -6,10 +6,13 @@
 // hashed, its payload not kept) waits until the log holds a send after its arrival, when the log
 // is what an in-process one was at that arrival, or at most `logWaitNs`; it is matched then, still
 // with its own arrival as t1.
+
+import { zeroCounts } from "../figures.ts";
 import type { CompletedFrame } from "../rtp/reassembler.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayCounters } from "../types.ts";
 import type { AvOffset } from "./av-offset.ts";
+import { VIEWER_DELAY_COUNTERS } from "./counters.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
 import { Matcher } from "./matcher.ts";
 import type { SendLog } from "./sendlog.ts";
@@ -27,8 +30,14 @@ export interface FingerprintDelayOptions {
   offset?: AvOffset | null;
 }
 
-/** What became of one complete frame before the sample window is applied. */
-export type FrameOutcome = "sampled" | "invalid" | "unmatched" | "duplicate";
+/**
+ * What became of one complete frame before the sample window is applied, as `outcome()` returns
+ * it: a sampled frame's clip index (≥ 0; its delay is the matcher's), or one of these (no
+ * allocation per frame).
+ */
+const INVALID = -1;
+const UNMATCHED = -2;
+const DUPLICATE = -3;
 
 /** A completed frame waiting for its match: its fingerprint and instants, not its payload. */
 interface HashedFrame {
@@ -37,6 +46,12 @@ interface HashedFrame {
   arrivalNs: number;
   excluded: boolean;
 }
+
+/** The fingerprint counters of a viewer whose fingerprint source did not run. */
+export const NO_FINGERPRINT: Readonly<Omit<OneWayDelayCounters, "frameEnd">> = {
+  ...zeroCounts(VIEWER_DELAY_COUNTERS),
+  duplicateFrames: 0,
+};
 
 export class FingerprintDelay {
   // every sample goes to exactly one of these two; all() is their union
@@ -52,18 +67,8 @@ export class FingerprintDelay {
   private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
   private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
-  // the last "sampled" outcome's figures (kept in fields: no allocation per frame)
-  private sampleNs = 0;
-  private sampleKey = false;
-  private sampleT1Ns = 0;
-  private completeFrames = 0;
-  private samples = 0;
-  private invalid = 0;
-  private unmatched = 0;
-  private excluded = 0;
-  private duplicates = 0;
-  private keySamples = 0;
-  private deltaSamples = 0;
+  /** the frame counters (core/delay/counters.ts); the reassembler's stay 0 here */
+  private readonly c: Omit<OneWayDelayCounters, "frameEnd"> = { ...NO_FINGERPRINT };
 
   constructor(opts: FingerprintDelayOptions) {
     this.codec = opts.codec;
@@ -82,7 +87,7 @@ export class FingerprintDelay {
     if (this.logWaitNs > 0) {
       this.deferred.push({ fp, timestamp: f.timestamp, arrivalNs: f.arrivalNs, excluded });
     } else {
-      this.count(this.outcome(fp, f.timestamp, f.arrivalNs, true), excluded);
+      this.count(this.outcome(fp, f.timestamp, f.arrivalNs, true), f.arrivalNs, excluded);
     }
   }
 
@@ -99,7 +104,7 @@ export class FingerprintDelay {
       const h = d[n] as HashedFrame;
       const covered = newestNs > h.arrivalNs;
       if (!covered && nowNs - h.arrivalNs < this.logWaitNs) break;
-      this.count(this.outcome(h.fp, h.timestamp, h.arrivalNs, covered), h.excluded);
+      this.count(this.outcome(h.fp, h.timestamp, h.arrivalNs, covered), h.arrivalNs, h.excluded);
       n++;
     }
     if (n > 0) d.splice(0, n);
@@ -116,50 +121,43 @@ export class FingerprintDelay {
    * A frame the log has not passed (`covered` false) may have its own send missing: only the
    * matcher's anchor can tell a loop older than its own, so without one it is invalid.
    */
-  private outcome(fp: bigint | null, timestamp: number, arrivalNs: number, covered: boolean): FrameOutcome {
-    if (fp === null) return "unmatched";
+  private outcome(fp: bigint | null, timestamp: number, arrivalNs: number, covered: boolean): number {
+    if (fp === null) return UNMATCHED;
     const hit = this.table.lookup(fp);
-    if (hit.status === "duplicate") return "duplicate";
-    if (hit.status !== "unique") return "unmatched";
-    if (!covered && this.matcher.anchorK < 0) return "invalid";
-    if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return "invalid";
-    this.sampleNs = this.matcher.delayNs;
-    this.sampleKey = this.table.isKeyframe(hit.index);
-    this.sampleT1Ns = arrivalNs;
-    return "sampled";
+    if (hit.status === "duplicate") return DUPLICATE;
+    if (hit.status !== "unique") return UNMATCHED;
+    if (!covered && this.matcher.anchorK < 0) return INVALID;
+    if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return INVALID;
+    return hit.index;
   }
 
-  private count(opts: FrameOutcome, excluded: boolean): void {
-    this.completeFrames++;
+  /**
+   * Counts a frame's outcome; a sampled one (`outcome` ≥ 0, its clip index) gives the sample the
+   * matcher's match just measured, its frame arrived at `t1Ns`.
+   */
+  private count(outcome: number, t1Ns: number, excluded: boolean): void {
+    const c = this.c;
+    c.completeFrames++;
     if (excluded) {
-      this.excluded++;
+      c.excludedFrames++;
       return;
     }
-    switch (opts) {
-      case "sampled": {
-        const delayNs = this.sampleNs;
-        this.samples++;
-        if (this.sampleKey) {
-          this.keySamples++;
-          this.keyHist.recordNs(delayNs);
-        } else {
-          this.deltaSamples++;
-          this.deltaHist.recordNs(delayNs);
-        }
-        if (this.onSample !== null) this.onSample(delayNs, this.sampleKey);
-        if (this.offset !== null) this.offset.videoSample(this.sampleT1Ns, delayNs);
-        break;
+    if (outcome >= 0) {
+      const delayNs = this.matcher.delayNs;
+      const key = this.table.isKeyframe(outcome);
+      c.samples++;
+      if (key) {
+        c.keyframeSamples++;
+        this.keyHist.recordNs(delayNs);
+      } else {
+        c.deltaFrameSamples++;
+        this.deltaHist.recordNs(delayNs);
       }
-      case "invalid":
-        this.invalid++;
-        break;
-      case "unmatched":
-        this.unmatched++;
-        break;
-      case "duplicate":
-        this.duplicates++;
-        break;
-    }
+      if (this.onSample !== null) this.onSample(delayNs, key);
+      if (this.offset !== null) this.offset.videoSample(t1Ns, delayNs);
+    } else if (outcome === INVALID) c.invalid++;
+    else if (outcome === UNMATCHED) c.unmatchedFrames++;
+    else c.duplicateFrames++;
   }
 
   /** The histogram of every sample: the union of the keyframe and delta-frame ones. */
@@ -167,29 +165,11 @@ export class FingerprintDelay {
     return DelayHistogram.union(this.keyHist, this.deltaHist);
   }
 
-  /** The frame counters; the reassembler's figures (frame end, incomplete, late) are the caller's. */
-  counters(): Omit<OneWayDelayCounters, "frameEnd" | "incompleteFrames" | "lateCompletedFrames"> {
-    return {
-      completeFrames: this.completeFrames,
-      samples: this.samples,
-      invalid: this.invalid,
-      unmatchedFrames: this.unmatched,
-      excludedFrames: this.excluded,
-      duplicateFrames: this.duplicates,
-      keyframeSamples: this.keySamples,
-      deltaFrameSamples: this.deltaSamples,
-    };
+  /**
+   * The frame counters; the reassembler's figures (frame end, incomplete, late) are the caller's
+   * (0 here).
+   */
+  counters(): Omit<OneWayDelayCounters, "frameEnd"> {
+    return { ...this.c };
   }
 }
-
-/** The fingerprint counters of a viewer whose fingerprint source did not run. */
-export const NO_FINGERPRINT = {
-  completeFrames: 0,
-  samples: 0,
-  invalid: 0,
-  unmatchedFrames: 0,
-  excludedFrames: 0,
-  duplicateFrames: 0,
-  keyframeSamples: 0,
-  deltaFrameSamples: 0,
-} as const;

@@ -3,9 +3,12 @@
 // publisher's wall clock at its send) to the arrival of the frame's last packet, read on the
 // publisher's wall clock: in a single-process run both ends read one clock; in a split run the
 // measured clock offset is added to the arrival. Never averaged with the fingerprint source.
+
+import { zeroCounts } from "../figures.ts";
 import type { CompletedFrame } from "../rtp/reassembler.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { StampDelayCounters } from "../types.ts";
+import { VIEWER_DELAY_COUNTERS } from "./counters.ts";
 import { FrameHeads } from "./frame-heads.ts";
 
 /** A stamp delay below zero or above this is invalid (clocks, or a rewritten extension). */
@@ -14,18 +17,7 @@ export const MAX_PLAUSIBLE_STAMP_DELAY_NS = 60e9;
 const MAX_OPEN_FRAMES = 128;
 
 export function emptyStampCounters(): StampDelayCounters {
-  return {
-    frameEnd: "",
-    completeFrames: 0,
-    incompleteFrames: 0,
-    lateCompletedFrames: 0,
-    samples: 0,
-    invalid: 0,
-    unstampedFrames: 0,
-    excludedFrames: 0,
-    keyframeSamples: 0,
-    deltaFrameSamples: 0,
-  };
+  return { frameEnd: "", ...zeroCounts(VIEWER_DELAY_COUNTERS) };
 }
 
 export class StampDelay {
@@ -72,7 +64,7 @@ export class StampDelay {
       return;
     }
     if (stampNs === -1) {
-      c.unstampedFrames++;
+      c.unmatchedFrames++;
       return;
     }
     const delay = f.arrivalNs + (this.pubWallMinusMono[0] as number) - stampNs;

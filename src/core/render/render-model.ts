@@ -8,28 +8,15 @@
 // own, or the one that completed its reference), which the freeze clock counts. Pure and
 // synchronous; no allocation per frame.
 import { pictureIdBits, vp8PictureId } from "../codec/vp8.ts";
+import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
+import { RENDER_COUNT_KEYS } from "./counts.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 
 /** The render counters of a viewer that showed nothing. */
 export function emptyRender(): RenderCounters {
-  return {
-    finder: "",
-    framesShown: 0,
-    framesNotDecodable: 0,
-    framesLate: 0,
-    freezes: 0,
-    frozenMs: 0,
-    longestFreezeMs: 0,
-    pauses: 0,
-    pausedMs: 0,
-    measuredMs: 0,
-    endGapMs: -1,
-    recoveries: 0,
-    plisSent: 0,
-    plisAnswered: 0,
-  };
+  return { finder: "", ...zeroCounts(RENDER_COUNT_KEYS), endGapMs: -1 };
 }
 
 /** What the model needs of a completed frame (the reassembler's CompletedFrame has it). */

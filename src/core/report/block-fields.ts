@@ -2,6 +2,8 @@
 // arrive in ns and leave in ms, and the keyframe / delta-frame halves
 // (docs/definitions.md#keyframes-and-delta-frames).
 
+import { DELAY_COUNTERS, type DelayCounts } from "../delay/counters.ts";
+import { pickCounts } from "../figures.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
 import type { FrameKindSplit } from "./types.ts";
 
@@ -14,4 +16,11 @@ export function frameKindSplit(hist: DelayHistogram, blockAvailable: boolean): F
   const split: FrameKindSplit = { samples: hist.count };
   if (blockAvailable && hist.count > 0) split.ms = hist.summaryMs();
   return split;
+}
+
+/** A block's counters in DELAY_COUNTERS order (core/delay/counters.ts), `samples` its histogram's count. */
+export function blockCounts(c: Readonly<DelayCounts>, samples: number): DelayCounts {
+  const out = pickCounts(c, DELAY_COUNTERS);
+  out.samples = samples;
+  return out;
 }

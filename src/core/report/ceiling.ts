@@ -12,6 +12,7 @@
 // fallback's rule on its thread-stamped datagrams' own lag once they are a share that can move a
 // percentile. The publisher's thread (main) is judged on its event loop and its send lag.
 import { fmtFixed } from "../go-compat/fmt.ts";
+import type { StampSourceSeen } from "../scenario/defaults.ts";
 
 export interface CeilingThresholds {
   /** event-loop utilisation of one thread over the run, 0..1 */
@@ -66,7 +67,7 @@ export interface ThreadLoad {
   processingWaitP50Ms?: number;
   processingWaitP99Ms?: number;
   /** which clock stamped its datagrams; absent for a thread that stamped none */
-  stampSource?: "kernel" | "thread" | "mixed";
+  stampSource?: StampSourceSeen;
   /**
    * a mixed thread's datagrams stamped by the thread: their share of its stamped datagrams (0..1)
    * and their own receive lag p99, ms (absent when none had one); absent: the share is not known

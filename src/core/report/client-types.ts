@@ -1,6 +1,14 @@
 // The report's `client` block (docs/definitions.md#client): this process, its threads, the
 // receive and send lag it adds, and its own ceiling. Keys in serialisation order, as in types.ts.
 
+import type { StampSourceSeen } from "../scenario/defaults.ts";
+
+/**
+ * The publisher's send-instant source (docs/definitions.md#send-instant): "mixed" when frames had
+ * both.
+ */
+export type SendStampSource = "kernel" | "handover" | "mixed";
+
 /** Event-loop delay in ms (perf_hooks histogram read at the end of the run). */
 export interface EventLoopDelayMs {
   p50: number;
@@ -74,7 +82,7 @@ export interface WorkerReport {
   socketDrops?: number;
   socketDropsReason?: string;
   /** which clock stamped this thread's media datagrams (docs/definitions.md#arrival-stamps) */
-  stampSource?: "kernel" | "thread" | "mixed";
+  stampSource?: StampSourceSeen;
   /** media datagrams stamped by the kernel and by the thread */
   kernelStamped?: number;
   threadStamped?: number;
@@ -155,7 +163,7 @@ export interface ReportClient {
    * the stamp source over every viewer thread: "mixed" when threads (or datagrams) differ
    * (docs/definitions.md#arrival-stamps)
    */
-  stampSource?: "kernel" | "thread" | "mixed";
+  stampSource?: StampSourceSeen;
   /** with "mixed" or "thread": which threads used the thread's stamp, and why */
   stampReasons?: string[];
   /**
@@ -169,7 +177,7 @@ export interface ReportClient {
    */
   publisherCaptureLeadMs?: EventLoopDelayMs;
   /** the publisher's send-instant source (docs/definitions.md#send-instant): "mixed" when frames had both */
-  sendStampSource?: "kernel" | "handover" | "mixed";
+  sendStampSource?: SendStampSource;
   /** frames by send-instant source, and why some had the hand-over instant */
   sendStamps?: { kernel: number; handover: number; reasons?: string[] };
   udpDrops?: UdpDropsReport;

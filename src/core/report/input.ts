@@ -4,17 +4,8 @@ import type { PublisherErrorKind } from "../errors.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
 import type { EncodedHistogram, PublisherAudio, ViewerRecord } from "../types.ts";
-import type {
-  CeilingReport,
-  ClientResources,
-  ClockBlock,
-  EventLoopDelayMs,
-  HostReport,
-  TimelineEntry,
-  Topology,
-  UdpDropsReport,
-  WorkerReport,
-} from "./types.ts";
+import type { SendStampSource } from "./client-types.ts";
+import type { ClockBlock, ReportClient, TimelineEntry, Topology } from "./types.ts";
 
 /** A ViewerRecord whose four histograms the caller has already decoded. */
 export type DecodedViewer = Omit<
@@ -65,7 +56,7 @@ export interface SendStamps {
 }
 
 /** client.sendStampSource of send stamps: "mixed" when frames had both. */
-export function sendStampSource(s: SendStamps): "kernel" | "handover" | "mixed" {
+export function sendStampSource(s: SendStamps): SendStampSource {
   if (s.kernel > 0 && s.handover > 0) return "mixed";
   return s.kernel > 0 ? "kernel" : "handover";
 }
@@ -113,7 +104,17 @@ export interface ClientInput {
   runtime: string;
 }
 
-export interface ReportInput {
+/**
+ * The `client` figures a run hands over as the report carries them (docs/definitions.md#client;
+ * ceiling: when near, every one-way delay block is not comparable): ReportClient's keys but the
+ * machine's (ClientInput) and the send stamps, which come counted (SendStamps).
+ */
+export type ClientFigures = Omit<
+  ReportClient,
+  "os" | "arch" | "cpus" | "go" | "sendStampSource" | "sendStamps"
+>;
+
+export interface ReportInput extends ClientFigures {
   command: "run" | "view";
   interrupted: boolean;
   startedAtUnixNs: bigint;
@@ -123,27 +124,11 @@ export interface ReportInput {
   /** the normalised scenario (not yet redacted: the builder redacts it to hosts) */
   scenario: Scenario;
   client: ClientInput;
-  resources?: ClientResources;
-  /** per-shard thread figures (client.workers) */
-  workers?: WorkerReport[];
-  /** client.receiveLagMs: the viewer threads' receive lag, pooled */
-  receiveLagMs?: EventLoopDelayMs;
-  /** client.stampSource and client.stampReasons (docs/definitions.md#arrival-stamps) */
-  stampSource?: "kernel" | "thread" | "mixed";
-  stampReasons?: string[];
-  /** client.publisherSendLagMs */
-  publisherSendLagMs?: EventLoopDelayMs;
-  /** client.publisherCaptureLeadMs */
-  publisherCaptureLeadMs?: EventLoopDelayMs;
   /**
    * client.sendStampSource and client.sendStamps: the publisher's, in this process or over the
    * send-log channel (docs/definitions.md#send-instant); absent: no send log
    */
   sendStamps?: SendStamps;
-  /** client.udpDrops: whose sockets the kernel dropped datagrams on */
-  udpDrops?: UdpDropsReport;
-  /** the ceiling verdict: when near, every one-way delay block is not comparable */
-  ceiling?: CeilingReport;
   topology: Topology;
   clock: ClockBlock;
   /** present only when this process published */
@@ -164,9 +149,6 @@ export interface ReportInput {
   timeline: TimelineEntry[];
   /** the publisher failed to connect: the report has `viewers: null` */
   publisherFailedToConnect: boolean;
-  /** a many-host run's agents (client.hosts) and the agent messages rejected as malformed */
-  hosts?: HostReport[];
-  agentMessagesRejected?: number;
   /**
    * loopback candidates were added because a server host is a loopback address
    * (src/main/run/ice-choice.ts)

@@ -2,6 +2,8 @@
 // packet transit (docs/definitions.md#packet-transit-pooled). Histograms merge exactly; the reason
 // texts and the most-common-reason rule follow docs/definitions.md.
 
+import { DELAY_COUNTERS, type DelayCounts } from "../delay/counters.ts";
+import { addCounts, zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import { frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
@@ -77,12 +79,8 @@ export interface Pool {
   /** the reasons of the joined viewers whose block is unavailable */
   others: string[];
   pooled: number;
-  completeFrames: number;
-  incompleteFrames: number;
-  invalid: number;
-  unmatchedFrames: number;
-  excludedFrames: number;
-  lateCompletedFrames: number;
+  /** the counters summed over every joined viewer; `samples` the pooled histogram's count */
+  counts: DelayCounts;
 }
 
 export function poolBlocks(
@@ -100,21 +98,11 @@ export function poolBlocks(
     viewersByFrameEnd: {},
     others: [],
     pooled: 0,
-    completeFrames: 0,
-    incompleteFrames: 0,
-    invalid: 0,
-    unmatchedFrames: 0,
-    excludedFrames: 0,
-    lateCompletedFrames: 0,
+    counts: zeroCounts(DELAY_COUNTERS),
   };
   const byFrameEnd = new Map<string, number>();
   for (const { block: b, all, key, delta } of items) {
-    p.completeFrames += b.completeFrames;
-    p.incompleteFrames += b.incompleteFrames;
-    p.invalid += b.invalid;
-    p.unmatchedFrames += b.unmatchedFrames;
-    p.excludedFrames += b.excludedFrames;
-    p.lateCompletedFrames += b.lateCompletedFrames;
+    addCounts(p.counts, b, DELAY_COUNTERS);
     if (!b.available) {
       p.others.push(b.reason ?? "");
       continue;
@@ -126,6 +114,7 @@ export function poolBlocks(
     if (b.frameEnd !== undefined) byFrameEnd.set(b.frameEnd, (byFrameEnd.get(b.frameEnd) ?? 0) + 1);
   }
   p.viewersByFrameEnd = sortedCounts(byFrameEnd);
+  p.counts.samples = p.all.count;
   return p;
 }
 
@@ -134,20 +123,7 @@ export function poolBlocks(
  * fingerprint blocks.
  */
 export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolContext): PooledDelayBlock {
-  const {
-    all,
-    keyframes,
-    deltaFrames,
-    viewersByFrameEnd,
-    others,
-    pooled,
-    completeFrames,
-    incompleteFrames,
-    invalid,
-    unmatchedFrames,
-    excludedFrames,
-    lateCompletedFrames,
-  } = poolBlocks(
+  const { all, keyframes, deltaFrames, viewersByFrameEnd, others, pooled, counts } = poolBlocks(
     joined.map((v) => ({
       block: v.delay,
       all: v.record.delayHist,
@@ -163,13 +139,7 @@ export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolConte
     ...(reason !== undefined ? { reason } : {}),
     viewers: pooled,
     viewersByFrameEnd,
-    completeFrames,
-    incompleteFrames,
-    samples: all.count,
-    invalid,
-    unmatchedFrames,
-    excludedFrames,
-    lateCompletedFrames,
+    ...counts,
     duplicateFrames: ctx.hasSendLog ? ctx.duplicateFrames : 0,
     loopFrames: ctx.hasSendLog ? ctx.loopFrames : 0,
     ...(ctx.hasSendLog && ctx.loopMinNs >= 0 ? { loopMinMs: nsToMs(ctx.loopMinNs) } : {}),

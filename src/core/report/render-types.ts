@@ -2,36 +2,28 @@
 // `viewers[].render` from each viewer's render counters and `aggregate.render` pooled over the
 // joined viewers, keys in serialisation order.
 
+import type { RenderCounts } from "../render/counts.ts";
 import type { Summary } from "../types.ts";
 
 /** The reference finder a viewer's frames went to (docs/definitions.md#viewer-experience). */
 export type RenderFinder = "frame-id" | "seq-num";
 
-/** docs/definitions.md#viewer-experience-per-viewer one viewer's `render` block. */
-export interface ViewerRenderBlock {
+/**
+ * docs/definitions.md#viewer-experience-per-viewer one viewer's `render` block: after `finder`
+ * the counts of core/render/counts.ts in its order, with frozenPercent after frozenMs, endGapMs
+ * after measuredMs, recoveryMs after recoveries and pliKeyframeMs last.
+ */
+export interface ViewerRenderBlock extends RenderCounts {
   /** false when no frame was judged: no video track, a codec the model does not read, nothing shown */
   available: boolean;
   reason?: string;
   finder?: RenderFinder;
-  framesShown: number;
-  framesNotDecodable: number;
-  framesLate: number;
-  freezes: number;
-  frozenMs: number;
   /** frozenMs / measuredMs × 100; only when available */
   frozenPercent?: number;
-  longestFreezeMs: number;
-  pauses: number;
-  pausedMs: number;
-  /** first shown frame → the viewer's end */
-  measuredMs: number;
   /** last shown frame → the viewer's end; absent when nothing was shown */
   endGapMs?: number;
-  recoveries: number;
   /** broken chain → next shown frame, per recovery; only when there was one */
   recoveryMs?: Summary;
-  plisSent: number;
-  plisAnswered: number;
   /** PLI sent → next keyframe shown, per answered PLI; only when there was one */
   pliKeyframeMs?: Summary;
 }

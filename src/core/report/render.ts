@@ -4,6 +4,7 @@
 // summaries, the recovery and PLI → keyframe histograms merged exactly. "Unavailable, because …"
 // where no frame was judged.
 
+import { poolRenderCounts } from "../render/counts.ts";
 import { DelayHistogram, exactSummary } from "../stats/summaries.ts";
 import type { EncodedHistogram, RenderCounters } from "../types.ts";
 import {
@@ -97,21 +98,9 @@ export function pooledRenderBlock(joined: readonly JoinedRender[]): PooledRender
   const shares: number[] = [];
   const endGaps: number[] = [];
   const others: string[] = [];
-  const s = { shown: 0, notDecodable: 0, late: 0, freezes: 0, frozenMs: 0, pauses: 0, pausedMs: 0 };
-  const t = { measuredMs: 0, longestMs: 0, recoveries: 0, plis: 0, answered: 0 };
+  // every joined viewer's counts, summed or the largest as core/render/counts.ts says
+  const s = poolRenderCounts(joined.map((j) => j.block));
   for (const { block: b, recovery: r, pliKeyframe: p } of joined) {
-    s.shown += b.framesShown;
-    s.notDecodable += b.framesNotDecodable;
-    s.late += b.framesLate;
-    s.freezes += b.freezes;
-    s.frozenMs += b.frozenMs;
-    s.pauses += b.pauses;
-    s.pausedMs += b.pausedMs;
-    t.measuredMs += b.measuredMs;
-    t.longestMs = Math.max(t.longestMs, b.longestFreezeMs);
-    t.recoveries += b.recoveries;
-    t.plis += b.plisSent;
-    t.answered += b.plisAnswered;
     recovery.add(r);
     pliKeyframe.add(p);
     if (!b.available) {
@@ -132,22 +121,22 @@ export function pooledRenderBlock(joined: readonly JoinedRender[]): PooledRender
     ...(reason !== undefined ? { reason } : {}),
     viewers: judged,
     viewersByFinder,
-    framesShown: s.shown,
-    framesNotDecodable: s.notDecodable,
-    framesLate: s.late,
+    framesShown: s.framesShown,
+    framesNotDecodable: s.framesNotDecodable,
+    framesLate: s.framesLate,
     freezes: s.freezes,
-    ...(available && t.measuredMs > 0 ? { freezesPerViewerMinute: s.freezes / (t.measuredMs / 60_000) } : {}),
+    ...(available && s.measuredMs > 0 ? { freezesPerViewerMinute: s.freezes / (s.measuredMs / 60_000) } : {}),
     frozenSeconds: s.frozenMs / 1000,
     pauses: s.pauses,
     pausedSeconds: s.pausedMs / 1000,
-    measuredSeconds: t.measuredMs / 1000,
+    measuredSeconds: s.measuredMs / 1000,
     frozenPercent: exactSummary(shares),
-    longestFreezeMs: t.longestMs,
+    longestFreezeMs: s.longestFreezeMs,
     endGapMs: exactSummary(endGaps),
-    recoveries: t.recoveries,
+    recoveries: s.recoveries,
     ...(recovery.count > 0 ? { recoveryMs: recovery.summaryMs() } : {}),
-    plisSent: t.plis,
-    plisAnswered: t.answered,
+    plisSent: s.plisSent,
+    plisAnswered: s.plisAnswered,
     ...(pliKeyframe.count > 0 ? { pliKeyframeMs: pliKeyframe.summaryMs() } : {}),
   };
 }

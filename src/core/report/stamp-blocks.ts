@@ -2,7 +2,7 @@
 // fingerprint blocks and never averaged with them. Same keys as a fingerprint block, except
 // that the pooled block has no clip keys (duplicateFrames, loopFrames, loopMinMs): the stamp
 // needs no clip. unmatchedFrames counts complete frames whose first packet carried no stamp.
-import { frameKindSplit } from "./block-fields.ts";
+import { blockCounts, frameKindSplit } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer } from "./input.ts";
 import { poolBlocks } from "./pooled.ts";
@@ -18,7 +18,7 @@ import type { ClockBlock, PooledDelayBlock, ViewerDelayBlock } from "./types.ts"
 
 export function stampNoValidSampleReason(v: DecodedViewer): string {
   const c = v.stampDelay;
-  return `no valid sample: ${c.completeFrames} complete frames (${c.unstampedFrames} without a stamp, ${c.invalid} invalid, ${c.excludedFrames} excluded), ${c.incompleteFrames} incomplete`;
+  return `no valid sample: ${c.completeFrames} complete frames (${c.unmatchedFrames} without a stamp, ${c.invalid} invalid, ${c.excludedFrames} excluded), ${c.incompleteFrames} incomplete`;
 }
 
 function stampReason(v: DecodedViewer): string | undefined {
@@ -43,13 +43,7 @@ export function viewerStampBlock(
     available,
     ...(reason !== undefined ? { reason } : {}),
     ...(c.frameEnd !== "" ? { frameEnd: c.frameEnd } : {}),
-    completeFrames: c.completeFrames,
-    incompleteFrames: c.incompleteFrames,
-    samples: v.stampHist.count,
-    invalid: c.invalid,
-    unmatchedFrames: c.unstampedFrames,
-    excludedFrames: c.excludedFrames,
-    lateCompletedFrames: c.lateCompletedFrames,
+    ...blockCounts(c, v.stampHist.count),
     ...(available ? { ms: v.stampHist.summaryMs() } : {}),
     keyframes: frameKindSplit(v.stampKeyHist, available),
     deltaFrames: frameKindSplit(v.stampDeltaHist, available),
@@ -84,13 +78,7 @@ export function pooledStampBlock(
     ...(reason !== undefined ? { reason } : {}),
     viewers: pooled,
     viewersByFrameEnd: p.viewersByFrameEnd,
-    completeFrames: p.completeFrames,
-    incompleteFrames: p.incompleteFrames,
-    samples: all.count,
-    invalid: p.invalid,
-    unmatchedFrames: p.unmatchedFrames,
-    excludedFrames: p.excludedFrames,
-    lateCompletedFrames: p.lateCompletedFrames,
+    ...p.counts,
     ...(available ? { ms: all.summaryMs() } : {}),
     keyframes: frameKindSplit(keyframes, available),
     deltaFrames: frameKindSplit(deltaFrames, available),

@@ -1,9 +1,11 @@
 // The report model (schema whipbench.report/v0, docs/definitions.md#report). Every interface lists
-// its keys in the order they are serialised; optional keys are the reference tool's
+// its keys in the order they are serialised (a list of figures it extends, in its list's order
+// where its comment says); optional keys are the reference tool's
 // omitempty/pointer keys and are absent (never undefined-valued) when empty. Builders must create
 // objects in this key order. Deliberate additions
 // (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
+import type { DelayCounts } from "../delay/counters.ts";
 import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
 import type { LinkRecord } from "../link/types.ts";
 import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
@@ -119,38 +121,30 @@ export interface Comparability {
 
 export type DelaySource = "fingerprint" | "stamp";
 
-/** docs/definitions.md#one-way-delay-per-viewer per-viewer one-way delay block. */
-export interface ViewerDelayBlock extends Comparability {
+/**
+ * docs/definitions.md#one-way-delay-per-viewer per-viewer one-way delay block; its counters
+ * (DelayCounts) come after `frameEnd`, in DELAY_COUNTERS order (core/delay/counters.ts).
+ */
+export interface ViewerDelayBlock extends Comparability, DelayCounts {
   source: DelaySource;
   available: boolean;
   reason?: string;
   frameEnd?: "marker" | "timestamp";
-  completeFrames: number;
-  incompleteFrames: number;
-  samples: number;
-  invalid: number;
-  unmatchedFrames: number;
-  excludedFrames: number;
-  lateCompletedFrames: number;
   ms?: Summary;
   keyframes: FrameKindSplit;
   deltaFrames: FrameKindSplit;
 }
 
-/** docs/definitions.md#one-way-delay-pooled pooled one-way delay block. */
-export interface PooledDelayBlock extends Comparability {
+/**
+ * docs/definitions.md#one-way-delay-pooled pooled one-way delay block; its counters (DelayCounts,
+ * summed over the joined viewers) come after `viewersByFrameEnd`, in DELAY_COUNTERS order.
+ */
+export interface PooledDelayBlock extends Comparability, DelayCounts {
   source: DelaySource;
   available: boolean;
   reason?: string;
   viewers: number;
   viewersByFrameEnd: Record<string, number>;
-  completeFrames: number;
-  incompleteFrames: number;
-  samples: number;
-  invalid: number;
-  unmatchedFrames: number;
-  excludedFrames: number;
-  lateCompletedFrames: number;
   /** fingerprint only (absent on the stamp block) */
   duplicateFrames?: number;
   /** fingerprint only (absent on the stamp block) */

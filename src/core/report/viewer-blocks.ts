@@ -3,7 +3,7 @@
 // (docs/definitions.md#viewer). Durations arrive in ns and leave in ms (ns / 1e6).
 
 import type { RtpReport } from "../types.ts";
-import { frameKindSplit, nsToMs } from "./block-fields.ts";
+import { blockCounts, frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer, ViewerInput } from "./input.ts";
 import {
@@ -61,13 +61,7 @@ export function viewerDelayBlock(
     available,
     ...(reason !== undefined ? { reason } : {}),
     ...(c.frameEnd !== "" ? { frameEnd: c.frameEnd } : {}),
-    completeFrames: c.completeFrames,
-    incompleteFrames: c.incompleteFrames,
-    samples,
-    invalid: c.invalid,
-    unmatchedFrames: c.unmatchedFrames,
-    excludedFrames: c.excludedFrames,
-    lateCompletedFrames: c.lateCompletedFrames,
+    ...blockCounts(c, samples),
     ...(available ? { ms: v.delayHist.summaryMs() } : {}),
     keyframes: frameKindSplit(v.delayKeyHist, available),
     deltaFrames: frameKindSplit(v.delayDeltaHist, available),

@@ -16,6 +16,11 @@ export const RECEIVE_PATHS: readonly ReceivePath[] = ["werift", "lean", "arena"]
  */
 export type StampSource = "kernel" | "thread";
 export const STAMP_SOURCES: readonly StampSource[] = ["kernel", "thread"];
+/**
+ * The stamp source a thread, a second or a run reports (client.stampSource,
+ * docs/definitions.md#arrival-stamps): one of the sources, or "mixed" where they differ.
+ */
+export type StampSourceSeen = StampSource | "mixed";
 
 /**
  * Whether an arena-path viewer thread's viewers share one UDP socket where the server allows it

@@ -4,8 +4,10 @@
 // malformed message: the agent's connection is closed and counted, nothing is thrown.
 
 import { isViewerErrorKind } from "../../core/errors.ts";
+import { zeroCounts } from "../../core/figures.ts";
 import { RECEIVE_PATHS, STAMP_SOURCES } from "../../core/scenario/defaults.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
+import { COHORT_TICK_COUNT_KEYS } from "../../core/tick-counts.ts";
 import type { EncodedHistogram, ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
@@ -138,10 +140,7 @@ const TICK_TEMPLATE = (() => {
 
 const COHORT_TICK = {
   cohort: "",
-  started: 0,
-  joined: 0,
-  failed: 0,
-  active: 0,
+  ...zeroCounts(COHORT_TICK_COUNT_KEYS),
   delaySamples: [],
   freezes: 0,
   frozenNs: [],

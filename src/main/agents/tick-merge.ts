@@ -3,7 +3,9 @@
 // summed). The live delay samples (for /metrics and live thresholds only; the report's figures
 // come from the exact histograms) are thinned to at most MAX_LIVE_SAMPLES per source; with cohorts,
 // each cohort's part is summed by its name and its samples thinned the same way.
+import { addCounts, zeroCounts } from "../../core/figures.ts";
 import { mergePairs } from "../../core/report/frozen-seconds.ts";
+import { COHORT_TICK_COUNT_KEYS, TICK_COUNT_KEYS } from "../../core/tick-counts.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { CohortTick, ShardTick } from "../../workers/protocol.ts";
 
@@ -27,12 +29,7 @@ export function emptyTick(shard: number, second: number, thread: ThreadFigures):
     shard,
     second,
     final: false,
-    packets: 0,
-    bytes: 0,
-    started: 0,
-    joined: 0,
-    failed: 0,
-    active: 0,
+    ...zeroCounts(TICK_COUNT_KEYS),
     delaySamples: [],
     stampSamples: [],
     transitSamples: [],
@@ -54,10 +51,7 @@ function mergeCohorts(ticks: readonly ShardTick[]): CohortTick[] | null {
       }
       m.freezes += c.freezes;
       m.frozenNs = mergePairs([m.frozenNs, c.frozenNs]);
-      m.started += c.started;
-      m.joined += c.joined;
-      m.failed += c.failed;
-      m.active += c.active;
+      addCounts(m, c, COHORT_TICK_COUNT_KEYS);
       for (const v of c.delaySamples) m.delaySamples.push(v);
     }
   }
@@ -74,12 +68,8 @@ export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
   const stamps: number[] = [];
   const transits: number[] = [];
   for (const t of ticks) {
-    out.packets += t.packets;
-    out.bytes += t.bytes;
-    out.started += t.started;
-    out.joined += t.joined;
-    out.failed += t.failed;
-    out.active += t.active;
+    // the counts sum, the active gauge too: each thread's viewers are its own
+    addCounts(out, t, TICK_COUNT_KEYS);
     out.freezes += t.freezes;
     for (const v of t.delaySamples) delays.push(v);
     for (const v of t.stampSamples) stamps.push(v);

@@ -4,14 +4,12 @@
 // reference's families keep their own labels; these carry what each cohort's viewers did.
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { pairsTotalNs } from "../../core/report/frozen-seconds.ts";
+import { COHORT_TICK_COUNTS, type CohortTickCounts } from "../../core/tick-counts.ts";
+import { CountFamilies } from "./metrics-counts.ts";
 
 /** What one cohort's part of a shard's tick carries (a structural subset of CohortTick). */
-export interface LiveCohortTick {
+export interface LiveCohortTick extends CohortTickCounts {
   cohort: string;
-  started: number;
-  joined: number;
-  failed: number;
-  active: number;
   delaySamples: readonly number[];
   /** the cohort's freezes and frozen viewer-time ([second, ns] pairs) since the previous tick */
   freezes?: number;
@@ -26,16 +24,12 @@ export interface CohortTarget {
 }
 
 export class CohortMetrics {
-  private readonly started: Counter<"cohort">;
-  private readonly joined: Counter<"cohort">;
-  private readonly failed: Counter<"cohort">;
-  private readonly active: Gauge<"cohort">;
+  /** the counts of core/tick-counts.ts a cohort's part of a tick carries */
+  private readonly counts: CountFamilies<"cohort">;
   private readonly delay: Histogram<"cohort">;
   private readonly freezes: Counter<"cohort">;
   private readonly frozen: Counter<"cohort">;
   private readonly names: Set<string>;
-  /** each cohort's active viewers by shard (a level per shard, summed) */
-  private readonly activeByShard = new Map<string, Map<number, number>>();
 
   constructor(registry: Registry, targets: readonly CohortTarget[], delayBucketsS: readonly number[]) {
     const registers = [registry];
@@ -48,24 +42,11 @@ export class CohortMetrics {
       registers,
     });
     const counter = (name: string, help: string) => new Counter({ name, help, labelNames, registers });
-    this.started = counter(
-      "whipbench_cohort_viewers_started_total",
-      "A cohort's viewers that sent their WHEP POST.",
-    );
-    this.joined = counter(
-      "whipbench_cohort_viewers_joined_total",
-      "A cohort's viewers that got a complete keyframe.",
-    );
-    this.failed = counter(
-      "whipbench_cohort_viewers_failed_total",
-      "A cohort's viewer failures: failed to join, or errored or dropped after joining.",
-    );
-    this.active = new Gauge({
-      name: "whipbench_cohort_viewers_active",
-      help: "A cohort's viewers joined and still running.",
-      labelNames,
+    this.counts = new CountFamilies(
       registers,
-    });
+      COHORT_TICK_COUNTS.map((s) => ({ key: s.key, kind: s.kind, ...s.cohort })),
+      labelNames,
+    );
     this.delay = new Histogram({
       name: "whipbench_cohort_one_way_delay_seconds",
       help: "One-way delay per frame of a cohort's viewers (fingerprint source), seconds.",
@@ -86,10 +67,7 @@ export class CohortMetrics {
       this.freezes.inc(labels, 0);
       this.frozen.inc(labels, 0);
       target.set(labels, t.viewers);
-      this.started.inc(labels, 0);
-      this.joined.inc(labels, 0);
-      this.failed.inc(labels, 0);
-      this.active.set(labels, 0);
+      this.counts.zero(labels);
       this.delay.zero(labels);
     }
   }
@@ -99,20 +77,9 @@ export class CohortMetrics {
     for (const t of ticks) {
       if (!this.names.has(t.cohort)) continue;
       const labels = { cohort: t.cohort };
-      this.started.inc(labels, t.started);
-      this.joined.inc(labels, t.joined);
-      this.failed.inc(labels, t.failed);
+      this.counts.apply(shard, t, labels);
       this.freezes.inc(labels, t.freezes ?? 0);
       this.frozen.inc(labels, pairsTotalNs(t.frozenNs ?? []) / 1e9);
-      let byShard = this.activeByShard.get(t.cohort);
-      if (byShard === undefined) {
-        byShard = new Map();
-        this.activeByShard.set(t.cohort, byShard);
-      }
-      byShard.set(shard, t.active);
-      let active = 0;
-      for (const a of byShard.values()) active += a;
-      this.active.set(labels, active);
       if (t.delaySamples.length > 0) {
         const child = this.delay.labels(labels);
         for (const ns of t.delaySamples) if (ns >= 0) child.observe(ns / 1e9);

@@ -7,7 +7,9 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { pairsTotalNs } from "../../core/report/frozen-seconds.ts";
 import type { DelaySource } from "../../core/report/types.ts";
+import { TICK_COUNTS, type TickCounts } from "../../core/tick-counts.ts";
 import { CohortMetrics, type CohortTarget, type LiveCohortTick } from "./metrics-cohorts.ts";
+import { CountFamilies } from "./metrics-counts.ts";
 import { registerProcessMetrics } from "./metrics-process.ts";
 
 /** docs/definitions.md#prometheus-metrics bucket bounds, seconds. */
@@ -16,16 +18,12 @@ export const DELAY_BUCKETS_S = [
   0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
 ];
 
-/** What one shard's tick carries that the metrics use (a structural subset of ShardTick). */
-export interface LiveTick {
+/**
+ * What one shard's tick carries that the metrics use (a structural subset of ShardTick): the
+ * counts of core/tick-counts.ts (`active` a level, the rest deltas), then the samples.
+ */
+export interface LiveTick extends TickCounts {
   shard: number;
-  packets: number;
-  bytes: number;
-  started: number;
-  joined: number;
-  failed: number;
-  /** the shard's active viewers at the tick (a level, not a delta) */
-  active: number;
   /** one-way delay samples (fingerprint), ns, taken exactly where a viewer's block takes one */
   delaySamples: readonly number[];
   /** one-way delay samples of the `stamp` source, ns (when the shard collects them) */
@@ -119,12 +117,7 @@ function freezeCounters(registers: Registry[]): { freezes: Counter; frozen: Coun
 
 export class RunMetrics {
   readonly registry = new Registry();
-  private readonly started: Counter;
-  private readonly joined: Counter;
-  private readonly failed: Counter;
-  private readonly active: Gauge;
-  private readonly packets: Counter;
-  private readonly bytes: Counter;
+  private readonly counts: CountFamilies<never>;
   private readonly transit: Histogram;
   private readonly delay: Histogram<"source">;
   private readonly eld: Gauge<"worker">;
@@ -133,7 +126,6 @@ export class RunMetrics {
   private readonly workerCpu: Counter<"worker">;
   private readonly freezes: Counter;
   private readonly frozen: Counter;
-  private readonly activeByShard = new Map<number, number>();
   private readonly sources = new Set<string>(["fingerprint", "stamp"] satisfies DelaySource[]);
   private readonly workerLabel: (shard: number) => string;
   private publisher: PublisherCounters | null = null;
@@ -149,36 +141,7 @@ export class RunMetrics {
     new Gauge({ name: "whipbench_viewers_target", help: "Viewers the scenario asks for.", registers }).set(
       opts.viewersTarget,
     );
-    this.started = new Counter({
-      name: "whipbench_viewers_started_total",
-      help: "Viewers that sent their WHEP POST.",
-      registers,
-    });
-    this.joined = new Counter({
-      name: "whipbench_viewers_joined_total",
-      help: "Viewers that got a complete keyframe.",
-      registers,
-    });
-    this.failed = new Counter({
-      name: "whipbench_viewers_failed_total",
-      help: "Viewer failures: failed to join, or errored or dropped after joining.",
-      registers,
-    });
-    this.active = new Gauge({
-      name: "whipbench_viewers_active",
-      help: "Viewers joined and still running.",
-      registers,
-    });
-    this.packets = new Counter({
-      name: "whipbench_rtp_packets_received_total",
-      help: "RTP packets read by all viewers (duplicates included).",
-      registers,
-    });
-    this.bytes = new Counter({
-      name: "whipbench_rtp_bytes_received_total",
-      help: "RTP payload bytes read by all viewers.",
-      registers,
-    });
+    this.counts = new CountFamilies(registers, TICK_COUNTS);
     publisherSentCounters(registers, () => self.publisher);
     this.transit = new Histogram({
       name: "whipbench_packet_transit_seconds",
@@ -249,15 +212,7 @@ export class RunMetrics {
 
   /** Adds one shard's per-second deltas (the final partial tick included). */
   applyTick(t: LiveTick): void {
-    this.started.inc(t.started);
-    this.joined.inc(t.joined);
-    this.failed.inc(t.failed);
-    this.packets.inc(t.packets);
-    this.bytes.inc(t.bytes);
-    this.activeByShard.set(t.shard, t.active);
-    let active = 0;
-    for (const a of this.activeByShard.values()) active += a;
-    this.active.set(active);
+    this.counts.apply(t.shard, t);
     this.observeDelays("fingerprint", t.delaySamples);
     if (t.stampSamples !== undefined) this.observeDelays("stamp", t.stampSamples);
     if (t.transitSamples !== undefined) {

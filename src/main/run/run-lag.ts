@@ -4,6 +4,7 @@
 import type { ThreadLoad } from "../../core/report/ceiling.ts";
 import type { DecodedViewer, ViewerInput } from "../../core/report/input.ts";
 import type { EventLoopDelayMs } from "../../core/report/types.ts";
+import type { StampSourceSeen } from "../../core/scenario/defaults.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile, StampSources } from "../../workers/protocol.ts";
@@ -106,7 +107,7 @@ export function pooledDelayP99Ms(viewers: readonly ViewerInput[]): number | null
  * or one thread mixed), and client.stampReasons naming each thread that stamped any itself.
  */
 export function stampSources(profiles: readonly ShardProfile[]): {
-  stampSource?: "kernel" | "thread" | "mixed";
+  stampSource?: StampSourceSeen;
   stampReasons?: string[];
 } {
   const stamped = profiles.filter(
