@@ -27,7 +27,7 @@ import {
   SRTP_AES128_CM_HMAC_SHA1_80,
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../src/workers/lean/receiver.ts";
+import { LeanReceiver } from "../src/workers/receive/receiver.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { MS, type Packet, recording, WALL_MINUS_MONO_NS } from "./clip-recording.ts";
 import { median } from "./median.ts";

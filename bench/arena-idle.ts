@@ -1,13 +1,13 @@
 // What the arena reader's wake-up costs a viewer thread when nothing arrives: N loopback sockets
-// registered with the thread's reader (src/workers/arena-reader.ts: an epoll set libuv watches,
-// src/workers/arena-pace.ts), against the same N sockets read by libuv (dgram), alternating.
+// registered with the thread's reader (src/workers/receive/arena-reader.ts: an epoll set libuv watches,
+// src/workers/receive/arena-pace.ts), against the same N sockets read by libuv (dgram), alternating.
 // Prints the thread's CPU per second (µs/s, and % of a core): libuv over S seconds, the reader
 // over its first 2 s and then over S seconds.
 //
 //   npm run bench:arena-idle -- [--sockets 50,200] [--seconds 5] [--rounds 3]
 import { createSocket, type Socket } from "node:dgram";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
-import { arenaReader } from "../src/workers/arena-reader.ts";
+import { arenaReader } from "../src/workers/receive/arena-reader.ts";
 import { median } from "./median.ts";
 
 function arg(name: string, fallback: string): string {

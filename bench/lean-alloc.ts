@@ -20,8 +20,8 @@ import {
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
-import { LeanReceiver } from "../src/workers/lean/receiver.ts";
-import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
+import { LeanReceiver } from "../src/workers/receive/receiver.ts";
+import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
 import { protectedStream, STREAM_KEY, streamReceiverOptions, streamSalt } from "./srtp-stream.ts";

@@ -4,7 +4,7 @@
 import { monoNs } from "../src/core/clock/clock.ts";
 import { LinkDirection, LinkRandom } from "../src/core/link/model.ts";
 import { parseCohorts } from "../src/core/link/parse.ts";
-import { ViewerLink } from "../src/workers/link.ts";
+import { ViewerLink } from "../src/workers/receive/link.ts";
 
 const cpuUs = (): number => {
   const u = process.threadCpuUsage?.() ?? process.cpuUsage();

@@ -3,7 +3,7 @@
 // SharedArrayBuffer the benchmark handed over (truth-records.ts), and — for the baseline —
 // inline processing.
 import { workerData } from "node:worker_threads";
-import { intake } from "../src/workers/intake.ts";
+import { intake } from "../src/workers/receive/intake.ts";
 import shardWorker from "../src/workers/worker-entry.ts";
 import { stampWriter } from "./truth-records.ts";
 

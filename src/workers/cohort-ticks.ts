@@ -5,7 +5,7 @@
 import { UNIMPAIRED } from "../core/link/parse.ts";
 import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
 import type { CohortTick, ShardTask } from "./protocol.ts";
-import type { ViewerLive } from "./viewer-context.ts";
+import type { ViewerLive } from "./viewer/viewer-context.ts";
 
 interface CohortCounts {
   started: number;

@@ -5,7 +5,7 @@
 import { errorMessage } from "../core/errors.ts";
 import { socketInode, sumDrops } from "../net/socket-drops.ts";
 import { beforeClose, type UdpTransport } from "../net/werift/transports.ts";
-import { arenaDrops } from "./arena-reader.ts";
+import { arenaDrops } from "./receive/arena-reader.ts";
 
 /** What a shard reports: the count, or why the thread's own drops could not be read. */
 export type OwnDropsRan = { socketDrops: number } | { socketDropsReason: string };

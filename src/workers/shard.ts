@@ -10,15 +10,15 @@ import { SendLog } from "../core/delay/sendlog.ts";
 import { SCENARIO_DEFAULTS } from "../core/scenario/defaults.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ThreadProfile, VIEWER_ELD_RESOLUTION_MS } from "../net/thread-profile.ts";
-import { intake } from "./intake.ts";
+import { intake } from "./receive/intake.ts";
 import { ownDrops } from "./own-drops.ts";
 import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
-import { type SocketsRan, sharing } from "./socket-sharing.ts";
+import { type SocketsRan, sharing } from "./receive/socket-sharing.ts";
 import { atMonoNs } from "./timers.ts";
-import { runViewer } from "./viewer.ts";
-import type { ShardContext } from "./viewer-context.ts";
-import { launchViewers, viewerStop } from "./viewer-launch.ts";
+import { runViewer } from "./viewer/viewer.ts";
+import type { ShardContext } from "./viewer/viewer-context.ts";
+import { launchViewers, viewerStop } from "./viewer/viewer-launch.ts";
 import { warmNetworking } from "./warm.ts";
 
 export interface ShardHooks {

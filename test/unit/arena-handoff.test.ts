@@ -1,6 +1,6 @@
 // The arena reader hands what is not media (STUN, DTLS) to werift as libuv would: each datagram
 // in a macrotask of its own, in arrival order, so werift's promises settle between two of them
-// (src/workers/arena-reader.ts). Why it matters: a
+// (src/workers/receive/arena-reader.ts). Why it matters: a
 // werift DTLS server given the client's flight 5 twice in one synchronous run derives its keys
 // again over the wrong transcript and the client never connects; here a real pair of werift
 // peers, the viewer's ICE on the thread's shared socket and the client sending flight 5 twice
@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:dgram";
 import { test } from "node:test";
-import { arenaReader } from "../../src/workers/arena-reader.ts";
-import { intake } from "../../src/workers/intake.ts";
-import { provideShared, SharedSocket } from "../../src/workers/shared-socket.ts";
+import { arenaReader } from "../../src/workers/receive/arena-reader.ts";
+import { intake } from "../../src/workers/receive/intake.ts";
+import { provideShared, SharedSocket } from "../../src/workers/receive/shared-socket.ts";
 import { bound, sleep } from "./udp-helpers.ts";
 import { pairWithTwiceFlight5 } from "./werift-pair.ts";
 

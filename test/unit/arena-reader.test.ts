@@ -1,4 +1,4 @@
-// The arena receive path's reader (src/workers/arena-reader.ts) on real UDP sockets on
+// The arena receive path's reader (src/workers/receive/arena-reader.ts) on real UDP sockets on
 // 127.0.0.1: viewers' sockets closing and new ones opening on the same thread while datagrams
 // flow (the new socket often gets the closed one's descriptor number) never hand a datagram to
 // the wrong viewer; a datagram that is not media goes to werift's handler with its source; the
@@ -9,8 +9,8 @@ import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { socketFd } from "../../src/net/kernel.ts";
 import { fdInode, sumDrops } from "../../src/net/socket-drops.ts";
-import { arenaReader, readInArena, setArenaUnavailable } from "../../src/workers/arena-reader.ts";
-import { intake } from "../../src/workers/intake.ts";
+import { arenaReader, readInArena, setArenaUnavailable } from "../../src/workers/receive/arena-reader.ts";
+import { intake } from "../../src/workers/receive/intake.ts";
 import { bound, sleep } from "./udp-helpers.ts";
 
 const linux = process.platform === "linux";

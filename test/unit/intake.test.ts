@@ -1,11 +1,11 @@
-// The thread's intake (src/workers/intake.ts): datagrams are stamped when they reach JavaScript,
+// The thread's intake (src/workers/receive/intake.ts): datagrams are stamped when they reach JavaScript,
 // processed in bounded slices with the loop polling between them, and each gets a receive-lag
 // bound that covers the time it really waited — checked on real UDP sockets on 127.0.0.1.
 import assert from "node:assert/strict";
 import { createSocket, type Socket } from "node:dgram";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
-import { Intake } from "../../src/workers/intake.ts";
+import { Intake } from "../../src/workers/receive/intake.ts";
 
 function spin(ns: number): void {
   const until = monoNs() + ns;

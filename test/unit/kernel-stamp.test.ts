@@ -1,4 +1,4 @@
-// The kernel's receive stamp (src/net/kernel.ts through the intake, src/workers/intake.ts): a
+// The kernel's receive stamp (src/net/kernel.ts through the intake, src/workers/receive/intake.ts): a
 // thread held busy while datagrams arrive still gives each its arrival instant, within 0.2 ms of
 // the sender's socket write on loopback, and an exact receive lag; forced off, the thread's own
 // reading is used and the source is named. Real UDP sockets on 127.0.0.1; the sender is another
@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { Worker } from "node:worker_threads";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { enableRxStamps, kernelClock, offsetErrorNsNow, socketFd } from "../../src/net/kernel.ts";
-import { Intake } from "../../src/workers/intake.ts";
+import { Intake } from "../../src/workers/receive/intake.ts";
 
 const COUNT = 20;
 const SPIN_NS = 20e6;

@@ -1,4 +1,4 @@
-// The werift adapter of the lean receive path (src/workers/lean/adapter.ts, through the seam's
+// The werift adapter of the lean receive path (src/workers/receive/werift-claim.ts, through the seam's
 // src/net/werift/srtp-start.ts): the startSrtp hook run against werift's real RTCDtlsTransport.prototype.startSrtp
 // on a stand-in transport — exactly one handler captured, the keys taken from srtp.config, our
 // handler subscribed in its place — and each way werift's internals could move, failing loudly.
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { RTCDtlsTransport, type RTCRtpTransceiver } from "werift";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { WeriftInternalsError } from "../../src/net/werift/version.ts";
-import { claimMedia, type LeanKeys } from "../../src/workers/lean/adapter.ts";
+import { claimMedia, type LeanKeys } from "../../src/workers/receive/werift-claim.ts";
 
 type Handler = (data: Buffer) => void;
 

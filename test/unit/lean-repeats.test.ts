@@ -8,7 +8,7 @@ import { RtpHeader, SrtpSession } from "werift";
 import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { unixNsToAbsCapture } from "../../src/core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../../src/workers/lean/receiver.ts";
+import { LeanReceiver } from "../../src/workers/receive/receiver.ts";
 
 const KEY = Buffer.alloc(16, 3);
 const MS = 1e6;

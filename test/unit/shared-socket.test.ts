@@ -1,4 +1,4 @@
-// The viewer thread's shared socket (src/workers/shared-socket.ts, socket-sharing.ts) on real UDP
+// The viewer thread's shared socket (src/workers/receive/shared-socket.ts, socket-sharing.ts) on real UDP
 // sockets on 127.0.0.1, read by the thread's arena reader: each server session's datagrams reach
 // the viewer that sent to it and no other, while viewers join and leave and a new viewer takes
 // a source a closed one had; a server's check that comes first is routed by its USERNAME; a
@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SharedTransport } from "../../src/net/werift/shared-udp.ts";
-import { arenaReader } from "../../src/workers/arena-reader.ts";
-import { intake } from "../../src/workers/intake.ts";
-import { SharedSocket, stunUsername } from "../../src/workers/shared-socket.ts";
-import { sharing } from "../../src/workers/socket-sharing.ts";
+import { arenaReader } from "../../src/workers/receive/arena-reader.ts";
+import { intake } from "../../src/workers/receive/intake.ts";
+import { SharedSocket, stunUsername } from "../../src/workers/receive/shared-socket.ts";
+import { sharing } from "../../src/workers/receive/socket-sharing.ts";
 import { bound, sleep } from "./udp-helpers.ts";
 
 const linux = process.platform === "linux";

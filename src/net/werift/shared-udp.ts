@@ -1,5 +1,5 @@
 // Where werift's ICE makes a UDP transport, a peer may be given one of ours instead
-// (SharedTransport, on the viewer thread's shared socket: src/workers/shared-socket.ts). werift
+// (SharedTransport, on the viewer thread's shared socket: src/workers/receive/shared-socket.ts). werift
 // 0.25.2 internals used: Connection.prototype.getCandidatePromises (which makes a StunProtocol
 // per host address and calls UdpTransport.init for it synchronously, before its first await),
 // Connection.{options.interfaceAddresses, localUsername}, RTCPeerConnection.iceTransports[]

@@ -6,20 +6,20 @@
 // the work; both feed the same pipeline call, and NACK with the same generator (lean/nack.ts), so
 // the figures of one stream are the same on either (test/e2e/receive-path.test.ts).
 
-import { monoNs } from "../core/clock/clock.ts";
-import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
-import { absCaptureToUnixNs } from "../core/rtp/abs-capture-time.ts";
-import { SRTP_AEAD_AES_128_GCM } from "../core/srtp/kdf.ts";
-import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../net/rtc.ts";
-import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "../net/werift/api.ts";
-import { silenceWeriftNack } from "../net/werift/srtp-start.ts";
-import type { WeriftInternalsError } from "../net/werift/version.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
+import { absCaptureToUnixNs } from "../../core/rtp/abs-capture-time.ts";
+import { SRTP_AEAD_AES_128_GCM } from "../../core/srtp/kdf.ts";
+import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../../net/rtc.ts";
+import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
+import { silenceWeriftNack } from "../../net/werift/srtp-start.ts";
+import type { WeriftInternalsError } from "../../net/werift/version.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
-import { claimMedia, releaseMedia, transceiverRtcpSender } from "./lean/adapter.ts";
-import { NackGenerator } from "./lean/nack.ts";
-import { NackSender } from "./lean/nack-sender.ts";
-import { type AudioPacketSink, LeanReceiver } from "./lean/receiver.ts";
-import type { ReceivePath } from "./protocol.ts";
+import { claimMedia, releaseMedia, transceiverRtcpSender } from "./werift-claim.ts";
+import { NackGenerator } from "./nack.ts";
+import { NackSender } from "./nack-sender.ts";
+import { type AudioPacketSink, LeanReceiver } from "./receiver.ts";
+import type { ReceivePath } from "../protocol.ts";
 
 /**
  * What the lean and arena paths of this thread did (tests and diagnostics): sessions taken over,

@@ -26,7 +26,7 @@ import {
   HmacSha1,
   type OpensslAvailability,
   openssl,
-} from "../../net/openssl.ts";
+} from "./openssl.ts";
 
 /** The two ciphers of one direction: GCM alone, or AES-CM with its HMAC-SHA1. */
 class Ciphers {

@@ -1,13 +1,13 @@
 // What every viewer of a shard shares, and the live counters a viewer reports as it goes.
 
-import type { WallAnchor } from "../core/clock/clock.ts";
-import type { AudioTable } from "../core/delay/audio-pipeline.ts";
-import type { ClipTable, Hasher } from "../core/delay/fingerprint.ts";
-import type { SendLog } from "../core/delay/sendlog.ts";
-import type { Cohort } from "../core/link/types.ts";
-import type { KeyframeRequestMode } from "../core/scenario/defaults.ts";
-import type { IceOptions } from "../net/rtc.ts";
-import type { ReceivePath } from "./protocol.ts";
+import type { WallAnchor } from "../../core/clock/clock.ts";
+import type { AudioTable } from "../../core/delay/audio-pipeline.ts";
+import type { ClipTable, Hasher } from "../../core/delay/fingerprint.ts";
+import type { SendLog } from "../../core/delay/sendlog.ts";
+import type { Cohort } from "../../core/link/types.ts";
+import type { KeyframeRequestMode } from "../../core/scenario/defaults.ts";
+import type { IceOptions } from "../../net/rtc.ts";
+import type { ReceivePath } from "../protocol.ts";
 
 export interface ShardContext {
   whep: string;

@@ -9,10 +9,10 @@
 // and lag ≤ (stamp − R) − (libuv's idle time since R). Timer callbacks of the thread's own also
 // mark a reference when nothing is queued.
 import { performance } from "node:perf_hooks";
-import { monoNs } from "../core/clock/clock.ts";
-import { enableRxStamps, kernelClock, rxStampMonoNs } from "../net/kernel.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import { enableRxStamps, kernelClock, rxStampMonoNs } from "../../net/kernel.ts";
 import { ArrivalStats } from "./arrival-stats.ts";
-import type { StampSource } from "./protocol.ts";
+import type { StampSource } from "../protocol.ts";
 
 /**
  * The work of one datagram, with the instant it was stamped (monotonic ns); `length`: the datagram
@@ -140,7 +140,7 @@ export class Intake {
   /**
    * While set (≥ 0), a datagram pushed without its socket is the one the arena reader read with
    * this kernel stamp (monotonic ns) and hands werift now, through werift's own receive path
-   * (src/workers/arena-reader.ts); −1 clears it.
+   * (src/workers/receive/arena-reader.ts); −1 clears it.
    */
   carry(atNs: number): void {
     this.carriedNs = atNs;
@@ -196,7 +196,7 @@ export class Intake {
   }
 
   /**
-   * A media datagram the arena reader read (batched, src/workers/arena-reader.ts): its arrival
+   * A media datagram the arena reader read (batched, src/workers/receive/arena-reader.ts): its arrival
    * instant (`atNs`, the kernel's stamp when `kernel`), the batch's read and its processing start.
    */
   arrived(

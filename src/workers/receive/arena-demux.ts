@@ -1,8 +1,8 @@
-// Who receives what the arena reader reads (src/workers/arena-reader.ts): a viewer's media
+// Who receives what the arena reader reads (src/workers/receive/arena-reader.ts): a viewer's media
 // handler, werift's own handler of the rest, and a shared socket's demultiplexer
 // (shared-socket.ts), which tells viewers apart by the datagram's source; and the reader's route
 // of one registered socket.
-import type { UdpReceive } from "../net/werift/transports.ts";
+import type { UdpReceive } from "../../net/werift/transports.ts";
 import { intake } from "./intake.ts";
 
 /** A media datagram of `length` bytes at the start of `data` (a view into the arena). */

@@ -5,7 +5,7 @@
 // the same timer when the rule's next timeout is due.
 import { monoNs } from "../../core/clock/clock.ts";
 import type { ViewerRender } from "../../core/render/viewer-render.ts";
-import { intake } from "../intake.ts";
+import { intake } from "./intake.ts";
 import type { NackGenerator } from "./nack.ts";
 import { serializeNack, serializePli } from "./rtcp-out.ts";
 

@@ -7,10 +7,10 @@
 // onData, one datagram per macrotask. Uplink: every datagram at the transports' send (STUN,
 // DTLS, RTCP). Installed after ICE gathering, before the WHEP POST, so every handshake crosses
 // the emulated link.
-import { monoNs } from "../core/clock/clock.ts";
-import { LinkDirection, LinkRandom } from "../core/link/model.ts";
-import type { Cohort, LinkRecord } from "../core/link/types.ts";
-import type { RTCPeerConnection } from "../net/werift/api.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import { LinkDirection, LinkRandom } from "../../core/link/model.ts";
+import type { Cohort, LinkRecord } from "../../core/link/types.ts";
+import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import {
   peerUdpTransports,
   receiveOf,
@@ -19,9 +19,9 @@ import {
   type UdpSend,
   wrapReceive,
   wrapSend,
-} from "../net/werift/transports.ts";
+} from "../../net/werift/transports.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
-import { atMonoNs, type Timer } from "./timers.ts";
+import { atMonoNs, type Timer } from "../timers.ts";
 
 /** Datagrams held by one direction, in delivery order. */
 class Held {

@@ -12,12 +12,12 @@
 // ticks), and the set, still ready, wakes it again.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
-import { monoNs } from "../core/clock/clock.ts";
-import { errorMessage } from "../core/errors.ts";
-import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
-import { realToMonoNs, socketFd } from "../net/kernel.ts";
-import { SharedTransport } from "../net/werift/shared-udp.ts";
-import { beforeClose, hasClose, type UdpTransport } from "../net/werift/transports.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../../net/batch-read.ts";
+import { realToMonoNs, socketFd } from "../../net/kernel.ts";
+import { SharedTransport } from "../../net/werift/shared-udp.ts";
+import { beforeClose, hasClose, type UdpTransport } from "../../net/werift/transports.ts";
 import {
   type ArenaHandler,
   type Demux,

@@ -4,14 +4,14 @@
 // every packet through the pure per-viewer pipeline with its arrival instant taken first, and a
 // record at the end.
 
-import { monoNs } from "../core/clock/clock.ts";
-import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
-import { errorMessage, type ViewerErrorKind } from "../core/errors.ts";
-import type { ViewerRecord } from "../core/types.ts";
-import { emptyRecord } from "../core/viewer-record.ts";
-import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
-import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
-import { ViewerLink } from "./link.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
+import { errorMessage, type ViewerErrorKind } from "../../core/errors.ts";
+import type { ViewerRecord } from "../../core/types.ts";
+import { emptyRecord } from "../../core/viewer-record.ts";
+import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../../net/rtc.ts";
+import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../../net/sdp-http.ts";
+import { ViewerLink } from "../receive/link.ts";
 import { audioRecord } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";

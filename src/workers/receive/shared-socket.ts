@@ -9,15 +9,15 @@
 // their own sockets, and sharing starts only once their media came from two addresses.
 import { createSocket, type Socket } from "node:dgram";
 import { isIPv4 } from "node:net";
-import { growReceiveBuffer } from "../net/batch-read.ts";
-import { socketFd } from "../net/kernel.ts";
-import type { RTCPeerConnection } from "../net/werift/api.ts";
+import { growReceiveBuffer } from "../../net/batch-read.ts";
+import { socketFd } from "../../net/kernel.ts";
+import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import {
   provideTransports,
   SharedTransport,
   type TransportHost,
   type TransportRequest,
-} from "../net/werift/shared-udp.ts";
+} from "../../net/werift/shared-udp.ts";
 import type { Demux } from "./arena-reader.ts";
 
 /** The shared socket's receive buffer asked for: ~0.5 s of 1 000 viewers' media on loopback. */

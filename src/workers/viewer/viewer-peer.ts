@@ -3,14 +3,14 @@
 // peer, whose transceiver, codecs, payload types and header extensions all come from that offer
 // (a peer that already offered keeps its own offer's state after a remote offer).
 
-import { monoNs, wallOf } from "../core/clock/clock.ts";
-import { ViewerPipeline, type ViewerPipelineOptions } from "../core/delay/viewer-pipeline.ts";
-import { newPeer, videoCodecs } from "../net/rtc.ts";
-import type { RTCPeerConnection, RTCRtpTransceiver } from "../net/werift/api.ts";
-import { abandonDtls } from "../net/werift/patches.ts";
-import type { ViewerLink } from "./link.ts";
-import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
-import { sharing } from "./socket-sharing.ts";
+import { monoNs, wallOf } from "../../core/clock/clock.ts";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/viewer-pipeline.ts";
+import { newPeer, videoCodecs } from "../../net/rtc.ts";
+import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
+import { abandonDtls } from "../../net/werift/patches.ts";
+import type { ViewerLink } from "../receive/link.ts";
+import { installReceivePath, type ReceiveHandle } from "../receive/chain.ts";
+import { sharing } from "../receive/socket-sharing.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 

@@ -5,12 +5,12 @@
 // where the server sent both from one address, ICE gathers on more than one address, the
 // thread's stamps are its own, batched reads cannot run, or a server answered two viewers of
 // the shared socket from one address.
-import { errorMessage } from "../core/errors.ts";
-import type { ViewerSockets } from "../core/scenario/defaults.ts";
-import type { IceOptions } from "../net/rtc.ts";
-import type { RTCPeerConnection } from "../net/werift/api.ts";
-import { SharedTransport } from "../net/werift/shared-udp.ts";
-import type { UdpTransport } from "../net/werift/transports.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { ViewerSockets } from "../../core/scenario/defaults.ts";
+import type { IceOptions } from "../../net/rtc.ts";
+import type { RTCPeerConnection } from "../../net/werift/api.ts";
+import { SharedTransport } from "../../net/werift/shared-udp.ts";
+import type { UdpTransport } from "../../net/werift/transports.ts";
 import { arenaReader } from "./arena-reader.ts";
 import { intake } from "./intake.ts";
 import { provideShared, SharedSocket } from "./shared-socket.ts";
