@@ -20,8 +20,8 @@ import {
 } from "../src/core/srtp/kdf.ts";
 import { SrtpReceiver, type SrtpUnprotect } from "../src/core/srtp/srtp.ts";
 import { openssl } from "../src/net/srtp/openssl.ts";
-import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { OpensslSrtpReceiver } from "../src/net/srtp/unprotect.ts";
+import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
 import { protectedStream, STREAM_KEY, streamSalt } from "./srtp-stream.ts";

@@ -6,9 +6,9 @@ import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
 import type { DelayHistogram } from "../core/stats/summaries.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { CohortTicks } from "./cohort-ticks.ts";
-import { intake } from "./receive/intake.ts";
 import { ownDrops } from "./own-drops.ts";
 import type { ShardTask, ShardTick } from "./protocol.ts";
+import { intake } from "./receive/intake.ts";
 import type { ViewerLive } from "./viewer/viewer-context.ts";
 
 interface Counts {

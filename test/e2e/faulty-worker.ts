@@ -4,9 +4,9 @@
 import { Piscina } from "piscina";
 import type { Engine } from "../../src/main/run/engine.ts";
 import { poolEngine } from "../../src/main/run/pool-engine.ts";
+import type { ShardJob, ShardResult, WarmJob } from "../../src/workers/protocol.ts";
 import { setArenaUnavailable } from "../../src/workers/receive/arena-reader.ts";
 import { intake } from "../../src/workers/receive/intake.ts";
-import type { ShardJob, ShardResult, WarmJob } from "../../src/workers/protocol.ts";
 import shardWorker from "../../src/workers/worker-entry.ts";
 
 export interface WorkerFault {

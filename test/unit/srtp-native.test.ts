@@ -23,12 +23,8 @@ import {
   type SrtpUnprotect,
 } from "../../src/core/srtp/srtp.ts";
 import { AesGcmDecrypt, openssl } from "../../src/net/srtp/openssl.ts";
+import { OpensslSrtcpReceiver, OpensslSrtpReceiver, srtpReceivers } from "../../src/net/srtp/unprotect.ts";
 import { rtpHeaderLength } from "../../src/workers/receive/rtp-read.ts";
-import {
-  OpensslSrtcpReceiver,
-  OpensslSrtpReceiver,
-  srtpReceivers,
-} from "../../src/net/srtp/unprotect.ts";
 
 const native = openssl();
 const skip = native.ok ? false : `OpenSSL not reachable here: ${native.reason}`;

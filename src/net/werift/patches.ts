@@ -8,8 +8,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import nacl from "tweetnacl";
 import { Connection, type RTCPeerConnection, type RTCRtpTransceiver, type RtpHeader } from "werift";
-import { x25519, x25519KeyPair } from "./x25519.ts";
 import { checkWeriftVersion, WeriftInternalsError } from "./version.ts";
+import { x25519, x25519KeyPair } from "./x25519.ts";
 
 let patched = false;
 

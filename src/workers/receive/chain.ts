@@ -14,12 +14,12 @@ import { ABS_CAPTURE_TIME_URI, absCaptureId } from "../../net/rtc.ts";
 import type { MediaStreamTrack, RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { silenceWeriftNack } from "../../net/werift/srtp-start.ts";
 import type { WeriftInternalsError } from "../../net/werift/version.ts";
+import type { ReceivePath } from "../protocol.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
-import { claimMedia, releaseMedia, transceiverRtcpSender } from "./werift-claim.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
 import { type AudioPacketSink, LeanReceiver } from "./receiver.ts";
-import type { ReceivePath } from "../protocol.ts";
+import { claimMedia, releaseMedia, transceiverRtcpSender } from "./werift-claim.ts";
 
 /**
  * What the lean and arena paths of this thread did (tests and diagnostics): sessions taken over,

@@ -11,8 +11,8 @@
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../../core/clock/clock.ts";
 import { enableRxStamps, kernelClock, rxStampMonoNs } from "../../net/kernel.ts";
-import { ArrivalStats } from "./arrival-stats.ts";
 import type { StampSource } from "../protocol.ts";
+import { ArrivalStats } from "./arrival-stats.ts";
 
 /**
  * The work of one datagram, with the instant it was stamped (monotonic ns); `length`: the datagram

@@ -20,8 +20,8 @@ import {
   wrapReceive,
   wrapSend,
 } from "../../net/werift/transports.ts";
-import { type DatagramHandler, intake } from "./intake.ts";
 import { atMonoNs, type Timer } from "../timers.ts";
+import { type DatagramHandler, intake } from "./intake.ts";
 
 /** Datagrams held by one direction, in delivery order. */
 class Held {

@@ -9,6 +9,7 @@ import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import type { SrtcpUnprotect, SrtpUnprotect } from "../../core/srtp/srtp.ts";
+import { type SrtpBackend, srtpReceivers } from "../../net/srtp/unprotect.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
 import { NackGenerator } from "./nack.ts";
 import { type KeyframeSource, NackSender } from "./nack-sender.ts";
@@ -27,7 +28,6 @@ import {
   rtpSsrc,
   rtpTimestamp,
 } from "./rtp-read.ts";
-import { type SrtpBackend, srtpReceivers } from "../../net/srtp/unprotect.ts";
 
 /** Where a received packet goes: the same call the werift path makes. */
 export type PacketSink = (

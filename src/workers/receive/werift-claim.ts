@@ -26,9 +26,9 @@ import {
 } from "../../net/werift/srtp-start.ts";
 import { dtlsUdpTransports, isMediaDatagram, receiveOf, wrapReceive } from "../../net/werift/transports.ts";
 import { WeriftInternalsError } from "../../net/werift/version.ts";
+import { ownDrops } from "../own-drops.ts";
 import { readInArena } from "./arena-reader.ts";
 import { type DatagramHandler, intake } from "./intake.ts";
-import { ownDrops } from "../own-drops.ts";
 import { sharing } from "./socket-sharing.ts";
 
 /** The remote side's SRTP keying, as werift exported it from the DTLS handshake. */

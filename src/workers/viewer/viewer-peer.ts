@@ -8,8 +8,8 @@ import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/vie
 import { newPeer, videoCodecs } from "../../net/rtc.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
-import type { ViewerLink } from "../receive/link.ts";
 import { installReceivePath, type ReceiveHandle } from "../receive/chain.ts";
+import type { ViewerLink } from "../receive/link.ts";
 import { sharing } from "../receive/socket-sharing.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
