@@ -89,7 +89,7 @@ function receiver(v: Variant): { take: (p: Buffer) => void; delivered: () => num
       n++;
     },
   });
-  return { take: (p) => rx.onDatagram(p, 0), delivered: () => n, close: () => rx.close() };
+  return { take: (p) => rx.receive(p, p.length, 0), delivered: () => n, close: () => rx.close() };
 }
 
 interface Row {

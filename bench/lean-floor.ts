@@ -80,7 +80,7 @@ if (!isMainThread) {
         },
       });
       leans.push(lean);
-      s.on("message", (d: Buffer) => lean.onDatagram(d, Number(process.hrtime.bigint())));
+      s.on("message", (d: Buffer) => lean.receive(d, d.length, Number(process.hrtime.bigint())));
     }
     sockets.push(s);
   }

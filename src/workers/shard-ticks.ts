@@ -6,9 +6,9 @@ import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
 import type { DelayHistogram } from "../core/stats/summaries.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { CohortTicks } from "./cohort-ticks.ts";
-import { ownDrops } from "./own-drops.ts";
 import type { ShardTask, ShardTick } from "./protocol.ts";
-import { intake } from "./receive/intake.ts";
+import type { Intake } from "./receive/intake.ts";
+import type { ViewerThread } from "./thread.ts";
 import type { ViewerLive } from "./viewer/viewer-context.ts";
 
 interface Counts {
@@ -28,6 +28,8 @@ export class ShardTicks {
   private readonly task: ShardTask;
   private readonly tick: (t: ShardTick) => void;
   private readonly profile: ThreadProfile;
+  private readonly intake: Intake;
+  private readonly ownDrops: ViewerThread["ownDrops"];
   private delays: number[] = [];
   private stamps: number[] = [];
   private transits: number[] = [];
@@ -37,7 +39,16 @@ export class ShardTicks {
   private readonly cohorts: CohortTicks | null;
   private readonly frozen = new FrozenSeconds();
 
-  constructor(task: ShardTask, tick: (t: ShardTick) => void, profile: ThreadProfile, liveSamples: boolean) {
+  constructor(
+    task: ShardTask,
+    tick: (t: ShardTick) => void,
+    profile: ThreadProfile,
+    liveSamples: boolean,
+    thread: Pick<ViewerThread, "intake" | "ownDrops">,
+  ) {
+    const intake = thread.intake;
+    this.intake = intake;
+    this.ownDrops = thread.ownDrops;
     this.task = task;
     this.tick = tick;
     this.profile = profile;
@@ -107,11 +118,16 @@ export class ShardTicks {
       stampSamples: this.stamps,
       transitSamples: this.transits,
       ...this.frozen.take(),
-      thread: withLag(this.profile.tick(), intake.stats.takeLagSecond(), intake.stats.takeWaitSecond()),
-      socketDrops: ownDrops.sinceBegin(),
+      thread: withLag(
+        this.profile.tick(),
+        this.intake.stats.takeLagSecond(),
+        this.intake.stats.takeWaitSecond(),
+        this.intake,
+      ),
+      socketDrops: this.ownDrops.sinceBegin(),
       ...(this.cohorts !== null ? { cohorts: this.cohorts.take() } : {}),
     });
-    intake.mark();
+    this.intake.mark();
     this.last = { ...c };
     this.delays = [];
     this.stamps = [];
@@ -120,7 +136,12 @@ export class ShardTicks {
 }
 
 /** The thread's figures with its receive lag (ms) and stamp source when it stamped any datagram. */
-export function withLag(f: ThreadFigures, lag: DelayHistogram, wait: DelayHistogram): ThreadFigures {
+export function withLag(
+  f: ThreadFigures,
+  lag: DelayHistogram,
+  wait: DelayHistogram,
+  intake: Intake,
+): ThreadFigures {
   const receiveLagMs = lag.p50p99MaxMs();
   if (receiveLagMs === undefined) return f;
   const processingWaitMs = wait.p50p99MaxMs();

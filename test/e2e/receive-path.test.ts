@@ -11,7 +11,7 @@ import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/co
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { receivePathEngine } from "../../src/main/run/receive-path-engine.ts";
 import { restrictSrtpProfiles } from "../../src/net/werift/srtp-start.ts";
-import { leanDiagnostics } from "../../src/workers/receive/chain.ts";
+import { leanDiagnostics } from "../../src/workers/thread.ts";
 import { runThroughRelay } from "./harness.ts";
 import { figures } from "./stream-figures.ts";
 

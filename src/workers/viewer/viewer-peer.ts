@@ -8,9 +8,8 @@ import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/vie
 import { newPeer, videoCodecs } from "../../net/rtc.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
-import { installReceivePath, type ReceiveHandle } from "../receive/chain.ts";
+import { buildReceiveChain, type ReceiveChain } from "../receive/chain.ts";
 import type { ViewerLink } from "../receive/link.ts";
-import { sharing } from "../receive/socket-sharing.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 
@@ -39,7 +38,7 @@ export interface ViewerState extends AudioState {
 export interface AttachedPeer {
   pc: RTCPeerConnection;
   tr: RTCRtpTransceiver;
-  receive: ReceiveHandle;
+  receive: ReceiveChain;
   close(): Promise<void>;
 }
 
@@ -51,9 +50,7 @@ function attach(
   tr: RTCRtpTransceiver,
   atr: RTCRtpTransceiver | undefined,
 ) {
-  // before the peer gathers: its host candidate may be on the thread's shared socket
-  if (ctx.receivePath === "arena") sharing.offer(pc, ctx.ice);
-  const receive = installReceivePath(ctx.receivePath, pc, tr, {
+  const receive = buildReceiveChain(ctx.thread, ctx.receivePath, pc, tr, {
     ...(atr !== undefined && ctx.audio ? { audio: { tr: atr, sink: audioSink(ctx, st) } } : {}),
     counters: ctx.counters,
     pipelineFor: (codec) => {
@@ -93,7 +90,8 @@ function attach(
       st.receiveError = err;
       st.wake();
     },
-    ...(st.link !== null ? { wrapDown: st.link.wrapDown.bind(st.link) } : {}),
+    link: st.link,
+    ice: ctx.ice,
   });
   pc.connectionStateChange.subscribe((state) => {
     if (state === "connected" && !st.connected) {

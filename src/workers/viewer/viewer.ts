@@ -52,6 +52,9 @@ export async function runViewer(
     live.failed();
   } finally {
     rec.stopMonoNs = monoNs();
+    // the viewer's end: nothing that arrives while its DELETE is answered and its peer closes is
+    // its own any more (a frame shown then would lie after the end: docs/definitions.md#freezes-and-pauses)
+    session.peer?.receive.stop(rec.stopMonoNs);
     if (state.joined && !state.droppedAfterJoin) live.left();
     await deleteResource(session.location, { bearer: ctx.bearer });
     await session.peer?.close();
