@@ -6,6 +6,7 @@
 import { monoNs, wallOf } from "../../core/clock/clock.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/viewer-pipeline.ts";
 import { newPeer, videoCodecs } from "../../net/rtc.ts";
+import { HttpExchangeError } from "../../net/sdp-http.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
 import { buildReceiveChain, type ReceiveChain } from "../receive/chain.ts";
@@ -146,7 +147,8 @@ export async function answeringPeer(
   const tr = pc.getTransceivers().find((t) => t.kind === "video");
   if (!tr) {
     await pc.close().catch(() => {});
-    throw new Error("the counter-offer has no video");
+    // the server's answer was unusable: the record's kind is bad_answer (docs/definitions.md#error-kinds)
+    throw new HttpExchangeError("bad_answer", "the counter-offer has no video");
   }
   tr.setDirection("recvonly");
   const atr = pc.getTransceivers().find((t) => t.kind === "audio");
