@@ -11,15 +11,8 @@ export interface ReceiveStage {
   receive(data: Buffer, length: number, arrivalNs: number): void;
 }
 
-/** Where a received video packet goes: the same call on every path. */
-export type PacketSink = (
-  seq: number,
-  ts: number,
-  marker: boolean,
-  payload: Uint8Array,
-  arrivalNs: number,
-  captureWallNs: number,
-) => void;
+/** Where a received video packet goes: the pipeline's own call, the same on every path. */
+export type PacketSink = ViewerPipeline["onPacket"];
 
 /** Where an audio packet goes: no abs-capture-time, no NACK, no receiver report of ours. */
 export type AudioPacketSink = (
