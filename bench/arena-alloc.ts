@@ -27,7 +27,7 @@ import {
   SRTP_AES128_CM_HMAC_SHA1_80,
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../src/workers/lean/receiver.ts";
+import { LeanReceiver } from "../src/workers/receive/receiver.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { MS, type Packet, recording, WALL_MINUS_MONO_NS } from "./clip-recording.ts";
 import { median } from "./median.ts";
@@ -126,10 +126,12 @@ async function measure(
     if (p.logK >= 0) log.record(p.logK, p.sendNs);
     const d = wire[i]!;
     for (let j = 0; j < vs.length; j++) {
-      if (v === "lean") vs[j]!.rx.onDatagram(fresh[k++]!, p.arrivalNs);
-      else {
+      if (v === "lean") {
+        const f = fresh[k++]!;
+        vs[j]!.rx.receive(f, f.length, p.arrivalNs);
+      } else {
         d.copy(slot, 0, 0, d.length);
-        vs[j]!.rx.onDatagram(slot, p.arrivalNs, d.length);
+        vs[j]!.rx.receive(slot, d.length, p.arrivalNs);
       }
     }
   }

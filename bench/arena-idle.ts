@@ -1,13 +1,13 @@
 // What the arena reader's wake-up costs a viewer thread when nothing arrives: N loopback sockets
-// registered with the thread's reader (src/workers/arena-reader.ts: an epoll set libuv watches,
-// src/workers/arena-pace.ts), against the same N sockets read by libuv (dgram), alternating.
+// registered with the thread's reader (src/workers/receive/arena-reader.ts: an epoll set libuv watches,
+// src/workers/receive/arena-pace.ts), against the same N sockets read by libuv (dgram), alternating.
 // Prints the thread's CPU per second (µs/s, and % of a core): libuv over S seconds, the reader
 // over its first 2 s and then over S seconds.
 //
 //   npm run bench:arena-idle -- [--sockets 50,200] [--seconds 5] [--rounds 3]
 import { createSocket, type Socket } from "node:dgram";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
-import { arenaReader } from "../src/workers/arena-reader.ts";
+import { viewerThread } from "../src/workers/thread.ts";
 import { median } from "./median.ts";
 
 function arg(name: string, fallback: string): string {
@@ -18,7 +18,7 @@ const counts = arg("sockets", "50,200").split(",").map(Number);
 const seconds = Number(arg("seconds", "5"));
 const rounds = Number(arg("rounds", "3"));
 
-const reader = arenaReader();
+const reader = viewerThread().arena();
 if (typeof reader === "string") {
   process.stdout.write(`the arena path cannot run here: ${reader}\n`);
   process.exit(0);
@@ -62,13 +62,7 @@ for (const n of counts) {
     libuv.push(await idleCpu());
     for (const s of a) s.close();
     const b = await bound(n);
-    const removals = b.map((s) =>
-      reader.add(
-        s,
-        () => {},
-        () => {},
-      ),
-    );
+    const removals = b.map((s) => reader.add(s, { receive: () => {} }, () => {}));
     if (removals.some((x) => typeof x === "string"))
       throw new Error(`registration failed: ${removals.find((x) => typeof x === "string")}`);
     if (reader.registered !== n) throw new Error(`${reader.registered} of ${n} sockets registered`);

@@ -8,7 +8,7 @@
 // - ready: libuv watches the epoll set (src/net/ready-wake.ts), a wake per readiness;
 // - hybrid: ready, but after a wake that read something, 1 ms polls until one finds nothing;
 // - async: epoll_wait(-1) as a koffi async call on a libuv threadpool thread, re-armed per wake;
-// - reader: the arena reader's own pacing (src/workers/arena-pace.ts), which is `ready`.
+// - reader: the arena reader's own pacing (src/workers/receive/arena-pace.ts), which is `ready`.
 // Then what the thread's event-loop delay monitor costs it while nothing else happens: its timer
 // wakes the thread at its resolution (src/net/thread-profile.ts), idle thread CPU per second.
 //
@@ -21,7 +21,7 @@ import { batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../src/ne
 import { socketFd } from "../src/net/kernel.ts";
 import { koffi } from "../src/net/koffi.ts";
 import { readyWake } from "../src/net/ready-wake.ts";
-import { ArenaPace } from "../src/workers/arena-pace.ts";
+import { ArenaPace } from "../src/workers/receive/arena-pace.ts";
 import { median } from "./median.ts";
 
 function arg(name: string, fallback: string): string {

@@ -7,7 +7,7 @@
 // client-side loss, kernel UDP drops, join and setup tails, and whether the ceiling guard fired
 // (a row that missed joins says, on stderr, how many of each error kind and text). Every row
 // runs once per receive path (--paths, default both: werift's receive path and the lean one,
-// src/workers/lean), one after the other in this process against the same relay, and a ratio
+// src/workers/receive), one after the other in this process against the same relay, and a ratio
 // line follows each row: werift ÷ lean µs/packet.
 // `arena-own` and `arena-shared` in --paths are the arena path with viewerSockets own or shared.
 //

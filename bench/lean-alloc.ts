@@ -20,8 +20,8 @@ import {
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
-import { LeanReceiver } from "../src/workers/lean/receiver.ts";
-import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
+import { LeanReceiver } from "../src/workers/receive/receiver.ts";
+import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
 import { protectedStream, STREAM_KEY, streamReceiverOptions, streamSalt } from "./srtp-stream.ts";
@@ -89,7 +89,7 @@ function receiver(v: Variant): { take: (p: Buffer) => void; delivered: () => num
       n++;
     },
   });
-  return { take: (p) => rx.onDatagram(p, 0), delivered: () => n, close: () => rx.close() };
+  return { take: (p) => rx.receive(p, p.length, 0), delivered: () => n, close: () => rx.close() };
 }
 
 interface Row {

@@ -8,7 +8,7 @@
 // Variants, run one after the other for each N:
 //   udp        receive and count (the socket floor)
 //   udp+srtp   + SRTP unprotect with node:crypto (src/core/srtp): the floor the lean path is held to
-//   udp+lean   + the whole lean receive function (src/workers/lean/receiver.ts): header fields,
+//   udp+lean   + the whole lean receive function (src/workers/receive/receiver.ts): header fields,
 //              abs-capture-time, replay window, NACK generator, reception statistics and its
 //              receiver-report timer — everything but werift and the viewer's pipeline
 import { createSocket, type Socket } from "node:dgram";
@@ -20,8 +20,8 @@ import {
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
-import { LeanReceiver } from "../src/workers/lean/receiver.ts";
-import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
+import { LeanReceiver } from "../src/workers/receive/receiver.ts";
+import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { protectedStream, STREAM_KEY, streamReceiverOptions, streamSalt } from "./srtp-stream.ts";
 
 type Variant = "udp" | "udp+srtp" | "udp+lean";
@@ -80,7 +80,7 @@ if (!isMainThread) {
         },
       });
       leans.push(lean);
-      s.on("message", (d: Buffer) => lean.onDatagram(d, Number(process.hrtime.bigint())));
+      s.on("message", (d: Buffer) => lean.receive(d, d.length, Number(process.hrtime.bigint())));
     }
     sockets.push(s);
   }

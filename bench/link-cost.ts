@@ -4,7 +4,7 @@
 import { monoNs } from "../src/core/clock/clock.ts";
 import { LinkDirection, LinkRandom } from "../src/core/link/model.ts";
 import { parseCohorts } from "../src/core/link/parse.ts";
-import { ViewerLink } from "../src/workers/link.ts";
+import { ViewerLink } from "../src/workers/receive/link.ts";
 
 const cpuUs = (): number => {
   const u = process.threadCpuUsage?.() ?? process.cpuUsage();
@@ -26,8 +26,10 @@ async function runtime(viewers: number, seconds: number): Promise<void> {
   if (c === undefined) throw new Error("no cohort");
   let delivered = 0;
   const handlers = Array.from({ length: viewers }, (_, i) =>
-    new ViewerLink(c, i, monoNs()).wrapDown(() => {
-      delivered++;
+    new ViewerLink(c, i, monoNs()).downStage({
+      receive: () => {
+        delivered++;
+      },
     }),
   );
   const data = Buffer.alloc(1100);
@@ -42,7 +44,7 @@ async function runtime(viewers: number, seconds: number): Promise<void> {
       // one 10 ms tick: 0.7 datagrams per viewer, spread over the viewers
       const now = monoNs();
       for (let k = 0; k < viewers * 0.7; k++) {
-        handlers[sent % viewers]?.(data, now);
+        handlers[sent % viewers]?.receive(data, data.length, now);
         sent++;
       }
       if (now > end) {

@@ -2,7 +2,7 @@
 // both sides connected (SDP, ICE, DTLS with its key exchange, SRTP keys), then closed — what a
 // viewer and the server's leg cost to set up, the same on both sides. Two variants, interleaved
 // round by round: werift's own X25519 (tweetnacl, JavaScript) and node:crypto's, which
-// patchWerift() installs (src/net/x25519.ts). The DTLS key exchange is the part that differs.
+// patchWerift() installs (src/net/werift/x25519.ts). The DTLS key exchange is the part that differs.
 //
 //   npm run bench:setup -- [--pairs 100] [--rounds 3]
 import { parseArgs } from "node:util";

@@ -1,5 +1,5 @@
 // CPU and allocation per packet of SRTP unprotect: node:crypto's receiver against the in-place
-// OpenSSL one (src/workers/lean/srtp-native.ts), both profiles, same run, one thread, no sockets.
+// OpenSSL one (src/net/srtp/unprotect.ts), both profiles, same run, one thread, no sockets.
 //
 //   npm run bench:srtp -- [--packets 20000] [--rounds 5]
 //
@@ -19,9 +19,9 @@ import {
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
 import { SrtpReceiver, type SrtpUnprotect } from "../src/core/srtp/srtp.ts";
-import { openssl } from "../src/net/openssl.ts";
-import { rtpHeaderLength } from "../src/workers/lean/rtp-read.ts";
-import { OpensslSrtpReceiver } from "../src/workers/lean/srtp-native.ts";
+import { openssl } from "../src/net/srtp/openssl.ts";
+import { OpensslSrtpReceiver } from "../src/net/srtp/unprotect.ts";
+import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
 import { protectedStream, STREAM_KEY, streamSalt } from "./srtp-stream.ts";

@@ -4,7 +4,7 @@
 import { RtpHeader, SrtpSession } from "werift";
 import { unixNsToAbsCapture } from "../src/core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../src/core/srtp/kdf.ts";
-import type { LeanReceiverOptions } from "../src/workers/lean/receiver.ts";
+import type { LeanReceiverOptions } from "../src/workers/receive/receiver.ts";
 import type { Packet } from "./clip-recording.ts";
 
 export const STREAM_KEY = Buffer.alloc(16, 7);

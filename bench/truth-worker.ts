@@ -3,11 +3,12 @@
 // SharedArrayBuffer the benchmark handed over (truth-records.ts), and — for the baseline —
 // inline processing.
 import { workerData } from "node:worker_threads";
-import { intake } from "../src/workers/intake.ts";
+import { viewerThread } from "../src/workers/thread.ts";
 import shardWorker from "../src/workers/worker-entry.ts";
 import { stampWriter } from "./truth-records.ts";
 
 const { tap, inline } = workerData as { tap: SharedArrayBuffer; inline: boolean };
+const { intake } = viewerThread();
 intake.setInline(inline);
 intake.setTap(stampWriter(tap));
 

@@ -7,6 +7,7 @@
 // caller is told so.
 import { monoNs } from "../core/clock/clock.ts";
 import { TxCounter } from "../core/delay/tx-ids.ts";
+import { isRtcp } from "../core/wire/first-byte.ts";
 import { enableRxStamps, realToMonoNs, rxStampMonoNs, socketFd } from "./kernel.ts";
 import { drainTxStamps, enableTxStamps, txStamps } from "./tx-stamp.ts";
 import type { RTCRtpTransceiver } from "./werift/api.ts";
@@ -84,7 +85,7 @@ export function tapMediaReceive(tr: RTCRtpTransceiver, tap: (data: Buffer, nowNs
 
 /** An RTP (not RTCP) datagram: the second byte is not an RTCP packet type (192..223, RFC 5761). */
 export function isRtpDatagram(d: Buffer): boolean {
-  return d.length >= 12 && (d[1]! < 192 || d[1]! > 223);
+  return d.length >= 12 && !isRtcp(d);
 }
 
 /** The publisher's side of the kernel's transmit stamps (tapKernelSend). */

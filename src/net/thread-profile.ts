@@ -25,7 +25,7 @@ export interface ThreadFigures {
   eventLoopUtilisation: number;
   eventLoopDelayMs: DelayFigures;
   /**
-   * a viewer thread's receive lag (src/workers/intake.ts): how long its media datagrams may have
+   * a viewer thread's receive lag (src/workers/receive/intake.ts): how long its media datagrams may have
    * waited inside the thread before their stamp, ms; absent when the thread stamped none
    */
   receiveLagMs?: DelayFigures;

@@ -7,7 +7,7 @@ import { UNIMPAIRED } from "../core/link/parse.ts";
 import { FrozenSeconds } from "../core/report/frozen-seconds.ts";
 import { COHORT_TICK_COUNT_KEYS, type CohortTickCounts, tickDeltas } from "../core/tick-counts.ts";
 import type { CohortTick, ShardTask } from "./protocol.ts";
-import type { ViewerLive } from "./viewer-context.ts";
+import type { ViewerLive } from "./viewer/viewer-context.ts";
 
 /** A cohort's counts of core/tick-counts.ts, its delay samples and its frozen time. */
 interface CohortCounts extends CohortTickCounts {

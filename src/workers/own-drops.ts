@@ -1,16 +1,16 @@
 // The datagrams the kernel dropped on this viewer thread's own sockets (docs/definitions.md#udp-drops),
 // over one shard: on the arena path each datagram brings its socket's count (SO_RXQ_OVFL, read
 // by the arena reader); a socket libuv reads (lean and werift paths) is read from /proc/net/udp
-// by its inode as werift closes it, or at the shard's end while still open. One per thread.
+// by its inode as werift closes it, or at the shard's end while still open. One per thread, in
+// its context (thread.ts).
 import { errorMessage } from "../core/errors.ts";
 import { socketInode, sumDrops } from "../net/socket-drops.ts";
 import { beforeClose, type UdpTransport } from "../net/werift/transports.ts";
-import { arenaDrops } from "./arena-reader.ts";
 
 /** What a shard reports: the count, or why the thread's own drops could not be read. */
 export type OwnDropsRan = { socketDrops: number } | { socketDropsReason: string };
 
-class OwnDrops {
+export class OwnDrops {
   /** sockets libuv reads, open now: inode → nothing */
   private readonly open = new Set<number>();
   /** drops read from sockets as they closed, since the thread started */
@@ -18,6 +18,12 @@ class OwnDrops {
   private reason: string | null = null;
   /** the thread's count when the shard began (counts are cumulative over the thread's life) */
   private base = 0;
+  /** the drops the thread's arena reader saw (cumulative) */
+  private readonly arenaDrops: () => number;
+
+  constructor(arenaDrops: () => number) {
+    this.arenaDrops = arenaDrops;
+  }
 
   /** A shard begins: its drops are counted from now. */
   begin(): void {
@@ -46,7 +52,7 @@ class OwnDrops {
   private total(): number | string {
     const live = sumDrops(this.open);
     if (typeof live === "string") return live;
-    return this.closed + live + arenaDrops();
+    return this.closed + live + this.arenaDrops();
   }
 
   /** The shard's drops so far (its ticks, the live ceiling rule), or null where unreadable. */
@@ -67,6 +73,3 @@ class OwnDrops {
     }
   }
 }
-
-/** This thread's ledger. */
-export const ownDrops = new OwnDrops();

@@ -8,10 +8,10 @@ import type { DelayHistogram } from "../core/stats/summaries.ts";
 import { TICK_COUNT_KEYS, type TickCounts, tickDeltas } from "../core/tick-counts.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { CohortTicks } from "./cohort-ticks.ts";
-import { intake } from "./intake.ts";
-import { ownDrops } from "./own-drops.ts";
 import type { ShardTask, ShardTick } from "./protocol.ts";
-import type { ViewerLive } from "./viewer-context.ts";
+import type { Intake } from "./receive/intake.ts";
+import type { ViewerThread } from "./thread.ts";
+import type { ViewerLive } from "./viewer/viewer-context.ts";
 
 export class ShardTicks {
   /** shard-wide counters (core/tick-counts.ts); viewers add their packets and payload bytes here */
@@ -21,6 +21,8 @@ export class ShardTicks {
   private readonly task: ShardTask;
   private readonly tick: (t: ShardTick) => void;
   private readonly profile: ThreadProfile;
+  private readonly intake: Intake;
+  private readonly ownDrops: ViewerThread["ownDrops"];
   private delays: number[] = [];
   private stamps: number[] = [];
   private transits: number[] = [];
@@ -30,7 +32,16 @@ export class ShardTicks {
   private readonly cohorts: CohortTicks | null;
   private readonly frozen = new FrozenSeconds();
 
-  constructor(task: ShardTask, tick: (t: ShardTick) => void, profile: ThreadProfile, liveSamples: boolean) {
+  constructor(
+    task: ShardTask,
+    tick: (t: ShardTick) => void,
+    profile: ThreadProfile,
+    liveSamples: boolean,
+    thread: Pick<ViewerThread, "intake" | "ownDrops">,
+  ) {
+    const intake = thread.intake;
+    this.intake = intake;
+    this.ownDrops = thread.ownDrops;
     this.task = task;
     this.tick = tick;
     this.profile = profile;
@@ -95,11 +106,16 @@ export class ShardTicks {
       stampSamples: this.stamps,
       transitSamples: this.transits,
       ...this.frozen.take(),
-      thread: withLag(this.profile.tick(), intake.stats.takeLagSecond(), intake.stats.takeWaitSecond()),
-      socketDrops: ownDrops.sinceBegin(),
+      thread: withLag(
+        this.profile.tick(),
+        this.intake.stats.takeLagSecond(),
+        this.intake.stats.takeWaitSecond(),
+        this.intake,
+      ),
+      socketDrops: this.ownDrops.sinceBegin(),
       ...(this.cohorts !== null ? { cohorts: this.cohorts.take() } : {}),
     });
-    intake.mark();
+    this.intake.mark();
     this.last = { ...c };
     this.delays = [];
     this.stamps = [];
@@ -108,7 +124,12 @@ export class ShardTicks {
 }
 
 /** The thread's figures with its receive lag (ms) and stamp source when it stamped any datagram. */
-export function withLag(f: ThreadFigures, lag: DelayHistogram, wait: DelayHistogram): ThreadFigures {
+export function withLag(
+  f: ThreadFigures,
+  lag: DelayHistogram,
+  wait: DelayHistogram,
+  intake: Intake,
+): ThreadFigures {
   const receiveLagMs = lag.p50p99MaxMs();
   if (receiveLagMs === undefined) return f;
   const processingWaitMs = wait.p50p99MaxMs();

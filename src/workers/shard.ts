@@ -10,15 +10,14 @@ import { SendLog } from "../core/delay/sendlog.ts";
 import { SCENARIO_DEFAULTS } from "../core/scenario/defaults.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ThreadProfile, VIEWER_ELD_RESOLUTION_MS } from "../net/thread-profile.ts";
-import { intake } from "./intake.ts";
-import { ownDrops } from "./own-drops.ts";
 import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
+import type { SocketsRan } from "./receive/socket-sharing.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
-import { type SocketsRan, sharing } from "./socket-sharing.ts";
+import { type ViewerThread, viewerThread } from "./thread.ts";
 import { atMonoNs } from "./timers.ts";
-import { runViewer } from "./viewer.ts";
-import type { ShardContext } from "./viewer-context.ts";
-import { launchViewers, viewerStop } from "./viewer-launch.ts";
+import { runViewer } from "./viewer/viewer.ts";
+import type { ShardContext } from "./viewer/viewer-context.ts";
+import { launchViewers, viewerStop } from "./viewer/viewer-launch.ts";
 import { warmNetworking } from "./warm.ts";
 
 export interface ShardHooks {
@@ -48,15 +47,23 @@ export async function runShard(
   hooks: ShardHooks,
   thread: "main" | "worker",
 ): Promise<ShardResult> {
-  sharing.begin(task.viewerSockets ?? SCENARIO_DEFAULTS.viewerSockets);
+  // the one place the thread's context is reached; from here it is handed down
+  const vt = viewerThread();
+  vt.sharing.begin(task.viewerSockets ?? SCENARIO_DEFAULTS.viewerSockets);
   try {
-    return await shardRun(task, hooks, thread);
+    return await shardRun(vt, task, hooks, thread);
   } finally {
-    sharing.end();
+    vt.sharing.end();
   }
 }
 
-async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "worker"): Promise<ShardResult> {
+async function shardRun(
+  vt: ViewerThread,
+  task: ShardTask,
+  hooks: ShardHooks,
+  thread: "main" | "worker",
+): Promise<ShardResult> {
+  const { intake, ownDrops } = vt;
   const profile = new ThreadProfile(VIEWER_ELD_RESOLUTION_MS);
   // the thread's receive lag over this shard only (in-thread runs may follow one another)
   intake.beginRun(task.stampSource ?? "kernel");
@@ -65,8 +72,8 @@ async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "wo
   const deadline = new AbortController();
   const stop = AbortSignal.any([deadline.signal, hooks.stop]);
   stop.addEventListener("abort", () => intake.stats.countUntil(monoNs()), { once: true });
-  const ticks = new ShardTicks(task, hooks.tick, profile, hooks.liveDelays ?? false);
-  const ctx = await shardContext(task, stop, ticks.counts);
+  const ticks = new ShardTicks(task, hooks.tick, profile, hooks.liveDelays ?? false, vt);
+  const ctx = await shardContext(vt, task, stop, ticks.counts);
   const deadlineTimer = atMonoNs(task.deadlineMonoNs, () => deadline.abort());
   ticks.start(stop);
   const records = await launchViewers(
@@ -95,7 +102,7 @@ async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "wo
   deadlineTimer.cancel();
   ticks.finish();
   const lag = intake.stats.lagRun;
-  const figures = withLag(profile.finish(), lag, intake.stats.waitRun);
+  const figures = withLag(profile.finish(), lag, intake.stats.waitRun, intake);
   return {
     records,
     profile: {
@@ -108,7 +115,7 @@ async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "wo
       intakeDropped: intake.dropped,
       stamps: intake.stats.sources(),
       repairedFrames: records.reduce((n, r) => n + r.oneWayDelay.lateCompletedFrames, 0),
-      ...pathRan(task.receivePath ?? SCENARIO_DEFAULTS.receivePath),
+      ...pathRan(vt, task.receivePath ?? SCENARIO_DEFAULTS.receivePath),
       ...ownDrops.ran(),
     },
   };
@@ -116,6 +123,7 @@ async function shardRun(task: ShardTask, hooks: ShardHooks, thread: "main" | "wo
 
 /** What every viewer of the shard shares: the task's settings, the send log attached, the stop signal. */
 async function shardContext(
+  thread: ViewerThread,
   task: ShardTask,
   stop: AbortSignal,
   counters: ShardContext["counters"],
@@ -146,6 +154,7 @@ async function shardContext(
     stop,
     counters,
     receivePath: task.receivePath ?? SCENARIO_DEFAULTS.receivePath,
+    thread,
     keyframeRequests: task.keyframeRequests ?? SCENARIO_DEFAULTS.keyframeRequests,
     cohorts: task.cohorts ?? [],
     t0MonoNs: task.t0MonoNs,
@@ -164,10 +173,11 @@ function audioContext(task: ShardTask): Pick<ShardContext, "audio" | "audioTable
 
 /** The receive path that ran on this thread: the arena one may have fallen back to the lean one. */
 function pathRan(
+  vt: ViewerThread,
   asked: ReceivePath,
 ): { receivePath: ReceivePath | "mixed"; receivePathReason?: string } & Partial<SocketsRan> {
-  const st = intake.stats;
-  const sockets = asked === "arena" && st.arenaTransports > 0 ? sharing.ran() : {};
+  const st = vt.intake.stats;
+  const sockets = asked === "arena" && st.arenaTransports > 0 ? vt.sharing.ran() : {};
   if (asked !== "arena" || st.dgramTransports === 0) return { receivePath: asked, ...sockets };
   const why = st.dgramReasons.join("; ") || "no reason recorded";
   return { receivePath: st.arenaTransports === 0 ? "lean" : "mixed", receivePathReason: why, ...sockets };

@@ -4,9 +4,8 @@
 import { Piscina } from "piscina";
 import type { Engine } from "../../src/main/run/engine.ts";
 import { poolEngine } from "../../src/main/run/pool-engine.ts";
-import { setArenaUnavailable } from "../../src/workers/arena-reader.ts";
-import { intake } from "../../src/workers/intake.ts";
 import type { ShardJob, ShardResult, WarmJob } from "../../src/workers/protocol.ts";
+import { viewerThread } from "../../src/workers/thread.ts";
 import shardWorker from "../../src/workers/worker-entry.ts";
 
 export interface WorkerFault {
@@ -30,7 +29,8 @@ export default async function faultyShardWorker(job: ShardJob | WarmJob): Promis
 /** What the shard's worker does to itself `afterMs` after its job starts. */
 export function injectFault(fault: WorkerFault): void {
   // as on a platform without batched reads: the arena path falls back to the lean one
-  if (fault.kind === "noArena") setArenaUnavailable("batched reads switched off by the test");
+  const thread = viewerThread();
+  if (fault.kind === "noArena") thread.setArenaUnavailable("batched reads switched off by the test");
   setTimeout(() => {
     if (fault.kind === "exit") process.exit(7);
     if (fault.kind === "throw") {
@@ -45,12 +45,15 @@ export function injectFault(fault: WorkerFault): void {
     }
     if (fault.kind === "saturate") {
       // 10 ms of work per media datagram, in the intake's slices: more work than a second holds
+      const intake = thread.intake;
       const push = intake.push.bind(intake);
-      intake.push = (handler, data, fromPort, fd) =>
+      intake.push = (stage, data, fromPort, fd) =>
         push(
-          (d, at) => {
-            spinMs(10);
-            handler(d, at);
+          {
+            receive(d, length, at) {
+              spinMs(10);
+              stage.receive(d, length, at);
+            },
           },
           data,
           fromPort,

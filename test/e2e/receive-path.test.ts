@@ -11,7 +11,7 @@ import type { ViewerReport } from "../../src/core/report/types.ts";
 import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { restrictSrtpProfiles } from "../../src/net/werift/srtp-start.ts";
-import { leanDiagnostics } from "../../src/workers/receive-path.ts";
+import { leanDiagnostics } from "../../src/workers/thread.ts";
 import { runThroughRelay } from "./harness.ts";
 import { figures } from "./stream-figures.ts";
 

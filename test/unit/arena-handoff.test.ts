@@ -1,6 +1,6 @@
 // The arena reader hands what is not media (STUN, DTLS) to werift as libuv would: each datagram
 // in a macrotask of its own, in arrival order, so werift's promises settle between two of them
-// (src/workers/arena-reader.ts). Why it matters: a
+// (src/workers/receive/arena-reader.ts). Why it matters: a
 // werift DTLS server given the client's flight 5 twice in one synchronous run derives its keys
 // again over the wrong transcript and the client never connects; here a real pair of werift
 // peers, the viewer's ICE on the thread's shared socket and the client sending flight 5 twice
@@ -8,11 +8,16 @@
 import assert from "node:assert/strict";
 import type { Socket } from "node:dgram";
 import { test } from "node:test";
-import { arenaReader } from "../../src/workers/arena-reader.ts";
-import { intake } from "../../src/workers/intake.ts";
-import { provideShared, SharedSocket } from "../../src/workers/shared-socket.ts";
-import { bound, sleep } from "./udp-helpers.ts";
+
+import { provideShared, SharedSocket } from "../../src/workers/receive/socket-sharing.ts";
+import { viewerThread } from "../../src/workers/thread.ts";
+import { bound, sleep, stage } from "./udp-helpers.ts";
 import { pairWithTwiceFlight5 } from "./werift-pair.ts";
+
+/** This thread's context (../../src/workers/thread.ts): what the receive side shares. */
+const thread = viewerThread();
+const intake = thread.intake;
+const arenaReader = () => thread.arena();
 
 const linux = process.platform === "linux";
 
@@ -36,7 +41,7 @@ test("datagrams that are not media reach werift one macrotask each, in arrival o
   const order: string[] = [];
   const remove = r.add(
     viewer,
-    () => assert.fail("no media was sent"),
+    stage(() => assert.fail("no media was sent")),
     (data) => {
       const i = data[2];
       order.push(`call ${i}`);

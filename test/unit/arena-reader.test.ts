@@ -1,4 +1,4 @@
-// The arena receive path's reader (src/workers/arena-reader.ts) on real UDP sockets on
+// The arena receive path's reader (src/workers/receive/arena-reader.ts) on real UDP sockets on
 // 127.0.0.1: viewers' sockets closing and new ones opening on the same thread while datagrams
 // flow (the new socket often gets the closed one's descriptor number) never hand a datagram to
 // the wrong viewer; a datagram that is not media goes to werift's handler with its source; the
@@ -9,9 +9,15 @@ import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { socketFd } from "../../src/net/kernel.ts";
 import { fdInode, sumDrops } from "../../src/net/socket-drops.ts";
-import { arenaReader, readInArena, setArenaUnavailable } from "../../src/workers/arena-reader.ts";
-import { intake } from "../../src/workers/intake.ts";
-import { bound, sleep } from "./udp-helpers.ts";
+import { readInArena } from "../../src/workers/receive/arena-reader.ts";
+import { viewerThread } from "../../src/workers/thread.ts";
+import { bound, sleep, stage } from "./udp-helpers.ts";
+
+/** This thread's context (../../src/workers/thread.ts): what the receive side shares. */
+const thread = viewerThread();
+const intake = thread.intake;
+const arenaReader = () => thread.arena();
+const setArenaUnavailable = (why: string) => thread.setArenaUnavailable(why);
 
 const linux = process.platform === "linux";
 
@@ -36,13 +42,14 @@ test("sockets closing and opening while datagrams flow: each datagram reaches it
     got.set(viewer, mine);
     const transport = { socket: rx, close: () => new Promise<void>((r) => rx.close(() => r())) };
     const ok = readInArena(
+      thread,
       transport,
-      (data, at, len) => {
+      stage((data, at, len) => {
         if (data[1] !== viewer) wrong.push(`viewer ${viewer} got viewer ${data[1]}'s datagram`);
         assert.equal(len, 4);
         assert.ok(at <= monoNs() && at > monoNs() - 1e9, "the kernel's stamp, on the monotonic clock");
         mine.push(data[2]!);
-      },
+      }),
       () => wrong.push(`viewer ${viewer}: media went to werift`),
     );
     assert.equal(ok, true);
@@ -80,8 +87,9 @@ test("a datagram that is not media goes to werift's handler, with its source add
   const transport = { socket: rx, close: () => rx.close() };
   assert.ok(
     readInArena(
+      thread,
       transport,
-      () => assert.fail("not media"),
+      stage(() => assert.fail("not media")),
       (data, addr) => seen.push({ data: [...data], addr }),
     ),
   );
@@ -102,7 +110,7 @@ test("an idle reader sleeps until a socket is ready, and a datagram wakes it at 
   const arrivals: number[] = [];
   const remove = reader.add(
     rx,
-    (_data, at) => arrivals.push(at),
+    stage((_data, at) => arrivals.push(at)),
     () => {},
   );
   if (typeof remove === "string") return assert.fail(remove);
@@ -144,7 +152,7 @@ test("the kernel's drops on a socket come with its next datagram, as /proc/net/u
   const before = reader.socketDrops;
   const remove = reader.add(
     rx,
-    () => got++,
+    stage(() => got++),
     () => {},
   );
   if (typeof remove === "string") return assert.fail(remove);
@@ -175,8 +183,9 @@ test("forced unavailable: the transport is not taken, and the thread says why", 
   const rx = await bound();
   assert.equal(
     readInArena(
+      thread,
       { socket: rx, close: () => rx.close() },
-      () => {},
+      stage(() => {}),
       () => {},
     ),
     false,

@@ -1,11 +1,12 @@
-// The thread's intake (src/workers/intake.ts): datagrams are stamped when they reach JavaScript,
+// The thread's intake (src/workers/receive/intake.ts): datagrams are stamped when they reach JavaScript,
 // processed in bounded slices with the loop polling between them, and each gets a receive-lag
 // bound that covers the time it really waited — checked on real UDP sockets on 127.0.0.1.
 import assert from "node:assert/strict";
 import { createSocket, type Socket } from "node:dgram";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
-import { Intake } from "../../src/workers/intake.ts";
+import { Intake } from "../../src/workers/receive/intake.ts";
+import { stage } from "./udp-helpers.ts";
 
 function spin(ns: number): void {
   const until = monoNs() + ns;
@@ -50,7 +51,7 @@ test("intake: order kept, stamps passed through, and work sliced so the loop pol
     spin(40_000); // 40 µs of work per datagram: at most 3 fit a 100 µs slice
   };
   const before = monoNs();
-  for (let i = 0; i < 30; i++) intake.push(handler, Buffer.from([i]), 0);
+  for (let i = 0; i < 30; i++) intake.push(stage(handler), Buffer.from([i]), 0);
   const after = monoNs();
   assert.equal(seen.length, 0, "nothing is processed inside push");
   while (seen.length < 30) await new Promise((r) => setImmediate(r));
@@ -68,7 +69,13 @@ test("intake: a datagram that arrives while the thread is busy gets a lag bound 
   const p = await pair();
   const got: { stamp: number; lag: number; sentNs: number }[] = [];
   intake.setTap((_port, data, stamp, lag) => got.push({ stamp, lag, sentNs: data.readDoubleBE(0) }));
-  p.rx.on("message", (d: Buffer, info) => intake.push(() => {}, d, info.port));
+  p.rx.on("message", (d: Buffer, info) =>
+    intake.push(
+      stage(() => {}),
+      d,
+      info.port,
+    ),
+  );
   const send = () => {
     const b = Buffer.alloc(8);
     b.writeDoubleBE(monoNs(), 0);
@@ -113,7 +120,7 @@ test("intake: a datagram that arrives while the thread is busy gets a lag bound 
 test("intake: the run's receive lag counts between countFrom and countUntil only; the second's figure counts all", async () => {
   const intake = new Intake(100_000);
   const handled: number[] = [];
-  const handler = (d: Buffer) => handled.push(d[0]!);
+  const handler = stage((d: Buffer) => handled.push(d[0]!));
   const push = async (i: number) => {
     intake.push(handler, Buffer.from([i]), 0);
     while (handled.length <= i) await new Promise((r) => setTimeout(r, 2));
@@ -142,7 +149,7 @@ test("intake: the run's receive lag counts between countFrom and countUntil only
 test("intake: a datagram handed on late with the arena reader's kernel stamp keeps it; a mixed thread's thread-stamped lag stands apart", async () => {
   const intake = new Intake(100_000);
   const handled: { d: number; at: number }[] = [];
-  const handler = (d: Buffer, at: number) => handled.push({ d: d[0]!, at });
+  const handler = stage((d: Buffer, at: number) => handled.push({ d: d[0]!, at }));
   intake.beginRun("kernel");
   intake.stats.countFrom(monoNs() - 1e9);
   const wait = async (n: number) => {

@@ -1,4 +1,4 @@
-// The kernel's receive stamp (src/net/kernel.ts through the intake, src/workers/intake.ts): a
+// The kernel's receive stamp (src/net/kernel.ts through the intake, src/workers/receive/intake.ts): a
 // thread held busy while datagrams arrive still gives each its arrival instant, within 0.2 ms of
 // the sender's socket write on loopback, and an exact receive lag; forced off, the thread's own
 // reading is used and the source is named. Real UDP sockets on 127.0.0.1; the sender is another
@@ -9,7 +9,8 @@ import { test } from "node:test";
 import { Worker } from "node:worker_threads";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { enableRxStamps, kernelClock, offsetErrorNsNow, socketFd } from "../../src/net/kernel.ts";
-import { Intake } from "../../src/workers/intake.ts";
+import { Intake } from "../../src/workers/receive/intake.ts";
+import { stage } from "./udp-helpers.ts";
 
 const COUNT = 20;
 const SPIN_NS = 20e6;
@@ -62,7 +63,14 @@ async function busyReceive(
   const fd = intake.stampFd(socketFd(rx));
   const seen: Seen[] = [];
   intake.setTap((_port, data, at, lag) => seen.push({ i: data[1]!, at, lag }));
-  rx.on("message", (d) => intake.push(() => {}, d, 0, fd));
+  rx.on("message", (d) =>
+    intake.push(
+      stage(() => {}),
+      d,
+      0,
+      fd,
+    ),
+  );
   const w = new Worker(SENDER, { eval: true, workerData: { port: rx.address().port } });
   await new Promise((r) => w.once("message", r));
   const done = new Promise<{ out: number[][] }>((r) => w.once("message", r));
@@ -118,7 +126,12 @@ test("a datagram without its socket is stamped by the thread and the source is m
   const intake = new Intake();
   intake.beginRun("kernel");
   intake.stats.countFrom(0);
-  intake.push(() => {}, Buffer.from([0x80]), 0, -1);
+  intake.push(
+    stage(() => {}),
+    Buffer.from([0x80]),
+    0,
+    -1,
+  );
   assert.deepEqual(intake.stats.sources(), {
     source: "thread",
     kernelStamped: 0,

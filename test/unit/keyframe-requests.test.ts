@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { PictureLossIndication, RtcpPacketConverter, RtcpPayloadSpecificFeedback } from "werift";
 import { KEYFRAME_MIN_INTERVAL_NS, KeyframeRequests } from "../../src/core/clip/keyframe-requests.ts";
 import { keyframeRequestOf } from "../../src/net/rtcp-feedback.ts";
-import { serializeNack, serializePli } from "../../src/workers/lean/rtcp-out.ts";
+import { serializeNack, serializePli } from "../../src/workers/receive/rtcp-out.ts";
 
 const MS = 1e6;
 /** 12 frames, keyframes at 0 and 6 */

@@ -1,4 +1,4 @@
-// The werift adapter of the lean receive path (src/workers/lean/adapter.ts, through the seam's
+// The werift adapter of the lean receive path (src/workers/receive/werift-claim.ts, through the seam's
 // src/net/werift/srtp-start.ts): the startSrtp hook run against werift's real RTCDtlsTransport.prototype.startSrtp
 // on a stand-in transport — exactly one handler captured, the keys taken from srtp.config, our
 // handler subscribed in its place — and each way werift's internals could move, failing loudly.
@@ -7,7 +7,14 @@ import { test } from "node:test";
 import { RTCDtlsTransport, type RTCRtpTransceiver } from "werift";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { WeriftInternalsError } from "../../src/net/werift/version.ts";
-import { claimMedia, type LeanKeys } from "../../src/workers/lean/adapter.ts";
+import { claimMedia, type LeanClaim, type LeanKeys } from "../../src/workers/receive/werift-claim.ts";
+import { viewerThread } from "../../src/workers/thread.ts";
+import { stage } from "./udp-helpers.ts";
+
+/** A lean claim (not the arena's) of this thread. */
+function lean(start: LeanClaim["start"], fail: LeanClaim["fail"]): LeanClaim {
+  return { kind: "lean", thread: viewerThread(), arena: false, start, fail };
+}
 
 type Handler = (data: Buffer) => void;
 
@@ -55,18 +62,21 @@ test("startSrtp of a claimed transport hands the keys over and routes its datagr
   const stamps: number[] = [];
   const dtlsGot: Buffer[] = [];
   s.onData.subscribe((d) => dtlsGot.push(d)); // werift's DTLS adapter subscribes before SRTP starts
-  claimMedia(s.tr, {
-    start(k) {
-      keys = k;
-      return (d, arrivalNs) => {
-        got.push(d);
-        stamps.push(arrivalNs);
-      };
-    },
-    fail(err) {
-      throw err;
-    },
-  });
+  claimMedia(
+    s.tr,
+    lean(
+      (k) => {
+        keys = k;
+        return stage((d, arrivalNs) => {
+          got.push(d);
+          stamps.push(arrivalNs);
+        });
+      },
+      (err) => {
+        throw err;
+      },
+    ),
+  );
   startSrtp(s.dtls);
   assert.ok(keys);
   assert.equal((keys as LeanKeys).profile, 7);
@@ -92,7 +102,17 @@ test("startSrtp of a claimed transport hands the keys over and routes its datagr
   const plain = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
   startSrtp(plain.dtls);
   assert.equal(plain.handlers.length, 1);
-  assert.throws(() => claimMedia(plain.tr, { start: () => () => {}, fail: () => {} }), /already started/);
+  assert.throws(
+    () =>
+      claimMedia(
+        plain.tr,
+        lean(
+          () => stage(() => {}),
+          () => {},
+        ),
+      ),
+    /already started/,
+  );
 });
 
 test("moved internals fail the claim with a message naming what moved", () => {
@@ -104,7 +124,13 @@ test("moved internals fail the claim with a message naming what moved", () => {
   for (const [config, re] of cases) {
     const s = standIn(config);
     const errors: Error[] = [];
-    claimMedia(s.tr, { start: () => assert.fail("must not start"), fail: (e) => errors.push(e) });
+    claimMedia(
+      s.tr,
+      lean(
+        () => assert.fail("must not start"),
+        (e) => errors.push(e),
+      ),
+    );
     startSrtp(s.dtls);
     assert.equal(errors.length, 1);
     assert.ok(errors[0] instanceof WeriftInternalsError);
@@ -113,14 +139,26 @@ test("moved internals fail the claim with a message naming what moved", () => {
   // the ICE connection's data event moved: the claim fails first, then werift's own code runs
   const s = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
   const errors: Error[] = [];
-  claimMedia(s.tr, { start: () => assert.fail("must not start"), fail: (e) => errors.push(e) });
+  claimMedia(
+    s.tr,
+    lean(
+      () => assert.fail("must not start"),
+      (e) => errors.push(e),
+    ),
+  );
   (s.dtls as unknown as { iceTransport: unknown }).iceTransport = { connection: {} };
   assert.throws(() => startSrtp(s.dtls), TypeError);
   assert.match(errors[0]?.message ?? "", /onData\.subscribe is missing/);
   // startSrtp that subscribes twice (or never) is not the one this adapter knows
   const twice = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
   const errs2: Error[] = [];
-  claimMedia(twice.tr, { start: () => assert.fail("must not start"), fail: (e) => errs2.push(e) });
+  claimMedia(
+    twice.tr,
+    lean(
+      () => assert.fail("must not start"),
+      (e) => errs2.push(e),
+    ),
+  );
   const update = twice.dtls.updateSrtpSession;
   twice.dtls.updateSrtpSession = function (this: { srtp: unknown }) {
     update.call(this);

@@ -8,7 +8,7 @@ import { RtpHeader, SrtpSession } from "werift";
 import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { unixNsToAbsCapture } from "../../src/core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../../src/workers/lean/receiver.ts";
+import { LeanReceiver } from "../../src/workers/receive/receiver.ts";
 
 const KEY = Buffer.alloc(16, 3);
 const MS = 1e6;
@@ -63,7 +63,8 @@ for (const [name, profile, saltBytes] of [
       });
       // 100 101 102 101 103 104 105 102: two packets again
       const order = [0, 1, 2, 1, 3, 4, 5, 2];
-      for (const [i, k] of order.entries()) rx.onDatagram(Buffer.from(wire[k]!), i * 30 * MS + 2 * MS);
+      for (const [i, k] of order.entries())
+        rx.receive(Buffer.from(wire[k]!), wire[k]!.length, i * 30 * MS + 2 * MS);
       rx.close();
       assert.deepEqual(seen, [100, 101, 102, 101, 103, 104, 105, 102]);
       assert.equal(rx.dropped.srtp, 0, "a repeat is not an SRTP failure");

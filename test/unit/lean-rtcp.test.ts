@@ -1,4 +1,4 @@
-// The lean path's RTCP (src/workers/lean): the NACK generator's groups and schedule, and the
+// The lean path's RTCP (src/workers/receive): the NACK generator's groups and schedule, and the
 // receiver report / generic NACK / PLI bytes read back by werift's own RTCP parser.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -13,15 +13,15 @@ import {
   RtcpTransportLayerFeedback,
 } from "werift";
 import { ViewerRender } from "../../src/core/render/viewer-render.ts";
-import { NackGenerator } from "../../src/workers/lean/nack.ts";
-import { NackSender } from "../../src/workers/lean/nack-sender.ts";
-import { ReceptionStats } from "../../src/workers/lean/reception.ts";
+import { NackGenerator } from "../../src/workers/receive/nack.ts";
+import { NackSender } from "../../src/workers/receive/nack-sender.ts";
+import { ReceptionStats } from "../../src/workers/receive/reception.ts";
 import {
   senderReportLsr,
   serializeNack,
   serializePli,
   serializeRr,
-} from "../../src/workers/lean/rtcp-out.ts";
+} from "../../src/workers/receive/rtcp-out.ts";
 
 const MS = 1e6;
 

@@ -1,5 +1,5 @@
 // An emulated downlink holds what is not media (STUN, DTLS) and hands it to werift as libuv would:
-// one datagram per macrotask (src/workers/link.ts), even when several fall due at once. Why:
+// one datagram per macrotask (src/workers/receive/link.ts), even when several fall due at once. Why:
 // werift's DTLS server given the client's flight 5 twice in one synchronous run derives its keys
 // again over the wrong transcript and the client never connects (test/unit/arena-handoff.test.ts);
 // a fixed delay makes the two copies of a flight sent back to back fall due together.
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import type { Cohort } from "../../src/core/link/types.ts";
-import { ViewerLink } from "../../src/workers/link.ts";
+import { ViewerLink } from "../../src/workers/receive/link.ts";
 import { pairWithTwiceFlight5 } from "./werift-pair.ts";
 
 test("a delayed downlink that holds flight 5 twice: viewer and server connect", async () => {

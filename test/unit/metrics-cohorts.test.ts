@@ -7,7 +7,7 @@ import { emptyTick, mergeTicks } from "../../src/main/agents/tick-merge.ts";
 import { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { CohortTicks } from "../../src/workers/cohort-ticks.ts";
 import type { CohortTick, ShardTask, ShardTick } from "../../src/workers/protocol.ts";
-import type { ViewerLive } from "../../src/workers/viewer-context.ts";
+import type { ViewerLive } from "../../src/workers/viewer/viewer-context.ts";
 import {
   COHORT_FAMILIES,
   FREEZE_FAMILIES,

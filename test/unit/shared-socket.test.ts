@@ -1,16 +1,21 @@
-// The viewer thread's shared socket (src/workers/shared-socket.ts, socket-sharing.ts) on real UDP
+// The viewer thread's shared socket (src/workers/receive/shared-socket.ts, socket-sharing.ts) on real UDP
 // sockets on 127.0.0.1, read by the thread's arena reader: each server session's datagrams reach
 // the viewer that sent to it and no other, while viewers join and leave and a new viewer takes
 // a source a closed one had; a server's check that comes first is routed by its USERNAME; a
 // source two viewers send to stays the first one's (counted); the probe decides as documented.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { stunUsername } from "../../src/core/wire/stun.ts";
 import type { SharedTransport } from "../../src/net/werift/shared-udp.ts";
-import { arenaReader } from "../../src/workers/arena-reader.ts";
-import { intake } from "../../src/workers/intake.ts";
-import { SharedSocket, stunUsername } from "../../src/workers/shared-socket.ts";
-import { sharing } from "../../src/workers/socket-sharing.ts";
-import { bound, sleep } from "./udp-helpers.ts";
+import { SharedSocket } from "../../src/workers/receive/socket-sharing.ts";
+import { viewerThread } from "../../src/workers/thread.ts";
+import { bound, sleep, stage } from "./udp-helpers.ts";
+
+/** This thread's context (../../src/workers/thread.ts): what the receive side shares. */
+const thread = viewerThread();
+const intake = thread.intake;
+const sharing = thread.sharing;
+const arenaReader = () => thread.arena();
 
 const linux = process.platform === "linux";
 
@@ -67,11 +72,11 @@ test("viewers joining and leaving the shared socket while datagrams flow: each g
     assert.ok(tr !== null);
     const mine: number[] = [];
     got.set(name, mine);
-    tr.media = (data, _at, len) => {
+    tr.media = stage((data, _at, len) => {
       assert.equal(len, 4);
       if (data[1] !== server) wrong.push(`${name} got server ${data[1]}'s datagram`);
       mine.push(data[2]!);
-    };
+    });
     tr.onData = (data, from) =>
       others.push(`${name}:${data[0]}:${from[1] === servers[server]!.address().port}`);
     // the viewer's first check to its server registers that source

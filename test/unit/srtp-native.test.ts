@@ -1,4 +1,4 @@
-// The in-place OpenSSL SRTP/SRTCP receivers (src/workers/lean/srtp-native.ts) against the node:crypto
+// The in-place OpenSSL SRTP/SRTCP receivers (src/net/srtp/unprotect.ts) against the node:crypto
 // ones on the same werift-protected streams: byte-identical payloads and the same accept/reject
 // decisions, counters and ROC (tag failures, replays, the wrap, the SSRC limit, the neighbouring
 // ROC after a jump), for both profiles; their results are views of the packet, a rejected packet
@@ -22,13 +22,9 @@ import {
   SrtpReceiver,
   type SrtpUnprotect,
 } from "../../src/core/srtp/srtp.ts";
-import { AesGcmDecrypt, openssl } from "../../src/net/openssl.ts";
-import { rtpHeaderLength } from "../../src/workers/lean/rtp-read.ts";
-import {
-  OpensslSrtcpReceiver,
-  OpensslSrtpReceiver,
-  srtpReceivers,
-} from "../../src/workers/lean/srtp-native.ts";
+import { AesGcmDecrypt, openssl } from "../../src/net/srtp/openssl.ts";
+import { OpensslSrtcpReceiver, OpensslSrtpReceiver, srtpReceivers } from "../../src/net/srtp/unprotect.ts";
+import { rtpHeaderLength } from "../../src/workers/receive/rtp-read.ts";
 
 const native = openssl();
 const skip = native.ok ? false : `OpenSSL not reachable here: ${native.reason}`;

@@ -2,8 +2,8 @@
 // the factory picks here, tried on the packet the main thread protected.
 import { parentPort, workerData } from "node:worker_threads";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
-import { openssl } from "../../src/net/openssl.ts";
-import { srtpReceivers } from "../../src/workers/lean/srtp-native.ts";
+import { openssl } from "../../src/net/srtp/openssl.ts";
+import { srtpReceivers } from "../../src/net/srtp/unprotect.ts";
 
 const { key, salt, packet } = workerData as { key: Uint8Array; salt: Uint8Array; packet: Uint8Array };
 const r = srtpReceivers(SRTP_AEAD_AES_128_GCM, key, salt);

@@ -1,4 +1,4 @@
-// SRTP protect in place through OpenSSL (src/net/srtp-protect.ts) against werift's own protect on
+// SRTP protect in place through OpenSSL (src/net/srtp/protect.ts) against werift's own protect on
 // the same packets: byte for byte, for both profiles, across a sequence-number wrap, a resend from
 // before the wrap, two SSRCs, header extensions and odd offsets inside a larger buffer; and the
 // sender's ROC rule (src/core/srtp/send-roc.ts) on its own.
@@ -11,8 +11,8 @@ import {
   type SrtpProfile,
 } from "../../src/core/srtp/kdf.ts";
 import { SendRoc } from "../../src/core/srtp/send-roc.ts";
-import { openssl } from "../../src/net/openssl.ts";
-import { OpensslSrtpSender } from "../../src/net/srtp-protect.ts";
+import { openssl } from "../../src/net/srtp/openssl.ts";
+import { OpensslSrtpSender } from "../../src/net/srtp/protect.ts";
 
 const native = openssl();
 const skip = native.ok ? false : native.reason;

@@ -26,7 +26,7 @@ import {
   findExtension,
   rtpHeaderLength,
   rtpSeq,
-} from "../../src/workers/lean/rtp-read.ts";
+} from "../../src/workers/receive/rtp-read.ts";
 
 const PROFILES = [
   { name: "AEAD_AES_128_GCM", id: SRTP_AEAD_AES_128_GCM, salt: 12 },

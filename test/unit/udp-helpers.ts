@@ -1,5 +1,6 @@
 // UDP helpers of the arena reader's and shared socket's tests: real sockets on 127.0.0.1.
 import { createSocket, type Socket } from "node:dgram";
+import type { ReceiveStage } from "../../src/workers/receive/stages.ts";
 
 /** A UDP socket bound to a free port on 127.0.0.1. */
 export async function bound(): Promise<Socket> {
@@ -9,3 +10,12 @@ export async function bound(): Promise<Socket> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A chain stage (src/workers/receive/stages.ts) around a callback of (datagram, arrival instant, length). */
+export function stage(fn: (data: Buffer, arrivalNs: number, length: number) => unknown): ReceiveStage {
+  return {
+    receive(data, length, arrivalNs) {
+      fn(data, arrivalNs, length);
+    },
+  };
+}

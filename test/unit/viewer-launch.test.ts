@@ -1,4 +1,4 @@
-// A shard's viewer launch (src/workers/viewer-launch.ts, docs/definitions.md#churn-schedule):
+// A shard's viewer launch (src/workers/viewer/viewer-launch.ts, docs/definitions.md#churn-schedule):
 // viewers start in order of their instants, one wait at a time; a viewer's own stop fires at its
 // instant or with the shard's, and leaves nothing on the shard's signal once released.
 import assert from "node:assert/strict";
@@ -6,7 +6,7 @@ import { getEventListeners } from "node:events";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { emptyRecord } from "../../src/core/viewer-record.ts";
-import { launchViewers, viewerStop } from "../../src/workers/viewer-launch.ts";
+import { launchViewers, viewerStop } from "../../src/workers/viewer/viewer-launch.ts";
 
 test("a viewer's stop fires at its instant, and releasing it leaves no listener on the shard's stop", async () => {
   const shard = new AbortController();

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import nacl from "tweetnacl";
 import { nativeX25519, patchWerift } from "../../src/net/werift/patches.ts";
-import { x25519, x25519KeyPair } from "../../src/net/x25519.ts";
+import { x25519, x25519KeyPair } from "../../src/net/werift/x25519.ts";
 
 // tweetnacl's own JavaScript, kept before patchWerift replaces the two functions
 const jsScalarMult = nacl.scalarMult;

@@ -8,9 +8,9 @@
 // what we sent, and the leg's NACKs are answered here from the last HISTORY packets sent to it,
 // through LoseEvery as werift's responder is. A leg werift's internals do not fit stays werift's.
 import { batchWrites, SendBatch, WRITE_SLOT_BYTES } from "../../net/batch-write.ts";
-import { openssl } from "../../net/openssl.ts";
 import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
-import { OpensslSrtpSender } from "../../net/srtp-protect.ts";
+import { openssl } from "../../net/srtp/openssl.ts";
+import { OpensslSrtpSender } from "../../net/srtp/protect.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { type LegWire, legWire, ntpNow } from "../../net/werift/leg-wire.ts";
 import type { LegPacket } from "./leg-faults.ts";

@@ -8,8 +8,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import nacl from "tweetnacl";
 import { Connection, type RTCPeerConnection, type RTCRtpTransceiver, type RtpHeader } from "werift";
-import { x25519, x25519KeyPair } from "../x25519.ts";
 import { checkWeriftVersion, WeriftInternalsError } from "./version.ts";
+import { x25519, x25519KeyPair } from "./x25519.ts";
 
 let patched = false;
 
@@ -51,7 +51,7 @@ export let nativeX25519 = false;
  * work per handshake on each side (a key pair and a shared secret), about half of a handshake's
  * CPU and ~7 % of a viewer thread's busy time during a ramp (bench/README.md). The two functions
  * it calls are replaced, on the tweetnacl module werift itself loads, by node:crypto's X25519,
- * which gives the same bytes (src/net/x25519.ts, test/unit/x25519.test.ts). It only saves CPU:
+ * which gives the same bytes (src/net/werift/x25519.ts, test/unit/x25519.test.ts). It only saves CPU:
  * where werift loads another copy of tweetnacl or its shape changed, werift keeps its own
  * (correct, slower), and test/unit/x25519.test.ts, which requires the patch, fails.
  */

@@ -1,5 +1,5 @@
 // Where werift's ICE makes a UDP transport, a peer may be given one of ours instead
-// (SharedTransport, on the viewer thread's shared socket: src/workers/shared-socket.ts). werift
+// (SharedTransport, on the viewer thread's shared socket: src/workers/receive/socket-sharing.ts). werift
 // 0.25.2 internals used: Connection.prototype.getCandidatePromises (which makes a StunProtocol
 // per host address and calls UdpTransport.init for it synchronously, before its first await),
 // Connection.{options.interfaceAddresses, localUsername}, RTCPeerConnection.iceTransports[]
@@ -11,8 +11,10 @@ import type { RTCPeerConnection } from "./api.ts";
 import type { UdpReceive } from "./transports.ts";
 import { WeriftInternalsError } from "./version.ts";
 
-/** A media datagram of `length` bytes at the start of `data`, with its arrival instant. */
-export type MediaHandler = (data: Buffer, arrivalNs: number, length: number) => void;
+/** The head of a viewer's receive chain: a media datagram of `length` bytes at the start of `data`. */
+export interface MediaStage {
+  receive(data: Buffer, length: number, arrivalNs: number): void;
+}
 
 /** Where a SharedTransport's socket is: it sends for the transport and hears that it closed. */
 export interface TransportHost {
@@ -32,8 +34,8 @@ export class SharedTransport {
   rinfo: { address: string; port: number } | undefined;
   /** werift's handler (the STUN protocol's), wrapped by links and the lean path as for werift's own */
   onData: UdpReceive = () => {};
-  /** the arena path's handler of this viewer's media once its SRTP runs; null: they go to onData */
-  media: MediaHandler | null = null;
+  /** the head of this viewer's chain once its SRTP runs (arena path); null: they go to onData */
+  media: MediaStage | null = null;
   /** the sources registered for it, (ip, port) pairs */
   readonly sources: number[] = [];
 

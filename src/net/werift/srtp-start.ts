@@ -170,7 +170,7 @@ export function rtcpSender(dtls: DtlsTransport): (rtcp: Buffer) => void {
 
 /**
  * werift path: silence werift's own NACK generator (5 ms loop, ~11 requests per packet), so
- * every path NACKs with ours (workers/lean/nack.ts) and `nacksSent` means the same on each.
+ * every path NACKs with ours (workers/receive/nack.ts) and `nacksSent` means the same on each.
  */
 export function silenceWeriftNack(tr: RTCRtpTransceiver): void {
   checkWeriftVersion();

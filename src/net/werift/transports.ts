@@ -6,6 +6,7 @@
 // nothing is wrapped and the caller is told (false): each caller has its own fallback.
 import type { Socket } from "node:dgram";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "werift";
+import { isMedia } from "../../core/wire/first-byte.ts";
 
 /** werift's handler of one datagram a UDP transport read: the bytes and werift's [address, port]. */
 export type UdpReceive = (data: Buffer, addr: [string, number]) => void;
@@ -54,9 +55,9 @@ export function peerUdpTransports(pc: RTCPeerConnection): UdpTransport[] {
   return out;
 }
 
-/** First byte 128..191: SRTP or SRTCP (RFC 7983); STUN, DTLS and TURN channel data are below. */
+/** A Buffer whose first byte says SRTP or SRTCP (core/wire/first-byte.ts); werift hands `unknown`. */
 export function isMediaDatagram(d: unknown): d is Buffer {
-  return Buffer.isBuffer(d) && d.length > 0 && d[0]! >= 128 && d[0]! <= 191;
+  return Buffer.isBuffer(d) && isMedia(d);
 }
 
 /** werift's own receive handler of the transport, or null where it has none. */

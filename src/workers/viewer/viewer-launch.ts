@@ -3,10 +3,10 @@
 // start, so a shard holds state only for the viewers that have started and not yet finished
 // (and the records of those that have: the report's).
 
-import { monoNs } from "../core/clock/clock.ts";
-import type { ViewerRecord } from "../core/types.ts";
-import type { ShardTask } from "./protocol.ts";
-import { atMonoNs } from "./timers.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import type { ViewerRecord } from "../../core/types.ts";
+import type { ShardTask } from "../protocol.ts";
+import { atMonoNs } from "../timers.ts";
 
 export type ShardViewer = ShardTask["viewers"][number];
 

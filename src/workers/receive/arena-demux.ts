@@ -1,22 +1,20 @@
-// Who receives what the arena reader reads (src/workers/arena-reader.ts): a viewer's media
+// Who receives what the arena reader reads (src/workers/receive/arena-reader.ts): a viewer's media
 // handler, werift's own handler of the rest, and a shared socket's demultiplexer
-// (shared-socket.ts), which tells viewers apart by the datagram's source; and the reader's route
+// (socket-sharing.ts), which tells viewers apart by the datagram's source; and the reader's route
 // of one registered socket.
-import type { UdpReceive } from "../net/werift/transports.ts";
-import { intake } from "./intake.ts";
-
-/** A media datagram of `length` bytes at the start of `data` (a view into the arena). */
-export type ArenaHandler = (data: Buffer, arrivalNs: number, length: number) => void;
+import type { UdpReceive } from "../../net/werift/transports.ts";
+import type { Intake } from "./intake.ts";
+import type { ReceiveStage } from "./stages.ts";
 /** werift's own handler of a UDP transport's datagrams. */
 export type OtherHandler = UdpReceive;
 
-/** Who receives a shared socket's datagram: its media handler (null: `other` takes all), the rest. */
+/** Who receives a shared socket's datagram: its chain's head (null: `other` takes all), the rest. */
 export interface DemuxTarget {
-  media: ArenaHandler | null;
+  media: ReceiveStage | null;
   other(data: Buffer, from: [string, number]): void;
 }
 
-/** A socket several viewers share, told apart by the datagram's source (shared-socket.ts). */
+/** A socket several viewers share, told apart by the datagram's source (socket-sharing.ts). */
 export interface Demux {
   find(ip4: number, port: number): DemuxTarget | null;
   /**
@@ -27,7 +25,13 @@ export interface Demux {
 }
 
 /** To werift, as libuv would; a media datagram keeps the kernel's stamp it was read with (`atNs`). */
-export function deliver(to: DemuxTarget, data: Buffer, from: [string, number], atNs: number): void {
+export function deliver(
+  intake: Intake,
+  to: DemuxTarget,
+  data: Buffer,
+  from: [string, number],
+  atNs: number,
+): void {
   intake.carry(atNs);
   try {
     to.other(data, from);
@@ -43,7 +47,8 @@ export function deliverOwn(route: Route, data: Buffer, from: [string, number]): 
 
 export interface Route {
   fd: number;
-  media: ArenaHandler;
+  /** the head of its viewer's chain (a shared socket's route has none: its demux says whose) */
+  media: ReceiveStage | null;
   /** werift's handler of the rest (a shared socket's route has none: its demux says whose) */
   other: OtherHandler;
   /** a shared socket's: each datagram goes where its source says */
@@ -53,5 +58,4 @@ export interface Route {
   drops: number;
 }
 
-export const none: ArenaHandler = () => {};
 export const nobody: OtherHandler = () => {};

@@ -3,8 +3,8 @@
 // (between countFrom and countUntil) and per timeline second, and which clock stamped them, with
 // the reasons the thread stamped any itself. Both read paths record here: the intake (dgram's
 // callbacks) and the arena reader (batched reads).
-import { DelayHistogram } from "../core/stats/summaries.ts";
-import type { StampSource, StampSources } from "./protocol.ts";
+import { DelayHistogram } from "../../core/stats/summaries.ts";
+import type { StampSource, StampSources } from "../protocol.ts";
 
 /** Distinct reasons kept per shard; later ones repeat an earlier cause. */
 const MAX_REASONS = 4;

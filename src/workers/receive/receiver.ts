@@ -1,7 +1,8 @@
-// The lean receive path of one viewer, from the ICE connection's datagrams to the packet sink:
-// the arrival instant taken by the thread's intake (../intake.ts) when the datagram reached
-// JavaScript, then SRTP unprotect (node:crypto), the header fields read in place, our NACK
-// generator, and receiver reports on our own timer from our own reception statistics.
+// The SRTP and RTP stage of a viewer's chain on the lean and arena paths (chain.ts): each media
+// datagram, stamped already, is unprotected (node:crypto, or OpenSSL in place on the arena path:
+// src/net/srtp/), its header fields read in place, counted by our reception statistics and our
+// NACK generator, and handed to the packet sink (the pipeline's feed, stages.ts); receiver
+// reports go out on our own timer from those statistics.
 // Inbound SRTCP is unprotected too, for the sender report's LSR. werift keeps ICE (consent),
 // DTLS and the keys; it never sees this transport's media.
 
@@ -9,7 +10,8 @@ import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import type { SrtcpUnprotect, SrtpUnprotect } from "../../core/srtp/srtp.ts";
-import { type DatagramHandler, intake } from "../intake.ts";
+import { isMedia, isRtcp } from "../../core/wire/first-byte.ts";
+import { type SrtpBackend, srtpReceivers } from "../../net/srtp/unprotect.ts";
 import { NackGenerator } from "./nack.ts";
 import { type KeyframeSource, NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
@@ -18,8 +20,6 @@ import {
   extensionLength,
   extensionOffset,
   findExtension,
-  isMedia,
-  isRtcp,
   rtpHasPadding,
   rtpHeaderLength,
   rtpMarker,
@@ -27,26 +27,9 @@ import {
   rtpSsrc,
   rtpTimestamp,
 } from "./rtp-read.ts";
-import { type SrtpBackend, srtpReceivers } from "./srtp-native.ts";
+import type { AudioPacketSink, PacketSink, ReceiveStage } from "./stages.ts";
 
-/** Where a received packet goes: the same call the werift path makes. */
-export type PacketSink = (
-  seq: number,
-  ts: number,
-  marker: boolean,
-  payload: Uint8Array,
-  arrivalNs: number,
-  captureWallNs: number,
-) => void;
-
-/** Where an audio packet goes: no abs-capture-time, no NACK, no receiver report of ours. */
-export type AudioPacketSink = (
-  seq: number,
-  ts: number,
-  marker: boolean,
-  payload: Uint8Array,
-  arrivalNs: number,
-) => void;
+export type { AudioPacketSink, PacketSink } from "./stages.ts";
 
 export interface LeanReceiverOptions {
   profile: SrtpProfile;
@@ -72,13 +55,15 @@ export interface LeanReceiverOptions {
   /** receiver report interval bounds, ms (werift's: 500..1500) */
   rrMinMs?: number;
   rrMaxMs?: number;
+  /** told at the end of each of its timer callbacks (the thread's intake marks it, intake.ts) */
+  timerDone?: () => void;
 }
 
 const none = (): null => null;
 /** The payload handed on with a repeated packet (never read: the pipeline counts a duplicate). */
 const NO_BYTES = new Uint8Array(0);
 
-export class LeanReceiver {
+export class LeanReceiver implements ReceiveStage {
   /** datagrams that were not delivered, by reason */
   readonly dropped = { malformed: 0, payloadType: 0, foreignSsrc: 0, srtp: 0, padding: 0 };
   rtcpReceived = 0;
@@ -99,6 +84,7 @@ export class LeanReceiver {
   private readonly senderSsrc: number;
   private readonly rrMinMs: number;
   private readonly rrSpanMs: number;
+  private readonly timerDone: () => void;
   private ssrc = -1;
   private rrTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -128,7 +114,9 @@ export class LeanReceiver {
       opts.senderSsrc,
       opts.onNack,
       opts.keyframes ?? none,
+      opts.timerDone,
     );
+    this.timerDone = opts.timerDone ?? (() => {});
     this.rrMinMs = opts.rrMinMs ?? 500;
     this.rrSpanMs = (opts.rrMaxMs ?? 1500) - this.rrMinMs;
     this.scheduleReport();
@@ -144,8 +132,8 @@ export class LeanReceiver {
     return { rtp: this.srtp.counters, rtcp: this.srtcp.counters };
   }
 
-  /** Every media datagram of the ICE connection, with the instant the intake stamped it. */
-  readonly onDatagram: DatagramHandler = (data, arrivalNs, length = data.length) => {
+  /** Every media datagram of the ICE connection (its first `length` bytes), with its arrival instant. */
+  receive(data: Buffer, length: number, arrivalNs: number): void {
     if (this.closed || !isMedia(data)) return;
     if (isRtcp(data)) {
       // rare (a report a second): its own view when the datagram is a slot of the arena
@@ -200,7 +188,7 @@ export class LeanReceiver {
     this.nack.onPacket(ssrc, seq, arrivalNs);
     this.sink(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs);
     this.nack.afterPacket(arrivalNs);
-  };
+  }
 
   /** The payload without its RTP padding; null (counted) when the padding is malformed. */
   private unpad(data: Buffer, payload: Buffer): Buffer | null {
@@ -248,7 +236,7 @@ export class LeanReceiver {
       this.reportsSent++;
     }
     this.scheduleReport();
-    intake.mark();
+    this.timerDone();
   };
 
   close(): void {

@@ -1,14 +1,15 @@
-// The lean receive path's claim on a viewer's inbound media, through the werift seam
-// (src/net/werift owns every werift internal this reaches and checks werift's version). werift
-// keeps signalling, ICE (consent included), DTLS and the key export; when DTLS is up and SRTP
-// starts on a transport a viewer claimed, werift's own media handler is captured instead of
-// subscribed to the ICE connection's data event, the claim gets the SRTP profile and the remote
-// master key and salt, and media datagrams (first byte 128..191) are routed to the claim's
-// handler: on the connection's data event, and beneath werift's STUN parsing on each UDP
-// transport of the connection (routeMedia), or read in batches by the thread's arena reader (the
-// arena path). STUN and DTLS stay werift's. A miss in werift's internals is a
-// WeriftInternalsError naming it; a werift other than WERIFT_VERSION fails
-// test/unit/werift-seam.test.ts, and the first claim of a run.
+// The source stage of a viewer's receive chain (chain.ts): its claim on the viewer's inbound
+// media, through the werift seam (src/net/werift owns every werift internal this reaches and
+// checks werift's version). werift keeps signalling, ICE (consent included), DTLS and the key
+// export; when DTLS is up and SRTP starts on a transport a viewer claimed, the claim is asked for
+// the head of the viewer's chain and media datagrams (core/wire/first-byte.ts) go to it: read in
+// batches by the thread's arena reader (arena path: processed at once), or stamped and queued by
+// the thread's intake beneath werift's STUN parsing on each UDP transport of the connection and on
+// the connection's data event (lean and werift paths). On the lean paths werift's own media
+// handler is captured instead of subscribed and the claim gets the SRTP profile and the remote
+// master key and salt; on werift's, the head hands each datagram to werift's own dispatch. STUN
+// and DTLS stay werift's. A miss in werift's internals is a WeriftInternalsError naming it; a
+// werift other than WERIFT_VERSION fails test/unit/werift-seam.test.ts, and the first claim of a run.
 import { socketFd } from "../../net/kernel.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import {
@@ -26,35 +27,35 @@ import {
 } from "../../net/werift/srtp-start.ts";
 import { dtlsUdpTransports, isMediaDatagram, receiveOf, wrapReceive } from "../../net/werift/transports.ts";
 import { WeriftInternalsError } from "../../net/werift/version.ts";
-import { readInArena } from "../arena-reader.ts";
-import { type DatagramHandler, intake } from "../intake.ts";
-import { ownDrops } from "../own-drops.ts";
-import { sharing } from "../socket-sharing.ts";
+import type { ViewerThread } from "../thread.ts";
+import { readInArena } from "./arena-reader.ts";
+import type { ReceiveStage } from "./stages.ts";
 
 /** The remote side's SRTP keying, as werift exported it from the DTLS handshake. */
 export type LeanKeys = RemoteSrtpKeys;
 
 /**
- * A viewer's claim on its transport's inbound media. `lean`: DTLS is up, `start` returns the
- * handler every media datagram of the ICE connection then goes to (stamped first, intake.ts).
- * `stamp`: werift keeps its own receive path, but its media datagrams are stamped first and
- * reach werift from the intake's queue (`intake.dispatchingArrivalNs` holds the stamp meanwhile).
+ * A viewer's claim on its transport's inbound media. `lean`: DTLS is up, `start` returns the head
+ * of the chain every media datagram of the ICE connection then goes to. `stamp` (werift's path):
+ * `head` gets werift's own dispatch of a datagram and returns the head in front of it.
  */
 export type Claim = LeanClaim | StampClaim;
 
-/** `wrap`: around the handler stamped media datagrams reach (the emulated downlink, workers/link.ts). */
-type Wrap = (h: DatagramHandler) => DatagramHandler;
-type ClaimBase = { wrap?: Wrap };
+interface ClaimBase {
+  /** the thread whose intake, arena reader and socket sharing read the viewer's sockets */
+  thread: ViewerThread;
+}
 
 export interface StampClaim extends ClaimBase {
   kind: "stamp";
+  head(werift: (data: Buffer) => void): ReceiveStage;
 }
 
 export interface LeanClaim extends ClaimBase {
-  kind?: "lean";
+  kind: "lean";
   /** read the transport's sockets in batches into the thread's arena (arena-reader.ts) where that can run */
-  arena?: boolean;
-  start(keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): DatagramHandler;
+  arena: boolean;
+  start(keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): ReceiveStage;
   /** the hook could not take over (werift internals moved); the transport stays on werift's path */
   fail(err: WeriftInternalsError): void;
 }
@@ -75,7 +76,8 @@ function hookStartSrtp(): void {
     claims.delete(dtls);
     if (claim.kind === "stamp") {
       start();
-      routeMedia(dtls, null, claim);
+      const exec = dataDispatch(dtls);
+      if (exec !== null) routeMedia(dtls, claim.head(exec), claim, exec);
       return;
     }
     takeOver(dtls, claim, start);
@@ -101,31 +103,33 @@ function takeOver(dtls: DtlsTransport, claim: LeanClaim, start: () => void): voi
     claim.fail(new WeriftInternalsError(keys));
     return;
   }
-  routeMedia(dtls, claim.start(keys, rtcpSender(dtls)), claim);
+  routeMedia(dtls, claim.start(keys, rtcpSender(dtls)), claim, dataDispatch(dtls));
 }
 
 /**
- * Media datagrams are stamped and queued (intake.ts), then go to `handler` — or, for werift's
- * own path (`handler` null), to werift's dispatch on the connection's data event; everything
- * else goes where werift sends it, at once. First on the ICE connection's data event, then — to
- * stamp before werift's STUN parsing and two event dispatches per packet — on each UDP transport
- * of the connection; a transport added later (ICE restart) still reaches the event. With `arena`,
- * the arena reader reads them.
+ * Media datagrams go to `head`, everything else where werift sends it, at once: first on the ICE
+ * connection's data event (`exec`: werift's dispatch of it), then — to stamp before werift's STUN
+ * parsing and two event dispatches per packet — on each UDP transport of the connection, stamped
+ * and queued by the intake, or read by the arena reader (`arena`); a transport added later (ICE
+ * restart) still reaches the event.
  */
-function routeMedia(dtls: DtlsTransport, handler: DatagramHandler | null, claim: Claim): void {
-  const exec = dataDispatch(dtls);
-  const own: DatagramHandler = handler ?? ((data) => exec?.(data));
-  const to = claim.wrap?.(own) ?? own;
+function routeMedia(
+  dtls: DtlsTransport,
+  head: ReceiveStage,
+  claim: Claim,
+  exec: ((data: Buffer) => void) | null,
+): void {
+  const { intake, sharing, ownDrops } = claim.thread;
   if (exec === null) {
-    if (handler !== null) subscribeData(dtls, (data) => intake.push(to, data, 0));
+    subscribeData(dtls, (data) => intake.push(head, data, 0));
     return;
   }
-  divertMediaEvents(dtls, (d) => intake.push(to, d, 0));
-  const arena = claim.kind !== "stamp" && claim.arena === true;
+  divertMediaEvents(dtls, (d) => intake.push(head, d, 0));
+  const arena = claim.kind === "lean" && claim.arena;
   for (const t of dtlsUdpTransports(dtls)) {
     const onData = receiveOf(t);
     if (onData === null) continue;
-    if (arena && readInArena(t, to, onData)) {
+    if (arena && readInArena(claim.thread, t, head, onData)) {
       sharing.observe(t);
       continue;
     }
@@ -134,7 +138,7 @@ function routeMedia(dtls: DtlsTransport, handler: DatagramHandler | null, claim:
     // datagram: the socket's last receive stamp is this datagram's (intake.ts, kernel.ts)
     const fd = intake.stampFd(socketFd(t.socket));
     wrapReceive(t, () => (data, addr) => {
-      if (isMediaDatagram(data)) intake.push(to, data, portOf(addr), fd);
+      if (isMediaDatagram(data)) intake.push(head, data, portOf(addr), fd);
       else onData(data, addr);
     });
   }

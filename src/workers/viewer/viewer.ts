@@ -4,14 +4,14 @@
 // every packet through the pure per-viewer pipeline with its arrival instant taken first, and a
 // record at the end.
 
-import { monoNs } from "../core/clock/clock.ts";
-import type { ViewerPipeline } from "../core/delay/viewer-pipeline.ts";
-import { errorMessage, type ViewerErrorKind } from "../core/errors.ts";
-import type { ViewerRecord } from "../core/types.ts";
-import { emptyRecord } from "../core/viewer-record.ts";
-import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../net/rtc.ts";
-import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../net/sdp-http.ts";
-import { ViewerLink } from "./link.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
+import { errorMessage, type ViewerErrorKind } from "../../core/errors.ts";
+import type { ViewerRecord } from "../../core/types.ts";
+import { emptyRecord } from "../../core/viewer-record.ts";
+import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../../net/rtc.ts";
+import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../../net/sdp-http.ts";
+import { ViewerLink } from "../receive/link.ts";
 import { audioRecord } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
@@ -52,6 +52,9 @@ export async function runViewer(
     live.failed();
   } finally {
     rec.stopMonoNs = monoNs();
+    // the viewer's end: nothing that arrives while its DELETE is answered and its peer closes is
+    // its own any more (a frame shown then would lie after the end: docs/definitions.md#freezes-and-pauses)
+    session.peer?.receive.stop(rec.stopMonoNs);
     if (state.joined && !state.droppedAfterJoin) live.left();
     await deleteResource(session.location, { bearer: ctx.bearer });
     await session.peer?.close();

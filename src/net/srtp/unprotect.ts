@@ -20,13 +20,7 @@ import {
   SrtpUnprotect,
   tagEqual,
 } from "../../core/srtp/unprotect.ts";
-import {
-  AesCtrDecrypt,
-  AesGcmDecrypt,
-  HmacSha1,
-  type OpensslAvailability,
-  openssl,
-} from "../../net/openssl.ts";
+import { AesCtrDecrypt, AesGcmDecrypt, HmacSha1, type OpensslAvailability, openssl } from "./openssl.ts";
 
 /** The two ciphers of one direction: GCM alone, or AES-CM with its HMAC-SHA1. */
 class Ciphers {

@@ -1,16 +1,16 @@
 // One viewer's emulated link at run time (docs/definitions.md#link-emulator): the pure model
 // (core/link/model.ts) decides each datagram's fate; this holds a delayed datagram until its
 // emulated instant (one timer per direction, armed for the earliest held datagram) and then
-// hands it on. Downlink: media datagrams after the intake stamped them (`wrapDown` around the
-// viewer's datagram handler; the arrival instant handed on is the stamp plus what the link
-// added), and everything else (STUN, DTLS, media before SRTP is up) on werift's UDP transports'
+// hands it on. Downlink: media datagrams after they were stamped, as a stage of the viewer's
+// receive chain (`downStage`, chain.ts; the arrival instant handed on is the stamp plus what the
+// link added), and everything else (STUN, DTLS, media before SRTP is up) on werift's UDP transports'
 // onData, one datagram per macrotask. Uplink: every datagram at the transports' send (STUN,
 // DTLS, RTCP). Installed after ICE gathering, before the WHEP POST, so every handshake crosses
 // the emulated link.
-import { monoNs } from "../core/clock/clock.ts";
-import { LinkDirection, LinkRandom } from "../core/link/model.ts";
-import type { Cohort, LinkRecord } from "../core/link/types.ts";
-import type { RTCPeerConnection } from "../net/werift/api.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import { LinkDirection, LinkRandom } from "../../core/link/model.ts";
+import type { Cohort, LinkRecord } from "../../core/link/types.ts";
+import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import {
   peerUdpTransports,
   receiveOf,
@@ -19,9 +19,9 @@ import {
   type UdpSend,
   wrapReceive,
   wrapSend,
-} from "../net/werift/transports.ts";
-import { type DatagramHandler, intake } from "./intake.ts";
-import { atMonoNs, type Timer } from "./timers.ts";
+} from "../../net/werift/transports.ts";
+import { atMonoNs, type Timer } from "../timers.ts";
+import type { ReceiveStage } from "./stages.ts";
 
 /** Datagrams held by one direction, in delivery order. */
 class Held {
@@ -105,20 +105,26 @@ export class ViewerLink {
     this.up = make("up", 1);
   }
 
-  /** The viewer's datagram handler behind the downlink: held, dropped or at once, its arrival moved. */
-  wrapDown(handler: DatagramHandler): DatagramHandler {
-    if (this.down.transparent) return handler;
-    return (view, arrivalNs, length) => {
-      const at = this.down.decide(length ?? view.length, arrivalNs);
-      if (at < 0) return;
-      if (at === arrivalNs) {
-        handler(view, at, length);
-        return;
-      }
-      // a length means a view its reader reuses after the call (the arena path): keep a copy
-      const data = length === undefined ? view : Buffer.from(view.subarray(0, length));
-      // through the intake's dispatch: werift's own receive path reads the instant there
-      this.heldDown.hold(at, () => intake.dispatch(handler, data, at));
+  /**
+   * The chain's link stage in front of `next` (itself where the downlink is transparent): each
+   * media datagram held, dropped or handed on at once, its arrival moved by what the link added.
+   */
+  downStage(next: ReceiveStage): ReceiveStage {
+    if (this.down.transparent) return next;
+    const down = this.down;
+    const held = this.heldDown;
+    return {
+      receive(view, length, arrivalNs) {
+        const at = down.decide(length, arrivalNs);
+        if (at < 0) return;
+        if (at === arrivalNs) {
+          next.receive(view, length, at);
+          return;
+        }
+        // the view may be a slot of the arena, reused after the call: keep a copy
+        const data = Buffer.from(view.subarray(0, length));
+        held.hold(at, () => next.receive(data, length, at));
+      },
     };
   }
 

@@ -5,7 +5,6 @@
 // the same timer when the rule's next timeout is due.
 import { monoNs } from "../../core/clock/clock.ts";
 import type { ViewerRender } from "../../core/render/viewer-render.ts";
-import { intake } from "../intake.ts";
 import type { NackGenerator } from "./nack.ts";
 import { serializeNack, serializePli } from "./rtcp-out.ts";
 
@@ -22,21 +21,27 @@ export class NackSender {
   private timerDueNs = -1;
   private closed = false;
   private readonly keyframes: () => KeyframeSource | null;
+  private readonly timerDone: () => void;
   private overflows = 0;
   private readonly emit = (seqs: readonly number[]): void => {
     this.send(serializeNack(this.senderSsrc, this.mediaSsrc, seqs));
     this.onMessage();
   };
 
-  /** `keyframes`: the viewer's request rule, once its pipeline exists */
+  /**
+   * `keyframes`: the viewer's request rule, once its pipeline exists; `timerDone`: told at the end
+   * of each timer callback (the thread's intake marks it, intake.ts)
+   */
   constructor(
     gen: NackGenerator,
     send: (rtcp: Buffer) => void,
     senderSsrc: number,
     onMessage: () => void,
     keyframes: () => KeyframeSource | null,
+    timerDone: () => void = () => {},
   ) {
     this.gen = gen;
+    this.timerDone = timerDone;
     this.keyframes = keyframes;
     this.send = send;
     this.senderSsrc = senderSsrc;
@@ -95,7 +100,7 @@ export class NackSender {
     this.gen.poll(now, this.emit);
     this.pli(now);
     this.arm();
-    intake.mark();
+    this.timerDone();
   };
 
   close(): void {

@@ -1,7 +1,7 @@
 // Join failure kinds and texts (docs/definitions.md#error-kinds).
 
-import type { ViewerErrorKind } from "../core/errors.ts";
-import { goDuration } from "../core/go-compat/fmt.ts";
+import type { ViewerErrorKind } from "../../core/errors.ts";
+import { goDuration } from "../../core/go-compat/fmt.ts";
 
 export interface JoinState {
   failedBeforeJoin: boolean;

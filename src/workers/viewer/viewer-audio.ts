@@ -1,9 +1,9 @@
 // A viewer's audio track (docs/definitions.md#audio-track): its pipeline, made on the first audio
 // packet, and the A/V offset both tracks' delay samples go to; the record at the end.
-import { AudioPipeline } from "../core/delay/audio-pipeline.ts";
-import { AvOffset } from "../core/delay/av-offset.ts";
-import type { AudioRecord } from "../core/types.ts";
-import type { AudioSink } from "./receive-path.ts";
+import { AudioPipeline } from "../../core/delay/audio-pipeline.ts";
+import { AvOffset } from "../../core/delay/av-offset.ts";
+import type { AudioRecord } from "../../core/types.ts";
+import type { AudioSink } from "../receive/chain.ts";
 import type { ShardContext } from "./viewer-context.ts";
 
 /** What the viewer's callbacks share of its audio track. */

@@ -1,13 +1,14 @@
 // What every viewer of a shard shares, and the live counters a viewer reports as it goes.
 
-import type { WallAnchor } from "../core/clock/clock.ts";
-import type { AudioTable } from "../core/delay/audio-pipeline.ts";
-import type { ClipTable, Hasher } from "../core/delay/fingerprint.ts";
-import type { SendLog } from "../core/delay/sendlog.ts";
-import type { Cohort } from "../core/link/types.ts";
-import type { KeyframeRequestMode } from "../core/scenario/defaults.ts";
-import type { IceOptions } from "../net/rtc.ts";
-import type { ReceivePath } from "./protocol.ts";
+import type { WallAnchor } from "../../core/clock/clock.ts";
+import type { AudioTable } from "../../core/delay/audio-pipeline.ts";
+import type { ClipTable, Hasher } from "../../core/delay/fingerprint.ts";
+import type { SendLog } from "../../core/delay/sendlog.ts";
+import type { Cohort } from "../../core/link/types.ts";
+import type { KeyframeRequestMode } from "../../core/scenario/defaults.ts";
+import type { IceOptions } from "../../net/rtc.ts";
+import type { ReceivePath } from "../protocol.ts";
+import type { ViewerThread } from "../thread.ts";
 
 export interface ShardContext {
   whep: string;
@@ -31,8 +32,10 @@ export interface ShardContext {
   stop: AbortSignal;
   /** shard-wide packet and payload-byte counters (per-second deltas) */
   counters: { packets: number; bytes: number };
-  /** how inbound media reaches the pipeline (receive-path.ts) */
+  /** how inbound media reaches the pipeline (../receive/chain.ts) */
   receivePath: ReceivePath;
+  /** the thread's context: its intake, arena reader and socket sharing (../thread.ts) */
+  thread: ViewerThread;
   /** when viewers ask for a keyframe (docs/definitions.md#keyframe-requests) */
   keyframeRequests: KeyframeRequestMode;
   /** the scenario's cohorts (empty: none) and the instant their steps count from (the run's t0) */

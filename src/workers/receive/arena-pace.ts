@@ -8,7 +8,7 @@
 // Where the readiness wake cannot run (and until it is set up) a timer polls every POLL_MS,
 // doubling its interval after IDLE_POLLS empty polls up to IDLE_POLL_MS; the first ready socket
 // brings back POLL_MS.
-import { type ReadyWake, readyWake } from "../net/ready-wake.ts";
+import { type ReadyWake, readyWake } from "../../net/ready-wake.ts";
 
 /** The timer's interval while polls find datagrams (without the readiness wake), ms. */
 const POLL_MS = 1;

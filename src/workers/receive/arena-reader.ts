@@ -2,41 +2,34 @@
 // every registered socket of the thread's viewers in batches into one arena (src/net/batch-read.ts)
 // after libuv stopped reading them. Each datagram's arrival instant is the kernel's stamp that
 // came with it, and its socket's drop count comes too (SO_RXQ_OVFL: docs/definitions.md#udp-drops).
-// Media datagrams (first byte 128..191) go to their viewer's handler as a view into the arena,
-// valid during the call only; anything else (STUN, DTLS) is copied and goes to werift with its
-// source, each in a macrotask of its own and in arrival order, as libuv hands a socket's
-// datagrams: werift's DTLS counts on its promises settling between two datagrams (a flight it
-// gets twice in one synchronous run makes its server derive the keys again over the wrong
-// transcript: test/unit/arena-handoff.test.ts). The thread sleeps until a socket of its set is
-// ready (arena-pace.ts). A wake reads for at most SLICE_NS, then the loop turns (NACKs, reports,
-// ticks), and the set, still ready, wakes it again.
+// Media datagrams (core/wire/first-byte.ts) go at once to the head of their viewer's chain
+// (chain.ts) as a view into the arena, valid during the call only: the intake only counts them.
+// Anything else (STUN, DTLS) is copied and goes to werift with its source, each in a macrotask of
+// its own and in arrival order, as libuv hands a socket's datagrams: werift's DTLS counts on its
+// promises settling between two datagrams (a flight it gets twice in one synchronous run makes
+// its server derive the keys again over the wrong transcript: test/unit/arena-handoff.test.ts).
+// The thread sleeps until a socket of its set is ready (arena-pace.ts). A wake reads for at most
+// READ_SLICE_NS, then the loop turns (NACKs, reports, ticks), and the set, still ready, wakes it again.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
-import { monoNs } from "../core/clock/clock.ts";
-import { errorMessage } from "../core/errors.ts";
-import { BATCH, batchReads, DatagramArena, ReadySet, stopLibuvReading } from "../net/batch-read.ts";
-import { realToMonoNs, socketFd } from "../net/kernel.ts";
-import { SharedTransport } from "../net/werift/shared-udp.ts";
-import { beforeClose, hasClose, type UdpTransport } from "../net/werift/transports.ts";
-import {
-  type ArenaHandler,
-  type Demux,
-  deliver,
-  deliverOwn,
-  nobody,
-  none,
-  type OtherHandler,
-  type Route,
-} from "./arena-demux.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import { isMediaByte } from "../../core/wire/first-byte.ts";
+import { BATCH, DatagramArena, ReadySet, stopLibuvReading } from "../../net/batch-read.ts";
+import { realToMonoNs, socketFd } from "../../net/kernel.ts";
+import { SharedTransport } from "../../net/werift/shared-udp.ts";
+import { beforeClose, hasClose, type UdpTransport } from "../../net/werift/transports.ts";
+import { type Demux, deliver, deliverOwn, nobody, type OtherHandler, type Route } from "./arena-demux.ts";
 import { ArenaPace } from "./arena-pace.ts";
-import { intake } from "./intake.ts";
+import type { Intake } from "./intake.ts";
+import type { ReceiveStage } from "./stages.ts";
 
-export type { ArenaHandler, Demux, DemuxTarget, OtherHandler } from "./arena-demux.ts";
+export type { Demux, DemuxTarget, OtherHandler } from "./arena-demux.ts";
 
-/** Longest run of reading and processing before the loop may turn. */
-const SLICE_NS = 1e6;
+/** Longest run of reading and processing before the loop may turn (1 ms). */
+const READ_SLICE_NS = 1e6;
 
-class ArenaReader {
+/** One per thread, in its context (../thread.ts). */
+export class ArenaReader {
   private readonly arena = new DatagramArena();
   private readonly set = new ReadySet();
   private readonly routes = new Map<number, Route>();
@@ -48,6 +41,11 @@ class ArenaReader {
   private leftDrops = 0;
   /** when it looks at the set: when a socket is ready (a timer where that cannot run) */
   readonly pace = new ArenaPace(this.set.fd, () => this.poll());
+  private readonly intake: Intake;
+
+  constructor(intake: Intake) {
+    this.intake = intake;
+  }
 
   /** Sockets registered now (tests, diagnostics). */
   get registered(): number {
@@ -62,13 +60,13 @@ class ArenaReader {
   }
 
   /** Registers a socket; returns its removal, or why it could not be read in batches. */
-  add(socket: Socket, media: ArenaHandler, other: OtherHandler): (() => void) | string {
+  add(socket: Socket, media: ReceiveStage, other: OtherHandler): (() => void) | string {
     return this.register(socket, { fd: -1, media, other, demux: null, removed: false, drops: 0 });
   }
 
   /** Registers a socket shared by several viewers; returns its removal, or why it could not. */
   addShared(socket: Socket, demux: Demux): (() => void) | string {
-    return this.register(socket, { fd: -1, media: none, other: nobody, demux, removed: false, drops: 0 });
+    return this.register(socket, { fd: -1, media: null, other: nobody, demux, removed: false, drops: 0 });
   }
 
   private register(socket: Socket, route: Route): (() => void) | string {
@@ -103,7 +101,7 @@ class ArenaReader {
       const route = this.routes.get(this.ready[i]!);
       if (route === undefined) continue;
       this.drain(route, startNs);
-      if (monoNs() - startNs > SLICE_NS && i + 1 < n) {
+      if (monoNs() - startNs > READ_SLICE_NS && i + 1 < n) {
         // the rest stay ready in the kernel: read after the loop has turned (a ready set wakes again)
         if (!this.resumed && !this.pace.watching) {
           this.resumed = true;
@@ -112,7 +110,7 @@ class ArenaReader {
         return;
       }
     }
-    intake.mark();
+    this.intake.mark();
   };
 
   /**
@@ -123,7 +121,7 @@ class ArenaReader {
     const arena = this.arena;
     const rounds = route.demux === null ? 2 : Number.POSITIVE_INFINITY;
     for (let round = 0; round < rounds; round++) {
-      if (round > 1 && monoNs() - pollStartNs > SLICE_NS) break;
+      if (round > 1 && monoNs() - pollStartNs > READ_SLICE_NS) break;
       const got = arena.read(route.fd);
       if (got <= 0) return;
       // one monotonic reading per batch; per datagram the high-resolution clock's elapsed time
@@ -132,30 +130,30 @@ class ArenaReader {
       for (let j = 0; j < got; j++) {
         const len = arena.length(j);
         const data = arena.slots[j]!;
-        const b = data[0]!;
+        const media = isMediaByte(data[0]!);
         const startNs = readNs + (performance.now() - perf0) * 1e6;
         const kernel = arena.stamp(j, this.stamp);
         if (arena.drops > route.drops) route.drops = arena.drops;
         const at = kernel ? realToMonoNs(this.stamp[0]!, this.stamp[1]!, readNs) : readNs;
-        let media = route.media;
+        let head = route.media;
         const demux = route.demux;
         if (demux !== null) {
           const to = demux.find(arena.sourceIp4(j), arena.sourcePort(j));
-          if (to === null || to.media === null || b < 128 || b > 191) {
+          if (to === null || to.media === null || !media) {
             const copy = Buffer.from(data.subarray(0, len));
             const from = arena.source(j);
             const whose = to ?? demux.claim(copy, from);
             // a server's first media, read before the viewer's SRTP started: werift hands it on
-            const stampNs = kernel && b >= 128 && b <= 191 ? at : -1;
-            if (whose !== null) setImmediate(deliver, whose, copy, from, stampNs);
+            const stampNs = kernel && media ? at : -1;
+            if (whose !== null) setImmediate(deliver, this.intake, whose, copy, from, stampNs);
             continue;
           }
-          media = to.media;
+          head = to.media;
         }
-        if (b >= 128 && b <= 191) {
-          intake.arrived(at, readNs, startNs, kernel, data, arena.sourcePort(j));
+        if (media && head !== null) {
+          this.intake.arrived(at, readNs, startNs, kernel, data, arena.sourcePort(j));
           try {
-            media(data, at, len);
+            head.receive(data, len, at);
           } catch {
             // the viewer's own failure (counted there)
           }
@@ -172,61 +170,33 @@ class ArenaReader {
   }
 }
 
-let reader: ArenaReader | null = null;
-let unavailable: string | null = null;
-
 /**
- * Test hook (test/e2e/faulty-worker.ts, test/unit/arena-reader.test.ts): this thread's arena
- * path cannot run, for `reason`, as on a platform without batched reads. Production code never calls it.
- */
-export function setArenaUnavailable(reason: string): void {
-  unavailable = reason;
-}
-
-/** Drops on the sockets this thread's reader has read (0 without a reader). */
-export function arenaDrops(): number {
-  return reader?.socketDrops ?? 0;
-}
-
-/** This thread's reader, or why batch reads cannot run here. */
-export function arenaReader(): ArenaReader | string {
-  if (unavailable !== null) return unavailable;
-  if (reader !== null) return reader;
-  const a = batchReads();
-  if (!a.ok) {
-    unavailable = a.reason;
-    return unavailable;
-  }
-  try {
-    reader = new ArenaReader();
-  } catch (err) {
-    unavailable = errorMessage(err);
-    return unavailable;
-  }
-  return reader;
-}
-
-/**
- * Hands a UDP transport's reading to the thread's arena reader: media to `handler`, the rest to
+ * Hands a UDP transport's reading to the thread's arena reader: media to `head`, the rest to
  * `other`, werift's own handler. Its socket leaves the reader's set before werift closes it (the
  * transport's close), so the reader never reads a descriptor that is no longer this viewer's.
  * False, with the reason kept, where batched reads cannot run: the caller then routes it itself.
- * A transport on the thread's shared socket (shared-socket.ts) is read already; its media go to
- * `handler` from now on.
+ * A transport on the thread's shared socket (socket-sharing.ts) is read already; its media go to
+ * `head` from now on.
  */
-export function readInArena(t: UdpTransport, handler: ArenaHandler, other: OtherHandler): boolean {
+export function readInArena(
+  thread: { readonly intake: Intake; arena(): ArenaReader | string },
+  t: UdpTransport,
+  head: ReceiveStage,
+  other: OtherHandler,
+): boolean {
+  const intake = thread.intake;
   if (!intake.wantKernel) {
     // batched reads carry the kernel's stamps; the thread's own (forced) need the lean path
     intake.stats.readBy("dgram", "the thread's own stamps (stampSource thread) are taken on the lean path");
     return false;
   }
   if (t instanceof SharedTransport) {
-    // the thread's shared socket is read already: its media now go to the viewer's handler
-    t.media = handler;
+    // the thread's shared socket is read already: its media now go to the viewer's chain
+    t.media = head;
     intake.stats.readBy("arena");
     return true;
   }
-  const reader = arenaReader();
+  const reader = thread.arena();
   const socket = t.socket;
   if (typeof reader === "string" || socket === undefined || !hasClose(t)) {
     intake.stats.readBy(
@@ -235,7 +205,7 @@ export function readInArena(t: UdpTransport, handler: ArenaHandler, other: Other
     );
     return false;
   }
-  const remove = reader.add(socket, handler, other);
+  const remove = reader.add(socket, head, other);
   if (typeof remove === "string") {
     intake.stats.readBy("dgram", remove);
     return false;

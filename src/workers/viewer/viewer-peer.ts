@@ -3,14 +3,14 @@
 // peer, whose transceiver, codecs, payload types and header extensions all come from that offer
 // (a peer that already offered keeps its own offer's state after a remote offer).
 
-import { monoNs, wallOf } from "../core/clock/clock.ts";
-import { ViewerPipeline, type ViewerPipelineOptions } from "../core/delay/viewer-pipeline.ts";
-import { newPeer, videoCodecs } from "../net/rtc.ts";
-import type { RTCPeerConnection, RTCRtpTransceiver } from "../net/werift/api.ts";
-import { abandonDtls } from "../net/werift/patches.ts";
-import type { ViewerLink } from "./link.ts";
-import { installReceivePath, type ReceiveHandle } from "./receive-path.ts";
-import { sharing } from "./socket-sharing.ts";
+import { monoNs, wallOf } from "../../core/clock/clock.ts";
+import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/viewer-pipeline.ts";
+import { newPeer, videoCodecs } from "../../net/rtc.ts";
+import { HttpExchangeError } from "../../net/sdp-http.ts";
+import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
+import { abandonDtls } from "../../net/werift/patches.ts";
+import { buildReceiveChain, type ReceiveChain } from "../receive/chain.ts";
+import type { ViewerLink } from "../receive/link.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 
@@ -39,7 +39,7 @@ export interface ViewerState extends AudioState {
 export interface AttachedPeer {
   pc: RTCPeerConnection;
   tr: RTCRtpTransceiver;
-  receive: ReceiveHandle;
+  receive: ReceiveChain;
   close(): Promise<void>;
 }
 
@@ -51,9 +51,7 @@ function attach(
   tr: RTCRtpTransceiver,
   atr: RTCRtpTransceiver | undefined,
 ) {
-  // before the peer gathers: its host candidate may be on the thread's shared socket
-  if (ctx.receivePath === "arena") sharing.offer(pc, ctx.ice);
-  const receive = installReceivePath(ctx.receivePath, pc, tr, {
+  const receive = buildReceiveChain(ctx.thread, ctx.receivePath, pc, tr, {
     ...(atr !== undefined && ctx.audio ? { audio: { tr: atr, sink: audioSink(ctx, st) } } : {}),
     counters: ctx.counters,
     pipelineFor: (codec) => {
@@ -93,7 +91,8 @@ function attach(
       st.receiveError = err;
       st.wake();
     },
-    ...(st.link !== null ? { wrapDown: st.link.wrapDown.bind(st.link) } : {}),
+    link: st.link,
+    ice: ctx.ice,
   });
   pc.connectionStateChange.subscribe((state) => {
     if (state === "connected" && !st.connected) {
@@ -148,7 +147,8 @@ export async function answeringPeer(
   const tr = pc.getTransceivers().find((t) => t.kind === "video");
   if (!tr) {
     await pc.close().catch(() => {});
-    throw new Error("the counter-offer has no video");
+    // the server's answer was unusable: the record's kind is bad_answer (docs/definitions.md#error-kinds)
+    throw new HttpExchangeError("bad_answer", "the counter-offer has no video");
   }
   tr.setDirection("recvonly");
   const atr = pc.getTransceivers().find((t) => t.kind === "audio");

@@ -5,9 +5,9 @@
 // AEAD_AES_128_GCM (RFC 7714: AAD = the clear header) and AES_CM_128_HMAC_SHA1_80 (RFC 3711: tag =
 // first 80 bits of HMAC-SHA1(header ‖ encrypted payload ‖ ROC)). The ROC is kept per SSRC as werift
 // keeps it (core/srtp/send-roc.ts), so the bytes are werift's own protect's.
-import { deriveSessionKeys, SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../core/srtp/kdf.ts";
-import { SendRoc } from "../core/srtp/send-roc.ts";
-import { CM_TAG_BYTES, cmRtpIv, GCM_TAG_BYTES, gcmRtpIv } from "../core/srtp/unprotect.ts";
+import { deriveSessionKeys, SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../../core/srtp/kdf.ts";
+import { SendRoc } from "../../core/srtp/send-roc.ts";
+import { CM_TAG_BYTES, cmRtpIv, GCM_TAG_BYTES, gcmRtpIv } from "../../core/srtp/unprotect.ts";
 import { AesCtrDecrypt, AesGcmEncrypt, HmacSha1 } from "./openssl.ts";
 
 /** SSRCs one sender keeps a ROC for (a relay leg sends one). */

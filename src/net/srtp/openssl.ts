@@ -9,8 +9,8 @@
 // ArrayBuffer, with one native call) plus the offsets as a number, so no view is made per call.
 // Every range is bounds-checked here before native code sees it.
 
-import { errorMessage } from "../core/errors.ts";
-import { koffi as loadKoffi } from "./koffi.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { koffi as loadKoffi } from "../koffi.ts";
 
 /** Whether this thread reaches OpenSSL's EVP functions, and why not. */
 export type OpensslAvailability = { ok: true; version: string } | { ok: false; reason: string };

@@ -1,21 +1,7 @@
 // The few RTP header fields a viewer needs, read straight from the datagram (RFC 3550 section 5.1),
 // and one header extension element found in place (RFC 8285 one-byte and two-byte forms).
-// No objects: every function returns a number or a boolean.
-
-/**
- * RTCP packet types 192..223 share the second byte's range with RTP PTs 64..95 + marker (RFC 5761
- * section 4).
- */
-export function isRtcp(b: Uint8Array): boolean {
-  const pt = b[1]!;
-  return pt >= 192 && pt <= 223;
-}
-
-/** SRTP/SRTCP datagrams start with a version-2 byte (128..191, RFC 7983). */
-export function isMedia(b: Uint8Array): boolean {
-  const first = b[0]!;
-  return first >= 128 && first <= 191;
-}
+// No objects: every function returns a number or a boolean. Which datagram is RTP at all:
+// src/core/wire/first-byte.ts.
 
 /**
  * Length of the RTP header (fixed part, CSRCs, extension block) of a packet whose first `len`

@@ -1,29 +1,28 @@
-// Stamp first, process later (docs/architecture.md#timing): every media datagram of this thread
-// gets its arrival instant the moment it reaches JavaScript and is queued; the queue is processed
-// in slices of at most SLICE_NS, one per loop turn (setImmediate), so the loop polls its sockets
-// between slices. The instant is the kernel's receive stamp where it can be had
+// The thread's intake: its receive-lag and stamp-source statistics on every path, and on the
+// lean (dgram) and werift paths the queue between a socket's 'message' callback and a viewer's
+// chain. There every media datagram is stamped the moment it reaches JavaScript and queued; the
+// queue is processed in slices of at most QUEUE_SLICE_NS, one per loop turn (setImmediate), so the
+// loop polls its sockets between slices (docs/architecture.md#timing). On the arena path the
+// reader (arena-reader.ts) stamps and processes each datagram at once and the intake only counts
+// it (`arrived`). The instant is the kernel's receive stamp where it can be had
 // (docs/definitions.md#arrival-stamps, src/net/kernel.ts) and the receive lag is then exact; in the
 // fallback it is this thread's reading and the lag an upper bound (docs/definitions.md#receive-lag):
 // a datagram stamped in poll phase P was not readable at the poll before P, so it arrived after a
 // reference R (that poll's first stamp, or the latest slice's end when the loop blocked since),
 // and lag ≤ (stamp − R) − (libuv's idle time since R). Timer callbacks of the thread's own also
-// mark a reference when nothing is queued.
+// mark a reference when nothing is queued. One per thread, in its context (../thread.ts).
 import { performance } from "node:perf_hooks";
-import { monoNs } from "../core/clock/clock.ts";
-import { enableRxStamps, kernelClock, rxStampMonoNs } from "../net/kernel.ts";
+import { monoNs } from "../../core/clock/clock.ts";
+import { enableRxStamps, kernelClock, rxStampMonoNs } from "../../net/kernel.ts";
+import type { StampSource } from "../protocol.ts";
 import { ArrivalStats } from "./arrival-stats.ts";
-import type { StampSource } from "./protocol.ts";
+import type { ReceiveStage } from "./stages.ts";
 
-/**
- * The work of one datagram, with the instant it was stamped (monotonic ns); `length`: the datagram
- * is data's first bytes.
- */
-export type DatagramHandler = (data: Buffer, arrivalNs: number, length?: number) => void;
 /** A tap on every stamped datagram (bench:truth): sender's port, datagram, stamp, lag (−1: none). */
 export type IntakeTap = (fromPort: number, data: Buffer, stampNs: number, lagNs: number) => void;
 
-/** Longest run of queued work between two polls of the event loop. */
-export const SLICE_NS = 100_000;
+/** Longest run of queued work between two polls of the event loop (100 µs). */
+export const QUEUE_SLICE_NS = 100_000;
 /** Datagrams held at most; past it a datagram is dropped and counted, as a full socket buffer would. */
 const MAX_QUEUED = 1 << 16;
 
@@ -39,14 +38,12 @@ export class Intake {
   /** whether this run asks for the kernel's stamps (false: the thread's, forced) */
   wantKernel = true;
 
-  private handlers: (DatagramHandler | null)[] = new Array(1024).fill(null);
+  private handlers: (ReceiveStage | null)[] = new Array(1024).fill(null);
   private datas: (Buffer | null)[] = new Array(1024).fill(null);
   private stamps = new Float64Array(1024);
   private head = 0;
   private size = 0;
   private scheduled = false;
-  /** the arrival instant of the datagram being dispatched (dispatch), -1 outside one */
-  private dispatchingNs = -1;
   /** the kernel's stamp of a datagram the arena reader hands werift late (carry), -1: none */
   private carriedNs = -1;
 
@@ -62,7 +59,7 @@ export class Intake {
   private sliceEndIdleNs: number;
   private readonly sliceNs: number;
 
-  constructor(sliceNs = SLICE_NS) {
+  constructor(sliceNs = QUEUE_SLICE_NS) {
     this.sliceNs = sliceNs;
     const now = monoNs();
     const idle = idleNs();
@@ -98,7 +95,7 @@ export class Intake {
    * is the socket it was just read from (`stampFd`), −1 when unknown: its arrival instant is the
    * kernel's receive stamp and its receive lag exact; otherwise both are the thread's.
    */
-  push(handler: DatagramHandler, data: Buffer, fromPort: number, fd = -1): void {
+  push(handler: ReceiveStage, data: Buffer, fromPort: number, fd = -1): void {
     const s = monoNs();
     if (!this.phaseOpen) this.openPhase(s);
     let at = s;
@@ -140,10 +137,22 @@ export class Intake {
   /**
    * While set (≥ 0), a datagram pushed without its socket is the one the arena reader read with
    * this kernel stamp (monotonic ns) and hands werift now, through werift's own receive path
-   * (src/workers/arena-reader.ts); −1 clears it.
+   * (src/workers/receive/arena-reader.ts); −1 clears it.
    */
   carry(atNs: number): void {
     this.carriedNs = atNs;
+  }
+
+  /**
+   * Hands a datagram that arrived at `atNs` to the head of its viewer's chain. A stage's failure
+   * is its viewer's (counted there); the caller goes on.
+   */
+  dispatch(stage: ReceiveStage, data: Buffer, atNs: number): void {
+    try {
+      stage.receive(data, data.length, atNs);
+    } catch {
+      // the viewer's own failure
+    }
   }
 
   /**
@@ -152,28 +161,6 @@ export class Intake {
    * loop blocks after it, a datagram stamped next arrived after it, so this callback's work is
    * not counted in that datagram's bound.
    */
-  /**
-   * Calls `handler` with a datagram that arrived at `atNs`; during the call `dispatchingArrivalNs`
-   * is that instant: werift's own receive path decrypts and emits a packet inside the call, and
-   * its packet event carries no instant of its own. A handler's failure is its viewer's (counted
-   * there); the caller goes on.
-   */
-  dispatch(handler: DatagramHandler, data: Buffer, atNs: number): void {
-    this.dispatchingNs = atNs;
-    try {
-      handler(data, atNs);
-    } catch {
-      // the viewer's own failure
-    } finally {
-      this.dispatchingNs = -1;
-    }
-  }
-
-  /** The arrival instant of the datagram being dispatched, or −1 outside a dispatch. */
-  get dispatchingArrivalNs(): number {
-    return this.dispatchingNs;
-  }
-
   mark(): void {
     if (this.size > 0 || this.inline) return;
     this.sliceEndNs = monoNs();
@@ -196,7 +183,7 @@ export class Intake {
   }
 
   /**
-   * A media datagram the arena reader read (batched, src/workers/arena-reader.ts): its arrival
+   * A media datagram the arena reader read (batched, src/workers/receive/arena-reader.ts): its arrival
    * instant (`atNs`, the kernel's stamp when `kernel`), the batch's read and its processing start.
    */
   arrived(
@@ -244,7 +231,7 @@ export class Intake {
     const mask = this.handlers.length - 1;
     do {
       const i = this.head;
-      const handler = this.handlers[i] as DatagramHandler;
+      const handler = this.handlers[i] as ReceiveStage;
       const data = this.datas[i] as Buffer;
       const at = this.stamps[i] as number;
       this.handlers[i] = null;
@@ -267,7 +254,7 @@ export class Intake {
 
   private grow(): void {
     const n = this.handlers.length;
-    const handlers: (DatagramHandler | null)[] = new Array(n * 2).fill(null);
+    const handlers: (ReceiveStage | null)[] = new Array(n * 2).fill(null);
     const datas: (Buffer | null)[] = new Array(n * 2).fill(null);
     const stamps = new Float64Array(n * 2);
     for (let k = 0; k < this.size; k++) {
@@ -282,6 +269,3 @@ export class Intake {
     this.head = 0;
   }
 }
-
-/** This thread's intake (one per thread: each has its own module instance). */
-export const intake = new Intake();

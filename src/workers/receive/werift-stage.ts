@@ -1,0 +1,68 @@
+// The SRTP and RTP stage of a viewer's chain on werift's receive path (chain.ts): each media
+// datagram, stamped already, goes to werift's own dispatch (werift's SRTP, RTP parsing and
+// receiver reports), which decrypts it and emits the packet on the track synchronously, inside
+// `receive`; the packet event carries no instant, so the stage keeps the datagram's arrival
+// instant for the length of that call and hands it on with the packet's fields to our NACK
+// generator (as on the lean paths: werift's own is silenced) and the pipeline's feed.
+import { monoNs } from "../../core/clock/clock.ts";
+import { absCaptureToUnixNs } from "../../core/rtp/abs-capture-time.ts";
+import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
+import type { MediaStreamTrack } from "../../net/werift/api.ts";
+import type { NackSender } from "./nack-sender.ts";
+import type { AudioPacketSink, PacketSink, ReceiveStage } from "./stages.ts";
+
+export class WeriftStage implements ReceiveStage {
+  private exec: ((data: Buffer) => void) | null = null;
+  /** the arrival instant of the datagram werift is processing now, −1 outside `receive` */
+  private arrivalNs = -1;
+  private readonly nack: NackSender;
+  private readonly sink: PacketSink;
+
+  constructor(nack: NackSender, sink: PacketSink) {
+    this.nack = nack;
+    this.sink = sink;
+  }
+
+  /** werift's dispatch of a datagram, once its SRTP started; returns this stage. */
+  attach(exec: (data: Buffer) => void): this {
+    this.exec = exec;
+    return this;
+  }
+
+  receive(data: Buffer, length: number, arrivalNs: number): void {
+    const exec = this.exec;
+    if (exec === null) return;
+    this.arrivalNs = arrivalNs;
+    try {
+      exec(length === data.length ? data : data.subarray(0, length));
+    } finally {
+      this.arrivalNs = -1;
+    }
+  }
+
+  /** The instant of the packet werift emits now: its datagram's, or now where werift emitted on its own. */
+  private arrival(): number {
+    return this.arrivalNs >= 0 ? this.arrivalNs : monoNs();
+  }
+
+  /** The video track's packets to the NACK generator and the sink. */
+  takeVideo(track: MediaStreamTrack): void {
+    track.onReceiveRtp.subscribe((rtp, ext) => {
+      const arrivalNs = this.arrival();
+      const abs = ext?.[ABS_CAPTURE_TIME_URI];
+      const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
+      const h = rtp.header;
+      this.nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
+      this.sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
+      this.nack.afterPacket(arrivalNs);
+    });
+  }
+
+  /** The audio track's packets to `sink` (no NACK for audio on any path). */
+  takeAudio(track: MediaStreamTrack, sink: AudioPacketSink): void {
+    track.onReceiveRtp.subscribe((rtp) => {
+      const h = rtp.header;
+      sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, this.arrival());
+    });
+  }
+}

@@ -1,0 +1,88 @@
+// The viewer thread's context: what every viewer of the thread shares on its receive side — the
+// intake (stamps, receive lag, the lean and werift paths' queue), the arena reader (made on first
+// use, or why batched reads cannot run here), the shared-socket decision, the ledger of drops on
+// its own sockets and the lean paths' diagnostics. One object per thread, made by the first
+// shard that runs on it and handed explicitly from there (shard → viewer → chain.ts); nothing on
+// the receive path reaches it any other way.
+import { errorMessage } from "../core/errors.ts";
+import { batchReads } from "../net/batch-read.ts";
+import { OwnDrops } from "./own-drops.ts";
+import { ArenaReader } from "./receive/arena-reader.ts";
+import { Intake } from "./receive/intake.ts";
+import { SocketSharing } from "./receive/socket-sharing.ts";
+
+/**
+ * What the lean and arena paths of this thread did (tests and diagnostics): sessions taken over,
+ * by SRTP profile and by who unprotects, the highest rollover counter reached, packets rejected
+ * by SRTP, receiver reports sent. Written only when a session starts and when it closes.
+ */
+export interface LeanDiagnostics {
+  sessions: number;
+  gcm: number;
+  cm: number;
+  openssl: number;
+  maxRoc: number;
+  srtpRejected: number;
+  reportsSent: number;
+}
+
+export class ViewerThread {
+  readonly intake = new Intake();
+  readonly diagnostics: LeanDiagnostics = {
+    sessions: 0,
+    gcm: 0,
+    cm: 0,
+    openssl: 0,
+    maxRoc: 0,
+    srtpRejected: 0,
+    reportsSent: 0,
+  };
+  private reader: ArenaReader | null = null;
+  private unavailable: string | null = null;
+  readonly sharing = new SocketSharing(this.intake, () => this.arena());
+  readonly ownDrops = new OwnDrops(() => this.reader?.socketDrops ?? 0);
+
+  /** This thread's arena reader, or why batch reads cannot run here. */
+  arena(): ArenaReader | string {
+    if (this.unavailable !== null) return this.unavailable;
+    if (this.reader !== null) return this.reader;
+    const a = batchReads();
+    if (!a.ok) {
+      this.unavailable = a.reason;
+      return this.unavailable;
+    }
+    try {
+      this.reader = new ArenaReader(this.intake);
+    } catch (err) {
+      this.unavailable = errorMessage(err);
+      return this.unavailable;
+    }
+    return this.reader;
+  }
+
+  /**
+   * Test hook (test/e2e/faulty-worker.ts, test/unit/arena-reader.test.ts): this thread's arena
+   * path cannot run, for `reason`, as on a platform without batched reads. Production code never calls it.
+   */
+  setArenaUnavailable(reason: string): void {
+    this.unavailable = reason;
+  }
+
+  /** The lean paths' diagnostics so far (a copy). */
+  leanDiagnostics(): Readonly<LeanDiagnostics> {
+    return { ...this.diagnostics };
+  }
+}
+
+let thread: ViewerThread | null = null;
+
+/** This thread's context (each thread has its own module instance, so its own context). */
+export function viewerThread(): ViewerThread {
+  thread ??= new ViewerThread();
+  return thread;
+}
+
+/** This thread's lean-path diagnostics so far (tests and diagnostics; a copy). */
+export function leanDiagnostics(): Readonly<LeanDiagnostics> {
+  return viewerThread().leanDiagnostics();
+}
