@@ -6,29 +6,29 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ClipError } from "../../src/core/clip/model.ts";
 import {
+  ClipError,
+  ClockPeerError,
   EXIT_ERROR,
   EXIT_USAGE,
   errnoCode,
   errorMessage,
   errorOutcome,
+  HttpExchangeError,
   isViewerErrorKind,
+  JsonSyntaxError,
+  MatrixError,
+  PromParseError,
   PUBLISHER_ERROR_KINDS,
+  PublisherError,
   RunError,
+  ScenarioError,
+  SendLogPeerError,
+  ThresholdError,
   UsageError,
   VIEWER_ERROR_KINDS,
   WhipbenchError,
 } from "../../src/core/errors.ts";
-import { MatrixError } from "../../src/core/matrix/parse.ts";
-import { PromParseError } from "../../src/core/prom/text-format.ts";
-import { JsonSyntaxError } from "../../src/core/scenario/json.ts";
-import { ScenarioError } from "../../src/core/scenario/scenario.ts";
-import { ThresholdError } from "../../src/core/thresholds/parse.ts";
-import { PublisherError } from "../../src/main/run/publisher-error.ts";
-import { ClockPeerError } from "../../src/main/split/clock-exchange.ts";
-import { SendLogPeerError } from "../../src/main/split/sendlog-channel.ts";
-import { HttpExchangeError } from "../../src/net/sdp-http.ts";
 import { ROOT, sourceFiles } from "./repo-files.ts";
 
 const definitions = readFileSync(join(ROOT, "docs/definitions.md"), "utf8");

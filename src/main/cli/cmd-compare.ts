@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import type { Command } from "commander";
 import { compareReports, type FailOn, parseFailOn } from "../../core/compare/compare.ts";
 import { type ComparedPair, compareHtml, compareMarkdown, compareObject } from "../../core/compare/render.ts";
-import { errorMessage, UsageError, verdictStatus } from "../../core/errors.ts";
+import { UsageError, verdictStatus } from "../../core/errors.ts";
 import type { Report } from "../../core/report/types.ts";
 import { writeAtomic } from "../output/write-report.ts";
 import type { SetCode } from "./options.ts";
@@ -41,14 +41,14 @@ export async function readReportFile(path: string): Promise<Report> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
-  } catch {
-    throw new UsageError(`${path}: cannot be read`);
+  } catch (err) {
+    throw new UsageError(`${path}: cannot be read`, undefined, { cause: err });
   }
   let v: unknown;
   try {
     v = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${path}: not JSON`);
+  } catch (err) {
+    throw new UsageError(`${path}: not JSON`, undefined, { cause: err });
   }
   const r = v as Partial<Report> | null;
   if (
@@ -70,12 +70,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 }
 
 export async function compareCommand(base: string, news: string[], flags: CompareFlags): Promise<number> {
-  let gates: FailOn[];
-  try {
-    gates = (flags.failOn ?? []).map(parseFailOn);
-  } catch (err) {
-    throw new UsageError(errorMessage(err));
-  }
+  const gates: FailOn[] = (flags.failOn ?? []).map(parseFailOn);
   const baseReport = await readReportFile(base);
   const pairs: ComparedPair[] = [];
   for (const file of news) {

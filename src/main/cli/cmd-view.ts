@@ -1,8 +1,8 @@
 // `whipbench view --whep URL`: N concurrent WHEP viewers of a stream someone else publishes; the
 // scenario is built from the flags, so a validation message names the flag, not the key.
 import { type Command, Option } from "commander";
-import { UsageError } from "../../core/errors.ts";
-import { type Scenario, ScenarioError } from "../../core/scenario/scenario.ts";
+import { ScenarioError, UsageError } from "../../core/errors.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { applyOverrides, validated } from "../run/run-inputs.ts";
 import { runAndReportHere } from "./cmd-run.ts";

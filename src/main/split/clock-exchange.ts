@@ -15,7 +15,7 @@ import {
   type Probe,
   probeOf,
 } from "../../core/clock/exchange.ts";
-import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
+import { ClockPeerError } from "../../core/errors.ts";
 
 function wallBig(anchor: WallAnchor): bigint {
   return BigInt(Math.round(wallOf(anchor, monoNs())));
@@ -45,12 +45,6 @@ export async function startResponder(host: string, port: number, anchor: WallAnc
     port: sock.address().port,
     close: () => new Promise((resolve) => sock.close(() => resolve())),
   };
-}
-
-export class ClockPeerError extends WhipbenchError {
-  override readonly name = "ClockPeerError";
-  readonly code = "clock_peer";
-  readonly exitStatus = EXIT_ERROR;
 }
 
 /** A client socket for the clock exchange, reused for every point of a run. */

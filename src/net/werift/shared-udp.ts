@@ -6,10 +6,11 @@
 // .connection and the static UdpTransport.init(type, {portRange, interfaceAddresses}) with the
 // transport's shape (type, socketType, closed, rinfo, onData, send, close, address, host, port,
 // addressFamily).
+
 import { Connection, UdpTransport } from "werift";
+import { WeriftInternalsError } from "../../core/errors.ts";
 import type { RTCPeerConnection } from "./api.ts";
 import type { UdpReceive } from "./transports.ts";
-import { WeriftInternalsError } from "./version.ts";
 
 /** A media datagram of `length` bytes at the start of `data`, with its arrival instant. */
 export type MediaHandler = (data: Buffer, arrivalNs: number, length: number) => void;
