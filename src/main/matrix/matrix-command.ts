@@ -277,6 +277,7 @@ async function runServer(ctx: MatrixContext, server: MatrixServer): Promise<void
       if (stopping()) return;
       log.line(`matrix: ${server.name} × ${t.scenario}, repeat ${t.repeat}`);
       const s = byCell.get(key(server.name, t.scenario));
+      // internal: invariant, scenarios() made one scenario per cell before any ran
       if (s === undefined) throw new Error("internal error: a cell without its scenario");
       outcomes.push(
         await runCell(

@@ -192,6 +192,7 @@ export class Publisher {
     const { clip, anchor } = this.opts;
     const tr = this.tr;
     const r = this.result;
+    // internal: invariant, every caller awaits connect() first
     if (!tr) throw new Error("stream() before connect()");
     await this.txReady; // the first frame's stamp too
     const n = clip.frames.length;

@@ -7,6 +7,7 @@ import type { ReceivePath, ShardTask } from "../../workers/protocol.ts";
 import type { Engine } from "./engine.ts";
 
 export function receivePathEngine(inner: Engine, paths: readonly ReceivePath[]): Engine {
+  // internal: invariant, only bench/ and test/ call it, always with a path
   if (paths.length === 0) throw new RangeError("receivePathEngine: no path");
   const e: Engine = {
     workers: inner.workers,

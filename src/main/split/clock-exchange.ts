@@ -15,7 +15,7 @@ import {
   type Probe,
   probeOf,
 } from "../../core/clock/exchange.ts";
-import { ClockPeerError } from "../../core/errors.ts";
+import { ClockPeerError, RunError } from "../../core/errors.ts";
 
 function wallBig(anchor: WallAnchor): bigint {
   return BigInt(Math.round(wallOf(anchor, monoNs())));
@@ -38,7 +38,7 @@ export async function startResponder(host: string, port: number, anchor: WallAnc
   });
   sock.on("error", () => {});
   await new Promise<void>((resolve, reject) => {
-    sock.once("error", () => reject(new Error("cannot listen for the clock exchange")));
+    sock.once("error", (err) => reject(new RunError("cannot listen for the clock exchange", { cause: err })));
     sock.bind(port, host === "" ? undefined : host, () => resolve());
   });
   return {

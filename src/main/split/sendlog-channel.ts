@@ -6,7 +6,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
-import { SendLogPeerError } from "../../core/errors.ts";
+import { RunError, SendLogPeerError } from "../../core/errors.ts";
 import type { Codec } from "../../core/types.ts";
 
 interface Hello {
@@ -80,7 +80,7 @@ export async function serveSendLog(
     res.on("close", () => followers.delete(res));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", () => reject(new Error("cannot listen for the send log")));
+    server.once("error", (err) => reject(new RunError("cannot listen for the send log", { cause: err })));
     server.listen(port, host === "" ? undefined : host, () => resolve());
   });
   return {
