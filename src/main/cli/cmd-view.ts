@@ -104,6 +104,6 @@ function viewValidated(s: Scenario): Scenario {
     const flag = m === null ? undefined : VIEW_FLAGS[m[1] ?? ""];
     if (m === null || flag === undefined) throw err;
     const hint = m[1] === "whep" && m[2] === " is required" ? " (the WHEP URL of the stream to watch)" : "";
-    throw new UsageError(`${flag}${m[2] ?? ""}${hint}`);
+    throw new UsageError(`${flag}${m[2] ?? ""}${hint}`, undefined, { cause: err });
   }
 }
