@@ -8,6 +8,7 @@ import type { Engine } from "../src/main/run/engine.ts";
 import type { ReceivePath, ShardTask } from "../src/workers/protocol.ts";
 
 export function receivePathEngine(inner: Engine, paths: readonly ReceivePath[]): Engine {
+  // internal: invariant, only bench/ and test/ call it, always with a path
   if (paths.length === 0) throw new RangeError("receivePathEngine: no path");
   const e: Engine = {
     workers: inner.workers,

@@ -4,7 +4,7 @@
 // read costs one syscall per batch and nothing is allocated per datagram. Linux x86-64 and arm64
 // only (their struct layouts are written below). Where it cannot load, `batchReads()` says why.
 import type { Socket } from "node:dgram";
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, RunError } from "../core/errors.ts";
 import { kernelLibc } from "./kernel.ts";
 import type { Koffi } from "./koffi.ts";
 
@@ -136,6 +136,7 @@ export class DatagramArena {
 
   constructor() {
     const n = native;
+    // internal: invariant, the reader is made only where batchReads() said ok
     if (n === null) throw new Error("batch reads are not available on this thread");
     this.n = n;
     const total = this.offData + SLOT_BYTES * BATCH;
@@ -254,10 +255,11 @@ export class ReadySet {
 
   constructor() {
     const n = native;
+    // internal: invariant, the reader is made only where batchReads() said ok
     if (n === null) throw new Error("batch reads are not available on this thread");
     this.n = n;
     this.ep = n.epollCreate(0);
-    if (this.ep < 0) throw new Error(`epoll_create1 failed (errno ${n.errno()})`);
+    if (this.ep < 0) throw new RunError(`epoll_create1 failed (errno ${n.errno()})`);
   }
 
   /**

@@ -93,6 +93,7 @@ export class SendBatch {
   constructor() {
     const a = batchWrites();
     const n = native;
+    // internal: invariant, a SendBatch is made only where batchWrites() said ok
     if (!a.ok || n === null)
       throw new Error(`batch writes are not available here (${a.ok ? "not loaded" : a.reason})`);
     this.n = n;

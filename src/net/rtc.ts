@@ -1,6 +1,7 @@
 // werift configuration shared by the publisher, the viewers and the built-in relay: codecs and
 // header extension (docs/definitions.md#webrtc-configuration), host-only ICE with no STUN,
 // loopback-only gathering, non-trickle gathering; each setting's reason is given beside it.
+import { IceGatheringError } from "../core/errors.ts";
 import {
   MediaStream,
   RTCPeerConnection,
@@ -123,7 +124,7 @@ export function gatheringComplete(pc: RTCPeerConnection, timeoutMs: number): Pro
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.unSubscribe();
-      reject(new Error("ICE gathering did not complete"));
+      reject(new IceGatheringError("ICE gathering did not complete"));
     }, timeoutMs);
     const sub = pc.iceGatheringStateChange.subscribe((state) => {
       if (state === "complete") {

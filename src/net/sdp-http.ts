@@ -2,23 +2,11 @@
 // read a bounded answer, PATCH an answer to a counter-offer, DELETE the session. Error messages
 // name the host only: no path, query, userinfo or token ever reaches them.
 
-import { EXIT_ERROR, WhipbenchError } from "../core/errors.ts";
+import { HttpExchangeError } from "../core/errors.ts";
 import { host } from "../core/redact.ts";
 
-export type HttpErrorKind = "bad_url" | "transport" | "http_status" | "bad_answer";
-
-export class HttpExchangeError extends WhipbenchError {
-  override readonly name = "HttpExchangeError";
-  readonly code = "http_exchange";
-  readonly exitStatus = EXIT_ERROR;
-  readonly kind: HttpErrorKind;
-  readonly status: number;
-  constructor(kind: HttpErrorKind, message: string, status = 0, options?: ErrorOptions) {
-    super(message, options);
-    this.kind = kind;
-    this.status = status;
-  }
-}
+// the class lives in the catalogue; re-exported for the viewer thread's imports
+export { type HttpErrorKind, HttpExchangeError } from "../core/errors.ts";
 
 export interface SdpResponse {
   status: number;
@@ -39,8 +27,8 @@ function checkUrl(endpoint: string): URL {
   let url: URL;
   try {
     url = new URL(endpoint);
-  } catch {
-    throw new HttpExchangeError("bad_url", "endpoint is not an http(s) URL");
+  } catch (err) {
+    throw new HttpExchangeError("bad_url", "endpoint is not an http(s) URL", 0, { cause: err });
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
     throw new HttpExchangeError("bad_url", "endpoint is not an http(s) URL");

@@ -3,13 +3,15 @@
 // userinfo in the URL, a path that looks like a stream key and a bearer token; every byte they
 // wrote (stdout, stderr, the JSON, Markdown and HTML reports, a /metrics scrape of `run` and of
 // `view`) is scanned for each of them.
+
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { HttpExchangeError, postOffer } from "../../src/net/sdp-http.ts";
+import { HttpExchangeError } from "../../src/core/errors.ts";
+import { postOffer } from "../../src/net/sdp-http.ts";
 import { type CliResult, type CliRun, readReportPair, startCli, tempDir } from "./cli-harness.ts";
 
 const QUERY = "QUERYTOKEN7f3a";

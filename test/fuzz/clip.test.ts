@@ -1,18 +1,13 @@
 // Property-based tests of the clip readers (docs/definitions.md#vp8-ivf-clips, docs/definitions.md#h264-annex-b-clips): the IVF reader, the Annex-B
 // splitter and access-unit delimiter, and the SPS timing reader. A reader either returns a
 // clip that passes docs/definitions.md#vp8-ivf-clips's validation or throws a one-line ClipError; honest input round-trips.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import {
-  CLOCK_RATE,
-  type Clip,
-  ClipError,
-  parseAnnexB,
-  parseIvf,
-  splitAnnexB,
-} from "../../src/core/clip/clip.ts";
+import { CLOCK_RATE, type Clip, parseAnnexB, parseIvf, splitAnnexB } from "../../src/core/clip/clip.ts";
 import { spsTicks, spsTiming, ticksOfTiming, unescapeRbsp } from "../../src/core/clip/sps.ts";
+import { ClipError } from "../../src/core/errors.ts";
 import { bytes, check, concat, isViewInto, list, onlyThrows } from "./fuzz.ts";
 import { escapeRbsp, spsArb } from "./sps-gen.ts";
 

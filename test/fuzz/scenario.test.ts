@@ -3,15 +3,12 @@
 // literals, NaN-like strings and deep nesting. The parser returns a scenario that passes docs/definitions.md#scenario-validation
 // (and schedules), or throws a one-line ScenarioError naming the key — never anything else,
 // never a URL; a valid scenario round-trips.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import {
-  parseScenario,
-  SCENARIO_KEYS,
-  type Scenario,
-  ScenarioError,
-} from "../../src/core/scenario/scenario.ts";
+import { ScenarioError } from "../../src/core/errors.ts";
+import { parseScenario, SCENARIO_KEYS, type Scenario } from "../../src/core/scenario/scenario.ts";
 import { buildSchedule } from "../../src/core/scenario/schedule.ts";
 import { check, list, onlyThrows } from "./fuzz.ts";
 

@@ -2,13 +2,15 @@
 // error of the documented class (ScenarioError, ClipError) whose message is one line, names
 // the key or the problem, and carries no stack trace — what the CLI prints before exit 2.
 // The CLI's exit codes and "nothing written" are the end-to-end tests' part.
+
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { ClipError, loadClip, MAX_CLIP_BYTES, parseAnnexB, parseIvf } from "../../src/core/clip/clip.ts";
-import { parseScenario, ScenarioError } from "../../src/core/scenario/scenario.ts";
+import { loadClip, MAX_CLIP_BYTES, parseAnnexB, parseIvf } from "../../src/core/clip/clip.ts";
+import { ClipError, ScenarioError } from "../../src/core/errors.ts";
+import { parseScenario } from "../../src/core/scenario/scenario.ts";
 
 /** One line, no stack frame, nothing after a newline. */
 function assertOneLine(message: string): void {

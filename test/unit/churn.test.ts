@@ -1,12 +1,14 @@
 // The churn key (docs/definitions.md#churn) and its schedule (docs/definitions.md#churn-schedule):
 // parsing names the key, the lifetimes follow the seed and the places, late joiners take ids
 // after the first viewers in order of start, and nothing is scheduled past the viewers' deadline.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ScenarioError } from "../../src/core/errors.ts";
 import { churnReport } from "../../src/core/report/churn.ts";
 import type { ViewerReport } from "../../src/core/report/types.ts";
 import { lifetimeNs, MAX_CHURN_VIEWERS } from "../../src/core/scenario/churn-schedule.ts";
-import { parseScenario, type Scenario, ScenarioError } from "../../src/core/scenario/scenario.ts";
+import { parseScenario, type Scenario } from "../../src/core/scenario/scenario.ts";
 import { buildSchedule } from "../../src/core/scenario/schedule.ts";
 
 const base = { whep: "http://127.0.0.1:8889/s/whep", viewers: 3, holdSeconds: 7, rampSeconds: 0.5 };

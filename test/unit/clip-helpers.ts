@@ -1,7 +1,9 @@
 // Builders shared by the clip and SPS tests: byte helpers, a ClipError assertion, Annex-B
 // streams, and synthetic H.264 SPSs written bit by bit with emulation prevention.
+
 import assert from "node:assert/strict";
-import { ClipError, spsTicks } from "../../src/core/clip/clip.ts";
+import { spsTicks } from "../../src/core/clip/clip.ts";
+import { ClipError } from "../../src/core/errors.ts";
 
 export const hex = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);
 

@@ -1,12 +1,12 @@
 // Clip parsing (docs/definitions.md#clips): the embedded clips, loadClip, IVF, Annex-B splitting and
 // access-unit delimiting, keyframe spacing. SPS timing lives in sps.test.ts.
+
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import {
-  ClipError,
   embeddedClipPath,
   keyframeIntervalOf,
   loadClip,
@@ -16,6 +16,7 @@ import {
   splitAnnexB,
   spsTicks,
 } from "../../src/core/clip/clip.ts";
+import { ClipError } from "../../src/core/errors.ts";
 import type { Codec } from "../../src/core/types.ts";
 import { annexB, hex, sps, spsNal, throwsClip } from "./clip-helpers.ts";
 

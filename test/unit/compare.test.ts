@@ -39,7 +39,7 @@ describe("--fail-on", () => {
   test("mistakes name the condition", () => {
     assert.throws(
       () => parseFailOn("oneWayDelay.p95 > +10"),
-      /^Error: --fail-on "oneWayDelay.p95 > \+10": a time figure needs ms or s/,
+      /^UsageError: --fail-on "oneWayDelay.p95 > \+10": a time figure needs ms or s/,
     );
     assert.throws(() => parseFailOn("loss > +0.2%x"), /want "<figure> <op>/);
     assert.throws(() => parseFailOn("loss > 0.2pp"), /a percentage needs %/);

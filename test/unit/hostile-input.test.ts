@@ -3,10 +3,12 @@
 // without bound; a sender inventing a timestamp per packet made every push scan all pending
 // frames (quadratic time); an H.264 --fps far below 1 gave frame durations past the 32-bit RTP
 // step; a VP8 MTU of Infinity sent nothing.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ClipError, parseAnnexB } from "../../src/core/clip/clip.ts";
+import { parseAnnexB } from "../../src/core/clip/clip.ts";
 import { depacketizeVp8, packetizeVp8 } from "../../src/core/codec/vp8.ts";
+import { ClipError } from "../../src/core/errors.ts";
 import { type CompletedFrame, MAX_PENDING, Reassembler } from "../../src/core/rtp/reassembler.ts";
 import { MAX_CAPACITY, SeenRing } from "../../src/core/rtp/seen-ring.ts";
 

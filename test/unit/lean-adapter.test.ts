@@ -2,11 +2,12 @@
 // src/net/werift/srtp-start.ts): the startSrtp hook run against werift's real RTCDtlsTransport.prototype.startSrtp
 // on a stand-in transport — exactly one handler captured, the keys taken from srtp.config, our
 // handler subscribed in its place — and each way werift's internals could move, failing loudly.
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RTCDtlsTransport, type RTCRtpTransceiver } from "werift";
 import { monoNs } from "../../src/core/clock/clock.ts";
-import { WeriftInternalsError } from "../../src/net/werift/version.ts";
+import { WeriftInternalsError } from "../../src/core/errors.ts";
 import { claimMedia, type LeanClaim, type LeanKeys } from "../../src/workers/receive/werift-claim.ts";
 import { viewerThread } from "../../src/workers/thread.ts";
 import { stage } from "./udp-helpers.ts";

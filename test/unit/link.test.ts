@@ -34,47 +34,59 @@ test("the issue's shape parses, and the report writes it back in the scenario's 
 
 test("unknown keys and impossible values name the key", () => {
   const bad: [unknown, RegExp][] = [
-    [[{ name: "a", viewers: 1, down: { dealy: "1ms" } }], /^Error: cohorts\[0\]\.down\.dealy: unknown key/],
+    [
+      [{ name: "a", viewers: 1, down: { dealy: "1ms" } }],
+      /^CohortError: cohorts\[0\]\.down\.dealy: unknown key/,
+    ],
     [
       [{ name: "a", viewers: 1, down: { loss: "120%" } }],
-      /^Error: cohorts\[0\]\.down\.loss: must be 0% to 100%/,
+      /^CohortError: cohorts\[0\]\.down\.loss: must be 0% to 100%/,
     ],
     [
       [{ name: "a", viewers: 1, down: { loss: 0.02 } }],
-      /^Error: cohorts\[0\]\.down\.loss: want a percentage/,
+      /^CohortError: cohorts\[0\]\.down\.loss: want a percentage/,
     ],
-    [[{ name: "a", viewers: 1, up: { delay: "-3ms" } }], /^Error: cohorts\[0\]\.up\.delay: want a duration/],
-    [[{ name: "a", viewers: 1, down: { queue: "10ms" } }], /^Error: cohorts\[0\]\.down\.queue: needs rate/],
-    [[{ name: "a", viewers: 1, down: { rate: "fast" } }], /^Error: cohorts\[0\]\.down\.rate: want a rate/],
-    [[{ name: "a", share: 1.5 }], /^Error: cohorts\[0\]\.share: must be above 0/],
+    [
+      [{ name: "a", viewers: 1, up: { delay: "-3ms" } }],
+      /^CohortError: cohorts\[0\]\.up\.delay: want a duration/,
+    ],
+    [
+      [{ name: "a", viewers: 1, down: { queue: "10ms" } }],
+      /^CohortError: cohorts\[0\]\.down\.queue: needs rate/,
+    ],
+    [
+      [{ name: "a", viewers: 1, down: { rate: "fast" } }],
+      /^CohortError: cohorts\[0\]\.down\.rate: want a rate/,
+    ],
+    [[{ name: "a", share: 1.5 }], /^CohortError: cohorts\[0\]\.share: must be above 0/],
     [
       [{ name: "a", viewers: 2, share: 0.5 }],
-      /^Error: cohorts\[0\]: needs viewers \(a count\) or share, not both/,
+      /^CohortError: cohorts\[0\]: needs viewers \(a count\) or share, not both/,
     ],
     [
       [
         { name: "a", viewers: 1 },
         { name: "a", viewers: 1 },
       ],
-      /^Error: cohorts\[1\]\.name: "a" is used twice/,
+      /^CohortError: cohorts\[1\]\.name: "a" is used twice/,
     ],
-    [[{ name: "unimpaired", viewers: 1 }], /^Error: cohorts\[0\]\.name:/],
+    [[{ name: "unimpaired", viewers: 1 }], /^CohortError: cohorts\[0\]\.name:/],
     [
       [
         { name: "a", share: 0.6 },
         { name: "b", share: 0.6 },
       ],
-      /^Error: cohorts: the shares add up to more than 1/,
+      /^CohortError: cohorts: the shares add up to more than 1/,
     ],
     [
       [{ name: "a", viewers: 1, steps: [{ for: "1s", down: {} }] }],
-      /^Error: cohorts\[0\]\.steps\[0\]\.at: is required/,
+      /^CohortError: cohorts\[0\]\.steps\[0\]\.at: is required/,
     ],
     [
       [{ name: "a", viewers: 1, down: { burst: { enter: "1%" } } }],
-      /^Error: cohorts\[0\]\.down\.burst: needs enter and leave/,
+      /^CohortError: cohorts\[0\]\.down\.burst: needs enter and leave/,
     ],
-    [[], /^Error: cohorts: want a non-empty list/],
+    [[], /^CohortError: cohorts: want a non-empty list/],
   ];
   for (const [raw, re] of bad) assert.throws(() => parseCohorts(raw), re, JSON.stringify(raw));
 });

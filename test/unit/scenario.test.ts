@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { ScenarioError } from "../../src/core/errors.ts";
 import { churnRun } from "../../src/core/scenario/churn-schedule.ts";
 import { SCENARIO_DEFAULTS } from "../../src/core/scenario/defaults.ts";
 import {
@@ -9,7 +10,6 @@ import {
   normaliseScenario,
   parseScenario,
   type Scenario,
-  ScenarioError,
   validateScenario,
 } from "../../src/core/scenario/scenario.ts";
 import { buildSchedule, secondsToNs } from "../../src/core/scenario/schedule.ts";

@@ -2,11 +2,13 @@
 // docs/definitions.md#whip-and-whep-http-exchange) against a tiny HTTP server on 127.0.0.1 that
 // ends the connection in each way a server can: closed without a status line (SRS on a
 // negotiation error), reset, closed in the middle of its answer.
+
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { HttpExchangeError, postOffer } from "../../src/net/sdp-http.ts";
+import { HttpExchangeError } from "../../src/core/errors.ts";
+import { postOffer } from "../../src/net/sdp-http.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -2,11 +2,13 @@
 // package.json pins, and the werift internals the seam reaches are where it looks for them on two
 // real werift peers connected over 127.0.0.1: the UDP transports beneath ICE, their receive, send
 // and close, the no-STUN patch, werift's NACK generator; a miss is a WeriftInternalsError.
+
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { connectedPair } from "../../bench/peer-pair.ts";
+import { WERIFT_VERSION, WeriftInternalsError } from "../../src/core/errors.ts";
 import { KOFFI_VERSION, koffi, koffiVersionMismatch } from "../../src/net/koffi.ts";
 import { RtpHeader, RtpPacket } from "../../src/net/werift/api.ts";
 import { restrictSrtpProfiles, silenceWeriftNack } from "../../src/net/werift/srtp-start.ts";
@@ -19,12 +21,7 @@ import {
   wrapReceive,
   wrapSend,
 } from "../../src/net/werift/transports.ts";
-import {
-  installedWeriftVersion,
-  versionMismatch,
-  WERIFT_VERSION,
-  WeriftInternalsError,
-} from "../../src/net/werift/version.ts";
+import { installedWeriftVersion, versionMismatch } from "../../src/net/werift/version.ts";
 import { ROOT } from "./repo-files.ts";
 
 const pins = (

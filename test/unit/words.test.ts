@@ -1,10 +1,12 @@
 // Messages read as this TypeScript tool's own (issue 13): a scenario type error names the key,
 // the value and what is wanted, not Go's "json: cannot unmarshal … into Go struct field …";
 // counts agree with their nouns ("1 worker thread").
+
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ScenarioError } from "../../src/core/errors.ts";
 import { resourcesText } from "../../src/core/report/markdown-cells.ts";
-import { parseScenario, ScenarioError } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario/scenario.ts";
 
 const WHEP = "http://127.0.0.1:8889/s/whep";
 

@@ -1,6 +1,7 @@
 // Parsing a scenario's `capacity` key (docs/definitions.md#capacity): an object of known keys,
 // each checked; every mistake is an error that names the key (`capacity.growth: …`).
 
+import { CapacityError } from "../errors.ts";
 import { CAPACITY_DEFAULTS, type CapacitySpec } from "./types.ts";
 
 type Check = (v: number) => string | null;
@@ -20,22 +21,22 @@ const KEYS: Record<keyof CapacitySpec, Check> = {
 
 export function parseCapacity(raw: unknown): CapacitySpec {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new Error(
+    throw new CapacityError(
       "capacity: want an object of capacity keys (start, max, growth, resolution, stepSeconds, settleSeconds)",
     );
   }
   const out: CapacitySpec = { ...CAPACITY_DEFAULTS };
   for (const [key, v] of Object.entries(raw as Record<string, unknown>)) {
-    if (!Object.hasOwn(KEYS, key)) throw new Error(`capacity: unknown key ${JSON.stringify(key)}`);
+    if (!Object.hasOwn(KEYS, key)) throw new CapacityError(`capacity: unknown key ${JSON.stringify(key)}`);
     const k = key as keyof CapacitySpec;
-    if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`capacity.${k}: want a number`);
+    if (typeof v !== "number" || !Number.isFinite(v)) throw new CapacityError(`capacity.${k}: want a number`);
     const bad = KEYS[k](v);
-    if (bad !== null) throw new Error(`capacity.${k}: ${bad}`);
+    if (bad !== null) throw new CapacityError(`capacity.${k}: ${bad}`);
     out[k] = v;
   }
-  if (out.max < out.start) throw new Error("capacity.max: must be at least capacity.start");
+  if (out.max < out.start) throw new CapacityError("capacity.max: must be at least capacity.start");
   if (out.settleSeconds >= out.stepSeconds) {
-    throw new Error(
+    throw new CapacityError(
       "capacity.settleSeconds: must be below capacity.stepSeconds (a step needs a measured window)",
     );
   }

@@ -3,12 +3,12 @@
 // so those keys are optional here; one that is given is ignored, with a note that says so. Every
 // other key is parsed and validated exactly as for `run`.
 
+import { ScenarioError } from "../errors.ts";
 import {
   decodeScenario,
   givenKeys,
   normaliseScenario,
   type Scenario,
-  ScenarioError,
   validateScenario,
 } from "../scenario/scenario.ts";
 import { CAPACITY_DEFAULTS, type CapacitySpec } from "./types.ts";

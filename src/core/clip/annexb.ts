@@ -1,6 +1,7 @@
 // H.264 Annex-B elementary streams (docs/definitions.md#h264-annex-b-clips): NAL splitting and
 // access-unit delimiting.
-import { CLOCK_RATE, type Clip, ClipError, makeClip } from "./model.ts";
+import { ClipError } from "../errors.ts";
+import { CLOCK_RATE, type Clip, makeClip } from "./model.ts";
 import { spsTicks } from "./sps.ts";
 
 /**

@@ -1,15 +1,17 @@
 // Loading a clip: the embedded one shipped in clips/, or a file the user names (docs/definitions.md#clips).
+
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { ClipError } from "../errors.ts";
 import type { Codec } from "../types.ts";
 import { parseAnnexB } from "./annexb.ts";
 import { parseIvf } from "./ivf.ts";
-import { type Clip, ClipError } from "./model.ts";
+import type { Clip } from "./model.ts";
 import { type AudioClip, parseOggOpus } from "./ogg-opus.ts";
 
 export { parseAnnexB, splitAnnexB } from "./annexb.ts";
 export { parseIvf } from "./ivf.ts";
-export { CLOCK_RATE, type Clip, ClipError, keyframeIntervalOf } from "./model.ts";
+export { CLOCK_RATE, type Clip, keyframeIntervalOf } from "./model.ts";
 export { type AudioClip, OPUS_CLOCK_RATE, OPUS_PACKET_TICKS, parseOggOpus } from "./ogg-opus.ts";
 export { spsTicks } from "./sps.ts";
 
@@ -45,7 +47,7 @@ function readClipFile(path: string): Uint8Array {
   try {
     fd = openSync(path, "r");
   } catch (err) {
-    throw new ClipError(`clip ${path}: ${describe(err)}`);
+    throw new ClipError(`clip ${path}: ${describe(err)}`, { cause: err });
   }
   try {
     const st = fstatSync(fd);
@@ -63,7 +65,7 @@ function readClipFile(path: string): Uint8Array {
     return off === buf.length ? buf : buf.subarray(0, off);
   } catch (err) {
     if (err instanceof ClipError) throw err;
-    throw new ClipError(`clip ${path}: ${describe(err)}`);
+    throw new ClipError(`clip ${path}: ${describe(err)}`, { cause: err });
   } finally {
     closeSync(fd);
   }

@@ -1,6 +1,7 @@
 // VP8 in IVF (docs/definitions.md#vp8-ivf-clips): a 32-byte file header, then frames of a 12-byte header
 // (uint32 LE size, uint64 LE pts in time-base units) and the frame payload.
-import { CLOCK_RATE, type Clip, ClipError, makeClip } from "./model.ts";
+import { ClipError } from "../errors.ts";
+import { CLOCK_RATE, type Clip, makeClip } from "./model.ts";
 
 const FILE_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 12;

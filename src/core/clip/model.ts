@@ -2,18 +2,11 @@
 // clip, and the validation a clip passes before it is handed out
 // (docs/definitions.md#vp8-ivf-clips, docs/definitions.md#keyframe-interval-of-a-clip).
 
-import { EXIT_USAGE, WhipbenchError } from "../errors.ts";
+import { ClipError } from "../errors.ts";
 import type { Codec } from "../types.ts";
 
 /** RTP clock of every video codec WebRTC carries (RFC 7741, RFC 6184). */
 export const CLOCK_RATE = 90000;
-
-/** A clip that cannot be used; the message is the text the user sees. */
-export class ClipError extends WhipbenchError {
-  override readonly name = "ClipError";
-  readonly code = "clip";
-  readonly exitStatus = EXIT_USAGE;
-}
 
 /**
  * A loopable sequence of encoded frames at a constant frame rate. VP8 frames are the IVF

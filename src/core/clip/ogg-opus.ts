@@ -1,9 +1,9 @@
+import { ClipError } from "../errors.ts";
 // The Opus audio clip (docs/definitions.md#audio-clip): an Ogg stream (RFC 3533) of one logical
 // Opus stream (RFC 7845) read into its packets — pages checked (capture pattern, version, CRC,
 // one serial, page sequence), packets rebuilt from the lacing values, OpusHead and OpusTags
 // checked and set aside, and every audio packet held to 20 ms (960 ticks of the 48 kHz RTP clock,
 // RFC 7587), the publisher's pace. Pure: bytes in, packets out; every problem is a ClipError.
-import { ClipError } from "./model.ts";
 
 /** The RTP clock of Opus (RFC 7587 section 4.1: always 48 kHz, whatever the input rate). */
 export const OPUS_CLOCK_RATE = 48000;

@@ -3,7 +3,8 @@
 // just far enough to reach the VUI's timing_info, skipping every field before it. A frame lasts two
 // clock ticks (E.2.1), so its duration in 90 kHz ticks is 90000 · 2 · num_units_in_tick /
 // time_scale.
-import { CLOCK_RATE, ClipError } from "./model.ts";
+import { ClipError } from "../errors.ts";
+import { CLOCK_RATE } from "./model.ts";
 
 const NO_TIMING = "h264: the SPS carries no frame rate (VUI timing_info); give it with --fps";
 const SHORT_SPS = "h264: the SPS ends before its timing_info";

@@ -2,6 +2,7 @@
 // the reasons when not), the headline figures side by side with their differences, a bootstrap
 // interval over viewers for the one-way delay percentiles, and the --fail-on gates.
 
+import { UsageError } from "../errors.ts";
 import { rankable } from "../report/comparability.ts";
 import type { DelaySource, Report } from "../report/types.ts";
 import { holds } from "../thresholds/evaluate.ts";
@@ -77,12 +78,12 @@ const FAIL_ON_RE =
 /**
  * Parses a --fail-on such as "oneWayDelay.p95 > +10%" (relative change), "oneWayDelay.p95 > +5ms"
  * (change), "loss > +0.2pp" (change of a percentage, in points) or "oneWayDelay.p95 > 60ms"
- * (NEW's own value). Throws an Error naming the text.
+ * (NEW's own value). Throws a UsageError (exit 2) naming the text.
  */
 export function parseFailOn(text: string): FailOn {
   const m = FAIL_ON_RE.exec(text);
   const bad = (why: string): never => {
-    throw new Error(`--fail-on ${JSON.stringify(text)}: ${why}`);
+    throw new UsageError(`--fail-on ${JSON.stringify(text)}: ${why}`);
   };
   if (m === null) return bad('want "<figure> <op> [+|-]<number><unit>", e.g. "oneWayDelay.p95 > +10%"');
   const [, figure = "", op = "", sign = "", num = "", unitText = ""] = m;

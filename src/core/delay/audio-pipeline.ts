@@ -4,6 +4,7 @@
 // in the audio clip's table and matched to its send in the audio send log, as a video frame is
 // (docs/definitions.md#matcher, 960 ticks a packet): the packet's one-way delay.
 import { OPUS_CLOCK_RATE } from "../clip/ogg-opus.ts";
+import { ClipError } from "../errors.ts";
 import { RtpStats } from "../rtp/stats.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { AudioRecord } from "../types.ts";
@@ -26,7 +27,7 @@ export class AudioTable {
   private readonly index = new Map<bigint, number>();
 
   constructor(fingerprints: readonly bigint[], ticks: number) {
-    if (fingerprints.length === 0) throw new Error("audio: the clip has no packets");
+    if (fingerprints.length === 0) throw new ClipError("audio: the clip has no packets");
     fingerprints.forEach((fp, i) => {
       this.index.set(fp, this.index.has(fp) ? DUPLICATE : i);
     });

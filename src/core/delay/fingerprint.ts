@@ -7,6 +7,7 @@ import xxhash from "xxhash-wasm";
 import { splitAnnexB } from "../clip/annexb.ts";
 import type { Clip } from "../clip/model.ts";
 import { copyRange, FramePieces } from "../codec/pieces.ts";
+import { ClipError } from "../errors.ts";
 import type { Codec } from "../types.ts";
 
 const SEED = 0n;
@@ -142,8 +143,8 @@ export class ClipTable {
   /** From the clip itself (hashing every frame), or from its identity (a split run's viewer). */
   constructor(hasher: Hasher | null, clip: Clip | ClipIdentity) {
     const id = "frames" in clip ? clipIdentity(hasher as Hasher, clip) : clip;
-    if (id.fingerprints.length === 0) throw new Error("fingerprint: the clip has no frames");
-    if (!(id.ticks > 0)) throw new Error("fingerprint: the clip has no frame duration (Ticks is 0)");
+    if (id.fingerprints.length === 0) throw new ClipError("fingerprint: the clip has no frames");
+    if (!(id.ticks > 0)) throw new ClipError("fingerprint: the clip has no frame duration (Ticks is 0)");
     id.fingerprints.forEach((fp, i) => {
       this.index.set(fp, this.index.has(fp) ? -1 : i);
     });
@@ -184,11 +185,11 @@ export function clipHashOf(id: ClipIdentity): string {
 
 /** Fingerprint every frame of a clip (docs/definitions.md#frame-fingerprint build errors). */
 export function clipIdentity(hasher: Hasher, clip: Clip): ClipIdentity {
-  if (clip.frames.length === 0) throw new Error("fingerprint: the clip has no frames");
+  if (clip.frames.length === 0) throw new ClipError("fingerprint: the clip has no frames");
   const fingerprints: bigint[] = [];
   for (let i = 0; i < clip.frames.length; i++) {
     const fp = hasher.clipFrameFingerprint(clip, i);
-    if (fp === null) throw new Error(`fingerprint: clip frame ${i} has nothing to hash`);
+    if (fp === null) throw new ClipError(`fingerprint: clip frame ${i} has nothing to hash`);
     fingerprints.push(fp);
   }
   return { codec: clip.codec, ticks: clip.ticks, fingerprints, keyframes: clip.keyframes.slice() };

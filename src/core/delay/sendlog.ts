@@ -55,10 +55,12 @@ export class SendLog {
 
   private constructor(buffer: SharedArrayBuffer, loopFrames: number) {
     if (!Number.isInteger(loopFrames) || loopFrames <= 0) {
+      // internal: invariant, a clip (ClipError) and a send-log peer's hello (SendLogPeerError) have frames
       throw new RangeError("sendlog: a send log needs at least one frame per loop");
     }
     const slots = LOOPS * loopFrames;
     if (buffer.byteLength !== SendLog.byteLength(loopFrames)) {
+      // internal: invariant, the buffer was made by SendLog.create for this clip
       throw new RangeError(
         `sendlog: buffer of ${buffer.byteLength} bytes does not fit ${loopFrames} frames per loop`,
       );
@@ -83,6 +85,7 @@ export class SendLog {
   /** A new, empty log (the writer's side). Throws for loopFrames ≤ 0. */
   static create(loopFrames: number): SendLog {
     if (!Number.isInteger(loopFrames) || loopFrames <= 0) {
+      // internal: invariant, a clip (ClipError) and a send-log peer's hello (SendLogPeerError) have frames
       throw new RangeError("sendlog: a send log needs at least one frame per loop");
     }
     const log = new SendLog(new SharedArrayBuffer(SendLog.byteLength(loopFrames)), loopFrames);
@@ -95,6 +98,7 @@ export class SendLog {
   static attach(buffer: SharedArrayBuffer, loopFrames: number): SendLog {
     const log = new SendLog(buffer, loopFrames);
     if (Atomics.load(log.header, I_FRAMES) !== loopFrames) {
+      // internal: invariant, the buffer was made by SendLog.create for this clip
       throw new RangeError(
         `sendlog: buffer was made for ${log.header[I_FRAMES]} frames per loop, not ${loopFrames}`,
       );
@@ -109,6 +113,7 @@ export class SendLog {
    */
   record(k: number, t0Ns: number, i: number = k % this.loopFrames): void {
     const N = this.loopFrames;
+    // internal: invariant, a publisher logs its own clip's indices; followSendLog range-checks a peer's
     if (!(i >= 0 && i < N)) throw new RangeError(`sendlog: clip index ${i} is not one of ${N} frames`);
     if (k < this.next) return;
     const S = this.slots;

@@ -3,7 +3,7 @@
 // scenario key's is. Durations are Go durations ("20ms"), chances percentages ("2%"), rates
 // "800kbps", queues a duration or bytes ("64KB").
 
-import { EXIT_ERROR, WhipbenchError } from "../errors.ts";
+import { CohortError } from "../errors.ts";
 import { parseGoDuration } from "../go-compat/time.ts";
 import type { Cohort, DirectionProfile, GilbertElliott, LinkStep } from "./types.ts";
 
@@ -13,12 +13,6 @@ export const UNIMPAIRED = "unimpaired";
 const MAX_ADDED_NS = 10_000_000_000;
 const MAX_RATE_BPS = 100e9;
 const NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
-
-class CohortError extends WhipbenchError {
-  override readonly name = "CohortError";
-  readonly code = "cohorts";
-  readonly exitStatus = EXIT_ERROR;
-}
 
 function fail(path: string, msg: string): never {
   throw new CohortError(`${path}: ${msg}`);
@@ -173,21 +167,16 @@ function cohort(raw: unknown, path: string): Cohort {
   return c;
 }
 
-/** Parses the `cohorts` value; throws an Error whose message names the key. */
+/** Parses the `cohorts` value; throws CohortError (exit 2) whose message names the key. */
 export function parseCohorts(raw: unknown): Cohort[] {
-  try {
-    if (!Array.isArray(raw) || raw.length === 0) fail("cohorts", "want a non-empty list of cohorts");
-    const out = raw.map((c, i) => cohort(c, `cohorts[${i}]`));
-    const seen = new Set<string>();
-    for (const [i, c] of out.entries()) {
-      if (seen.has(c.name)) fail(`cohorts[${i}].name`, `"${c.name}" is used twice`);
-      seen.add(c.name);
-    }
-    const shares = out.reduce((a, c) => a + (c.share ?? 0), 0);
-    if (shares > 1 + 1e-9) fail("cohorts", "the shares add up to more than 1");
-    return out;
-  } catch (err) {
-    if (err instanceof CohortError) throw new Error(err.message);
-    throw err;
+  if (!Array.isArray(raw) || raw.length === 0) fail("cohorts", "want a non-empty list of cohorts");
+  const out = raw.map((c, i) => cohort(c, `cohorts[${i}]`));
+  const seen = new Set<string>();
+  for (const [i, c] of out.entries()) {
+    if (seen.has(c.name)) fail(`cohorts[${i}].name`, `"${c.name}" is used twice`);
+    seen.add(c.name);
   }
+  const shares = out.reduce((a, c) => a + (c.share ?? 0), 0);
+  if (shares > 1 + 1e-9) fail("cohorts", "the shares add up to more than 1");
+  return out;
 }

@@ -2,7 +2,7 @@
 // (name, WHIP/WHEP URLs, optional start/stop/health commands) × scenarios × repeats. Strict: an
 // unknown key or a wrong type is an error naming its path, e.g. `matrix: servers[1].whep: …`.
 
-import { EXIT_ERROR, errorMessage, WhipbenchError } from "../errors.ts";
+import { errorMessage, MatrixError } from "../errors.ts";
 import { FIGURES } from "../thresholds/figures.ts";
 
 export interface MatrixServer {
@@ -34,15 +34,6 @@ export interface Matrix {
   healthTimeoutSeconds: number;
   servers: MatrixServer[];
   scenarios: MatrixScenario[];
-}
-
-export class MatrixError extends WhipbenchError {
-  override readonly name = "MatrixError";
-  readonly code = "matrix";
-  readonly exitStatus = EXIT_ERROR;
-  constructor(message: string) {
-    super(`matrix: ${message}`);
-  }
 }
 
 type Obj = Record<string, unknown>;
@@ -124,7 +115,7 @@ export function parseMatrix(text: string): Matrix {
   try {
     v = JSON.parse(text);
   } catch (err) {
-    throw new MatrixError(`not JSON: ${errorMessage(err)}`);
+    throw new MatrixError(`not JSON: ${errorMessage(err)}`, { cause: err });
   }
   if (!isObj(v)) throw new MatrixError("want an object");
   only(v, "", ["name", "figure", "repeats", "healthTimeoutSeconds", "servers", "scenarios"]);

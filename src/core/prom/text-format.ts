@@ -2,7 +2,7 @@
 // lines, other comments, and samples `name{label="value",…} value [timestamp]`, with label values
 // escaped as \\, \" and \n. Only what a server-resources watch needs: each sample's name, labels
 // and value, and each family's declared type. Anything else is an error naming the line.
-import { EXIT_ERROR, errorMessage, WhipbenchError } from "../errors.ts";
+import { PromParseError } from "../errors.ts";
 
 export type PromType = "counter" | "gauge" | "histogram" | "summary" | "untyped";
 
@@ -24,12 +24,6 @@ export interface PromSelector {
   labels: Record<string, string>;
 }
 
-export class PromParseError extends WhipbenchError {
-  override readonly name = "PromParseError";
-  readonly code = "prom_text";
-  readonly exitStatus = EXIT_ERROR;
-}
-
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
 const TYPES = new Set<string>(["counter", "gauge", "histogram", "summary", "untyped"]);
@@ -46,7 +40,8 @@ export function parsePromText(text: string): PromScrape {
       if (line.startsWith("#")) comment(line, types);
       else samples.push(sample(line));
     } catch (err) {
-      throw new PromParseError(`line ${i + 1}: ${errorMessage(err)}`);
+      if (!(err instanceof PromParseError)) throw err;
+      throw new PromParseError(`line ${i + 1}: ${err.message}`, { cause: err });
     }
   }
   return { samples, types };
@@ -57,15 +52,15 @@ function comment(line: string, types: Map<string, PromType>): void {
   if (!m) return; // HELP and free comments carry nothing the watch needs
   const [, name = "", type = ""] = m;
   if (!NAME.test(name) || NAME.exec(name)?.[0] !== name)
-    throw new Error("a TYPE line with a bad metric name");
-  if (!TYPES.has(type)) throw new Error(`unknown metric type "${type}"`);
-  if (types.has(name)) throw new Error(`a second TYPE line for ${name}`);
+    throw new PromParseError("a TYPE line with a bad metric name");
+  if (!TYPES.has(type)) throw new PromParseError(`unknown metric type "${type}"`);
+  if (types.has(name)) throw new PromParseError(`a second TYPE line for ${name}`);
   types.set(name, type as PromType);
 }
 
 function sample(line: string): PromSample {
   const name = NAME.exec(line)?.[0];
-  if (!name) throw new Error("a sample must start with a metric name");
+  if (!name) throw new PromParseError("a sample must start with a metric name");
   let rest = line.slice(name.length);
   let labels: Record<string, string> = {};
   if (rest.startsWith("{")) {
@@ -75,11 +70,11 @@ function sample(line: string): PromSample {
   }
   const fields = rest.trim().split(/[ \t]+/);
   if (!/^[ \t]/.test(rest) || fields.length < 1 || fields.length > 2) {
-    throw new Error("want a value (and an optional timestamp) after the name and labels");
+    throw new PromParseError("want a value (and an optional timestamp) after the name and labels");
   }
   const value = floatValue(fields[0] ?? "");
   if (fields[1] !== undefined && !/^-?\d+$/.test(fields[1]))
-    throw new Error("the timestamp is not an integer");
+    throw new PromParseError("the timestamp is not an integer");
   return { name, labels, value };
 }
 
@@ -94,18 +89,18 @@ export function labelSet(text: string): { labels: Record<string, string>; length
     skip();
     if (text[i] === "}") return { labels, length: i + 1 };
     const lname = LABEL_NAME.exec(text.slice(i))?.[0];
-    if (!lname) throw new Error("a bad label name");
+    if (!lname) throw new PromParseError("a bad label name");
     i += lname.length;
     skip();
-    if (text[i] !== "=") throw new Error(`want = after label ${lname}`);
+    if (text[i] !== "=") throw new PromParseError(`want = after label ${lname}`);
     i++;
     skip();
-    if (text[i] !== '"') throw new Error(`want a quoted value for label ${lname}`);
+    if (text[i] !== '"') throw new PromParseError(`want a quoted value for label ${lname}`);
     i++;
     let value = "";
     for (;;) {
       const c = text[i];
-      if (c === undefined) throw new Error(`the value of label ${lname} is not closed`);
+      if (c === undefined) throw new PromParseError(`the value of label ${lname} is not closed`);
       i++;
       if (c === '"') break;
       if (c !== "\\") {
@@ -115,13 +110,13 @@ export function labelSet(text: string): { labels: Record<string, string>; length
       const e = text[i++];
       if (e === "\\" || e === '"') value += e;
       else if (e === "n") value += "\n";
-      else throw new Error(`a bad escape in the value of label ${lname}`);
+      else throw new PromParseError(`a bad escape in the value of label ${lname}`);
     }
-    if (Object.hasOwn(labels, lname)) throw new Error(`label ${lname} given twice`);
+    if (Object.hasOwn(labels, lname)) throw new PromParseError(`label ${lname} given twice`);
     labels[lname] = value;
     skip();
     if (text[i] === ",") i++;
-    else if (text[i] !== "}") throw new Error("want , or } after a label");
+    else if (text[i] !== "}") throw new PromParseError("want , or } after a label");
   }
 }
 
@@ -129,7 +124,8 @@ function floatValue(text: string): number {
   if (text === "+Inf" || text === "Inf") return Number.POSITIVE_INFINITY;
   if (text === "-Inf") return Number.NEGATIVE_INFINITY;
   if (text === "NaN") return Number.NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new Error("the value is not a number");
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text))
+    throw new PromParseError("the value is not a number");
   return Number(text);
 }
 

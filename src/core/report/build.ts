@@ -145,6 +145,7 @@ export function buildReport(input: ReportInput): Report {
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
+      // internal: invariant, every viewer record carries its one-way delay blocks
       if (delay === undefined || stamp === undefined)
         throw new Error("internal error: a viewer without its blocks");
       const render = { block, recovery, pliKeyframe };

@@ -31,6 +31,7 @@ export interface DelayDistribution {
 export function delayBuckets(h: DelayHistogram): DelayBucket[] {
   if (h.count === 0) return [];
   const decoded = hdr.decodeFromCompressedBase64(h.encode().hdr, 32, false);
+  // internal: invariant, the histogram was encoded by this process
   if (!(decoded instanceof hdr.JsHistogram)) throw new Error("distribution: cannot decode histogram");
   const out: DelayBucket[] = [];
   for (let i = 0; i < decoded.countsArrayLength; i++) {

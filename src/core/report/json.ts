@@ -23,6 +23,7 @@ export function jsonString(s: string): string {
 
 function jsonNumber(n: number, path: string): string {
   if (!Number.isFinite(n)) {
+    // internal: invariant, the report's figures are finite (unavailable figures are a reason, not a number)
     throw new Error(`internal error: report value ${path} is ${String(n)}, not a finite number`);
   }
   if (n === 0) return "0"; // also -0
@@ -52,11 +53,13 @@ function write(v: unknown, indent: string | null, depth: string, path: string, s
       if (Array.isArray(v)) {
         if (v.length === 0) return "[]";
         const items = v.map((item: unknown, i) => {
+          // internal: invariant, report builders leave no holes in lists
           if (item === undefined) throw new Error(`internal error: report value ${path}[${i}] is undefined`);
           return inner + write(item, indent, inner, `${path}[${i}]`, false);
         });
         return `[${nl}${items.join(`,${nl}`)}${nl}${indent === null ? "" : depth}]`;
       }
+      // internal: invariant, the report holds plain objects only
       if (!isPlainObject(v)) throw new Error(`internal error: report value ${path} is not a plain object`);
       let keys = Object.keys(v).filter((k) => v[k] !== undefined);
       if (sortKeys) keys = keys.sort(compareBytes);
@@ -67,6 +70,7 @@ function write(v: unknown, indent: string | null, depth: string, path: string, s
       return `{${nl}${members.join(`,${nl}`)}${nl}${indent === null ? "" : depth}}`;
     }
     default:
+      // internal: invariant, the report holds JSON values only
       throw new Error(`internal error: report value ${path} has type ${typeof v}`);
   }
 }

@@ -26,6 +26,7 @@ export function esc(text: string): string {
 /** Unix ns of an RFC 3339 UTC timestamp as written by rfc3339Nano (`…T…[.frac]Z`). */
 export function parseRfc3339Ns(text: string): bigint {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/.exec(text);
+  // internal: invariant, reports rendered here carry rfc3339Nano timestamps of their own run
   if (m === null) throw new Error(`report: timestamp ${JSON.stringify(text)} is not RFC 3339 UTC`);
   const [, y, mo, d, h, mi, s, frac] = m;
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));

@@ -1,7 +1,7 @@
 // The churn schedule (docs/definitions.md#churn-schedule): every viewer's lifetime, and the
 // viewers that take the places of those that leave, computed up front from the seed.
 
-import { errorMessage } from "../errors.ts";
+import { ChurnError, errorMessage } from "../errors.ts";
 import type { ChurnSpec } from "./churn.ts";
 import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import { rampStartsNs } from "./ramp.ts";
@@ -59,7 +59,7 @@ export function churnSchedule(
       if (generation === 0) stopNs[place] = stop;
       else late.push({ startNs: start, place, stopNs: stop });
       if (n + late.length > MAX_CHURN_VIEWERS) {
-        throw new Error(`churn: the run would schedule more than ${MAX_CHURN_VIEWERS} viewers`);
+        throw new ChurnError(`churn: the run would schedule more than ${MAX_CHURN_VIEWERS} viewers`);
       }
       if (stop >= phaseNs || stop + minNs > phaseNs) break;
       start = stop;
@@ -130,6 +130,7 @@ export function churnProblem(c: ChurnSpec, run: ChurnRun): string | null {
   try {
     churnSchedule(starts, run.rampNs + run.boundNs + run.holdNs, c, Math.trunc(min * 1e9));
   } catch (err) {
+    if (!(err instanceof ChurnError)) throw err;
     return `${errorMessage(err)}; raise churn.meanLifetimeSeconds, or lower viewers or holdSeconds`;
   }
   return null;

@@ -2,6 +2,8 @@
 // and a new viewer takes each one's place during the hold. An object of known keys, each checked;
 // every mistake names its key (`churn.meanLifetimeSeconds: …`).
 
+import { ChurnError } from "../errors.ts";
+
 /** docs/definitions.md#churn: each viewer's lifetime, and the seed its draws come from. */
 export interface ChurnSpec {
   /** the mean of a viewer's lifetime, seconds (> 0) */
@@ -18,16 +20,18 @@ const CHURN_KEYS = ["meanLifetimeSeconds", "minLifetimeSeconds", "seed"];
 const MAX_LIFETIME_SECONDS = 86400;
 
 function fail(key: string, what: string): never {
-  throw new Error(`churn.${key}: ${what}`);
+  throw new ChurnError(`churn.${key}: ${what}`);
 }
 
 export function parseChurn(raw: unknown): ChurnSpec {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new Error("churn: want an object of churn keys (meanLifetimeSeconds, minLifetimeSeconds, seed)");
+    throw new ChurnError(
+      "churn: want an object of churn keys (meanLifetimeSeconds, minLifetimeSeconds, seed)",
+    );
   }
   const obj = raw as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!CHURN_KEYS.includes(key)) throw new Error(`churn: unknown key ${JSON.stringify(key)}`);
+    if (!CHURN_KEYS.includes(key)) throw new ChurnError(`churn: unknown key ${JSON.stringify(key)}`);
   }
   const mean = obj.meanLifetimeSeconds;
   if (mean === undefined) fail("meanLifetimeSeconds", "is required");

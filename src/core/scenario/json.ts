@@ -2,13 +2,7 @@
 // trailing data can be told apart from bad JSON, as Go's json.Decoder does), reports syntax
 // errors without echoing the input, and returns the raw source of every top-level member so
 // that integers beyond 2^53 (`rampOffsetSeed`) are read exactly.
-import { EXIT_ERROR, WhipbenchError } from "../errors.ts";
-
-export class JsonSyntaxError extends WhipbenchError {
-  override readonly name = "JsonSyntaxError";
-  readonly code = "scenario_json";
-  readonly exitStatus = EXIT_ERROR;
-}
+import { JsonSyntaxError } from "../errors.ts";
 
 export interface RawMember {
   /** decoded key */

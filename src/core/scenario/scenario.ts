@@ -4,7 +4,7 @@
 // never echoed).
 
 import { parseCapacity } from "../capacity/parse.ts";
-import { EXIT_USAGE, errorMessage, WhipbenchError } from "../errors.ts";
+import { errorMessage, JsonSyntaxError, ScenarioError } from "../errors.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
 import { parseCohorts, UNIMPAIRED } from "../link/parse.ts";
 import { splitCohortKey } from "../thresholds/cohort-figures.ts";
@@ -18,7 +18,7 @@ import {
   STAMP_SOURCES,
   VIEWER_SOCKETS,
 } from "./defaults.ts";
-import { JsonSyntaxError, scanFirstValue } from "./json.ts";
+import { scanFirstValue } from "./json.ts";
 import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
 import { type Scenario, SERVER_KEYS } from "./types.ts";
 
@@ -26,16 +26,6 @@ export type { Scenario };
 export { SERVER_KEYS };
 
 const MAX_SERVER_TEXT = 200;
-
-/** A bad scenario key or value, named: exit 2. */
-export class ScenarioError extends WhipbenchError {
-  override readonly name = "ScenarioError";
-  readonly code = "scenario";
-  readonly exitStatus = EXIT_USAGE;
-  constructor(message: string) {
-    super(`scenario: ${message}`);
-  }
-}
 
 /** Scenario keys in docs/definitions.md#scenario-keys order with their Go field types. */
 export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
@@ -100,7 +90,7 @@ export function decodeScenario(text: string): Scenario {
   try {
     scanned = scanFirstValue(text);
   } catch (err) {
-    if (err instanceof JsonSyntaxError) throw new ScenarioError(err.message);
+    if (err instanceof JsonSyntaxError) throw new ScenarioError(err.message, { cause: err });
     throw err;
   }
   if (scanned.members === null) {
@@ -119,7 +109,7 @@ export function decodeScenario(text: string): Scenario {
       try {
         fields[key] = parse(JSON.parse(raw) as unknown);
       } catch (err) {
-        firstError ??= new ScenarioError(errorMessage(err));
+        firstError ??= new ScenarioError(errorMessage(err), { cause: err });
       }
       continue;
     }

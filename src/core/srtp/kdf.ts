@@ -38,8 +38,10 @@ const LABEL_RTCP_SALT = 5;
 
 /** PRF output of `length` bytes for one label (RFC 3711 section 4.3.1 and section 4.3.3). */
 export function prf(masterKey: Uint8Array, masterSalt: Uint8Array, label: number, length: number): Buffer {
+  // internal: invariant, the DTLS exporter gives the profile's key length
   if (masterKey.length !== 16) throw new RangeError("SRTP master key must be 16 bytes");
   if (masterSalt.length !== 14 && masterSalt.length !== 12) {
+    // internal: invariant, the DTLS exporter gives the profile's salt length
     throw new RangeError("SRTP master salt must be 14 or 12 bytes");
   }
   const iv = Buffer.alloc(16);
@@ -56,6 +58,7 @@ export function deriveSessionKeys(
   masterSalt: Uint8Array,
 ): SessionKeys {
   const lens = masterLengths(profile);
+  // internal: invariant, the DTLS exporter gives the profile's salt length
   if (masterSalt.length !== lens.salt)
     throw new RangeError(`profile ${profile} wants a ${lens.salt}-byte salt`);
   const gcm = profile === SRTP_AEAD_AES_128_GCM;

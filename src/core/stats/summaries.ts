@@ -63,6 +63,7 @@ function newHdr(): hdr.JsHistogram {
     autoResize: false,
     useWebAssembly: false,
   });
+  // internal: invariant, hdr-histogram-js builds a JsHistogram for these options
   if (!(h instanceof hdr.JsHistogram)) throw new Error("stats: hdr-histogram-js did not build a JsHistogram");
   return h;
 }
@@ -239,8 +240,11 @@ export class DelayHistogram {
     const out = new DelayHistogram();
     if (e.n === 0) return out;
     const decoded = hdr.decodeFromCompressedBase64(e.hdr, 32, false);
+    // internal: what this process encoded decodes; an agent's histogram is checked by histogramOk
+    // (main/agents/shapes.ts), which catches this and the count check below
     if (!(decoded instanceof hdr.JsHistogram)) throw new Error("stats: cannot decode histogram");
     if (decoded.totalCount !== e.n) {
+      // internal: as above
       throw new Error(`stats: histogram holds ${decoded.totalCount} values, expected ${e.n}`);
     }
     out.counts().add(decoded);

@@ -2,17 +2,11 @@
 // of them, or an object {condition, abortOnFail, delayAbortEval}. Every mistake is an error that
 // names the key: `thresholds["oneWayDelay.p95"]: …`.
 
-import { EXIT_ERROR, errorMessage, WhipbenchError } from "../errors.ts";
+import { ThresholdError } from "../errors.ts";
 import { parseGoDuration } from "../go-compat/time.ts";
 import { figureOfKey, isCohortFigure, looksLikeCohortKey, splitCohortKey } from "./cohort-figures.ts";
 import { FIGURES } from "./figures.ts";
 import type { Condition, FigureUnit, Operator, Threshold } from "./types.ts";
-
-export class ThresholdError extends WhipbenchError {
-  override readonly name = "ThresholdError";
-  readonly code = "thresholds";
-  readonly exitStatus = EXIT_ERROR;
-}
 
 const CONDITION_RE = /^(<=|>=|==|!=|<|>)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(ms|s|%)?$/;
 
@@ -26,29 +20,30 @@ function unitWords(unit: FigureUnit): string {
 
 /**
  * One condition such as "< 40ms", "<= 0.5%" or "== 0", with its value converted to the figure's
- * unit. Throws a plain Error with the reason (the caller names the key).
+ * unit. Throws ThresholdError with the reason (parseThresholds names the key).
  */
 export function parseCondition(text: string, unit: FigureUnit): Condition {
   const trimmed = text.trim();
   const m = CONDITION_RE.exec(trimmed);
   if (m === null) {
-    throw new Error(
+    throw new ThresholdError(
       `condition ${JSON.stringify(text)} is not of the form "<op> <number><unit>" (op one of < <= > >= == !=)`,
     );
   }
   const op = m[1] as Operator;
   const n = Number(m[2]);
   const given = m[3] ?? "";
-  if (!Number.isFinite(n)) throw new Error(`condition ${JSON.stringify(text)}: the number is not finite`);
+  if (!Number.isFinite(n))
+    throw new ThresholdError(`condition ${JSON.stringify(text)}: the number is not finite`);
   let v: number;
   if (unit === "ms" || unit === "s") {
     if (given !== "ms" && given !== "s") {
-      throw new Error(`condition ${JSON.stringify(text)} needs ${unitWords(unit)}`);
+      throw new ThresholdError(`condition ${JSON.stringify(text)} needs ${unitWords(unit)}`);
     }
     const ms = given === "s" ? n * 1000 : n;
     v = unit === "s" ? ms / 1000 : ms;
   } else if (given !== unit) {
-    throw new Error(`condition ${JSON.stringify(text)} needs ${unitWords(unit)}`);
+    throw new ThresholdError(`condition ${JSON.stringify(text)} needs ${unitWords(unit)}`);
   } else {
     v = n;
   }
@@ -60,40 +55,42 @@ function conditionsOf(figure: string, raw: unknown, unit: FigureUnit): Threshold
     return [{ figure, condition: parseCondition(raw, unit), abortOnFail: false, delayAbortEvalS: 0 }];
   }
   if (Array.isArray(raw)) {
-    if (raw.length === 0) throw new Error("an empty list: give at least one condition");
+    if (raw.length === 0) throw new ThresholdError("an empty list: give at least one condition");
     return raw.flatMap((item) => {
-      if (Array.isArray(item)) throw new Error("a list inside a list: give strings or objects");
+      if (Array.isArray(item)) throw new ThresholdError("a list inside a list: give strings or objects");
       return conditionsOf(figure, item, unit);
     });
   }
   if (raw === null || typeof raw !== "object") {
-    throw new Error(
+    throw new ThresholdError(
       `want a condition string, a list or an object, not ${raw === null ? "null" : typeof raw}`,
     );
   }
   const obj = raw as Record<string, unknown>;
   for (const k of Object.keys(obj)) {
     if (!OBJECT_KEYS.has(k))
-      throw new Error(`unknown key ${JSON.stringify(k)} (want condition, abortOnFail, delayAbortEval)`);
+      throw new ThresholdError(
+        `unknown key ${JSON.stringify(k)} (want condition, abortOnFail, delayAbortEval)`,
+      );
   }
-  if (typeof obj.condition !== "string") throw new Error("the object needs a condition string");
+  if (typeof obj.condition !== "string") throw new ThresholdError("the object needs a condition string");
   if (obj.abortOnFail !== undefined && typeof obj.abortOnFail !== "boolean") {
-    throw new Error("abortOnFail must be true or false");
+    throw new ThresholdError("abortOnFail must be true or false");
   }
   const abortOnFail = obj.abortOnFail === true;
   let delayAbortEvalS = 0;
   if (obj.delayAbortEval !== undefined) {
     const ns = typeof obj.delayAbortEval === "string" ? parseGoDuration(obj.delayAbortEval) : null;
-    if (ns === null || ns < 0) throw new Error(`delayAbortEval must be a duration such as "10s"`);
-    if (!abortOnFail) throw new Error("delayAbortEval needs abortOnFail: true");
+    if (ns === null || ns < 0) throw new ThresholdError(`delayAbortEval must be a duration such as "10s"`);
+    if (!abortOnFail) throw new ThresholdError("delayAbortEval needs abortOnFail: true");
     delayAbortEvalS = ns / 1e9;
   }
   const f = FIGURES.get(figure);
   if (abortOnFail && splitCohortKey(figure) !== null) {
-    throw new Error("abortOnFail: a cohort's figures are known only at the end of a run");
+    throw new ThresholdError("abortOnFail: a cohort's figures are known only at the end of a run");
   }
   if (abortOnFail && f?.live === undefined) {
-    throw new Error(
+    throw new ThresholdError(
       `abortOnFail needs a figure seen live (one-way delay, packet transit, failed viewers); ${figure} is known only at the end`,
     );
   }
@@ -132,7 +129,8 @@ export function parseThresholds(value: unknown): Threshold[] {
     try {
       out.push(...conditionsOf(figure, raw, f.unit));
     } catch (err) {
-      throw new ThresholdError(`${name}: ${errorMessage(err)}`);
+      if (!(err instanceof ThresholdError)) throw err;
+      throw new ThresholdError(`${name}: ${err.message}`, { cause: err });
     }
   }
   return out;

@@ -5,6 +5,7 @@
 // t0 moved onto this host's monotonic clock, through the runner's own steps (its clocks, the
 // viewers' phase, the report input). What the run leaves is a report input of its own.
 import { monoNs } from "../../core/clock/clock.ts";
+import { AgentError } from "../../core/errors.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import {
   normaliseScenario,
@@ -39,7 +40,7 @@ const NOT_FOR_AGENTS = new Set(["whip", "metrics", "thresholds", "workers", "bea
 /** The coordinator's scenario as this agent runs it; throws ScenarioError naming a bad key. */
 export function agentScenario(raw: unknown): Scenario {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    throw new Error("the scenario is not an object");
+    throw new AgentError("the scenario is not an object");
   const copy: Record<string, unknown> = {};
   let seed: unknown;
   for (const [k, v] of Object.entries(raw)) {
@@ -51,7 +52,7 @@ export function agentScenario(raw: unknown): Scenario {
   // the seed travels as a decimal string (JSON has no int64); the schedule itself comes from the coordinator
   if (typeof seed === "string" && /^-?\d{1,20}$/.test(seed)) s.rampOffsetSeed = BigInt(seed);
   const out = validateScenario(normaliseScenario(s));
-  if (!out.whep) throw new Error("the scenario has no whep");
+  if (!out.whep) throw new AgentError("the scenario has no whep");
   return out;
 }
 
@@ -129,7 +130,7 @@ export class AgentShare {
 
   async prepare(): Promise<void> {
     await Promise.all([this.split.start(), this.o.engine.warmUp?.(Math.max(1, this.o.engine.workers))]);
-    if (this.split.sendLog === null) throw new Error("the coordinator's send log did not arrive");
+    if (this.split.sendLog === null) throw new AgentError("the coordinator's send log did not arrive");
   }
 
   /** The share's viewers until their deadline or `stop`; ticks go out merged, one per second. */

@@ -48,7 +48,7 @@ export async function agentCommand(flags: AgentFlags): Promise<number> {
   const log = stderrLogger(flags.quiet ?? false);
   const workers = flags.workers ?? defaultWorkers();
   await prepareOutputDir(flags.out).catch((err: Error) => {
-    throw new UsageError(`--out ${flags.out}: ${err.message}`);
+    throw new UsageError(`--out ${flags.out}: ${err.message}`, undefined, { cause: err });
   });
   const { host, port } = flags.coordinator;
   const reached = await dial(host, port, flags.connectWaitMs ?? CONNECT_WAIT_MS, log);

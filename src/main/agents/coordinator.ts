@@ -5,11 +5,12 @@
 import { loadClip } from "../../core/clip/clip.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
-import { EXIT_ERROR, errorMessage, UsageError } from "../../core/errors.ts";
+import { errorMessage, RunError, UsageError } from "../../core/errors.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
+import { endWithError } from "../process/exit.ts";
 import { tokenFromEnv } from "../process/tokens.ts";
 import { version } from "../process/version.ts";
 import type { Engine } from "../run/engine.ts";
@@ -62,8 +63,7 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   try {
     await prepareOutputDir(out.out);
   } catch (err) {
-    process.stderr.write(`whipbench run: --out ${out.out}: ${writeErrorText(err)}\n`);
-    return EXIT_ERROR;
+    return endWithError(new RunError(`--out ${out.out}: ${writeErrorText(err)}`, { cause: err }), "run");
   }
   const clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
   const identity = clipIdentity(await createHasher(), clip);
@@ -73,8 +73,7 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
     try {
       await hub.listen();
     } catch (err) {
-      process.stderr.write(`whipbench run: --coordinator-listen: ${errorMessage(err)}\n`);
-      return EXIT_ERROR;
+      return endWithError(new RunError(`--coordinator-listen: ${errorMessage(err)}`, { cause: err }), "run");
     }
     log.line(`waiting up to ${Math.round(c.agentWaitMs / 1000)} s for ${c.agents} agents`);
     const all = await hub.waitFor(c.agents, c.agentWaitMs);

@@ -4,7 +4,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { WallAnchor } from "../../core/clock/clock.ts";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
-import { errorMessage } from "../../core/errors.ts";
+import { errorMessage, RunError } from "../../core/errors.ts";
 import type { Logger } from "../observe/log.ts";
 import { type Responder, startResponder } from "../split/clock-exchange.ts";
 import { type SendLogServer, serveSendLog } from "../split/sendlog-channel.ts";
@@ -77,7 +77,9 @@ export class AgentHub {
     const server = createServer((sock) => this.admit(sock));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
-      server.once("error", () => reject(new Error(`cannot listen for agents on TCP port ${port}`)));
+      server.once("error", (err) =>
+        reject(new RunError(`cannot listen for agents on TCP port ${port}`, { cause: err })),
+      );
       server.listen(port, host, () => resolve());
     });
     this.pinger = setInterval(() => {

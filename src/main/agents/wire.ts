@@ -3,6 +3,7 @@
 // frame that is oversized, not JSON or not an object with a string `type` is malformed: the
 // reader says so once and the connection is closed by its owner; nothing is thrown at a caller.
 import type { Socket } from "node:net";
+import { AgentError } from "../../core/errors.ts";
 
 /** The wire's own version: an agent and a coordinator speak only the same one. */
 export const PROTOCOL_VERSION = 1;
@@ -17,7 +18,8 @@ export function encodeFrame(msg: object): Buffer {
     JSON.stringify(msg, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
     "utf8",
   );
-  if (body.length > MAX_FRAME_BYTES) throw new Error(`a ${body.length}-byte frame is over the wire's limit`);
+  if (body.length > MAX_FRAME_BYTES)
+    throw new AgentError(`a ${body.length}-byte frame is over the wire's limit`);
   const head = Buffer.alloc(4);
   head.writeUInt32BE(body.length, 0);
   return Buffer.concat([head, body]);

@@ -82,7 +82,10 @@ export async function capacityCommand(
   try {
     await prepareOutputDir(flags.out);
   } catch (err) {
-    return endWithError(new RunError(`--out ${flags.out}: ${writeErrorText(err)}`), "capacity");
+    return endWithError(
+      new RunError(`--out ${flags.out}: ${writeErrorText(err)}`, { cause: err }),
+      "capacity",
+    );
   }
   const anchor = takeWallAnchor();
   const startedAt = wallNowUnixNs(anchor);

@@ -54,7 +54,7 @@ export function listenFlag(flag: string): (text: string) => { host: string; port
       const hp = parseHostPort(full, false);
       return { host: hp.host === "" ? "127.0.0.1" : hp.host, port: hp.port };
     } catch (err) {
-      throw new UsageError(`${flag}: ${errorMessage(err)}`);
+      throw new UsageError(`${flag}: ${errorMessage(err)}`, undefined, { cause: err });
     }
   };
 }
@@ -68,7 +68,7 @@ export function hostPortFlag(
     try {
       return parseHostPort(text, requireHost);
     } catch (err) {
-      throw new UsageError(`${flag}: ${errorMessage(err)}`);
+      throw new UsageError(`${flag}: ${errorMessage(err)}`, undefined, { cause: err });
     }
   };
 }

@@ -15,8 +15,8 @@ export function serverMetricsFlag(text: string): string {
   let u: URL;
   try {
     u = new URL(text);
-  } catch {
-    throw new UsageError("--server-metrics: want an http:// or https:// URL");
+  } catch (err) {
+    throw new UsageError("--server-metrics: want an http:// or https:// URL", undefined, { cause: err });
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
     throw new UsageError("--server-metrics: want an http:// or https:// URL");

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { compareReports, type FailOn, parseFailOn } from "../../core/compare/compare.ts";
 import { type ComparedPair, compareHtml, compareMarkdown, compareObject } from "../../core/compare/render.ts";
-import { errorMessage, UsageError, verdictStatus } from "../../core/errors.ts";
+import { UsageError, verdictStatus } from "../../core/errors.ts";
 import type { Report } from "../../core/report/types.ts";
 import { writeAtomic } from "../output/write-report.ts";
 
@@ -22,14 +22,14 @@ export async function readReportFile(path: string): Promise<Report> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
-  } catch {
-    throw new UsageError(`${path}: cannot be read`);
+  } catch (err) {
+    throw new UsageError(`${path}: cannot be read`, undefined, { cause: err });
   }
   let v: unknown;
   try {
     v = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${path}: not JSON`);
+  } catch (err) {
+    throw new UsageError(`${path}: not JSON`, undefined, { cause: err });
   }
   const r = v as Partial<Report> | null;
   if (
@@ -46,12 +46,7 @@ export async function readReportFile(path: string): Promise<Report> {
 }
 
 export async function compareCommand(base: string, news: string[], flags: CompareFlags): Promise<number> {
-  let gates: FailOn[];
-  try {
-    gates = (flags.failOn ?? []).map(parseFailOn);
-  } catch (err) {
-    throw new UsageError(errorMessage(err));
-  }
+  const gates: FailOn[] = (flags.failOn ?? []).map(parseFailOn);
   const baseReport = await readReportFile(base);
   const pairs: ComparedPair[] = [];
   for (const file of news) {

@@ -5,13 +5,13 @@
 // threshold; 3: a cell did not finish (DNF); 2: a bad matrix file or scenario.
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { errorMessage, UsageError, verdictStatus } from "../../core/errors.ts";
+import { errorMessage, ScenarioError, UsageError, verdictStatus } from "../../core/errors.ts";
 import { repeatComparability } from "../../core/matrix/comparable.ts";
 import { matrixHtml } from "../../core/matrix/html.ts";
-import { type Matrix, MatrixError, type MatrixServer, parseMatrix, slug } from "../../core/matrix/parse.ts";
+import { type Matrix, type MatrixServer, parseMatrix, slug } from "../../core/matrix/parse.ts";
 import { type CellSummary, cellsOf, matrixMarkdown, type RunOutcome } from "../../core/matrix/table.ts";
 import type { Report } from "../../core/report/types.ts";
-import { parseScenario, type Scenario, ScenarioError } from "../../core/scenario/scenario.ts";
+import { parseScenario, type Scenario } from "../../core/scenario/scenario.ts";
 import { thresholdsFailed } from "../../core/thresholds/evaluate.ts";
 import { FIGURES, readFigure } from "../../core/thresholds/figures.ts";
 import { stderrLogger } from "../observe/log.ts";
@@ -35,8 +35,8 @@ const CELL_FILE = "cell.json";
 async function readText(path: string, what: string): Promise<string> {
   try {
     return await readFile(path, "utf8");
-  } catch {
-    throw new UsageError(`${what} cannot be read`);
+  } catch (err) {
+    throw new UsageError(`${what} cannot be read`, undefined, { cause: err });
   }
 }
 
@@ -49,8 +49,8 @@ async function scenarios(m: Matrix, matrixPath: string): Promise<Map<string, Sce
       const text = await readText(resolve(dirname(matrixPath), sc.file), `matrix: scenarios[${j}].file`);
       try {
         base = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        throw new UsageError(`matrix: scenarios[${j}].file: not JSON`);
+      } catch (err) {
+        throw new UsageError(`matrix: scenarios[${j}].file: not JSON`, undefined, { cause: err });
       }
       delete base.whip;
       delete base.whep;
@@ -68,7 +68,11 @@ async function scenarios(m: Matrix, matrixPath: string): Promise<Map<string, Sce
         out.set(key(s.name, sc.name), parseScenario(JSON.stringify(merged)));
       } catch (err) {
         if (err instanceof ScenarioError) {
-          throw new UsageError(`matrix: scenarios[${j}] (${sc.name}) with server ${s.name}: ${err.message}`);
+          throw new UsageError(
+            `matrix: scenarios[${j}] (${sc.name}) with server ${s.name}: ${err.message}`,
+            undefined,
+            { cause: err },
+          );
         }
         throw err;
       }
@@ -145,13 +149,7 @@ async function runCell(
 }
 
 export async function matrixCommand(file: string, flags: MatrixFlags): Promise<number> {
-  let m: Matrix;
-  try {
-    m = parseMatrix(await readText(file, "the matrix file"));
-  } catch (err) {
-    if (err instanceof MatrixError) throw new UsageError(err.message);
-    throw err;
-  }
+  const m: Matrix = parseMatrix(await readText(file, "the matrix file"));
   const byCell = await scenarios(m, file);
   const log = stderrLogger(flags.quiet ?? false);
   await mkdir(flags.out, { recursive: true });
@@ -277,6 +275,7 @@ async function runServer(ctx: MatrixContext, server: MatrixServer): Promise<void
       if (stopping()) return;
       log.line(`matrix: ${server.name} × ${t.scenario}, repeat ${t.repeat}`);
       const s = byCell.get(key(server.name, t.scenario));
+      // internal: invariant, scenarios() made one scenario per cell before any ran
       if (s === undefined) throw new Error("internal error: a cell without its scenario");
       outcomes.push(
         await runCell(

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { connect } from "node:net";
+import { MatrixServerError } from "../../core/errors.ts";
 import type { MatrixServer } from "../../core/matrix/parse.ts";
 import { redactText } from "../../core/redact.ts";
 
@@ -101,10 +102,10 @@ export class ServerProcess {
         closeSync(fd);
       }
     }
-    const failed = (what: string): Error => {
+    const failed = (what: string): MatrixServerError => {
       const tail = this.s.start === undefined ? "" : outputTail(logPath, from, this.secrets);
       const said = tail === "" ? "it printed nothing" : `its output ended: ${tail}`;
-      return new Error(`${what} (commands run in the matrix file's directory); ${said}`);
+      return new MatrixServerError(`${what} (commands run in the matrix file's directory); ${said}`);
     };
     const deadline = Date.now() + timeoutS * 1000;
     for (;;) {

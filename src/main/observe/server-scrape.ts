@@ -1,8 +1,8 @@
 // One scrape of a Prometheus text endpoint for the server watch: the value of each selector (the
 // sum of the samples it matches) and whether it is a counter. Errors carry no part of the URL.
+import { PromParseError } from "../../core/errors.ts";
 import {
   matchesSelector,
-  PromParseError,
   type PromSelector,
   parsePromText,
   sampleKind,

@@ -67,6 +67,7 @@ export class ServerWatch {
     this.url = opts.metricsUrl;
     this.selectors = [...new Set((opts.series ?? []).map((s) => s.trim()))].map((text) => {
       const sel = parsePromSelector(text);
+      // internal: invariant, --server-series checked each selector (cli/server-watch-flags.ts)
       if (sel === null) throw new Error(`not a series selector: ${JSON.stringify(text)}`);
       return { text, sel };
     });

@@ -3,7 +3,7 @@
 import { isOggFile, loadAudioClip, loadClip } from "../../core/clip/clip.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
-import { EXIT_ERROR, EXIT_OK, UsageError } from "../../core/errors.ts";
+import { EXIT_OK, PublisherError, UsageError } from "../../core/errors.ts";
 import { fmtFixed, fmtG4 } from "../../core/go-compat/fmt.ts";
 import { host } from "../../core/redact.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
@@ -123,10 +123,8 @@ function publishUntilStopped(publisher: Publisher, flags: PublishFlags, log: Log
     process.stdout.write(
       `published ${res.framesSent} frames, ${res.packetsSent} packets, ${res.bytesSent} bytes in ${fmtFixed(res.sendingNs / 1e9, 1)} s (${res.loops} loops, ${res.scheduleSlips} schedule slips)${res.audio !== undefined ? `; audio ${res.audio.packetsSent} packets, ${res.audio.bytesSent} bytes` : ""}\n`,
     );
-    if (res.errorKind) {
-      process.stderr.write(`whipbench publish: ${res.error ?? res.errorKind}\n`);
-      return EXIT_ERROR;
-    }
+    if (res.errorKind)
+      return endWithError(new PublisherError(res.errorKind, res.error ?? res.errorKind), "publish");
     return EXIT_OK;
   });
 }

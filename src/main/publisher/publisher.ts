@@ -13,7 +13,7 @@ import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { packetizeH264 } from "../../core/codec/h264.ts";
 import { packetizeVp8 } from "../../core/codec/vp8.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
-import { errorMessage } from "../../core/errors.ts";
+import { errorMessage, HttpExchangeError, PublisherError } from "../../core/errors.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
 import type { PublisherInput } from "../../core/report/input.ts";
 import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
@@ -27,12 +27,11 @@ import {
   videoCodecs,
 } from "../../net/rtc.ts";
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
-import { deleteResource, HttpExchangeError, postOffer } from "../../net/sdp-http.ts";
+import { deleteResource, postOffer } from "../../net/sdp-http.ts";
 import { tapKernelSend } from "../../net/send-stamp.ts";
 import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
 import { AudioSender } from "./audio-sender.ts";
-import { PublisherError } from "./publisher-error.ts";
 import { sendCounted } from "./rtp-out.ts";
 import { type FrameSent, type PendingFrame, SendInstants } from "./send-instant.ts";
 
@@ -118,7 +117,7 @@ export class Publisher {
       await pc.setLocalDescription(await pc.createOffer());
       await gatheringComplete(pc, 5000);
     } catch (err) {
-      throw new PublisherError("webrtc", `local WebRTC setup failed: ${errorMessage(err)}`);
+      throw new PublisherError("webrtc", `local WebRTC setup failed: ${errorMessage(err)}`, { cause: err });
     }
     const postNs = monoNs();
     const budgetNs = opts.connectTimeoutNs ?? DEFAULT_CONNECT_TIMEOUT_NS;
@@ -150,7 +149,9 @@ export class Publisher {
       try {
         await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
       } catch (err) {
-        throw new PublisherError("bad_answer", `the WHIP answer was refused: ${errorMessage(err)}`);
+        throw new PublisherError("bad_answer", `the WHIP answer was refused: ${errorMessage(err)}`, {
+          cause: err,
+        });
       }
       await Promise.race([
         connected,
@@ -171,8 +172,8 @@ export class Publisher {
     } catch (err) {
       await this.close();
       if (err instanceof PublisherError) throw err;
-      if (err instanceof HttpExchangeError) throw new PublisherError(err.kind, err.message);
-      throw new PublisherError("webrtc", errorMessage(err));
+      if (err instanceof HttpExchangeError) throw new PublisherError(err.kind, err.message, { cause: err });
+      throw new PublisherError("webrtc", errorMessage(err), { cause: err });
     }
     this.result.connectNs = monoNs() - postNs;
     const tx = tapKernelSend(this.tr, this.instants);
@@ -191,6 +192,7 @@ export class Publisher {
     const { clip, anchor } = this.opts;
     const tr = this.tr;
     const r = this.result;
+    // internal: invariant, every caller awaits connect() first
     if (!tr) throw new Error("stream() before connect()");
     await this.txReady; // the first frame's stamp too
     const n = clip.frames.length;

@@ -3,6 +3,7 @@
 // (as the video is), no header extension and none of the video's fault knobs. A leg's audio
 // transceiver sends only when the stream has audio; otherwise it is inactive. With the tests'
 // burst, audio starts with the video's burst and each leg gets the same number of audio packets.
+import { RelayOfferError } from "../../core/errors.ts";
 import { type MediaStreamTrack, type RTCPeerConnection, RtpHeader, RtpPacket } from "../../net/werift/api.ts";
 import type { Stream } from "./forward.ts";
 import type { RelayOptions } from "./options.ts";
@@ -33,7 +34,8 @@ export function receiveAudio(stream: Stream, track: MediaStreamTrack, opts: Rela
 
 /** Every transceiver of a publisher's offer receives; throws when the offer has no video. */
 export function receiveAll(pc: RTCPeerConnection): void {
-  if (!pc.getTransceivers().some((t) => t.kind === "video")) throw new Error("no video in the offer");
+  if (!pc.getTransceivers().some((t) => t.kind === "video"))
+    throw new RelayOfferError("no video in the offer");
   for (const t of pc.getTransceivers()) t.setDirection("recvonly");
 }
 

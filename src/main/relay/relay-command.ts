@@ -38,7 +38,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   try {
     base = await relay.listen(flags.listen.host, flags.listen.port);
   } catch (err) {
-    return endWithError(new RunError(`cannot listen: ${errnoCode(err) ?? "error"}`), "relay");
+    return endWithError(new RunError(`cannot listen: ${errnoCode(err) ?? "error"}`, { cause: err }), "relay");
   }
   log.line(`relay listening on ${base}: WHIP ${base}/<stream>/whip, WHEP ${base}/<stream>/whep`);
   log.line(`relay send path: ${relay.send.describe()}`);

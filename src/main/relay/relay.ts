@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { monoNs } from "../../core/clock/clock.ts";
+import { RelayOfferError } from "../../core/errors.ts";
 import {
   ABS_CAPTURE_TIME_URI,
   absCaptureId,
@@ -237,7 +238,7 @@ export class Relay {
       } else {
         await pc.setRemoteDescription({ type: "offer", sdp: offer });
         const tr = pc.getTransceivers().find((t) => t.kind === "video");
-        if (!tr) throw new Error("no video in the offer");
+        if (!tr) throw new RelayOfferError("no video in the offer");
         tr.setDirection("sendonly");
         leg = { tr, audioTr: legAudio(pc, stream), absId: 0, sending: false, forwarded: 0 };
         await pc.setLocalDescription(await pc.createAnswer());

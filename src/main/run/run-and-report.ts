@@ -81,14 +81,20 @@ export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
   } catch (err) {
     // a bad address is the user's (exit 2, from the command line); one that cannot listen ends the run
     if (err instanceof UsageError) throw err;
-    return endWithError(new RunError(`--metrics: cannot listen: ${errorMessage(err)}`), opts.command);
+    return endWithError(
+      new RunError(`--metrics: cannot listen: ${errorMessage(err)}`, { cause: err }),
+      opts.command,
+    );
   }
   try {
     // an output directory that cannot be written fails now, not after the run
     try {
       await prepareOutputDir(opts.out);
     } catch (err) {
-      return endWithError(new RunError(`--out ${opts.out}: ${writeErrorText(err)}`), opts.command);
+      return endWithError(
+        new RunError(`--out ${opts.out}: ${writeErrorText(err)}`, { cause: err }),
+        opts.command,
+      );
     }
     // the handlers stay until the report is written: a signal while writing still ends in a
     // complete report marked interrupted (exit 3); a second one exits at once
@@ -129,7 +135,7 @@ export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
         printOutcome(opts, done, extra);
         return verdictStatus(done.report.aggregate.valid, thresholdsFailed(done.report));
       } catch (err) {
-        return endWithError(new RunError(writeErrorText(err)), opts.command);
+        return endWithError(new RunError(writeErrorText(err), { cause: err }), opts.command);
       }
     });
   } finally {

@@ -62,6 +62,8 @@ export async function readScenarioText(file: string): Promise<string> {
     const code = errnoCode(err);
     throw new UsageError(
       code === "ENOENT" ? "the scenario file does not exist" : "the scenario file cannot be read",
+      undefined,
+      { cause: err },
     );
   }
   return text;

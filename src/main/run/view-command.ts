@@ -1,8 +1,8 @@
 // What `whipbench view --whep URL` does: N concurrent WHEP viewers of a stream someone else
 // publishes, run here as `run` runs (run-command.ts); the scenario is built from the flags, so a
 // validation message names the flag, not the key.
-import { UsageError } from "../../core/errors.ts";
-import { type Scenario, ScenarioError } from "../../core/scenario/scenario.ts";
+import { ScenarioError, UsageError } from "../../core/errors.ts";
+import type { Scenario } from "../../core/scenario/scenario.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { type RunViewFlags, runAndReportHere } from "./run-command.ts";
 import { applyOverrides, validated } from "./run-inputs.ts";
@@ -67,6 +67,6 @@ function viewValidated(s: Scenario): Scenario {
     const flag = m === null ? undefined : VIEW_FLAGS[m[1] ?? ""];
     if (m === null || flag === undefined) throw err;
     const hint = m[1] === "whep" && m[2] === " is required" ? " (the WHEP URL of the stream to watch)" : "";
-    throw new UsageError(`${flag}${m[2] ?? ""}${hint}`);
+    throw new UsageError(`${flag}${m[2] ?? ""}${hint}`, undefined, { cause: err });
   }
 }

@@ -15,7 +15,7 @@ import {
   type Probe,
   probeOf,
 } from "../../core/clock/exchange.ts";
-import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
+import { ClockPeerError, RunError } from "../../core/errors.ts";
 import { sleepUnless } from "../process/exit.ts";
 
 function wallBig(anchor: WallAnchor): bigint {
@@ -39,19 +39,13 @@ export async function startResponder(host: string, port: number, anchor: WallAnc
   });
   sock.on("error", () => {});
   await new Promise<void>((resolve, reject) => {
-    sock.once("error", () => reject(new Error("cannot listen for the clock exchange")));
+    sock.once("error", (err) => reject(new RunError("cannot listen for the clock exchange", { cause: err })));
     sock.bind(port, host === "" ? undefined : host, () => resolve());
   });
   return {
     port: sock.address().port,
     close: () => new Promise((resolve) => sock.close(() => resolve())),
   };
-}
-
-export class ClockPeerError extends WhipbenchError {
-  override readonly name = "ClockPeerError";
-  readonly code = "clock_peer";
-  readonly exitStatus = EXIT_ERROR;
 }
 
 /** A client socket for the clock exchange, reused for every point of a run. */

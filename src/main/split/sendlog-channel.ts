@@ -6,7 +6,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
-import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
+import { RunError, SendLogPeerError } from "../../core/errors.ts";
 import type { Codec } from "../../core/types.ts";
 
 interface Hello {
@@ -80,7 +80,7 @@ export async function serveSendLog(
     res.on("close", () => followers.delete(res));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", () => reject(new Error("cannot listen for the send log")));
+    server.once("error", (err) => reject(new RunError("cannot listen for the send log", { cause: err })));
     server.listen(port, host === "" ? undefined : host, () => resolve());
   });
   return {
@@ -99,12 +99,6 @@ export async function serveSendLog(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-export class SendLogPeerError extends WhipbenchError {
-  override readonly name = "SendLogPeerError";
-  readonly code = "send_log_peer";
-  readonly exitStatus = EXIT_ERROR;
 }
 
 /**
@@ -134,9 +128,9 @@ export async function followSendLog(
       headers,
       signal: AbortSignal.any([signal, answer.signal]),
     });
-  } catch {
+  } catch (err) {
     clearTimeout(timer);
-    throw new SendLogPeerError("the send-log peer did not answer");
+    throw new SendLogPeerError("the send-log peer did not answer", { cause: err });
   }
   if (res.status !== 200 || !res.body) {
     clearTimeout(timer);
@@ -164,8 +158,8 @@ export async function followSendLog(
   let first: IteratorResult<string>;
   try {
     first = await it.next();
-  } catch {
-    throw new SendLogPeerError("the send-log peer did not send its hello");
+  } catch (err) {
+    throw new SendLogPeerError("the send-log peer did not send its hello", { cause: err });
   } finally {
     clearTimeout(timer);
   }
@@ -194,8 +188,8 @@ function parseHello(line: string): ClipIdentity {
   let h: Partial<Hello>;
   try {
     h = JSON.parse(line) as Partial<Hello>;
-  } catch {
-    throw new SendLogPeerError("the send-log peer's hello is not JSON");
+  } catch (err) {
+    throw new SendLogPeerError("the send-log peer's hello is not JSON", { cause: err });
   }
   const ok =
     h.v === 1 &&

@@ -97,9 +97,18 @@ export function openssl(): OpensslAvailability {
 
 function lib(): Native {
   const a = openssl();
-  if (!a.ok || native === null)
-    throw new Error(`OpenSSL unavailable here (${a.ok ? "not loaded" : a.reason})`);
+  if (!a.ok || native === null) refused(`OpenSSL unavailable here (${a.ok ? "not loaded" : a.reason})`);
   return native;
+}
+
+// internal: invariant, OpenSSL is called only where openssl() said ok, and fails only on bad arguments
+function refused(what: string): never {
+  throw new Error(what);
+}
+
+// internal: invariant, this project's SRTP code passes keys, IVs, tags and ranges at their sizes
+function misuse(what: string): never {
+  throw new RangeError(what);
 }
 
 // The memory (ArrayBuffer) whose address was read last and that address: packets that share one
@@ -112,7 +121,7 @@ let lastBase = 0;
 
 /** The pointer koffi receives for `buf[at..at+len)`, after a bounds check. */
 function range(buf: Uint8Array, at: number, len: number): Bytes {
-  if (at < 0 || len < 0 || at + len > buf.length) throw new RangeError("byte range outside the buffer");
+  if (at < 0 || len < 0 || at + len > buf.length) misuse("byte range outside the buffer");
   if (at === 0) return buf;
   const store = buf.buffer;
   if (store !== lastStore) {
@@ -129,7 +138,7 @@ const scratch = new Uint8Array(COPY_MAX_BYTES);
 /** The pointer for an input-only `buf[at..at+len)`: a short one is copied (consumed before the next call). */
 function input(buf: Uint8Array, at: number, len: number): Bytes {
   if (at === 0 || len > COPY_MAX_BYTES) return range(buf, at, len);
-  if (at < 0 || len < 0 || at + len > buf.length) throw new RangeError("byte range outside the buffer");
+  if (at < 0 || len < 0 || at + len > buf.length) misuse("byte range outside the buffer");
   for (let i = 0; i < len; i++) scratch[i] = buf[at + i]!;
   return scratch;
 }
@@ -138,8 +147,7 @@ const freeing = new FinalizationRegistry<() => void>((free) => free());
 
 /** One EVP_DecryptUpdate in place of a stream mode (all `len` bytes come out at once). */
 function inPlace(n: Native, ctx: Ptr, p: Bytes, len: number, outLen: Int32Array): void {
-  if (n.decryptUpdate(ctx, p, outLen, p, len) !== 1 || outLen[0] !== len)
-    throw new Error("EVP_DecryptUpdate failed");
+  if (n.decryptUpdate(ctx, p, outLen, p, len) !== 1 || outLen[0] !== len) refused("EVP_DecryptUpdate failed");
 }
 
 type Init = Native["decryptInit"];
@@ -153,10 +161,10 @@ function keyedCipher(
   key: Uint8Array,
   init: Init = n.decryptInit,
 ): Ptr {
-  if (key.length !== 16) throw new RangeError("AES-128 wants a 16-byte key");
+  if (key.length !== 16) misuse("AES-128 wants a 16-byte key");
   const ctx = n.cipherNew();
   freeing.register(owner, () => n.cipherFree(ctx));
-  if (init(ctx, cipher, null, key, null) !== 1) throw new Error("EVP_CipherInit_ex (key) failed");
+  if (init(ctx, cipher, null, key, null) !== 1) refused("EVP_CipherInit_ex (key) failed");
   return ctx;
 }
 
@@ -179,8 +187,8 @@ abstract class AesGcm {
 
   /** Starts a packet: the 12-byte IV. */
   begin(iv: Uint8Array): void {
-    if (iv.length !== 12) throw new RangeError("GCM here takes a 12-byte IV");
-    if (this.init(this.ctx, null, null, null, iv) !== 1) throw new Error("EVP_CipherInit_ex (IV) failed");
+    if (iv.length !== 12) misuse("GCM here takes a 12-byte IV");
+    if (this.init(this.ctx, null, null, null, iv) !== 1) refused("EVP_CipherInit_ex (IV) failed");
   }
 
   /** Adds `buf[at..at+len)` to the additional authenticated data (before the payload). */
@@ -193,7 +201,7 @@ abstract class AesGcm {
     if (len <= 0) return;
     const p = range(buf, at, len);
     if (this.update(this.ctx, p, this.outLen, p, len) !== 1 || this.outLen[0] !== len)
-      throw new Error("EVP_CipherUpdate failed");
+      refused("EVP_CipherUpdate failed");
   }
 }
 
@@ -230,7 +238,7 @@ export class AesGcmEncrypt extends AesGcm {
   /** Ends the packet and writes its 16-byte tag at `buf[tagAt..tagAt+16)`. */
   tag(buf: Uint8Array, tagAt: number): void {
     const n = this.n;
-    if (n.encryptFinal(this.ctx, this.none, this.outLen) !== 1) throw new Error("EVP_EncryptFinal_ex failed");
+    if (n.encryptFinal(this.ctx, this.none, this.outLen) !== 1) refused("EVP_EncryptFinal_ex failed");
     n.ctrl(this.ctx, EVP_CTRL_GCM_GET_TAG, GCM_TAG_BYTES, range(buf, tagAt, GCM_TAG_BYTES));
   }
 }
@@ -252,9 +260,8 @@ export class AesCtrDecrypt {
   /** Decrypts `buf[at..at+len)` in place with the 16-byte initial counter block `iv`. */
   decrypt(iv: Uint8Array, buf: Uint8Array, at: number, len: number): void {
     const n = this.n;
-    if (iv.length !== 16) throw new RangeError("AES-CTR takes a 16-byte counter block");
-    if (n.decryptInit(this.ctx, null, null, null, iv) !== 1)
-      throw new Error("EVP_DecryptInit_ex (IV) failed");
+    if (iv.length !== 16) misuse("AES-CTR takes a 16-byte counter block");
+    if (n.decryptInit(this.ctx, null, null, null, iv) !== 1) refused("EVP_DecryptInit_ex (IV) failed");
     if (len > 0) inPlace(n, this.ctx, range(buf, at, len), len, this.outLen);
   }
 }
@@ -271,7 +278,7 @@ export class HmacSha1 {
     const ctx = n.hmacNew();
     this.ctx = ctx;
     freeing.register(this, () => n.hmacFree(ctx));
-    if (n.hmacInit(ctx, key, key.length, n.sha1(), null) !== 1) throw new Error("HMAC_Init_ex (key) failed");
+    if (n.hmacInit(ctx, key, key.length, n.sha1(), null) !== 1) refused("HMAC_Init_ex (key) failed");
   }
 
   /** Starts a message (the key stays). */
@@ -286,7 +293,7 @@ export class HmacSha1 {
 
   /** Writes the 20-byte MAC into `out` (at least 20 bytes). */
   finish(out: Uint8Array): void {
-    if (out.length < SHA1_BYTES) throw new RangeError("HMAC-SHA1 writes 20 bytes");
+    if (out.length < SHA1_BYTES) misuse("HMAC-SHA1 writes 20 bytes");
     this.n.hmacFinal(this.ctx, out, this.outLen);
   }
 }

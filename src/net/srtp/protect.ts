@@ -62,6 +62,7 @@ export class OpensslSrtpSender {
    */
   protect(buf: Uint8Array, at: number, headerLen: number, payloadLen: number): number {
     const end = at + headerLen + payloadLen;
+    // internal: invariant, the relay protects packets it laid out with room for the tag
     if (headerLen < 12 || payloadLen < 0 || at < 0 || end + this.tagLength > buf.length)
       throw new RangeError("SRTP protect: packet or tag outside the buffer");
     const seq = (buf[at + 2]! << 8) | buf[at + 3]!;

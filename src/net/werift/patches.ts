@@ -4,11 +4,13 @@
 // that never starts, RTP sends that never reach the wire). werift 0.25.2 internals used:
 // Connection.prototype.applyStunTurnServersFromOptions, .options.stunServer, .stunServer; the
 // tweetnacl werift loads (box.keyPair, scalarMult); RTCDtlsTransport.{dtls.flight, start, sendRtp}.
+
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import nacl from "tweetnacl";
 import { Connection, type RTCPeerConnection, type RTCRtpTransceiver, type RtpHeader } from "werift";
-import { checkWeriftVersion, WeriftInternalsError } from "./version.ts";
+import { WeriftInternalsError } from "../../core/errors.ts";
+import { checkWeriftVersion } from "./version.ts";
 import { x25519, x25519KeyPair } from "./x25519.ts";
 
 let patched = false;

@@ -6,10 +6,11 @@
 // .connection and the static UdpTransport.init(type, {portRange, interfaceAddresses}) with the
 // transport's shape (type, socketType, closed, rinfo, onData, send, close, address, host, port,
 // addressFamily).
+
 import { Connection, UdpTransport } from "werift";
+import { WeriftInternalsError } from "../../core/errors.ts";
 import type { RTCPeerConnection } from "./api.ts";
 import type { UdpReceive } from "./transports.ts";
-import { WeriftInternalsError } from "./version.ts";
 
 /** The head of a viewer's receive chain: a media datagram of `length` bytes at the start of `data`. */
 export interface MediaStage {

@@ -5,10 +5,12 @@
 // data event (.iceTransport.connection.onData: its own subscribe and execute); and
 // RTCRtpReceiver.nack.addPacket). Each is checked where it is used; a miss is a
 // WeriftInternalsError naming it.
+
 import { RTCDtlsTransport, type RTCRtpTransceiver, type RtcpPacket } from "werift";
+import { WeriftInternalsError } from "../../core/errors.ts";
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
 import { isMediaDatagram } from "./transports.ts";
-import { checkWeriftVersion, WeriftInternalsError } from "./version.ts";
+import { checkWeriftVersion } from "./version.ts";
 
 /** A DTLS transport as the seam hands it out: an identity to key claims on, opaque otherwise. */
 export type DtlsTransport = object;

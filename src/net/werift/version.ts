@@ -5,20 +5,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { EXIT_ERROR, WhipbenchError } from "../../core/errors.ts";
+import { WERIFT_VERSION, WeriftInternalsError } from "../../core/errors.ts";
 
-/** The werift whose internals src/net/werift reaches (package.json's exact pin). */
-export const WERIFT_VERSION = "0.25.2";
-
-/** A werift internal the seam needs is missing, or the installed werift is not WERIFT_VERSION. */
-export class WeriftInternalsError extends WhipbenchError {
-  override readonly name = "WeriftInternalsError";
-  readonly code = "werift_internals";
-  readonly exitStatus = EXIT_ERROR;
-  constructor(message: string) {
-    super(`werift ${WERIFT_VERSION}: ${message}`);
-  }
-}
+// the pin and the error live in the catalogue (core/errors.ts); re-exported for the seam's users
+export { WERIFT_VERSION, WeriftInternalsError } from "../../core/errors.ts";
 
 /** The version of the installed werift package (its package.json). */
 export function installedWeriftVersion(): string {

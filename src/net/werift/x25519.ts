@@ -32,6 +32,7 @@ export function x25519KeyPair(): { publicKey: Uint8Array; secretKey: Uint8Array 
 
 /** tweetnacl's `scalarMult(n, p)`: the X25519 function of scalar n and point p, 32 bytes. */
 export function x25519(n: Uint8Array, p: Uint8Array): Uint8Array {
+  // internal: a peer's key of another length ends werift's DTLS handshake here (tweetnacl threw too)
   if (n.length !== KEY_BYTES || p.length !== KEY_BYTES) throw new Error("x25519: keys are 32 bytes");
   const privateKey = createPrivateKey({
     key: Buffer.concat([PKCS8_PREFIX, n]),
