@@ -193,13 +193,11 @@ test("no error class is declared outside the catalogue", () => {
 /**
  * The plain errors left in src/ (docs/conventions.md#errors): each `new Error(` or `new RangeError(`
  * has a `// internal:` comment on its line or one of the two above, saying why no user reaches it.
- * src/workers/ is helper rx's part of issue 34 (it follows the same rule once merged).
  */
 test("every plain Error left in src/ is marked internal, with its reason", () => {
   const unmarked: string[] = [];
   let marked = 0;
   for (const f of sourceFiles("src")) {
-    if (f.startsWith("src/workers/")) continue;
     const lines = readFileSync(join(ROOT, f), "utf8").split("\n");
     for (const [i, line] of lines.entries()) {
       if (!/\bnew (Range|Type|Syntax)?Error\(/.test(line)) continue;
