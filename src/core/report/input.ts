@@ -151,7 +151,7 @@ export interface ReportInput extends ClientFigures {
   publisherFailedToConnect: boolean;
   /**
    * loopback candidates were added because a server host is a loopback address
-   * (src/main/run/ice-choice.ts)
+   * (src/main/process/ice-choice.ts)
    */
   autoLoopback?: boolean;
 }
