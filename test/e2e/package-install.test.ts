@@ -128,6 +128,8 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
       "LICENSE",
       "CHANGELOG.md",
       "docs/load-testing-etiquette.md",
+      "docs/definitions.md",
+      "docs/commands.md",
       "package.json",
     ]) {
       assert.ok(files.includes(f), `${f} is in the tarball`);
