@@ -264,7 +264,7 @@ test("a worker thread reaches OpenSSL too and unprotects in place there", { skip
   assert.deepEqual(Buffer.from(reply.payload ?? []), pattern(1100, 3));
 });
 
-test("net/openssl: a byte range outside the buffer throws before native code sees it", { skip }, () => {
+test("net/srtp/openssl: a byte range outside the buffer throws before native code sees it", { skip }, () => {
   const g = new AesGcmDecrypt(KEY);
   g.begin(Buffer.alloc(12));
   const b = Buffer.alloc(64);

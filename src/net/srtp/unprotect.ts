@@ -1,4 +1,4 @@
-// SRTP and SRTCP unprotect in place with the OpenSSL inside the node binary (net/openssl.ts): the
+// SRTP and SRTCP unprotect in place with the OpenSSL inside the node binary (./openssl.ts): the
 // same index, replay and commit rules as the node:crypto receivers (core/srtp/unprotect.ts), but
 // the payload is decrypted where it lies and the result is a view of the packet's own bytes. A
 // packet that fails authentication is left as it arrived (GCM decrypts before its tag is known,
