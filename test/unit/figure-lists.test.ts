@@ -1,7 +1,7 @@
-// Each list of figures is declared once (src/core/figures.ts names the lists) and the types, sums
-// and key orders are derived from it; what is written by hand beside a list (a Markdown sentence,
-// a definitions.md section) is checked here against the list, so a figure added to a list and
-// missed in such a place fails.
+// Each list of figures is declared once (core/delay/counters.ts, core/tick-counts.ts,
+// core/render/counts.ts) and the types, sums, key orders and metric families are derived from it;
+// what is written by hand beside a list (a Markdown sentence, a definitions.md section) is checked
+// here against the list, so a figure added to a list and missed in such a place fails.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";

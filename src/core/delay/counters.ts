@@ -2,7 +2,7 @@
 // sources' per-viewer counters (core/types.ts), the counter keys of the report's blocks per
 // viewer and pooled (report/types.ts) and their order, their sums over viewers (report/pooled.ts)
 // and the zeroes of a viewer that counted nothing are derived from these lists; a unit test
-// (test/unit/figure-lists.test.ts) checks that the Markdown and the reasons name every one.
+// (test/unit/figure-lists.test.ts) checks that the Markdown and definitions.md name every one.
 
 /**
  * A delay block's frame counters, in the report's key order (between `frameEnd` and `ms`). Each

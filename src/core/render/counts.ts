@@ -53,8 +53,13 @@ export const RENDER_COUNTS = [
   },
 ] as const satisfies readonly RenderCountSpec[];
 
-export type RenderCount = (typeof RENDER_COUNTS)[number]["key"];
+type Spec = (typeof RENDER_COUNTS)[number];
+export type RenderCount = Spec["key"];
 export type RenderCounts = Record<RenderCount, number>;
+/** A count's key in the pooled block: its seconds key where it has one. */
+type PooledKey<S extends Spec> = S extends { pooledSeconds: infer P extends string } ? P : S["key"];
+/** The pooled block's counts, each under its pooled key. */
+export type PooledRenderCounts = { [S in Spec as PooledKey<S>]: number };
 export const RENDER_COUNT_KEYS: readonly RenderCount[] = RENDER_COUNTS.map((s) => s.key);
 
 /** The counts pooled over `blocks` as the list says (each summed, or the largest). */

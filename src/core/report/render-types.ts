@@ -2,7 +2,7 @@
 // `viewers[].render` from each viewer's render counters and `aggregate.render` pooled over the
 // joined viewers, keys in serialisation order.
 
-import type { RenderCounts } from "../render/counts.ts";
+import type { PooledRenderCounts, RenderCounts } from "../render/counts.ts";
 import type { Summary } from "../types.ts";
 
 /** The reference finder a viewer's frames went to (docs/definitions.md#viewer-experience). */
@@ -28,35 +28,27 @@ export interface ViewerRenderBlock extends RenderCounts {
   pliKeyframeMs?: Summary;
 }
 
-/** docs/definitions.md#viewer-experience-pooled the pooled `render` block. */
-export interface PooledRenderBlock {
+/**
+ * docs/definitions.md#viewer-experience-pooled the pooled `render` block. Its counts
+ * (PooledRenderCounts, core/render/counts.ts) are pooled over every joined viewer as the list
+ * says (one that showed nothing adds its frames not decodable and PLIs): summed, the ms ones as
+ * seconds, and longestFreezeMs the longest of any viewer (0 without a freeze). Key order: the
+ * builder's, pooledRenderBlock in report/render.ts (test/unit/render-report.test.ts holds it).
+ */
+export interface PooledRenderBlock extends PooledRenderCounts {
   available: boolean;
   reason?: string;
   /** joined viewers whose render block is available (the viewers judged) */
   viewers: number;
   viewersByFinder: Record<string, number>;
-  /** sums over every joined viewer (one that showed nothing adds its frames not decodable and PLIs) */
-  framesShown: number;
-  framesNotDecodable: number;
-  framesLate: number;
-  freezes: number;
   /** freezes / (measuredSeconds / 60); only when available */
   freezesPerViewerMinute?: number;
-  frozenSeconds: number;
-  pauses: number;
-  pausedSeconds: number;
-  measuredSeconds: number;
   /** each judged viewer's frozen share, % (n: 0 when none was judged) */
   frozenPercent: Summary;
-  /** the longest freeze of any judged viewer, ms (0 without a freeze) */
-  longestFreezeMs: number;
   /** each judged viewer's end gap, ms */
   endGapMs: Summary;
-  recoveries: number;
   /** every recovery of every joined viewer, merged exactly; only when there was one */
   recoveryMs?: Summary;
-  plisSent: number;
-  plisAnswered: number;
   /** every answered PLI of every joined viewer, merged exactly; only when there was one */
   pliKeyframeMs?: Summary;
 }
