@@ -135,7 +135,10 @@ test("the catalogue is walked whole: every class it exports has a line here, and
 test("every class of the catalogue: its name, its own code, a documented exit status, its cause", () => {
   const documented = boldNumbers(definitions, "Exit codes:");
   const readme = boldNumbers(readFileSync(join(ROOT, "README.md"), "utf8"), "Exit status:");
-  assert.deepEqual([...documented].sort((a, b) => a - b), [0, 1, 2, 3, 99]);
+  assert.deepEqual(
+    [...documented].sort((a, b) => a - b),
+    [0, 1, 2, 3, 99],
+  );
   const codes = new Set<string>();
   for (const [name, cls] of CLASSES) {
     const cause = new Error(`below ${name}`);
