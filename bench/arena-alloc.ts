@@ -22,6 +22,7 @@ import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerpr
 import { SendLog } from "../src/core/delay/sendlog.ts";
 import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
+import { PayloadStore } from "../src/core/rtp/payload-store.ts";
 import {
   SRTP_AEAD_AES_128_GCM,
   SRTP_AES128_CM_HMAC_SHA1_80,
@@ -62,6 +63,8 @@ interface Viewer {
 }
 
 function viewers(v: Variant, hasher: Hasher, table: ClipTable, log: SendLog, postNs: number): Viewer[] {
+  // the viewers share one store, as a thread's do (src/workers/thread.ts)
+  const payloads = new PayloadStore();
   return Array.from({ length: VIEWERS }, () => {
     const pipeline = new ViewerPipeline({
       codec: "vp8",
@@ -74,7 +77,7 @@ function viewers(v: Variant, hasher: Hasher, table: ClipTable, log: SendLog, pos
       sendLog: log,
       absCaptureNegotiated: true,
     });
-    if (v === "arena") pipeline.reusesPayloads();
+    if (v === "arena") pipeline.reusesPayloads(payloads);
     const rx = new LeanReceiver({
       ...streamReceiverOptions(profile),
       inPlace: v === "arena",

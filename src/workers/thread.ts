@@ -1,10 +1,12 @@
 // The viewer thread's context: what every viewer of the thread shares on its receive side — the
 // intake (stamps, receive lag, the lean and werift paths' queue), the arena reader (made on first
 // use, or why batched reads cannot run here), the shared-socket decision, the ledger of drops on
-// its own sockets and the lean paths' diagnostics. One object per thread, made by the first
+// its own sockets, the payload chunks of its reassemblers (PayloadStore, the arena path's copies of
+// pending payloads) and the lean paths' diagnostics. One object per thread, made by the first
 // shard that runs on it and handed explicitly from there (shard → viewer → chain.ts); nothing on
 // the receive path reaches it any other way.
 import { errorMessage } from "../core/errors.ts";
+import { PayloadStore } from "../core/rtp/payload-store.ts";
 import { batchReads } from "../net/batch-read.ts";
 import { OwnDrops } from "./own-drops.ts";
 import { ArenaReader } from "./receive/arena-reader.ts";
@@ -28,6 +30,8 @@ export interface LeanDiagnostics {
 
 export class ViewerThread {
   readonly intake = new Intake();
+  /** where every reassembler of the thread copies the payloads of pending frames (arena path) */
+  readonly payloads = new PayloadStore();
   readonly diagnostics: LeanDiagnostics = {
     sessions: 0,
     gcm: 0,

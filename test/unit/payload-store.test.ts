@@ -1,11 +1,11 @@
-// The reassembler's copies of reused payloads (copyPending, the arena path): frames completed from
+// The reassembler's copies of reused payloads (copyPendingInto, the arena path): frames completed from
 // one buffer that the caller overwrites after every push come out byte for byte, while frames
-// interleave and the thread's payload chunks are released and reused; and reuse keeps the number
+// interleave and the store's payload chunks are released and reused; and reuse keeps the number
 // of chunks made bounded however much is copied.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
-import { CHUNK_BYTES, payloadChunks } from "../../src/core/rtp/payload-store.ts";
+import { CHUNK_BYTES, type PayloadChunk, PayloadStore } from "../../src/core/rtp/payload-store.ts";
 import { type CompletedFrame, Reassembler } from "../../src/core/rtp/reassembler.ts";
 
 const FRAMES = 3000;
@@ -28,12 +28,12 @@ function joined(f: CompletedFrame): Buffer {
   return Buffer.concat(f.pieces.views());
 }
 
-test("copyPending: frames from one reused buffer are whole and exact while chunks are reused", () => {
+test("copyPendingInto: frames from one reused buffer are whole and exact while chunks are reused", () => {
   const r = new Reassembler(depacketizeVp8);
-  r.copyPending = true;
+  const store = new PayloadStore();
+  r.copyPendingInto(store);
   const slot = new Uint8Array(2048);
   const out: CompletedFrame[] = [];
-  const before = payloadChunks().made;
   // frame k is packets 3k..3k+2; order: p0(k) p2(k) p1(k−1) — frame k−1 completes while k is pending
   const order: [number, number][] = [];
   for (let k = 0; k < FRAMES; k++) {
@@ -62,17 +62,17 @@ test("copyPending: frames from one reused buffer are whole and exact while chunk
   // frame 0 has no packet before it to prove its head; every later one but the last completes
   assert.equal(completed, FRAMES - 2);
   assert.ok(copied > 40 * CHUNK_BYTES, `copied ${copied} bytes`);
-  const made = payloadChunks().made - before;
+  const made = store.chunks().made;
   assert.ok(made >= 1 && made <= 3, `${made} chunks made for ${copied} bytes copied`);
 });
 
-test("copyPending: a frame that the next frame's first packet completes is read intact after that packet's copy", () => {
+test("copyPendingInto: a frame that the next frame's first packet completes is read intact after that packet's copy", () => {
   // no markers: each frame ends when the next one's first packet arrives, and that packet is
   // copied in the same push, after the completed frame's slots were recycled; frames of 150
   // packets span several chunks, so a chunk the completed frame filled from its start is free
   // at that moment, and a copy into it would overwrite the frame before it is read
   const r = new Reassembler(depacketizeVp8);
-  r.copyPending = true;
+  r.copyPendingInto(new PayloadStore());
   const slot = new Uint8Array(2048);
   const out: CompletedFrame[] = [];
   const PACKETS = 150;
@@ -97,4 +97,20 @@ test("copyPending: a frame that the next frame's first packet completes is read 
     }
   }
   assert.equal(completed, FRAMES_BIG - 2);
+});
+
+test("PayloadStore: each store keeps its own chunks (one per thread, no module state)", () => {
+  const a = new PayloadStore();
+  const b = new PayloadStore();
+  const into: { chunk: PayloadChunk | null } = { chunk: null };
+  const kept = a.keep(Uint8Array.of(1, 2, 3), into);
+  assert.deepEqual([...kept], [1, 2, 3]);
+  assert.deepEqual(a.chunks(), { made: 1, free: 0 });
+  assert.deepEqual(b.chunks(), { made: 0, free: 0 });
+  const other = b.keep(Uint8Array.of(9), { chunk: null });
+  assert.equal(other[0], 9);
+  assert.equal(kept[0], 1, "a copy in one store is not overwritten by another's");
+  assert.ok(into.chunk !== null);
+  a.release(into.chunk);
+  assert.deepEqual(a.chunks(), { made: 1, free: 0 }, "the chunk in use stays current, not freed");
 });

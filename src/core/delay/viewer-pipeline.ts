@@ -7,6 +7,7 @@ import { keyframeStartH264 } from "../codec/h264.ts";
 import { keyframeStartVp8 } from "../codec/vp8.ts";
 import { ViewerRender } from "../render/viewer-render.ts";
 import { reassemblerFor } from "../rtp/codec-frames.ts";
+import type { PayloadStore } from "../rtp/payload-store.ts";
 import type { Reassembler } from "../rtp/reassembler.ts";
 import { RtpStats } from "../rtp/stats.ts";
 import type { KeyframeRequestMode } from "../scenario/defaults.ts";
@@ -180,9 +181,12 @@ export class ViewerPipeline {
     }
   }
 
-  /** Payloads are views their caller reuses after onPacket (the arena path): pending frames keep copies. */
-  reusesPayloads(): void {
-    if (this.reasm !== null) this.reasm.copyPending = true;
+  /**
+   * Payloads are views their caller reuses after onPacket (the arena path): pending frames keep
+   * copies in `store`, the thread's payload chunks (src/workers/thread.ts ViewerThread.payloads).
+   */
+  reusesPayloads(store: PayloadStore): void {
+    if (this.reasm !== null) this.reasm.copyPendingInto(store);
   }
 
   /** The viewer has received a complete keyframe (join criterion; the timeout is the caller's). */

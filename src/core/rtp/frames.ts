@@ -1,7 +1,7 @@
 // The reassembler's two kinds of frame: a complete one as it leaves (with its instants), and a
 // pending one still missing a packet, its head proof or its end (pooled, overwritten in place).
 import { FramePieces, type PieceDepacketize } from "../codec/pieces.ts";
-import { keepPayload, type PayloadChunk, type ReleaseQueue } from "./payload-store.ts";
+import type { PayloadChunk, PayloadStore, ReleaseQueue } from "./payload-store.ts";
 
 /** Depacketiser of one frame's payloads in sequence order, as views; null rejects the frame. */
 export type Depacketize = (payloads: readonly Uint8Array[]) => Uint8Array[] | null;
@@ -128,9 +128,9 @@ export class PendingFrame {
     return NO_PAYLOAD;
   }
 
-  /** Replaces payload i by a copy of its bytes: its caller reuses the original after the push. */
-  own(i: number): void {
-    this.payloads[i] = keepPayload(this.payloads[i]!, this.into);
+  /** Replaces payload i by a copy of its bytes in `store`: its caller reuses the original after the push. */
+  own(i: number, store: PayloadStore): void {
+    this.payloads[i] = store.keep(this.payloads[i]!, this.into);
     this.kept[i] = this.into.chunk;
   }
 

@@ -5,8 +5,9 @@
 //
 // State per viewer: `seen` packets (timestamp + arrival by extended sequence number) in a
 // SeenRing; `pending` frames (pooled, a handful) in an array sorted by `lo`; `closed` timestamps
-// in a ClosedFrames ring in the order they closed. Payloads are kept by reference, or, with `copyPending`,
-// copied into the thread's payload chunks (payload-store.ts) while their frame is pending. Per
+// in a ClosedFrames ring in the order they closed. Payloads are kept by reference, or, after
+// `copyPendingInto(store)`, copied into the store's chunks (payload-store.ts; the thread's, handed
+// in by its caller) while their frame is pending. Per
 // completed frame: what the depacketiser returns, and the CompletedFrame unless they are reused.
 
 import type { FrameEnd } from "../types.ts";
@@ -14,7 +15,7 @@ import { ClosedFrames } from "./closed-frames.ts";
 import { describeFrame, type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketizer } from "./frames.ts";
 import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
-import { ReleaseQueue } from "./payload-store.ts";
+import { type PayloadStore, ReleaseQueue } from "./payload-store.ts";
 import { SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
@@ -45,8 +46,8 @@ export class Reassembler {
 
   private haveEarliest = false;
   private earliest = 0;
-  /** the caller reuses a payload's bytes after push: a frame still pending keeps a copy of it */
-  copyPending = false;
+  // the caller reuses a payload's bytes after push: a frame still pending keeps a copy of it here
+  private store: PayloadStore | null = null;
   // chunks of recycled frames' copies, released at the next push (a completed frame is read after it)
   private readonly released = new ReleaseQueue();
   /** the objects of completed frames: new ones, or with `results.reuse` pooled ones (frames.ts) */
@@ -57,6 +58,14 @@ export class Reassembler {
   private end: FrameEnd = "";
   private incomplete = 0;
   private late = 0;
+
+  /**
+   * The caller reuses a payload's bytes after push (the arena path): from now on a frame still
+   * pending keeps a copy of each payload in `store`, the thread's (payload-store.ts).
+   */
+  copyPendingInto(store: PayloadStore): void {
+    this.store = store;
+  }
 
   /** `frameStart` (optional) adds the codec head proof (StartProof). */
   constructor(depacketize: Depacketizer, frameStart: FrameStart | null = null) {
@@ -96,7 +105,7 @@ export class Reassembler {
     out: CompletedFrame[] | null = null,
   ): number {
     this.results.release();
-    if (this.released.pending) this.released.flush();
+    if (this.released.pending && this.store !== null) this.released.flush(this.store);
     if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
 
     const ext = this.extend(seq);
@@ -111,7 +120,7 @@ export class Reassembler {
     this.add(ext, ts, marker, payload, arrivalNs);
     const n = this.pendingCount > 0 ? this.complete(arrivalNs, out) : 0;
     const f = this.lastFrame as PendingFrame | null;
-    if (this.copyPending && f?.payloads[this.lastIndex] === payload) f.own(this.lastIndex);
+    if (this.store !== null && f?.payloads[this.lastIndex] === payload) f.own(this.lastIndex, this.store);
 
     if (arrivalNs - this.lastPruneNs >= WINDOW_NS) this.prune(arrivalNs);
     return n;

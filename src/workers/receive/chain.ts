@@ -112,8 +112,9 @@ export function buildReceiveChain(
   const start = (keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): ReceiveStage => {
     const codecs = tr.codecs;
     const pipeline = opts.pipelineFor(codecName(codecs[0]?.mimeType ?? ""));
-    // the arena path hands the pipeline views of its arena, decrypted in place
-    if (arena) pipeline.reusesPayloads();
+    // the arena path hands the pipeline views of its arena, decrypted in place: pending frames
+    // keep copies in the thread's payload chunks
+    if (arena) pipeline.reusesPayloads(thread.payloads);
     feed.feed(pipeline);
     const audio = opts.audio;
     const r = new LeanReceiver({
