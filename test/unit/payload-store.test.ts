@@ -1,4 +1,4 @@
-// The reassembler's copies of reused payloads (copyPendingInto, the arena path): frames completed from
+// The reassembler's copies of reused payloads (copyInto, the arena path): frames completed from
 // one buffer that the caller overwrites after every push come out byte for byte, while frames
 // interleave and the store's payload chunks are released and reused; and reuse keeps the number
 // of chunks made bounded however much is copied.
@@ -28,10 +28,10 @@ function joined(f: CompletedFrame): Buffer {
   return Buffer.concat(f.pieces.views());
 }
 
-test("copyPendingInto: frames from one reused buffer are whole and exact while chunks are reused", () => {
+test("copyInto: frames from one reused buffer are whole and exact while chunks are reused", () => {
   const r = new Reassembler(depacketizeVp8);
   const store = new PayloadStore();
-  r.copyPendingInto(store);
+  r.copyInto = store;
   const slot = new Uint8Array(2048);
   const out: CompletedFrame[] = [];
   // frame k is packets 3k..3k+2; order: p0(k) p2(k) p1(k−1) — frame k−1 completes while k is pending
@@ -66,13 +66,13 @@ test("copyPendingInto: frames from one reused buffer are whole and exact while c
   assert.ok(made >= 1 && made <= 3, `${made} chunks made for ${copied} bytes copied`);
 });
 
-test("copyPendingInto: a frame that the next frame's first packet completes is read intact after that packet's copy", () => {
+test("copyInto: a frame that the next frame's first packet completes is read intact after that packet's copy", () => {
   // no markers: each frame ends when the next one's first packet arrives, and that packet is
   // copied in the same push, after the completed frame's slots were recycled; frames of 150
   // packets span several chunks, so a chunk the completed frame filled from its start is free
   // at that moment, and a copy into it would overwrite the frame before it is read
   const r = new Reassembler(depacketizeVp8);
-  r.copyPendingInto(new PayloadStore());
+  r.copyInto = new PayloadStore();
   const slot = new Uint8Array(2048);
   const out: CompletedFrame[] = [];
   const PACKETS = 150;

@@ -186,7 +186,7 @@ export class ViewerPipeline {
    * copies in `store`, the thread's payload chunks (src/workers/thread.ts ViewerThread.payloads).
    */
   reusesPayloads(store: PayloadStore): void {
-    if (this.reasm !== null) this.reasm.copyPendingInto(store);
+    if (this.reasm !== null) this.reasm.copyInto = store;
   }
 
   /** The viewer has received a complete keyframe (join criterion; the timeout is the caller's). */

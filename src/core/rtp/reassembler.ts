@@ -5,10 +5,9 @@
 //
 // State per viewer: `seen` packets (timestamp + arrival by extended sequence number) in a
 // SeenRing; `pending` frames (pooled, a handful) in an array sorted by `lo`; `closed` timestamps
-// in a ClosedFrames ring in the order they closed. Payloads are kept by reference, or, after
-// `copyPendingInto(store)`, copied into the store's chunks (payload-store.ts; the thread's, handed
-// in by its caller) while their frame is pending. Per
-// completed frame: what the depacketiser returns, and the CompletedFrame unless they are reused.
+// in a ClosedFrames ring in closing order. Payloads are kept by reference, or with `copyInto`
+// copied into the caller's PayloadStore (payload-store.ts) while their frame is pending.
+// Per completed frame: what the depacketiser returns, and the CompletedFrame unless reused.
 
 import type { FrameEnd } from "../types.ts";
 import { ClosedFrames } from "./closed-frames.ts";
@@ -31,7 +30,6 @@ export class Reassembler {
   private readonly depacketiser: FrameDepacketiser;
   private readonly starts: StartProof | null;
   private readonly frameStart: FrameStart | null;
-
   private haveSeq = false;
   private maxExt = 0;
 
@@ -46,8 +44,8 @@ export class Reassembler {
 
   private haveEarliest = false;
   private earliest = 0;
-  // the caller reuses a payload's bytes after push: a frame still pending keeps a copy of it here
-  private store: PayloadStore | null = null;
+  /** the caller reuses payloads after push (arena path): pending frames copy them into this store */
+  copyInto: PayloadStore | null = null;
   // chunks of recycled frames' copies, released at the next push (a completed frame is read after it)
   private readonly released = new ReleaseQueue();
   /** the objects of completed frames: new ones, or with `results.reuse` pooled ones (frames.ts) */
@@ -58,14 +56,6 @@ export class Reassembler {
   private end: FrameEnd = "";
   private incomplete = 0;
   private late = 0;
-
-  /**
-   * The caller reuses a payload's bytes after push (the arena path): from now on a frame still
-   * pending keeps a copy of each payload in `store`, the thread's (payload-store.ts).
-   */
-  copyPendingInto(store: PayloadStore): void {
-    this.store = store;
-  }
 
   /** `frameStart` (optional) adds the codec head proof (StartProof). */
   constructor(depacketize: Depacketizer, frameStart: FrameStart | null = null) {
@@ -105,7 +95,7 @@ export class Reassembler {
     out: CompletedFrame[] | null = null,
   ): number {
     this.results.release();
-    if (this.released.pending && this.store !== null) this.released.flush(this.store);
+    if (this.released.pending && this.copyInto !== null) this.released.flush(this.copyInto);
     if (arrivalNs - this.oldestFirstNs >= WINDOW_NS) this.expire(arrivalNs);
 
     const ext = this.extend(seq);
@@ -120,7 +110,8 @@ export class Reassembler {
     this.add(ext, ts, marker, payload, arrivalNs);
     const n = this.pendingCount > 0 ? this.complete(arrivalNs, out) : 0;
     const f = this.lastFrame as PendingFrame | null;
-    if (this.store !== null && f?.payloads[this.lastIndex] === payload) f.own(this.lastIndex, this.store);
+    if (this.copyInto !== null && f?.payloads[this.lastIndex] === payload)
+      f.own(this.lastIndex, this.copyInto);
 
     if (arrivalNs - this.lastPruneNs >= WINDOW_NS) this.prune(arrivalNs);
     return n;
