@@ -2,21 +2,19 @@
 // AES-128-GCM decryption and encryption and AES-128-CTR (the same either way) in place on a
 // context keyed once, and HMAC-SHA1 on a context keyed once, for SRTP and SRTCP (both ways).
 // Loaded once per thread, on first use; where it cannot load (no koffi binary, a symbol missing)
-// `openssl()` says why and nothing else here is usable.
-// A byte range is a buffer and a byte offset: offset 0 passes the buffer itself (the cheapest: a
-// caller that needs a view of the range anyway passes that view), a short input range is copied
-// into a scratch buffer, and every other range is the address of the buffer's memory (read once per
-// ArrayBuffer, with one native call) plus the offsets as a number, so no view is made per call.
-// Every range is bounds-checked here before native code sees it.
+// `openssl()` says why and nothing else here is usable. The loaded bindings and that verdict
+// (`native`, `availability`) are this file's only module state: the library, set once per thread,
+// never per packet. What a packet touches (the address cache, the scratch for short inputs) is in
+// each context's NativeRanges (./native-ranges.ts, how a byte range is passed).
 
 import { errorMessage } from "../../core/errors.ts";
 import { koffi as loadKoffi } from "../koffi.ts";
+import { type Bytes, misuse, NativeRanges } from "./native-ranges.ts";
 
 /** Whether this thread reaches OpenSSL's EVP functions, and why not. */
 export type OpensslAvailability = { ok: true; version: string } | { ok: false; reason: string };
 
 type Ptr = bigint;
-type Bytes = Uint8Array | number | null;
 type Native = {
   cipherNew: () => Ptr;
   cipherFree: (ctx: Ptr) => number;
@@ -106,43 +104,6 @@ function refused(what: string): never {
   throw new Error(what);
 }
 
-// internal: invariant, this project's SRTP code passes keys, IVs, tags and ranges at their sizes
-function misuse(what: string): never {
-  throw new RangeError(what);
-}
-
-// The memory (ArrayBuffer) whose address was read last and that address: packets that share one
-// (a pool slab, a batch's arena) read it once; the reference keeps that memory alive while it is
-// cached, so the address cannot be reused by another. Reading `.buffer` first moves a small
-// typed array's bytes out of V8's heap for good (where GC could move them), so the address holds;
-// a detached buffer has length 0 and fails the bounds check.
-let lastStore: ArrayBufferLike | null = null;
-let lastBase = 0;
-
-/** The pointer koffi receives for `buf[at..at+len)`, after a bounds check. */
-function range(buf: Uint8Array, at: number, len: number): Bytes {
-  if (at < 0 || len < 0 || at + len > buf.length) misuse("byte range outside the buffer");
-  if (at === 0) return buf;
-  const store = buf.buffer;
-  if (store !== lastStore) {
-    lastBase = lib().addressOf(buf) - buf.byteOffset;
-    lastStore = store;
-  }
-  return lastBase + buf.byteOffset + at;
-}
-
-/** Input ranges this short are copied into `scratch` instead of addressed: cheaper than a native call. */
-const COPY_MAX_BYTES = 64;
-const scratch = new Uint8Array(COPY_MAX_BYTES);
-
-/** The pointer for an input-only `buf[at..at+len)`: a short one is copied (consumed before the next call). */
-function input(buf: Uint8Array, at: number, len: number): Bytes {
-  if (at === 0 || len > COPY_MAX_BYTES) return range(buf, at, len);
-  if (at < 0 || len < 0 || at + len > buf.length) misuse("byte range outside the buffer");
-  for (let i = 0; i < len; i++) scratch[i] = buf[at + i]!;
-  return scratch;
-}
-
 const freeing = new FinalizationRegistry<() => void>((free) => free());
 
 /** One EVP_DecryptUpdate in place of a stream mode (all `len` bytes come out at once). */
@@ -172,6 +133,7 @@ function keyedCipher(
 abstract class AesGcm {
   protected readonly ctx: Ptr;
   protected readonly n: Native;
+  protected readonly at: NativeRanges;
   protected readonly outLen = new Int32Array(1);
   protected readonly none = new Uint8Array(16);
   protected readonly init: Init;
@@ -180,6 +142,7 @@ abstract class AesGcm {
   constructor(key: Uint8Array, encrypt: boolean) {
     const n = lib();
     this.n = n;
+    this.at = new NativeRanges(n.addressOf);
     this.init = encrypt ? n.encryptInit : n.decryptInit;
     this.update = encrypt ? n.encryptUpdate : n.decryptUpdate;
     this.ctx = keyedCipher(this, n, n.gcm(), key, this.init);
@@ -193,13 +156,13 @@ abstract class AesGcm {
 
   /** Adds `buf[at..at+len)` to the additional authenticated data (before the payload). */
   aad(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) this.update(this.ctx, null, this.outLen, input(buf, at, len), len);
+    if (len > 0) this.update(this.ctx, null, this.outLen, this.at.input(buf, at, len), len);
   }
 
   /** Decrypts or encrypts `buf[at..at+len)` in place (all `len` bytes come out at once). */
   protected inPlace(buf: Uint8Array, at: number, len: number): void {
     if (len <= 0) return;
-    const p = range(buf, at, len);
+    const p = this.at.range(buf, at, len);
     if (this.update(this.ctx, p, this.outLen, p, len) !== 1 || this.outLen[0] !== len)
       refused("EVP_CipherUpdate failed");
   }
@@ -219,7 +182,7 @@ export class AesGcmDecrypt extends AesGcm {
   /** Whether the 16-byte tag at `buf[tagAt..)` authenticates what this packet saw. */
   verify(buf: Uint8Array, tagAt: number): boolean {
     const n = this.n;
-    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, input(buf, tagAt, GCM_TAG_BYTES));
+    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, this.at.input(buf, tagAt, GCM_TAG_BYTES));
     return n.decryptFinal(this.ctx, this.none, this.outLen) === 1;
   }
 }
@@ -239,7 +202,7 @@ export class AesGcmEncrypt extends AesGcm {
   tag(buf: Uint8Array, tagAt: number): void {
     const n = this.n;
     if (n.encryptFinal(this.ctx, this.none, this.outLen) !== 1) refused("EVP_EncryptFinal_ex failed");
-    n.ctrl(this.ctx, EVP_CTRL_GCM_GET_TAG, GCM_TAG_BYTES, range(buf, tagAt, GCM_TAG_BYTES));
+    n.ctrl(this.ctx, EVP_CTRL_GCM_GET_TAG, GCM_TAG_BYTES, this.at.range(buf, tagAt, GCM_TAG_BYTES));
   }
 }
 
@@ -250,10 +213,12 @@ export class AesGcmEncrypt extends AesGcm {
 export class AesCtrDecrypt {
   private readonly ctx: Ptr;
   private readonly n: Native;
+  private readonly at: NativeRanges;
   private readonly outLen = new Int32Array(1);
 
   constructor(key: Uint8Array) {
     this.n = lib();
+    this.at = new NativeRanges(this.n.addressOf);
     this.ctx = keyedCipher(this, this.n, this.n.ctr(), key);
   }
 
@@ -262,7 +227,7 @@ export class AesCtrDecrypt {
     const n = this.n;
     if (iv.length !== 16) misuse("AES-CTR takes a 16-byte counter block");
     if (n.decryptInit(this.ctx, null, null, null, iv) !== 1) refused("EVP_DecryptInit_ex (IV) failed");
-    if (len > 0) inPlace(n, this.ctx, range(buf, at, len), len, this.outLen);
+    if (len > 0) inPlace(n, this.ctx, this.at.range(buf, at, len), len, this.outLen);
   }
 }
 
@@ -270,11 +235,13 @@ export class AesCtrDecrypt {
 export class HmacSha1 {
   private readonly ctx: Ptr;
   private readonly n: Native;
+  private readonly at: NativeRanges;
   private readonly outLen = new Uint32Array(1);
 
   constructor(key: Uint8Array) {
     this.n = lib();
     const n = this.n;
+    this.at = new NativeRanges(n.addressOf);
     const ctx = n.hmacNew();
     this.ctx = ctx;
     freeing.register(this, () => n.hmacFree(ctx));
@@ -288,7 +255,7 @@ export class HmacSha1 {
 
   /** Adds `buf[at..at+len)` to the message. */
   update(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) this.n.hmacUpdate(this.ctx, input(buf, at, len), len);
+    if (len > 0) this.n.hmacUpdate(this.ctx, this.at.input(buf, at, len), len);
   }
 
   /** Writes the 20-byte MAC into `out` (at least 20 bytes). */
