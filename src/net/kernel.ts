@@ -4,7 +4,10 @@
 // monotonic clock to move those stamps onto it. Loaded once per thread, on first use; where it
 // cannot load (not Linux, no koffi binary for this platform, a symbol missing) `kernelClock()` says
 // why and nothing else here is usable. Linux x86-64 and arm64 only: the ioctl number and struct
-// timespec (two int64) are theirs.
+// timespec (two int64) are theirs. Module state, by intent: the loaded bindings and the realtime −
+// monotonic offset (`baseSec`, `offsetNs`, its error and age) are the thread's mapping between the
+// process's two clocks, as global as the monotonic clock itself, and `ts` is the one out-buffer of
+// the native calls that read them (consumed before the next call), so no viewer's state is here.
 import type { Socket } from "node:dgram";
 import { monoNs } from "../core/clock/clock.ts";
 import { errorMessage } from "../core/errors.ts";
