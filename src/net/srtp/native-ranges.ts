@@ -3,8 +3,8 @@
 // view of the range anyway passes that view), a short input range is copied into the context's
 // scratch buffer, and every other range is the address of the buffer's memory (read once per
 // ArrayBuffer, with one native call, and kept by the context) plus the offsets as a number, so no
-// view is made per call. Every range is bounds-checked here before native code sees it. Each
-// context holds its own NativeRanges (no module state): nothing here is allocated per packet.
+// view is made per call. Every range is bounds-checked here before native code sees it. Every
+// cipher and MAC context is a NativeRanges (no module state): nothing here is allocated per packet.
 
 /** What koffi receives for a pointer argument: a buffer, an address, or null. */
 export type Bytes = Uint8Array | number | null;
@@ -34,7 +34,7 @@ export class NativeRanges {
   }
 
   /** The pointer koffi receives for `buf[at..at+len)`, after a bounds check. */
-  range(buf: Uint8Array, at: number, len: number): Bytes {
+  protected range(buf: Uint8Array, at: number, len: number): Bytes {
     if (at < 0 || len < 0 || at + len > buf.length) misuse("byte range outside the buffer");
     if (at === 0) return buf;
     const store = buf.buffer;
@@ -46,7 +46,7 @@ export class NativeRanges {
   }
 
   /** The pointer for an input-only `buf[at..at+len)`: a short one is copied (used before the next call). */
-  input(buf: Uint8Array, at: number, len: number): Bytes {
+  protected input(buf: Uint8Array, at: number, len: number): Bytes {
     if (at === 0 || len > COPY_MAX_BYTES) return this.range(buf, at, len);
     if (at < 0 || len < 0 || at + len > buf.length) misuse("byte range outside the buffer");
     const scratch = this.scratch;

@@ -3,9 +3,10 @@
 // context keyed once, and HMAC-SHA1 on a context keyed once, for SRTP and SRTCP (both ways).
 // Loaded once per thread, on first use; where it cannot load (no koffi binary, a symbol missing)
 // `openssl()` says why and nothing else here is usable. The loaded bindings and that verdict
-// (`native`, `availability`) are this file's only module state: the library, set once per thread,
-// never per packet. What a packet touches (the address cache, the scratch for short inputs) is in
-// each context's NativeRanges (./native-ranges.ts, how a byte range is passed).
+// (`native`, `availability`) and the registry that frees contexts (`freeing`) are this file's only
+// module state: the library, set once per thread, never per packet. What a packet touches (the
+// address cache, the scratch for short inputs) is each context's own: every context is a
+// NativeRanges (./native-ranges.ts, how a byte range is passed).
 
 import { errorMessage } from "../../core/errors.ts";
 import { koffi as loadKoffi } from "../koffi.ts";
@@ -130,10 +131,9 @@ function keyedCipher(
 }
 
 /** AES-128-GCM on one context keyed once, one direction; per packet only the IV is set. */
-abstract class AesGcm {
+abstract class AesGcm extends NativeRanges {
   protected readonly ctx: Ptr;
   protected readonly n: Native;
-  protected readonly at: NativeRanges;
   protected readonly outLen = new Int32Array(1);
   protected readonly none = new Uint8Array(16);
   protected readonly init: Init;
@@ -141,8 +141,8 @@ abstract class AesGcm {
 
   constructor(key: Uint8Array, encrypt: boolean) {
     const n = lib();
+    super(n.addressOf);
     this.n = n;
-    this.at = new NativeRanges(n.addressOf);
     this.init = encrypt ? n.encryptInit : n.decryptInit;
     this.update = encrypt ? n.encryptUpdate : n.decryptUpdate;
     this.ctx = keyedCipher(this, n, n.gcm(), key, this.init);
@@ -156,13 +156,13 @@ abstract class AesGcm {
 
   /** Adds `buf[at..at+len)` to the additional authenticated data (before the payload). */
   aad(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) this.update(this.ctx, null, this.outLen, this.at.input(buf, at, len), len);
+    if (len > 0) this.update(this.ctx, null, this.outLen, this.input(buf, at, len), len);
   }
 
   /** Decrypts or encrypts `buf[at..at+len)` in place (all `len` bytes come out at once). */
   protected inPlace(buf: Uint8Array, at: number, len: number): void {
     if (len <= 0) return;
-    const p = this.at.range(buf, at, len);
+    const p = this.range(buf, at, len);
     if (this.update(this.ctx, p, this.outLen, p, len) !== 1 || this.outLen[0] !== len)
       refused("EVP_CipherUpdate failed");
   }
@@ -182,7 +182,7 @@ export class AesGcmDecrypt extends AesGcm {
   /** Whether the 16-byte tag at `buf[tagAt..)` authenticates what this packet saw. */
   verify(buf: Uint8Array, tagAt: number): boolean {
     const n = this.n;
-    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, this.at.input(buf, tagAt, GCM_TAG_BYTES));
+    n.ctrl(this.ctx, EVP_CTRL_GCM_SET_TAG, GCM_TAG_BYTES, this.input(buf, tagAt, GCM_TAG_BYTES));
     return n.decryptFinal(this.ctx, this.none, this.outLen) === 1;
   }
 }
@@ -202,7 +202,7 @@ export class AesGcmEncrypt extends AesGcm {
   tag(buf: Uint8Array, tagAt: number): void {
     const n = this.n;
     if (n.encryptFinal(this.ctx, this.none, this.outLen) !== 1) refused("EVP_EncryptFinal_ex failed");
-    n.ctrl(this.ctx, EVP_CTRL_GCM_GET_TAG, GCM_TAG_BYTES, this.at.range(buf, tagAt, GCM_TAG_BYTES));
+    n.ctrl(this.ctx, EVP_CTRL_GCM_GET_TAG, GCM_TAG_BYTES, this.range(buf, tagAt, GCM_TAG_BYTES));
   }
 }
 
@@ -210,15 +210,15 @@ export class AesGcmEncrypt extends AesGcm {
  * AES-128 in counter mode (AES-CM, RFC 3711 section 4.1.1) on one context keyed once; counter
  * mode's decryption is its encryption, so SRTP protect uses this too.
  */
-export class AesCtrDecrypt {
+export class AesCtrDecrypt extends NativeRanges {
   private readonly ctx: Ptr;
   private readonly n: Native;
-  private readonly at: NativeRanges;
   private readonly outLen = new Int32Array(1);
 
   constructor(key: Uint8Array) {
-    this.n = lib();
-    this.at = new NativeRanges(this.n.addressOf);
+    const n = lib();
+    super(n.addressOf);
+    this.n = n;
     this.ctx = keyedCipher(this, this.n, this.n.ctr(), key);
   }
 
@@ -227,21 +227,20 @@ export class AesCtrDecrypt {
     const n = this.n;
     if (iv.length !== 16) misuse("AES-CTR takes a 16-byte counter block");
     if (n.decryptInit(this.ctx, null, null, null, iv) !== 1) refused("EVP_DecryptInit_ex (IV) failed");
-    if (len > 0) inPlace(n, this.ctx, this.at.range(buf, at, len), len, this.outLen);
+    if (len > 0) inPlace(n, this.ctx, this.range(buf, at, len), len, this.outLen);
   }
 }
 
 /** HMAC-SHA1 on one context keyed once; each message starts from the keyed state. */
-export class HmacSha1 {
+export class HmacSha1 extends NativeRanges {
   private readonly ctx: Ptr;
   private readonly n: Native;
-  private readonly at: NativeRanges;
   private readonly outLen = new Uint32Array(1);
 
   constructor(key: Uint8Array) {
-    this.n = lib();
-    const n = this.n;
-    this.at = new NativeRanges(n.addressOf);
+    const n = lib();
+    super(n.addressOf);
+    this.n = n;
     const ctx = n.hmacNew();
     this.ctx = ctx;
     freeing.register(this, () => n.hmacFree(ctx));
@@ -255,7 +254,7 @@ export class HmacSha1 {
 
   /** Adds `buf[at..at+len)` to the message. */
   update(buf: Uint8Array, at: number, len: number): void {
-    if (len > 0) this.n.hmacUpdate(this.ctx, this.at.input(buf, at, len), len);
+    if (len > 0) this.n.hmacUpdate(this.ctx, this.input(buf, at, len), len);
   }
 
   /** Writes the 20-byte MAC into `out` (at least 20 bytes). */
