@@ -62,9 +62,11 @@ interface Viewer {
   pipeline: ViewerPipeline;
 }
 
+/** The bench thread's payload chunks: one store for every round's viewers, as a thread keeps its
+ * own across viewers (src/workers/thread.ts); a store per round would count its first chunks. */
+const payloads = new PayloadStore();
+
 function viewers(v: Variant, hasher: Hasher, table: ClipTable, log: SendLog, postNs: number): Viewer[] {
-  // the viewers share one store, as a thread's do (src/workers/thread.ts)
-  const payloads = new PayloadStore();
   return Array.from({ length: VIEWERS }, () => {
     const pipeline = new ViewerPipeline({
       codec: "vp8",
