@@ -29,6 +29,8 @@ export interface RelayOptions {
   send?: "native" | "werift";
   /** relay threads the native fan-out runs in (0 or absent: the main thread; threads.ts) */
   threads?: number;
+  /** told, in one line, when a relay thread stops unasked (its legs are ended; threads.ts) */
+  onThreadLost?: (line: string) => void;
   /** knobs for tests only; never set by the command line */
   test?: RelayTestHooks;
 }
@@ -62,6 +64,8 @@ export interface RelayTestHooks {
   pauseReading?: { afterMs: number; forMs: number; receiveBufferBytes?: number };
   /** bench:truth and its test: the relay's own instants on the process's monotonic clock (ground truth) */
   taps?: RelayTaps;
+  /** the relay threads' entry file (a test's wrapper that makes a thread fail; threads.ts) */
+  relayThreadEntry?: URL;
 }
 
 /** Ground truth of the in-process relay: when media reached it and when it left, per datagram. */

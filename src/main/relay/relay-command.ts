@@ -33,6 +33,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   if (flags.counterOffer) opts.counterOffer = true;
   if (flags.send) opts.send = flags.send;
   if (flags.workers) opts.threads = flags.workers;
+  opts.onThreadLost = (line) => log.line(line);
   const relay = new Relay(opts);
   let base: string;
   try {

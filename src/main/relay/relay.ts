@@ -52,7 +52,11 @@ export class Relay {
   constructor(opts: RelayOptions) {
     this.opts = opts;
     this.gate = opts.capacity ? new CapacityGate(opts.capacity, this.streams) : null;
-    this.send = relaySend(opts);
+    this.send = relaySend(opts, (legs, why) => {
+      opts.onThreadLost?.(`${why}; its ${legs.length} viewer leg(s) ended`);
+      for (const [id, s] of this.sessions)
+        if (s.leg !== null && legs.includes(s.leg)) void this.closeSession(id);
+    });
   }
 
   async listen(hostName = "127.0.0.1", port = 0): Promise<string> {
@@ -71,8 +75,7 @@ export class Relay {
   /** Resolves once a publisher's first RTP packet reached the stream. */
   ready(name: string): Promise<void> {
     const s = this.stream(name);
-    if (s.ready) return Promise.resolve();
-    return new Promise((resolve) => s.readyWaiters.push(resolve));
+    return s.ready ? Promise.resolve() : new Promise((resolve) => s.readyWaiters.push(resolve));
   }
 
   viewers = (name: string): number => this.streams.get(name)?.legs.size ?? 0;
@@ -115,11 +118,8 @@ export class Relay {
     if (this.opts.token && req.headers.authorization !== `Bearer ${this.opts.token}`) {
       return reply(res, 401, "unauthorised");
     }
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const parts = path.split("/").filter((p) => p !== "");
-    if (parts.length === 2 && parts[0] === "session") {
-      return this.handleSession(req, res, parts[1] ?? "");
-    }
+    const parts = ((req.url ?? "/").split("?")[0] ?? "/").split("/").filter((p) => p !== "");
+    if (parts.length === 2 && parts[0] === "session") return this.handleSession(req, res, parts[1] ?? "");
     if (parts.length === 2 && req.method === "POST" && (parts[1] === "whip" || parts[1] === "whep")) {
       if (parts[1] === "whep") this.whepPostsMonoNs.push(monoNs());
       if (!(req.headers["content-type"] ?? "").startsWith("application/sdp")) {

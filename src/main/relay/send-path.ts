@@ -4,7 +4,7 @@
 import type { Leg } from "./leg.ts";
 import { NativeFanout, nativeSendPath, type SendPath } from "./native.ts";
 import type { RelayOptions } from "./options.ts";
-import { RelayThreads } from "./threads.ts";
+import { type RelayThreadOptions, RelayThreads } from "./threads.ts";
 
 export interface SendPathOptions {
   send?: "native" | "werift" | undefined;
@@ -14,6 +14,8 @@ export interface SendPathOptions {
   perLegKnobs: boolean;
   /** the tests' taps read werift's sends */
   taps: boolean;
+  /** the relay threads' entry file and who ends the legs of a thread that stopped (threads.ts) */
+  threadOptions?: RelayThreadOptions;
 }
 
 export class RelaySend {
@@ -36,7 +38,7 @@ export class RelaySend {
     const native = this.path.path === "native";
     this.fanout = native ? new NativeFanout() : null;
     const n = o.threads ?? 0;
-    this.threads = native && n > 0 && !o.perLegKnobs ? new RelayThreads(n) : null;
+    this.threads = native && n > 0 && !o.perLegKnobs ? new RelayThreads(n, o.threadOptions) : null;
     this.threadsNote = native && n > 0 && o.perLegKnobs ? "; per-leg knobs set: legs in the main thread" : "";
   }
 
@@ -68,8 +70,11 @@ export class RelaySend {
   }
 }
 
-/** The send path of a relay with these options: a per-leg knob keeps legs in the main thread. */
-export function relaySend(opts: RelayOptions): RelaySend {
+/**
+ * The send path of a relay with these options: a per-leg knob keeps legs in the main thread;
+ * `lost` ends the legs of a relay thread that stopped unasked.
+ */
+export function relaySend(opts: RelayOptions, lost: (legs: Leg[], why: string) => void): RelaySend {
   const t = opts.test;
   const knobs = [opts.dropEvery, opts.loseEvery, opts.capacity, t?.burst, t?.wrapAfterPackets, t?.legFaults];
   knobs.push(t?.dropStreamEvery);
@@ -78,5 +83,6 @@ export function relaySend(opts: RelayOptions): RelaySend {
     threads: opts.threads,
     perLegKnobs: knobs.some((k) => k !== undefined && k !== 0),
     taps: t?.taps !== undefined,
+    threadOptions: { lost, ...(t?.relayThreadEntry !== undefined ? { entry: t.relayThreadEntry } : {}) },
   });
 }

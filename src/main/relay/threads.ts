@@ -5,10 +5,12 @@
 // and its SRTP keys; werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to
 // the leg's thread, and four times a second the sender's counters its reports read are brought up
 // to what the ring carried since the leg joined. Only legs no per-leg knob touches are handed over
-// (send-path.ts).
+// (send-path.ts). A thread that stops unasked (an uncaught error, an exit) is counted and its legs
+// are given to `lost` to be ended, as the server dropping them (the viewers count `dropped`): their
+// SRTP state died with it. Legs connected later go to the threads still running, else stay here.
 import { Worker } from "node:worker_threads";
 import { PacketRing } from "../../core/relay/packet-ring.ts";
-import { dupFd } from "../../net/batch-write.ts";
+import { closeFd, dupFd } from "../../net/batch-write.ts";
 import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
 import { type LegWire, legWire, ntpNow } from "../../net/werift/leg-wire.ts";
 import type { Leg } from "./leg.ts";
@@ -20,16 +22,32 @@ const SYNC_MS = 250;
 interface Handed {
   worker: Worker;
   id: number;
+  /** the thread's duplicate of the leg's socket descriptor (closed here if the thread died) */
+  fd: number;
   wire: LegWire;
   /** ring count and payload bytes already counted for werift's sender */
   count: number;
   bytes: number;
 }
 
+/** Where the threads come from and who hears of one that stopped unasked. */
+export interface RelayThreadOptions {
+  /** the legs of a thread that stopped, and why it stopped: the relay ends them */
+  lost?: (legs: Leg[], why: string) => void;
+  /** the thread's entry file (tests wrap the real one to make a thread fail) */
+  entry?: URL;
+}
+
 export class RelayThreads {
   readonly ring = new PacketRing();
   readonly size: number;
+  /** threads that stopped unasked, and the last one's reason */
+  lostThreads = 0;
+  lastLoss: string | null = null;
   private readonly workers: Worker[] = [];
+  private readonly dead = new Set<Worker>();
+  private closing = false;
+  private readonly onLost: (legs: Leg[], why: string) => void;
   private readonly legs = new Map<Leg, Handed>();
   private next = 0;
   private nextId = 1;
@@ -37,12 +55,15 @@ export class RelayThreads {
   private lastTs = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(n: number) {
+  constructor(n: number, o: RelayThreadOptions = {}) {
     this.size = n;
+    this.onLost = o.lost ?? (() => {});
     const file = `./relay-thread${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`;
+    const entry = o.entry ?? new URL(file, import.meta.url);
     for (let i = 0; i < n; i++) {
-      const w = new Worker(new URL(file, import.meta.url), { workerData: { sab: this.ring.sab } });
-      w.on("error", () => {});
+      const w = new Worker(entry, { workerData: { sab: this.ring.sab } });
+      w.on("error", (err) => this.lost(w, `relay thread ${i + 1} failed: ${err.message}`));
+      w.on("exit", (code) => this.lost(w, `relay thread ${i + 1} exited (code ${code})`));
       this.workers.push(w);
     }
     this.timer = setInterval(() => this.sync(), SYNC_MS);
@@ -65,12 +86,14 @@ export class RelayThreads {
 
   /** Hands the leg's video to a thread; returns null, or why it stays here. */
   attach(leg: Leg): string | null {
+    const live = this.workers.filter((w) => !this.dead.has(w));
+    if (live.length === 0) return "every relay thread stopped";
     const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI]);
     if (typeof wire === "string") return wire;
     // the thread sends on a descriptor of its own, closed when it lets the leg go
     const fd = dupFd(wire.fd);
     if (fd < 0) return "the leg's socket could not be duplicated for a relay thread";
-    const worker = this.workers[this.next++ % this.workers.length]!;
+    const worker = live[this.next++ % live.length]!;
     const id = this.nextId++;
     const count = this.ring.count;
     const t: ThreadLeg = {
@@ -91,7 +114,7 @@ export class RelayThreads {
       this.post(worker, { t: "nack", id, seq });
       return true;
     });
-    this.legs.set(leg, { worker, id, wire, count, bytes: this.bytes });
+    this.legs.set(leg, { worker, id, fd, wire, count, bytes: this.bytes });
     leg.threaded = true;
     return null;
   }
@@ -105,7 +128,23 @@ export class RelayThreads {
   }
 
   private post(w: Worker, m: ToRelayThread): void {
-    w.postMessage(m);
+    if (!this.dead.has(w)) w.postMessage(m);
+  }
+
+  /** A thread stopped unasked (once per thread): counted, its descriptors closed, its legs ended. */
+  private lost(w: Worker, why: string): void {
+    if (this.closing || this.dead.has(w)) return;
+    this.dead.add(w);
+    this.lostThreads++;
+    this.lastLoss = why;
+    const legs: Leg[] = [];
+    for (const [leg, h] of this.legs) {
+      if (h.worker !== w) continue;
+      this.legs.delete(leg);
+      closeFd(h.fd);
+      legs.push(leg);
+    }
+    this.onLost(legs, why);
   }
 
   /** werift's sender counters brought up to the ring; a leg werift would no longer send on, ended. */
@@ -127,22 +166,25 @@ export class RelayThreads {
   /** Stops the threads; returns what they wrote. */
   async close(): Promise<{ written: number; resent: number; dropped: number }> {
     clearInterval(this.timer);
+    this.closing = true;
     const sum = { written: 0, resent: 0, dropped: 0 };
     await Promise.all(
-      this.workers.map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            const done = setTimeout(() => void w.terminate().then(() => resolve()), 1000);
-            w.once("message", (m: FromRelayThread) => {
-              sum.written += m.written;
-              sum.resent += m.resent;
-              sum.dropped += m.dropped;
-              clearTimeout(done);
-              void w.terminate().then(() => resolve());
-            });
-            w.postMessage({ t: "stop" } satisfies ToRelayThread);
-          }),
-      ),
+      this.workers
+        .filter((w) => !this.dead.has(w))
+        .map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              const done = setTimeout(() => void w.terminate().then(() => resolve()), 1000);
+              w.once("message", (m: FromRelayThread) => {
+                sum.written += m.written;
+                sum.resent += m.resent;
+                sum.dropped += m.dropped;
+                clearTimeout(done);
+                void w.terminate().then(() => resolve());
+              });
+              w.postMessage({ t: "stop" } satisfies ToRelayThread);
+            }),
+        ),
     );
     this.workers.length = 0;
     return sum;

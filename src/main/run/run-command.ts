@@ -130,7 +130,11 @@ async function runWithoutScenario(flags: RunHereFlags, log: Logger): Promise<num
     return runAndReportHere("run", s, flags, log);
   }
   // the relay's fan-out in a thread of its own, off the thread that runs the publisher
-  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false }, threads: 1 });
+  const relay = new Relay({
+    ice: { loopbackOnly: true, includeLoopback: false },
+    threads: 1,
+    onThreadLost: (line) => log.line(`built-in relay: ${line}`),
+  });
   const base = await relay.listen("127.0.0.1", 0);
   try {
     const relayName = `whipbench built-in relay, send path ${relay.send.describe()}`;
