@@ -33,10 +33,6 @@ export function rtpMarker(b: Uint8Array): boolean {
   return (b[1]! & 0x80) !== 0;
 }
 
-export function rtpPayloadType(b: Uint8Array): number {
-  return b[1]! & 0x7f;
-}
-
 export function rtpHasPadding(b: Uint8Array): boolean {
   return (b[0]! & 0x20) !== 0;
 }
