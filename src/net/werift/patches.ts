@@ -1,5 +1,6 @@
 // The patches on werift that every peer gets (no public STUN fallback, node:crypto's X25519 in
-// werift's DTLS), installed once per thread after the version check, and the ones applied to one
+// werift's DTLS, the DTLS handshake mends of dtls-order.ts and dtls-flights.ts), installed once per
+// thread after the version check, and the ones applied to one
 // peer or transceiver (a closing peer's DTLS retransmissions ended; the relay's faults: a DTLS
 // that never starts, RTP sends that never reach the wire). werift 0.25.2 internals used:
 // Connection.prototype.applyStunTurnServersFromOptions, .options.stunServer, .stunServer; the
@@ -10,6 +11,9 @@ import { fileURLToPath } from "node:url";
 import nacl from "tweetnacl";
 import { Connection, type RTCPeerConnection, type RTCRtpTransceiver, type RtpHeader } from "werift";
 import { WeriftInternalsError } from "../../core/errors.ts";
+import { installFlights } from "./dtls-flights.ts";
+import { installOrder, mends } from "./dtls-order.ts";
+import { dtlsPrototypes } from "./dtls-shapes.ts";
 import { checkWeriftVersion } from "./version.ts";
 import { x25519, x25519KeyPair } from "./x25519.ts";
 
@@ -43,6 +47,20 @@ export function patchWerift(): void {
     if (!self.options.stunServer) self.stunServer = undefined;
   };
   useNativeX25519();
+  mendDtls();
+}
+
+/**
+ * werift's DTLS 1.2 handshake as RFC 6347 asks, in both roles (docs/definitions.md#dtls-handshake):
+ * messages handled once each in message_seq order, fragments reassembled in any order, records of
+ * the next epoch kept until the keys exist (dtls-order.ts); flights retransmitted on a doubling
+ * timer and a peer's retransmission answered with our last flight (dtls-flights.ts). Throws
+ * WeriftInternalsError where a prototype it replaces a method of is missing.
+ */
+function mendDtls(): void {
+  const protos = dtlsPrototypes();
+  installOrder(protos.socket, protos.cipher);
+  installFlights(protos.flight, () => mends.on);
 }
 
 /** Whether werift's DTLS key exchange runs on node:crypto (false: tweetnacl's, see below). */

@@ -1,0 +1,163 @@
+// The receive half of the DTLS handshake mends (docs/definitions.md#dtls-handshake): handshake
+// messages handled once each, in message_seq order, whatever order and however many times their
+// datagrams arrive (RFC 6347 §4.2.2, §4.2.3), and a retransmission from the peer answered with our
+// last flight (§4.2.4). werift 0.25.2 internals used: DtlsSocket.prototype.handleFragmentHandshake
+// (replaced: it now returns nothing and hands each message in order to the socket's
+// .onHandleHandshakes), CipherContext.prototype.decryptPacket (.cipher, unset before the keys),
+// the socket's .sessionType, .connected, .dtls, .cipher, .onError.
+//
+// What werift does: it handles each handshake message as its datagram arrives, fragments only when
+// the last comes last, duplicates again, and drops an encrypted Finished that arrives before the
+// ClientKeyExchange. Its server derives the master secret (extended master secret: a hash of the
+// transcript) when the ClientKeyExchange is handled, over whatever its cache holds then: a
+// Certificate still missing, or a CertificateVerify or Finished already there, gives wrong keys, and
+// a CertificateVerify before the Certificate fails the handshake at once (bench/README.md).
+
+import { answerWithLastFlight } from "./dtls-flights.ts";
+import type {
+  Cipher,
+  Decrypt,
+  Fragment,
+  FragmentClass,
+  Plaintext,
+  Reassemble,
+  Socket,
+} from "./dtls-shapes.ts";
+import { DTLS_CLIENT } from "./dtls-shapes.ts";
+
+/** How far ahead of the next expected message_seq a message is kept (a flight holds at most 6). */
+const AHEAD_MAX = 16;
+/** Records of a later epoch kept until the keys are derived, per handshake. */
+const STASH_MAX = 8;
+/** ContentType.handshake */
+const HANDSHAKE = 22;
+/** HandshakeType.client_hello */
+const CLIENT_HELLO = 1;
+
+/** One message being reassembled: its bytes and which ranges of them arrived. */
+interface Partial {
+  type: number;
+  bytes: Buffer;
+  /** [start, end) ranges that arrived, unsorted */
+  ranges: [number, number][];
+}
+
+/** The receive state of one socket's handshake. */
+interface Order {
+  /** next_receive_seq */
+  next: number;
+  pending: Map<number, Partial>;
+}
+
+const orders = new WeakMap<Socket, Order>();
+/** Encrypted handshake records that came before the keys, per cipher context. */
+const stashes = new WeakMap<Cipher, Plaintext[]>();
+let fragmentClass: FragmentClass | null = null;
+let werifts: { reassemble: Reassemble; decrypt: Decrypt } | null = null;
+
+/** Whether the mends act (bench/handshake-links.ts turns them off to measure werift's own). */
+export const mends = { on: true };
+
+function orderOf(s: Socket): Order {
+  let o = orders.get(s);
+  if (o === undefined) {
+    o = { next: 0, pending: new Map() };
+    orders.set(s, o);
+  }
+  return o;
+}
+
+/** Whether `p` covers [0, length). */
+function complete(p: Partial): boolean {
+  const sorted = [...p.ranges].sort((a, b) => a[0] - b[0]);
+  let covered = 0;
+  for (const [start, end] of sorted) {
+    if (start > covered) return false;
+    covered = Math.max(covered, end);
+  }
+  return covered >= p.bytes.length;
+}
+
+/** Takes one fragment: kept when ahead, answered when old, dropped when it cannot belong. */
+function accept(s: Socket, o: Order, f: Fragment): void {
+  const end = f.fragment_offset + f.fragment_length;
+  if (end > f.length || f.fragment.length < f.fragment_length) return;
+  if (f.message_seq < o.next) {
+    // werift's server answers a repeated first ClientHello with a new HelloVerifyRequest itself
+    const helloAgain = s.sessionType !== DTLS_CLIENT && o.next === 1 && f.msg_type === CLIENT_HELLO;
+    if (helloAgain) s.onHandleHandshakes([f]).catch((e: unknown) => s.onError.execute(e));
+    // the client that got the final flight has nothing to answer (RFC 6347 §4.2.4, FINISHED)
+    else if (!(s.connected && s.sessionType === DTLS_CLIENT)) answerWithLastFlight(s);
+    return;
+  }
+  if (f.message_seq >= o.next + AHEAD_MAX) return;
+  let p = o.pending.get(f.message_seq);
+  if (p === undefined) {
+    p = { type: f.msg_type, bytes: Buffer.alloc(f.length), ranges: [] };
+    o.pending.set(f.message_seq, p);
+  } else if (p.type !== f.msg_type || p.bytes.length !== f.length) return;
+  f.fragment.copy(p.bytes, f.fragment_offset, 0, f.fragment_length);
+  p.ranges.push([f.fragment_offset, end]);
+}
+
+/** Hands every message that is next and complete to werift, one at a time, in message_seq order. */
+function deliver(s: Socket, o: Order, make: FragmentClass): void {
+  for (;;) {
+    const p = o.pending.get(o.next);
+    if (p === undefined || !complete(p)) return;
+    o.pending.delete(o.next);
+    const message = new make(p.type, p.bytes.length, o.next, 0, p.bytes.length, p.bytes);
+    o.next++;
+    s.onHandleHandshakes([message]).catch((e: unknown) => s.onError.execute(e));
+    unstash(s, o, make);
+  }
+}
+
+/** Once the keys exist, the encrypted records that came before them are read and taken in. */
+function unstash(s: Socket, o: Order, make: FragmentClass): void {
+  const stash = stashes.get(s.cipher);
+  if (stash === undefined || s.cipher.cipher === undefined || werifts === null) return;
+  stashes.delete(s.cipher);
+  for (const record of stash) {
+    let raw: Buffer;
+    try {
+      raw = werifts.decrypt.call(s.cipher, record);
+    } catch {
+      continue; // not ours to read (werift drops it too)
+    }
+    for (let at = 0; at + 12 <= raw.length; ) {
+      const f = make.deSerialize(raw.subarray(at));
+      accept(s, o, f);
+      at += 12 + f.fragment_length;
+    }
+  }
+}
+
+/** Replaces werift's reassembly with the ordered one, and keeps early encrypted handshake records. */
+export function installOrder(
+  socketProto: { handleFragmentHandshake: Reassemble },
+  cipherProto: { decryptPacket: Decrypt },
+): void {
+  const own = { reassemble: socketProto.handleFragmentHandshake, decrypt: cipherProto.decryptPacket };
+  werifts = own;
+  socketProto.handleFragmentHandshake = function (this: Socket, messages: Fragment[]): Fragment[] {
+    if (!mends.on) return own.reassemble.call(this, messages);
+    const first = messages[0];
+    if (first === undefined) return [];
+    fragmentClass ??= first.constructor as FragmentClass;
+    const o = orderOf(this);
+    for (const f of messages) accept(this, o, f);
+    deliver(this, o, fragmentClass);
+    return [];
+  };
+  cipherProto.decryptPacket = function (this: Cipher, pkt: Plaintext): Buffer {
+    const header = pkt.recordLayerHeader;
+    if (!mends.on || this.cipher !== undefined || header.contentType !== HANDSHAKE || header.epoch === 0) {
+      return own.decrypt.call(this, pkt);
+    }
+    const stash = stashes.get(this) ?? [];
+    if (stash.length < STASH_MAX) stash.push(pkt);
+    stashes.set(this, stash);
+    return Buffer.alloc(0); // no handshake message in it yet: werift hands none on
+  };
+}
