@@ -217,13 +217,18 @@ const WERIFT_INTERNALS = [
   "flight",
   "onData",
   "execute",
+  "handleFragmentHandshake",
+  "onHandleHandshakes",
+  "decryptPacket",
+  "transmit",
+  "nominated",
 ];
 
 /** Code lines of a file (comment lines dropped) that reach a werift internal. */
 function internalReaches(text: string): string[] {
   const names = WERIFT_INTERNALS.join("|");
   const member = new RegExp(`(?:\\.|\\?\\.)(?:${names})\\b|[{;,]\\s*(?:${names})\\??:`);
-  const proto = /\b(?:Connection|RTC\w+|Rtp\w+|Rtcp\w+|Srtp\w+)\.prototype\b/;
+  const proto = /\b(?:Connection|RTC\w+|Rtp\w+|Rtcp\w+|Srtp\w+|Dtls\w+|CipherContext)\.prototype\b/;
   return text
     .split("\n")
     .filter((l) => !/^\s*(?:\/\/|\/\*|\*)/.test(l))

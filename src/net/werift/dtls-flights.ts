@@ -1,6 +1,6 @@
 // The send half of the DTLS handshake mends (docs/definitions.md#dtls-handshake): a flight is
-// retransmitted on a timer that doubles (RFC 6347 §4.2.4.1), and the last flight each side sent is
-// kept, so that a retransmission from the peer is answered with it (§4.2.4), the final flight after
+// retransmitted on a timer that doubles (RFC 6347 section 4.2.4.1), and the last flight each side sent is
+// kept, so that a retransmission from the peer is answered with it (section 4.2.4), the final flight after
 // the handshake included. werift 0.25.2 internals used: the Flight class's prototype .transmit
 // (replaced), a flight's .dtls.flight, .nextFlight, .send, .setState; the socket's .dtls,
 // .transport.send and the nominated ICE pair's .rtt beneath it (.transport.socket.ice.nominated).
@@ -11,7 +11,7 @@ import type { Flight, Socket, Transmit } from "./dtls-shapes.ts";
 
 /**
  * The first retransmission waits twice the ICE round trip, as libwebrtc sets BoringSSL's
- * (p2p/base/dtls_transport.cc), within [DTLS_RTO_MIN_MS, DTLS_RTO_MAX_MS]; RFC 6347 §4.2.4.1 says
+ * (p2p/base/dtls_transport.cc), within [DTLS_RTO_MIN_MS, DTLS_RTO_MAX_MS]; RFC 6347 section 4.2.4.1 says
  * 1 s where the round trip is unknown, which is what a flight without one waits.
  */
 export const DTLS_RTO_MIN_MS = 100;

@@ -1,7 +1,7 @@
 // The receive half of the DTLS handshake mends (docs/definitions.md#dtls-handshake): handshake
 // messages handled once each, in message_seq order, whatever order and however many times their
-// datagrams arrive (RFC 6347 §4.2.2, §4.2.3), and a retransmission from the peer answered with our
-// last flight (§4.2.4). werift 0.25.2 internals used: DtlsSocket.prototype.handleFragmentHandshake
+// datagrams arrive (RFC 6347 section 4.2.2, section 4.2.3), and a retransmission from the peer answered with our
+// last flight (section 4.2.4). werift 0.25.2 internals used: DtlsSocket.prototype.handleFragmentHandshake
 // (replaced: it now returns nothing and hands each message in order to the socket's
 // .onHandleHandshakes), CipherContext.prototype.decryptPacket (.cipher, unset before the keys),
 // the socket's .sessionType, .connected, .dtls, .cipher, .onError.
@@ -86,7 +86,7 @@ function accept(s: Socket, o: Order, f: Fragment): void {
     // werift's server answers a repeated first ClientHello with a new HelloVerifyRequest itself
     const helloAgain = s.sessionType !== DTLS_CLIENT && o.next === 1 && f.msg_type === CLIENT_HELLO;
     if (helloAgain) s.onHandleHandshakes([f]).catch((e: unknown) => s.onError.execute(e));
-    // the client that got the final flight has nothing to answer (RFC 6347 §4.2.4, FINISHED)
+    // the client that got the final flight has nothing to answer (RFC 6347 section 4.2.4, FINISHED)
     else if (!(s.connected && s.sessionType === DTLS_CLIENT)) answerWithLastFlight(s);
     return;
   }

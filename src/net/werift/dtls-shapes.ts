@@ -6,7 +6,7 @@
 import { CipherContext, DtlsClient, DtlsSocket } from "werift";
 import { WeriftInternalsError } from "./version.ts";
 
-/** A handshake message or fragment (RFC 6347 §4.2.2) as werift parses it. */
+/** A handshake message or fragment (RFC 6347 section 4.2.2) as werift parses it. */
 export interface Fragment {
   readonly msg_type: number;
   readonly length: number;
