@@ -5,7 +5,7 @@
 // links. Per link and variant: pairs whose both sides connected within the timeout, the time from
 // the offer to both connected (p50, p95, nearest rank), and the pairs whose ICE never connected.
 //
-//   node bench/handshake-links.ts [--pairs 100] [--block 10] [--timeout-ms 10000] [--seed 1]
+//   npm run bench:handshake -- [--pairs 100] [--block 10] [--timeout-ms 10000] [--seed 1]
 import { parseArgs } from "node:util";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { mends } from "../src/net/werift/dtls-order.ts";

@@ -27,6 +27,10 @@ import { DTLS_CLIENT } from "./dtls-shapes.ts";
 
 /** How far ahead of the next expected message_seq a message is kept (a flight holds at most 6). */
 const AHEAD_MAX = 16;
+/** The largest handshake message kept (a WebRTC certificate is ~0.5 KB; a hostile length is not kept). */
+const MESSAGE_MAX_BYTES = 65536;
+/** Fragments taken per message before further ones are dropped. */
+const FRAGMENTS_MAX = 256;
 /** Records of a later epoch kept until the keys are derived, per handshake. */
 const STASH_MAX = 8;
 /** ContentType.handshake */
@@ -90,12 +94,12 @@ function accept(s: Socket, o: Order, f: Fragment): void {
     else if (!(s.connected && s.sessionType === DTLS_CLIENT)) answerWithLastFlight(s);
     return;
   }
-  if (f.message_seq >= o.next + AHEAD_MAX) return;
+  if (f.message_seq >= o.next + AHEAD_MAX || f.length > MESSAGE_MAX_BYTES) return;
   let p = o.pending.get(f.message_seq);
   if (p === undefined) {
     p = { type: f.msg_type, bytes: Buffer.alloc(f.length), ranges: [] };
     o.pending.set(f.message_seq, p);
-  } else if (p.type !== f.msg_type || p.bytes.length !== f.length) return;
+  } else if (p.type !== f.msg_type || p.bytes.length !== f.length || p.ranges.length >= FRAGMENTS_MAX) return;
   f.fragment.copy(p.bytes, f.fragment_offset, 0, f.fragment_length);
   p.ranges.push([f.fragment_offset, end]);
 }
