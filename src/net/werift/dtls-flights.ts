@@ -68,11 +68,16 @@ export function answerWithLastFlight(s: Socket): void {
 }
 
 /** Replaces werift's linear retransmission with the doubling one, keeping each last flight. */
-export function installFlights(proto: { transmit: Transmit }, on: () => boolean): void {
+export function installFlights(
+  proto: { transmit: Transmit },
+  on: () => boolean,
+  sent: (dtls: Flight["dtls"]) => void,
+): void {
   const own = proto.transmit;
   proto.transmit = async function (this: Flight, buffers: Buffer[]): Promise<void> {
     if (!on()) return own.call(this, buffers);
     lastFlights.set(this.dtls, { buffers, send: this.send, answeredAtMs: Number.NEGATIVE_INFINITY });
+    sent(this.dtls);
     const waits = rtoSequenceMs(initialRtoMs(iceRttSeconds(this)));
     for (let i = 0; ; i++) {
       this.setState("SENDING");

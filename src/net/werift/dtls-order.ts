@@ -1,7 +1,8 @@
 // The receive half of the DTLS handshake mends (docs/definitions.md#dtls-handshake): handshake
 // messages handled once each, in message_seq order, whatever order and however many times their
-// datagrams arrive (RFC 6347 section 4.2.2, section 4.2.3), and a retransmission from the peer answered with our
-// last flight (section 4.2.4). werift 0.25.2 internals used: DtlsSocket.prototype.handleFragmentHandshake
+// datagrams arrive (RFC 6347 sections 4.2.2, 4.2.3), and a retransmission from the peer answered
+// with our last flight (section 4.2.4). werift 0.25.2 internals used:
+// DtlsSocket.prototype.handleFragmentHandshake
 // (replaced: it now returns nothing and hands each message in order to the socket's
 // .onHandleHandshakes), CipherContext.prototype.decryptPacket (.cipher, unset before the keys),
 // the socket's .sessionType, .connected, .dtls, .cipher, .onError.
@@ -17,6 +18,7 @@ import { answerWithLastFlight } from "./dtls-flights.ts";
 import type {
   Cipher,
   Decrypt,
+  DtlsContext,
   Fragment,
   FragmentClass,
   Plaintext,
@@ -50,10 +52,13 @@ interface Partial {
 interface Order {
   /** next_receive_seq */
   next: number;
+  /** the peer's messages below this were in hand when our last flight went: a repeat asks it again */
+  answerBelow: number;
   pending: Map<number, Partial>;
 }
 
-const orders = new WeakMap<Socket, Order>();
+/** Per handshake: keyed by werift's DTLS context, which the socket and its flights share. */
+const orders = new WeakMap<DtlsContext, Order>();
 /** Encrypted handshake records that came before the keys, per cipher context. */
 const stashes = new WeakMap<Cipher, Plaintext[]>();
 let fragmentClass: FragmentClass | null = null;
@@ -62,13 +67,19 @@ let werifts: { reassemble: Reassemble; decrypt: Decrypt } | null = null;
 /** Whether the mends act (bench/handshake-links.ts turns them off to measure werift's own). */
 export const mends = { on: true };
 
-function orderOf(s: Socket): Order {
-  let o = orders.get(s);
+function orderOf(dtls: DtlsContext): Order {
+  let o = orders.get(dtls);
   if (o === undefined) {
-    o = { next: 0, pending: new Map() };
-    orders.set(s, o);
+    o = { next: 0, answerBelow: 0, pending: new Map() };
+    orders.set(dtls, o);
   }
   return o;
+}
+
+/** A flight of ours went out (dtls-flights.ts): what the peer sent before it is answered by it. */
+export function flightSent(dtls: DtlsContext): void {
+  const o = orderOf(dtls);
+  o.answerBelow = o.next;
 }
 
 /** Whether `p` covers [0, length). */
@@ -90,8 +101,11 @@ function accept(s: Socket, o: Order, f: Fragment): void {
     // werift's server answers a repeated first ClientHello with a new HelloVerifyRequest itself
     const helloAgain = s.sessionType !== DTLS_CLIENT && o.next === 1 && f.msg_type === CLIENT_HELLO;
     if (helloAgain) s.onHandleHandshakes([f]).catch((e: unknown) => s.onError.execute(e));
-    // the client that got the final flight has nothing to answer (RFC 6347 section 4.2.4, FINISHED)
-    else if (!(s.connected && s.sessionType === DTLS_CLIENT)) answerWithLastFlight(s);
+    // a repeat from a flight of the peer's that our last flight answered: that answer was lost;
+    // a repeat from the flight still arriving asks nothing; the client that got the final flight
+    // has nothing to answer (RFC 6347 section 4.2.4, FINISHED)
+    else if (f.message_seq < o.answerBelow && !(s.connected && s.sessionType === DTLS_CLIENT))
+      answerWithLastFlight(s);
     return;
   }
   if (f.message_seq >= o.next + AHEAD_MAX || f.length > MESSAGE_MAX_BYTES) return;
@@ -149,7 +163,7 @@ export function installOrder(
     const first = messages[0];
     if (first === undefined) return [];
     fragmentClass ??= first.constructor as FragmentClass;
-    const o = orderOf(this);
+    const o = orderOf(this.dtls);
     for (const f of messages) accept(this, o, f);
     deliver(this, o, fragmentClass);
     return [];

@@ -12,7 +12,7 @@ import nacl from "tweetnacl";
 import { Connection, type RTCPeerConnection, type RTCRtpTransceiver, type RtpHeader } from "werift";
 import { WeriftInternalsError } from "../../core/errors.ts";
 import { installFlights } from "./dtls-flights.ts";
-import { installOrder, mends } from "./dtls-order.ts";
+import { flightSent, installOrder, mends } from "./dtls-order.ts";
 import { dtlsPrototypes } from "./dtls-shapes.ts";
 import { checkWeriftVersion } from "./version.ts";
 import { x25519, x25519KeyPair } from "./x25519.ts";
@@ -60,7 +60,7 @@ export function patchWerift(): void {
 function mendDtls(): void {
   const protos = dtlsPrototypes();
   installOrder(protos.socket, protos.cipher);
-  installFlights(protos.flight, () => mends.on);
+  installFlights(protos.flight, () => mends.on, flightSent);
 }
 
 /** Whether werift's DTLS key exchange runs on node:crypto (false: tweetnacl's, see below). */
