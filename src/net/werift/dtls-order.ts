@@ -137,17 +137,18 @@ function unstash(s: Socket, o: Order, make: FragmentClass): void {
   if (stash === undefined || s.cipher.cipher === undefined || werifts === null) return;
   stashes.delete(s.cipher);
   for (const record of stash) {
-    let raw: Buffer;
+    const found: Fragment[] = [];
     try {
-      raw = werifts.decrypt.call(s.cipher, record);
+      const raw = werifts.decrypt.call(s.cipher, record);
+      for (let at = 0; at + 12 <= raw.length; ) {
+        const f = make.deSerialize(raw.subarray(at));
+        found.push(f);
+        at += 12 + f.fragment_length;
+      }
     } catch {
-      continue; // not ours to read (werift drops it too)
+      // not ours to read, or not whole: werift drops such a record too
     }
-    for (let at = 0; at + 12 <= raw.length; ) {
-      const f = make.deSerialize(raw.subarray(at));
-      accept(s, o, f);
-      at += 12 + f.fragment_length;
-    }
+    for (const f of found) accept(s, o, f);
   }
 }
 
