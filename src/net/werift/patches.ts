@@ -98,8 +98,9 @@ function useNativeX25519(): void {
 /**
  * Ends the DTLS handshake retransmissions of a peer that is being closed. Handshake flights
  * retransmit on their own timers (werift's: after 0.5 s, 1 s, … 5.5 s, 33 s in all; the mended
- * ones of dtls-flights.ts: 0.1 … 3 s, doubling, ~27 s) whatever happens to the peer connection, and those timers kept the process alive for ~25 s after a
- * connect timeout against a server that answers ICE but never DTLS. Marking the handshake as
+ * ones of dtls-flights.ts: 0.1 … 3 s, doubling, ~27 s) whatever happens to the peer
+ * connection, and werift's kept the process alive for ~25 s after a connect timeout against a
+ * server that answers ICE but never DTLS. Marking the handshake as
  * past every flight ends each retransmission loop at its next wake-up (the loop's own exit
  * test: `dtls.flight >= nextFlight`). A finished handshake never looks at it again.
  */
