@@ -8,7 +8,8 @@
 // what we sent, and the leg's NACKs are answered here from the last HISTORY packets sent to it,
 // through LoseEvery as werift's responder is. A resend is counted (the leg's `resent`, werift's
 // retransmittedPacketsSent through the wire) only once the kernel took it: a NACK of a packet no
-// longer in the history, or a resend refused, counts nothing. A leg werift's internals do not fit stays werift's.
+// longer in the history, or a resend refused, counts nothing. A leg werift's internals do not fit
+// stays werift's.
 import { batchWrites, SendBatch, WRITE_BATCH, WRITE_SLOT_BYTES } from "../../net/batch-write.ts";
 import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
 import { openssl } from "../../net/srtp/openssl.ts";
