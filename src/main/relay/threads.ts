@@ -5,8 +5,8 @@
 // and its SRTP keys; werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to
 // the leg's thread, which says which it sent again (the leg's werift sender counts those as
 // retransmitted, and `resent` sums them), and four times a second the sender's counters its
-// reports read are brought up to what the ring carried since the leg joined. Only legs no per-leg knob touches are handed over
-// (send-path.ts). A thread that stops unasked (an uncaught error, an exit) is counted and its legs
+// reports read are brought up to what the ring carried since the leg joined. Only legs no per-leg
+// knob but LoseEvery touches are handed over (send-path.ts). A thread that stops unasked (an uncaught error, an exit) is counted and its legs
 // are given to `lost` to be ended, as the server dropping them (the viewers count `dropped`): their
 // SRTP state died with it. Legs connected later go to the threads still running, else stay here.
 import { Worker } from "node:worker_threads";
