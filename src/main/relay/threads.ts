@@ -1,14 +1,15 @@
 // The relay's threads (docs/definitions.md#relay-send-path; `whipbench relay --workers N`): legs'
-// video sent off the main thread. The main thread writes each publisher packet once into the
-// shared ring (core/relay/packet-ring.ts); each connected leg is handed, round robin, to one
-// relay thread (relay-thread.ts) with a duplicate of its socket's descriptor, its destination
-// and its SRTP keys; werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to
-// the leg's thread, which says which it sent again (the leg's werift sender counts those as
-// retransmitted, and `resent` sums them), and four times a second the sender's counters its
-// reports read are brought up to what the ring carried since the leg joined. Only legs no per-leg
-// knob but LoseEvery touches are handed over (send-path.ts). A thread that stops unasked (an uncaught error, an exit) is counted and its legs
-// are given to `lost` to be ended, as the server dropping them (the viewers count `dropped`): their
-// SRTP state died with it. Legs connected later go to the threads still running, else stay here.
+// video sent off the main thread. The main thread writes each publisher packet once into the shared
+// ring (core/relay/packet-ring.ts); each connected leg is handed, round robin, to one relay thread
+// (relay-thread.ts) with a duplicate of its socket's descriptor, its destination and its SRTP keys;
+// werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to the leg's thread,
+// which says which it sent again (the leg's werift sender counts those as retransmitted, and
+// `resent` sums them), and four times a second the sender's counters its reports read are brought
+// up to what the ring carried since the leg joined. Only legs no per-leg knob but LoseEvery touches
+// are handed over (send-path.ts). A thread that stops unasked (an uncaught error, an exit) is
+// counted and its legs are given to `lost` to be ended, as the server dropping them (the viewers
+// count `dropped`): their SRTP state died with it. Legs connected later go to the threads still
+// running, else stay here.
 import { Worker } from "node:worker_threads";
 import { PacketRing } from "../../core/relay/packet-ring.ts";
 import { closeFd, dupFd } from "../../net/batch-write.ts";
