@@ -62,7 +62,12 @@ function assertClean(where: string, text: string): void {
 test("no secret in anything relay, run, publish and view write, nor in their /metrics", async () => {
   const env = { [BEARER_VAR]: BEARER };
   const port = await freePort();
-  const relay = startCli(["relay", "--listen", `127.0.0.1:${port}`, "--token-env", BEARER_VAR], { env });
+  // the relay lives through every command, one after another: the harness's kill timer (60 s by
+  // default) must not end it first on a busy machine; SIGINT ends it below
+  const relay = startCli(["relay", "--listen", `127.0.0.1:${port}`, "--token-env", BEARER_VAR], {
+    env,
+    timeoutMs: 300_000,
+  });
   const texts: [string, string][] = [];
   try {
     await relay.waitForStderr("relay listening on");
