@@ -54,6 +54,7 @@ export async function fanoutCost(
       live: () => true,
       sent: () => {},
       onNack: () => {},
+      retransmitted: () => {},
     });
   });
   const sessions = legs.map(

@@ -79,6 +79,8 @@ export class SendBatch {
   readonly bytes: Uint8Array;
   /** datagrams pushed and not yet written */
   count = 0;
+  /** after `flush`: 1 where the kernel took the datagram of that slot, 0 where it refused it */
+  readonly wrote = new Uint8Array(WRITE_BATCH);
   /** datagrams the kernel refused (a full buffer, an error), since the start */
   failed = 0;
   /** sendmmsg calls made, since the start */
@@ -151,12 +153,14 @@ export class SendBatch {
       const msgs = at === 0 ? this.ptr : this.bytes.subarray(MMSG * at);
       const r = this.n.sendmmsg(fd, msgs, total - at, 0);
       if (r > 0) {
+        this.wrote.fill(1, at, at + r);
         at += r;
         took += r;
       } else if (r < 0 && this.n.errno() === EINTR) {
         // interrupted before anything was written: again
       } else {
         this.failed++;
+        this.wrote[at] = 0;
         at++;
       }
     }

@@ -60,7 +60,10 @@ function scenario(name: string, viewers: number, holdSeconds: number): string {
   return file;
 }
 
-function start(args: string[], timeoutMs = 60_000): CliRun {
+// the harness's kill timer bounds a command that hangs; a coordinator, started first, waits for its
+// agents' start and its run: on a busy machine (two CPU hogs beside) more than 60 s in all, and a
+// timer that ends it then reads as "the CLI exited before running 2 viewers"
+function start(args: string[], timeoutMs = 240_000): CliRun {
   const r = startCli(args, { env, timeoutMs });
   running.push(r);
   return r;

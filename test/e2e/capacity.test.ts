@@ -293,18 +293,23 @@ test("each step's report counts the keyframe requests the publisher received dur
   const tmp = tempDir("capacity-kf");
   try {
     const file = join(tmp.dir, "scenario.json");
-    // two steps of fresh viewers (3, then 6: a pass at max ends the search), one publisher
-    const spec = { start: 3, max: 6, growth: 2, resolution: 1, stepSeconds: 3, settleSeconds: 1 };
+    // two steps of fresh viewers (3, then 6: a pass at max ends the search), one publisher; each
+    // step long enough for its viewers to join on a busy machine (one that has not joined by the
+    // step's end failed, and more than 10 % failed is no verdict)
+    const spec = { start: 3, max: 6, growth: 2, resolution: 1, stepSeconds: 6, settleSeconds: 1 };
     writeFileSync(file, JSON.stringify({ ...scenario(base, spec, { loss: "< 50%" }), rampSeconds: 1 }));
     const out = join(tmp.dir, "out");
     // the subject is the publisher's counts, not the client's guard: its thresholds out of reach
+    // (the utilisation rule is ≥, and a busy main thread reaches 1.00: above any thread's)
     const loose = {
       ...DEFAULT_CEILING,
-      eventLoopUtilisation: 1,
+      eventLoopUtilisation: 2,
       eventLoopDelayP99Ms: 10_000,
       receiveLagFloorMs: 10_000,
+      receiveLagShareOfDelay: 10_000,
       keepUpWaitP50Ms: 10_000,
       publisherSendLagP99Ms: 10_000,
+      threadStampedShare: 1,
     };
     const code = await capacityCommand(
       file,

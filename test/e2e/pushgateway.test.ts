@@ -7,11 +7,16 @@
 // WHIPBENCH_PUSHGATEWAY_REQUIRED=1 (CI) makes that a failure.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { cli, freePort, readReportPair, tempDir } from "./cli-harness.ts";
+import type { CapacityReport } from "../../src/core/capacity/types.ts";
+import { DEFAULT_CEILING } from "../../src/core/report/ceiling.ts";
+import { capacityCommand } from "../../src/main/capacity/capacity-command.ts";
+import { Relay } from "../../src/main/relay/relay.ts";
+import { cli, freePort, listDir, readReportPair, tempDir } from "./cli-harness.ts";
 
 const BINARY = "prometheus-pushgateway";
 const REQUIRED = process.env["WHIPBENCH_PUSHGATEWAY_REQUIRED"] === "1";
@@ -172,4 +177,130 @@ test("a gateway that cannot be reached: one line on stderr, the run and its verd
   assert.equal(failures.length, 1, r.stderr);
   assert.match(failures[0]!, new RegExp(`at 127\\.0\\.0\\.1:${dead} failed: connection refused$`));
   assert.doesNotMatch(r.stderr, /pushed the final metrics/);
+});
+
+test("a capacity search pushes each step's metrics while it lasts, with the step it runs", async (t) => {
+  if (skip !== null) {
+    if (REQUIRED) assert.fail(`WHIPBENCH_PUSHGATEWAY_REQUIRED=1 but ${skip}`);
+    return t.skip(skip);
+  }
+  const relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
+  const base = await relay.listen();
+  const seen: Seen[] = [];
+  const f = await front(seen);
+  const out = join(tmp.dir, "capacity");
+  const file = join(tmp.dir, "capacity.json");
+  // two steps that pass (2, then 4 = max ends the search), each held 6 s
+  writeFileSync(
+    file,
+    JSON.stringify({
+      whip: `${base}/s/whip`,
+      whep: `${base}/s/whep`,
+      viewers: 1,
+      rampSeconds: 1,
+      holdSeconds: 1,
+      warmupSeconds: 0.5,
+      loopbackOnly: true,
+      // a busy machine's join takes longer than the default allows; the subject is the push
+      joinTimeoutSeconds: 20,
+      thresholds: { loss: "< 50%" },
+      capacity: { start: 2, max: 4, growth: 2, resolution: 1, stepSeconds: 6, settleSeconds: 1 },
+    }),
+  );
+  // the subject is the push, not the client's guard: its thresholds out of reach on a busy machine
+  const loose = {
+    ...DEFAULT_CEILING,
+    eventLoopUtilisation: 2, // above any thread's (at most 1): the rule is ≥
+    eventLoopDelayP99Ms: 10_000,
+    receiveLagFloorMs: 10_000,
+    keepUpWaitP50Ms: 10_000,
+    publisherSendLagP99Ms: 10_000,
+    receiveLagShareOfDelay: 10_000,
+    threadStampedShare: 1,
+  };
+  process.env[TOKEN_VAR] = TOKEN;
+  let code: number;
+  try {
+    code = await capacityCommand(
+      file,
+      {
+        out,
+        workers: 0,
+        quiet: true,
+        html: false,
+        pushGateway: `${f.url}/`,
+        pushInterval: 1e9,
+        pushJob: "whipbench-capacity",
+        pushInstance: "cap-test",
+        pushTokenEnv: TOKEN_VAR,
+      },
+      { ceiling: loose, stdout: () => {} },
+    );
+  } finally {
+    delete process.env[TOKEN_VAR];
+    f.server.close();
+    await relay.close();
+  }
+  const json = listDir(out).find((n) => n.startsWith("whipbench-capacity-") && n.endsWith(".json"));
+  const report = JSON.parse(readFileSync(join(out, json ?? ""), "utf8")) as CapacityReport;
+  assert.equal(code, 0, `${report.result.summary} ${JSON.stringify(report.result.clientEvidence ?? [])}`);
+  assert.deepEqual(
+    report.steps.map((s) => [s.viewers, s.outcome]),
+    [
+      [2, "pass"],
+      [4, "pass"],
+    ],
+  );
+  const puts = seen.filter((s) => s.method === "PUT");
+  for (const p of puts) {
+    assert.equal(p.path, "/metrics/job/whipbench-capacity/instance/cap-test");
+    assert.equal(p.authorization, `Bearer ${TOKEN}`);
+  }
+  // each step pushed while it ran (a 1 s interval, each step ≥ 7 s), under its own viewer target
+  const during = (step: number, viewers: number) =>
+    puts.filter(
+      (p) =>
+        p.body.includes(`\nwhipbench_capacity_step ${step}\n`) &&
+        p.body.includes(`\nwhipbench_capacity_step_viewers ${viewers}\n`) &&
+        p.body.includes(`\nwhipbench_viewers_target ${viewers}\n`),
+    ).length;
+  assert.ok(during(1, 2) >= 2, `step 1: ${during(1, 2)} pushes`);
+  assert.ok(during(2, 4) >= 2, `step 2: ${during(2, 4)} pushes`);
+
+  // what the gateway holds at the end: the last step's final figures and both steps counted
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const got = series(text, "whipbench-capacity", "cap-test");
+  const last = JSON.parse(readFileSync(join(out, report.steps[1]?.report ?? ""), "utf8")) as {
+    aggregate: { joined: number };
+  };
+  assert.equal(got.get("whipbench_capacity_step"), 2);
+  assert.equal(got.get("whipbench_capacity_step_viewers"), 4);
+  assert.equal(got.get("whipbench_viewers_target"), 4);
+  assert.equal(got.get("whipbench_viewers_joined_total"), last.aggregate.joined);
+  const ended = (outcome: string) => {
+    const m = new RegExp(
+      `^whipbench_capacity_steps_total\\{instance="cap-test",job="whipbench-capacity",outcome="${outcome}"\\} (\\d+)$`,
+      "m",
+    ).exec(text);
+    return m === null ? undefined : Number(m[1]);
+  };
+  assert.equal(ended("pass"), 2);
+  assert.equal(ended("fail"), 0);
+  assert.ok((got.get("whipbench_publisher_frames_sent_total") ?? 0) > 0, "the publisher's counters");
+});
+
+test("capacity: a push flag without --push-gateway is exit 2 naming it", async () => {
+  const file = join(tmp.dir, "capacity-flags.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      whep: "http://127.0.0.1:1/s/whep",
+      viewers: 1,
+      holdSeconds: 1,
+      thresholds: { loss: "< 1%" },
+    }),
+  );
+  const r = await cli(["capacity", file, "--push-instance", "x", "--out", join(tmp.dir, "cap-flags")]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr.split("\n").at(-2), "whipbench capacity: --push-instance needs --push-gateway");
 });

@@ -7,10 +7,12 @@ import { test } from "node:test";
 import { runThroughRelay } from "./harness.ts";
 
 test("legs that never connect are ended by the relay before the viewers' own DELETE", async () => {
-  // DTLS never starts on any WHEP leg: no viewer connects, each gives up at its join timeout
+  // DTLS never starts on any WHEP leg: no viewer connects, each gives up at its join timeout. The
+  // relay's limit runs from its answer, the viewer's timeout from before its offer: on a busy
+  // machine the offer and answer alone can take seconds, so the timeout leaves them room
   const { report: r, relay } = await runThroughRelay(
     { test: { answerFault: { on: "whep", kind: "silent-dtls" }, legConnectMs: 400 } },
-    { viewers: 3, rampSeconds: 0.5, holdSeconds: 1, joinTimeoutSeconds: 2.5 },
+    { viewers: 3, rampSeconds: 0.5, holdSeconds: 1, joinTimeoutSeconds: 8 },
   );
   const viewers = r.viewers ?? [];
   assert.equal(viewers.length, 3);
@@ -22,9 +24,12 @@ test("legs that never connect are ended by the relay before the viewers' own DEL
 });
 
 test("a leg that connects is kept past the connect limit and ends with its viewer's DELETE", async () => {
+  // the limit must be one a real leg connects within on a busy machine (its ICE and DTLS can take
+  // more than 400 ms there), and the hold must outlast it by seconds, so the legs are live when it
+  // fires
   const { report: r, relay } = await runThroughRelay(
-    { test: { legConnectMs: 400 } },
-    { viewers: 2, rampSeconds: 0.5, holdSeconds: 2 },
+    { test: { legConnectMs: 3000 } },
+    { viewers: 2, rampSeconds: 0.5, holdSeconds: 5 },
   );
   const viewers = r.viewers ?? [];
   assert.equal(viewers.filter((v) => v.joined).length, 2);

@@ -62,7 +62,12 @@ function assertClean(where: string, text: string): void {
 test("no secret in anything relay, run, publish and view write, nor in their /metrics", async () => {
   const env = { [BEARER_VAR]: BEARER };
   const port = await freePort();
-  const relay = startCli(["relay", "--listen", `127.0.0.1:${port}`, "--token-env", BEARER_VAR], { env });
+  // the relay lives through every command, one after another: the harness's kill timer (60 s by
+  // default) must not end it first on a busy machine; SIGINT ends it below
+  const relay = startCli(["relay", "--listen", `127.0.0.1:${port}`, "--token-env", BEARER_VAR], {
+    env,
+    timeoutMs: 300_000,
+  });
   const texts: [string, string][] = [];
   try {
     await relay.waitForStderr("relay listening on");
@@ -77,7 +82,9 @@ test("no secret in anything relay, run, publish and view write, nor in their /me
         whep: endpoint(port, KEYS[0]!, "whep"),
         viewers: 2,
         rampSeconds: 0.5,
-        holdSeconds: 2,
+        // long enough for both viewers to join on a busy machine: a run ends at ramp + hold, and a
+        // viewer that has not joined by then has not joined (no verdict, exit 3)
+        holdSeconds: 4,
         warmupSeconds: 0.5,
         joinTimeoutSeconds: 5,
         excludeFirstSeconds: 0.5,
@@ -88,10 +95,14 @@ test("no secret in anything relay, run, publish and view write, nor in their /me
     const runOut = join(tmp.dir, "run-out");
     const run = startCli(["run", scenario, "--out", runOut, "--metrics", "127.0.0.1:0"], { env });
     const runMetrics = scrape(run, "starting 2 viewers");
+    // the run alone, before the four other commands start: six Node processes starting at once on
+    // two busy cores left the run's viewers unjoined at its end
+    const runResult = await run.done;
 
-    // `publish` to another stream key, and a `view` of it once it streams
+    // `publish` to another stream key, and a `view` of it once it streams (the publish outlasts
+    // the view's start and its 4 s on a busy machine)
     const publish = startCli(
-      ["publish", "--whip", endpoint(port, KEYS[1]!, "whip"), "--duration", "5s", "--loopback-only"].concat([
+      ["publish", "--whip", endpoint(port, KEYS[1]!, "whip"), "--duration", "12s", "--loopback-only"].concat([
         "--bearer-env",
         BEARER_VAR,
       ]),
@@ -128,7 +139,7 @@ test("no secret in anything relay, run, publish and view write, nor in their /me
         "-n",
         "2",
         "--duration",
-        "2s",
+        "4s",
         "--loopback-only",
       ].concat(["--bearer-env", BEARER_VAR, "--metrics", "127.0.0.1:0", "--out", viewOut]),
       { env },
@@ -136,7 +147,7 @@ test("no secret in anything relay, run, publish and view write, nor in their /me
     const viewMetrics = scrape(view, "starting 2 viewers");
 
     const results: Record<string, CliResult> = {
-      run: await run.done,
+      run: runResult,
       view: await view.done,
       publish: await publish.done,
       "failed view": await failedView.done,

@@ -73,3 +73,37 @@ test("redactText: a command's output keeps hosts and words, never paths, queries
     "the env said <redacted> and <redacted>",
   );
 });
+
+test("redactText: a path the caller names as the project's own file is kept as that name", () => {
+  const own = (w: string) =>
+    w === "/checkout/bench/servers/janus/install.sh" ? "bench/servers/janus/install.sh" : undefined;
+  assert.equal(
+    redactText(
+      "janus-recipe: error: not installed: run /checkout/bench/servers/janus/install.sh first",
+      [],
+      own,
+    ),
+    "janus-recipe: error: not installed: run bench/servers/janus/install.sh first",
+  );
+  // a trailing full stop is the sentence's, not the name's
+  assert.equal(
+    redactText("run /checkout/bench/servers/janus/install.sh.", [], own),
+    "run bench/servers/janus/install.sh.",
+  );
+  // every other path, endpoint, query and token goes as before
+  assert.equal(
+    redactText(
+      "see /etc/janus/x.cfg, GET http://u:p@h:7080/whip/endpoint/h264?token=T; token=abc /checkout/bench/servers/janus/install.sh?x=1",
+      [],
+      own,
+    ),
+    "see <path>, GET h:7080 token=<redacted> <path>",
+  );
+  // the namer is asked only about path words, never about URLs or secrets
+  const asked: string[] = [];
+  redactText("http://h/a/b token=c/d e/f", [], (w) => {
+    asked.push(w);
+    return undefined;
+  });
+  assert.deepEqual(asked, ["e/f"]);
+});

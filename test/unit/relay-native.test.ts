@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import type { Socket } from "node:dgram";
 import { test } from "node:test";
 import { RtpHeader, SrtpSession } from "werift";
+import { LossEvery } from "../../src/core/relay/loss-every.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
-import { type Leg, LossEvery } from "../../src/main/relay/leg.ts";
+import type { Leg } from "../../src/main/relay/leg.ts";
 import type { LegPacket } from "../../src/main/relay/leg-faults.ts";
 import { NativeFanout, NativeLeg, nativeSendPath, writeRtp } from "../../src/main/relay/native.ts";
 import { batchWrites, SendBatch } from "../../src/net/batch-write.ts";
@@ -88,8 +89,8 @@ test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery ben
   const key = Buffer.alloc(16, 0x21);
   const salt = Buffer.alloc(12, 0x42);
   let live = true;
-  let nack: ((seq: number) => boolean) | null = null;
   const sent: number[] = [];
+  const retransmitted: number[] = [];
   const wire: LegWire = {
     fd: socketFd(legSocket),
     ip: 0x7f000001,
@@ -101,14 +102,12 @@ test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery ben
     payloadType: 100,
     live: () => live,
     sent: (packets) => sent.push(packets),
-    onNack: (f) => {
-      nack = f;
-    },
+    onNack: () => {},
+    retransmitted: (packets) => retransmitted.push(packets),
   };
   const leg = { absId: 0, loss: new LossEvery(3) } as unknown as Leg;
   const fan = new NativeFanout();
   const n = new NativeLeg(leg, wire);
-  wire.onNack((seq) => fan.resend(n, seq));
   const packets = [10, 11, 12, 13].map((seq) => ({
     seq,
     ts: seq * 90,
@@ -118,8 +117,9 @@ test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery ben
   for (const p of packets) fan.queue(n, p);
   fan.flush();
   // LoseEvery 3: the third first transmission (seq 12) is lost; its NACK resend goes through
-  assert.equal(nack!(12), true);
-  assert.equal(nack!(99), false, "never sent: nothing to resend");
+  assert.equal(fan.resend(n, 12), true);
+  assert.equal(fan.resend(n, 99), false, "never sent: nothing to resend");
+  assert.deepEqual(retransmitted, [], "counted once written, not when queued");
   fan.flush();
   for (let i = 0; i < 50 && got.length < 4; i++) await sleep(10);
   const session = new SrtpSession({
@@ -138,7 +138,13 @@ test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery ben
   assert.ok(got.every((g) => g.port === legSocket.address().port));
   assert.deepEqual(sent, [4], "first transmissions counted for werift's sender reports, the lost one too");
   assert.equal(fan.resent, 1);
+  assert.equal(n.resent, 1);
+  assert.deepEqual(retransmitted, [1], "the one resend written, for werift's retransmittedPacketsSent");
   live = false;
+  // a resend for a leg werift no longer sends on is not written, and not counted
+  assert.equal(fan.resend(n, 12), true);
+  fan.flush();
+  assert.deepEqual(retransmitted, [1]);
   fan.queue(n, { seq: 14, ts: 0, marker: false, payload: Buffer.alloc(10) });
   fan.flush();
   await sleep(50);

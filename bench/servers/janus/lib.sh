@@ -4,7 +4,9 @@
 
 JANUS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 REPO_ROOT="$(cd "$JANUS_DIR/../../.." && pwd -P)"
-LOCAL_DIR="$JANUS_DIR/.local"   # what install.sh builds and unpacks (gitignored)
+# what install.sh builds and unpacks (gitignored); JANUS_LOCAL_DIR puts it elsewhere (the tests
+# point it at an empty folder to see the recipe as a checkout without it)
+LOCAL_DIR="${JANUS_LOCAL_DIR:-$JANUS_DIR/.local}"
 RUN_DIR="$JANUS_DIR/run"        # rendered configuration, logs and PID files (gitignored)
 
 SHIM="$LOCAL_DIR/lib/loopback-ifaddrs.so"

@@ -32,13 +32,18 @@ import { engineFor } from "../run/engine-choice.ts";
 import {
   applyKeyFlags,
   applyOverrides,
+  type PushFlags,
+  pushFrom,
   readScenarioText,
   type ScenarioKeyFlags,
   validated,
 } from "../run/run-inputs.ts";
 import { capacityRun, type ServerSampler } from "./capacity-run.ts";
 
-export interface CapacityFlags extends ServerWatchFlags, Omit<ScenarioKeyFlags, "viewers" | "hold"> {
+export interface CapacityFlags
+  extends ServerWatchFlags,
+    PushFlags,
+    Omit<ScenarioKeyFlags, "viewers" | "hold"> {
   out: string;
   workers?: number;
   receivePath?: ReceivePath;
@@ -79,6 +84,7 @@ export async function capacityCommand(
   const spec = s.capacity ?? CAPACITY_DEFAULTS;
   const bearer = tokenFromEnv("--bearer-env", s.bearerEnv, "capacity");
   const watchOpts = serverWatchOptions(flags);
+  const push = pushFrom(flags);
   try {
     await prepareOutputDir(flags.out);
   } catch (err) {
@@ -109,6 +115,7 @@ export async function capacityCommand(
         interrupt,
         stepDir: { path: join(flags.out, `${stem}-steps`), relative: `${stem}-steps` },
         server: server?.sampler,
+        push,
         ...(extras.ceiling ? { ceiling: extras.ceiling } : {}),
       });
     } finally {

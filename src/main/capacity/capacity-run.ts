@@ -1,6 +1,8 @@
 // The capacity search run (docs/definitions.md#capacity-search): one session, steps chosen by the
 // search, each step's report built and judged exactly like a run's and kept beside the capacity
-// report, the server's resources over each step's measured window when asked.
+// report, the server's resources over each step's measured window when asked, and with a
+// Pushgateway each step's metrics pushed while it lasts and at its end, beside which step runs
+// (docs/definitions.md#pushgateway).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { CapacitySearch } from "../../core/capacity/search.ts";
@@ -14,9 +16,13 @@ import { reportToJson } from "../../core/report/json.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Logger } from "../observe/log.ts";
+import type { PublisherCounters } from "../observe/metrics.ts";
+import { LiveRun } from "../observe/metrics-live.ts";
+import type { PushOptions } from "../observe/push.ts";
 import { writeAtomic } from "../output/write-report.ts";
 import type { Engine } from "../run/engine.ts";
 import { Gate } from "../run/gate.ts";
+import { CapacityMetrics } from "./capacity-metrics.ts";
 import { CapacitySession, stepScenario } from "./session.ts";
 
 /** The server side's figures over a window of the monotonic clock (server-watch.ts). */
@@ -36,6 +42,8 @@ export interface CapacityRunOptions {
   server?: ServerSampler | undefined;
   /** thresholds of the client's ceiling (tests make them tiny) */
   ceiling?: CeilingThresholds;
+  /** --push-gateway: each step's metrics and the search's own pushed while the search lasts */
+  push?: PushOptions | undefined;
 }
 
 export interface CapacityRunResult {
@@ -68,6 +76,25 @@ function figuresLine(step: CapacityStep): string {
   return parts.join(", ");
 }
 
+/** A step's registry pushed with the search's own series (none without --push-gateway). */
+async function stepLive(
+  opts: CapacityRunOptions,
+  s: Scenario,
+  pushed: CapacityMetrics | null,
+  publisher: PublisherCounters | null,
+): Promise<LiveRun | null> {
+  if (pushed === null || opts.push === undefined) return null;
+  const live = await LiveRun.start({
+    scenario: s,
+    engine: opts.engine,
+    log: opts.log,
+    push: opts.push,
+    pushAlso: pushed.registry,
+  });
+  if (publisher !== null) live.setPublisher(publisher);
+  return live;
+}
+
 export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRunResult> {
   const search = new CapacitySearch(opts.spec);
   const steps: CapacityStep[] = [];
@@ -76,6 +103,8 @@ export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRun
   let label = "";
   const progress = stepProgress(opts.log, () => label);
   await mkdir(opts.stepDir.path, { recursive: true, mode: 0o750 });
+  const pushed = opts.push ? new CapacityMetrics() : null;
+  let publisher: PublisherCounters | null = null;
   const session = await CapacitySession.open({
     command: "run",
     scenario: opts.scenario,
@@ -84,6 +113,7 @@ export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRun
     log: opts.log,
     interrupt: opts.interrupt,
     onTick: progress,
+    onPublisher: (p) => (publisher = p),
     ...(opts.ceiling ? { ceiling: opts.ceiling } : {}),
   });
   try {
@@ -99,10 +129,22 @@ export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRun
       );
       // a threshold with abortOnFail ends its step early once it fails live, as it ends a run
       const gate = new Gate(s, opts.log, "step");
-      const run = await session.step(s, opts.interrupt, gate.signal(opts.interrupt), (entry, ticks) => {
-        gate.tick(entry, ticks);
-        progress(entry);
-      });
+      pushed?.stepStarted(index, n);
+      const live = await stepLive(opts, s, pushed, publisher);
+      let run: Awaited<ReturnType<typeof session.step>>;
+      try {
+        run = await session.step(s, opts.interrupt, gate.signal(opts.interrupt), {
+          onTick: (entry, ticks) => {
+            gate.tick(entry, ticks);
+            progress(entry);
+            live?.tick(entry, ticks);
+          },
+          ...(live ? { onShardTick: (tick) => live.shardTick(tick) } : {}),
+        });
+      } catch (err) {
+        await live?.close();
+        throw err;
+      }
       const report = gate.judge(buildReport(run.input));
       const outcome = judgeStep(report, opts.interrupt.aborted);
       const file = `step-${String(index).padStart(2, "0")}-${n}v.json`;
@@ -126,6 +168,9 @@ export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRun
       };
       steps.push(step);
       opts.log.line(`${label}: ${outcome.kind}: ${figuresLine(step)}`);
+      // the step's final values go with its outcome counted
+      pushed?.stepEnded(outcome.kind);
+      await live?.close();
       search.record(n, outcome);
     }
   } finally {

@@ -88,18 +88,19 @@ export class CapacitySession {
   /**
    * Runs one step of `s` (a stepScenario) to its end, or until `stop` (the interrupt, or a live
    * threshold's stop), and returns its report input; only the interrupt marks it interrupted.
-   * `onTick`, when given, replaces the session's per-second hook for this step.
+   * `hooks`, when given, replace the session's per-second hook (`onTick`) and shard-tick hook
+   * (`onShardTick`: every tick as the engine delivers it, for a step's pushed metrics) for this step.
    */
   async step(
     s: Scenario,
     interrupt: AbortSignal,
     stop: AbortSignal = interrupt,
-    onTick?: RunOptions["onTick"],
+    hooks: Pick<RunOptions, "onTick" | "onShardTick"> = {},
   ): Promise<StepRun> {
     const startMonoNs = monoNs();
     const startedAtUnixNs = wallNowUnixNs(this.clocks.anchor);
     const clocks: RunClocks = { ...this.clocks, resources: new ResourceWatch(startMonoNs) };
-    const opts: RunOptions = { ...this.opts, scenario: s, interrupt: stop, ...(onTick ? { onTick } : {}) };
+    const opts: RunOptions = { ...this.opts, ...hooks, scenario: s, interrupt: stop };
     const before = requestCounts(this.send.publisher?.requests);
     const measured = await runMeasuredPhase(opts, clocks, this.ice, this.send, null);
     const endMonoNs = monoNs();

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { type CapacityFlags, capacityCommand } from "../capacity/capacity-command.ts";
 import { receivePathOption, type SetCode, workersOption } from "./options.ts";
+import { addPushOptions } from "./push-flags.ts";
 import { addCapacityKeyOptions } from "./scenario-flags.ts";
 import { addServerWatchOptions } from "./server-watch-flags.ts";
 
@@ -19,6 +20,7 @@ export function addCapacity(p: Command, setCode: SetCode): void {
     .option("--quiet", "no progress lines on stderr")
     .option("--json", "print the capacity report JSON on stdout (the human lines go to stderr)")
     .option("--no-html", "do not write the HTML page");
+  addPushOptions(c);
   addServerWatchOptions(c).action(async (file: string, flags: CapacityFlags) =>
     setCode(await capacityCommand(file, flags)),
   );

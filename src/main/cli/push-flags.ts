@@ -1,4 +1,4 @@
-// `run`'s and `view`'s Pushgateway flags (docs/definitions.md#pushgateway): --push-gateway URL,
+// `run`'s, `view`'s and `capacity`'s Pushgateway flags (docs/definitions.md#pushgateway): --push-gateway URL,
 // --push-interval, --push-job, --push-instance and --push-token-env (the name of the variable that
 // holds the bearer token: the token itself never appears on a command line or in any output).
 import { type Command, Option } from "commander";

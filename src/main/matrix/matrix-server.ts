@@ -3,13 +3,15 @@
 // is healthy (its health command succeeds, or by default its WHEP port accepts a TCP connection),
 // and its stop (the stop command, then the start command's group ends). Every command runs in
 // the matrix file's directory, so a relative path in it means the same from wherever whipbench
-// is started. A start that fails says what the command printed last, redacted.
+// is started. A start that fails says what the command printed last, redacted, with the project's
+// own files named relative to the checkout (a recipe's "run …/install.sh first" stays readable).
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { MatrixServerError } from "../../core/errors.ts";
 import type { MatrixServer } from "../../core/matrix/parse.ts";
-import { redactText } from "../../core/redact.ts";
+import { type OwnFileNamer, redactText } from "../../core/redact.ts";
+import { ownFileNamer } from "../process/own-files.ts";
 
 function sh(command: string, logFd: number | "ignore", cwd: string): ChildProcess {
   return spawn("sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", logFd, logFd] });
@@ -19,8 +21,16 @@ function sh(command: string, logFd: number | "ignore", cwd: string): ChildProces
 const TAIL_LINES = 4;
 const TAIL_CHARS = 300;
 
-/** The last lines a log file got after `from` (bytes), redacted, as one line; "" when there are none. */
-export function outputTail(logPath: string, from: number, secrets: readonly string[]): string {
+/**
+ * The last lines a log file got after `from` (bytes), redacted (paths that `ownFile` names kept
+ * as its name), as one line; "" when there are none.
+ */
+export function outputTail(
+  logPath: string,
+  from: number,
+  secrets: readonly string[],
+  ownFile?: OwnFileNamer,
+): string {
   let text: string;
   try {
     const size = statSync(logPath).size;
@@ -42,7 +52,7 @@ export function outputTail(logPath: string, from: number, secrets: readonly stri
     .filter((l) => l !== "");
   const tail = lines
     .slice(-TAIL_LINES)
-    .map((l) => redactText(l, secrets))
+    .map((l) => redactText(l, secrets, ownFile))
     .join(" | ");
   return tail.length > TAIL_CHARS ? `…${tail.slice(-TAIL_CHARS)}` : tail;
 }
@@ -103,7 +113,8 @@ export class ServerProcess {
       }
     }
     const failed = (what: string): MatrixServerError => {
-      const tail = this.s.start === undefined ? "" : outputTail(logPath, from, this.secrets);
+      const tail =
+        this.s.start === undefined ? "" : outputTail(logPath, from, this.secrets, ownFileNamer(this.cwd));
       const said = tail === "" ? "it printed nothing" : `its output ended: ${tail}`;
       return new MatrixServerError(`${what} (commands run in the matrix file's directory); ${said}`);
     };

@@ -3,6 +3,7 @@
 // The registry takes every shard tick as the engine delivers it (the final flush included, the
 // runner's `onShardTick`), so its totals end equal to the report's; progress works from the
 // runner's per-second entries (`onTick`).
+import { Registry } from "prom-client";
 import { cohortSizes } from "../../core/link/assign.ts";
 import { UNIMPAIRED } from "../../core/link/parse.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
@@ -28,6 +29,8 @@ export interface LiveOptions {
   onMetrics?: (metrics: RunMetrics, url: string) => void;
   /** push the registry to a Pushgateway while the run lasts and at its end */
   push?: PushOptions | undefined;
+  /** series pushed beside the run's (a capacity search's own: which step runs) */
+  pushAlso?: Registry;
 }
 
 /**
@@ -59,7 +62,9 @@ export class LiveRun {
   private constructor(opts: LiveOptions, metrics: RunMetrics | null, server: MetricsServer | null) {
     this.metrics = metrics;
     this.server = server;
-    this.pusher = metrics && opts.push ? new MetricsPusher(metrics.registry, opts.push, opts.log) : null;
+    const pushed =
+      opts.pushAlso && metrics ? Registry.merge([metrics.registry, opts.pushAlso]) : metrics?.registry;
+    this.pusher = pushed && opts.push ? new MetricsPusher(pushed, opts.push, opts.log) : null;
     const workers = opts.engine.workers;
     this.progress = opts.progress
       ? new Progress({

@@ -1,6 +1,8 @@
 // One viewer leg of the built-in relay, and the LoseEvery fault: a packet lost beneath the
 // leg's NACK responder, so the responder's resend of that sequence number repairs it (werift's
 // responder on the werift send path, the native fan-out's on the native one: native.ts).
+
+import { LossEvery } from "../../core/relay/loss-every.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { type SendRtp, wrapSendRtp } from "../../net/werift/patches.ts";
 import type { FrameCuts } from "./frame-cuts.ts";
@@ -30,27 +32,6 @@ export interface Leg {
   native?: NativeLeg;
   /** a relay thread sends this leg's video (threads.ts) */
   threaded?: boolean;
-}
-
-/** LoseEvery on one leg: every n-th first transmission is lost; a resend of a lost one goes through. */
-export class LossEvery {
-  private readonly every: number;
-  private readonly lost = new Set<number>();
-  private n = 0;
-
-  constructor(every: number) {
-    this.every = every;
-  }
-
-  /** Whether this send of `seq` reaches the wire. */
-  pass(seq: number): boolean {
-    if (this.lost.delete(seq)) return true;
-    this.n++;
-    if (this.n % this.every !== 0) return true;
-    this.lost.add(seq);
-    if (this.lost.size > 1024) this.lost.clear();
-    return false;
-  }
 }
 
 /**

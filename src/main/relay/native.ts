@@ -6,8 +6,11 @@
 // SRTP-protected in place through OpenSSL, and the leg's packets written with one sendmmsg on
 // the leg's own socket. werift keeps signalling, ICE, DTLS and RTCP: its sender reports count
 // what we sent, and the leg's NACKs are answered here from the last HISTORY packets sent to it,
-// through LoseEvery as werift's responder is. A leg werift's internals do not fit stays werift's.
-import { batchWrites, SendBatch, WRITE_SLOT_BYTES } from "../../net/batch-write.ts";
+// through LoseEvery as werift's responder is. A resend is counted (the leg's `resent`, werift's
+// retransmittedPacketsSent through the wire) only once the kernel took it: a NACK of a packet no
+// longer in the history, or a resend refused, counts nothing. A leg werift's internals do not fit
+// stays werift's.
+import { batchWrites, SendBatch, WRITE_BATCH, WRITE_SLOT_BYTES } from "../../net/batch-write.ts";
 import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
 import { openssl } from "../../net/srtp/openssl.ts";
 import { OpensslSrtpSender } from "../../net/srtp/protect.ts";
@@ -53,6 +56,8 @@ export class NativeLeg {
   readonly pending: LegPacket[] = [];
   readonly again: boolean[] = [];
   readonly history: (LegPacket | undefined)[] = new Array(HISTORY);
+  /** NACK resends written for this leg */
+  resent = 0;
 
   constructor(leg: FanoutLeg, wire: LegWire) {
     this.leg = leg;
@@ -95,6 +100,8 @@ export function writeRtp(u: Uint8Array, at: number, n: NativeLeg, p: LegPacket):
 export class NativeFanout {
   private readonly batch = new SendBatch();
   private readonly dirty: NativeLeg[] = [];
+  /** 1 where the batch's slot holds a NACK's resend */
+  private readonly resendSlot = new Uint8Array(WRITE_BATCH);
   private scheduled = false;
   /** datagrams written, NACK resends among them, and packets not written (too large, refused) */
   written = 0;
@@ -107,7 +114,11 @@ export class NativeFanout {
     const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI]);
     if (typeof wire === "string") return wire;
     const n = new NativeLeg(leg, wire);
-    wire.onNack((seq) => this.resend(n, seq));
+    // counted when written (flushLeg), not when queued
+    wire.onNack((seq) => {
+      this.resend(n, seq);
+      return 0;
+    });
     leg.native = n;
     return null;
   }
@@ -123,7 +134,10 @@ export class NativeFanout {
     }
   }
 
-  /** A NACK of `seq` on the leg: queues the packet again from its history; false where it is gone. */
+  /**
+   * A NACK of `seq` on the leg: queues the packet again from its history; false where it is gone.
+   * The leg's `resent` counts it once written.
+   */
   resend(n: NativeLeg, seq: number): boolean {
     const p = n.history[seq % HISTORY];
     if (p === undefined || p.seq !== seq) return false;
@@ -156,7 +170,7 @@ export class NativeFanout {
       const p = pending[i]!;
       const resend = again[i]!;
       if (!resend) n.history[p.seq % HISTORY] = p;
-      if (b.full) this.written += b.flush(wire.fd);
+      if (b.full) this.send(n);
       const at = b.offset(b.count);
       const h = writeRtp(u, at, n, p);
       if (h + p.payload.length + TAG_ROOM > WRITE_SLOT_BYTES) {
@@ -173,12 +187,25 @@ export class NativeFanout {
       // LoseEvery: beneath the NACK responder, so the history above still holds the packet
       if (loss !== undefined && !loss.pass(p.seq)) continue;
       u.set(p.payload, at + h);
+      this.resendSlot[b.count] = resend ? 1 : 0;
       b.push(n.srtp.protect(u, at, h, p.payload.length), wire.ip, wire.port);
-      if (resend) this.resent++;
     }
-    if (b.count > 0) this.written += b.flush(wire.fd);
+    if (b.count > 0) this.send(n);
     pending.length = 0;
     again.length = 0;
     if (packets > 0) wire.sent(packets, payloadBytes, headerBytes, lastTs, ntp);
+  }
+
+  /** Writes the batch on the leg's socket; the resends the kernel took are counted. */
+  private send(n: NativeLeg): void {
+    const b = this.batch;
+    const count = b.count;
+    this.written += b.flush(n.wire.fd);
+    let resent = 0;
+    for (let i = 0; i < count; i++) if (this.resendSlot[i] === 1 && b.wrote[i] === 1) resent++;
+    if (resent === 0) return;
+    n.resent += resent;
+    this.resent += resent;
+    n.wire.retransmitted(resent);
   }
 }

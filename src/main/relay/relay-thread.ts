@@ -4,8 +4,11 @@
 // poll), and writes each of its legs' packets as native.ts does (header, OpenSSL protect, one
 // sendmmsg per leg per wake) on the leg's own socket, through a duplicate of its descriptor that
 // this thread closes when it lets the leg go. The main thread keeps werift (ICE, DTLS, RTCP) and
-// tells it of legs added and gone and of NACKs.
+// tells it of legs added and gone and of NACKs; the thread tells it of each NACK's resend once the
+// kernel took it (a NACK of a packet gone from the leg's history is sent nothing and counts nothing).
+// A leg's LoseEvery is applied here, beneath the thread's NACK responder, as native.ts does.
 import { parentPort, workerData } from "node:worker_threads";
+import { LossEvery } from "../../core/relay/loss-every.ts";
 import { PacketRing, RING_SLOTS } from "../../core/relay/packet-ring.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import { closeFd } from "../../net/batch-write.ts";
@@ -25,6 +28,8 @@ export interface ThreadLeg {
   payloadType: number;
   absId: number;
   from: number;
+  /** the relay's LoseEvery on this leg (docs/definitions.md#built-in-relay); 0: none */
+  loseEvery: number;
 }
 
 export type ToRelayThread =
@@ -33,7 +38,10 @@ export type ToRelayThread =
   | { t: "nack"; id: number; seq: number }
   | { t: "stop" };
 
-export type FromRelayThread = { t: "stopped"; written: number; resent: number; dropped: number };
+export type FromRelayThread =
+  | { t: "stopped"; written: number; resent: number; dropped: number }
+  /** NACK resends of leg `id` the kernel took */
+  | { t: "resent"; id: number; packets: number };
 
 const port = parentPort;
 if (port !== null) {
@@ -45,7 +53,7 @@ if (port !== null) {
 
   const add = (l: ThreadLeg): void => {
     const n = new NativeLeg(
-      { absId: l.absId },
+      { absId: l.absId, ...(l.loseEvery > 0 ? { loss: new LossEvery(l.loseEvery) } : {}) },
       {
         fd: l.fd,
         ip: l.ip,
@@ -58,6 +66,8 @@ if (port !== null) {
         live: () => true,
         sent: () => {},
         onNack: () => {},
+        retransmitted: (packets) =>
+          port.postMessage({ t: "resent", id: l.id, packets } satisfies FromRelayThread),
       },
     );
     legs.set(l.id, { n, next: l.from });

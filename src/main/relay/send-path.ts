@@ -10,7 +10,7 @@ export interface SendPathOptions {
   send?: "native" | "werift" | undefined;
   /** relay threads for the legs' video (0: the main thread) */
   threads?: number | undefined;
-  /** a per-leg knob is set (drop, lose, capacity, a test's fault or burst): legs stay in the main thread */
+  /** a per-leg knob is set (drop, capacity, a test's fault or burst): legs stay in the main thread */
   perLegKnobs: boolean;
   /** the tests' taps read werift's sends */
   taps: boolean;
@@ -44,7 +44,9 @@ export class RelaySend {
 
   /** A leg connected: a relay thread, else the main thread's fan-out, takes its video where it can. */
   connected(leg: Leg): void {
-    let why: string | null = this.threads?.attach(leg) ?? "no relay threads";
+    // attach's null is "taken" (not "no threads"): a leg a thread took is not the main fan-out's too,
+    // whose NACK hook would otherwise answer the leg's NACKs from an empty history
+    let why: string | null = this.threads === null ? "no relay threads" : this.threads.attach(leg);
     if (why !== null) why = this.fanout === null ? "werift path" : this.fanout.attach(leg);
     if (why === null) this.nativeLegs++;
     else {
@@ -76,7 +78,8 @@ export class RelaySend {
  */
 export function relaySend(opts: RelayOptions, lost: (legs: Leg[], why: string) => void): RelaySend {
   const t = opts.test;
-  const knobs = [opts.dropEvery, opts.loseEvery, opts.capacity, t?.burst, t?.wrapAfterPackets, t?.legFaults];
+  // LoseEvery is not among them: a relay thread applies it too (relay-thread.ts)
+  const knobs = [opts.dropEvery, opts.capacity, t?.burst, t?.wrapAfterPackets, t?.legFaults];
   knobs.push(t?.dropStreamEvery);
   return new RelaySend({
     send: opts.send,

@@ -1,13 +1,15 @@
 // The relay's threads (docs/definitions.md#relay-send-path; `whipbench relay --workers N`): legs'
-// video sent off the main thread. The main thread writes each publisher packet once into the
-// shared ring (core/relay/packet-ring.ts); each connected leg is handed, round robin, to one
-// relay thread (relay-thread.ts) with a duplicate of its socket's descriptor, its destination
-// and its SRTP keys; werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to
-// the leg's thread, and four times a second the sender's counters its reports read are brought up
-// to what the ring carried since the leg joined. Only legs no per-leg knob touches are handed over
-// (send-path.ts). A thread that stops unasked (an uncaught error, an exit) is counted and its legs
-// are given to `lost` to be ended, as the server dropping them (the viewers count `dropped`): their
-// SRTP state died with it. Legs connected later go to the threads still running, else stay here.
+// video sent off the main thread. The main thread writes each publisher packet once into the shared
+// ring (core/relay/packet-ring.ts); each connected leg is handed, round robin, to one relay thread
+// (relay-thread.ts) with a duplicate of its socket's descriptor, its destination and its SRTP keys;
+// werift keeps the leg's ICE, DTLS and RTCP here: its NACKs are passed on to the leg's thread,
+// which says which it sent again (the leg's werift sender counts those as retransmitted, and
+// `resent` sums them), and four times a second the sender's counters its reports read are brought
+// up to what the ring carried since the leg joined. Only legs no per-leg knob but LoseEvery touches
+// are handed over (send-path.ts). A thread that stops unasked (an uncaught error, an exit) is
+// counted and its legs are given to `lost` to be ended, as the server dropping them (the viewers
+// count `dropped`): their SRTP state died with it. Legs connected later go to the threads still
+// running, else stay here.
 import { Worker } from "node:worker_threads";
 import { PacketRing } from "../../core/relay/packet-ring.ts";
 import { closeFd, dupFd } from "../../net/batch-write.ts";
@@ -41,6 +43,8 @@ export interface RelayThreadOptions {
 export class RelayThreads {
   readonly ring = new PacketRing();
   readonly size: number;
+  /** NACK resends the threads wrote, as they report them */
+  resent = 0;
   /** threads that stopped unasked, and the last one's reason */
   lostThreads = 0;
   lastLoss: string | null = null;
@@ -49,6 +53,10 @@ export class RelayThreads {
   private closing = false;
   private readonly onLost: (legs: Leg[], why: string) => void;
   private readonly legs = new Map<Leg, Handed>();
+  /** the handed legs by their id on their thread */
+  private readonly byId = new Map<number, Handed>();
+  /** who waits for a thread's last word (close) */
+  private readonly stopping = new Map<Worker, (m: FromRelayThread & { t: "stopped" }) => void>();
   private next = 0;
   private nextId = 1;
   private bytes = 0;
@@ -64,6 +72,7 @@ export class RelayThreads {
       const w = new Worker(entry, { workerData: { sab: this.ring.sab } });
       w.on("error", (err) => this.lost(w, `relay thread ${i + 1} failed: ${err.message}`));
       w.on("exit", (code) => this.lost(w, `relay thread ${i + 1} exited (code ${code})`));
+      w.on("message", (m: FromRelayThread) => this.heard(w, m));
       this.workers.push(w);
     }
     this.timer = setInterval(() => this.sync(), SYNC_MS);
@@ -108,13 +117,17 @@ export class RelayThreads {
       payloadType: wire.payloadType,
       absId: leg.absId,
       from: count,
+      loseEvery: leg.loss?.every ?? 0,
     };
     this.post(worker, { t: "add", leg: t });
+    // not counted here: the thread says what it sent again (heard)
     wire.onNack((seq) => {
       this.post(worker, { t: "nack", id, seq });
-      return true;
+      return 0;
     });
-    this.legs.set(leg, { worker, id, fd, wire, count, bytes: this.bytes });
+    const h: Handed = { worker, id, fd, wire, count, bytes: this.bytes };
+    this.legs.set(leg, h);
+    this.byId.set(id, h);
     leg.threaded = true;
     return null;
   }
@@ -124,7 +137,16 @@ export class RelayThreads {
     const h = this.legs.get(leg);
     if (h === undefined) return;
     this.legs.delete(leg);
+    this.byId.delete(h.id);
     this.post(h.worker, { t: "remove", id: h.id });
+  }
+
+  /** A thread's message: a leg's resends written, or its last word when stopped. */
+  private heard(w: Worker, m: FromRelayThread): void {
+    if (m.t === "resent") {
+      this.resent += m.packets;
+      this.byId.get(m.id)?.wire.retransmitted(m.packets);
+    } else this.stopping.get(w)?.(m);
   }
 
   private post(w: Worker, m: ToRelayThread): void {
@@ -141,6 +163,7 @@ export class RelayThreads {
     for (const [leg, h] of this.legs) {
       if (h.worker !== w) continue;
       this.legs.delete(leg);
+      this.byId.delete(h.id);
       closeFd(h.fd);
       legs.push(leg);
     }
@@ -175,7 +198,7 @@ export class RelayThreads {
           (w) =>
             new Promise<void>((resolve) => {
               const done = setTimeout(() => void w.terminate().then(() => resolve()), 1000);
-              w.once("message", (m: FromRelayThread) => {
+              this.stopping.set(w, (m) => {
                 sum.written += m.written;
                 sum.resent += m.resent;
                 sum.dropped += m.dropped;

@@ -29,8 +29,13 @@ export interface LegWire {
   live(): boolean;
   /** Counts packets sent as werift's sender counts its own (its sender reports read them). */
   sent(packets: number, payloadBytes: number, headerBytes: number, rtpTimestamp: number, ntp: bigint): void;
-  /** The leg's NACKs go to `resend` (true where the packet was sent again) instead of werift's cache. */
-  onNack(resend: (seq: number) => boolean): void;
+  /**
+   * The leg's NACKs go to `resend` instead of werift's cache; `resend` returns how many packets it
+   * sent again at once, and a send path that writes later reports them through `retransmitted`.
+   */
+  onNack(resend: (seq: number) => number): void;
+  /** Packets sent again for this leg's NACKs and written (werift's retransmittedPacketsSent). */
+  retransmitted(packets: number): void;
 }
 
 interface Sender {
@@ -142,6 +147,9 @@ export function legWire(tr: RTCRtpTransceiver, extensions: readonly string[]): L
         s.runRtcp!().catch(() => {});
       }
     },
+    retransmitted(packets) {
+      s.retransmittedPacketsSent += packets;
+    },
     onNack(resend) {
       const own = s.handleRtcpPacket!.bind(s);
       s.handleRtcpPacket = (p: unknown) => {
@@ -149,7 +157,7 @@ export function legWire(tr: RTCRtpTransceiver, extensions: readonly string[]): L
         if (fb.type !== RtcpTransportLayerFeedback.type || fb.feedback?.count !== GenericNack.count)
           return own(p);
         s.nackCount++;
-        for (const seq of fb.feedback.lost ?? []) if (resend(seq)) s.retransmittedPacketsSent++;
+        for (const seq of fb.feedback.lost ?? []) s.retransmittedPacketsSent += resend(seq);
         s.onGenericNack?.execute(fb.feedback);
       };
     },
