@@ -5,7 +5,13 @@
 JANUS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 REPO_ROOT="$(cd "$JANUS_DIR/../../.." && pwd -P)"
 LOCAL_DIR="$JANUS_DIR/.local"   # what install.sh builds and unpacks (gitignored)
-RUN_DIR="$JANUS_DIR/run"        # rendered configuration, logs and PID files (gitignored)
+RUN_DIR="${JANUS_RUN_DIR:-$JANUS_DIR/run}"  # rendered configuration, logs and PID files (gitignored)
+# Where Janus gathers and the fronts listen. The defaults are 127.0.0.1 (through the loopback
+# shim); a test's own network namespace sets JANUS_IP to its veth address and JANUS_ICE_IFACE to
+# the veth device, and the fronts then listen on every address of that namespace (0.0.0.0).
+JANUS_IP="${JANUS_IP:-127.0.0.1}"
+JANUS_ICE_IFACE="${JANUS_ICE_IFACE:-lo}"
+if [[ "$JANUS_ICE_IFACE" == lo ]]; then FRONT_HOST=127.0.0.1; else FRONT_HOST=0.0.0.0; fi
 
 SHIM="$LOCAL_DIR/lib/loopback-ifaddrs.so"
 WHIP_SERVER_DEB_VERSION="0.0~git20230201-1"
