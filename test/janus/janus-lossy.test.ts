@@ -86,29 +86,28 @@ test(`Janus repairs a leg losing ${LOSS * 100} % of its datagrams (namespaces, N
     assert.ok(file, "a report");
     const report = JSON.parse(readFileSync(join(out, file), "utf8")) as Report;
     assert.equal(report.aggregate.joined, VIEWERS, report.aggregate.verdict);
-    // Janus sized its retransmission buffer for every viewer, and used it
-    assert.equal(handles.length, VIEWERS, "a Streaming handle per viewer");
-    for (const h of handles) {
+    const queueMs = handles.map((h) => {
       const media = (h.webrtc as { media?: Record<string, { "nack-queue-ms"?: number }> } | undefined)?.media;
-      const nq = Object.values(media ?? {})[0]?.["nack-queue-ms"] ?? 0;
-      assert.ok(nq > 0, `nack-queue-ms ${nq}: Janus keeps no packet for retransmission`);
-    }
+      return Object.values(media ?? {})[0]?.["nack-queue-ms"] ?? 0;
+    });
     const retransmitted = retransmittedInLog(stack.log());
-    assert.ok(retransmitted > 0, "Janus retransmitted packets on NACKs");
     // what the viewers lost after repair, against what the link took
-    let expected = 0;
-    let lost = 0;
-    for (const v of report.viewers ?? []) {
-      expected += v.rtp.expected;
-      lost += v.rtp.lost;
-      assert.ok(v.nacksSent > 0, `viewer ${v.id} sent NACKs`);
-    }
+    const viewers = report.viewers ?? [];
+    const expected = viewers.reduce((n, v) => n + v.rtp.expected, 0);
+    const lost = viewers.reduce((n, v) => n + v.rtp.lost, 0);
     const after = lost / expected;
     t.diagnostic(
       `injected ${(injected * 100).toFixed(2)} % (${counts.dropped} of ${counts.seen}); Janus retransmitted ` +
         `${retransmitted}; loss after repair ${(after * 100).toFixed(2)} % (${lost} of ${expected}); ` +
-        `nack-queue-ms ${handles.map((h) => JSON.stringify((h.webrtc as { media?: object }).media).match(/"nack-queue-ms":(\d+)/)?.[1]).join(", ")}`,
+        `per viewer ${viewers.map((v) => v.rtp.lossPercent.toFixed(2)).join(", ")} %; ` +
+        `NACK messages ${viewers.map((v) => v.nacksSent).join(", ")}; nack-queue-ms ${queueMs.join(", ")}`,
     );
+    // Janus sized its retransmission buffer for every viewer, and used it
+    assert.equal(handles.length, VIEWERS, "a Streaming handle per viewer");
+    for (const nq of queueMs)
+      assert.ok(nq > 0, `nack-queue-ms ${nq}: Janus keeps no packet for retransmission`);
+    assert.ok(retransmitted > 0, "Janus retransmitted packets on NACKs");
+    for (const v of viewers) assert.ok(v.nacksSent > 0, `viewer ${v.id} sent NACKs`);
     assert.ok(after < injected / 3, `loss after repair ${after} against ${injected} injected`);
     publisher.kill("SIGTERM");
   } finally {
