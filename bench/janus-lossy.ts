@@ -113,7 +113,7 @@ async function main(): Promise<void> {
           return Number(m.match(/"nack-queue-ms":(\d+)/)?.[1] ?? -1);
         });
       },
-      (seconds - 3) * 1000,
+      (seconds / 2) * 1000,
     );
     const [libStats, code] = await Promise.all([
       Promise.all(lib),
