@@ -5,7 +5,7 @@
 // view` watch the same stream at the same time; the table lays their frozen seconds, frames shown
 // and NACK messages side by side. Root, gcc and libnetfilter-queue-dev; the stack installed.
 //   node bench/janus-lossy.ts [--loss 0.02] [--delay-ms 0 --jitter-ms 0] [--seconds 20]
-//        [--libwebrtc 3] [--viewers 6] [--seed 39] [--impair-after 0]
+//        [--libwebrtc 3] [--viewers 6] [--seed 39] [--impair-after 0] [--keep] (keep the report)
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     viewers: { type: "string", default: "6" },
     seed: { type: "string", default: "39" },
     "impair-after": { type: "string", default: "0" },
+    keep: { type: "boolean" },
   },
 });
 const seconds = Number(values.seconds);
@@ -202,7 +203,8 @@ async function main(): Promise<void> {
   } finally {
     await (impairer as Impairer | null)?.stop();
     await stack.close();
-    rmSync(out, { recursive: true, force: true });
+    if (values.keep === undefined) rmSync(out, { recursive: true, force: true });
+    else console.log(`whipbench's report: ${out}`);
     rmSync(binary.dir, { recursive: true, force: true });
   }
 }
