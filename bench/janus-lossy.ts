@@ -88,8 +88,12 @@ async function main(): Promise<void> {
     };
     if (impairAfterS === 0) await impair();
     const whep = `http://${stack.serverIp}:7090/whep/endpoint/vp8`;
-    // ours first (a process that takes seconds to start), libwebrtc once Janus has our handles, so
-    // both watch the same seconds of the stream; ours hold 3 s longer and are measured per second
+    // With --impair-after 0 both kinds start at once, with the same duration, over a link impaired
+    // from before the first POST (joins included). With --impair-after S ours start first (a
+    // process that takes seconds to start), libwebrtc once Janus has our handles, the link is
+    // impaired from S s after libwebrtc's start until libwebrtc's end, and ours hold 3 s longer:
+    // both watch the whole impaired stretch, so freezes and NACKs are counted over the same packets.
+    const later = impairAfterS > 0;
     const view = stack.whipbench(stack.viewers, [
       "view",
       "--whep",
@@ -97,15 +101,16 @@ async function main(): Promise<void> {
       "-n",
       String(nOurs),
       "--duration",
-      `${seconds + 3}s`,
+      `${later ? seconds + 3 : seconds}s`,
       "--out",
       out,
       "--no-html",
     ]);
-    for (let i = 0; i < 150 && stack.streamingHandles().length < nOurs; i++)
+    for (let i = 0; later && i < 150 && stack.streamingHandles().length < nOurs; i++)
       await new Promise((r) => setTimeout(r, 200));
-    const lib = Array.from({ length: nLib }, () => libwebrtcIn(stack.viewers, whep));
-    if (impairAfterS > 0) setTimeout(() => void impair(), impairAfterS * 1000);
+    const lib = Promise.all(Array.from({ length: nLib }, () => libwebrtcIn(stack.viewers, whep)));
+    if (later) setTimeout(() => void impair(), impairAfterS * 1000);
+    const counted = lib.then(() => (impairer as Impairer | null)?.stop());
     let queueMs: number[] = [];
     setTimeout(
       () => {
@@ -117,10 +122,10 @@ async function main(): Promise<void> {
       (seconds / 2) * 1000,
     );
     const [libStats, code] = await Promise.all([
-      Promise.all(lib),
+      lib,
       new Promise<number | null>((r) => view.once("close", (c) => r(c))),
     ]);
-    const counts = await (impairer as Impairer | null)?.stop();
+    const counts = await counted;
     publisher.kill("SIGTERM");
     const file = readdirSync(out).find((f) => f.endsWith(".json"));
     if (file === undefined) throw new Error(`no report (view exited ${code}): ${view.text().slice(-500)}`);
