@@ -88,9 +88,9 @@ async function main(): Promise<void> {
     };
     if (impairAfterS === 0) await impair();
     const whep = `http://${stack.serverIp}:7090/whep/endpoint/vp8`;
-    // With --impair-after 0 both kinds start at once, with the same duration, over a link impaired
-    // from before the first POST (joins included). With --impair-after S ours start first (a
-    // process that takes seconds to start), libwebrtc once Janus has our handles, the link is
+    // Ours first (a process that takes seconds to start on a busy machine), libwebrtc once Janus has
+    // our handles. With --impair-after 0 the link is impaired from before the first POST (joins
+    // included) until both have stopped, and both hold `seconds`. With --impair-after S it is
     // impaired from S s after libwebrtc's start until libwebrtc's end, and ours hold 3 s longer:
     // both watch the whole impaired stretch, so freezes and NACKs are counted over the same packets.
     const later = impairAfterS > 0;
@@ -106,11 +106,14 @@ async function main(): Promise<void> {
       out,
       "--no-html",
     ]);
-    for (let i = 0; later && i < 150 && stack.streamingHandles().length < nOurs; i++)
+    const viewDone = new Promise<number | null>((r) => view.once("close", (c) => r(c)));
+    for (let i = 0; i < 300 && stack.streamingHandles().length < nOurs; i++)
       await new Promise((r) => setTimeout(r, 200));
     const lib = Promise.all(Array.from({ length: nLib }, () => libwebrtcIn(stack.viewers, whep)));
     if (later) setTimeout(() => void impair(), impairAfterS * 1000);
-    const counted = lib.then(() => (impairer as Impairer | null)?.stop());
+    const counted = (later ? lib : Promise.all([lib, viewDone])).then(() =>
+      (impairer as Impairer | null)?.stop(),
+    );
     let queueMs: number[] = [];
     setTimeout(
       () => {
@@ -121,10 +124,7 @@ async function main(): Promise<void> {
       },
       (seconds / 2) * 1000,
     );
-    const [libStats, code] = await Promise.all([
-      lib,
-      new Promise<number | null>((r) => view.once("close", (c) => r(c))),
-    ]);
+    const [libStats, code] = await Promise.all([lib, viewDone]);
     const counts = await counted;
     publisher.kill("SIGTERM");
     const file = readdirSync(out).find((f) => f.endsWith(".json"));
