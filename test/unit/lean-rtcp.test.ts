@@ -8,8 +8,8 @@ import {
   RtcpPacketConverter,
   RtcpPayloadSpecificFeedback,
   RtcpRrPacket,
-  RtcpSourceDescriptionPacket,
   RtcpSenderInfo,
+  RtcpSourceDescriptionPacket,
   RtcpSrPacket,
   RtcpTransportLayerFeedback,
 } from "werift";
