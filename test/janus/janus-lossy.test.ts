@@ -102,12 +102,22 @@ test(`Janus repairs a leg losing ${LOSS * 100} % of its datagrams (namespaces, N
         `per viewer ${viewers.map((v) => v.rtp.lossPercent.toFixed(2)).join(", ")} %; ` +
         `NACK messages ${viewers.map((v) => v.nacksSent).join(", ")}; nack-queue-ms ${queueMs.join(", ")}`,
     );
-    // Janus sized its retransmission buffer for every viewer, and used it
+    // Janus kept packets for retransmission (nack-queue-ms, printed above: 0 keeps nothing) and
+    // resent them on our NACKs, and every viewer's leg was repaired: a viewer whose reports never
+    // sized Janus's buffer loses about what the link took (docs/definitions.md#nacks)
     assert.equal(handles.length, VIEWERS, "a Streaming handle per viewer");
-    for (const nq of queueMs)
-      assert.ok(nq > 0, `nack-queue-ms ${nq}: Janus keeps no packet for retransmission`);
+    assert.ok(
+      queueMs.some((nq) => nq > 0),
+      "Janus keeps packets for retransmission",
+    );
     assert.ok(retransmitted > 0, "Janus retransmitted packets on NACKs");
-    for (const v of viewers) assert.ok(v.nacksSent > 0, `viewer ${v.id} sent NACKs`);
+    for (const v of viewers) {
+      assert.ok(v.nacksSent > 0, `viewer ${v.id} sent NACKs`);
+      assert.ok(
+        v.rtp.lossPercent / 100 < injected / 2,
+        `viewer ${v.id} lost ${v.rtp.lossPercent} % after repair`,
+      );
+    }
     assert.ok(after < injected / 3, `loss after repair ${after} against ${injected} injected`);
     publisher.kill("SIGTERM");
   } finally {
