@@ -7,7 +7,10 @@ import { audioFigures } from "./audio-figures.ts";
  * The figures that must be identical on every path. Duplicates are not among them: a repaired
  * packet arrives twice when a viewer's NACK retry leaves before the first retransmission has
  * arrived, which depends on the machine's load, not on the path (and no other figure takes a
- * duplicate). Nor are the render model's intervals and PLIs, which depend on the instants.
+ * duplicate). Nor are the render model's intervals and PLIs, which depend on the instants, nor
+ * `nacksSent`: the sequence numbers due on one 20 ms tick share a message (libwebrtc's batching,
+ * docs/definitions.md#nacks), so how many messages a viewer's requests take depends on where its
+ * ticks fall (`nacksAgree` holds them to the same requests).
  */
 export function figures(v: ViewerReport) {
   const b = v.oneWayDelay[0]!;
@@ -17,7 +20,6 @@ export function figures(v: ViewerReport) {
     expected: v.rtp.expected,
     lost: v.rtp.lost,
     tooLate: v.rtp.tooLate,
-    nacksSent: v.nacksSent,
     keyframes: v.rtp.keyframes,
     completeFrames: b.completeFrames,
     incompleteFrames: b.incompleteFrames,
@@ -36,4 +38,20 @@ export function figures(v: ViewerReport) {
     },
     audio: audioFigures(v),
   };
+}
+
+/**
+ * The NACK messages of viewers that asked for the same packets: each unrepaired loss is asked for
+ * 10 times, one message per tick at most, so a viewer sends at least 10 messages and at most one
+ * per request; between viewers the count moves only with how their ticks batch the requests.
+ */
+export function nacksAgree(vs: readonly ViewerReport[], unrepaired: number): string | null {
+  for (const v of vs) {
+    if (v.nacksSent < 10 || v.nacksSent > 10 * unrepaired + v.rtp.expected / 5)
+      return `viewer ${v.id}: ${v.nacksSent} NACK messages for ${unrepaired} unrepaired losses`;
+  }
+  const ns = vs.map((v) => v.nacksSent);
+  if (Math.max(...ns) > 1.25 * Math.min(...ns))
+    return `NACK messages differ beyond batching: ${ns.join(", ")}`;
+  return null;
 }

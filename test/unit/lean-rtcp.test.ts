@@ -1,4 +1,4 @@
-// The lean path's RTCP (src/workers/receive): the NACK generator's groups and schedule, and the
+// The lean path's RTCP (src/workers/receive): the NACK sender's keyframe requests, and the
 // receiver report / generic NACK / PLI bytes read back by werift's own RTCP parser.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -9,6 +9,7 @@ import {
   RtcpPayloadSpecificFeedback,
   RtcpRrPacket,
   RtcpSenderInfo,
+  RtcpSourceDescriptionPacket,
   RtcpSrPacket,
   RtcpTransportLayerFeedback,
 } from "werift";
@@ -21,90 +22,10 @@ import {
   serializeNack,
   serializePli,
   serializeRr,
+  serializeSdes,
 } from "../../src/workers/receive/rtcp-out.ts";
 
 const MS = 1e6;
-
-function drain(g: NackGenerator, now: number): number[][] {
-  const out: number[][] = [];
-  g.poll(now, (s) => out.push([...s]));
-  return out;
-}
-
-test("NACK: a gap is NACKed at once, again every 100 ms while missing, 10 times at most", () => {
-  const g = new NackGenerator();
-  assert.equal(g.onPacket(100, 0), false);
-  assert.equal(g.onPacket(101, 1 * MS), false);
-  assert.equal(g.onPacket(104, 2 * MS), true); // 102, 103 missing
-  assert.deepEqual(drain(g, 2 * MS), [[102, 103]]);
-  assert.equal(g.nextDueNs(), 102 * MS);
-  assert.deepEqual(drain(g, 50 * MS), [], "not due yet");
-  g.onPacket(105, 60 * MS);
-  g.onPacket(103, 70 * MS); // 103 repaired
-  assert.deepEqual(drain(g, 102 * MS), [[102]]);
-  let t = 102 * MS;
-  for (let k = 3; k <= 10; k++) {
-    t += 100 * MS;
-    assert.deepEqual(drain(g, t), [[102]], `request ${k}`);
-  }
-  assert.equal(g.pending, 0, "retired after 10 messages");
-  assert.deepEqual(drain(g, t + 100 * MS), []);
-  assert.equal(g.messages, 10);
-  assert.equal(g.requested, 11);
-});
-
-test("NACK: a repaired gap sends nothing more; separate gaps are separate messages", () => {
-  const g = new NackGenerator();
-  g.onPacket(1, 0);
-  assert.ok(g.onPacket(3, 0));
-  assert.deepEqual(drain(g, 0), [[2]]);
-  g.onPacket(2, 1 * MS); // repair
-  assert.equal(g.pending, 0);
-  assert.ok(g.onPacket(5, 2 * MS)); // 4 missing
-  assert.ok(g.onPacket(8, 3 * MS)); // 6, 7 missing
-  assert.deepEqual(drain(g, 3 * MS), [[4], [6, 7]]);
-  assert.equal(g.messages, 3);
-  // a duplicate or an old packet opens nothing
-  assert.equal(g.onPacket(8, 4 * MS), false);
-  assert.equal(g.onPacket(1, 4 * MS), false);
-});
-
-test("NACK: gaps across the sequence wrap, and a jump beyond maxGap is no loss", () => {
-  const g = new NackGenerator({ maxGap: 100 });
-  g.onPacket(65534, 0);
-  assert.ok(g.onPacket(1, 0)); // 65535, 0 missing
-  assert.deepEqual(drain(g, 0), [[65535, 0]]);
-  g.onPacket(0, 1 * MS);
-  g.onPacket(65535, 1 * MS);
-  assert.equal(g.pending, 0);
-  assert.equal(g.onPacket(500, 2 * MS), false, "a jump of 498 > maxGap");
-  const bounded = new NackGenerator({ maxGroups: 2 });
-  bounded.onPacket(0, 0);
-  bounded.onPacket(2, 0);
-  bounded.onPacket(4, 0);
-  bounded.onPacket(6, 0);
-  assert.equal(bounded.pending, 2, "the oldest group is dropped");
-  assert.deepEqual(drain(bounded, 0), [[3], [5]]);
-});
-
-test("NACK: a list that would pass maxPackets (1 000) is cleared and counted as an overflow", () => {
-  const g = new NackGenerator({ maxPackets: 10 });
-  g.onPacket(0, 0);
-  assert.ok(g.onPacket(5, 0)); // 1..4
-  assert.ok(g.onPacket(11, 0)); // 6..10: 9 held
-  assert.ok(g.onPacket(13, 0), "12: 10 held, not past 10");
-  assert.equal(g.onPacket(15, 0), false, "14 would make 11: the list is cleared instead");
-  assert.equal(g.overflows, 1);
-  assert.equal(g.pending, 0);
-  assert.deepEqual(drain(g, 0), []);
-  // the default holds 1 000: a gap of 500 twice fits, a third does not
-  const d = new NackGenerator();
-  d.onPacket(0, 0);
-  assert.ok(d.onPacket(501, 0));
-  assert.ok(d.onPacket(1002, 0));
-  assert.equal(d.onPacket(1004, 0), false);
-  assert.equal(d.overflows, 1);
-});
 
 test("NACK sender: a NACK list overflow and the browser rule send a PLI after the packet", () => {
   const sent: Buffer[] = [];
@@ -224,4 +145,50 @@ test("reception statistics: extended highest, cumulative and interval loss, DLSR
     s.onPacket(42, seq, seq * 3000, t);
   }
   assert.equal(s.block(600 * MS)!.fractionLost, 0, "no loss in the second interval");
+});
+
+test("NACK sender: with a report, each NACK and PLI leads with RR and SDES in one compound packet", () => {
+  const sent: Buffer[] = [];
+  const head = Buffer.concat([serializeRr(0x11, null), serializeSdes(0x11, "abcdefghijklmnop")]);
+  const render = new ViewerRender("vp8", "browser", null);
+  const nack = new NackSender(
+    new NackGenerator({ maxPackets: 5 }),
+    (b) => sent.push(b),
+    0x11,
+    () => {},
+    () => render,
+    () => {},
+    () => head,
+  );
+  nack.onPacket(0x22, 0, 0);
+  nack.onPacket(0x22, 3, 1 * MS); // 1, 2 missing: a NACK at once
+  assert.equal(sent.length, 1);
+  const parts = RtcpPacketConverter.deSerialize(sent[0]!);
+  assert.equal(parts.length, 3);
+  assert.ok(parts[0] instanceof RtcpRrPacket);
+  assert.ok(parts[1] instanceof RtcpSourceDescriptionPacket);
+  assert.equal(parts[1].chunks[0]?.source, 0x11);
+  assert.equal(parts[1].chunks[0]?.items[0]?.text, "abcdefghijklmnop");
+  assert.ok(parts[2] instanceof RtcpTransportLayerFeedback);
+  assert.deepEqual([...(parts[2].feedback as GenericNack).lost].sort(), [1, 2]);
+  assert.ok(sent[0]!.subarray(0, head.length).equals(head));
+  nack.onPacket(0x22, 10, 2 * MS); // 6 more: past 5, cleared, a keyframe request
+  render.packet(2 * MS, Uint8Array.of(0x10, 0x01), false);
+  nack.afterPacket(2 * MS);
+  const last = RtcpPacketConverter.deSerialize(sent.at(-1)!);
+  assert.equal(last.length, 3);
+  assert.ok(last[2] instanceof RtcpPayloadSpecificFeedback);
+  assert.ok(last[2].feedback instanceof PictureLossIndication);
+  nack.close();
+});
+
+test("SDES: CNAME chunks of every length pad to 32 bits and parse in werift", () => {
+  for (const name of ["", "a", "ab", "abc", "abcd", "abcdefghijklmnop"]) {
+    const b = serializeSdes(0x1234, name);
+    assert.equal(b.length % 4, 0);
+    const [p] = RtcpPacketConverter.deSerialize(b);
+    assert.ok(p instanceof RtcpSourceDescriptionPacket, name);
+    assert.equal(p.chunks[0]?.source, 0x1234);
+    assert.equal(p.chunks[0]?.items[0]?.text ?? "", name);
+  }
 });

@@ -12,7 +12,8 @@ lib="$(janus_lib)"
 mkdir -p "$RUN_DIR/conf"
 for src in "$JANUS_DIR"/conf/*.jcfg; do
   sed -e "s|@JANUS_LIB@|$lib|g" -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@BUFFERKF@|$bufferkf|g" \
+    -e "s|@JANUS_IP@|$JANUS_IP|g" -e "s|@ICE_IFACE@|$JANUS_ICE_IFACE|g" \
     "$src" >"$RUN_DIR/conf/$(basename "$src").tmp"
   mv -f "$RUN_DIR/conf/$(basename "$src").tmp" "$RUN_DIR/conf/$(basename "$src")"
 done
-log "configuration in $RUN_DIR/conf (videobufferkf=$bufferkf)"
+log "configuration in $RUN_DIR/conf (videobufferkf=$bufferkf, interface $JANUS_IP, ICE on $JANUS_ICE_IFACE)"

@@ -7,7 +7,13 @@ REPO_ROOT="$(cd "$JANUS_DIR/../../.." && pwd -P)"
 # what install.sh builds and unpacks (gitignored); JANUS_LOCAL_DIR puts it elsewhere (the tests
 # point it at an empty folder to see the recipe as a checkout without it)
 LOCAL_DIR="${JANUS_LOCAL_DIR:-$JANUS_DIR/.local}"
-RUN_DIR="$JANUS_DIR/run"        # rendered configuration, logs and PID files (gitignored)
+RUN_DIR="${JANUS_RUN_DIR:-$JANUS_DIR/run}"  # rendered configuration, logs and PID files (gitignored)
+# Where Janus gathers and the fronts listen. The defaults are 127.0.0.1 (through the loopback
+# shim); a test's own network namespace sets JANUS_IP to its veth address and JANUS_ICE_IFACE to
+# the veth device, and the fronts then listen on every address of that namespace (0.0.0.0).
+JANUS_IP="${JANUS_IP:-127.0.0.1}"
+JANUS_ICE_IFACE="${JANUS_ICE_IFACE:-lo}"
+if [[ "$JANUS_ICE_IFACE" == lo ]]; then FRONT_HOST=127.0.0.1; else FRONT_HOST=0.0.0.0; fi
 
 SHIM="$LOCAL_DIR/lib/loopback-ifaddrs.so"
 WHIP_SERVER_DEB_VERSION="0.0~git20230201-1"

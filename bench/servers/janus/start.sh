@@ -39,7 +39,10 @@ else
   "$JANUS_DIR/configure.sh"
   : >"$RUN_DIR/janus.log"  # Janus appends to its own log file
   # LD_PRELOAD: Janus sees only 127.0.0.1 (see loopback-ifaddrs.c); only Janus runs under it.
-  spawn janus "$RUN_DIR/janus.out" env LD_PRELOAD="$SHIM" \
+  # In a namespace of its own (JANUS_ICE_IFACE a veth device) it gathers that device unaided.
+  preload="$SHIM"
+  [[ "$JANUS_ICE_IFACE" == lo ]] || preload=""
+  spawn janus "$RUN_DIR/janus.out" env LD_PRELOAD="$preload" \
     janus -C "$RUN_DIR/conf/janus.jcfg" -F "$RUN_DIR/conf" -N
   wait_http "$JANUS_HTTP/info" 20 janus "$JANUS_MARKER" || die "Janus did not answer at $JANUS_HTTP/info (see $RUN_DIR/janus.log)"
   log "janus started (pid $(cat "$RUN_DIR/janus.pid"))"
@@ -51,7 +54,7 @@ if pid_alive whip "$WHIP_MARKER"; then
 else
   port_free "$WHIP_BASE/endpoints" "WHIP front"
   (cd "$WHIP_SERVER_ROOT" && spawn whip "$RUN_DIR/whip.log" env \
-    NODE_PATH="$JANUS_DIR/whip-front/node_modules" NODE_ENV=production \
+    NODE_PATH="$JANUS_DIR/whip-front/node_modules" NODE_ENV=production WHIP_HOST="$FRONT_HOST" \
     DEBUG="${WHIP_DEBUG:-whip:*,-whip:debug,janus:*,-janus:debug,-janus:vdebug}" \
     "$NODE" -r "$JANUS_DIR/whip-front/bind-loopback.cjs" "$WHIP_MARKER")
   wait_http "$WHIP_BASE/endpoints" 20 whip "$WHIP_MARKER" || die "the WHIP front did not answer (see $RUN_DIR/whip.log)"
@@ -64,7 +67,7 @@ if pid_alive whep "$WHEP_MARKER"; then
 else
   port_free "$WHEP_BASE/endpoints" "WHEP front"
   (cd "$JANUS_DIR/whep-front" && spawn whep "$RUN_DIR/whep.log" env \
-    JANUS_WS="$JANUS_WS" WHEP_PORT="$WHEP_PORT" "$NODE" "$WHEP_MARKER")
+    JANUS_WS="$JANUS_WS" WHEP_PORT="$WHEP_PORT" WHEP_HOST="$FRONT_HOST" "$NODE" "$WHEP_MARKER")
   wait_http "$WHEP_BASE/endpoints" 20 whep "$WHEP_MARKER" || die "the WHEP front did not answer (see $RUN_DIR/whep.log)"
   log "WHEP front started (pid $(cat "$RUN_DIR/whep.pid"))"
 fi

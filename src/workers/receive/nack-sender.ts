@@ -1,6 +1,7 @@
 // Drives a NackGenerator with the monotonic clock and one timer per viewer, writing each NACK
-// message as RTCP (both receive paths). The first NACK of a gap goes out synchronously, from
-// the packet that revealed it. It also sends the viewer's keyframe requests (PLI) when the viewer's
+// message as RTCP (every receive path). The first NACK of a gap goes out synchronously, from
+// the packet that revealed it; re-requests go out on the generator's 20 ms tick, every sequence
+// number due at a tick in one message. It also sends the viewer's keyframe requests (PLI) when the viewer's
 // render model asks for one (docs/definitions.md#keyframe-requests): after each packet, and from
 // the same timer when the rule's next timeout is due.
 import { monoNs } from "../../core/clock/clock.ts";
@@ -23,14 +24,17 @@ export class NackSender {
   private readonly keyframes: () => KeyframeSource | null;
   private readonly timerDone: () => void;
   private overflows = 0;
+  private readonly report: () => Buffer | null;
   private readonly emit = (seqs: readonly number[]): void => {
-    this.send(serializeNack(this.senderSsrc, this.mediaSsrc, seqs));
+    this.send(this.compound(serializeNack(this.senderSsrc, this.mediaSsrc, seqs)));
     this.onMessage();
   };
 
   /**
    * `keyframes`: the viewer's request rule, once its pipeline exists; `timerDone`: told at the end
-   * of each timer callback (the thread's intake marks it, intake.ts)
+   * of each timer callback (the thread's intake marks it, intake.ts); `report`: the receiver report
+   * and SDES that lead each feedback message in one compound packet (RFC 3550 section 6.1, as
+   * libwebrtc sends feedback without rtcp-rsize), or null for a bare message
    */
   constructor(
     gen: NackGenerator,
@@ -39,8 +43,10 @@ export class NackSender {
     onMessage: () => void,
     keyframes: () => KeyframeSource | null,
     timerDone: () => void = () => {},
+    report: () => Buffer | null = () => null,
   ) {
     this.gen = gen;
+    this.report = report;
     this.timerDone = timerDone;
     this.keyframes = keyframes;
     this.send = send;
@@ -57,7 +63,7 @@ export class NackSender {
       this.keyframes()?.nackOverflow();
     }
     if (!opened || this.closed) return;
-    this.gen.poll(nowNs, this.emit);
+    this.gen.pollNew(nowNs, this.emit);
     this.arm();
   }
 
@@ -71,8 +77,13 @@ export class NackSender {
   private pli(nowNs: number): void {
     const k = this.keyframes();
     if (k === null || !k.pliDue(nowNs)) return;
-    this.send(serializePli(this.senderSsrc, this.mediaSsrc));
+    this.send(this.compound(serializePli(this.senderSsrc, this.mediaSsrc)));
     k.pliSent(nowNs);
+  }
+
+  private compound(feedback: Buffer): Buffer {
+    const head = this.report();
+    return head === null ? feedback : Buffer.concat([head, feedback]);
   }
 
   /** The earliest instant the NACK generator or the keyframe rule has something to do; −1: none. */

@@ -1,145 +1,154 @@
-// The viewer's generic NACK generator (RFC 4585 section 6.2.1), used by both receive paths so that
-// `nacksSent` means the same thing on each: a gap in the sequence numbers opens a group of
-// missing packets; the group is NACKed at once and again every 100 ms while any of its packets
-// is still missing, at most `maxNacks` times (docs/definitions.md#nacks: pion re-requests every 100 ms). Each
-// group's NACKs are their own messages, so the count depends only on which packets arrived,
-// not on how timers of different gaps happen to line up. Pure: the caller owns clock and timer.
+// The viewer's generic NACK generator (RFC 4585 section 6.2.1) with the timing of libwebrtc M106's
+// receive-side NACK module (docs/definitions.md#nacks), used by every receive path so that
+// `nacksSent` means the same thing on each. Each missing sequence number is an entry of one list:
+// - a gap is asked for at once, every new missing number of it in one message;
+// - a periodic tick (20 ms) sends, in one message, every entry whose last request is at least the
+//   resend delay old: 100 ms until a round-trip time is known (`updateRtt`), then that RTT;
+// - an entry is asked for at most `maxNacks` (10) times, and dropped once its packet arrives or
+//   once it is `maxAgePackets` (10 000) behind the newest;
+// - a gap that would take the list past `maxPackets` (1 000) clears it instead (an overflow: the
+//   caller requests a keyframe).
+// A forward jump of more than `maxGap` sequence numbers is a discontinuity, not loss (ours: a
+// server that skips numbers it never sent this viewer, e.g. Janus's keyframe buffer).
+// Pure: the caller owns clock and timer.
 
 export interface NackOptions {
-  /** re-NACK period, ns (100 ms) */
+  /** resend delay until an RTT is known, ns (libwebrtc's kDefaultRttMs: 100 ms) */
   intervalNs?: number;
-  /** NACK messages per group at most (10: the first plus nine re-requests over 0.9 s) */
+  /** the periodic tick, ns (libwebrtc's NackPeriodicProcessor: 20 ms) */
+  tickNs?: number;
+  /** requests per sequence number at most (kMaxNackRetries: 10) */
   maxNacks?: number;
-  /** groups held at once; the oldest is dropped past this (64) */
-  maxGroups?: number;
   /** a jump of more than this many sequence numbers is a stream discontinuity, not loss (512) */
   maxGap?: number;
-  /** missing packets held at most (libwebrtc's kMaxNackPackets, 1 000): past it the list is cleared */
+  /** missing packets held at most (kMaxNackPackets, 1 000): past it the list is cleared */
   maxPackets?: number;
+  /** entries this far behind the newest are dropped (kMaxPacketAge, 10 000) */
+  maxAgePackets?: number;
 }
 
-interface Group {
-  /** missing extended sequence numbers, ascending; −1 once arrived */
-  seqs: number[];
-  left: number;
-  sent: number;
-  dueNs: number;
+interface Entry {
+  /** instant of the last request, −1 before the first */
+  sentNs: number;
+  retries: number;
 }
 
 export class NackGenerator {
-  /** NACK messages emitted by poll() */
+  /** NACK messages emitted */
   messages = 0;
   /** sequence numbers requested, counting every request of every message */
   requested = 0;
   /** times the list would have passed `maxPackets` and was cleared (a keyframe request) */
   overflows = 0;
   private readonly maxPackets: number;
-  private readonly intervalNs: number;
+  private readonly maxAge: number;
+  private readonly tickNs: number;
   private readonly maxNacks: number;
-  private readonly maxGroups: number;
   private readonly maxGap: number;
+  private resendNs: number;
   private started = false;
   private maxSeq = 0;
   private maxExt = 0;
-  private groups: Group[] = [];
+  /** the tick grid's origin: the first packet's instant */
+  private originNs = 0;
+  /** missing extended sequence numbers, ascending (a Map keeps insertion order) */
+  private readonly list = new Map<number, Entry>();
+  private readonly batch: number[] = [];
 
   constructor(opts: NackOptions = {}) {
-    this.intervalNs = opts.intervalNs ?? 100e6;
+    this.resendNs = opts.intervalNs ?? 100e6;
+    this.tickNs = opts.tickNs ?? 20e6;
     this.maxNacks = opts.maxNacks ?? 10;
-    this.maxGroups = opts.maxGroups ?? 64;
     this.maxGap = opts.maxGap ?? 512;
     this.maxPackets = opts.maxPackets ?? 1000;
+    this.maxAge = opts.maxAgePackets ?? 10000;
   }
 
-  /** Groups waiting for packets. */
+  /** Missing sequence numbers waiting for their packet. */
   get pending(): number {
-    return this.groups.length;
+    return this.list.size;
+  }
+
+  /** A round-trip time is known: an entry is asked for again once this long after its last request. */
+  updateRtt(rttMs: number): void {
+    this.resendNs = rttMs * 1e6;
   }
 
   /**
-   * One received (authenticated) packet, in arrival order. Returns true when it opened a new
-   * group, i.e. a NACK is due now.
+   * One received (authenticated) packet, in arrival order. Returns true when it added missing
+   * sequence numbers, i.e. a NACK of them is due now (`pollNew`).
    */
   onPacket(seq: number, nowNs: number): boolean {
     if (!this.started) {
       this.started = true;
       this.maxSeq = seq;
       this.maxExt = seq;
+      this.originNs = nowNs;
       return false;
     }
     const delta = ((seq - this.maxSeq) << 16) >> 16; // int16
-    if (delta > 0) {
-      const ext = this.maxExt + delta;
-      const missing = delta - 1;
-      this.maxSeq = seq;
-      this.maxExt = ext;
-      if (missing === 0 || missing > this.maxGap) return false;
-      if (this.held() + missing > this.maxPackets) {
-        this.groups.length = 0;
-        this.overflows++;
-        return false;
-      }
-      const seqs: number[] = new Array(missing);
-      for (let i = 0; i < missing; i++) seqs[i] = ext - missing + i;
-      if (this.groups.length >= this.maxGroups) this.groups.shift();
-      this.groups.push({ seqs, left: missing, sent: 0, dueNs: nowNs });
-      return true;
+    if (delta < 0) {
+      if (this.list.size > 0) this.list.delete(this.maxExt + delta);
+      return false;
     }
-    if (delta < 0 && this.groups.length > 0) this.arrived(this.maxExt + delta);
-    return false;
+    if (delta === 0) return false;
+    const ext = this.maxExt + delta;
+    const missing = delta - 1;
+    this.maxSeq = seq;
+    this.maxExt = ext;
+    if (missing === 0 || missing > this.maxGap) return false;
+    this.dropOld(ext);
+    if (this.list.size + missing > this.maxPackets) {
+      this.list.clear();
+      this.overflows++;
+      return false;
+    }
+    for (let s = ext - missing; s < ext; s++) this.list.set(s, { sentNs: -1, retries: 0 });
+    return true;
   }
 
-  /** Missing packets in the list now. */
-  private held(): number {
-    let n = 0;
-    for (const g of this.groups) n += g.left;
-    return n;
-  }
-
-  private arrived(ext: number): void {
-    const gs = this.groups;
-    for (let g = 0; g < gs.length; g++) {
-      const grp = gs[g]!;
-      const first = grp.seqs[0]!;
-      const i = ext - first;
-      // seqs are consecutive at creation, so the slot is at a fixed offset
-      if (i >= 0 && i < grp.seqs.length && grp.seqs[i] === ext) {
-        grp.seqs[i] = -1;
-        grp.left--;
-        if (grp.left === 0) gs.splice(g, 1);
-        return;
-      }
+  private dropOld(newestExt: number): void {
+    for (const s of this.list.keys()) {
+      if (s >= newestExt - this.maxAge) return;
+      this.list.delete(s);
     }
   }
 
-  /** The earliest instant a NACK is due, or −1 when nothing is pending. */
+  /** The next tick at which an entry is due, or −1 when nothing is pending. */
   nextDueNs(): number {
     let due = -1;
-    for (const g of this.groups) if (due < 0 || g.dueNs < due) due = g.dueNs;
-    return due;
+    for (const e of this.list.values()) {
+      const at = e.sentNs < 0 ? this.originNs : e.sentNs + this.resendNs;
+      if (due < 0 || at < due) due = at;
+    }
+    if (due < 0) return -1;
+    const k = Math.ceil((due - this.originNs) / this.tickNs);
+    return this.originNs + Math.max(0, k) * this.tickNs;
   }
 
-  /**
-   * Emits every group that is due at `nowNs` as one NACK message of its still-missing 16-bit
-   * sequence numbers (ascending), and schedules its next request or retires it.
-   */
+  /** The entries never asked for yet, in one message (the packet that revealed them). */
+  pollNew(nowNs: number, emit: (seqs: readonly number[]) => void): void {
+    this.collect(nowNs, emit, true);
+  }
+
+  /** A tick: every entry due at `nowNs` in one message, 16-bit sequence numbers ascending. */
   poll(nowNs: number, emit: (seqs: readonly number[]) => void): void {
-    const gs = this.groups;
-    let w = 0;
-    for (let g = 0; g < gs.length; g++) {
-      const grp = gs[g]!;
-      if (grp.dueNs <= nowNs) {
-        const out: number[] = [];
-        for (const s of grp.seqs) if (s >= 0) out.push(s & 0xffff);
-        emit(out);
-        this.messages++;
-        this.requested += out.length;
-        grp.sent++;
-        grp.dueNs = nowNs + this.intervalNs;
-        if (grp.sent >= this.maxNacks) continue; // retired
-      }
-      gs[w++] = grp;
+    this.collect(nowNs, emit, false);
+  }
+
+  private collect(nowNs: number, emit: (seqs: readonly number[]) => void, onlyNew: boolean): void {
+    const out = this.batch;
+    out.length = 0;
+    for (const [s, e] of this.list) {
+      const due = e.sentNs < 0 || (!onlyNew && nowNs - e.sentNs >= this.resendNs);
+      if (!due) continue;
+      out.push(s & 0xffff);
+      e.sentNs = nowNs;
+      if (++e.retries >= this.maxNacks) this.list.delete(s);
     }
-    gs.length = w;
+    if (out.length === 0) return;
+    this.messages++;
+    this.requested += out.length;
+    emit(out);
   }
 }

@@ -6,6 +6,7 @@
 // Inbound SRTCP is unprotected too, for the sender report's LSR. werift keeps ICE (consent),
 // DTLS and the keys; it never sees this transport's media.
 
+import { randomBytes } from "node:crypto";
 import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
@@ -15,7 +16,7 @@ import { type SrtpBackend, srtpReceivers } from "../../net/srtp/unprotect.ts";
 import { NackGenerator } from "./nack.ts";
 import { type KeyframeSource, NackSender } from "./nack-sender.ts";
 import { ReceptionStats } from "./reception.ts";
-import { senderReportLsr, serializeRr } from "./rtcp-out.ts";
+import { senderReportLsr, serializeRr, serializeSdes } from "./rtcp-out.ts";
 import {
   extensionLength,
   extensionOffset,
@@ -86,6 +87,8 @@ export class LeanReceiver implements ReceiveStage {
   private readonly rrSpanMs: number;
   private readonly timerDone: () => void;
   private ssrc = -1;
+  /** SDES with our CNAME, random per viewer as libwebrtc's (16 characters) */
+  private readonly sdes: Buffer;
   private rrTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -108,6 +111,7 @@ export class LeanReceiver implements ReceiveStage {
     this.stats = new ReceptionStats(opts.clockRate);
     this.sendRtcp = opts.sendRtcp;
     this.senderSsrc = opts.senderSsrc;
+    this.sdes = serializeSdes(opts.senderSsrc, randomBytes(12).toString("base64"));
     this.nack = new NackSender(
       new NackGenerator(),
       opts.sendRtcp,
@@ -115,6 +119,7 @@ export class LeanReceiver implements ReceiveStage {
       opts.onNack,
       opts.keyframes ?? none,
       opts.timerDone,
+      this.compoundHead,
     );
     this.timerDone = opts.timerDone ?? (() => {});
     this.rrMinMs = opts.rrMinMs ?? 500;
@@ -221,6 +226,18 @@ export class LeanReceiver implements ReceiveStage {
     if (lsr >= 0) this.stats.onSenderReport(lsr, nowNs);
   }
 
+  /**
+   * A receiver report (its block when a packet has arrived) and our CNAME: the head of every
+   * compound RTCP packet the viewer sends (RFC 3550 section 6.1; libwebrtc without rtcp-rsize
+   * puts them before each NACK and PLI too, so a server takes an RTT sample from each: Janus
+   * sizes its retransmission buffer from them, docs/definitions.md#nacks)
+   */
+  private readonly compoundHead = (): Buffer => {
+    this.reportsSent++;
+    const rr = serializeRr(this.senderSsrc, this.stats.block(monoNs()));
+    return Buffer.concat([rr, this.sdes]);
+  };
+
   private scheduleReport(): void {
     if (this.closed) return;
     this.rrTimer = setTimeout(this.report, this.rrMinMs + Math.random() * this.rrSpanMs);
@@ -230,11 +247,7 @@ export class LeanReceiver implements ReceiveStage {
   private readonly report = (): void => {
     this.rrTimer = null;
     if (this.closed) return;
-    const block = this.stats.block(monoNs());
-    if (block !== null) {
-      this.sendRtcp(serializeRr(this.senderSsrc, block));
-      this.reportsSent++;
-    }
+    if (this.stats.ssrc !== -1) this.sendRtcp(this.compoundHead());
     this.scheduleReport();
     this.timerDone();
   };

@@ -70,6 +70,24 @@ export function serializeNack(senderSsrc: number, mediaSsrc: number, seqs: reado
   return b;
 }
 
+/**
+ * SDES with one chunk: `ssrc`'s CNAME (RFC 3550 section 6.5; the item list ends with a null
+ * octet and is padded to a 32-bit boundary). `cname` is ASCII, at most 255 bytes.
+ */
+export function serializeSdes(ssrc: number, cname: string): Buffer {
+  const text = Buffer.from(cname, "ascii").subarray(0, 255);
+  const chunk = 4 + 2 + text.length + 1;
+  const b = Buffer.alloc(4 + Math.ceil(chunk / 4) * 4);
+  b[0] = 0x80 | 1;
+  b[1] = 202;
+  b.writeUInt16BE(b.length / 4 - 1, 2);
+  b.writeUInt32BE(ssrc >>> 0, 4);
+  b[8] = 1; // CNAME
+  b[9] = text.length;
+  text.copy(b, 10);
+  return b;
+}
+
 /** Picture loss indication (PSFB, FMT 1). */
 export function serializePli(senderSsrc: number, mediaSsrc: number): Buffer {
   const b = Buffer.alloc(12);

@@ -16,14 +16,15 @@
 // to false here. WHEP_CLIENT_OFFERS=1 restores the library default, which is broken against
 // 1.1.2 (the 201 body is really an offer and DTLS fails) — kept only to reproduce that.
 //
-// Environment: JANUS_WS (default ws://127.0.0.1:18188), WHEP_PORT (default 7090).
+// Environment: JANUS_WS (default ws://127.0.0.1:18188), WHEP_PORT (default 7090), WHEP_HOST (the
+// listen address, default 127.0.0.1; start.sh gives 0.0.0.0 in a test's own network namespace).
 import http from "node:http";
 import express from "express";
 import { JanusWhepServer } from "janus-whep-server";
 
 const janusAddress = process.env.JANUS_WS ?? "ws://127.0.0.1:18188";
 const port = Number(process.env.WHEP_PORT ?? "7090");
-const host = "127.0.0.1";
+const host = process.env.WHEP_HOST ?? "127.0.0.1";
 
 const app = express();
 const whep = new JanusWhepServer({

@@ -1,0 +1,217 @@
+// libwebrtc beside whipbench through a real Janus over an impaired link: the recipe's stack in a
+// network namespace of its own (test/janus/netns-janus.ts), the viewers in a second one, the
+// user-space impairer (test/netem) on every UDP datagram Janus sends toward them. libwebrtc
+// viewers (bench/libwebrtc-viewer.ts, the WHEP front's 406 counter-offer) and one `whipbench
+// view` watch the same stream at the same time; the table lays their frozen seconds, frames shown
+// and NACK messages side by side. Root, gcc and libnetfilter-queue-dev; the stack installed.
+//   node bench/janus-lossy.ts [--loss 0.02] [--delay-ms 0 --jitter-ms 0] [--seconds 20]
+//        [--libwebrtc 3] [--viewers 6] [--seed 39] [--impair-after 0] [--keep] (keep the report)
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { Report } from "../src/core/report/types.ts";
+import { retransmittedInLog, startNetnsJanus } from "../test/janus/netns-janus.ts";
+import { buildImpairer, type Impairer, startImpairer } from "../test/netem/impairer.ts";
+import type { LibwebrtcStats } from "./libwebrtc.ts";
+
+const VIEWER = fileURLToPath(new URL("./libwebrtc-viewer.ts", import.meta.url));
+const { values } = parseArgs({
+  options: {
+    loss: { type: "string", default: "0.02" },
+    "delay-ms": { type: "string", default: "0" },
+    "jitter-ms": { type: "string", default: "0" },
+    seconds: { type: "string", default: "20" },
+    libwebrtc: { type: "string", default: "3" },
+    viewers: { type: "string", default: "6" },
+    seed: { type: "string", default: "39" },
+    "impair-after": { type: "string", default: "0" },
+    keep: { type: "boolean" },
+  },
+});
+const seconds = Number(values.seconds);
+const nLib = Number(values.libwebrtc);
+const nOurs = Number(values.viewers);
+const impairAfterS = Number(values["impair-after"]);
+const profile = {
+  loss: Number(values.loss),
+  delayMs: Number(values["delay-ms"]),
+  jitterMs: Number(values["jitter-ms"]),
+  seed: Number(values.seed),
+};
+
+function libwebrtcIn(ns: string, whep: string): Promise<LibwebrtcStats> {
+  const child = spawn("ip", ["netns", "exec", ns, process.execPath, VIEWER, whep, String(seconds)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), (seconds + 40) * 1000);
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(killer);
+      try {
+        resolve(JSON.parse(out.trim().split("\n").pop() ?? "") as LibwebrtcStats);
+      } catch {
+        resolve({ ok: false, error: `exit ${code}: ${out.slice(-200)}` });
+      }
+    }),
+  );
+}
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const range = (xs: number[], d = 0): string =>
+  xs.length === 0
+    ? "–"
+    : `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)} (mean ${mean(xs).toFixed(d === 0 ? 1 : d)})`;
+
+async function main(): Promise<void> {
+  const binary = buildImpairer();
+  const out = mkdtempSync(join(tmpdir(), "whipbench-janus-bench-"));
+  const stack = startNetnsJanus();
+  let impairer: Impairer | null = null;
+  try {
+    stack.admin({ janus: "set_log_level", level: 5 });
+    const publisher = stack.whipbench(stack.server, [
+      "publish",
+      "--whip",
+      "http://127.0.0.1:7080/whip/endpoint/vp8",
+    ]);
+    await new Promise((r) => setTimeout(r, 2000));
+    const rule = { device: stack.serverDevice, destination: stack.viewerIp, queue: 39 };
+    const impair = async () => {
+      impairer = await startImpairer(binary.path, stack.server, rule, profile, seconds + 60);
+    };
+    if (impairAfterS === 0) await impair();
+    const whep = `http://${stack.serverIp}:7090/whep/endpoint/vp8`;
+    // Ours first (a process that takes seconds to start on a busy machine), libwebrtc once Janus has
+    // our handles. With --impair-after 0 the link is impaired from before the first POST (joins
+    // included) until both have stopped, and both hold `seconds`. With --impair-after S it is
+    // impaired from S s after libwebrtc's start until libwebrtc's end, and ours hold 3 s longer:
+    // both watch the whole impaired stretch, so freezes and NACKs are counted over the same packets.
+    const later = impairAfterS > 0;
+    const view = stack.whipbench(stack.viewers, [
+      "view",
+      "--whep",
+      whep,
+      "-n",
+      String(nOurs),
+      "--duration",
+      `${later ? seconds + 3 : seconds}s`,
+      "--out",
+      out,
+      "--no-html",
+    ]);
+    const viewDone = new Promise<number | null>((r) => view.once("close", (c) => r(c)));
+    for (let i = 0; i < 300 && stack.streamingHandles().length < nOurs; i++)
+      await new Promise((r) => setTimeout(r, 200));
+    const lib = Promise.all(Array.from({ length: nLib }, () => libwebrtcIn(stack.viewers, whep)));
+    if (later) setTimeout(() => void impair(), impairAfterS * 1000);
+    const counted = (later ? lib : Promise.all([lib, viewDone])).then(() =>
+      (impairer as Impairer | null)?.stop(),
+    );
+    let queueMs: number[] = [];
+    setTimeout(
+      () => {
+        queueMs = stack.streamingHandles().map((h) => {
+          const m = JSON.stringify((h.webrtc as { media?: object } | undefined)?.media ?? {});
+          return Number(m.match(/"nack-queue-ms":(\d+)/)?.[1] ?? -1);
+        });
+      },
+      (seconds / 2) * 1000,
+    );
+    const [libStats, code] = await Promise.all([lib, viewDone]);
+    const counts = await counted;
+    publisher.kill("SIGTERM");
+    const file = readdirSync(out).find((f) => f.endsWith(".json"));
+    if (file === undefined) throw new Error(`no report (view exited ${code}): ${view.text().slice(-500)}`);
+    const report = JSON.parse(readFileSync(join(out, file), "utf8")) as Report;
+    const ours = (report.viewers ?? []).filter((v) => v.joined);
+    const libOk = libStats.filter((s) => s.ok);
+    const cfg = `loss ${profile.loss * 100} %, delay ${profile.delayMs} ms ± ${profile.jitterMs} ms, seed ${profile.seed}`;
+    console.log(`Janus 1.1.2 → viewers: ${cfg}; ${seconds} s; impairer ${JSON.stringify(counts)}`);
+    console.log(
+      `Janus retransmitted (its log, every 5 s per handle): ${retransmittedInLog(stack.log())}; nack-queue-ms ${queueMs.join(", ")}`,
+    );
+    console.log(
+      `libwebrtc joined ${libOk.length} of ${nLib}${libStats
+        .filter((s) => !s.ok)
+        .map((s) => `; ${s.error}`)
+        .join("")}`,
+    );
+    console.log(`whipbench: ${report.aggregate.verdict}`);
+    for (const v of report.viewers ?? [])
+      if (!v.joined)
+        console.log(
+          `  viewer ${v.id}: ${v.errorKind} ${v.error ?? ""}; frames shown ${v.render?.framesShown ?? "–"}`,
+        );
+    console.log("| per viewer | libwebrtc M106 | whipbench |\n|---|---|---|");
+    const row = (name: string, a: number[], b: number[], d = 0) =>
+      console.log(`| ${name} | ${range(a, d)} | ${range(b, d)} |`);
+    row(
+      "freezes",
+      libOk.map((s) => s.freezeCount ?? 0),
+      ours.map((v) => v.render?.freezes ?? 0),
+    );
+    row(
+      "frozen s",
+      libOk.map((s) => s.totalFreezesDuration ?? 0),
+      ours.map((v) => (v.render?.frozenMs ?? 0) / 1000),
+      2,
+    );
+    row(
+      "frames shown",
+      libOk.map((s) => s.framesDecoded ?? 0),
+      ours.map((v) => v.render?.framesShown ?? 0),
+    );
+    row(
+      "NACK messages",
+      libOk.map((s) => s.nackCount ?? 0),
+      ours.map((v) => v.nacksSent),
+    );
+    row(
+      "packets lost (after repair)",
+      libOk.map((s) => s.packetsLost ?? 0),
+      ours.map((v) => v.rtp.lost),
+    );
+    row(
+      "measured s",
+      libOk.map(() => seconds),
+      ours.map((v) => (v.render?.measuredMs ?? 0) / 1000),
+      1,
+    );
+    const libS = (x: (s: LibwebrtcStats) => number) => libOk.map((s) => x(s) / seconds);
+    const ourS = (x: (v: (typeof ours)[number]) => number) =>
+      ours.map((v) => x(v) / ((v.render?.measuredMs ?? 1) / 1000));
+    row(
+      "frozen share %",
+      libS((s) => (s.totalFreezesDuration ?? 0) * 100),
+      ourS((v) => (v.render?.frozenMs ?? 0) / 10),
+      1,
+    );
+    row(
+      "frames shown per s",
+      libS((s) => s.framesDecoded ?? 0),
+      ourS((v) => v.render?.framesShown ?? 0),
+      1,
+    );
+    row(
+      "NACK messages per s",
+      libS((s) => s.nackCount ?? 0),
+      ourS((v) => v.nacksSent),
+      2,
+    );
+  } finally {
+    await (impairer as Impairer | null)?.stop();
+    await stack.close();
+    if (values.keep === undefined) rmSync(out, { recursive: true, force: true });
+    else console.log(`whipbench's report: ${out}`);
+    rmSync(binary.dir, { recursive: true, force: true });
+  }
+}
+
+await main();
