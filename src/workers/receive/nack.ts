@@ -54,6 +54,9 @@ export class NackGenerator {
   /** missing extended sequence numbers, ascending (a Map keeps insertion order) */
   private readonly list = new Map<number, Entry>();
   private readonly batch: number[] = [];
+  /** the earliest last request among the entries after the last poll (−1: one never asked for):
+   * an entry's arrival may leave it early, which costs one idle tick, never a late request */
+  private earliestSentNs = 0;
 
   constructor(opts: NackOptions = {}) {
     this.resendNs = opts.intervalNs ?? 100e6;
@@ -104,6 +107,7 @@ export class NackGenerator {
       return false;
     }
     for (let s = ext - missing; s < ext; s++) this.list.set(s, { sentNs: -1, retries: 0 });
+    this.earliestSentNs = -1;
     return true;
   }
 
@@ -114,14 +118,10 @@ export class NackGenerator {
     }
   }
 
-  /** The next tick at which an entry is due, or −1 when nothing is pending. */
+  /** The next tick at which an entry is due, or −1 when nothing is pending (O(1): per packet). */
   nextDueNs(): number {
-    let due = -1;
-    for (const e of this.list.values()) {
-      const at = e.sentNs < 0 ? this.originNs : e.sentNs + this.resendNs;
-      if (due < 0 || at < due) due = at;
-    }
-    if (due < 0) return -1;
+    if (this.list.size === 0) return -1;
+    const due = this.earliestSentNs < 0 ? this.originNs : this.earliestSentNs + this.resendNs;
     const k = Math.ceil((due - this.originNs) / this.tickNs);
     return this.originNs + Math.max(0, k) * this.tickNs;
   }
@@ -139,13 +139,20 @@ export class NackGenerator {
   private collect(nowNs: number, emit: (seqs: readonly number[]) => void, onlyNew: boolean): void {
     const out = this.batch;
     out.length = 0;
+    let earliest = Number.POSITIVE_INFINITY;
     for (const [s, e] of this.list) {
       const due = e.sentNs < 0 || (!onlyNew && nowNs - e.sentNs >= this.resendNs);
-      if (!due) continue;
-      out.push(s & 0xffff);
-      e.sentNs = nowNs;
-      if (++e.retries >= this.maxNacks) this.list.delete(s);
+      if (due) {
+        out.push(s & 0xffff);
+        e.sentNs = nowNs;
+        if (++e.retries >= this.maxNacks) {
+          this.list.delete(s);
+          continue;
+        }
+      }
+      if (e.sentNs < earliest) earliest = e.sentNs;
     }
+    this.earliestSentNs = earliest === Number.POSITIVE_INFINITY ? 0 : earliest;
     if (out.length === 0) return;
     this.messages++;
     this.requested += out.length;
