@@ -4,7 +4,7 @@
 // the columns, beside the model's freezes and frozen seconds for the same group.
 import { fmtFixed } from "../go-compat/fmt.ts";
 import { REFERENCE_FIGURES } from "../reference/figures.ts";
-import type { ReferenceBlock } from "./reference.ts";
+import type { ReferenceBlock } from "./reference-types.ts";
 import type { PooledRenderBlock } from "./render-types.ts";
 import type { Report } from "./types.ts";
 

@@ -7,29 +7,9 @@ import { agreement, notJudged, per30s, type ReferenceAgreement } from "../refere
 import { REFERENCE_FIGURE_KEYS, type ReferenceFigures, zeroReferenceFigures } from "../reference/figures.ts";
 import { type ReferenceResult, referencePlan } from "../reference/plan.ts";
 import type { Scenario } from "../scenario/types.ts";
+import type { ReferenceBlock } from "./reference-types.ts";
 import type { PooledRenderBlock } from "./render-types.ts";
 import type { Aggregate } from "./types.ts";
-
-/**
- * `aggregate.reference` and `aggregate.cohorts[].reference`: after `measured` the figures of
- * core/reference/figures.ts in its order (only when available), then the derived ones.
- */
-export type ReferenceBlock = {
-  available: boolean;
-  reason?: string;
-  /** reference viewers asked for */
-  viewers: number;
-  /** those that gave figures */
-  measured: number;
-  /** false on a cohort whose emulated link they could not be put behind */
-  linkApplied?: false;
-} & Partial<ReferenceFigures> & {
-    /** jitterBufferDelaySeconds / jitterBufferEmitted, ms; only when a frame was emitted */
-    jitterBufferDelayMs?: number;
-    /** their first frame → their stop, summed; only when available */
-    measuredSeconds?: number;
-    agreement: ReferenceAgreement;
-  };
 
 const LINK_NOT_APPLIED =
   "the cohort's emulated link is whipbench's own, inside its viewers' sockets; libwebrtc owns its " +

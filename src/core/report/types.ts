@@ -14,7 +14,7 @@ import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
-import type { ReferenceBlock } from "./reference.ts";
+import type { ReferenceBlock } from "./reference-types.ts";
 import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 import type { TimelineEntry } from "./timeline-types.ts";
 

@@ -4,12 +4,13 @@
 // never in argv or the environment) before the run's t0, then "start" at t0 and "stop" at the
 // viewers' deadline; this process loads libwebrtc at once (`ready`), joins at "start" and writes
 // JSON lines on stdout: `joined`, `stats` once a second (getStats' cumulative figures, for
-// /metrics), then `final` with the last figures, or `unavailable`/`failed` with a reason. It offers only UDP candidates (only
-// 127.0.0.1 with loopbackOnly) and uses no STUN server. libwebrtc crashes in its clean-up when
-// Node exits after a connected session, so it exits explicitly once its last line is flushed.
+// /metrics), then `final` with the last figures, or `unavailable`/`failed` with a reason. It
+// offers only UDP candidates (only 127.0.0.1 with loopbackOnly) and uses no STUN server. libwebrtc
+// crashes in its clean-up when Node exits after a connected session, so it exits explicitly once
+// its last line is flushed.
 import { createInterface } from "node:readline";
 import { readReferenceFigures } from "../../core/reference/figures.ts";
-import { deleteResource, patchAnswer, postOffer } from "../../net/sdp-http.ts";
+import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../../net/sdp-http.ts";
 import { loadWrtc, type Wrtc, type WrtcPeer } from "./wrtc.ts";
 
 /** The settings line the parent writes first. */
@@ -73,7 +74,8 @@ async function join(wrtc: Wrtc, s: ReferenceChildSettings): Promise<Session> {
     return { pc, track: tr.receiver.track, location: res.location };
   }
   pc.close();
-  if (res.location === null) throw new Error("the counter-offer carried no Location");
+  if (res.location === null)
+    throw new HttpExchangeError("bad_answer", "the counter-offer carried no Location");
   const answering = new wrtc.RTCPeerConnection({ iceServers: [] });
   let track: unknown = null;
   answering.ontrack = (e) => {
@@ -87,7 +89,7 @@ async function join(wrtc: Wrtc, s: ReferenceChildSettings): Promise<Session> {
     keepCandidates(answering.localDescription?.sdp ?? "", s.loopbackOnly),
     opts,
   );
-  if (track === null) throw new Error("the counter-offer has no video");
+  if (track === null) throw new HttpExchangeError("bad_answer", "the counter-offer has no video");
   return { pc: answering, track, location: res.location };
 }
 

@@ -139,6 +139,11 @@ export class ReferenceViewers {
     }
   }
 
+  /** The reference viewers' process ids (bench/reference-cost.ts reads their CPU and memory). */
+  processIds(): number[] {
+    return this.children.flatMap((c) => (c.proc?.pid !== undefined ? [c.proc.pid] : []));
+  }
+
   /** Asks every reference viewer to stop (idempotent). */
   stop(): void {
     if (this.stopTimer !== null) clearTimeout(this.stopTimer);
