@@ -62,6 +62,10 @@ test("without the package the run's reference viewers end unavailable, with the 
   for (const f of REFERENCE_FIGURES)
     assert.equal(block[f.key], undefined, `no ${f.key}: never a 0 for "not measured"`);
   assert.equal(block.agreement.judged, false);
+  assert.ok(
+    report.method.some((l) => l.startsWith("Reference viewers: libwebrtc M106")),
+    "the method line",
+  );
   assert.match(reportToJson(report), /"reference": \{\n {6}"available": false,\n {6}"reason": "@roamhq/);
   assert.match(reportToMarkdown(report), /^- all: unavailable, because @roamhq\/wrtc is not installed/m);
   const html = reportToHtml(report, null, await htmlAssets());
@@ -73,6 +77,7 @@ test("no reference viewers asked for: no block, and the scenario carries no key"
   assert.equal(report.aggregate.reference, undefined);
   assert.doesNotMatch(reportToJson(report), /"reference(Viewers)?":/);
   assert.doesNotMatch(reportToMarkdown(report), /Reference viewers/);
+  assert.ok(!report.method.some((l) => l.startsWith("Reference viewers")), "no method line");
   assert.equal(
     ReferenceViewers.forRun({ scenario: makeScenario(2), bearer: undefined, log: memoryLogger() }),
     null,

@@ -215,6 +215,7 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.churn !== undefined ? { churn: true } : {}),
       ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
       ...(input.scenario.audio === true ? { audio: true } : {}),
+      ...(input.reference !== undefined ? { reference: true } : {}),
     }),
   };
 }
