@@ -33,7 +33,8 @@ test("reference viewers beside a cohort and the unimpaired viewers reach the rep
   const cohorts = parseCohorts([{ name: "far", viewers: 2, down: { delay: "20ms" } }]);
   const { report, markdown, relay } = await runThroughRelay(
     {},
-    { viewers: 4, rampSeconds: 1, holdSeconds: 6, cohorts, referenceViewers: 1 },
+    // a 10 s join timeout: this test is about the reference viewers, not a loaded machine's joins
+    { viewers: 4, rampSeconds: 1, holdSeconds: 6, joinTimeoutSeconds: 10, cohorts, referenceViewers: 1 },
     inThreadEngine(),
     undefined,
     { onReferenceFigures: (g, i, f) => metrics.applyReference(g === "" ? "unimpaired" : g, i, f) },
@@ -91,4 +92,21 @@ test("reference viewers beside a cohort and the unimpaired viewers reach the rep
     }
     assert.equal(sampleValue(fams, "whipbench_reference_viewers", { cohort }), 1);
   }
+});
+
+test("a reference viewer answers a server's counter-offer (406, PATCH) as the viewers do", {
+  skip,
+  timeout: 120_000,
+}, async () => {
+  assert.equal(missing, null, `WHIPBENCH_LIBWEBRTC_REQUIRED=1 but ${missing}`);
+  const { report } = await runThroughRelay(
+    { counterOffer: true },
+    { viewers: 2, rampSeconds: 0.5, holdSeconds: 4, joinTimeoutSeconds: 10, referenceViewers: 1 },
+  );
+  assert.ok(report.aggregate.valid, report.aggregate.verdict);
+  assert.equal(report.viewers?.[0]?.whepFlow, "counter-offer");
+  const ref = report.aggregate.reference;
+  assert.ok(ref?.available, ref?.reason);
+  assert.equal(ref.measured, 1);
+  assert.ok((ref.framesDecoded ?? 0) > 0, `frames decoded ${ref.framesDecoded}`);
 });

@@ -1,10 +1,10 @@
 // The run's reference viewers (docs/definitions.md#reference-viewers): K libwebrtc viewers per
 // group of the load, each in a process of its own (reference-child.ts), so they take nothing from
-// the load engine's threads. Their processes start and load libwebrtc while the publisher
-// connects and warms up (`prepare`); they join with the load's viewers (t0), stop at the viewers'
-// deadline (or an interrupt), and hand the report each one's getStats figures, or why there are
-// none. A package that is missing, a codec libwebrtc cannot decode, a child that fails: each is a
-// reason in the report, never a failure of the run.
+// the load engine's threads. Their processes start and load libwebrtc once the publisher is
+// connected (`prepare`; the run waits for them, `loaded`, before its warm-up); they join with the
+// load's viewers (t0), stop at the viewers' deadline (or an interrupt), and hand the report each
+// one's getStats figures, or why there are none. A package that is missing, a codec libwebrtc
+// cannot decode, a child that fails: each is a reason in the report, never a failure of the run.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { ReferenceFigures } from "../../core/reference/figures.ts";
@@ -19,6 +19,8 @@ const CHILD = new URL(`./reference-child${import.meta.url.endsWith(".ts") ? ".ts
 /** How long a stopped reference viewer has to hand its figures over before it is killed. */
 const STOP_GRACE_MS = 15_000;
 const STATS_EVERY_MS = 1000;
+/** The longest a run waits for its reference viewers to load libwebrtc before the viewers' phase. */
+const LOAD_WAIT_MS = 10_000;
 
 export interface ReferenceViewerOptions {
   scenario: Scenario;
@@ -36,6 +38,9 @@ interface Child {
   proc: ChildProcess | null;
   result: ReferenceResult;
   closed: Promise<void>;
+  /** resolves when it has loaded libwebrtc (or ended) */
+  loaded: Promise<void>;
+  markLoaded: () => void;
 }
 
 export class ReferenceViewers {
@@ -62,6 +67,8 @@ export class ReferenceViewers {
           proc: null,
           result: { group: g.group, reason },
           closed: Promise.resolve(),
+          loaded: Promise.resolve(),
+          markLoaded: () => {},
         });
       }
     }
@@ -81,6 +88,19 @@ export class ReferenceViewers {
       maxSeconds: buildSchedule(s).viewersPhaseNs / 1e9 + (s.joinTimeoutSeconds ?? 10) + 30,
     };
     for (const c of this.children) this.spawn(c, settings);
+  }
+
+  /**
+   * Resolves once every reference viewer has loaded libwebrtc (or ended), or after `maxMs`: their
+   * start-up then takes no CPU from the viewers' joins.
+   */
+  async loaded(maxMs = LOAD_WAIT_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, maxMs);
+    });
+    await Promise.race([Promise.all(this.children.map((c) => c.loaded)), bound]);
+    clearTimeout(timer);
   }
 
   /** With the load's viewers (t0): every reference viewer joins; all stop `phaseMs` later. */
@@ -112,12 +132,16 @@ export class ReferenceViewers {
     });
     proc.stdin?.on("error", () => {});
     proc.stdin?.write(`${JSON.stringify(settings)}\n`);
+    c.loaded = new Promise((resolve) => {
+      c.markLoaded = resolve;
+    });
     c.closed = new Promise((resolve) =>
       proc.on("close", (code, signal) => {
         if (c.result.figures === undefined && c.result.reason?.startsWith("it ended") && (code || signal)) {
           const last = stderr.trim().split("\n").pop() ?? "";
           c.result.reason = `it exited (${signal ?? `status ${code}`}) before it handed over its figures${last ? `: ${last}` : ""}`;
         }
+        c.markLoaded();
         resolve();
       }),
     );
@@ -130,7 +154,8 @@ export class ReferenceViewers {
     } catch {
       return;
     }
-    if (m.type === "stats" && m.figures) this.opts.onFigures?.(c.group, c.index, m.figures);
+    if (m.type === "ready") c.markLoaded();
+    else if (m.type === "stats" && m.figures) this.opts.onFigures?.(c.group, c.index, m.figures);
     else if (m.type === "final" && m.figures) {
       this.opts.onFigures?.(c.group, c.index, m.figures);
       c.result = { group: c.group, figures: m.figures, measuredMs: m.measuredMs ?? 0 };

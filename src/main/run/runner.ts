@@ -67,6 +67,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     onFigures: opts.onReferenceFigures,
   });
   reference?.prepare();
+  await reference?.loaded();
   const phaseOpts = reference
     ? { ...opts, onViewersStart: (ms: number) => reference.start(ms, opts.interrupt) }
     : opts;
