@@ -23,10 +23,12 @@ export class ReferenceMetrics {
   private readonly families = new Map<ReferenceFigureKey, Counter<"cohort">>();
   /** each reference viewer's last reading, by `<cohort>/<index>` */
   private readonly last = new Map<string, ReferenceFigures>();
+  private readonly names: Set<string>;
 
   constructor(registry: Registry, targets: readonly ReferenceTarget[]) {
     const registers = [registry];
     const labelNames = ["cohort"] as const;
+    this.names = new Set(targets.map((t) => t.cohort));
     const asked = new Gauge({
       name: `${REFERENCE_METRIC_PREFIX}viewers`,
       help: "libwebrtc reference viewers the scenario asks for beside a cohort's viewers (not load).",
@@ -50,8 +52,12 @@ export class ReferenceMetrics {
     }
   }
 
-  /** One reference viewer's cumulative figures: what grew since its last reading is added. */
+  /**
+   * One reference viewer's cumulative figures: what grew since its last reading is added; a group
+   * the scenario does not name is dropped.
+   */
   apply(cohort: string, index: number, figures: ReferenceFigures): void {
+    if (!this.names.has(cohort)) return;
     const id = `${cohort}/${index}`;
     const before = this.last.get(id);
     this.last.set(id, { ...figures });
