@@ -9,7 +9,7 @@ import { normaliseScenario, type Scenario, validateScenario } from "../../src/co
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay, type RelayOptions } from "../../src/main/relay/relay.ts";
 import { type Engine, inThreadEngine } from "../../src/main/run/engine.ts";
-import { run } from "../../src/main/run/runner.ts";
+import { type RunOptions, run } from "../../src/main/run/runner.ts";
 import type { ShardTick } from "../../src/workers/protocol.ts";
 
 export const QUERY_SECRET = "QUERYSECRET";
@@ -48,6 +48,7 @@ export async function runThroughRelay(
   over: Partial<Scenario> = {},
   engine: Engine = inThreadEngine(),
   onShardTick?: (tick: ShardTick) => void,
+  extra: Pick<RunOptions, "onReferenceFigures"> = {},
 ): Promise<E2EResult> {
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: false },
@@ -68,6 +69,7 @@ export async function runThroughRelay(
       interrupt: new AbortController().signal,
       relaySocketDrops: relay.socketDrops,
       ...(onShardTick ? { onShardTick } : {}),
+      ...extra,
     });
     const report = buildReport(input);
     return {

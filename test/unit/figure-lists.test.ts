@@ -1,12 +1,17 @@
 // Each list of figures is declared once (core/delay/counters.ts, core/tick-counts.ts,
-// core/render/counts.ts) and the types, sums, key orders and metric families are derived from it;
-// what is written by hand beside a list (a Markdown sentence, a definitions.md section) is checked
+// core/render/counts.ts, core/reference/figures.ts) and the types, sums, key orders and metric
+// families are derived from it; what is written by hand beside a list (a Markdown sentence, a definitions.md section) is checked
 // here against the list, so a figure added to a list and missed in such a place fails.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { DELAY_COUNTERS } from "../../src/core/delay/counters.ts";
 import { pickCounts } from "../../src/core/figures.ts";
+import {
+  REFERENCE_FIGURE_KEYS,
+  REFERENCE_FIGURES,
+  type ReferenceFigures,
+} from "../../src/core/reference/figures.ts";
 import { RENDER_COUNT_KEYS, RENDER_COUNTS } from "../../src/core/render/counts.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
@@ -126,5 +131,45 @@ test("every render count reaches the viewer block, in list order, its pooled fig
     assert.equal(pooled[key], want, `aggregate.render.${key} (${s.pool})`);
     const text = "pooledSeconds" in s ? want.toFixed(1) : String(want);
     assert.ok(shown.includes(text), `the Markdown's paragraph shows ${key} (${text}): ${para}`);
+  }
+});
+
+test("every reference figure reaches its block, in list order, the Markdown, /metrics and definitions.md", async () => {
+  // distinct values per figure and viewer, so a sum differs from either
+  const figures = (d: number) =>
+    Object.fromEntries(REFERENCE_FIGURES.map((f, i) => [f.key, 700 + 10 * i + d])) as ReferenceFigures;
+  const reference = [0, 1].map((d) => ({ group: "", figures: figures(d), measuredMs: 30_000 }));
+  const viewers = [0, 1].map((id) => makeViewer(id, { keyMs: [10], deltaMs: [2] }));
+  const report = buildReport(
+    makeInput(viewers, { scenario: { ...makeInput(viewers).scenario, referenceViewers: 2 }, reference }),
+  );
+  const block = report.aggregate.reference as unknown as Record<string, unknown>;
+  assert.deepEqual(
+    Object.keys(block).filter((k) => (REFERENCE_FIGURE_KEYS as readonly string[]).includes(k)),
+    [...REFERENCE_FIGURE_KEYS],
+  );
+  const row = reportToMarkdown(report)
+    .split("\n")
+    .find((l) => l.startsWith("| `all` |"));
+  assert.ok(row !== undefined, "the Markdown has the whole run's reference row");
+  const cells = row.split(" | ");
+  const m = new RunMetrics({ viewersTarget: 2, reference: [{ cohort: "unimpaired", viewers: 2 }] });
+  for (const r of reference) m.applyReference("unimpaired", reference.indexOf(r), r.figures);
+  const fams = parseExposition(await m.text());
+  for (const f of REFERENCE_FIGURES) {
+    const sum = (figures(0)[f.key] as number) + (figures(1)[f.key] as number);
+    assert.equal(block[f.key], sum, `aggregate.reference.${f.key}`);
+    const shown = f.key.endsWith("Seconds") ? sum.toFixed(2) : String(sum);
+    assert.ok(cells.includes(shown), `the Markdown row shows ${f.key} (${shown}): ${row}`);
+    assert.equal(
+      fams.find((x) => x.name === `whipbench_reference_${f.metric}`)?.samples[0]?.value,
+      sum,
+      `whipbench_reference_${f.metric}`,
+    );
+    assert.match(
+      DEFINITIONS,
+      new RegExp(`\`${f.key}\` — \`${f.stat}\``),
+      `docs/definitions.md defines ${f.key}`,
+    );
   }
 });

@@ -177,7 +177,10 @@ test("one-way imports between the rooms", () => {
   assert.deepEqual(broken, []);
 });
 
-/** The packages only one seam module may import in src/: werift (and the tweetnacl it patches), koffi. */
+/**
+ * The packages only one seam module may import in src/: werift (and the tweetnacl it patches),
+ * koffi, libwebrtc for Node (@roamhq/wrtc, an optional dependency).
+ */
 const SEAMS: readonly { pkg: string; seam: (f: string) => boolean; where: string }[] = [
   {
     pkg: "werift",
@@ -186,6 +189,11 @@ const SEAMS: readonly { pkg: string; seam: (f: string) => boolean; where: string
   },
   { pkg: "tweetnacl", seam: (f) => f === "src/net/werift/patches.ts", where: "src/net/werift/patches.ts" },
   { pkg: "koffi", seam: (f) => f === "src/net/koffi.ts", where: "src/net/koffi.ts" },
+  {
+    pkg: "@roamhq/wrtc",
+    seam: (f) => f === "src/main/reference/wrtc.ts",
+    where: "src/main/reference/wrtc.ts",
+  },
 ];
 
 /** Package names a file loads: imports and re-exports, `import(…)` and `require(…)`-style calls of a literal. */
@@ -235,7 +243,7 @@ function internalReaches(text: string): string[] {
     .filter((l) => member.test(l) || proto.test(l));
 }
 
-test("werift, tweetnacl and koffi are each loaded in src/ by their seam only", () => {
+test("werift, tweetnacl, koffi and @roamhq/wrtc are each loaded in src/ by their seam only", () => {
   const broken: string[] = [];
   for (const f of sourceFiles("src")) {
     for (const p of loads(readFileSync(join(ROOT, f), "utf8"))) {

@@ -109,6 +109,22 @@ export const COHORT_FAMILIES: [string, string, string[]][] = [
   ["whipbench_cohort_frozen_seconds_total", "counter", ["cohort"]],
 ];
 
+/** docs/definitions.md#reference-viewer-metrics: after every other family, with reference viewers only. */
+export const REFERENCE_FAMILIES: [string, string, string[]][] = [
+  ["whipbench_reference_viewers", "gauge", ["cohort"]],
+  ["whipbench_reference_freezes_total", "counter", ["cohort"]],
+  ["whipbench_reference_frozen_seconds_total", "counter", ["cohort"]],
+  ["whipbench_reference_pauses_total", "counter", ["cohort"]],
+  ["whipbench_reference_paused_seconds_total", "counter", ["cohort"]],
+  ["whipbench_reference_frames_received_total", "counter", ["cohort"]],
+  ["whipbench_reference_frames_decoded_total", "counter", ["cohort"]],
+  ["whipbench_reference_frames_dropped_total", "counter", ["cohort"]],
+  ["whipbench_reference_nacks_total", "counter", ["cohort"]],
+  ["whipbench_reference_plis_total", "counter", ["cohort"]],
+  ["whipbench_reference_jitter_buffer_delay_seconds_total", "counter", ["cohort"]],
+  ["whipbench_reference_jitter_buffer_emitted_total", "counter", ["cohort"]],
+];
+
 /** docs/definitions.md#viewer-experience-metrics: what the viewers would have seen, whole run. */
 export const FREEZE_FAMILIES: [string, string, string[]][] = [
   ["whipbench_freezes_total", "counter", []],

@@ -99,6 +99,7 @@ export function cohortsJson(cohorts: readonly Cohort[]): Record<string, unknown>
     if (Object.keys(c.up).length > 0) o.up = directionJson(c.up);
     if (c.steps.length > 0) o.steps = c.steps.map(stepJson);
     if (c.seed !== 0) o.seed = c.seed;
+    if (c.referenceViewers !== undefined) o.referenceViewers = c.referenceViewers;
     return o;
   });
 }

@@ -129,7 +129,9 @@ function step(raw: unknown, path: string): LinkStep {
   return s;
 }
 
-const COHORT_KEYS = ["name", "viewers", "share", "down", "up", "steps", "seed"];
+const COHORT_KEYS = ["name", "viewers", "share", "down", "up", "steps", "seed", "referenceViewers"];
+/** The most libwebrtc reference viewers a cohort (or the scenario, per group) may ask for. */
+export const MAX_REFERENCE_VIEWERS = 10;
 
 function cohort(raw: unknown, path: string): Cohort {
   const obj = object(raw, path, COHORT_KEYS);
@@ -163,6 +165,12 @@ function cohort(raw: unknown, path: string): Cohort {
     if (!(typeof s === "number" && Number.isSafeInteger(s) && s >= 0))
       fail(`${path}.seed`, "must be a whole number ≥ 0");
     c.seed = s;
+  }
+  if (obj.referenceViewers !== undefined) {
+    const k = obj.referenceViewers;
+    if (!(typeof k === "number" && Number.isInteger(k) && k >= 0 && k <= MAX_REFERENCE_VIEWERS))
+      fail(`${path}.referenceViewers`, `must be an integer 0..${MAX_REFERENCE_VIEWERS}`);
+    c.referenceViewers = k;
   }
   return c;
 }

@@ -60,6 +60,8 @@ export interface Cohort {
   steps: LinkStep[];
   /** the seed of every viewer's draws (default 0) */
   seed: number;
+  /** libwebrtc reference viewers beside it (docs/definitions.md#reference-viewers); absent: the scenario's */
+  referenceViewers?: number;
 }
 
 /** What the emulator did to one direction of one viewer's link. */

@@ -15,6 +15,7 @@ import type { PublisherInput, ReportInput } from "./input.ts";
 import { methodLines } from "./method-lines.ts";
 import type { JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
+import { addReferenceBlocks } from "./reference.ts";
 import { decodeRenderHist, viewerRenderBlock } from "./render.ts";
 import {
   type ClockBlock,
@@ -65,6 +66,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
     ...nonEmpty("keyframeRequests", s.keyframeRequests),
     ...(s.audio === true ? { audio: true } : {}),
+    ...nonZero("referenceViewers", s.referenceViewers),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
   };
@@ -163,6 +165,7 @@ export function buildReport(input: ReportInput): Report {
     input.scenario.audio === true,
     input.viewers.map((v) => v.record.audio),
   );
+  if (input.reference !== undefined) addReferenceBlocks(aggregate, input.reference, input.scenario);
   return {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,
@@ -212,6 +215,7 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.churn !== undefined ? { churn: true } : {}),
       ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
       ...(input.scenario.audio === true ? { audio: true } : {}),
+      ...(input.reference !== undefined ? { reference: true } : {}),
     }),
   };
 }

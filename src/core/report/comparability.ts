@@ -89,6 +89,19 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "churn",
 ];
 
+/**
+ * A ranked key's value as ranking compares it: a cohort's `referenceViewers` is left out, since
+ * reference viewers are not load (docs/definitions.md#reference-viewers).
+ */
+function rankedValue(key: string, v: unknown): unknown {
+  if (key !== "cohorts" || !Array.isArray(v)) return v;
+  return v.map((c: unknown) => {
+    if (typeof c !== "object" || c === null) return c;
+    const { referenceViewers: _, ...rest } = c as Record<string, unknown>;
+    return rest;
+  });
+}
+
 function sourceBlock(r: Report, source: DelaySource): PooledDelayBlock | undefined {
   return r.aggregate.oneWayDelay.find((b) => b.source === source);
 }
@@ -170,7 +183,8 @@ export function rankable(
   const sa = a.scenario as unknown as Record<string, unknown>;
   const sb = b.scenario as unknown as Record<string, unknown>;
   for (const key of [...RANKED_SCENARIO_KEYS].sort()) {
-    if (jsonValue(sa[key]) !== jsonValue(sb[key])) return { ok: false, reason: `scenarios differ on ${key}` };
+    if (jsonValue(rankedValue(key, sa[key])) !== jsonValue(rankedValue(key, sb[key])))
+      return { ok: false, reason: `scenarios differ on ${key}` };
   }
   return { ok: true };
 }

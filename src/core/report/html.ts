@@ -9,6 +9,7 @@ import { churnSection } from "./html-churn.ts";
 import { cohortSection } from "./html-cohorts.ts";
 import { chartData } from "./html-data.ts";
 import { type HtmlAssets, htmlPage } from "./html-page.ts";
+import { referenceSection } from "./html-reference.ts";
 import { renderSection } from "./html-render.ts";
 import { escapeHtml, headerFacts, titleOf, verdictSection, viewerTable } from "./html-sections.ts";
 
@@ -84,7 +85,7 @@ ${renderSection(r)}
 <section class="charts">
 ${charts}
 </section>
-${cohortSection(r)}
+${cohortSection(r)}${referenceSection(r)}
 ${audioSection(r)}
 ${churnSection(r)}
 <section class="card"><h2>Viewers</h2><div class="wrap">${viewerTable(r)}</div></section>`,

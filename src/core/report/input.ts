@@ -1,6 +1,7 @@
 // What the report builder is given: everything in run units (nanoseconds, decoded histograms).
 
 import type { PublisherErrorKind } from "../errors.ts";
+import type { ReferenceResult } from "../reference/plan.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
 import type { EncodedHistogram, PublisherAudio, ViewerRecord } from "../types.ts";
@@ -154,4 +155,9 @@ export interface ReportInput extends ClientFigures {
    * (src/main/process/ice-choice.ts)
    */
   autoLoopback?: boolean;
+  /**
+   * each reference viewer's outcome (docs/definitions.md#reference-viewers); absent when the
+   * scenario asked for none
+   */
+  reference?: ReferenceResult[];
 }

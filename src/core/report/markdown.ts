@@ -23,6 +23,7 @@ import {
 } from "./markdown-cells.ts";
 import { churnMarkdown } from "./markdown-churn.ts";
 import { cohortsMarkdown } from "./markdown-cohorts.ts";
+import { referenceMarkdown } from "./markdown-reference.ts";
 import { renderMarkdown } from "./markdown-render.ts";
 import type {
   Aggregate,
@@ -242,6 +243,7 @@ export function reportToMarkdown(r: Report): string {
     ...aggregate(r),
     ...renderMarkdown(r),
     ...cohortsMarkdown(r),
+    ...referenceMarkdown(r),
     ...churnMarkdown(r),
     ...audioMarkdown(r),
     ...publisher(r.publisher),

@@ -96,7 +96,13 @@ export interface MethodContext {
   cohorts?: boolean;
   /** the scenario asked for the audio track (docs/definitions.md#audio-track) */
   audio?: boolean;
+  /** the run carried reference viewers (docs/definitions.md#reference-viewers) */
+  reference?: boolean;
 }
+
+/** The reference viewers' line (docs/definitions.md#reference-viewers, #reference-agreement). */
+const REFERENCE_METHOD =
+  "Reference viewers: libwebrtc M106 (@roamhq/wrtc), each in a process of its own, join beside the load's viewers at t0 on the same WHEP endpoint with the same token and stop at their deadline. Their getStats figures (freezeCount, totalFreezesDuration, pauseCount, totalPausesDuration, framesReceived, framesDecoded, framesDropped, nackCount, pliCount, jitterBufferDelay, jitterBufferEmittedCount) are summed per group beside the render model's, and a line says whether the two agree within the calibration's tolerance: freezes within 1 per 30 s, frozen seconds within 15 % of libwebrtc's (at least 0.25 s) per 30 s. They are not load: no other figure counts them, and reports with and without them rank. A cohort's emulated link is not applied to them, so that cohort's line is not judged.";
 
 /** The audio line (docs/definitions.md#audio-track). */
 const AUDIO_METHOD =
@@ -129,5 +135,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.churn === true) lines.push(CHURN_METHOD);
   if (ctx.cohorts) lines.push(COHORTS_METHOD);
   if (ctx.audio === true) lines.push(AUDIO_METHOD);
+  if (ctx.reference === true) lines.push(REFERENCE_METHOD);
   return lines;
 }

@@ -14,6 +14,7 @@ import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
+import type { ReferenceBlock } from "./reference-types.ts";
 import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 import type { TimelineEntry } from "./timeline-types.ts";
 
@@ -243,6 +244,8 @@ export interface Aggregate {
   churn?: ChurnReport;
   /** our addition: the audio track pooled, or why there is none (docs/definitions.md#audio-track) */
   audio?: PooledAudioBlock;
+  /** our addition: libwebrtc's reference viewers, all of them (docs/definitions.md#reference-viewers) */
+  reference?: ReferenceBlock;
 }
 
 /** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */
@@ -265,6 +268,8 @@ export interface CohortReport {
   render?: PooledRenderBlock;
   /** the emulator's counts summed over the cohort's viewers (absent on the unimpaired entry) */
   link?: LinkRecord;
+  /** the group's libwebrtc reference viewers, when it had any (docs/definitions.md#reference-viewers) */
+  reference?: ReferenceBlock;
 }
 
 export type Topology = "single-process" | "split";

@@ -6,7 +6,7 @@
 import { parseCapacity } from "../capacity/parse.ts";
 import { errorMessage, JsonSyntaxError, ScenarioError } from "../errors.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
-import { parseCohorts, UNIMPAIRED } from "../link/parse.ts";
+import { MAX_REFERENCE_VIEWERS, parseCohorts, UNIMPAIRED } from "../link/parse.ts";
 import { splitCohortKey } from "../thresholds/cohort-figures.ts";
 import { parseThresholds } from "../thresholds/parse.ts";
 import { parseChurn } from "./churn.ts";
@@ -53,6 +53,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["keyframeOnRequest", "bool"],
   ["keyframeRequests", "string"],
   ["audio", "bool"],
+  ["referenceViewers", "int"],
   ["serverVersion", "string"],
   ["plan", "string"],
   ["region", "string"],
@@ -164,7 +165,8 @@ export function normaliseScenario(s: Scenario): Scenario {
   for (const k of ["name", "whip", "bearerEnv", "metrics", ...SERVER_KEYS] as const)
     if (out[k] === "") delete out[k];
   for (const k of ["includeLoopback", "loopbackOnly", "audio"] as const) if (out[k] === false) delete out[k];
-  for (const k of ["rampOffsetMaxSeconds", "warmupSeconds"] as const) if (out[k] === 0) delete out[k];
+  for (const k of ["rampOffsetMaxSeconds", "warmupSeconds", "referenceViewers"] as const)
+    if (out[k] === 0) delete out[k];
   return out;
 }
 
@@ -247,6 +249,10 @@ export function validateScenario(s: Scenario): Scenario {
   const kf: string | undefined = s.keyframeRequests;
   if (kf !== undefined && !(KEYFRAME_REQUESTS as readonly string[]).includes(kf)) {
     fail(`keyframeRequests ${goQuote(kf)} (want ${oneOf(KEYFRAME_REQUESTS)})`);
+  }
+  const refs = s.referenceViewers;
+  if (refs !== undefined && !(Number.isInteger(refs) && refs >= 0 && refs <= MAX_REFERENCE_VIEWERS)) {
+    fail(`referenceViewers must be 0..${MAX_REFERENCE_VIEWERS}`);
   }
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)

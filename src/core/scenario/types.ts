@@ -62,6 +62,11 @@ export interface Scenario {
    * (docs/definitions.md#audio-track); absent: video only
    */
   audio?: boolean;
+  /**
+   * libwebrtc viewers beside the load, per cohort and for the unimpaired viewers, as the run's
+   * reference (docs/definitions.md#reference-viewers); absent or 0: none
+   */
+  referenceViewers?: number;
   /** pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
   /** the capacity search's settings (`whipbench capacity`; other commands ignore it) */

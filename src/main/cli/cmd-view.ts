@@ -1,5 +1,6 @@
 // `whipbench view --whep URL`: its flags; the viewers' run is run/'s (view-command.ts).
 import { type Command, Option } from "commander";
+import { MAX_REFERENCE_VIEWERS } from "../../core/link/parse.ts";
 import { type ViewFlags, viewCommand } from "../run/view-command.ts";
 import { hostPortFlag, intFlag } from "./flags.ts";
 import { addViewerOptions, durationOption, outputOptions, type SetCode } from "./options.ts";
@@ -17,7 +18,13 @@ export function addView(p: Command, setCode: SetCode): void {
     .option("--bearer-env <name>", "environment variable holding a bearer token")
     .option("--metrics <addr>", "serve Prometheus /metrics on this address while the run lasts")
     .option("--include-loopback", "add loopback ICE candidates")
-    .option("--loopback-only", "gather ICE candidates on 127.0.0.1 only");
+    .option("--loopback-only", "gather ICE candidates on 127.0.0.1 only")
+    .addOption(
+      new Option(
+        "--reference-viewers <n>",
+        "libwebrtc viewers beside the viewers, as the run's reference; not load",
+      ).argParser(intFlag("--reference-viewers", 0, MAX_REFERENCE_VIEWERS)),
+    );
   addViewerOptions(c)
     .option("--out <dir>", "report directory", ".")
     .option(

@@ -1,10 +1,11 @@
 // The flags for the main scenario keys (docs/definitions.md#run-flags): `run` takes -n/--viewers,
-// --ramp, --hold, --codec, --audio and --whip/--whep over its scenario's keys (or the built-in
-// relay's default scenario); `capacity` those a search does not set itself. Each bad value exits 2
-// naming its flag, and the report's scenario is the one that ran, flags applied.
+// --ramp, --hold, --reference-viewers, --codec, --audio and --whip/--whep over its scenario's keys
+// (or the built-in relay's default scenario); `capacity` those a search does not set itself. Each
+// bad value exits 2 naming its flag, and the report's scenario is the one that ran, flags applied.
 import { type Command, Option } from "commander";
 import { UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
+import { MAX_REFERENCE_VIEWERS } from "../../core/link/parse.ts";
 import { durationFlag, intFlag } from "./flags.ts";
 
 /** A duration above 0 (parseGoDuration already refuses a negative one and one beyond exact ns). */
@@ -56,6 +57,12 @@ export function addRunKeyOptions(c: Command): Command {
       new Option("--hold <duration>", "hold after the ramp, e.g. 1m (holdSeconds)").argParser(
         positiveDuration("--hold"),
       ),
+    )
+    .addOption(
+      new Option(
+        "--reference-viewers <n>",
+        "libwebrtc viewers beside each cohort's viewers and the unimpaired ones, as the run's reference; not load (referenceViewers)",
+      ).argParser(intFlag("--reference-viewers", 0, MAX_REFERENCE_VIEWERS)),
     );
   return endpointOptions(c);
 }

@@ -6,6 +6,8 @@
 import { Registry } from "prom-client";
 import { cohortSizes } from "../../core/link/assign.ts";
 import { UNIMPAIRED } from "../../core/link/parse.ts";
+import type { ReferenceFigures } from "../../core/reference/figures.ts";
+import { referencePlan } from "../../core/reference/plan.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
 import { buildSchedule } from "../../core/scenario/schedule.ts";
@@ -14,6 +16,7 @@ import type { ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "./log.ts";
 import { type PublisherCounters, RunMetrics } from "./metrics.ts";
 import type { CohortTarget } from "./metrics-cohorts.ts";
+import type { ReferenceTarget } from "./metrics-reference.ts";
 import { type MetricsServer, serveMetrics } from "./metrics-server.ts";
 import { Progress, type ProgressSink } from "./progress.ts";
 import { MetricsPusher, type PushOptions } from "./push.ts";
@@ -47,6 +50,15 @@ function cohortTargets(s: Scenario): { cohorts?: CohortTarget[] } {
       ...cohorts.map((c, i) => ({ name: c.name, viewers: sizes[i] ?? 0 })),
       { name: UNIMPAIRED, viewers: rest },
     ],
+  };
+}
+
+/** The groups with reference viewers and how many each (docs/definitions.md#reference-viewer-metrics). */
+function referenceTargets(s: Scenario): { reference?: ReferenceTarget[] } {
+  const plan = referencePlan(s);
+  if (plan.length === 0) return {};
+  return {
+    reference: plan.map((g) => ({ cohort: g.group === "" ? UNIMPAIRED : g.group, viewers: g.viewers })),
   };
 }
 
@@ -92,6 +104,7 @@ export class LiveRun {
       viewersTarget: opts.scenario.viewers,
       workerLabel: opts.engine.workers === 0 ? () => "main" : (shard) => String(shard),
       ...cohortTargets(opts.scenario),
+      ...referenceTargets(opts.scenario),
     });
     let server: MetricsServer | null = null;
     if (addr !== "") {
@@ -102,6 +115,11 @@ export class LiveRun {
     const live = new LiveRun(opts, metrics, server);
     live.pusher?.start();
     return live;
+  }
+
+  /** A reference viewer's cumulative getStats figures (`group` "" for the unimpaired viewers). */
+  referenceFigures(group: string, index: number, figures: ReferenceFigures): void {
+    this.metrics?.applyReference(group === "" ? UNIMPAIRED : group, index, figures);
   }
 
   /** The publisher whose counters /metrics reads at each scrape. */

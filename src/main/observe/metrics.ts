@@ -3,14 +3,17 @@
 // deltas in their ticks and `applyTick` adds them. Families 1–14 have the reference's names, types,
 // labels and buckets; after them come what the Node engine adds (per-worker event loop and CPU,
 // RSS, kernel UDP receive errors); with cohorts, the per-cohort families come last
-// (metrics-cohorts.ts). No family has a per-viewer label.
+// (metrics-cohorts.ts), then, with reference viewers, theirs (metrics-reference.ts). No family has
+// a per-viewer label.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ReferenceFigures } from "../../core/reference/figures.ts";
 import { pairsTotalNs } from "../../core/report/frozen-seconds.ts";
 import type { DelaySource } from "../../core/report/types.ts";
 import { TICK_COUNTS, type TickCounts } from "../../core/tick-counts.ts";
 import { CohortMetrics, type CohortTarget, type LiveCohortTick } from "./metrics-cohorts.ts";
 import { CountFamilies } from "./metrics-counts.ts";
 import { registerProcessMetrics } from "./metrics-process.ts";
+import { ReferenceMetrics, type ReferenceTarget } from "./metrics-reference.ts";
 
 /** docs/definitions.md#prometheus-metrics bucket bounds, seconds. */
 export const TRANSIT_BUCKETS_S = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
@@ -73,6 +76,8 @@ export interface RunMetricsOptions {
   workerLabel?: (shard: number) => string;
   /** with cohorts: each cohort and "unimpaired" with its assigned viewers (the per-cohort families) */
   cohorts?: readonly CohortTarget[];
+  /** with reference viewers: each group and how many (docs/definitions.md#reference-viewer-metrics) */
+  reference?: readonly ReferenceTarget[];
 }
 
 /** The publisher's packets and frames sent, read from its live counters at each scrape. */
@@ -130,6 +135,7 @@ export class RunMetrics {
   private readonly workerLabel: (shard: number) => string;
   private publisher: PublisherCounters | null = null;
   private readonly cohorts: CohortMetrics | null;
+  private readonly reference: ReferenceMetrics | null;
 
   // long on purpose: one declaration per family, in the exposition's order, reads as the table of
   // families it is (test/unit/prom-text.ts holds the same table); the publisher's sent counters
@@ -194,6 +200,13 @@ export class RunMetrics {
     ({ freezes: this.freezes, frozen: this.frozen } = freezeCounters(registers));
     const cohorts = opts.cohorts ?? [];
     this.cohorts = cohorts.length > 0 ? new CohortMetrics(this.registry, cohorts, DELAY_BUCKETS_S) : null;
+    const reference = opts.reference ?? [];
+    this.reference = reference.length > 0 ? new ReferenceMetrics(this.registry, reference) : null;
+  }
+
+  /** A reference viewer's cumulative getStats figures (`cohort`: its group's name or "unimpaired"). */
+  applyReference(cohort: string, index: number, figures: ReferenceFigures): void {
+    this.reference?.apply(cohort, index, figures);
   }
 
   get contentType(): string {

@@ -113,6 +113,7 @@ export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
           live.tick(entry, ticks);
         },
         onShardTick: (tick) => live.shardTick(tick),
+        onReferenceFigures: (group, index, figures) => live.referenceFigures(group, index, figures),
         onPublisher: (p) => live.setPublisher(p),
         clockPeer: opts.clockPeer,
         sendLogPeer: opts.sendLogPeer,

@@ -41,6 +41,7 @@ export interface ScenarioKeyFlags {
   codec?: "vp8" | "h264";
   /** --audio true, --no-audio false */
   audio?: boolean;
+  referenceViewers?: number;
   whip?: string;
   whep?: string;
 }
@@ -106,6 +107,7 @@ export function applyKeyFlags(s: Scenario, f: ScenarioKeyFlags): { scenario: Sce
     delete out.audio;
     set.push("audio");
   }
+  put("referenceViewers", f.referenceViewers);
   return { scenario: out, set };
 }
 

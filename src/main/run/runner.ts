@@ -8,6 +8,7 @@ import { ClipTable, clipIdentity, createHasher } from "../../core/delay/fingerpr
 import { SendLog } from "../../core/delay/sendlog.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { host } from "../../core/redact.ts";
+import type { ReferenceFigures } from "../../core/reference/figures.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { IceOptions } from "../../net/rtc.ts";
@@ -16,6 +17,7 @@ import { iceFor } from "../process/ice-choice.ts";
 import { audioSide } from "../publisher/audio-side.ts";
 import { Publisher, PublisherError, type PublisherResult } from "../publisher/publisher.ts";
 import type { FrameSent } from "../publisher/send-instant.ts";
+import { ReferenceViewers } from "../reference/reference-viewers.ts";
 import { type HostPort, openSplitPeers } from "../split/split-peers.ts";
 import {
   followedSendSide,
@@ -45,6 +47,8 @@ export interface RunOptions extends PhaseOptions {
   ceiling?: CeilingThresholds;
   /** the wall anchor to share (a many-host coordinator's clock exchange and send log read it too) */
   anchor?: WallAnchor;
+  /** each reading of a reference viewer's getStats figures (docs/definitions.md#reference-viewers) */
+  onReferenceFigures?: (group: string, index: number, figures: ReferenceFigures) => void;
 }
 
 export async function run(opts: RunOptions): Promise<ReportInput> {
@@ -56,11 +60,23 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
   const stopPublisher = new AbortController();
   const streaming =
     send.publisher && !send.publisherFailed ? send.publisher.stream(stopPublisher.signal) : null;
-  const measured = await runMeasuredPhase(opts, clocks, ice, send, split);
+  const reference = ReferenceViewers.forRun({
+    scenario: s,
+    bearer: opts.bearer,
+    log: opts.log,
+    onFigures: opts.onReferenceFigures,
+  });
+  reference?.prepare();
+  await reference?.loaded();
+  const phaseOpts = reference
+    ? { ...opts, onViewersStart: (ms: number) => reference.start(ms, opts.interrupt) }
+    : opts;
+  const measured = await runMeasuredPhase(phaseOpts, clocks, ice, send, split);
+  const referenceResults = await reference?.finish();
   await split?.finish();
   stopPublisher.abort();
   const publisher: PublisherResult | null = streaming ? await streaming : (send.publisher?.result ?? null);
-  return phaseInput({
+  const input = phaseInput({
     command: opts.command,
     interrupted: opts.interrupt.aborted,
     scenario: opts.scenario,
@@ -74,6 +90,7 @@ export async function run(opts: RunOptions): Promise<ReportInput> {
     autoLoopback,
     endMonoNs: monoNs(),
   });
+  return referenceResults ? { ...input, reference: referenceResults } : input;
 }
 
 /** With `whip`: the clip, its send log and the publisher, connected (or failed, with its error). */

@@ -20,6 +20,7 @@ export interface ViewFlags extends RunViewFlags {
   bearerEnv?: string;
   includeLoopback?: boolean;
   loopbackOnly?: boolean;
+  referenceViewers?: number;
 }
 
 export async function viewCommand(flags: ViewFlags): Promise<number> {
@@ -35,6 +36,7 @@ export async function viewCommand(flags: ViewFlags): Promise<number> {
   if (flags.bearerEnv) s.bearerEnv = flags.bearerEnv;
   if (flags.includeLoopback) s.includeLoopback = true;
   if (flags.loopbackOnly) s.loopbackOnly = true;
+  if (flags.referenceViewers) s.referenceViewers = flags.referenceViewers;
   const v = viewValidated(applyOverrides(s, flags));
   return runAndReportHere("view", v, flags, log, {
     clockPeer: flags.clockPeer,
@@ -52,6 +54,7 @@ const VIEW_FLAGS: Record<string, string> = {
   rampOffsetMaxSeconds: "--ramp-offset-max",
   rampOffsetSeed: "--ramp-offset-seed",
   workers: "--workers",
+  referenceViewers: "--reference-viewers",
 };
 
 /**

@@ -53,6 +53,8 @@ export interface PhaseOptions {
    * ours (docs/definitions.md#udp-drops)
    */
   relaySocketDrops?: (() => number | string) | undefined;
+  /** at t0, with the viewers' phase's length (the reference viewers start: main/reference/) */
+  onViewersStart?: (phaseMs: number) => void;
 }
 
 /** The run's clocks, started before anything else: startedAt, the step watch, the resources. */
@@ -191,6 +193,7 @@ async function runViewers(
     schedule = buildSchedule(s);
     t0MonoNs = monoNs();
     log.line(startLine(s));
+    opts.onViewersStart?.(schedule.viewersPhaseNs / 1e6);
   } else {
     ({ schedule, t0MonoNs } = plan);
   }
