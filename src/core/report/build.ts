@@ -64,6 +64,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("viewerSockets", s.viewerSockets),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
     ...nonEmpty("keyframeRequests", s.keyframeRequests),
+    ...nonEmpty("viewerProfile", s.viewerProfile),
     ...(s.audio === true ? { audio: true } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
@@ -212,6 +213,7 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.churn !== undefined ? { churn: true } : {}),
       ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
       ...(input.scenario.audio === true ? { audio: true } : {}),
+      ...(input.scenario.viewerProfile !== undefined ? { viewerProfile: input.scenario.viewerProfile } : {}),
     }),
   };
 }

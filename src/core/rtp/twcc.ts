@@ -111,7 +111,13 @@ export class TwccRecorder {
     return ext;
   }
 
-  private write(senderSsrc: number, mediaSsrc: number, base: number, count: number, refTicks: number): number {
+  private write(
+    senderSsrc: number,
+    mediaSsrc: number,
+    base: number,
+    count: number,
+    refTicks: number,
+  ): number {
     const o = this.out;
     const sym = this.symbols;
     o[1] = 205;

@@ -16,6 +16,7 @@ import {
   RECEIVE_PATHS,
   SCENARIO_DEFAULTS,
   STAMP_SOURCES,
+  VIEWER_PROFILES,
   VIEWER_SOCKETS,
 } from "./defaults.ts";
 import { scanFirstValue } from "./json.ts";
@@ -52,6 +53,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["viewerSockets", "string"],
   ["keyframeOnRequest", "bool"],
   ["keyframeRequests", "string"],
+  ["viewerProfile", "string"],
   ["audio", "bool"],
   ["serverVersion", "string"],
   ["plan", "string"],
@@ -158,6 +160,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.viewerSockets) out.viewerSockets = d.viewerSockets;
   if (out.whip && out.keyframeOnRequest === undefined) out.keyframeOnRequest = d.keyframeOnRequest;
   if (!out.keyframeRequests) out.keyframeRequests = d.keyframeRequests;
+  if (!out.viewerProfile) out.viewerProfile = d.viewerProfile;
   if (out.churn !== undefined && out.churn.minLifetimeSeconds === undefined) {
     out.churn = { ...out.churn, minLifetimeSeconds: out.joinTimeoutSeconds };
   }
@@ -197,7 +200,8 @@ function sane(v: number, perSecond = 1): boolean {
  * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario
  * unchanged or throws ScenarioError. Absent numbers count as Go's zero value. Non-finite or
  * absurdly large values (beyond exact integer ns) fail their key's check with that key's message.
- * `workers`, `receivePath`, `stampSource`, `viewerSockets`, then `keyframeRequests`, are checked last.
+ * `workers`, `receivePath`, `stampSource`, `viewerSockets`, `keyframeRequests`, then `viewerProfile`,
+ * are checked last.
  */
 export function validateScenario(s: Scenario): Scenario {
   const fail = (msg: string): never => {
@@ -247,6 +251,10 @@ export function validateScenario(s: Scenario): Scenario {
   const kf: string | undefined = s.keyframeRequests;
   if (kf !== undefined && !(KEYFRAME_REQUESTS as readonly string[]).includes(kf)) {
     fail(`keyframeRequests ${goQuote(kf)} (want ${oneOf(KEYFRAME_REQUESTS)})`);
+  }
+  const profile: string | undefined = s.viewerProfile;
+  if (profile !== undefined && !(VIEWER_PROFILES as readonly string[]).includes(profile)) {
+    fail(`viewerProfile ${goQuote(profile)} (want ${oneOf(VIEWER_PROFILES)})`);
   }
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)
