@@ -4,7 +4,13 @@
 // the RTX one included, read back by werift's own RTCP parser.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RtcpPacketConverter, RtcpTransportLayerFeedback, RtpHeader, SrtpSession, TransportWideCC } from "werift";
+import {
+  RtcpPacketConverter,
+  RtcpTransportLayerFeedback,
+  RtpHeader,
+  SrtpSession,
+  TransportWideCC,
+} from "werift";
 import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
 import { LeanReceiver } from "../../src/workers/receive/receiver.ts";

@@ -23,6 +23,10 @@ export interface ThreadLeg {
   salt: Uint8Array;
   ssrc: number;
   payloadType: number;
+  /** the leg's rtx (−1: none) and transport-wide sequence number id (0: none), as LegWire */
+  rtxPayloadType: number;
+  rtxSsrc: number;
+  twccId: number;
   absId: number;
   from: number;
 }
@@ -55,6 +59,9 @@ if (port !== null) {
         localMasterSalt: Buffer.from(l.salt),
         ssrc: l.ssrc,
         payloadType: l.payloadType,
+        rtxPayloadType: l.rtxPayloadType,
+        rtxSsrc: l.rtxSsrc,
+        twccId: l.twccId,
         live: () => true,
         sent: () => {},
         onNack: () => {},
