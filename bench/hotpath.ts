@@ -16,6 +16,11 @@
 //               log, so no fingerprint; packet transit and whatever the stamps feed)
 //   run         the whole pipeline as in a `run`: + reassembly, xxhash64 fingerprint, clip
 //               lookup, matcher, delay histograms
+//   run+twcc    run, plus what a browser-profile viewer adds per packet before the pipeline
+//               (docs/definitions.md#transport-feedback): the transport-wide sequence number
+//               found in the packet's header extension (after abs-capture-time, as the relay
+//               writes it) and recorded in the ring, and every 100 ms of arrival time the
+//               feedback message written (its send through werift's sendRtcp is not in it)
 //   bare-nomodel, view-nomodel, run-nomodel
 //               the same without the render model (renderModel: false: no reassembly for the
 //               render model alone, no reference finder, freeze clock or keyframe-request rule),
@@ -45,7 +50,9 @@ import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerpr
 import { SendLog } from "../src/core/delay/sendlog.ts";
 import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
 import { RtpStats } from "../src/core/rtp/stats.ts";
+import { TwccRecorder } from "../src/core/rtp/twcc.ts";
 import type { Codec } from "../src/core/types.ts";
+import { extensionLength, extensionOffset, findExtension } from "../src/workers/receive/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { MS, type Packet, recording, WALL_MINUS_MONO_NS } from "./clip-recording.ts";
 import { median } from "./median.ts";
@@ -72,6 +79,7 @@ type Variant =
   | "bare"
   | "view"
   | "run"
+  | "run+twcc"
   | "bare-nomodel"
   | "view-nomodel"
   | "run-nomodel";
@@ -81,12 +89,13 @@ const VARIANTS: Variant[] = [
   "bare",
   "view",
   "run",
+  "run+twcc",
   "bare-nomodel",
   "view-nomodel",
   "run-nomodel",
 ];
 /** The variant without its -nomodel suffix. */
-const baseOf = (v: Variant): string => v.replace("-nomodel", "");
+const baseOf = (v: Variant): string => v.replace("-nomodel", "").replace("+twcc", "");
 
 interface Sink {
   onPacket(
@@ -133,6 +142,49 @@ class StatsSink implements Sink {
   }
 }
 
+/** A run pipeline behind the transport-wide number's lookup and record, and the feedback's writing. */
+class TwccSink implements Sink {
+  readonly pipeline: ViewerPipeline;
+  private readonly recorder = new TwccRecorder();
+  // a header as the relay writes it: one-byte extensions, abs-capture-time (id 4, 8 bytes) then
+  // the transport-wide number (id 2, 2 bytes), three words
+  private readonly header = Buffer.from([
+    0x90, 96, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xbe, 0xde, 0, 3, 0x47, 1, 2, 3, 4, 5, 6, 7, 8, 0x21, 0, 0,
+  ]);
+  private transportSeq = 0;
+  private flushAtNs = -1;
+  messages = 0;
+  constructor(pipeline: ViewerPipeline) {
+    this.pipeline = pipeline;
+  }
+  onPacket(
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+    arrivalNs: number,
+    captureWallNs: number,
+  ): void {
+    const h = this.header;
+    // the sender's part: this packet's number in its header
+    const t = this.transportSeq;
+    this.transportSeq = (t + 1) & 0xffff;
+    h[26] = t >>> 8;
+    h[27] = t & 0xff;
+    // the receiver's part (receiver.ts transportSeq, twcc-sender.ts)
+    const found = findExtension(h, h.length, 2);
+    if (found >= 0 && extensionLength(found) >= 2) {
+      const at = extensionOffset(found);
+      this.recorder.onPacket((h[at]! << 8) | h[at + 1]!, arrivalNs);
+    }
+    if (arrivalNs >= this.flushAtNs) {
+      if (this.flushAtNs >= 0) while (this.recorder.next(1, 2) > 0) this.messages++;
+      this.flushAtNs = arrivalNs + 100 * MS;
+    }
+    this.pipeline.onPacket(seq, ts, marker, payload, arrivalNs, captureWallNs);
+  }
+}
+
 interface Context {
   codec: Codec;
   hasher: Hasher;
@@ -146,7 +198,7 @@ function sinks(ctx: Context, variant: Variant, log: SendLog): Sink[] {
     if (variant === "loop") return new NullSink();
     if (variant === "rtpstats") return new StatsSink(ctx.codec, postNs);
     const full = baseOf(variant) === "run";
-    return new ViewerPipeline({
+    const pipeline = new ViewerPipeline({
       codec: ctx.codec,
       stallNs: 500 * MS,
       excludeFirstNs: 0,
@@ -158,6 +210,7 @@ function sinks(ctx: Context, variant: Variant, log: SendLog): Sink[] {
       absCaptureNegotiated: baseOf(variant) !== "bare",
       renderModel: !variant.endsWith("-nomodel"),
     });
+    return variant === "run+twcc" ? new TwccSink(pipeline) : pipeline;
   });
 }
 
@@ -217,11 +270,13 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
     if (t instanceof NullSink && !Number.isFinite(t.sum)) throw new Error("loop: no work seen");
     if (t instanceof StatsSink && t.received() !== n)
       throw new Error(`${variant}: ${t.received()} of ${n} received`);
-    if (!(t instanceof ViewerPipeline)) continue;
-    const r = t.finish();
+    if (t instanceof TwccSink && t.messages < 1) throw new Error(`${variant}: no feedback written`);
+    const p = t instanceof TwccSink ? t.pipeline : t;
+    if (!(p instanceof ViewerPipeline)) continue;
+    const r = p.finish();
     if (r.rtp.received !== n || r.rtp.lost !== 0)
       throw new Error(`${variant}: received ${r.rtp.received} of ${n}`);
-    if (!t.joined) throw new Error(`${variant}: never joined`);
+    if (!p.joined) throw new Error(`${variant}: never joined`);
     const d = r.oneWayDelay;
     // the render model saw a clean stream: every frame but the first shown, no freeze
     if (!variant.endsWith("-nomodel") && (r.render.freezes !== 0 || r.render.framesShown < 2)) {
@@ -315,6 +370,10 @@ async function main(): Promise<void> {
       `${c}: run pipeline minus harness ${fixed(cpu("run") - cpu("loop"), 3)} µs CPU per packet ` +
         `(DESIGN budget: under 3); of which everything past the statistics (reassembly, hash, match, histograms, transit) ` +
         `${fixed(cpu("run") - cpu("bare"), 3)} µs at ${(ctx.packets.length / frames).toFixed(2)} packets per frame`,
+    );
+    console.log(
+      `${c}: transport-wide number recorded and feedback written (run+twcc minus run): ` +
+        `${fixed(cpu("run+twcc") - cpu("run"), 3)} µs CPU per packet (issue 39's budget: 0.5)`,
     );
     const model = (v: "bare" | "view" | "run") => fixed(cpu(v) - cpu(`${v}-nomodel`), 3);
     console.log(
