@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import type { ViewerProfile } from "../../src/core/scenario/defaults.ts";
+import type { ReceivePath, ViewerProfile } from "../../src/core/scenario/defaults.ts";
 import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
@@ -19,6 +19,7 @@ import { BEARER_SECRET, shortScenario } from "./harness.ts";
 async function lossyRun(
   send: "native" | "werift",
   viewerProfile: ViewerProfile,
+  receivePath: ReceivePath = "arena",
 ): Promise<{ report: Report; legs: number[][]; relay: Relay }> {
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: false },
@@ -29,7 +30,7 @@ async function lossyRun(
   const base = await relay.listen();
   const legs: number[][] = [];
   try {
-    const s = normaliseScenario(shortScenario(base, { viewers: 2, viewerProfile }));
+    const s = normaliseScenario(shortScenario(base, { viewers: 2, viewerProfile, receivePath }));
     validateScenario(s);
     const input = await run({
       command: "run",
@@ -83,6 +84,23 @@ for (const send of ["native", "werift"] as const)
     assert.equal(last.length, 2, "both legs seen open at a tick");
     for (const n of last) assert.ok(n > 10, `the relay received ${n} messages on a leg`);
     assert.match(r.method.join("\n"), /Viewer profile: browser/);
+  });
+
+for (const receivePath of ["lean", "werift"] as const)
+  test(`browser profile on the ${receivePath} receive path: the same feedback and the same repair`, async () => {
+    const { report: r } = await lossyRun("native", "browser", receivePath);
+    const joined = (r.viewers ?? []).filter((v) => v.joined);
+    assert.equal(joined.length, 2);
+    for (const v of joined) {
+      const perSecond = v.transportFeedbackSent / v.rtp.receivingSeconds;
+      console.log(
+        `${receivePath}: viewer ${v.id} ${perSecond.toFixed(1)} feedback/s, ${v.rtxReceived} RTX, lost ${v.rtp.lost}`,
+      );
+      assert.ok(perSecond >= 7 && perSecond <= 13, `${perSecond}/s`);
+      assert.ok(v.rtxReceived > 0);
+      assert.equal(v.rtp.lost, 0);
+    }
+    assert.equal(r.client.workers?.[0]?.receivePath, receivePath);
   });
 
 test("minimal profile: no transport-cc, no rtx; the repair comes on the media SSRC", async () => {
