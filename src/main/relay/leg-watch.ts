@@ -25,12 +25,15 @@ export interface LegWatch {
 }
 
 export function watchLeg(pc: RTCPeerConnection, leg: Leg, stream: Stream, w: LegWatch): void {
-  onTransportFeedback(leg.tr, () => leg.feedback++);
+  let counting = false;
   w.later(w.connectMs ?? LEG_CONNECT_MS, () => {
     if (!leg.sending) w.end();
   });
   pc.connectionStateChange.subscribe((state) => {
     if (state === "connected") {
+      // the transport the leg's RTCP arrives on, once connected (as its keyframe requests)
+      if (!counting) onTransportFeedback(leg.tr, () => leg.feedback++);
+      counting = true;
       leg.sending = true;
       w.connected();
     }
