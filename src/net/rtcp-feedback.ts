@@ -24,7 +24,10 @@ export function keyframeRequestOf(p: RtcpPacket): KeyframeRequestKind | null {
 /** RTPFB (205) with FMT 15: transport-wide feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01). */
 const TRANSPORT_FEEDBACK_FORMAT = 15;
 
-/** Calls `on` for every transport feedback message that reaches the transceiver's transport; returns the unsubscribe. */
+/**
+ * Calls `on` for every transport feedback message that reaches the transceiver's transport;
+ * returns the unsubscribe.
+ */
 export function onTransportFeedback(tr: RTCRtpTransceiver, on: () => void): () => void {
   const { unSubscribe } = tr.dtlsTransport.onRtcp.subscribe((p) => {
     if (p.type !== RtcpTransportLayerFeedback.type) return;

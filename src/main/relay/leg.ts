@@ -44,7 +44,10 @@ export interface Leg {
   threaded?: boolean;
 }
 
-/** A viewer leg's peer: the stream's codec with transport-cc and its rtx, abs-capture-time and the transport-wide number. */
+/**
+ * A viewer leg's peer: the stream's codec with transport-cc and its rtx, abs-capture-time and the
+ * transport-wide sequence number.
+ */
 export function legPeer(ice: IceOptions, codec: "vp8" | "h264"): RTCPeerConnection {
   const codecs = videoCodecs(codec, { transportCc: true, rtx: true });
   return newPeer(ice, codecs, [ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI]);
