@@ -16,6 +16,12 @@
 //               log, so no fingerprint; packet transit and whatever the stamps feed)
 //   run         the whole pipeline as in a `run`: + reassembly, xxhash64 fingerprint, clip
 //               lookup, matcher, delay histograms
+//   twcc        loop, plus only what run+twcc adds (below): that work's own cost is twcc − loop
+//   run+twcc    run, plus what a browser-profile viewer adds per packet before the pipeline
+//               (docs/definitions.md#transport-feedback): the transport-wide sequence number
+//               found in the packet's header extension (after abs-capture-time, as the relay
+//               writes it) and recorded in the ring, and every 100 ms of arrival time the
+//               feedback message written (its send through werift's sendRtcp is not in it)
 //   bare-nomodel, view-nomodel, run-nomodel
 //               the same without the render model (renderModel: false: no reassembly for the
 //               render model alone, no reference finder, freeze clock or keyframe-request rule),
@@ -45,7 +51,9 @@ import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerpr
 import { SendLog } from "../src/core/delay/sendlog.ts";
 import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
 import { RtpStats } from "../src/core/rtp/stats.ts";
+import { TwccRecorder } from "../src/core/rtp/twcc.ts";
 import type { Codec } from "../src/core/types.ts";
+import { extensionLength, extensionOffset, findExtension } from "../src/workers/receive/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { MS, type Packet, recording, WALL_MINUS_MONO_NS } from "./clip-recording.ts";
 import { median } from "./median.ts";
@@ -59,6 +67,8 @@ const { values: args } = parseArgs({
     packets: { type: "string", default: "25000" },
     rounds: { type: "string", default: "5" },
     "alloc-packets": { type: "string", default: "2500" },
+    /** a comma-separated subset of the variants (all when absent) */
+    variants: { type: "string" },
   },
 });
 const VIEWERS = Number(args.viewers);
@@ -68,25 +78,33 @@ const ALLOC_PACKETS = Math.min(Number(args["alloc-packets"]), PACKETS_PER_VIEWER
 
 type Variant =
   | "loop"
+  | "twcc"
   | "rtpstats"
   | "bare"
   | "view"
   | "run"
+  | "run+twcc"
   | "bare-nomodel"
   | "view-nomodel"
   | "run-nomodel";
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   "loop",
+  "twcc",
   "rtpstats",
   "bare",
   "view",
   "run",
+  "run+twcc",
   "bare-nomodel",
   "view-nomodel",
   "run-nomodel",
 ];
+const VARIANTS: Variant[] =
+  args.variants === undefined
+    ? ALL_VARIANTS
+    : ALL_VARIANTS.filter((v) => (args.variants ?? "").split(",").includes(v));
 /** The variant without its -nomodel suffix. */
-const baseOf = (v: Variant): string => v.replace("-nomodel", "");
+const baseOf = (v: Variant): string => v.replace("-nomodel", "").replace("+twcc", "");
 
 interface Sink {
   onPacket(
@@ -133,6 +151,49 @@ class StatsSink implements Sink {
   }
 }
 
+/** A sink behind the transport-wide number's lookup and record, and the feedback's writing. */
+class TwccSink implements Sink {
+  readonly pipeline: Sink;
+  private readonly recorder = new TwccRecorder();
+  // a header as the relay writes it: one-byte extensions, abs-capture-time (id 4, 8 bytes) then
+  // the transport-wide number (id 2, 2 bytes), three words
+  private readonly header = Buffer.from([
+    0x90, 96, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xbe, 0xde, 0, 3, 0x47, 1, 2, 3, 4, 5, 6, 7, 8, 0x21, 0, 0,
+  ]);
+  private transportSeq = 0;
+  private flushAtNs = -1;
+  messages = 0;
+  constructor(pipeline: Sink) {
+    this.pipeline = pipeline;
+  }
+  onPacket(
+    seq: number,
+    ts: number,
+    marker: boolean,
+    payload: Uint8Array,
+    arrivalNs: number,
+    captureWallNs: number,
+  ): void {
+    const h = this.header;
+    // the sender's part: this packet's number in its header
+    const t = this.transportSeq;
+    this.transportSeq = (t + 1) & 0xffff;
+    h[26] = t >>> 8;
+    h[27] = t & 0xff;
+    // the receiver's part (receiver.ts transportSeq, twcc-sender.ts)
+    const found = findExtension(h, h.length, 2);
+    if (found >= 0 && extensionLength(found) >= 2) {
+      const at = extensionOffset(found);
+      this.recorder.onPacket((h[at]! << 8) | h[at + 1]!, arrivalNs);
+    }
+    if (arrivalNs >= this.flushAtNs) {
+      if (this.flushAtNs >= 0) while (this.recorder.next(1, 2) > 0) this.messages++;
+      this.flushAtNs = arrivalNs + 100 * MS;
+    }
+    this.pipeline.onPacket(seq, ts, marker, payload, arrivalNs, captureWallNs);
+  }
+}
+
 interface Context {
   codec: Codec;
   hasher: Hasher;
@@ -144,9 +205,10 @@ function sinks(ctx: Context, variant: Variant, log: SendLog): Sink[] {
   const postNs = ctx.packets[0]!.arrivalNs - 50 * MS;
   return Array.from({ length: VIEWERS }, (): Sink => {
     if (variant === "loop") return new NullSink();
+    if (variant === "twcc") return new TwccSink(new NullSink());
     if (variant === "rtpstats") return new StatsSink(ctx.codec, postNs);
     const full = baseOf(variant) === "run";
-    return new ViewerPipeline({
+    const pipeline = new ViewerPipeline({
       codec: ctx.codec,
       stallNs: 500 * MS,
       excludeFirstNs: 0,
@@ -158,6 +220,7 @@ function sinks(ctx: Context, variant: Variant, log: SendLog): Sink[] {
       absCaptureNegotiated: baseOf(variant) !== "bare",
       renderModel: !variant.endsWith("-nomodel"),
     });
+    return variant === "run+twcc" ? new TwccSink(pipeline) : pipeline;
   });
 }
 
@@ -214,14 +277,17 @@ async function measure(ctx: Context, variant: Variant, count: number): Promise<W
 /** The bench measures nothing unless the work really happened: every frame sampled, none lost. */
 function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void {
   for (const t of targets) {
-    if (t instanceof NullSink && !Number.isFinite(t.sum)) throw new Error("loop: no work seen");
+    const inner = t instanceof TwccSink ? t.pipeline : t;
+    if (inner instanceof NullSink && !Number.isFinite(inner.sum)) throw new Error("loop: no work seen");
     if (t instanceof StatsSink && t.received() !== n)
       throw new Error(`${variant}: ${t.received()} of ${n} received`);
-    if (!(t instanceof ViewerPipeline)) continue;
-    const r = t.finish();
+    if (t instanceof TwccSink && t.messages < 1) throw new Error(`${variant}: no feedback written`);
+    const p = inner;
+    if (!(p instanceof ViewerPipeline)) continue;
+    const r = p.finish();
     if (r.rtp.received !== n || r.rtp.lost !== 0)
       throw new Error(`${variant}: received ${r.rtp.received} of ${n}`);
-    if (!t.joined) throw new Error(`${variant}: never joined`);
+    if (!p.joined) throw new Error(`${variant}: never joined`);
     const d = r.oneWayDelay;
     // the render model saw a clean stream: every frame but the first shown, no freeze
     if (!variant.endsWith("-nomodel") && (r.render.freezes !== 0 || r.render.framesShown < 2)) {
@@ -315,6 +381,11 @@ async function main(): Promise<void> {
       `${c}: run pipeline minus harness ${fixed(cpu("run") - cpu("loop"), 3)} µs CPU per packet ` +
         `(DESIGN budget: under 3); of which everything past the statistics (reassembly, hash, match, histograms, transit) ` +
         `${fixed(cpu("run") - cpu("bare"), 3)} µs at ${(ctx.packets.length / frames).toFixed(2)} packets per frame`,
+    );
+    console.log(
+      `${c}: transport-wide number recorded and feedback written: twcc minus loop ` +
+        `${fixed(cpu("twcc") - cpu("loop"), 3)}, run+twcc minus run ${fixed(cpu("run+twcc") - cpu("run"), 3)} ` +
+        "µs CPU per packet (issue 39's budget: 0.5)",
     );
     const model = (v: "bare" | "view" | "run") => fixed(cpu(v) - cpu(`${v}-nomodel`), 3);
     console.log(

@@ -74,6 +74,18 @@ export const TICK_COUNTS = [
     metric: "whipbench_rtp_bytes_received_total",
     help: "RTP payload bytes read by all viewers.",
   },
+  {
+    key: "transportFeedbackSent",
+    kind: "delta",
+    metric: "whipbench_transport_feedback_sent_total",
+    help: "RTCP transport feedback messages (transport-cc) written by all viewers.",
+  },
+  {
+    key: "rtxReceived",
+    kind: "delta",
+    metric: "whipbench_rtx_packets_received_total",
+    help: "Retransmissions received on the RTX payload type by all viewers.",
+  },
 ] as const satisfies readonly TickCountSpec[];
 
 type Spec = (typeof TICK_COUNTS)[number];

@@ -156,6 +156,10 @@ export interface ViewerRecord {
   firstKeyframeNs?: number;
   rtp: RtpReport;
   nacksSent: number;
+  /** RTCP transport feedback messages the viewer wrote (docs/definitions.md#transport-feedback) */
+  transportFeedbackSent: number;
+  /** retransmissions received on the RTX payload type (docs/definitions.md#rtx-received) */
+  rtxReceived: number;
   oneWayDelay: OneWayDelayCounters;
   oneWayDelayBlocker: OneWayDelayBlocker;
   /** histograms of one-way delay: all samples, keyframe samples, delta-frame samples */

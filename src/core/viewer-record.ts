@@ -29,6 +29,8 @@ export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
       keyframeIntervalMaxS: 0,
     },
     nacksSent: 0,
+    transportFeedbackSent: 0,
+    rtxReceived: 0,
     oneWayDelay: { frameEnd: "", ...NO_FINGERPRINT },
     oneWayDelayBlocker: hasSendLog ? { kind: "no_track" } : { kind: "no_send_log" },
     delayHist: EMPTY_HIST,

@@ -2,6 +2,7 @@
 // header extension (docs/definitions.md#webrtc-configuration), host-only ICE with no STUN,
 // loopback-only gathering, non-trickle gathering; each setting's reason is given beside it.
 import { IceGatheringError } from "../core/errors.ts";
+import type { ViewerProfile } from "../core/scenario/defaults.ts";
 import {
   MediaStream,
   RTCPeerConnection,
@@ -13,6 +14,23 @@ import {
 import { patchWerift } from "./werift/patches.ts";
 
 export const ABS_CAPTURE_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
+export const TRANSPORT_CC_URI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01";
+export const ABS_SEND_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time";
+export const SDES_MID_URI = "urn:ietf:params:rtp-hdrext:sdes:mid";
+
+/**
+ * What a viewer offers and honours (docs/definitions.md#viewer-profile): `browser` offers what
+ * libwebrtc offers for a receive-only video section as far as the viewer honours it (transport-cc
+ * with the transport-wide sequence number, rtx per codec, sdes:mid, abs-send-time) beside
+ * abs-capture-time; `minimal` keeps abs-capture-time alone, no transport-cc and no rtx.
+ */
+export type { ViewerProfile };
+
+/** The video header extensions of a viewer's offer, in the order of their ids. */
+export function viewerExtensions(profile: ViewerProfile): string[] {
+  if (profile === "minimal") return [ABS_CAPTURE_TIME_URI];
+  return [ABS_SEND_TIME_URI, TRANSPORT_CC_URI, SDES_MID_URI, ABS_CAPTURE_TIME_URI];
+}
 
 export interface IceOptions {
   /** gather one host candidate on 127.0.0.1 only and pair only 127.0.0.1 candidates */
@@ -21,31 +39,62 @@ export interface IceOptions {
   includeLoopback: boolean;
 }
 
-const feedback = () => [
+/** A video codec's RTCP feedback types; transport-cc in libwebrtc's place where it is offered. */
+const feedback = (transportCc: boolean) => [
   { type: "goog-remb" },
+  ...(transportCc ? [{ type: "transport-cc" }] : []),
   { type: "ccm", parameter: "fir" },
   { type: "nack" },
   { type: "nack", parameter: "pli" },
 ];
 
-export function videoCodecs(which: "vp8" | "h264" | "viewer"): RTCRtpCodecParameters[] {
+/** What a video codec list carries beside the codecs: transport-cc and an rtx codec per codec. */
+export interface VideoCodecExtras {
+  transportCc: boolean;
+  rtx: boolean;
+}
+
+const NONE: VideoCodecExtras = { transportCc: false, rtx: false };
+
+/** The extras of a viewer profile (docs/definitions.md#viewer-profile). */
+export function viewerCodecExtras(profile: ViewerProfile): VideoCodecExtras {
+  return profile === "browser" ? { transportCc: true, rtx: true } : NONE;
+}
+
+/** RFC 4588 retransmission of payload type `apt`, on payload type `pt`. */
+function rtx(pt: number, apt: number): RTCRtpCodecParameters {
+  return new RTCRtpCodecParameters({
+    mimeType: "video/rtx",
+    clockRate: 90000,
+    payloadType: pt,
+    parameters: `apt=${apt}`,
+  });
+}
+
+export function videoCodecs(
+  which: "vp8" | "h264" | "viewer",
+  extras: VideoCodecExtras = NONE,
+): RTCRtpCodecParameters[] {
   const vp8 = new RTCRtpCodecParameters({
     mimeType: "video/VP8",
     clockRate: 90000,
     payloadType: 96,
-    rtcpFeedback: feedback(),
+    rtcpFeedback: feedback(extras.transportCc),
   });
   const h264 = (pt: number, profile: string) =>
     new RTCRtpCodecParameters({
       mimeType: "video/H264",
       clockRate: 90000,
       payloadType: pt,
-      rtcpFeedback: feedback(),
+      rtcpFeedback: feedback(extras.transportCc),
       parameters: `level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=${profile}`,
     });
-  if (which === "vp8") return [vp8];
-  if (which === "h264") return [h264(102, "42e01f"), h264(104, "42001f")];
-  return [vp8, h264(102, "42e01f"), h264(104, "42001f")];
+  // each codec followed by its rtx, as libwebrtc lists them (96 rtx 97, 102 rtx 103, 104 rtx 105)
+  const withRtx = (c: RTCRtpCodecParameters[]) =>
+    extras.rtx ? c.flatMap((x) => [x, rtx(x.payloadType + 1, x.payloadType)]) : c;
+  if (which === "vp8") return withRtx([vp8]);
+  if (which === "h264") return withRtx([h264(102, "42e01f"), h264(104, "42001f")]);
+  return withRtx([vp8, h264(102, "42e01f"), h264(104, "42001f")]);
 }
 
 /**
@@ -64,14 +113,18 @@ export function audioCodecs(): RTCRtpCodecParameters[] {
   ];
 }
 
-export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnectionConfig {
+export function peerConfig(
+  ice: IceOptions,
+  codecs: RTCRtpCodecParameters[],
+  videoExtensions: readonly string[] = [ABS_CAPTURE_TIME_URI],
+): RTCPeerConnectionConfig {
   const config: RTCPeerConnectionConfig = {
     iceServers: [],
     codecs: { video: codecs, audio: audioCodecs() },
     // one transport for every track, as browsers do: with werift's max-compat default, an audio
     // m-line's own transport stayed open after bundling and its UDP socket outlived close()
     bundlePolicy: "max-bundle",
-    headerExtensions: { video: [new RTCRtpHeaderExtensionParameters({ uri: ABS_CAPTURE_TIME_URI })] },
+    headerExtensions: { video: videoExtensions.map((uri) => new RTCRtpHeaderExtensionParameters({ uri })) },
   };
   if (ice.loopbackOnly) {
     // werift skips "internal" interfaces; with both families off and 127.0.0.1 added, it gathers
@@ -88,9 +141,13 @@ export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RT
   return config;
 }
 
-export function newPeer(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnection {
+export function newPeer(
+  ice: IceOptions,
+  codecs: RTCRtpCodecParameters[],
+  videoExtensions?: readonly string[],
+): RTCPeerConnection {
   patchWerift();
-  return new RTCPeerConnection(peerConfig(ice, codecs));
+  return new RTCPeerConnection(peerConfig(ice, codecs, videoExtensions));
 }
 
 /**
@@ -143,6 +200,11 @@ export function sdpHasExtension(sdp: string, uri: string): boolean {
 
 /** The negotiated extension id of abs-capture-time on a transceiver's sender/receiver, or 0. */
 export function absCaptureId(extensions: readonly { id: number; uri: string }[]): number {
-  for (const e of extensions) if (e.uri === ABS_CAPTURE_TIME_URI) return e.id;
+  return extensionId(extensions, ABS_CAPTURE_TIME_URI);
+}
+
+/** The negotiated id of the extension `uri` on a transceiver's sender/receiver, or 0. */
+export function extensionId(extensions: readonly { id: number; uri: string }[], uri: string): number {
+  for (const e of extensions) if (e.uri === uri) return e.id;
   return 0;
 }

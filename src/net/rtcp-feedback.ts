@@ -4,7 +4,12 @@
 // because werift's router hands a FIR (media SSRC 0) to no sender.
 
 import type { KeyframeRequestKind } from "../core/clip/keyframe-requests.ts";
-import { type RTCRtpTransceiver, type RtcpPacket, RtcpPayloadSpecificFeedback } from "./werift/api.ts";
+import {
+  type RTCRtpTransceiver,
+  type RtcpPacket,
+  RtcpPayloadSpecificFeedback,
+  RtcpTransportLayerFeedback,
+} from "./werift/api.ts";
 
 const PLI_FORMAT = 1;
 const FIR_FORMAT = 4;
@@ -14,6 +19,21 @@ export function keyframeRequestOf(p: RtcpPacket): KeyframeRequestKind | null {
   if (p.type !== RtcpPayloadSpecificFeedback.type) return null;
   const count = (p as RtcpPayloadSpecificFeedback).feedback.count;
   return count === PLI_FORMAT ? "pli" : count === FIR_FORMAT ? "fir" : null;
+}
+
+/** RTPFB (205) with FMT 15: transport-wide feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01). */
+const TRANSPORT_FEEDBACK_FORMAT = 15;
+
+/**
+ * Calls `on` for every transport feedback message that reaches the transceiver's transport;
+ * returns the unsubscribe.
+ */
+export function onTransportFeedback(tr: RTCRtpTransceiver, on: () => void): () => void {
+  const { unSubscribe } = tr.dtlsTransport.onRtcp.subscribe((p) => {
+    if (p.type !== RtcpTransportLayerFeedback.type) return;
+    if ((p as RtcpTransportLayerFeedback).feedback.count === TRANSPORT_FEEDBACK_FORMAT) on();
+  });
+  return unSubscribe;
 }
 
 /**

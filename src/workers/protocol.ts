@@ -11,6 +11,7 @@ import type {
   ReceivePath,
   StampSource,
   StampSourceSeen,
+  ViewerProfile,
   ViewerSockets,
 } from "../core/scenario/defaults.ts";
 import type { CohortTickCounts, TickCounts } from "../core/tick-counts.ts";
@@ -77,6 +78,8 @@ export interface ShardTask {
   viewerSockets?: ViewerSockets;
   /** when viewers ask for a keyframe; absent: SCENARIO_DEFAULTS.keyframeRequests */
   keyframeRequests?: KeyframeRequestMode;
+  /** what viewers offer and honour; absent: SCENARIO_DEFAULTS.viewerProfile */
+  viewerProfile?: ViewerProfile;
   /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
   cohorts?: Cohort[];
   /** viewers receive the audio track (the scenario's `audio`); absent: video only */

@@ -156,6 +156,7 @@ async function shardContext(
     receivePath: task.receivePath ?? SCENARIO_DEFAULTS.receivePath,
     thread,
     keyframeRequests: task.keyframeRequests ?? SCENARIO_DEFAULTS.keyframeRequests,
+    viewerProfile: task.viewerProfile ?? SCENARIO_DEFAULTS.viewerProfile,
     cohorts: task.cohorts ?? [],
     t0MonoNs: task.t0MonoNs,
     ...audioContext(task),

@@ -158,6 +158,8 @@ test("shapes: a real record, tick and profile pass; a wrong type, an unknown key
     final: false,
     packets: 1,
     bytes: 1,
+    transportFeedbackSent: 10,
+    rtxReceived: 1,
     started: 0,
     joined: 0,
     failed: 0,
@@ -230,6 +232,8 @@ test("an agent's worker ticks merge into one: counters summed, the worst thread,
     transitSamples: [],
     freezes: active,
     frozenNs: [3, 1e8 * active, 4, 5e8],
+    transportFeedbackSent: 10 * active,
+    rtxReceived: active,
     thread: { cpuSeconds: 0.5, eventLoopUtilisation: p99 / 10, eventLoopDelayMs: { p50: 1, p99, max: p99 } },
   });
   const m = mergeTicks([t(3, 2, 10), t(4, 7, MAX_LIVE_SAMPLES)]);

@@ -17,6 +17,8 @@ export function goldenInput(): ReportInput {
       deltaMs: [2.5, 3.75, 4.05, 9.95],
       transit: transit([1.25, 1.35, 2.45]),
       nacksSent: 2,
+      transportFeedbackSent: 97,
+      rtxReceived: 3,
       counters: { completeFrames: 9, excludedFrames: 2, invalid: 1, lateCompletedFrames: 1 },
       startOffsetNs: 123_456_789,
       rampOffsetNs: 123_456_789,

@@ -16,6 +16,8 @@ function tick(over: Partial<LiveTick> = {}): LiveTick {
     shard: 0,
     packets: 0,
     bytes: 0,
+    transportFeedbackSent: 0,
+    rtxReceived: 0,
     started: 0,
     joined: 0,
     failed: 0,

@@ -88,6 +88,8 @@ export const SPEC_FAMILIES: [string, string, string[]][] = [
   ["whipbench_viewers_active", "gauge", []],
   ["whipbench_rtp_packets_received_total", "counter", []],
   ["whipbench_rtp_bytes_received_total", "counter", []],
+  ["whipbench_transport_feedback_sent_total", "counter", []],
+  ["whipbench_rtx_packets_received_total", "counter", []],
   ["whipbench_publisher_rtp_packets_sent_total", "counter", []],
   ["whipbench_publisher_frames_sent_total", "counter", []],
   ["whipbench_packet_transit_seconds", "histogram", []],

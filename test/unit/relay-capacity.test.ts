@@ -17,7 +17,7 @@ function fakeLeg(): { leg: Leg; sent: number[] } {
       return Promise.resolve();
     },
   };
-  const leg = { tr: { sender } as unknown as Leg["tr"], absId: 0, sending: true, forwarded: 0 };
+  const leg = { tr: { sender } as unknown as Leg["tr"], absId: 0, sending: true, forwarded: 0, feedback: 0 };
   return { leg, sent };
 }
 

@@ -77,6 +77,37 @@ test("the header written is werift's serialize of the same fields", { skip }, ()
   }
 });
 
+test("with transport-cc and rtx: the transport-wide number after abs-capture-time, a resend on RTX", {
+  skip,
+}, () => {
+  const abs = Buffer.alloc(8, 7);
+  const wire = {
+    ssrc: 0xdeadbeef,
+    payloadType: 96,
+    rtxPayloadType: 97,
+    rtxSsrc: 0x11223344,
+    twccId: 5,
+  } as LegWire;
+  const n = { wire, leg: { absId: 3 }, twccSeq: 65535, rtxSeq: 9 } as unknown as NativeLeg;
+  const p: LegPacket = { seq: 1000, ts: 90000, marker: true, payload: Buffer.alloc(0), abs };
+  const expect = (seq: number, pt: number, ssrc: number, tseq: number) => {
+    const w = new RtpHeader({ sequenceNumber: seq, timestamp: 90000, marker: true, payloadType: pt, ssrc });
+    w.extension = true;
+    w.extensions = [
+      { id: 3, payload: abs },
+      { id: 5, payload: Buffer.from([tseq >>> 8, tseq & 0xff]) },
+    ];
+    return w.serialize(w.serializeSize);
+  };
+  const u = new Uint8Array(64);
+  const h = writeRtp(u, 0, n, p);
+  assert.deepEqual(Buffer.from(u.subarray(0, h)), expect(1000, 96, 0xdeadbeef, 65535));
+  const r = writeRtp(u, 0, n, p, true);
+  assert.deepEqual(Buffer.from(u.subarray(0, r)), expect(9, 97, 0x11223344, 0), "the next numbers, wrapped");
+  assert.equal(n.twccSeq, 1);
+  assert.equal(n.rtxSeq, 10);
+});
+
 test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery beneath, nothing once not live", {
   skip,
 }, async (t) => {
@@ -100,6 +131,9 @@ test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery ben
     localMasterSalt: salt,
     ssrc: 1234,
     payloadType: 100,
+    rtxPayloadType: -1,
+    rtxSsrc: 0,
+    twccId: 0,
     live: () => live,
     sent: (packets) => sent.push(packets),
     onNack: () => {},

@@ -36,6 +36,8 @@ export interface ViewerOpts {
   firstKeyframeMs?: number;
   rtp?: Partial<RtpReport>;
   nacksSent?: number;
+  transportFeedbackSent?: number;
+  rtxReceived?: number;
   keyMs?: number[];
   deltaMs?: number[];
   counters?: Partial<OneWayDelayCounters>;
@@ -106,6 +108,8 @@ export function makeViewer(id: number, o: ViewerOpts = {}): ViewerInput {
     ...(joined ? { iceConnectedNs: 20 * NS } : {}),
     rtp,
     nacksSent: o.nacksSent ?? 0,
+    transportFeedbackSent: o.transportFeedbackSent ?? 0,
+    rtxReceived: o.rtxReceived ?? 0,
     oneWayDelay: counters,
     oneWayDelayBlocker: o.blocker ?? (codec === null ? { kind: "no_track" } : { kind: "none" }),
     delayHist: hist([...keyMs, ...deltaMs]),

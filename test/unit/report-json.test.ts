@@ -110,6 +110,8 @@ describe("JSON (docs/definitions.md#json-layout)", () => {
       "firstKeyframeMs",
       "rtp",
       "nacksSent",
+      "transportFeedbackSent",
+      "rtxReceived",
       "oneWayDelay",
       "packetTransit",
       "render",
@@ -316,15 +318,22 @@ describe("method lines (docs/definitions.md#method-lines)", () => {
       assert.ok(m[delay]!.includes(phrase), phrase);
     }
     assert.ok(m.some((l) => l.includes(DelayHistogram.precisionNote)));
-    assert.equal(m.length, 15);
+    assert.equal(m.length, 16);
+    assert.match(
+      m[3]!,
+      /^Viewer profile: browser: .*transport-cc.*Reports made with different profiles are not ranked/,
+    );
     assert.match(m[transit + 1]!, /^What viewers saw: .*freezeCount .*end gap, never a freeze/);
-    assert.match(m[12]!, /^Clock exchange:/);
-    assert.match(m[13]!, /^Client resources/);
-    assert.match(m[13]!, /instead of peakGoroutines/);
-    assert.match(m[14]!, /^What the client adds: .*receiveLagMs .*an upper bound/);
+    assert.match(m[13]!, /^Clock exchange:/);
+    assert.match(m[14]!, /^Client resources/);
+    assert.match(m[14]!, /instead of peakGoroutines/);
+    assert.match(m[15]!, /^What the client adds: .*receiveLagMs .*an upper bound/);
     const { resources: _resources, ...noResources } = makeInput(healthyViewers(1));
     const bare = buildReport(noResources);
-    assert.equal(bare.method.length, 12);
+    assert.equal(bare.method.length, 13);
+    const minimal = makeInput(healthyViewers(1));
+    minimal.scenario = { ...minimal.scenario, viewerProfile: "minimal" };
+    assert.match(buildReport(minimal).method[3]!, /^Viewer profile: minimal: .*no transport-cc and no rtx/);
   });
 });
 

@@ -324,7 +324,9 @@ describe("one-way delay blocks (docs/definitions.md#one-way-delay)", () => {
     assert.ok(md.includes("exclude first 5s"));
     assert.ok(md.includes("9 excluded as inside each viewer's first 5s"));
     assert.ok(md.includes("3 frames completed late, with 7 NACKs sent"));
-    assert.ok(md.includes("7 NACKs sent, 0 stalls"));
+    assert.ok(
+      md.includes("7 NACKs sent, 0 transport feedback messages sent, 0 RTX packets received, 0 stalls"),
+    );
     assert.ok(md.includes("| loss | NACKs |"));
   });
 });

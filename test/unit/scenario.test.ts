@@ -68,6 +68,9 @@ test("every docs/definitions.md#scenario-validation message, in order", () => {
   rejects(j({ keyframeRequests: "always" }), 'scenario: keyframeRequests "always" (want browser or join)');
   rejects(j({ keyframeRequests: true }), "scenario: keyframeRequests: got true, want a string");
   assert.equal(parse({ ...base, keyframeRequests: "join" }).keyframeRequests, "join");
+  rejects(j({ viewerProfile: "chrome" }), 'scenario: viewerProfile "chrome" (want browser or minimal)');
+  rejects(j({ viewerProfile: 1 }), "scenario: viewerProfile: got 1, want a string");
+  assert.equal(parse({ ...base, viewerProfile: "minimal" }).viewerProfile, "minimal");
   assert.equal(parse({ ...base, excludeFirstSeconds: 3600 }).excludeFirstSeconds, 3600);
   assert.equal(parse({ ...base, rampOffsetSeed: 1, rampOffsetMaxSeconds: 3600 }).rampOffsetMaxSeconds, 3600);
 });
@@ -183,6 +186,7 @@ test("defaults: vp8, warmup 2 only with whip, join 10, stall 500, exclude 5, exp
     receivePath: "arena",
     viewerSockets: "shared",
     keyframeRequests: "browser",
+    viewerProfile: "browser",
   });
   const withWhip = parse({ ...base, whip: WHIP, warmupSeconds: 0 });
   assert.equal(withWhip.warmupSeconds, 2);

@@ -67,6 +67,8 @@ export function buildAggregate(
     lossPercentTotal:
       packetsReceived + packetsLost === 0 ? 0 : (packetsLost / (packetsReceived + packetsLost)) * 100,
     nacksSent: sum((v) => v.nacksSent),
+    transportFeedbackSent: sum((v) => v.transportFeedbackSent),
+    rtxReceived: sum((v) => v.rtxReceived),
     oneWayDelay: [
       pooledDelayBlock(joined, {
         hasSendLog: input.hasSendLog,

@@ -65,6 +65,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("viewerSockets", s.viewerSockets),
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
     ...nonEmpty("keyframeRequests", s.keyframeRequests),
+    ...nonEmpty("viewerProfile", s.viewerProfile),
     ...(s.audio === true ? { audio: true } : {}),
     ...nonZero("referenceViewers", s.referenceViewers),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
@@ -216,6 +217,7 @@ export function buildReport(input: ReportInput): Report {
       ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
       ...(input.scenario.audio === true ? { audio: true } : {}),
       ...(input.reference !== undefined ? { reference: true } : {}),
+      ...(input.scenario.viewerProfile !== undefined ? { viewerProfile: input.scenario.viewerProfile } : {}),
     }),
   };
 }

@@ -84,6 +84,7 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "loopbackOnly",
   "keyframeOnRequest",
   "keyframeRequests",
+  "viewerProfile",
   "audio",
   "cohorts",
   "churn",

@@ -160,7 +160,7 @@ function aggregate(r: Report): string[] {
     lines.push(`Packet transit ${esc(t.reason ?? "")}.`, "");
   }
   lines.push(
-    `Packets: ${a.packetsReceived} received, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 3)}% of expected), ${a.nacksSent} NACKs sent, ${a.stalls} stalls across all viewers.`,
+    `Packets: ${a.packetsReceived} received, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 3)}% of expected), ${a.nacksSent} NACKs sent, ${a.transportFeedbackSent} transport feedback messages sent, ${a.rtxReceived} RTX packets received, ${a.stalls} stalls across all viewers.`,
     "",
   );
   return lines;

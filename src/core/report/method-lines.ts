@@ -10,7 +10,7 @@ export const JOIN_METHOD =
   "Join time is measured from the WHEP POST, sent after host-candidate ICE gathering; the join timeout starts at the POST, so it includes signalling. signalling: the WHEP answer arrives. firstRtp: the first RTP packet arrives. firstKeyframe: the last packet of the first keyframe received complete arrives — no decoder runs, so this is when a frame could first be decoded, not when one was. A viewer has joined when it reaches firstKeyframe within the join timeout. startOffsetMs is when the viewer actually sent its WHEP POST, after the run's t0: its scheduled slot plus its own host-candidate gathering (the worker threads, and what werift, fetch and the hasher set up lazily, are warmed before t0, so no viewer waits for them); a viewer that sent no POST shows its scheduled start. whepFlow says which WHEP exchange the viewer completed: answer (the server answered the viewer's offer with 201) or counter-offer (the server replied 406 with its own offer and took the viewer's answer by PATCH).";
 
 export const LOSS_METHOD =
-  "Loss: expected = highest − first extended sequence number + 1 (RFC 3550 A.1), lost = expected − distinct packets received, so duplicates are not counted. It is measured on the stream the viewer receives, after NACK recovery: RTX is not negotiated, so a retransmission arrives on its original sequence number and counts as received, and lost is what never arrived by the end of the viewer's run. tooLate counts packets more than 65,535 sequence numbers behind the highest, too old to tell from a duplicate. Loss counts from the viewer's first packet; it is not windowed.";
+  "Loss: expected = highest − first extended sequence number + 1 (RFC 3550 A.1), lost = expected − distinct packets received, so duplicates are not counted. It is measured on the stream the viewer receives, after NACK recovery: a retransmission counts as received under its original sequence number, whether it came on the media SSRC or on RTX (RFC 4588, restored before it is counted), and lost is what never arrived by the end of the viewer's run. tooLate counts packets more than 65,535 sequence numbers behind the highest, too old to tell from a duplicate. Loss counts from the viewer's first packet; it is not windowed.";
 
 export const NACK_METHOD =
   "NACKs: nacksSent counts the RTCP generic NACK messages (RFC 4585) a viewer wrote, not the packets they name; a packet still missing is asked for again every 100 ms. The aggregate sums joined viewers only.";
@@ -98,6 +98,8 @@ export interface MethodContext {
   audio?: boolean;
   /** the run carried reference viewers (docs/definitions.md#reference-viewers) */
   reference?: boolean;
+  /** what the viewers offered and honoured; absent: browser, the default */
+  viewerProfile?: "browser" | "minimal";
 }
 
 /** The reference viewers' line (docs/definitions.md#reference-viewers, #reference-agreement). */
@@ -108,12 +110,22 @@ const REFERENCE_METHOD =
 const AUDIO_METHOD =
   "Audio: the publisher sends the Opus clip as a second track, one 20 ms packet at a time on its own schedule, each packet's send instant in an audio send log; every packet is fingerprinted whole (xxhash64 of its payload, no reassembly) and matched to its send as a video frame is, so its delay runs from the send instant to its arrival. Loss and jitter are RFC 3550's at 48 kHz; no NACK is sent for audio. The A/V offset, per second of send instants, is the mean audio delay minus the mean video delay over the seconds holding samples of both. Reports that differ on audio are not ranked.";
 
+/** The viewer profile's line (docs/definitions.md#viewer-profile). */
+export function viewerProfileMethod(profile: "browser" | "minimal"): string {
+  const what =
+    profile === "browser"
+      ? "browser: each viewer offered what libwebrtc M106 offers for a receive-only video section as far as it honours it — transport-cc with the transport-wide sequence number, rtx per codec, sdes:mid, abs-send-time — beside abs-capture-time, sent RTCP transport feedback every 100 ms where transport-cc was negotiated (transportFeedbackSent) and no REMB, and restored each retransmission on the RTX payload type to its original sequence number before loss, NACK and reassembly saw it (rtxReceived)"
+      : "minimal: each viewer offered abs-capture-time alone, no transport-cc and no rtx, sent no transport feedback and no REMB, and took retransmissions on the media SSRC";
+  return `Viewer profile: ${what}. Receiver reports go out every 0.5–1.5 s, drawn uniformly (libwebrtc's for video). Reports made with different profiles are not ranked.`;
+}
+
 /** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */
 export function methodLines(ctx: MethodContext): string[] {
   const lines = [
     JOIN_METHOD,
     LOSS_METHOD,
     NACK_METHOD,
+    viewerProfileMethod(ctx.viewerProfile ?? "browser"),
     JITTER_METHOD,
     !ctx.publisherKnown
       ? KEYFRAME_METHOD_FOREIGN_PUBLISHER

@@ -198,6 +198,9 @@ export interface ViewerReport {
   firstKeyframeMs?: number;
   rtp: RtpReport;
   nacksSent: number;
+  /** ours: docs/definitions.md#transport-feedback and #rtx-received */
+  transportFeedbackSent: number;
+  rtxReceived: number;
   oneWayDelay: ViewerDelayBlock[];
   packetTransit: ViewerTransitBlock;
   /** ours: what it would have seen (docs/definitions.md#viewer-experience-per-viewer) */
@@ -231,6 +234,9 @@ export interface Aggregate {
   packetsLost: number;
   lossPercentTotal: number;
   nacksSent: number;
+  /** ours, summed over joined viewers: docs/definitions.md#transport-feedback, #rtx-received */
+  transportFeedbackSent: number;
+  rtxReceived: number;
   oneWayDelay: PooledDelayBlock[];
   packetTransit: PooledTransitBlock;
   /** ours: what the viewers would have seen (docs/definitions.md#viewer-experience-pooled) */

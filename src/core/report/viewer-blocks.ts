@@ -156,6 +156,8 @@ export function viewerReport(
     ...msIfSet("firstKeyframeMs", v.firstKeyframeNs),
     rtp: rtpBlock(v.rtp),
     nacksSent: v.nacksSent,
+    transportFeedbackSent: v.transportFeedbackSent,
+    rtxReceived: v.rtxReceived,
     oneWayDelay: [
       viewerDelayBlock(v, hasSendLog, clock, clientBound),
       viewerStampBlock(v, clock, clientBound),

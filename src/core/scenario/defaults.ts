@@ -35,6 +35,9 @@ export const VIEWER_SOCKETS: readonly ViewerSockets[] = ["shared", "own"];
  */
 export type KeyframeRequestMode = "browser" | "join";
 export const KEYFRAME_REQUESTS: readonly KeyframeRequestMode[] = ["browser", "join"];
+/** What a viewer offers and honours (docs/definitions.md#viewer-profile). */
+export type ViewerProfile = "browser" | "minimal";
+export const VIEWER_PROFILES: readonly ViewerProfile[] = ["browser", "minimal"];
 
 /** Each default and when it applies (docs/definitions.md#scenario-keys). */
 export const SCENARIO_DEFAULTS = {
@@ -54,4 +57,5 @@ export const SCENARIO_DEFAULTS = {
   /** in a publishing run (with whip) */
   keyframeOnRequest: true,
   keyframeRequests: "browser" as KeyframeRequestMode,
+  viewerProfile: "browser" as ViewerProfile,
 } as const;

@@ -16,6 +16,7 @@ import {
   RECEIVE_PATHS,
   SCENARIO_DEFAULTS,
   STAMP_SOURCES,
+  VIEWER_PROFILES,
   VIEWER_SOCKETS,
 } from "./defaults.ts";
 import { scanFirstValue } from "./json.ts";
@@ -52,6 +53,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["viewerSockets", "string"],
   ["keyframeOnRequest", "bool"],
   ["keyframeRequests", "string"],
+  ["viewerProfile", "string"],
   ["audio", "bool"],
   ["referenceViewers", "int"],
   ["serverVersion", "string"],
@@ -159,6 +161,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   if (!out.viewerSockets) out.viewerSockets = d.viewerSockets;
   if (out.whip && out.keyframeOnRequest === undefined) out.keyframeOnRequest = d.keyframeOnRequest;
   if (!out.keyframeRequests) out.keyframeRequests = d.keyframeRequests;
+  if (!out.viewerProfile) out.viewerProfile = d.viewerProfile;
   if (out.churn !== undefined && out.churn.minLifetimeSeconds === undefined) {
     out.churn = { ...out.churn, minLifetimeSeconds: out.joinTimeoutSeconds };
   }
@@ -199,7 +202,8 @@ function sane(v: number, perSecond = 1): boolean {
  * docs/definitions.md#scenario-validation in order, first failure wins; returns the scenario
  * unchanged or throws ScenarioError. Absent numbers count as Go's zero value. Non-finite or
  * absurdly large values (beyond exact integer ns) fail their key's check with that key's message.
- * `workers`, `receivePath`, `stampSource`, `viewerSockets`, then `keyframeRequests`, are checked last.
+ * `workers`, `receivePath`, `stampSource`, `viewerSockets`, `keyframeRequests`, then `viewerProfile`,
+ * are checked last.
  */
 export function validateScenario(s: Scenario): Scenario {
   const fail = (msg: string): never => {
@@ -253,6 +257,10 @@ export function validateScenario(s: Scenario): Scenario {
   const refs = s.referenceViewers;
   if (refs !== undefined && !(Number.isInteger(refs) && refs >= 0 && refs <= MAX_REFERENCE_VIEWERS)) {
     fail(`referenceViewers must be 0..${MAX_REFERENCE_VIEWERS}`);
+  }
+  const profile: string | undefined = s.viewerProfile;
+  if (profile !== undefined && !(VIEWER_PROFILES as readonly string[]).includes(profile)) {
+    fail(`viewerProfile ${goQuote(profile)} (want ${oneOf(VIEWER_PROFILES)})`);
   }
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)

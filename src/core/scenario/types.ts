@@ -5,7 +5,13 @@ import type { CapacitySpec } from "../capacity/types.ts";
 import type { Cohort } from "../link/types.ts";
 import type { Threshold } from "../thresholds/types.ts";
 import type { ChurnSpec } from "./churn.ts";
-import type { KeyframeRequestMode, ReceivePath, StampSource, ViewerSockets } from "./defaults.ts";
+import type {
+  KeyframeRequestMode,
+  ReceivePath,
+  StampSource,
+  ViewerProfile,
+  ViewerSockets,
+} from "./defaults.ts";
 
 /**
  * docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath`
@@ -57,6 +63,11 @@ export interface Scenario {
    * default) or "join"
    */
   keyframeRequests?: KeyframeRequestMode;
+  /**
+   * what viewers offer and honour (docs/definitions.md#viewer-profile): "browser" (the default:
+   * transport-cc feedback, rtx) or "minimal" (neither)
+   */
+  viewerProfile?: ViewerProfile;
   /**
    * the publisher sends the Opus clip as a second track and viewers receive it
    * (docs/definitions.md#audio-track); absent: video only

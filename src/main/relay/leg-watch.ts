@@ -3,6 +3,7 @@
 // has not connected LEG_CONNECT_MS after its answer, is ended from the server's side as a DELETE
 // would end it, so that a viewer that never got its answer or never sent its DELETE does not keep
 // a session and its socket for the relay's whole life.
+import { onTransportFeedback } from "../../net/rtcp-feedback.ts";
 import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import type { Stream } from "./forward.ts";
 import type { Leg } from "./leg.ts";
@@ -24,11 +25,15 @@ export interface LegWatch {
 }
 
 export function watchLeg(pc: RTCPeerConnection, leg: Leg, stream: Stream, w: LegWatch): void {
+  let counting = false;
   w.later(w.connectMs ?? LEG_CONNECT_MS, () => {
     if (!leg.sending) w.end();
   });
   pc.connectionStateChange.subscribe((state) => {
     if (state === "connected") {
+      // the transport the leg's RTCP arrives on, once connected (as its keyframe requests)
+      if (!counting) onTransportFeedback(leg.tr, () => leg.feedback++);
+      counting = true;
       leg.sending = true;
       w.connected();
     }

@@ -1,9 +1,18 @@
-// One viewer leg of the built-in relay, and the LoseEvery fault: a packet lost beneath the
-// leg's NACK responder, so the responder's resend of that sequence number repairs it (werift's
-// responder on the werift send path, the native fan-out's on the native one: native.ts).
-
+// One viewer leg of the built-in relay, its peer, and the LoseEvery fault: a packet lost beneath
+// the leg's NACK responder, so the responder's resend of that sequence number repairs it (werift's
+// responder on the werift send path, the native fan-out's on the native one: native.ts). A leg
+// negotiates transport-cc and rtx as a browser's server does: each packet it sends carries the
+// leg's next transport-wide sequence number, a resend goes out on RTX, and the transport feedback
+// the viewer sends is counted (docs/definitions.md#built-in-relay).
 import { LossEvery } from "../../core/relay/loss-every.ts";
-import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
+import {
+  ABS_CAPTURE_TIME_URI,
+  type IceOptions,
+  newPeer,
+  TRANSPORT_CC_URI,
+  videoCodecs,
+} from "../../net/rtc.ts";
+import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { type SendRtp, wrapSendRtp } from "../../net/werift/patches.ts";
 import type { FrameCuts } from "./frame-cuts.ts";
 import type { LegFaultState } from "./leg-faults.ts";
@@ -17,6 +26,8 @@ export interface Leg {
   audioForwarded?: number;
   /** negotiated abs-capture-time id on this leg, 0 when not negotiated */
   absId: number;
+  /** RTCP transport feedback messages (transport-cc) the viewer sent on this leg */
+  feedback: number;
   sending: boolean;
   /** packets offered to this leg, for DropEvery */
   forwarded: number;
@@ -32,6 +43,15 @@ export interface Leg {
   native?: NativeLeg;
   /** a relay thread sends this leg's video (threads.ts) */
   threaded?: boolean;
+}
+
+/**
+ * A viewer leg's peer: the stream's codec with transport-cc and its rtx, abs-capture-time and the
+ * transport-wide sequence number.
+ */
+export function legPeer(ice: IceOptions, codec: "vp8" | "h264"): RTCPeerConnection {
+  const codecs = videoCodecs(codec, { transportCc: true, rtx: true });
+  return newPeer(ice, codecs, [ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI]);
 }
 
 /**

@@ -4,14 +4,17 @@
 // leg by leg into one native send arena: the RTP header as werift's sender writes it (the leg's
 // SSRC and payload type, abs-capture-time under the leg's id), the payload copied in once,
 // SRTP-protected in place through OpenSSL, and the leg's packets written with one sendmmsg on
-// the leg's own socket. werift keeps signalling, ICE, DTLS and RTCP: its sender reports count
+// the leg's own socket. Where the leg negotiated them, every packet carries the next
+// transport-wide sequence number and a NACK's resend goes out on RTX (RFC 4588: the RTX SSRC,
+// payload type and sequence number, the original sequence number before the payload), as
+// werift's sender does. werift keeps signalling, ICE, DTLS and RTCP: its sender reports count
 // what we sent, and the leg's NACKs are answered here from the last HISTORY packets sent to it,
 // through LoseEvery as werift's responder is. A resend is counted (the leg's `resent`, werift's
 // retransmittedPacketsSent through the wire) only once the kernel took it: a NACK of a packet no
 // longer in the history, or a resend refused, counts nothing. A leg werift's internals do not fit
 // stays werift's.
 import { batchWrites, SendBatch, WRITE_BATCH, WRITE_SLOT_BYTES } from "../../net/batch-write.ts";
-import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
+import { ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import { openssl } from "../../net/srtp/openssl.ts";
 import { OpensslSrtpSender } from "../../net/srtp/protect.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
@@ -58,6 +61,9 @@ export class NativeLeg {
   readonly history: (LegPacket | undefined)[] = new Array(HISTORY);
   /** NACK resends written for this leg */
   resent = 0;
+  /** the next transport-wide sequence number, and the next RTX sequence number */
+  twccSeq = 1;
+  rtxSeq = 0;
 
   constructor(leg: FanoutLeg, wire: LegWire) {
     this.leg = leg;
@@ -66,34 +72,53 @@ export class NativeLeg {
   }
 }
 
-/** Writes `p`'s clear RTP packet for leg `n` at `u[at..)`; returns the header's length. */
-export function writeRtp(u: Uint8Array, at: number, n: NativeLeg, p: LegPacket): number {
+/**
+ * Writes `p`'s clear RTP packet for leg `n` at `u[at..)` (`rtx`: its RTX header, the caller puts
+ * the original sequence number before the payload); returns the header's length.
+ */
+export function writeRtp(u: Uint8Array, at: number, n: NativeLeg, p: LegPacket, rtx = false): number {
   const w = n.wire;
   const abs = p.abs ?? null;
   const id = n.leg.absId;
-  const ext = abs !== null && id > 0 && abs.length > 0 && abs.length <= 16;
+  const withAbs = abs !== null && id > 0 && abs.length > 0 && abs.length <= 16;
+  const tid = w.twccId > 0 && w.twccId <= 14 ? w.twccId : 0;
+  const ext = withAbs || tid > 0;
+  const seq = rtx ? n.rtxSeq : p.seq;
+  if (rtx) n.rtxSeq = (seq + 1) & 0xffff;
+  const ssrc = rtx ? w.rtxSsrc : w.ssrc;
   u[at] = ext ? 0x90 : 0x80;
-  u[at + 1] = (p.marker ? 0x80 : 0) | w.payloadType;
-  u[at + 2] = p.seq >>> 8;
-  u[at + 3] = p.seq & 0xff;
+  u[at + 1] = (p.marker ? 0x80 : 0) | (rtx ? w.rtxPayloadType : w.payloadType);
+  u[at + 2] = seq >>> 8;
+  u[at + 3] = seq & 0xff;
   u[at + 4] = p.ts >>> 24;
   u[at + 5] = (p.ts >>> 16) & 0xff;
   u[at + 6] = (p.ts >>> 8) & 0xff;
   u[at + 7] = p.ts & 0xff;
-  u[at + 8] = w.ssrc >>> 24;
-  u[at + 9] = (w.ssrc >>> 16) & 0xff;
-  u[at + 10] = (w.ssrc >>> 8) & 0xff;
-  u[at + 11] = w.ssrc & 0xff;
+  u[at + 8] = ssrc >>> 24;
+  u[at + 9] = (ssrc >>> 16) & 0xff;
+  u[at + 10] = (ssrc >>> 8) & 0xff;
+  u[at + 11] = ssrc & 0xff;
   if (!ext) return 12;
-  // RFC 8285 one-byte form: BEDE, length in words, (id, len-1), the payload, zero padding
-  const words = (abs.length + 4) >>> 2;
+  // RFC 8285 one-byte form: BEDE, length in words, each (id, len-1) and its data, zero padding
+  let i = at + 16;
+  if (withAbs) {
+    u[i++] = (id << 4) | (abs.length - 1);
+    u.set(abs, i);
+    i += abs.length;
+  }
+  if (tid > 0) {
+    const t = n.twccSeq;
+    n.twccSeq = (t + 1) & 0xffff;
+    u[i++] = (tid << 4) | 1;
+    u[i++] = t >>> 8;
+    u[i++] = t & 0xff;
+  }
+  const words = (i - at - 16 + 3) >>> 2;
+  for (; i < at + 16 + words * 4; i++) u[i] = 0;
   u[at + 12] = 0xbe;
   u[at + 13] = 0xde;
   u[at + 14] = 0;
   u[at + 15] = words;
-  u[at + 16] = (id << 4) | (abs.length - 1);
-  u.set(abs, at + 17);
-  for (let i = 17 + abs.length; i < 16 + words * 4; i++) u[at + i] = 0;
   return 16 + words * 4;
 }
 
@@ -111,7 +136,7 @@ export class NativeFanout {
 
   /** Takes the leg's video over; returns null, or why werift keeps sending it. */
   attach(leg: AttachableLeg): string | null {
-    const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI]);
+    const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI]);
     if (typeof wire === "string") return wire;
     const n = new NativeLeg(leg, wire);
     // counted when written (flushLeg), not when queued
@@ -172,8 +197,10 @@ export class NativeFanout {
       if (!resend) n.history[p.seq % HISTORY] = p;
       if (b.full) this.send(n);
       const at = b.offset(b.count);
-      const h = writeRtp(u, at, n, p);
-      if (h + p.payload.length + TAG_ROOM > WRITE_SLOT_BYTES) {
+      const rtx = resend && wire.rtxPayloadType >= 0;
+      const osn = rtx ? 2 : 0;
+      const h = writeRtp(u, at, n, p, rtx);
+      if (h + osn + p.payload.length + TAG_ROOM > WRITE_SLOT_BYTES) {
         this.dropped++;
         continue;
       }
@@ -186,9 +213,13 @@ export class NativeFanout {
       }
       // LoseEvery: beneath the NACK responder, so the history above still holds the packet
       if (loss !== undefined && !loss.pass(p.seq)) continue;
-      u.set(p.payload, at + h);
+      if (rtx) {
+        u[at + h] = p.seq >>> 8;
+        u[at + h + 1] = p.seq & 0xff;
+      }
+      u.set(p.payload, at + h + osn);
       this.resendSlot[b.count] = resend ? 1 : 0;
-      b.push(n.srtp.protect(u, at, h, p.payload.length), wire.ip, wire.port);
+      b.push(n.srtp.protect(u, at, h, p.payload.length + osn), wire.ip, wire.port);
     }
     if (b.count > 0) this.send(n);
     pending.length = 0;

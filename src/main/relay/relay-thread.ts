@@ -26,6 +26,10 @@ export interface ThreadLeg {
   salt: Uint8Array;
   ssrc: number;
   payloadType: number;
+  /** the leg's rtx (−1: none) and transport-wide sequence number id (0: none), as LegWire */
+  rtxPayloadType: number;
+  rtxSsrc: number;
+  twccId: number;
   absId: number;
   from: number;
   /** the relay's LoseEvery on this leg (docs/definitions.md#built-in-relay); 0: none */
@@ -63,6 +67,9 @@ if (port !== null) {
         localMasterSalt: Buffer.from(l.salt),
         ssrc: l.ssrc,
         payloadType: l.payloadType,
+        rtxPayloadType: l.rtxPayloadType,
+        rtxSsrc: l.rtxSsrc,
+        twccId: l.twccId,
         live: () => true,
         sent: () => {},
         onNack: () => {},

@@ -22,7 +22,7 @@ import { CapacityGate } from "./capacity.ts";
 import { forward, forwardKeyframeRequests, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { patchAnswer, readBody, reply, sdpReply } from "./http.ts";
-import { installLoss, type Leg } from "./leg.ts";
+import { installLoss, type Leg, legPeer } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
 import { watchLeg } from "./leg-watch.ts";
 import type { RelayOptions } from "./options.ts";
@@ -81,6 +81,8 @@ export class Relay {
   viewers = (name: string): number => this.streams.get(name)?.legs.size ?? 0;
   /** The viewers' keyframe requests (PLI or FIR) sent on to the stream's publisher so far. */
   keyframeRequests = (name: string): number => this.streams.get(name)?.keyframeRequests ?? 0;
+  /** Per leg of the stream still open: the transport feedback messages it sent the relay (leg.ts). */
+  legFeedback = (name: string): number[] => [...(this.streams.get(name)?.legs ?? [])].map((l) => l.feedback);
 
   /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
   legFault = (n: number): LegFaultState | undefined => this.legFaultStates.get(n);
@@ -182,11 +184,8 @@ export class Relay {
   private receivePublisher(stream: Stream, pc: RTCPeerConnection): void {
     pc.onTrack.subscribe((track) => {
       if (receiveAudio(stream, track, this.opts)) return;
-      const mime = (
-        track.codec?.mimeType ??
-        pc.getTransceivers()[0]?.codecs[0]?.mimeType ??
-        ""
-      ).toLowerCase();
+      const negotiated = pc.getTransceivers()[0]?.codecs[0]?.mimeType;
+      const mime = (track.codec?.mimeType ?? negotiated ?? "").toLowerCase();
       stream.codec = mime === "video/h264" ? "h264" : "vp8";
       track.onReceiveRtp.subscribe((rtp, ext) => {
         if (!stream.ready) {
@@ -227,20 +226,20 @@ export class Relay {
     if (this.opts.maxViewers && stream.attempts > this.opts.maxViewers) {
       return reply(res, 503, "viewer limit reached");
     }
-    const pc = newPeer(this.opts.ice, videoCodecs(stream.codec));
+    const pc = legPeer(this.opts.ice, stream.codec);
     const id = `v${this.nextLeg++}`;
     let leg: Leg;
     try {
       if (this.opts.counterOffer) {
         const tr = pc.addTransceiver("video", { direction: "sendonly" });
-        leg = { tr, absId: 0, sending: false, forwarded: 0 };
+        leg = { tr, absId: 0, sending: false, forwarded: 0, feedback: 0 };
         await pc.setLocalDescription(await pc.createOffer());
       } else {
         await pc.setRemoteDescription({ type: "offer", sdp: offer });
         const tr = pc.getTransceivers().find((t) => t.kind === "video");
         if (!tr) throw new RelayOfferError("no video in the offer");
         tr.setDirection("sendonly");
-        leg = { tr, audioTr: legAudio(pc, stream), absId: 0, sending: false, forwarded: 0 };
+        leg = { tr, audioTr: legAudio(pc, stream), absId: 0, sending: false, forwarded: 0, feedback: 0 };
         await pc.setLocalDescription(await pc.createAnswer());
         leg.absId = absCaptureId(tr.headerExtensions);
       }

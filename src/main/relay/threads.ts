@@ -13,7 +13,7 @@
 import { Worker } from "node:worker_threads";
 import { PacketRing } from "../../core/relay/packet-ring.ts";
 import { closeFd, dupFd } from "../../net/batch-write.ts";
-import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
+import { ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import { type LegWire, legWire, ntpNow } from "../../net/werift/leg-wire.ts";
 import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
@@ -97,7 +97,7 @@ export class RelayThreads {
   attach(leg: Leg): string | null {
     const live = this.workers.filter((w) => !this.dead.has(w));
     if (live.length === 0) return "every relay thread stopped";
-    const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI]);
+    const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI]);
     if (typeof wire === "string") return wire;
     // the thread sends on a descriptor of its own, closed when it lets the leg go
     const fd = dupFd(wire.fd);
@@ -115,6 +115,9 @@ export class RelayThreads {
       salt: new Uint8Array(wire.localMasterSalt),
       ssrc: wire.ssrc,
       payloadType: wire.payloadType,
+      rtxPayloadType: wire.rtxPayloadType,
+      rtxSsrc: wire.rtxSsrc,
+      twccId: wire.twccId,
       absId: leg.absId,
       from: count,
       loseEvery: leg.loss?.every ?? 0,

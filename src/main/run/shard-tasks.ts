@@ -60,6 +60,7 @@ export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
       ...(s.stampSource !== undefined ? { stampSource: s.stampSource } : {}),
       ...(s.viewerSockets !== undefined ? { viewerSockets: s.viewerSockets } : {}),
       ...(s.keyframeRequests !== undefined ? { keyframeRequests: s.keyframeRequests } : {}),
+      ...(s.viewerProfile !== undefined ? { viewerProfile: s.viewerProfile } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
       ...(s.audio === true ? { audio: true, audioLog: opts.audioLog ?? null } : {}),
     });

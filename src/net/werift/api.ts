@@ -13,6 +13,7 @@ export {
   RTCRtpCodecParameters,
   RTCRtpHeaderExtensionParameters,
   RtcpPayloadSpecificFeedback,
+  RtcpTransportLayerFeedback,
   RtpHeader,
   RtpPacket,
 } from "werift";

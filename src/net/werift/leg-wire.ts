@@ -5,7 +5,7 @@
 // from the fan-out's history instead of werift's cache. werift 0.25.2 internals used:
 // RTCDtlsTransport.{srtp.config.{profile, keys.localMasterKey, keys.localMasterSalt},
 // iceTransport.connection.{nominated.{remoteAddr, protocol.transport.socket}, canSendApplicationData}};
-// RTCRtpSender.{ssrc, codec.payloadType, headerExtensions, rtxPayloadType, redRedundantPayloadType,
+// RTCRtpSender.{ssrc, codec.payloadType, headerExtensions, rtxPayloadType, rtxSsrc, redRedundantPayloadType,
 // stopped, ntpTimestamp, rtpTimestamp, octetCount, packetCount, headerBytesSent, nackCount,
 // retransmittedPacketsSent, onGenericNack, runRtcp, handleRtcpPacket}. A leg where any of it is not
 // so is sent by werift as before, with the reason.
@@ -13,6 +13,7 @@ import { isIPv4 } from "node:net";
 import { GenericNack, ntpTime, type RTCRtpTransceiver, RtcpTransportLayerFeedback, uint32Add } from "werift";
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
 import { socketFd } from "../kernel.ts";
+import { TRANSPORT_CC_URI } from "../rtc.ts";
 
 /** A leg's sending side, taken over from werift. */
 export interface LegWire {
@@ -25,6 +26,11 @@ export interface LegWire {
   localMasterSalt: Buffer;
   ssrc: number;
   payloadType: number;
+  /** the negotiated rtx payload type (RFC 4588) and the sender's RTX SSRC; −1: no rtx */
+  rtxPayloadType: number;
+  rtxSsrc: number;
+  /** the transport-wide sequence number's extension id, 0 when not negotiated */
+  twccId: number;
   /** werift would still send media on this leg now (consent held, the same pair nominated) */
   live(): boolean;
   /** Counts packets sent as werift's sender counts its own (its sender reports read them). */
@@ -41,8 +47,9 @@ export interface LegWire {
 interface Sender {
   ssrc?: unknown;
   codec?: { payloadType?: unknown };
-  headerExtensions?: { uri?: unknown }[];
+  headerExtensions?: { uri?: unknown; id?: unknown }[];
   rtxPayloadType?: unknown;
+  rtxSsrc?: unknown;
   redRedundantPayloadType?: unknown;
   stopped?: boolean;
   ntpTimestamp: bigint;
@@ -67,6 +74,12 @@ interface Dtls {
   iceTransport?: { connection?: { nominated?: Pair; canSendApplicationData?: () => boolean } };
 }
 
+/** The id of a negotiated header extension on the sender, 0 when none. */
+function extensionIdOf(s: Sender, uri: string): number {
+  const id = s.headerExtensions?.find((e) => e.uri === uri)?.id;
+  return typeof id === "number" ? id : 0;
+}
+
 /** The NTP instant werift's sender reports carry, read once for a batch of legs. */
 export const ntpNow = (): bigint => ntpTime();
 
@@ -79,8 +92,12 @@ function ip4(s: string): number {
 function senderProblem(s: Sender, extensions: readonly string[]): string | null {
   if (typeof s.ssrc !== "number" || typeof s.codec?.payloadType !== "number")
     return "the sender has no SSRC or codec";
-  if (s.rtxPayloadType !== undefined || s.redRedundantPayloadType !== undefined)
-    return "RTX or RED negotiated";
+  if (s.redRedundantPayloadType !== undefined) return "RED negotiated";
+  if (
+    s.rtxPayloadType !== undefined &&
+    (typeof s.rtxPayloadType !== "number" || typeof s.rtxSsrc !== "number")
+  )
+    return "the sender's RTX is not known";
   if (typeof s.runRtcp !== "function" || typeof s.handleRtcpPacket !== "function")
     return "sender internals missing";
   for (const e of s.headerExtensions ?? [])
@@ -135,6 +152,9 @@ export function legWire(tr: RTCRtpTransceiver, extensions: readonly string[]): L
     localMasterSalt: salt,
     ssrc: s.ssrc as number,
     payloadType: s.codec!.payloadType as number,
+    rtxPayloadType: typeof s.rtxPayloadType === "number" ? s.rtxPayloadType : -1,
+    rtxSsrc: typeof s.rtxSsrc === "number" ? s.rtxSsrc : 0,
+    twccId: extensionIdOf(s, TRANSPORT_CC_URI),
     live: () => conn.nominated === pair && s.stopped !== true && canSend(),
     sent(packets, payloadBytes, headerBytes, rtpTimestamp, ntp) {
       s.ntpTimestamp = ntp;

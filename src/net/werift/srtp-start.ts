@@ -184,6 +184,20 @@ export function silenceWeriftNack(tr: RTCRtpTransceiver): void {
 }
 
 /**
+ * werift path: silence werift's own transport feedback (RTCRtpReceiver.setupTWCC never makes its
+ * ReceiverTWCC), so every path sends ours (workers/receive/twcc-sender.ts) from the kernel's
+ * arrival stamps and `transportFeedbackSent` means the same on each.
+ */
+export function silenceWeriftTwcc(tr: RTCRtpTransceiver): void {
+  checkWeriftVersion();
+  const rx = tr.receiver as unknown as { setupTWCC?: unknown };
+  if (typeof rx.setupTWCC !== "function") {
+    throw new WeriftInternalsError("RTCRtpReceiver.setupTWCC is missing");
+  }
+  rx.setupTWCC = () => {};
+}
+
+/**
  * Test-only (relay): offer/accept only these SRTP profiles on this transceiver's transport,
  * e.g. [1] to force AES_CM_128_HMAC_SHA1_80 (werift prefers AEAD_AES_128_GCM). Before DTLS.
  */

@@ -14,9 +14,9 @@
 // docs/definitions.md#receive-paths). The thread's shared things come in its context (../thread.ts).
 import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../core/srtp/kdf.ts";
-import { absCaptureId, type IceOptions } from "../../net/rtc.ts";
+import { absCaptureId, extensionId, type IceOptions, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
-import { silenceWeriftNack } from "../../net/werift/srtp-start.ts";
+import { silenceWeriftNack, silenceWeriftTwcc } from "../../net/werift/srtp-start.ts";
 import type { ReceivePath } from "../protocol.ts";
 import type { LeanDiagnostics, ViewerThread } from "../thread.ts";
 import type { ViewerLink } from "./link.ts";
@@ -24,6 +24,7 @@ import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
 import { LeanReceiver } from "./receiver.ts";
 import { type AudioPacketSink, PipelineStage, type ReceiveStage } from "./stages.ts";
+import { TwccSender } from "./twcc-sender.ts";
 import { claimMedia, type LeanKeys, releaseMedia, transceiverRtcpSender } from "./werift-claim.ts";
 import { WeriftStage } from "./werift-stage.ts";
 
@@ -36,6 +37,10 @@ export interface ChainOptions {
   afterPacket: () => void;
   /** one NACK message written */
   onNack: () => void;
+  /** one transport feedback message written (docs/definitions.md#transport-feedback) */
+  onTransportFeedback: () => void;
+  /** one retransmission received on the RTX payload type (docs/definitions.md#viewer-profile) */
+  onRtx: () => void;
   /** the lean hook could not take over (werift internals moved) */
   onError: (err: Error) => void;
   /** the viewer's emulated link (docs/definitions.md#link-emulator); null: unimpaired */
@@ -54,6 +59,25 @@ export interface ReceiveChain {
   /** The viewer's end (monotonic ns): no packet that arrives after it reaches the pipeline. */
   stop(endNs: number): void;
   close(): void;
+}
+
+function isRtx(mime: string): boolean {
+  return mime.toLowerCase() === "video/rtx";
+}
+
+/**
+ * The transport-wide sequence number's extension id where transport-cc was negotiated (the
+ * feedback type on the media codec and the extension both, as libwebrtc requires), else 0.
+ */
+export function transportCcId(tr: RTCRtpTransceiver): number {
+  const media = tr.codecs.find((c) => !isRtx(c.mimeType));
+  if (media?.rtcpFeedback.some((f) => f.type === "transport-cc") !== true) return 0;
+  return extensionId(tr.headerExtensions, TRANSPORT_CC_URI);
+}
+
+/** The negotiated rtx codecs' payload types (RFC 4588), none where rtx was not negotiated. */
+function rtxPayloadTypes(tr: RTCRtpTransceiver): number[] {
+  return tr.codecs.filter((c) => isRtx(c.mimeType)).map((c) => c.payloadType);
 }
 
 function codecName(mime: string): string {
@@ -92,7 +116,10 @@ export function buildReceiveChain(
       keyframes,
       timerDone,
     );
-    const werift = new WeriftStage(nack, feed.packet);
+    // transport feedback from our stamps where transport-cc was negotiated; werift's is silenced
+    silenceWeriftTwcc(tr);
+    const twcc = new TwccSender(rtcp, tr.receiver.rtcpSsrc, opts.onTransportFeedback, timerDone);
+    const werift = new WeriftStage(nack, feed.packet, twcc, opts.onRtx);
     takeTracks(pc, tr, werift, feed, opts);
     // 1. the source: stamped and queued, then werift's own dispatch behind the link
     claimMedia(tr, { kind: "stamp", thread, head: (exec) => linked(werift.attach(exec)) });
@@ -102,6 +129,7 @@ export function buildReceiveChain(
       close: () => {
         releaseMedia(tr);
         nack.close();
+        twcc.close();
       },
     };
   }
@@ -110,7 +138,8 @@ export function buildReceiveChain(
   let closed = false;
   // 3. our SRTP and RTP, made when DTLS is up and the keys are known
   const start = (keys: LeanKeys, sendRtcp: (rtcp: Buffer) => void): ReceiveStage => {
-    const codecs = tr.codecs;
+    const codecs = tr.codecs.filter((c) => !isRtx(c.mimeType));
+    const rtx = rtxPayloadTypes(tr);
     const pipeline = opts.pipelineFor(codecName(codecs[0]?.mimeType ?? ""));
     // the arena path hands the pipeline views of its arena, decrypted in place: pending frames
     // keep copies in the thread's payload chunks
@@ -123,9 +152,13 @@ export function buildReceiveChain(
       payloadTypes: codecs.map((c) => c.payloadType),
       clockRate: codecs[0]?.clockRate ?? 90000,
       absId: absCaptureId(tr.headerExtensions),
+      twccId: transportCcId(tr),
+      rtxPayloadTypes: rtx,
       senderSsrc: tr.receiver.rtcpSsrc,
       sendRtcp,
       onNack: opts.onNack,
+      onTransportFeedback: opts.onTransportFeedback,
+      onRtx: opts.onRtx,
       keyframes,
       timerDone,
       ...(audio !== undefined
@@ -170,7 +203,7 @@ function takeTracks(
     if (taken) return;
     taken = true;
     feed.feed(opts.pipelineFor(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? "")));
-    werift.takeVideo(track);
+    werift.takeVideo(track, transportCcId(tr) !== 0, rtxPayloadTypes(tr));
   };
   const sound = (track: Parameters<WeriftStage["takeAudio"]>[0]) => {
     if (audio === undefined || audioTaken) return;

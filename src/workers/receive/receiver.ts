@@ -2,19 +2,23 @@
 // datagram, stamped already, is unprotected (node:crypto, or OpenSSL in place on the arena path:
 // src/net/srtp/), its header fields read in place, counted by our reception statistics and our
 // NACK generator, and handed to the packet sink (the pipeline's feed, stages.ts); receiver
-// reports go out on our own timer from those statistics.
+// reports go out on our own timer from those statistics. Where the viewer's profile negotiated
+// them, each packet's transport-wide sequence number goes to the transport feedback
+// (twcc-sender.ts) and a retransmission on the RTX payload type (RFC 4588) has its original
+// sequence number restored and its payload shifted before statistics, NACK and the pipeline see
+// it (docs/definitions.md#viewer-profile).
 // Inbound SRTCP is unprotected too, for the sender report's LSR. werift keeps ICE (consent),
 // DTLS and the keys; it never sees this transport's media.
 
 import { randomBytes } from "node:crypto";
 import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
-import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import type { SrtcpUnprotect, SrtpUnprotect } from "../../core/srtp/srtp.ts";
 import { isMedia, isRtcp } from "../../core/wire/first-byte.ts";
 import { type SrtpBackend, srtpReceivers } from "../../net/srtp/unprotect.ts";
 import { NackGenerator } from "./nack.ts";
-import { type KeyframeSource, NackSender } from "./nack-sender.ts";
+import { NackSender } from "./nack-sender.ts";
+import type { LeanReceiverOptions } from "./receiver-options.ts";
 import { ReceptionStats } from "./reception.ts";
 import { senderReportLsr, serializeRr, serializeSdes } from "./rtcp-out.ts";
 import {
@@ -29,38 +33,13 @@ import {
   rtpTimestamp,
 } from "./rtp-read.ts";
 import type { AudioPacketSink, PacketSink, ReceiveStage } from "./stages.ts";
+import { TwccSender } from "./twcc-sender.ts";
 
+export type { LeanReceiverOptions } from "./receiver-options.ts";
 export type { AudioPacketSink, PacketSink } from "./stages.ts";
 
-export interface LeanReceiverOptions {
-  profile: SrtpProfile;
-  remoteMasterKey: Uint8Array;
-  remoteMasterSalt: Uint8Array;
-  /** unprotect in place with the OpenSSL inside node where it loads (the arena path), else node:crypto */
-  inPlace?: boolean;
-  /** payload types of the negotiated codecs; others are dropped (as werift drops them) */
-  payloadTypes: readonly number[];
-  clockRate: number;
-  /** negotiated abs-capture-time extension id, 0 when none */
-  absId: number;
-  /** our SSRC in RTCP (the receiver's rtcpSsrc) */
-  senderSsrc: number;
-  sendRtcp: (rtcp: Buffer) => void;
-  sink: PacketSink;
-  /** one NACK message written */
-  onNack: () => void;
-  /** the viewer's keyframe-request rule, once its pipeline exists (it then sends PLIs); absent: never */
-  keyframes?: () => KeyframeSource | null;
-  /** the audio track: its payload types and where its packets go (docs/definitions.md#audio-track) */
-  audio?: { payloadTypes: readonly number[]; sink: AudioPacketSink };
-  /** receiver report interval bounds, ms (werift's: 500..1500) */
-  rrMinMs?: number;
-  rrMaxMs?: number;
-  /** told at the end of each of its timer callbacks (the thread's intake marks it, intake.ts) */
-  timerDone?: () => void;
-}
-
 const none = (): null => null;
+const noop = (): void => {};
 /** The payload handed on with a repeated packet (never read: the pipeline counts a duplicate). */
 const NO_BYTES = new Uint8Array(0);
 
@@ -69,6 +48,10 @@ export class LeanReceiver implements ReceiveStage {
   readonly dropped = { malformed: 0, payloadType: 0, foreignSsrc: 0, srtp: 0, padding: 0 };
   rtcpReceived = 0;
   reportsSent = 0;
+  /** retransmissions received on the RTX payload type that carried a packet (no padding-only probe) */
+  rtxReceived = 0;
+  /** the transport feedback, where transport-cc was negotiated */
+  readonly twcc: TwccSender | null;
   private readonly srtp: SrtpUnprotect;
   private readonly srtcp: SrtcpUnprotect;
   /** who unprotects: OpenSSL in place (the arena path where it loads) or node:crypto */
@@ -78,6 +61,8 @@ export class LeanReceiver implements ReceiveStage {
   private readonly pt = new Uint8Array(128);
   private readonly audioSink: AudioPacketSink | null;
   private readonly absId: number;
+  private readonly twccId: number;
+  private readonly onRtxPacket: () => void;
   private readonly sink: PacketSink;
   private readonly stats: ReceptionStats;
   private readonly nack: NackSender;
@@ -89,6 +74,7 @@ export class LeanReceiver implements ReceiveStage {
   private ssrc = -1;
   /** SDES with our CNAME, random per viewer as libwebrtc's (16 characters) */
   private readonly sdes: Buffer;
+  private rtxSsrc = -1;
   private rrTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -104,9 +90,16 @@ export class LeanReceiver implements ReceiveStage {
     this.srtpBackend = rx.backend;
     this.tagLength = this.srtp.tagLength;
     for (const p of opts.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
+    for (const p of opts.rtxPayloadTypes ?? []) if (p >= 0 && p < 128) this.pt[p] = 3;
     for (const p of opts.audio?.payloadTypes ?? []) if (p >= 0 && p < 128 && this.pt[p] === 0) this.pt[p] = 2;
     this.audioSink = opts.audio?.sink ?? null;
     this.absId = opts.absId;
+    this.twccId = opts.twccId ?? 0;
+    this.twcc =
+      this.twccId !== 0
+        ? new TwccSender(opts.sendRtcp, opts.senderSsrc, opts.onTransportFeedback ?? noop, opts.timerDone)
+        : null;
+    this.onRtxPacket = opts.onRtx ?? noop;
     this.sink = opts.sink;
     this.stats = new ReceptionStats(opts.clockRate);
     this.sendRtcp = opts.sendRtcp;
@@ -160,6 +153,10 @@ export class LeanReceiver implements ReceiveStage {
       this.onAudio(data, h, length, arrivalNs);
       return;
     }
+    if (kind === 3) {
+      this.onRtx(data, h, length, arrivalNs);
+      return;
+    }
     const ssrc = rtpSsrc(data);
     if (this.ssrc !== ssrc && this.ssrc !== -1) {
       this.dropped.foreignSsrc++;
@@ -178,9 +175,21 @@ export class LeanReceiver implements ReceiveStage {
       return;
     }
     this.ssrc = ssrc;
+    if (this.twcc !== null) this.transportSeq(ssrc, data, h, arrivalNs);
     payload = this.unpad(data, payload);
     if (payload === null) return;
-    const seq = rtpSeq(data);
+    this.deliver(ssrc, rtpSeq(data), data, h, payload, arrivalNs);
+  }
+
+  /** A video packet's fields to the statistics, NACK and the sink (`seq`: the original's). */
+  private deliver(
+    ssrc: number,
+    seq: number,
+    data: Buffer,
+    h: number,
+    payload: Buffer,
+    arrivalNs: number,
+  ): void {
     const ts = rtpTimestamp(data);
     let captureWallNs = -1;
     if (this.absId !== 0) {
@@ -193,6 +202,42 @@ export class LeanReceiver implements ReceiveStage {
     this.nack.onPacket(ssrc, seq, arrivalNs);
     this.sink(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs);
     this.nack.afterPacket(arrivalNs);
+  }
+
+  /** The packet's transport-wide sequence number, where it carries one, to the transport feedback. */
+  private transportSeq(ssrc: number, data: Buffer, h: number, arrivalNs: number): void {
+    const t = this.twcc;
+    const found = findExtension(data, h, this.twccId);
+    if (t === null || found < 0 || extensionLength(found) < 2) return;
+    const at = extensionOffset(found);
+    t.mediaSsrc = ssrc; // as libwebrtc: the SSRC of the last packet recorded
+    t.onPacket((data[at]! << 8) | data[at + 1]!, arrivalNs);
+  }
+
+  /**
+   * A retransmission (RFC 4588): unprotected under its own SSRC, its transport-wide number
+   * recorded, then counted and its original sequence number (the payload's first two bytes) and
+   * the payload after them delivered as the media packet would have been. A padding-only one (a
+   * sender's probe) carries no packet.
+   */
+  private onRtx(data: Buffer, h: number, length: number, arrivalNs: number): void {
+    const ssrc = rtpSsrc(data);
+    if (this.rtxSsrc !== ssrc && this.rtxSsrc !== -1) {
+      this.dropped.foreignSsrc++;
+      return;
+    }
+    const clear = this.srtp.unprotect(data, h, length);
+    if (clear === null) {
+      this.dropped.srtp++;
+      return;
+    }
+    this.rtxSsrc = ssrc;
+    if (this.twcc !== null) this.transportSeq(ssrc, data, h, arrivalNs);
+    const payload = this.unpad(data, clear);
+    if (payload === null || payload.length < 2 || this.ssrc === -1) return;
+    this.rtxReceived++;
+    this.onRtxPacket();
+    this.deliver(this.ssrc, (payload[0]! << 8) | payload[1]!, data, h, payload.subarray(2), arrivalNs);
   }
 
   /** The payload without its RTP padding; null (counted) when the padding is malformed. */
@@ -255,6 +300,7 @@ export class LeanReceiver implements ReceiveStage {
   close(): void {
     this.closed = true;
     this.nack.close();
+    this.twcc?.close();
     if (this.rrTimer !== null) clearTimeout(this.rrTimer);
     this.rrTimer = null;
   }

@@ -3,24 +3,42 @@
 // receiver reports), which decrypts it and emits the packet on the track synchronously, inside
 // `receive`; the packet event carries no instant, so the stage keeps the datagram's arrival
 // instant for the length of that call and hands it on with the packet's fields to our NACK
-// generator (as on the lean paths: werift's own is silenced) and the pipeline's feed.
+// generator (as on the lean paths: werift's own is silenced) and the pipeline's feed. werift
+// restores a retransmission on the RTX payload type itself (RFC 4588) before it emits it; the
+// stage counts one by the datagram's payload type, and records each packet's transport-wide
+// sequence number for our transport feedback (werift's own is silenced too).
 import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureToUnixNs } from "../../core/rtp/abs-capture-time.ts";
-import { ABS_CAPTURE_TIME_URI } from "../../net/rtc.ts";
+import { isRtcp } from "../../core/wire/first-byte.ts";
+import { ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import type { MediaStreamTrack } from "../../net/werift/api.ts";
 import type { NackSender } from "./nack-sender.ts";
 import type { AudioPacketSink, PacketSink, ReceiveStage } from "./stages.ts";
+import type { TwccSender } from "./twcc-sender.ts";
 
 export class WeriftStage implements ReceiveStage {
   private exec: ((data: Buffer) => void) | null = null;
   /** the arrival instant of the datagram werift is processing now, −1 outside `receive` */
   private arrivalNs = -1;
+  /** whether the datagram werift is processing now is on an RTX payload type */
+  private rtxNow = false;
   private readonly nack: NackSender;
   private readonly sink: PacketSink;
+  private readonly twcc: TwccSender;
+  /** whether transport-cc was negotiated (known with the video track) */
+  private twccOn = false;
+  /** 1: an RTX payload type */
+  private readonly rtxPt = new Uint8Array(128);
+  /** retransmissions werift delivered from the RTX payload type */
+  rtxReceived = 0;
 
-  constructor(nack: NackSender, sink: PacketSink) {
+  private readonly onRtx: () => void;
+
+  constructor(nack: NackSender, sink: PacketSink, twcc: TwccSender, onRtx: () => void) {
+    this.onRtx = onRtx;
     this.nack = nack;
     this.sink = sink;
+    this.twcc = twcc;
   }
 
   /** werift's dispatch of a datagram, once its SRTP started; returns this stage. */
@@ -33,10 +51,13 @@ export class WeriftStage implements ReceiveStage {
     const exec = this.exec;
     if (exec === null) return;
     this.arrivalNs = arrivalNs;
+    // the payload type is in the clear
+    this.rtxNow = !isRtcp(data) && this.rtxPt[data[1]! & 0x7f] === 1;
     try {
       exec(length === data.length ? data : data.subarray(0, length));
     } finally {
       this.arrivalNs = -1;
+      this.rtxNow = false;
     }
   }
 
@@ -45,13 +66,28 @@ export class WeriftStage implements ReceiveStage {
     return this.arrivalNs >= 0 ? this.arrivalNs : monoNs();
   }
 
-  /** The video track's packets to the NACK generator and the sink. */
-  takeVideo(track: MediaStreamTrack): void {
+  /**
+   * The video track's packets to the NACK generator and the sink; what was negotiated is known
+   * with the track: transport-cc, and the RTX payload types.
+   */
+  takeVideo(track: MediaStreamTrack, transportCc: boolean, rtxPayloadTypes: readonly number[]): void {
+    this.twccOn = transportCc;
+    for (const p of rtxPayloadTypes) if (p >= 0 && p < 128) this.rtxPt[p] = 1;
     track.onReceiveRtp.subscribe((rtp, ext) => {
       const arrivalNs = this.arrival();
       const abs = ext?.[ABS_CAPTURE_TIME_URI];
       const captureWallNs = Buffer.isBuffer(abs) ? absCaptureToUnixNs(abs) : -1;
       const h = rtp.header;
+      const twcc = this.twcc;
+      const tseq = ext?.[TRANSPORT_CC_URI];
+      if (this.twccOn && typeof tseq === "number") {
+        twcc.mediaSsrc = h.ssrc;
+        twcc.onPacket(tseq, arrivalNs);
+      }
+      if (this.rtxNow) {
+        this.rtxReceived++;
+        this.onRtx();
+      }
       this.nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
       this.sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
       this.nack.afterPacket(arrivalNs);

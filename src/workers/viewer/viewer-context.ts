@@ -6,7 +6,7 @@ import type { ClipTable, Hasher } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import type { Cohort } from "../../core/link/types.ts";
 import type { KeyframeRequestMode } from "../../core/scenario/defaults.ts";
-import type { IceOptions } from "../../net/rtc.ts";
+import type { IceOptions, ViewerProfile } from "../../net/rtc.ts";
 import type { ReceivePath } from "../protocol.ts";
 import type { ViewerThread } from "../thread.ts";
 
@@ -30,8 +30,10 @@ export interface ShardContext {
   logWaitNs: number;
   /** aborted at the viewers' deadline or on interrupt: every viewer stops at that instant */
   stop: AbortSignal;
-  /** shard-wide packet and payload-byte counters (per-second deltas) */
-  counters: { packets: number; bytes: number };
+  /** shard-wide counters (per-second deltas): packets, payload bytes, transport feedback, RTX */
+  counters: { packets: number; bytes: number; transportFeedbackSent: number; rtxReceived: number };
+  /** what the viewers offer and honour (docs/definitions.md#viewer-profile) */
+  viewerProfile: ViewerProfile;
   /** how inbound media reaches the pipeline (../receive/chain.ts) */
   receivePath: ReceivePath;
   /** the thread's context: its intake, arena reader and socket sharing (../thread.ts) */

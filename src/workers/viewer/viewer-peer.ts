@@ -5,7 +5,7 @@
 
 import { monoNs, wallOf } from "../../core/clock/clock.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/viewer-pipeline.ts";
-import { newPeer, videoCodecs } from "../../net/rtc.ts";
+import { newPeer, videoCodecs, viewerCodecExtras, viewerExtensions } from "../../net/rtc.ts";
 import { HttpExchangeError } from "../../net/sdp-http.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
@@ -25,6 +25,8 @@ export interface ViewerState extends AudioState {
   droppedAfterJoin: boolean;
   receiveError: Error | null;
   nacksSent: number;
+  transportFeedbackSent: number;
+  rtxReceived: number;
   iceConnectedNs: number;
   /** the WHEP POST instant; set before any media can arrive */
   postNs: number;
@@ -87,6 +89,14 @@ function attach(
     onNack: () => {
       st.nacksSent++;
     },
+    onTransportFeedback: () => {
+      st.transportFeedbackSent++;
+      ctx.counters.transportFeedbackSent++;
+    },
+    onRtx: () => {
+      st.rtxReceived++;
+      ctx.counters.rtxReceived++;
+    },
     onError: (err) => {
       st.receiveError = err;
       st.wake();
@@ -122,9 +132,15 @@ function attach(
   };
 }
 
+/** A viewer's peer with its profile's codecs and header extensions (docs/definitions.md#viewer-profile). */
+function viewerPeer(ctx: ShardContext): RTCPeerConnection {
+  const p = ctx.viewerProfile;
+  return newPeer(ctx.ice, videoCodecs("viewer", viewerCodecExtras(p)), viewerExtensions(p));
+}
+
 /** The 201 flow's peer: a receive-only transceiver, ready to make the offer. */
 export function offeringPeer(ctx: ShardContext, live: ViewerLive, st: ViewerState): AttachedPeer {
-  const pc = newPeer(ctx.ice, videoCodecs("viewer"));
+  const pc = viewerPeer(ctx);
   const tr = pc.addTransceiver("video", { direction: "recvonly" });
   const atr = ctx.audio ? pc.addTransceiver("audio", { direction: "recvonly" }) : undefined;
   return attach(ctx, live, st, pc, tr, atr);
@@ -137,7 +153,7 @@ export async function answeringPeer(
   st: ViewerState,
   serverOffer: string,
 ): Promise<AttachedPeer> {
-  const pc = newPeer(ctx.ice, videoCodecs("viewer"));
+  const pc = viewerPeer(ctx);
   try {
     await pc.setRemoteDescription({ type: "offer", sdp: serverOffer });
   } catch (err) {

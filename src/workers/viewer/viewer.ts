@@ -79,6 +79,8 @@ function initialState(wake: () => void, link: ViewerLink | null): ViewerState {
     droppedAfterJoin: false,
     receiveError: null,
     nacksSent: 0,
+    transportFeedbackSent: 0,
+    rtxReceived: 0,
     iceConnectedNs: -1,
     postNs: 0,
     audio: null,
@@ -215,6 +217,8 @@ function setCaughtFailure(rec: ViewerRecord, err: unknown, runEnded: boolean): v
 function finishRecord(rec: ViewerRecord, state: ViewerState): void {
   rec.joined = state.joined;
   rec.nacksSent = state.nacksSent;
+  rec.transportFeedbackSent = state.transportFeedbackSent;
+  rec.rtxReceived = state.rtxReceived;
   if (state.iceConnectedNs >= 0) rec.iceConnectedNs = state.iceConnectedNs;
   if (state.droppedAfterJoin) {
     rec.droppedAfterJoin = true;
