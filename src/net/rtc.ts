@@ -13,6 +13,10 @@ import {
 import { patchWerift } from "./werift/patches.ts";
 
 export const ABS_CAPTURE_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
+/** The extensions a simulcast publisher's packets carry (RFC 8852, RFC 8843): mid, rid and repaired rid. */
+export const SDES_MID_URI = "urn:ietf:params:rtp-hdrext:sdes:mid";
+export const RID_URI = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id";
+export const REPAIRED_RID_URI = "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id";
 
 export interface IceOptions {
   /** gather one host candidate on 127.0.0.1 only and pair only 127.0.0.1 candidates */
@@ -64,14 +68,20 @@ export function audioCodecs(): RTCRtpCodecParameters[] {
   ];
 }
 
-export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnectionConfig {
+/** `simulcast`: the video extensions a simulcast publisher, or a relay taking one, negotiates too. */
+export function peerConfig(
+  ice: IceOptions,
+  codecs: RTCRtpCodecParameters[],
+  opts: { simulcast?: boolean } = {},
+): RTCPeerConnectionConfig {
+  const uris = [ABS_CAPTURE_TIME_URI, ...(opts.simulcast ? [SDES_MID_URI, RID_URI, REPAIRED_RID_URI] : [])];
   const config: RTCPeerConnectionConfig = {
     iceServers: [],
     codecs: { video: codecs, audio: audioCodecs() },
     // one transport for every track, as browsers do: with werift's max-compat default, an audio
     // m-line's own transport stayed open after bundling and its UDP socket outlived close()
     bundlePolicy: "max-bundle",
-    headerExtensions: { video: [new RTCRtpHeaderExtensionParameters({ uri: ABS_CAPTURE_TIME_URI })] },
+    headerExtensions: { video: uris.map((uri) => new RTCRtpHeaderExtensionParameters({ uri })) },
   };
   if (ice.loopbackOnly) {
     // werift skips "internal" interfaces; with both families off and 127.0.0.1 added, it gathers
@@ -88,9 +98,13 @@ export function peerConfig(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RT
   return config;
 }
 
-export function newPeer(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPeerConnection {
+export function newPeer(
+  ice: IceOptions,
+  codecs: RTCRtpCodecParameters[],
+  opts: { simulcast?: boolean } = {},
+): RTCPeerConnection {
   patchWerift();
-  return new RTCPeerConnection(peerConfig(ice, codecs));
+  return new RTCPeerConnection(peerConfig(ice, codecs, opts));
 }
 
 /**
@@ -101,11 +115,17 @@ export function newPeer(ice: IceOptions, codecs: RTCRtpCodecParameters[]): RTCPe
 export function sendTracks(
   pc: RTCPeerConnection,
   withAudio: boolean,
+  rids: readonly string[] = [],
 ): { video: RTCRtpTransceiver; audio: RTCRtpTransceiver | null } {
   const stream = new MediaStream();
   const add = (kind: "video" | "audio") =>
     pc.addTransceiver(kind, { direction: "sendonly", streams: [stream] });
-  const video = add("video");
+  // simulcast (RFC 8853): `a=rid:<rid> send` per layer and `a=simulcast:send <rids>`
+  const simulcast = rids.map((rid) => ({ rid, direction: "send" as const }));
+  const video =
+    rids.length > 0
+      ? pc.addTransceiver("video", { direction: "sendonly", streams: [stream], simulcast })
+      : add("video");
   return { video, audio: withAudio ? add("audio") : null };
 }
 
@@ -143,6 +163,26 @@ export function sdpHasExtension(sdp: string, uri: string): boolean {
 
 /** The negotiated extension id of abs-capture-time on a transceiver's sender/receiver, or 0. */
 export function absCaptureId(extensions: readonly { id: number; uri: string }[]): number {
-  for (const e of extensions) if (e.uri === ABS_CAPTURE_TIME_URI) return e.id;
+  return extensionId(extensions, ABS_CAPTURE_TIME_URI);
+}
+
+/** The negotiated id of an extension on a transceiver's sender/receiver, or 0. */
+export function extensionId(extensions: readonly { id: number; uri: string }[], uri: string): number {
+  for (const e of extensions) if (e.uri === uri) return e.id;
   return 0;
+}
+
+/**
+ * A simulcast offer as a browser sends it: its video section names its layers by rid only, with no
+ * `a=ssrc` or `a=ssrc-group` line (werift writes its sender's one SSRC, which no layer uses).
+ */
+export function ridOnlyOffer(sdp: string): string {
+  let video = false;
+  return sdp
+    .split("\r\n")
+    .filter((line) => {
+      if (line.startsWith("m=")) video = line.startsWith("m=video");
+      return !(video && (line.startsWith("a=ssrc:") || line.startsWith("a=ssrc-group:")));
+    })
+    .join("\r\n");
 }

@@ -74,7 +74,7 @@ export class FingerprintDelay {
     this.codec = opts.codec;
     this.hasher = opts.hasher;
     this.table = opts.table;
-    this.matcher = new Matcher(opts.sendLog, opts.table.loopFrames, opts.table.ticks);
+    this.matcher = new Matcher(opts.sendLog, opts.table.loopFrames, opts.table.ticks, opts.table.layers);
     this.log = opts.sendLog;
     this.logWaitNs = opts.logWaitNs;
     this.onSample = opts.onSample;

@@ -65,6 +65,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...(s.keyframeOnRequest !== undefined ? { keyframeOnRequest: s.keyframeOnRequest } : {}),
     ...nonEmpty("keyframeRequests", s.keyframeRequests),
     ...(s.audio === true ? { audio: true } : {}),
+    ...(s.simulcast !== undefined ? { simulcast: [...s.simulcast] } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
   };
@@ -212,6 +213,7 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.churn !== undefined ? { churn: true } : {}),
       ...((input.scenario.cohorts ?? []).length > 0 ? { cohorts: true } : {}),
       ...(input.scenario.audio === true ? { audio: true } : {}),
+      ...(input.scenario.simulcast !== undefined ? { simulcast: input.scenario.simulcast } : {}),
     }),
   };
 }

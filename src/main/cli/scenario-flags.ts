@@ -1,10 +1,12 @@
 // The flags for the main scenario keys (docs/definitions.md#run-flags): `run` takes -n/--viewers,
-// --ramp, --hold, --codec, --audio and --whip/--whep over its scenario's keys (or the built-in
+// --ramp, --hold, --simulcast, --codec, --audio and --whip/--whep over its scenario's keys (or the built-in
 // relay's default scenario); `capacity` those a search does not set itself. Each bad value exits 2
 // naming its flag, and the report's scenario is the one that ran, flags applied.
 import { type Command, Option } from "commander";
-import { UsageError } from "../../core/errors.ts";
+import { SIMULCAST_RIDS } from "../../core/clip/simulcast.ts";
+import { errorMessage, UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
+import { parseSimulcast } from "../../core/scenario/simulcast.ts";
 import { durationFlag, intFlag } from "./flags.ts";
 
 /** A duration above 0 (parseGoDuration already refuses a negative one and one beyond exact ns). */
@@ -40,6 +42,21 @@ function endpointOptions(c: Command): Command {
     .option("--no-audio", "video only (scenario key audio false)");
 }
 
+/** --simulcast's rids, a comma list; a bad one is a usage error naming the flag. */
+function simulcastFlag(text: string): string[] {
+  try {
+    return parseSimulcast(text.split(",")) ?? [];
+  } catch (err) {
+    throw new UsageError(
+      `--simulcast: ${errorMessage(err).replace(/^scenario: simulcast: /, "")}`,
+      undefined,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 /** `run`'s flags for the main keys. */
 export function addRunKeyOptions(c: Command): Command {
   c.addOption(
@@ -56,6 +73,14 @@ export function addRunKeyOptions(c: Command): Command {
       new Option("--hold <duration>", "hold after the ramp, e.g. 1m (holdSeconds)").argParser(
         positiveDuration("--hold"),
       ),
+    )
+    .addOption(
+      new Option(
+        "--simulcast [rids]",
+        `publish simulcast layers: ${SIMULCAST_RIDS.join(",")} or a comma list of them (scenario key simulcast)`,
+      )
+        .preset(SIMULCAST_RIDS.join(","))
+        .argParser(simulcastFlag),
     );
   return endpointOptions(c);
 }
