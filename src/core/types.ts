@@ -174,6 +174,8 @@ export interface ViewerRecord {
   recoveryHist: EncodedHistogram;
   /** PLI sent → the next keyframe shown, per answered PLI */
   pliKeyframeHist: EncodedHistogram;
+  /** delay samples per simulcast layer, lowest first, in a run with simulcast (docs/definitions.md#layer) */
+  layerSamples?: number[];
   /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */
   audio?: AudioRecord;
   droppedAfterJoin?: boolean;

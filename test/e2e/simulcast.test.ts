@@ -24,6 +24,7 @@ import {
 } from "../../src/net/rtc.ts";
 import { deleteResource, postOffer } from "../../src/net/sdp-http.ts";
 import type { RTCPeerConnection } from "../../src/net/werift/api.ts";
+import { assertComparableUnlessClientBound, fingerprintBlock, runThroughRelay } from "./harness.ts";
 
 const ICE: IceOptions = { loopbackOnly: true, includeLoopback: false };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -260,4 +261,39 @@ test("the relay forwards the highest layer to a leg as one stream, and asks that
   for (const f of frames) assert.equal(layerOfFrame(f.payloads)?.layer, 2, "every frame is layer h's");
   for (let n = 1; n < frames.length; n++)
     assert.equal((frames[n]!.ts - frames[n - 1]!.ts) >>> 0, 3000, "one frame's ticks per frame");
+});
+
+test("a run with simulcast through the relay: every viewer's frames are layer h's, matched to h's sends", async () => {
+  const { report: r, logLines } = await runThroughRelay({}, { simulcast: ["l", "m", "h"], viewers: 4 });
+  assert.deepEqual(r.scenario.simulcast, ["l", "m", "h"]);
+  assert.ok(logLines.some((l) => l.includes("publishing vp8 simulcast (l, m, h)")));
+  const viewers = r.viewers ?? [];
+  assert.equal(viewers.length, 4);
+  for (const v of viewers) {
+    assert.equal(v.joined, true, `viewer ${v.id} joined`);
+    const [l, m, h] = v.layers ?? [];
+    assert.deepEqual(
+      [l, m],
+      [
+        { rid: "l", samples: 0 },
+        { rid: "m", samples: 0 },
+      ],
+      `viewer ${v.id}`,
+    );
+    assert.equal(h?.rid, "h");
+    const fp = v.oneWayDelay[0];
+    assert.ok((h?.samples ?? 0) > 30, `viewer ${v.id}: ${h?.samples} samples on h`);
+    assert.equal(h?.samples, fp?.samples, `viewer ${v.id}: every sample is on h`);
+  }
+  const fp = fingerprintBlock(r);
+  assert.equal(fp.loopFrames, 360, "one loop of three layers");
+  assert.equal(fp.duplicateFrames, 0);
+  assert.equal(fp.unmatchedFrames, 0);
+  assert.equal(fp.invalid, 0);
+  assert.ok(fp.samples > 120, `${fp.samples} samples`);
+  const p50 = fp.ms?.p50 ?? -1;
+  assert.ok(p50 > 0 && p50 < 50, `p50 ${p50} ms on loopback`);
+  assertComparableUnlessClientBound(r, fp);
+  assert.ok(r.method.some((x) => x.startsWith("Simulcast: the publisher sends 3 layers")));
+  assert.equal(r.publisher?.framesSent !== undefined && r.publisher.framesSent % 3, 0);
 });

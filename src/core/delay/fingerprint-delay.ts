@@ -67,6 +67,9 @@ export class FingerprintDelay {
   private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
   private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
+  /** samples per simulcast layer, lowest first (docs/definitions.md#layer); null: one encoding */
+  private readonly perLayer: number[] | null;
+  private readonly layerFrames: number;
   /** the frame counters (core/delay/counters.ts); the reassembler's stay 0 here */
   private readonly c: Omit<OneWayDelayCounters, "frameEnd"> = { ...NO_FINGERPRINT };
 
@@ -79,6 +82,9 @@ export class FingerprintDelay {
     this.logWaitNs = opts.logWaitNs;
     this.onSample = opts.onSample;
     this.offset = opts.offset ?? null;
+    const layers = opts.table.layers;
+    this.perLayer = layers > 1 ? new Array<number>(layers).fill(0) : null;
+    this.layerFrames = opts.table.loopFrames / layers;
   }
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
@@ -154,10 +160,17 @@ export class FingerprintDelay {
         this.deltaHist.recordNs(delayNs);
       }
       if (this.onSample !== null) this.onSample(delayNs, key);
+      const perLayer = this.perLayer;
+      if (perLayer !== null) perLayer[Math.floor(outcome / this.layerFrames)]!++;
       if (this.offset !== null) this.offset.videoSample(t1Ns, delayNs);
     } else if (outcome === INVALID) c.invalid++;
     else if (outcome === UNMATCHED) c.unmatchedFrames++;
     else c.duplicateFrames++;
+  }
+
+  /** Samples per simulcast layer, lowest first; null for one encoding (docs/definitions.md#layer). */
+  layerSamples(): number[] | null {
+    return this.perLayer !== null ? [...this.perLayer] : null;
   }
 
   /** The histogram of every sample: the union of the keyframe and delta-frame ones. */

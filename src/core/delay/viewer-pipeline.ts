@@ -89,6 +89,7 @@ export type ViewerPipelineResult = Pick<
   | "render"
   | "recoveryHist"
   | "pliKeyframeHist"
+  | "layerSamples"
 > & { codec: string };
 
 function isCodec(c: string): c is Codec {
@@ -261,6 +262,7 @@ export class ViewerPipeline {
     const fp = fpd !== null ? r : null;
     const c = fpd !== null ? fpd.counters() : NO_FINGERPRINT;
     const st = this.stamp;
+    const layers = fpd?.layerSamples() ?? null;
     const empty = (): DelayHistogram => new DelayHistogram();
     return {
       codec: this.codec,
@@ -290,6 +292,7 @@ export class ViewerPipeline {
       stampKeyHist: (st?.keyHist ?? empty()).encode(),
       stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
       ...this.render.finish(endNs),
+      ...(layers !== null ? { layerSamples: layers } : {}),
     };
   }
 }

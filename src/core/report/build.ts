@@ -143,6 +143,9 @@ export function buildReport(input: ReportInput): Report {
     const bound = clientBoundReason(input.ceiling);
     const report = viewerReport(v, input.hasSendLog, clock, bound, cohort, block);
     if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
+    const [rids, samples] = [input.scenario.simulcast, v.record.layerSamples];
+    if (rids !== undefined && samples !== undefined)
+      report.layers = rids.map((rid, j) => ({ rid, samples: samples[j] ?? 0 }));
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
