@@ -52,7 +52,10 @@ describe("scenario key simulcast", () => {
     assert.deepEqual(flags(["--simulcast"]).simulcast, ["l", "m", "h"]);
     assert.deepEqual(flags(["--simulcast", "m,h"]).simulcast, ["m", "h"]);
     assert.equal(flags([]).simulcast, undefined);
-    assert.throws(() => flags(["--simulcast", "m,q"]), /--simulcast: item 1 is not a layer/);
+    assert.throws(() => flags(["--simulcast", "m,q"]), {
+      message: "--simulcast: item 1 is not a layer (want a comma list of l, m, h)",
+    });
+    assert.throws(() => flags(["--simulcast", "m"]), { message: "--simulcast: name at least two layers" });
     const { scenario, set } = applyKeyFlags(makeScenario(1), { simulcast: ["l", "h"] });
     assert.deepEqual([scenario.simulcast, set], [["l", "h"], ["simulcast"]]);
   });

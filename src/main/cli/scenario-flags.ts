@@ -44,8 +44,14 @@ function endpointOptions(c: Command): Command {
 
 /** --simulcast's rids, a comma list; a bad one is a usage error naming the flag. */
 function simulcastFlag(text: string): string[] {
+  const rids = text.split(",");
+  const bad = rids.findIndex((r) => !SIMULCAST_RIDS.includes(r));
+  if (bad >= 0)
+    throw new UsageError(
+      `--simulcast: item ${bad} is not a layer (want a comma list of ${SIMULCAST_RIDS.join(", ")})`,
+    );
   try {
-    return parseSimulcast(text.split(",")) ?? [];
+    return parseSimulcast(rids) ?? [];
   } catch (err) {
     throw new UsageError(
       `--simulcast: ${errorMessage(err).replace(/^scenario: simulcast: /, "")}`,
