@@ -176,6 +176,8 @@ export interface ViewerRecord {
   pliKeyframeHist: EncodedHistogram;
   /** delay samples per simulcast layer, lowest first, in a run with simulcast (docs/definitions.md#layer) */
   layerSamples?: number[];
+  /** time on each simulcast layer (ns), lowest first, in a run with simulcast (docs/definitions.md#layer) */
+  layerNs?: number[];
   /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */
   audio?: AudioRecord;
   droppedAfterJoin?: boolean;

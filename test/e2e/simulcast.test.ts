@@ -275,11 +275,15 @@ test("a run with simulcast through the relay: every viewer's frames are layer h'
     assert.deepEqual(
       [l, m],
       [
-        { rid: "l", samples: 0 },
-        { rid: "m", samples: 0 },
+        { rid: "l", samples: 0, timeMs: 0 },
+        { rid: "m", samples: 0, timeMs: 0 },
       ],
       `viewer ${v.id}`,
     );
+    // every viewer received h from its first frame to its last: most of the 3 s hold (a join
+    // takes up to a few hundred ms, longer on a loaded machine), never more than the run
+    const onH = h?.timeMs ?? 0;
+    assert.ok(onH > 1000 && onH < 6000, `viewer ${v.id}: ${onH} ms on h`);
     assert.equal(h?.rid, "h");
     const fp = v.oneWayDelay[0];
     assert.ok((h?.samples ?? 0) > 30, `viewer ${v.id}: ${h?.samples} samples on h`);

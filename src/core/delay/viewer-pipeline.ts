@@ -90,6 +90,7 @@ export type ViewerPipelineResult = Pick<
   | "recoveryHist"
   | "pliKeyframeHist"
   | "layerSamples"
+  | "layerNs"
 > & { codec: string };
 
 function isCodec(c: string): c is Codec {
@@ -292,7 +293,7 @@ export class ViewerPipeline {
       stampKeyHist: (st?.keyHist ?? empty()).encode(),
       stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
       ...this.render.finish(endNs),
-      ...(layers !== null ? { layerSamples: layers } : {}),
+      ...(layers !== null ? { layerSamples: layers, layerNs: fpd?.layerTimesNs() ?? [] } : {}),
     };
   }
 }
