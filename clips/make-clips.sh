@@ -4,6 +4,10 @@
 #   clips/clip-vp8.ivf     VP8 in IVF (FourCC VP80, time base 1/30 -> 3000 ticks per frame)
 #   clips/clip-h264.h264   H.264 Annex-B elementary stream, 4-byte start codes
 #   clips/clip-opus.ogg    Opus in Ogg (RFC 7845), the audio track of a run with "audio": true
+#   clips/clip-{vp8,h264}-{l,m,h}.{ivf,h264}
+#                          the simulcast layers (docs/definitions.md#simulcast-layers): three encodings
+#                          of one source, rid l 320x180 100 kbit/s, m 640x360 300 kbit/s,
+#                          h 1280x720 900 kbit/s
 #
 #   source   ffmpeg lavfi testsrc2 (a moving pattern with a frame counter: every frame is
 #            distinct), 640x360, 30 fps, 120 frames (4 s), no audio
@@ -14,6 +18,15 @@
 #   H.264    libx264 constrained baseline, level 3.1 (profile-level-id 42e01f), veryfast,
 #            zerolatency, 600k, one slice per frame, no B-frames, SPS/PPS repeated before
 #            every IDR, VUI timing for 30 fps (num_units_in_tick 1, time_scale 60)
+#   layers   one ffmpeg run per codec: testsrc2 at 1280x720, 30 fps, 4 s, split three ways and
+#            scaled (bicubic) to each layer, each encoded as the clips above (same GOP, same
+#            flags; H.264 level 3.1 fits 720p30, so one profile-level-id serves every layer),
+#            except VP8's cpu-used -8: in libvpx's realtime mode a positive cpu-used lets the
+#            encoder pick its speed from how long frames take, so the bytes depend on the
+#            machine's load; a negative one fixes speed 8 and the bytes:
+#            120 frames each, keyframes on the same frames 0, 30, 60, 90. Different pictures
+#            and rates give every frame of every layer its own fingerprint
+#            (test/unit/simulcast-clips.test.ts checks it).
 #   Opus     lavfi aevalsrc: a rising chirp (200 Hz + 900 Hz/s) under seeded noise
 #            (random(0), the same sequence on every run), 48 kHz mono, 4 s (201 packets: the
 #            encoder's 312-sample pre-skip adds one); libopus 32 kbit/s CBR, 20 ms frames,
@@ -59,4 +72,27 @@ ffmpeg -hide_banner -loglevel error -y \
   -flags:a +bitexact -fflags +bitexact \
   -f ogg clip-opus.ogg
 
-ls -l clip-vp8.ivf clip-h264.h264 clip-opus.ogg
+# the simulcast layers: one source, split and scaled, one encoder per layer
+LAYERS_SRC="testsrc2=size=1280x720:rate=30:duration=4"
+SPLIT="[0:v]split=3[a][b][c];[a]scale=320:180:flags=bicubic[l];[b]scale=640:360:flags=bicubic[m];[c]null[h]"
+vp8_layer() { # <label> <kbit/s> <file>: the output options of one VP8 layer
+  echo -map "[$1]" -frames:v 120 -c:v libvpx -b:v "$2k" -minrate "$2k" -maxrate "$2k" \
+    -deadline realtime -cpu-used -8 -error-resilient 1 -g 30 -keyint_min 30 -auto-alt-ref 0 \
+    -lag-in-frames 0 -threads 1 -pix_fmt yuv420p -flags:v +bitexact -f ivf "$3"
+}
+h264_layer() { # <label> <kbit/s> <file>: the output options of one H.264 layer
+  echo -map "[$1]" -frames:v 120 -c:v libx264 -profile:v baseline -level 3.1 -preset veryfast \
+    -tune zerolatency -b:v "$2k" -maxrate "$2k" -bufsize "$2k" -g 30 -keyint_min 30 \
+    -sc_threshold 0 -bf 0 -x264-params "slices=1:repeat-headers=1:sliced-threads=0:scenecut=0" \
+    -threads 1 -pix_fmt yuv420p -flags:v +bitexact -bsf:v h264_mp4toannexb -f h264 "$3"
+}
+LAYERS_IN="-hide_banner -loglevel error -y -fflags +bitexact -f lavfi -i $LAYERS_SRC -an"
+# shellcheck disable=SC2046,SC2086 # the functions print lists of words on purpose
+ffmpeg $LAYERS_IN -filter_complex "$SPLIT" \
+  $(vp8_layer l 100 clip-vp8-l.ivf) $(vp8_layer m 300 clip-vp8-m.ivf) $(vp8_layer h 900 clip-vp8-h.ivf)
+# shellcheck disable=SC2046,SC2086
+ffmpeg $LAYERS_IN -filter_complex "$SPLIT" \
+  $(h264_layer l 100 clip-h264-l.h264) $(h264_layer m 300 clip-h264-m.h264) \
+  $(h264_layer h 900 clip-h264-h.h264)
+
+ls -l clip-vp8.ivf clip-h264.h264 clip-opus.ogg clip-vp8-?.ivf clip-h264-?.h264

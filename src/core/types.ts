@@ -178,6 +178,10 @@ export interface ViewerRecord {
   recoveryHist: EncodedHistogram;
   /** PLI sent → the next keyframe shown, per answered PLI */
   pliKeyframeHist: EncodedHistogram;
+  /** delay samples per simulcast layer, lowest first, in a run with simulcast (docs/definitions.md#layer) */
+  layerSamples?: number[];
+  /** time on each simulcast layer (ns), lowest first, in a run with simulcast (docs/definitions.md#layer) */
+  layerNs?: number[];
   /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */
   audio?: AudioRecord;
   droppedAfterJoin?: boolean;

@@ -16,7 +16,17 @@ import { patchWerift } from "./werift/patches.ts";
 export const ABS_CAPTURE_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
 export const TRANSPORT_CC_URI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01";
 export const ABS_SEND_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time";
+/** The extensions a simulcast publisher's packets carry (RFC 8852, RFC 8843): mid, rid and repaired rid. */
 export const SDES_MID_URI = "urn:ietf:params:rtp-hdrext:sdes:mid";
+export const RID_URI = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id";
+export const REPAIRED_RID_URI = "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id";
+/** What a simulcast publisher, or a relay taking one, negotiates for video. */
+export const SIMULCAST_EXTENSIONS: readonly string[] = [
+  ABS_CAPTURE_TIME_URI,
+  SDES_MID_URI,
+  RID_URI,
+  REPAIRED_RID_URI,
+];
 
 /**
  * What a viewer offers and honours (docs/definitions.md#viewer-profile): `browser` offers what
@@ -158,11 +168,17 @@ export function newPeer(
 export function sendTracks(
   pc: RTCPeerConnection,
   withAudio: boolean,
+  rids: readonly string[] = [],
 ): { video: RTCRtpTransceiver; audio: RTCRtpTransceiver | null } {
   const stream = new MediaStream();
   const add = (kind: "video" | "audio") =>
     pc.addTransceiver(kind, { direction: "sendonly", streams: [stream] });
-  const video = add("video");
+  // simulcast (RFC 8853): `a=rid:<rid> send` per layer and `a=simulcast:send <rids>`
+  const simulcast = rids.map((rid) => ({ rid, direction: "send" as const }));
+  const video =
+    rids.length > 0
+      ? pc.addTransceiver("video", { direction: "sendonly", streams: [stream], simulcast })
+      : add("video");
   return { video, audio: withAudio ? add("audio") : null };
 }
 
@@ -207,4 +223,19 @@ export function absCaptureId(extensions: readonly { id: number; uri: string }[])
 export function extensionId(extensions: readonly { id: number; uri: string }[], uri: string): number {
   for (const e of extensions) if (e.uri === uri) return e.id;
   return 0;
+}
+
+/**
+ * A simulcast offer as a browser sends it: its video section names its layers by rid only, with no
+ * `a=ssrc` or `a=ssrc-group` line (werift writes its sender's one SSRC, which no layer uses).
+ */
+export function ridOnlyOffer(sdp: string): string {
+  let video = false;
+  return sdp
+    .split("\r\n")
+    .filter((line) => {
+      if (line.startsWith("m=")) video = line.startsWith("m=video");
+      return !(video && (line.startsWith("a=ssrc:") || line.startsWith("a=ssrc-group:")));
+    })
+    .join("\r\n");
 }

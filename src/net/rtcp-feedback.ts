@@ -37,16 +37,32 @@ export function onTransportFeedback(tr: RTCRtpTransceiver, on: () => void): () =
 }
 
 /**
- * Calls `on` with every keyframe request that reaches the transceiver's transport; returns the
- * unsubscribe.
+ * The SSRC a keyframe request names: a PLI's media source, a FIR's first entry (RFC 5104 leaves a
+ * FIR's media source 0); 0 when it names none.
+ */
+export function keyframeRequestSsrc(p: RtcpPacket): number {
+  if (p.type !== RtcpPayloadSpecificFeedback.type) return 0;
+  // werift's PictureLossIndication and FullIntraRequest (the latter not exported by name)
+  const f = (p as RtcpPayloadSpecificFeedback).feedback as {
+    count: number;
+    mediaSsrc?: number;
+    fir?: { ssrc: number }[];
+  };
+  if (f.count === FIR_FORMAT) return f.fir?.[0]?.ssrc ?? 0;
+  return f.mediaSsrc ?? 0;
+}
+
+/**
+ * Calls `on` with every keyframe request that reaches the transceiver's transport and the SSRC it
+ * names (keyframeRequestSsrc); returns the unsubscribe.
  */
 export function onKeyframeRequest(
   tr: RTCRtpTransceiver,
-  on: (kind: KeyframeRequestKind) => void,
+  on: (kind: KeyframeRequestKind, mediaSsrc: number) => void,
 ): () => void {
   const { unSubscribe } = tr.dtlsTransport.onRtcp.subscribe((p) => {
     const kind = keyframeRequestOf(p);
-    if (kind !== null) on(kind);
+    if (kind !== null) on(kind, keyframeRequestSsrc(p));
   });
   return unSubscribe;
 }

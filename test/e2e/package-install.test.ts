@@ -124,6 +124,8 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
       "clips/clip-vp8.ivf",
       "clips/clip-h264.h264",
       "clips/clip-opus.ogg",
+      "clips/clip-vp8-h.ivf",
+      "clips/clip-h264-l.h264",
       "README.md",
       "LICENSE",
       "CHANGELOG.md",

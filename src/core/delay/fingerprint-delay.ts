@@ -67,6 +67,12 @@ export class FingerprintDelay {
   private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
   private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
+  /** samples per simulcast layer, lowest first (docs/definitions.md#layer); null: one encoding */
+  private readonly perLayer: number[] | null;
+  private readonly layerFrames: number;
+  /** time on each layer (ns), the current stay's layer, its first frame's arrival and its last's */
+  private readonly stayNs: number[];
+  private stay = { layer: -1, fromNs: 0, lastNs: 0 };
   /** the frame counters (core/delay/counters.ts); the reassembler's stay 0 here */
   private readonly c: Omit<OneWayDelayCounters, "frameEnd"> = { ...NO_FINGERPRINT };
 
@@ -74,11 +80,15 @@ export class FingerprintDelay {
     this.codec = opts.codec;
     this.hasher = opts.hasher;
     this.table = opts.table;
-    this.matcher = new Matcher(opts.sendLog, opts.table.loopFrames, opts.table.ticks);
+    this.matcher = new Matcher(opts.sendLog, opts.table.loopFrames, opts.table.ticks, opts.table.layers);
     this.log = opts.sendLog;
     this.logWaitNs = opts.logWaitNs;
     this.onSample = opts.onSample;
     this.offset = opts.offset ?? null;
+    const layers = opts.table.layers;
+    this.perLayer = layers > 1 ? new Array<number>(layers).fill(0) : null;
+    this.layerFrames = opts.table.loopFrames / layers;
+    this.stayNs = new Array<number>(layers).fill(0);
   }
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
@@ -126,6 +136,7 @@ export class FingerprintDelay {
     const hit = this.table.lookup(fp);
     if (hit.status === "duplicate") return DUPLICATE;
     if (hit.status !== "unique") return UNMATCHED;
+    if (this.perLayer !== null) this.onLayer(Math.floor(hit.index / this.layerFrames), arrivalNs);
     if (!covered && this.matcher.anchorK < 0) return INVALID;
     if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return INVALID;
     return hit.index;
@@ -154,10 +165,47 @@ export class FingerprintDelay {
         this.deltaHist.recordNs(delayNs);
       }
       if (this.onSample !== null) this.onSample(delayNs, key);
+      const perLayer = this.perLayer;
+      if (perLayer !== null) perLayer[Math.floor(outcome / this.layerFrames)]!++;
       if (this.offset !== null) this.offset.videoSample(t1Ns, delayNs);
     } else if (outcome === INVALID) c.invalid++;
     else if (outcome === UNMATCHED) c.unmatchedFrames++;
     else c.duplicateFrames++;
+  }
+
+  /** Samples per simulcast layer, lowest first; null for one encoding (docs/definitions.md#layer). */
+  layerSamples(): number[] | null {
+    return this.perLayer !== null ? [...this.perLayer] : null;
+  }
+
+  /**
+   * Time on each simulcast layer (ns), lowest first: a stay runs from its first complete frame's
+   * arrival to the next layer's first, the last stay to its last frame's; null for one encoding.
+   */
+  layerTimesNs(): number[] | null {
+    if (this.perLayer === null) return null;
+    const out = [...this.stayNs];
+    const s = this.stay;
+    if (s.layer >= 0) out[s.layer]! += s.lastNs - s.fromNs;
+    return out;
+  }
+
+  /**
+   * A complete frame of `layer` arrived at `arrivalNs` (docs/definitions.md#layer). Frames complete
+   * out of arrival order (a first frame proven late, a retransmission): a stay spans the earliest
+   * and latest arrival of its frames.
+   */
+  private onLayer(layer: number, arrivalNs: number): void {
+    const s = this.stay;
+    if (layer !== s.layer) {
+      if (s.layer >= 0) this.stayNs[s.layer]! += Math.max(0, arrivalNs - s.fromNs);
+      s.layer = layer;
+      s.fromNs = arrivalNs;
+      s.lastNs = arrivalNs;
+      return;
+    }
+    if (arrivalNs < s.fromNs) s.fromNs = arrivalNs;
+    if (arrivalNs > s.lastNs) s.lastNs = arrivalNs;
   }
 
   /** The histogram of every sample: the union of the keyframe and delta-frame ones. */

@@ -125,6 +125,11 @@ export interface ClipIdentity {
   ticks: number;
   fingerprints: bigint[];
   keyframes: boolean[];
+  /**
+   * simulcast layers whose frames the table holds, layer j's frame i at j·N + i
+   * (docs/definitions.md#simulcast-layers); absent: 1
+   */
+  layers?: number;
 }
 
 export class ClipTable {
@@ -135,6 +140,8 @@ export class ClipTable {
   readonly ticks: number;
   /** clip frames whose fingerprint another clip frame shares */
   readonly duplicateFrames: number;
+  /** simulcast layers in the table (1: one encoding); each layer's loop is loopFrames / layers */
+  readonly layers: number;
   private readonly keyframes: readonly boolean[];
   /** fingerprint → frame index, or -1 for a duplicate */
   private readonly index = new Map<bigint, number>();
@@ -154,6 +161,9 @@ export class ClipTable {
     this.loopFrames = id.fingerprints.length;
     this.ticks = id.ticks;
     this.duplicateFrames = duplicates;
+    this.layers = id.layers ?? 1;
+    if (!(Number.isInteger(this.layers) && this.layers >= 1 && this.loopFrames % this.layers === 0))
+      throw new ClipError(`fingerprint: ${this.loopFrames} frames are not ${this.layers} layers of one loop`);
     this.keyframes = id.keyframes.slice();
     this.unique = id.fingerprints.map((_, i) => Object.freeze({ status: "unique", index: i }) as Lookup);
   }

@@ -4,7 +4,9 @@
 // frame's own k. When the log holds that k with the frame's clip index, a newer send of the index
 // found is aliased, not a sample; when that k is not logged yet, the log has not caught up with the
 // frame (a split run's log travels on its own channel). The clip index of a k is the log's, never k
-// mod N: the publisher cuts a GOP short for a keyframe on request.
+// mod N: the publisher cuts a GOP short for a keyframe on request. A simulcast publisher logs L
+// layers (docs/definitions.md#simulcast-publisher): layer j's frame of absolute frame f is k = L·f + j
+// and its clip index is j·N + i, so one frame duration steps k by L and the layer is the index's.
 import type { SendEntry, SendLog } from "./sendlog.ts";
 
 /**
@@ -17,6 +19,8 @@ export class Matcher {
   private readonly log: SendLog;
   private readonly slots: number;
   private readonly ticks: number;
+  private readonly layers: number;
+  private readonly layerFrames: number;
   private readonly found: SendEntry = { k: 0, t0Ns: 0 };
   private have = false;
   private kA = 0;
@@ -24,10 +28,13 @@ export class Matcher {
   /** t1 − t0 (ns) of the last "sampled" outcome; 0 after any other outcome. */
   delayNs = 0;
 
-  constructor(log: SendLog, loopFrames: number, ticks: number) {
+  /** `layers`: the simulcast layers the log holds (1: one encoding), loopFrames counting all of them. */
+  constructor(log: SendLog, loopFrames: number, ticks: number, layers = 1) {
     this.log = log;
     this.slots = 4 * loopFrames;
     this.ticks = ticks;
+    this.layers = layers;
+    this.layerFrames = loopFrames / layers;
   }
 
   /** Whether an anchor is set, and its absolute index and RTP timestamp (−1 when none). */
@@ -47,7 +54,11 @@ export class Matcher {
     if (this.have) {
       const dts = (ts - this.tsA) | 0; // int32: RTP wrap-safe
       if (dts % this.ticks === 0) {
-        const kE = this.kA + dts / this.ticks;
+        const L = this.layers;
+        const kE =
+          L === 1
+            ? this.kA + dts / this.ticks
+            : L * (Math.floor(this.kA / L) + dts / this.ticks) + Math.floor(i / this.layerFrames);
         if (kE !== kL) {
           // the frame's own send: not logged yet (within the ring's reach), or logged as this index
           const recorded = this.log.recorded;

@@ -89,6 +89,8 @@ export type ViewerPipelineResult = Pick<
   | "render"
   | "recoveryHist"
   | "pliKeyframeHist"
+  | "layerSamples"
+  | "layerNs"
 > & { codec: string };
 
 function isCodec(c: string): c is Codec {
@@ -261,6 +263,7 @@ export class ViewerPipeline {
     const fp = fpd !== null ? r : null;
     const c = fpd !== null ? fpd.counters() : NO_FINGERPRINT;
     const st = this.stamp;
+    const layers = fpd?.layerSamples() ?? null;
     const empty = (): DelayHistogram => new DelayHistogram();
     return {
       codec: this.codec,
@@ -290,6 +293,7 @@ export class ViewerPipeline {
       stampKeyHist: (st?.keyHist ?? empty()).encode(),
       stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
       ...this.render.finish(endNs),
+      ...(layers !== null ? { layerSamples: layers, layerNs: fpd?.layerTimesNs() ?? [] } : {}),
     };
   }
 }

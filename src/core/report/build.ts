@@ -6,6 +6,7 @@ import { cohortsJson } from "../link/assign.ts";
 import { host, redactScenario } from "../redact.ts";
 import { churnJson } from "../scenario/churn.ts";
 import type { Scenario } from "../scenario/scenario.ts";
+import type { ViewerRecord } from "../types.ts";
 import { buildAggregate } from "./aggregate.ts";
 import { pooledAudio, viewerAudio } from "./audio.ts";
 import { churnReport } from "./churn.ts";
@@ -68,6 +69,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("viewerProfile", s.viewerProfile),
     ...(s.audio === true ? { audio: true } : {}),
     ...nonZero("referenceViewers", s.referenceViewers),
+    ...(s.simulcast !== undefined ? { simulcast: [...s.simulcast] } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
   };
@@ -126,6 +128,16 @@ function errorCounts(
   return out;
 }
 
+/** `viewers[].layers` (docs/definitions.md#layer): each layer's samples and time; undefined without. */
+function viewerLayers(
+  rids: readonly string[] | undefined,
+  r: Pick<ViewerRecord, "layerSamples" | "layerNs">,
+): ViewerReport["layers"] {
+  const { layerSamples: samples, layerNs = [] } = r;
+  if (rids === undefined || samples === undefined) return undefined;
+  return rids.map((rid, j) => ({ rid, samples: samples[j] ?? 0, timeMs: (layerNs[j] ?? 0) / 1e6 }));
+}
+
 export function buildReport(input: ReportInput): Report {
   const clock = clockBlock(input.clock);
   const ordered = [...input.viewers].sort((a, b) => a.record.id - b.record.id);
@@ -145,6 +157,8 @@ export function buildReport(input: ReportInput): Report {
     const bound = clientBoundReason(input.ceiling);
     const report = viewerReport(v, input.hasSendLog, clock, bound, cohort, block);
     if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
+    const layers = viewerLayers(input.scenario.simulcast, v.record);
+    if (layers !== undefined) report.layers = layers;
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
@@ -218,6 +232,7 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.audio === true ? { audio: true } : {}),
       ...(input.reference !== undefined ? { reference: true } : {}),
       ...(input.scenario.viewerProfile !== undefined ? { viewerProfile: input.scenario.viewerProfile } : {}),
+      ...(input.scenario.simulcast !== undefined ? { simulcast: input.scenario.simulcast } : {}),
     }),
   };
 }

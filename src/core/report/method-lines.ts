@@ -100,6 +100,13 @@ export interface MethodContext {
   reference?: boolean;
   /** what the viewers offered and honoured; absent: browser, the default */
   viewerProfile?: "browser" | "minimal";
+  /** the simulcast layers' rids, lowest first (docs/definitions.md#simulcast-publisher) */
+  simulcast?: readonly string[];
+}
+
+/** The simulcast line (docs/definitions.md#simulcast-publisher). */
+function simulcastMethod(rids: readonly string[]): string {
+  return `Simulcast: the publisher sends ${rids.length} layers (rids ${rids.join(", ")}, lowest first) on one WHIP session, as RFC 8853 describes: each layer its own SSRC, every packet naming its rid (sdes:rtp-stream-id) and mid, all layers the same pictures with keyframes on the same frames. Each layer's frames have their own fingerprints and each layer frame its own send instant in the one send log, so a viewer's frame is matched to the send of the layer it came from. A keyframe request names a layer's SSRC and cuts that layer's GOP short (one naming no layer's SSRC cuts every layer's). Reports that differ on simulcast are not ranked.`;
 }
 
 /** The reference viewers' line (docs/definitions.md#reference-viewers, #reference-agreement). */
@@ -148,5 +155,6 @@ export function methodLines(ctx: MethodContext): string[] {
   if (ctx.cohorts) lines.push(COHORTS_METHOD);
   if (ctx.audio === true) lines.push(AUDIO_METHOD);
   if (ctx.reference === true) lines.push(REFERENCE_METHOD);
+  if (ctx.simulcast !== undefined) lines.push(simulcastMethod(ctx.simulcast));
   return lines;
 }

@@ -212,6 +212,8 @@ export interface ViewerReport {
   error?: string;
   /** our addition, in a run with audio: the viewer's audio track (docs/definitions.md#audio-track) */
   audio?: ViewerAudioBlock;
+  /** ours, with simulcast: each layer's rid, delay samples and time on it (docs/definitions.md#layer) */
+  layers?: { rid: string; samples: number; timeMs: number }[];
 }
 
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */

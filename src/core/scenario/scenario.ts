@@ -21,6 +21,7 @@ import {
 } from "./defaults.ts";
 import { scanFirstValue } from "./json.ts";
 import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
+import { parseSimulcast } from "./simulcast.ts";
 import { type Scenario, SERVER_KEYS } from "./types.ts";
 
 export type { Scenario };
@@ -68,6 +69,7 @@ const OBJECT_KEYS: Record<string, (raw: unknown) => unknown> = {
   capacity: parseCapacity,
   cohorts: parseCohorts,
   churn: parseChurn,
+  simulcast: parseSimulcast,
 };
 
 /** Field lookup like Go: exact name first, then ASCII case-insensitive. */
@@ -112,7 +114,8 @@ export function decodeScenario(text: string): Scenario {
       try {
         fields[key] = parse(JSON.parse(raw) as unknown);
       } catch (err) {
-        firstError ??= new ScenarioError(errorMessage(err), { cause: err });
+        firstError ??=
+          err instanceof ScenarioError ? err : new ScenarioError(errorMessage(err), { cause: err });
       }
       continue;
     }
@@ -170,6 +173,7 @@ export function normaliseScenario(s: Scenario): Scenario {
   for (const k of ["includeLoopback", "loopbackOnly", "audio"] as const) if (out[k] === false) delete out[k];
   for (const k of ["rampOffsetMaxSeconds", "warmupSeconds", "referenceViewers"] as const)
     if (out[k] === 0) delete out[k];
+  if (out.simulcast === undefined) delete out.simulcast;
   return out;
 }
 
@@ -262,6 +266,7 @@ export function validateScenario(s: Scenario): Scenario {
   if (profile !== undefined && !(VIEWER_PROFILES as readonly string[]).includes(profile)) {
     fail(`viewerProfile ${goQuote(profile)} (want ${oneOf(VIEWER_PROFILES)})`);
   }
+  if (s.simulcast !== undefined && !s.whip) fail("simulcast needs whip (the run publishes the layers)");
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)
     fail(`cohorts: the cohorts' counts add up to ${counted}, more than the ${s.viewers} viewers`);

@@ -78,6 +78,11 @@ export interface Scenario {
    * reference (docs/definitions.md#reference-viewers); absent or 0: none
    */
   referenceViewers?: number;
+  /**
+   * the publisher sends these simulcast layers, by rid, lowest first
+   * (docs/definitions.md#simulcast-publisher); absent: one encoding
+   */
+  simulcast?: string[];
   /** pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
   /** the capacity search's settings (`whipbench capacity`; other commands ignore it) */

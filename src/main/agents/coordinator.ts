@@ -56,6 +56,11 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   if (s.whip === undefined || s.whip === "") {
     throw new UsageError("the scenario needs whip: the coordinator publishes", "run --agents");
   }
+  if (s.simulcast !== undefined)
+    throw new UsageError(
+      "simulcast: a run on agents does not publish layers yet (run on one host)",
+      "run --agents",
+    );
   const token = tokenFromEnv("--token-env", c.tokenEnv, "run");
   const log = out.log;
   if (token === undefined) log.line("note: no --token-env: any agent that reaches the control port may join");

@@ -1,11 +1,14 @@
 // The flags for the main scenario keys (docs/definitions.md#run-flags): `run` takes -n/--viewers,
-// --ramp, --hold, --reference-viewers, --codec, --audio and --whip/--whep over its scenario's keys
-// (or the built-in relay's default scenario); `capacity` those a search does not set itself. Each
-// bad value exits 2 naming its flag, and the report's scenario is the one that ran, flags applied.
+// --ramp, --hold, --simulcast, --reference-viewers, --codec, --audio and --whip/--whep over its
+// scenario's keys (or the built-in relay's default scenario); `capacity` those a search does not
+// set itself. Each bad value exits 2 naming its flag, and the report's scenario is the one that
+// ran, flags applied.
 import { type Command, Option } from "commander";
-import { UsageError } from "../../core/errors.ts";
+import { SIMULCAST_RIDS } from "../../core/clip/simulcast.ts";
+import { errorMessage, UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
 import { MAX_REFERENCE_VIEWERS } from "../../core/link/parse.ts";
+import { parseSimulcast } from "../../core/scenario/simulcast.ts";
 import { durationFlag, intFlag } from "./flags.ts";
 
 /** A duration above 0 (parseGoDuration already refuses a negative one and one beyond exact ns). */
@@ -41,6 +44,27 @@ function endpointOptions(c: Command): Command {
     .option("--no-audio", "video only (scenario key audio false)");
 }
 
+/** --simulcast's rids, a comma list; a bad one is a usage error naming the flag. */
+function simulcastFlag(text: string): string[] {
+  const rids = text.split(",");
+  const bad = rids.findIndex((r) => !SIMULCAST_RIDS.includes(r));
+  if (bad >= 0)
+    throw new UsageError(
+      `--simulcast: item ${bad} is not a layer (want a comma list of ${SIMULCAST_RIDS.join(", ")})`,
+    );
+  try {
+    return parseSimulcast(rids) ?? [];
+  } catch (err) {
+    throw new UsageError(
+      `--simulcast: ${errorMessage(err).replace(/^scenario: simulcast: /, "")}`,
+      undefined,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 /** `run`'s flags for the main keys. */
 export function addRunKeyOptions(c: Command): Command {
   c.addOption(
@@ -63,6 +87,14 @@ export function addRunKeyOptions(c: Command): Command {
         "--reference-viewers <n>",
         "libwebrtc viewers beside each cohort's viewers and the unimpaired ones, as the run's reference; not load (referenceViewers)",
       ).argParser(intFlag("--reference-viewers", 0, MAX_REFERENCE_VIEWERS)),
+    )
+    .addOption(
+      new Option(
+        "--simulcast [rids]",
+        `publish simulcast layers: ${SIMULCAST_RIDS.join(",")} or a comma list of them (scenario key simulcast)`,
+      )
+        .preset(SIMULCAST_RIDS.join(","))
+        .argParser(simulcastFlag),
     );
   return endpointOptions(c);
 }

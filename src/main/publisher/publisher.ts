@@ -5,39 +5,41 @@
 // (docs/definitions.md#send-instant); from the frame's start of sending to that instant is the
 // publisher's send lag. A PLI or FIR cuts the GOP short (docs/definitions.md#keyframes-on-request);
 // the send log holds each k's clip index. An audio clip goes as a second send-only track
-// (audio-sender.ts).
+// (audio-sender.ts). With simulcast layers each frame goes out on every layer
+// (simulcast-layers.ts, docs/definitions.md#simulcast-publisher).
 
 import type { AudioClip, Clip } from "../../core/clip/clip.ts";
 import { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
-import { monoNs, type WallAnchor, wallOf } from "../../core/clock/clock.ts";
-import { packetizeH264 } from "../../core/codec/h264.ts";
-import { packetizeVp8 } from "../../core/codec/vp8.ts";
+import type { SimulcastClips } from "../../core/clip/simulcast.ts";
+import { monoNs, type WallAnchor } from "../../core/clock/clock.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import { errorMessage, HttpExchangeError, PublisherError } from "../../core/errors.ts";
 import { goDuration } from "../../core/go-compat/time.ts";
 import type { PublisherInput } from "../../core/report/input.ts";
-import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
 import {
   absCaptureId,
   filterCandidates,
   gatheringComplete,
   type IceOptions,
   newPeer,
+  ridOnlyOffer,
+  SIMULCAST_EXTENSIONS,
   sendTracks,
   videoCodecs,
 } from "../../net/rtc.ts";
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
 import { deleteResource, postOffer } from "../../net/sdp-http.ts";
 import { tapKernelSend } from "../../net/send-stamp.ts";
-import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader } from "../../net/werift/api.ts";
+import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { abandonDtls } from "../../net/werift/patches.ts";
+import { checkAnswer } from "./answer-checks.ts";
 import { AudioSender } from "./audio-sender.ts";
-import { sendCounted } from "./rtp-out.ts";
+import { newEncoding, packetize, sendPackets } from "./rtp-out.ts";
 import { type FrameSent, type PendingFrame, SendInstants } from "./send-instant.ts";
+import { layerWire, SimulcastLayers } from "./simulcast-layers.ts";
 
+export { MTU } from "./rtp-out.ts";
 export { PublisherError };
-
-export const MTU = 1200;
 /** POST + ICE + DTLS budget when the caller sets none (`publish --connect-timeout`, default 10 s). */
 export const DEFAULT_CONNECT_TIMEOUT_NS = 10e9;
 const SLIP_NS = 500e6;
@@ -58,6 +60,8 @@ export interface PublisherOptions {
   onFrameSent?: FrameSent;
   /** the audio track (docs/definitions.md#audio-track): its clip and its own send log */
   audio?: { clip: AudioClip; sendLog: SendLog | null };
+  /** simulcast: these layers instead of `clip`, which is then their combined table (`combined`) */
+  simulcast?: SimulcastClips;
 }
 
 /** The publisher's figures, the report's publisher input (docs/definitions.md#publisher-figures; ns). */
@@ -80,12 +84,15 @@ export class Publisher {
   private txReady: Promise<void> = Promise.resolve();
   private readonly instants: SendInstants;
   readonly requests: KeyframeRequests;
+  readonly layers: SimulcastLayers | null;
   readonly result: PublisherResult;
 
   constructor(opts: PublisherOptions) {
     this.opts = opts;
     this.instants = new SendInstants(opts.sendLog, opts.onFrameSent);
     this.requests = new KeyframeRequests(opts.clip.keyframes, opts.keyframeOnRequest !== false);
+    const sc = opts.simulcast;
+    this.layers = sc !== undefined ? new SimulcastLayers(sc, opts.keyframeOnRequest !== false) : null;
     this.result = {
       codec: opts.clip.codec,
       stamped: false,
@@ -108,10 +115,14 @@ export class Publisher {
     const { opts } = this;
     let pc: RTCPeerConnection;
     try {
-      pc = newPeer(opts.ice, videoCodecs(opts.clip.codec));
+      pc = newPeer(
+        opts.ice,
+        videoCodecs(opts.clip.codec),
+        this.layers !== null ? SIMULCAST_EXTENSIONS : undefined,
+      );
       this.pc = pc;
       const a = opts.audio;
-      const tracks = sendTracks(pc, a !== undefined);
+      const tracks = sendTracks(pc, a !== undefined, this.layers?.layers.map((l) => l.rid) ?? []);
       this.tr = tracks.video;
       if (a && tracks.audio) this.audio = new AudioSender(tracks.audio, a.clip, a.sendLog);
       await pc.setLocalDescription(await pc.createOffer());
@@ -135,17 +146,11 @@ export class Publisher {
     });
     connected.catch(() => {});
     try {
-      const sdp = filterCandidates(pc.localDescription?.sdp ?? "", opts.ice);
+      const local = filterCandidates(pc.localDescription?.sdp ?? "", opts.ice);
+      const sdp = this.layers !== null ? ridOnlyOffer(local) : local;
       const answer = await postOffer(opts.whip, sdp, { bearer: opts.bearer, signal: deadline });
       this.location = answer.location;
-      if (answer.status === 406)
-        throw new PublisherError("http_status", "the WHIP server sent a counter-offer");
-      // werift accepts an answer without a video m-line (an audio one carrying the video mid):
-      // it stops the transceiver and reports "connected" with nothing to send on
-      if (!/^m=video [1-9]/m.test(answer.sdp))
-        throw new PublisherError("bad_answer", "the WHIP answer has no video");
-      if (this.audio && !/^m=audio [1-9]/m.test(answer.sdp))
-        throw new PublisherError("bad_answer", "the WHIP answer has no audio (the scenario asks for audio)");
+      checkAnswer(answer, this.audio !== null, this.layers !== null);
       try {
         await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
       } catch (err) {
@@ -182,7 +187,10 @@ export class Publisher {
     this.instants.readBack = tx.readBack;
     this.txReady = tx.ready;
     this.audio?.connected();
-    onKeyframeRequest(this.tr, (kind) => this.requests.request(kind));
+    const layers = this.layers;
+    onKeyframeRequest(this.tr, (kind, ssrc) =>
+      layers !== null ? layers.request(kind, ssrc) : this.requests.request(kind),
+    );
     this.absId = absCaptureId(this.tr.headerExtensions);
     this.result.stamped = this.absId !== 0 && !opts.noStamp;
   }
@@ -197,16 +205,16 @@ export class Publisher {
     await this.txReady; // the first frame's stamp too
     const n = clip.frames.length;
     const frameNs = (clip.ticks / 90_000) * 1e9;
-    const ssrc = (Math.random() * 0x1_0000_0000) >>> 0;
-    let seq = Math.floor(Math.random() * 0x1_0000);
+    const one = newEncoding();
     const tsBase = (Math.random() * 0x1_0000_0000) >>> 0;
-    let pictureId = Math.floor(Math.random() * 0x8000);
     const onStop = () => this.wake?.();
     stop.addEventListener("abort", onStop);
     const started = monoNs();
     const audio = this.audio?.run(stop, () => this.failed);
     let origin = started;
     const kf = this.requests;
+    const layers = this.layers;
+    const wire = layers !== null ? layerWire(tr, r.stamped ? this.absId : 0, anchor) : null;
     for (let k = 0, i = 0; !stop.aborted && !this.failed; k++, i = kf.next(i, monoNs())) {
       const due = origin + k * frameNs;
       let now = monoNs();
@@ -218,33 +226,20 @@ export class Publisher {
         if (stop.aborted || this.failed) break;
         now = monoNs();
       }
+      if (layers !== null && wire !== null) {
+        const ts = (tsBase + k * clip.ticks) >>> 0;
+        await layers.sendFrame(k, ts, wire, this.instants, this.socketStamp, r);
+        r.framesSent += layers.layers.length;
+        continue;
+      }
       const frame = clip.frames[i] as Uint8Array;
-      const payloads = clip.codec === "vp8" ? packetizeVp8(frame, MTU, pictureId) : packetizeH264(frame, MTU);
-      pictureId = (pictureId + 1) & 0x7fff;
+      const payloads = packetize(clip.codec, frame, one);
       const ts = (tsBase + k * clip.ticks) >>> 0;
       const sending: PendingFrame = { k, i, ts, ssrc: tr.sender.ssrc, startNs: monoNs(), stamped: false };
       kf.sent(i);
       // the send instant: the first packet at the socket (onDatagramOut), else here
       this.instants.begin(sending, this.socketStamp);
-      for (let j = 0; j < payloads.length; j++) {
-        const header = new RtpHeader({
-          sequenceNumber: seq,
-          timestamp: ts,
-          marker: j === payloads.length - 1,
-          payloadType: 96,
-          ssrc,
-        });
-        seq = (seq + 1) & 0xffff;
-        if (r.stamped) {
-          const ext = Buffer.alloc(8);
-          const at = monoNs();
-          if (j === 0) sending.captureNs = at;
-          unixNsToAbsCapture(wallOf(anchor, at), ext);
-          header.extension = true;
-          header.extensions = [{ id: this.absId, payload: ext }];
-        }
-        await sendCounted(tr, header, payloads[j] as Uint8Array, r);
-      }
+      await sendPackets(tr, payloads, sending, one, r.stamped ? { id: this.absId, anchor } : null, r);
       // no packet of it reached the socket (a closing connection): logged, for a complete log
       this.instants.end(sending);
       r.framesSent++;
@@ -258,9 +253,10 @@ export class Publisher {
     if (this.instants.captureLead.count > 0) r.captureLeadHist = this.instants.captureLead.encode();
     r.sendingNs = monoNs() - started;
     r.loops = Math.floor(r.framesSent / n);
-    r.pliReceived = kf.pliReceived;
-    r.firReceived = kf.firReceived;
-    r.keyframesOnRequest = kf.keyframesOnRequest;
+    const asked = layers !== null ? layers.counts() : kf;
+    r.pliReceived = asked.pliReceived;
+    r.firReceived = asked.firReceived;
+    r.keyframesOnRequest = asked.keyframesOnRequest;
     if (this.failed) {
       r.errorKind = "disconnected";
       r.error = "the server connection dropped while publishing";

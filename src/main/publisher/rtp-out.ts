@@ -1,6 +1,16 @@
 // One RTP packet out through a transceiver's sender, counted once werift wrote it; a write that
-// fails (a closing connection) is skipped, not counted (docs/definitions.md#publisher-pacing).
-import { type RTCRtpTransceiver, type RtpHeader, RtpPacket } from "../../net/werift/api.ts";
+// fails (a closing connection) is skipped, not counted (docs/definitions.md#publisher-pacing). And
+// one frame's packets of the one-encoding publisher: packetized, headed, abs-capture-time stamped.
+import type { WallAnchor } from "../../core/clock/clock.ts";
+import { monoNs, wallOf } from "../../core/clock/clock.ts";
+import { packetizeH264 } from "../../core/codec/h264.ts";
+import { packetizeVp8 } from "../../core/codec/vp8.ts";
+import { unixNsToAbsCapture } from "../../core/rtp/abs-capture-time.ts";
+import type { Codec } from "../../core/types.ts";
+import { type RTCRtpTransceiver, RtpHeader, RtpPacket } from "../../net/werift/api.ts";
+import type { PendingFrame } from "./send-instant.ts";
+
+export const MTU = 1200;
 
 export async function sendCounted(
   tr: RTCRtpTransceiver,
@@ -16,5 +26,62 @@ export async function sendCounted(
     counts.bytesSent += payload.length;
   } catch {
     // a closing connection: skip the write
+  }
+}
+
+/** One encoding's sending state: its SSRC, next sequence number and VP8 picture id. */
+export interface Encoding {
+  ssrc: number;
+  seq: number;
+  pictureId: number;
+}
+
+/** Random SSRC, first sequence number and picture id. */
+export function newEncoding(): Encoding {
+  return {
+    ssrc: (Math.random() * 0x1_0000_0000) >>> 0,
+    seq: Math.floor(Math.random() * 0x1_0000),
+    pictureId: Math.floor(Math.random() * 0x8000),
+  };
+}
+
+/** A frame's RTP payloads at MTU; a VP8 frame takes the encoding's next picture id. */
+export function packetize(codec: Codec, frame: Uint8Array, enc: Encoding): Uint8Array[] {
+  if (codec !== "vp8") return packetizeH264(frame, MTU);
+  const out = packetizeVp8(frame, MTU, enc.pictureId);
+  enc.pictureId = (enc.pictureId + 1) & 0x7fff;
+  return out;
+}
+
+/**
+ * A frame's packets through the transceiver's sender, abs-capture-time on each when `abs` is given
+ * (the first packet's instant noted in `sending`).
+ */
+export async function sendPackets(
+  tr: RTCRtpTransceiver,
+  payloads: readonly Uint8Array[],
+  sending: PendingFrame,
+  enc: Encoding,
+  abs: { id: number; anchor: WallAnchor } | null,
+  counts: { packetsSent: number; bytesSent: number },
+): Promise<void> {
+  for (let j = 0; j < payloads.length; j++) {
+    const header = new RtpHeader({
+      sequenceNumber: enc.seq,
+      timestamp: sending.ts,
+      marker: j === payloads.length - 1,
+      payloadType: 96,
+      ssrc: enc.ssrc,
+    });
+    enc.seq = (enc.seq + 1) & 0xffff;
+    if (abs !== null) {
+      const ext = Buffer.alloc(8);
+      const at = monoNs();
+      if (j === 0) sending.captureNs = at;
+      unixNsToAbsCapture(wallOf(abs.anchor, at), ext);
+      header.extension = true;
+      header.extensions = [{ id: abs.id, payload: ext }];
+    }
+    await sendCounted(tr, header, payloads[j] as Uint8Array, counts);
   }
 }

@@ -15,6 +15,7 @@ import {
 } from "../../net/werift/api.ts";
 import { type CapacityGate, capacityDrop } from "./capacity.ts";
 import { Burst, WrapShift } from "./conformance.ts";
+import type { StreamLayers } from "./layers.ts";
 import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
 import type { RelayOptions } from "./options.ts";
@@ -33,13 +34,18 @@ export interface Stream {
   wrap?: WrapShift;
   /** the publisher sends an audio track (audio.ts) */
   audio?: boolean;
+  /** a simulcast publisher's layers and the one forwarded (publisher-in.ts) */
+  layers?: StreamLayers;
 }
 
-/** Every keyframe request (PLI or FIR) of a viewer leg goes to the stream's publisher as a PLI. */
+/**
+ * Every keyframe request (PLI or FIR) of a viewer leg goes to the stream's publisher as a PLI, on
+ * the forwarded layer's SSRC with simulcast.
+ */
 export function forwardKeyframeRequests(leg: RTCRtpTransceiver, stream: Stream): void {
   onKeyframeRequest(leg, () => {
     const receiver = stream.publisher?.getTransceivers().find((t) => t.kind === "video")?.receiver;
-    const ssrc = receiver?.tracks[0]?.ssrc;
+    const ssrc = stream.layers !== undefined ? stream.layers.ssrc : receiver?.tracks[0]?.ssrc;
     if (receiver === undefined || ssrc === undefined) return;
     stream.keyframeRequests = (stream.keyframeRequests ?? 0) + 1;
     receiver.sendRtcpPLI(ssrc).catch(() => {});

@@ -7,25 +7,27 @@ import type { AddressInfo } from "node:net";
 import { monoNs } from "../../core/clock/clock.ts";
 import { RelayOfferError } from "../../core/errors.ts";
 import {
-  ABS_CAPTURE_TIME_URI,
   absCaptureId,
   filterCandidates,
   gatheringComplete,
   newPeer,
+  SIMULCAST_EXTENSIONS,
   videoCodecs,
 } from "../../net/rtc.ts";
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
 import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { faultyAnswer } from "./answer-fault.ts";
-import { legAudio, receiveAll, receiveAudio } from "./audio.ts";
+import { legAudio, receiveAll } from "./audio.ts";
 import { CapacityGate } from "./capacity.ts";
-import { forward, forwardKeyframeRequests, type Stream } from "./forward.ts";
+import { forwardKeyframeRequests, type Stream } from "./forward.ts";
 import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
 import { patchAnswer, readBody, reply, sdpReply } from "./http.ts";
+import { offeredLayers } from "./layers.ts";
 import { installLoss, type Leg, legPeer } from "./leg.ts";
 import { LegFaultState } from "./leg-faults.ts";
 import { watchLeg } from "./leg-watch.ts";
 import type { RelayOptions } from "./options.ts";
+import { receivePublisher } from "./publisher-in.ts";
 import { type RelaySend, relaySend } from "./send-path.ts";
 import { pausePublisherReading, RelayDrops } from "./socket-drops.ts";
 
@@ -140,9 +142,13 @@ export class Relay {
 
   private async whip(stream: Stream, offer: string, res: ServerResponse): Promise<void> {
     if (stream.publisher) return reply(res, 409, "a publisher is already connected");
-    const pc = newPeer(this.opts.ice, videoCodecs("viewer"));
+    // a simulcast publisher's mid and rid extensions too (an answer names only what the offer has)
+    const pc = newPeer(this.opts.ice, videoCodecs("viewer"), SIMULCAST_EXTENSIONS);
     stream.publisher = pc;
-    this.receivePublisher(stream, pc);
+    const layers = offeredLayers(offer);
+    if (layers !== null) stream.layers = layers;
+    else delete stream.layers;
+    receivePublisher(stream, pc, this.opts, this.gate, this.send);
     try {
       await pc.setRemoteDescription({ type: "offer", sdp: offer });
       receiveAll(pc);
@@ -179,22 +185,6 @@ export class Relay {
   ) {
     const sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
     sdpReply(res, status, faultyAnswer(sdp, pc, on, this.opts.test?.answerFault), location);
-  }
-
-  private receivePublisher(stream: Stream, pc: RTCPeerConnection): void {
-    pc.onTrack.subscribe((track) => {
-      if (receiveAudio(stream, track, this.opts)) return;
-      const negotiated = pc.getTransceivers()[0]?.codecs[0]?.mimeType;
-      const mime = (track.codec?.mimeType ?? negotiated ?? "").toLowerCase();
-      stream.codec = mime === "video/h264" ? "h264" : "vp8";
-      track.onReceiveRtp.subscribe((rtp, ext) => {
-        if (!stream.ready) {
-          stream.ready = true;
-          for (const w of stream.readyWaiters.splice(0)) w();
-        }
-        forward(stream, rtp, ext?.[ABS_CAPTURE_TIME_URI], this.opts, this.gate, this.send);
-      });
-    });
   }
 
   /** A timer (fault knobs, legs that never connect), cleared when the relay closes. */

@@ -42,6 +42,8 @@ export interface ScenarioKeyFlags {
   /** --audio true, --no-audio false */
   audio?: boolean;
   referenceViewers?: number;
+  /** --simulcast: the layers' rids, lowest first */
+  simulcast?: string[];
   whip?: string;
   whep?: string;
 }
@@ -102,6 +104,7 @@ export function applyKeyFlags(s: Scenario, f: ScenarioKeyFlags): { scenario: Sce
   put("viewers", f.viewers);
   put("rampSeconds", f.ramp === undefined ? undefined : f.ramp / 1e9);
   put("holdSeconds", f.hold === undefined ? undefined : f.hold / 1e9);
+  put("simulcast", f.simulcast);
   if (f.audio === true) put("audio", true);
   if (f.audio === false) {
     delete out.audio;

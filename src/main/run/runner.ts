@@ -3,6 +3,7 @@
 // warmup the viewers run, sharded over the engine, with the per-second timeline; then everything
 // stops in order and the report builder gets what it needs.
 import { loadClip } from "../../core/clip/clip.ts";
+import { loadSimulcastClips } from "../../core/clip/simulcast.ts";
 import { monoNs, type WallAnchor } from "../../core/clock/clock.ts";
 import { ClipTable, clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { SendLog } from "../../core/delay/sendlog.ts";
@@ -101,9 +102,12 @@ export async function connectPublisher(
 ): Promise<SendSide> {
   const { scenario: s, log } = opts;
   if (s.whip === undefined || s.whip === "") return followedSendSide(null);
-  const clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
+  const codec = s.codec === "h264" ? "h264" : "vp8";
+  // simulcast: the layers' frames as one table (docs/definitions.md#simulcast-publisher)
+  const layers = s.simulcast !== undefined ? loadSimulcastClips(codec, s.simulcast) : undefined;
+  const clip = layers?.combined ?? loadClip(codec);
   const hasher = await createHasher();
-  const identity = clipIdentity(hasher, clip);
+  const identity = { ...clipIdentity(hasher, clip), ...(layers ? { layers: layers.layers.length } : {}) };
   const sendLog = SendLog.create(clip.frames.length);
   const audio = audioSide(s.audio, hasher);
   const publisher = new Publisher({
@@ -117,6 +121,7 @@ export async function connectPublisher(
     keyframeOnRequest: s.keyframeOnRequest !== false,
     ...(audio !== null ? { audio: { clip: audio.clip, sendLog: audio.sendLog } } : {}),
     ...(opts.onFrameSent !== undefined ? { onFrameSent: opts.onFrameSent } : {}),
+    ...(layers !== undefined ? { simulcast: layers } : {}),
   });
   const side: SendSide = {
     publishing: true,
@@ -136,7 +141,10 @@ export async function connectPublisher(
     },
     sendLagP99Ns: () => publisher.sendLagP99Ns(),
   });
-  log.line(`publishing ${clip.codec} to ${host(s.whip)}`);
+  const what = layers
+    ? `${clip.codec} simulcast (${layers.layers.map((l) => l.rid).join(", ")})`
+    : clip.codec;
+  log.line(`publishing ${what} to ${host(s.whip)}`);
   try {
     await publisher.connect(opts.interrupt);
     log.line(
