@@ -14,6 +14,7 @@ import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
+import type { ClockBlock } from "./clock-types.ts";
 import type { ReferenceBlock } from "./reference-types.ts";
 import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 import type { TimelineEntry } from "./timeline-types.ts";
@@ -28,28 +29,10 @@ export type {
   UdpDropsReport,
   WorkerReport,
 } from "./client-types.ts";
+export type { ClockBlock, ClockMethod, ClockPoint } from "./clock-types.ts";
 export type { TimelineEntry } from "./timeline-types.ts";
 
 export const REPORT_SCHEMA = "whipbench.report/v0";
-
-/** docs/definitions.md#clock-block: how the two ends share a time base. */
-export type ClockMethod = "monotonic" | "exchange" | "none" | "same-wall-clock" | "";
-
-export interface ClockPoint {
-  tS: number;
-  offsetMs: number;
-  rttMs: number;
-}
-
-/** docs/definitions.md#clock-block `clock`. */
-export interface ClockBlock {
-  method: ClockMethod;
-  offsetMs?: number;
-  uncertaintyMs?: number;
-  points?: ClockPoint[];
-  reason?: string;
-  stepDetected: boolean;
-}
 
 /** docs/definitions.md#server `server`. */
 export interface ReportServer {

@@ -10,8 +10,6 @@
 // Inbound SRTCP is unprotected too, for the sender report's LSR. werift keeps ICE (consent),
 // DTLS and the keys; it never sees this transport's media.
 
-import { randomBytes } from "node:crypto";
-import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureAtToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import type { SrtcpUnprotect, SrtpUnprotect } from "../../core/srtp/srtp.ts";
 import { isMedia, isRtcp } from "../../core/wire/first-byte.ts";
@@ -19,8 +17,9 @@ import { type SrtpBackend, srtpReceivers } from "../../net/srtp/unprotect.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
 import type { LeanReceiverOptions } from "./receiver-options.ts";
+import { ReceiverReports } from "./receiver-reports.ts";
 import { ReceptionStats } from "./reception.ts";
-import { senderReportLsr, serializeRr, serializeSdes } from "./rtcp-out.ts";
+import { senderReportLsr } from "./rtcp-out.ts";
 import {
   extensionLength,
   extensionOffset,
@@ -47,7 +46,6 @@ export class LeanReceiver implements ReceiveStage {
   /** datagrams that were not delivered, by reason */
   readonly dropped = { malformed: 0, payloadType: 0, foreignSsrc: 0, srtp: 0, padding: 0 };
   rtcpReceived = 0;
-  reportsSent = 0;
   /** retransmissions received on the RTX payload type that carried a packet (no padding-only probe) */
   rtxReceived = 0;
   /** the transport feedback, where transport-cc was negotiated */
@@ -67,16 +65,10 @@ export class LeanReceiver implements ReceiveStage {
   private readonly stats: ReceptionStats;
   private readonly nack: NackSender;
   private readonly sendRtcp: (rtcp: Buffer) => void;
-  private readonly senderSsrc: number;
-  private readonly rrMinMs: number;
-  private readonly rrSpanMs: number;
-  private readonly timerDone: () => void;
-  private ssrc = -1;
-  /** SDES with our CNAME, random per viewer as libwebrtc's (16 characters) */
-  private readonly sdes: Buffer;
-  private rtxSsrc = -1;
-  private rrTimer: NodeJS.Timeout | null = null;
+  private readonly reports: ReceiverReports;
   private closed = false;
+  private ssrc = -1;
+  private rtxSsrc = -1;
 
   constructor(opts: LeanReceiverOptions) {
     const rx = opts.inPlace
@@ -103,8 +95,11 @@ export class LeanReceiver implements ReceiveStage {
     this.sink = opts.sink;
     this.stats = new ReceptionStats(opts.clockRate);
     this.sendRtcp = opts.sendRtcp;
-    this.senderSsrc = opts.senderSsrc;
-    this.sdes = serializeSdes(opts.senderSsrc, randomBytes(12).toString("base64"));
+    this.reports = new ReceiverReports(this.stats, opts.sendRtcp, opts.senderSsrc, {
+      minMs: opts.rrMinMs,
+      maxMs: opts.rrMaxMs,
+      timerDone: opts.timerDone,
+    });
     this.nack = new NackSender(
       new NackGenerator(),
       opts.sendRtcp,
@@ -112,12 +107,13 @@ export class LeanReceiver implements ReceiveStage {
       opts.onNack,
       opts.keyframes ?? none,
       opts.timerDone,
-      this.compoundHead,
+      this.reports.head,
     );
-    this.timerDone = opts.timerDone ?? (() => {});
-    this.rrMinMs = opts.rrMinMs ?? 500;
-    this.rrSpanMs = (opts.rrMaxMs ?? 1500) - this.rrMinMs;
-    this.scheduleReport();
+  }
+
+  /** Receiver reports written, periodic and compound heads alike. */
+  get reportsSent(): number {
+    return this.reports.sent;
   }
 
   /** The rollover counter of the media SSRC (0 before any packet). */
@@ -271,37 +267,10 @@ export class LeanReceiver implements ReceiveStage {
     if (lsr >= 0) this.stats.onSenderReport(lsr, nowNs);
   }
 
-  /**
-   * A receiver report (its block when a packet has arrived) and our CNAME: the head of every
-   * compound RTCP packet the viewer sends (RFC 3550 section 6.1; libwebrtc without rtcp-rsize
-   * puts them before each NACK and PLI too, so a server takes an RTT sample from each: Janus
-   * sizes its retransmission buffer from them, docs/definitions.md#nacks)
-   */
-  private readonly compoundHead = (): Buffer => {
-    this.reportsSent++;
-    const rr = serializeRr(this.senderSsrc, this.stats.block(monoNs()));
-    return Buffer.concat([rr, this.sdes]);
-  };
-
-  private scheduleReport(): void {
-    if (this.closed) return;
-    this.rrTimer = setTimeout(this.report, this.rrMinMs + Math.random() * this.rrSpanMs);
-    this.rrTimer.unref();
-  }
-
-  private readonly report = (): void => {
-    this.rrTimer = null;
-    if (this.closed) return;
-    if (this.stats.ssrc !== -1) this.sendRtcp(this.compoundHead());
-    this.scheduleReport();
-    this.timerDone();
-  };
-
   close(): void {
     this.closed = true;
     this.nack.close();
     this.twcc?.close();
-    if (this.rrTimer !== null) clearTimeout(this.rrTimer);
-    this.rrTimer = null;
+    this.reports.close();
   }
 }
