@@ -5,6 +5,7 @@ import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { type SendRtp, wrapSendRtp } from "../../net/werift/patches.ts";
 import type { FrameCuts } from "./frame-cuts.ts";
 import type { LegFaultState } from "./leg-faults.ts";
+import type { LegLinkSend } from "./link-send.ts";
 import type { NativeLeg } from "./native.ts";
 
 export interface Leg {
@@ -30,6 +31,8 @@ export interface Leg {
   native?: NativeLeg;
   /** a relay thread sends this leg's video (threads.ts) */
   threaded?: boolean;
+  /** the leg's impaired link, every datagram the relay sends it (RelayOptions.link; link-send.ts) */
+  link?: LegLinkSend;
 }
 
 /** LoseEvery on one leg: every n-th first transmission is lost; a resend of a lost one goes through. */

@@ -10,7 +10,7 @@ export interface SendPathOptions {
   send?: "native" | "werift" | undefined;
   /** relay threads for the legs' video (0: the main thread) */
   threads?: number | undefined;
-  /** a per-leg knob is set (drop, lose, capacity, a test's fault or burst): legs stay in the main thread */
+  /** a per-leg knob is set (drop, lose, capacity, a link, a test's fault or burst): legs stay in the main thread */
   perLegKnobs: boolean;
   /** the tests' taps read werift's sends */
   taps: boolean;
@@ -76,8 +76,15 @@ export class RelaySend {
  */
 export function relaySend(opts: RelayOptions, lost: (legs: Leg[], why: string) => void): RelaySend {
   const t = opts.test;
-  const knobs = [opts.dropEvery, opts.loseEvery, opts.capacity, t?.burst, t?.wrapAfterPackets, t?.legFaults];
-  knobs.push(t?.dropStreamEvery);
+  const knobs: unknown[] = [
+    opts.dropEvery,
+    opts.loseEvery,
+    opts.capacity,
+    t?.burst,
+    t?.wrapAfterPackets,
+    t?.legFaults,
+  ];
+  knobs.push(t?.dropStreamEvery, opts.link);
   return new RelaySend({
     send: opts.send,
     threads: opts.threads,
