@@ -10,7 +10,7 @@ export interface SendPathOptions {
   send?: "native" | "werift" | undefined;
   /** relay threads for the legs' video (0: the main thread) */
   threads?: number | undefined;
-  /** a per-leg knob is set (drop, lose, capacity, a link, a test's fault or burst): legs stay in the main thread */
+  /** a per-leg knob is set (drop, lose, capacity, a link, a test's fault or burst): legs stay here */
   perLegKnobs: boolean;
   /** the tests' taps read werift's sends */
   taps: boolean;
