@@ -48,3 +48,35 @@ test("duplication after the handshake on werift's sender: the viewers count the 
   const dup = r.report.viewers?.[0]?.rtp.duplicates ?? 0;
   assert.ok(dup > 0, `viewer counted ${dup} duplicates`);
 });
+
+test("20 ms ± 5 ms reordering jitter on the media: every viewer joins, as its render model shows frames", async () => {
+  const r = await runThroughRelay(
+    { link: { ...LINK, delayNs: 20 * MS, jitterNs: 5 * MS, mediaOnly: true, seed: 11 } },
+    { viewers: 3, holdSeconds: 4 },
+  );
+  for (const n of [1, 2, 3]) {
+    const c = r.relay.linkCounts(n);
+    assert.ok(c !== undefined && c.media > 100 && c.stun === 0 && c.dtls === 0, JSON.stringify(c));
+  }
+  for (const v of r.report.viewers ?? []) {
+    assert.equal(v.errorKind, undefined, v.error);
+    assert.equal(v.joined, true);
+    assert.ok(v.render.available && (v.render.framesShown ?? 0) > 30, JSON.stringify(v.render));
+  }
+});
+
+test("reordering on every datagram: a viewer that did not join failed its own handshake, and the server is not blamed", async () => {
+  const r = await runThroughRelay(
+    { link: { ...LINK, delayNs: 20 * MS, jitterNs: 5 * MS, seed: 11 } },
+    { viewers: 3, joinTimeoutSeconds: 5, holdSeconds: 6 },
+  );
+  const failed = (r.report.viewers ?? []).filter((v) => !v.joined);
+  for (const v of failed) assert.equal(v.errorKind, "client_handshake", v.error);
+  for (const n of [1, 2, 3])
+    assert.ok((r.relay.linkCounts(n)?.dtls ?? 0) > 0, "the relay's DTLS crossed the link");
+  if (failed.length > 0 && !r.report.aggregate.valid)
+    assert.match(
+      r.report.aggregate.verdict,
+      /own handshakes? failed: the client's failure, not the server's$/,
+    );
+});

@@ -110,3 +110,13 @@ test("the link starts after its start delay; its counts split STUN, DTLS and med
     [4, 1, 1, 2, 4, 1, 1, 2],
   );
 });
+
+test("media only: STUN and DTLS pass untouched and uncounted, SRTP and SRTCP cross the link", () => {
+  const l = new LegLink({ ...NONE, loss: 1, mediaOnly: true }, 1);
+  const out = new Float64Array(2);
+  assert.equal(l.decide(STUN, 5, out), 1);
+  assert.equal(out[0], 5);
+  assert.equal(l.decide(DTLS, 6, out), 1);
+  assert.equal(l.decide(SRTP, 7, out), 0);
+  assert.deepEqual([l.counts.datagrams, l.counts.stun, l.counts.dtls, l.counts.lostMedia], [1, 0, 0, 1]);
+});

@@ -22,6 +22,8 @@ export interface LegLinkProfile {
   duplicate: number;
   /** the link touches nothing until this long after the leg's first datagram */
   afterNs: number;
+  /** only SRTP and SRTCP cross the link; STUN and DTLS pass untouched (the handshake apart) */
+  mediaOnly?: boolean;
   /** the seed of every leg's draws */
   seed: number;
 }
@@ -112,6 +114,10 @@ export class LegLink {
     }
     const c = this.counts;
     const kind = kindOf(firstByte);
+    if (p.mediaOnly === true && kind !== 2) {
+      out[0] = nowNs;
+      return 1;
+    }
     c.datagrams++;
     if (kind === 0) c.stun++;
     else if (kind === 1) c.dtls++;

@@ -79,5 +79,6 @@ export function addRelay(p: Command, setCode: SetCode): void {
       "seed of every viewer link's draws (default 0)",
       intFlag("--link-seed", 0, Number.MAX_SAFE_INTEGER),
     )
+    .option("--link-media-only", "the link takes SRTP and SRTCP only (the handshake crosses unimpaired)")
     .action(async (flags: RelayFlags) => setCode(await relayCommand(flags)));
 }

@@ -1,5 +1,5 @@
 // `whipbench relay`'s link flags (--link-loss, --link-burst, --link-delay, --link-jitter,
-// --link-duplicate, --link-after, --link-seed) as the relay's link profile
+// --link-duplicate, --link-after, --link-seed, --link-media-only) as the relay's link profile
 // (docs/definitions.md#relay-link); a combination that means nothing is a usage error naming it.
 import { UsageError } from "../../core/errors.ts";
 import { type LegLinkProfile, legLinkActive } from "../../core/link/leg-link.ts";
@@ -12,6 +12,7 @@ export interface LinkFlags {
   linkDuplicate?: number;
   linkAfter?: number;
   linkSeed?: number;
+  linkMediaOnly?: boolean;
 }
 
 /** The most a link may delay a datagram (delay or jitter). */
@@ -40,6 +41,7 @@ export function linkProfile(f: LinkFlags): LegLinkProfile | undefined {
     seed: f.linkSeed ?? 0,
   };
   if (f.linkBurst !== undefined && f.linkBurst > 1) p.burstDatagrams = f.linkBurst;
+  if (f.linkMediaOnly === true) p.mediaOnly = true;
   return legLinkActive(p) ? p : undefined;
 }
 
@@ -56,5 +58,6 @@ export function describeLink(p: LegLinkProfile): string {
     parts.push(`delay ${ms(p.delayNs)}${p.jitterNs > 0 ? ` ± ${ms(p.jitterNs)} (normal, reorders)` : ""}`);
   if (p.duplicate > 0) parts.push(`${pct(p.duplicate)} duplicated`);
   if (p.afterNs > 0) parts.push(`from ${ms(p.afterNs)} after each leg's first datagram`);
-  return `${parts.join(", ")}; seed ${p.seed}; relay → viewer only`;
+  const which = p.mediaOnly === true ? "SRTP and SRTCP only" : "every datagram";
+  return `${parts.join(", ")}; ${which}; seed ${p.seed}; relay → viewer only`;
 }

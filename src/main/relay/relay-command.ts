@@ -46,7 +46,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   }
   log.line(`relay listening on ${base}: WHIP ${base}/<stream>/whip, WHEP ${base}/<stream>/whep`);
   log.line(`relay send path: ${relay.send.describe()}`);
-  if (link !== undefined) log.line(`relay link, every datagram to each viewer: ${describeLink(link)}`);
+  if (link !== undefined) log.line(`relay link, to each viewer: ${describeLink(link)}`);
   return withInterrupt(log, async (interrupt) => {
     await new Promise<void>((resolve) =>
       interrupt.addEventListener("abort", () => resolve(), { once: true }),
