@@ -110,6 +110,13 @@ interface ViewerJson {
   firstKeyframeMs?: number;
   nacksSent?: number;
   errorKind?: string;
+  error?: string;
+}
+
+/** Our failure's kind, and for client_handshake which step of ours did not finish. */
+function failureOf(v: ViewerJson): string {
+  const step = /own (ICE|DTLS)/.exec(v.error ?? "")?.[1];
+  return `${v.errorKind ?? "unknown"}${v.errorKind === "client_handshake" && step ? ` (${step})` : ""}`;
 }
 
 async function ourViewers(whep: string, n: number, seconds: number, dir: string) {
@@ -130,7 +137,7 @@ async function ourViewers(whep: string, n: number, seconds: number, dir: string)
             ...(v.firstKeyframeMs !== undefined ? { joinMs: v.firstKeyframeMs } : {}),
             nackMessages: v.nacksSent ?? 0,
           }
-        : { joined: false, failure: v.errorKind ?? "unknown" },
+        : { joined: false, failure: failureOf(v) },
   );
   return { code: r.code, stderr: r.err, ours };
 }
