@@ -19,7 +19,7 @@ test("DTLS records arrived after ICE connected and the connection failed: client
   const f = joinFailure({
     ...BASE,
     failedBeforeJoin: true,
-    handshake: { iceConnected: true, stunResponses: 3, dtlsDatagrams: 6 },
+    handshake: { iceConnected: true, stunResponses: 3, dtlsDatagrams: 6, dtlsDone: false },
   });
   assert.equal(f.kind, "client_handshake");
   assert.equal(
@@ -27,25 +27,34 @@ test("DTLS records arrived after ICE connected and the connection failed: client
     "the connection failed: the viewer's own DTLS handshake did not finish though 6 DTLS datagrams from the server arrived (the client's failure, not the server's)",
   );
   // the same at the join timeout
-  const t = joinFailure({ ...BASE, handshake: { iceConnected: true, stunResponses: 1, dtlsDatagrams: 2 } });
+  const t = joinFailure({
+    ...BASE,
+    handshake: { iceConnected: true, stunResponses: 1, dtlsDatagrams: 2, dtlsDone: false },
+  });
   assert.equal(t.kind, "client_handshake");
   assert.match(t.message, /^not connected within the 10s join timeout: /);
 });
 
 test("the server sent nothing of the step that did not finish: the old kinds, the server's", () => {
   // ICE connected, no DTLS from the server (a server that never starts DTLS)
-  const silent = { iceConnected: true, stunResponses: 4, dtlsDatagrams: 0 };
+  const silent = { iceConnected: true, stunResponses: 4, dtlsDatagrams: 0, dtlsDone: false };
   assert.equal(clientHandshake(silent), null);
   assert.equal(joinFailure({ ...BASE, failedBeforeJoin: true, handshake: silent }).kind, "ice_failed");
   assert.equal(joinFailure({ ...BASE, handshake: silent }).kind, "ice_timeout");
   // ICE never connected and no STUN response came back
   assert.equal(
-    joinFailure({ ...BASE, handshake: { iceConnected: false, stunResponses: 0, dtlsDatagrams: 0 } }).kind,
+    joinFailure({
+      ...BASE,
+      handshake: { iceConnected: false, stunResponses: 0, dtlsDatagrams: 0, dtlsDone: false },
+    }).kind,
     "ice_timeout",
   );
   // ICE did not connect though responses arrived: ours
   assert.equal(
-    joinFailure({ ...BASE, handshake: { iceConnected: false, stunResponses: 2, dtlsDatagrams: 0 } }).kind,
+    joinFailure({
+      ...BASE,
+      handshake: { iceConnected: false, stunResponses: 2, dtlsDatagrams: 0, dtlsDone: false },
+    }).kind,
     "client_handshake",
   );
   // connected: the handshake finished, whatever came after is not the handshake's
@@ -53,9 +62,13 @@ test("the server sent nothing of the step that did not finish: the old kinds, th
     ...BASE,
     connected: true,
     gotRtp: true,
-    handshake: { iceConnected: true, stunResponses: 1, dtlsDatagrams: 9 },
+    handshake: { iceConnected: true, stunResponses: 1, dtlsDatagrams: 9, dtlsDone: true },
   };
   assert.equal(joinFailure(connected).kind, "no_keyframe");
+  // our handshake finished and the connection failed after it (the server's certificate did not
+  // match its fingerprint): the server's
+  const wrongPrint = { iceConnected: true, stunResponses: 2, dtlsDatagrams: 5, dtlsDone: true };
+  assert.equal(joinFailure({ ...BASE, failedBeforeJoin: true, handshake: wrongPrint }).kind, "ice_failed");
   // the run ended first: nobody's failure
   assert.equal(joinFailure({ ...BASE, runEnded: true, handshake: silent }).kind, "run_ended");
 });

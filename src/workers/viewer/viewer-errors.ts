@@ -11,6 +11,8 @@ export interface HandshakeSeen {
   stunResponses: number;
   /** DTLS datagrams that arrived from the server */
   dtlsDatagrams: number;
+  /** our DTLS handshake finished (what failed after it, such as the server's fingerprint, is not ours) */
+  dtlsDone: boolean;
 }
 
 export interface JoinState {
@@ -29,7 +31,7 @@ export interface JoinState {
  * server sent nothing of that step.
  */
 export function clientHandshake(h: HandshakeSeen | undefined): string | null {
-  if (h === undefined) return null;
+  if (h === undefined || h.dtlsDone) return null;
   if (!h.iceConnected)
     return h.stunResponses > 0
       ? `the viewer's own ICE did not finish though ${h.stunResponses} STUN responses from the server arrived`
