@@ -48,6 +48,11 @@ export class LegKnobs {
     }
   }
 
+  /** The relay closes: every link's timer stops and what it holds is dropped. */
+  close(): void {
+    for (const l of this.links.values()) l.close();
+  }
+
   fault = (n: number): LegFaultState | undefined => this.faults.get(n);
   frameCuts = (n: number): FrameCutCounts | undefined => this.cuts.get(n)?.counts();
   linkCounts = (n: number): LegLinkCounts | undefined => this.links.get(n)?.counts;

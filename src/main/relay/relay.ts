@@ -90,9 +90,8 @@ export class Relay {
   /** Datagrams the kernel dropped on the relay's sockets so far (socket-drops.ts): the server's. */
   socketDrops = (): number | string => this.drops.total([...this.sessions.values()].map((s) => s.pc));
 
-  /** What leg n's link (RelayOptions.link) did so far, once that leg exists. */
+  /** Test-only: what leg n's link (RelayOptions.link) did so far, once that leg exists. */
   linkCounts = (n: number): LegLinkCounts | undefined => this.knobs.linkCounts(n);
-
   /** Test-only: what DropEvery cut from leg n (the n-th WHEP offer taken, from 1), once it exists. */
   frameCuts = (n: number): FrameCutCounts | undefined => this.knobs.frameCuts(n);
 
@@ -101,6 +100,7 @@ export class Relay {
     this.server = null;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.knobs.close();
     const closing = [...this.sessions.values()].map((s) => s.pc.close().catch(() => {}));
     this.sessions.clear();
     await Promise.all([...closing, this.send.close()]);
