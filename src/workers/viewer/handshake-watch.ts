@@ -1,9 +1,9 @@
 // What of the server's handshake reaches a viewer (docs/definitions.md#error-kinds,
 // `client_handshake`): ICE's state, the STUN binding success responses and DTLS datagrams that
 // arrive on the peer's UDP transports before the viewer connected, and whether its own DTLS
-// handshake finished (a failure after that, such as a wrong fingerprint, is the server's). Installed after ICE
-// gathering and before the emulated link (so a datagram the link drops never counts as arrived);
-// each datagram costs a look at its first two bytes until the peer connects.
+// handshake finished (a failure after that, such as a wrong fingerprint, is the server's).
+// Installed after ICE gathering and before the emulated link (so a datagram the link drops never
+// counts as arrived); each datagram costs a look at its first two bytes until the peer connects.
 import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { onDtlsHandshakeDone } from "../../net/werift/patches.ts";
 import { peerUdpTransports, wrapReceive } from "../../net/werift/transports.ts";
