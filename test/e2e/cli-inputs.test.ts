@@ -152,6 +152,13 @@ function cases(): Case[] {
     ),
     flagCase("publish", ["--whip", NOWHERE, "--codec", "av1"], /--codec/),
     flagCase("relay", ["--listen", "127.0.0.1:0"], /^--listen: /),
+    flagCase("relay", ["--link-loss", "120%"], "--link-loss: want a percentage from 0% to 100%, such as 5%"),
+    flagCase("relay", ["--link-jitter", "5 ms"], /^--link-jitter: want a duration/),
+    flagCase(
+      "relay",
+      ["--link-burst", "10"],
+      "--link-burst: needs --link-loss (the burst model's long-run loss)",
+    ),
     flagCase(
       "relay",
       ["--token-env", "WHIPBENCH_CLI_INPUTS_UNSET"],

@@ -12,6 +12,7 @@ import { LossEvery } from "../../src/core/relay/loss-every.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
 import type { Leg } from "../../src/main/relay/leg.ts";
 import type { LegPacket } from "../../src/main/relay/leg-faults.ts";
+import { LegLinkSend } from "../../src/main/relay/link-send.ts";
 import { NativeFanout, NativeLeg, nativeSendPath, writeRtp } from "../../src/main/relay/native.ts";
 import { batchWrites, SendBatch } from "../../src/net/batch-write.ts";
 import { socketFd } from "../../src/net/kernel.ts";
@@ -183,4 +184,79 @@ test("a leg's packets: protected for the leg's keys, NACK resends, LoseEvery ben
   fan.flush();
   await sleep(50);
   assert.equal(got.length, 4);
+});
+
+test("a leg's link on the native fan-out: duplicates past a full batch, held copies written later as they were, losses never", {
+  skip,
+}, async (t) => {
+  const [legSocket, viewer] = [await bound(), await bound()];
+  t.after(() => {
+    legSocket.close();
+    viewer.close();
+  });
+  const got = collect(viewer);
+  const key = Buffer.alloc(16, 0x33);
+  const salt = Buffer.alloc(12, 0x44);
+  const wire: LegWire = {
+    fd: socketFd(legSocket),
+    ip: 0x7f000001,
+    port: viewer.address().port,
+    profile: SRTP_AEAD_AES_128_GCM,
+    localMasterKey: key,
+    localMasterSalt: salt,
+    ssrc: 77,
+    payloadType: 100,
+    rtxPayloadType: -1,
+    rtxSsrc: 0,
+    twccId: 0,
+    live: () => true,
+    sent: () => {},
+    onNack: () => {},
+    retransmitted: () => {},
+  };
+  const session = new SrtpSession({
+    keys: { localMasterKey: key, localMasterSalt: salt, remoteMasterKey: key, remoteMasterSalt: salt },
+    profile: SRTP_AEAD_AES_128_GCM,
+  });
+  const seqOf = (d: Buffer) => session.decrypt(d).readUInt16BE(2);
+  const none = { loss: 0, delayNs: 0, jitterNs: 0, duplicate: 0, afterNs: 0, seed: 3 };
+  const run = async (profile: typeof none, from: number, count: number, waitMs: number) => {
+    const link = new LegLinkSend(profile, 1);
+    const fan = new NativeFanout();
+    const n: NativeLeg = new NativeLeg({ absId: 0, link } as unknown as Leg, wire, (d) => fan.queueRaw(n, d));
+    const before = got.length;
+    for (let s = from; s < from + count; s++)
+      fan.queue(n, { seq: s, ts: s, marker: false, payload: Buffer.alloc(200, s & 0xff) });
+    fan.flush();
+    await sleep(waitMs);
+    link.close();
+    return { link, datagrams: got.slice(before).map((g) => g.data) };
+  };
+  // every packet twice, 70 packets: the copies cross the batch of 64
+  const dup = await run({ ...none, duplicate: 1 }, 100, 70, 100);
+  assert.equal(dup.datagrams.length, 140);
+  const seqs = dup.datagrams.map(seqOf);
+  for (let s = 100; s < 170; s++) assert.equal(seqs.filter((x) => x === s).length, 2, `seq ${s}`);
+  assert.equal(dup.link.counts.duplicated, 70);
+  // held 500 ms: nothing at once, all later, the protected bytes as they were
+  const link = new LegLinkSend({ ...none, delayNs: 500e6 }, 2);
+  const fan = new NativeFanout();
+  const n: NativeLeg = new NativeLeg({ absId: 0, link } as unknown as Leg, wire, (d) => fan.queueRaw(n, d));
+  const before = got.length;
+  for (let s = 200; s < 210; s++)
+    fan.queue(n, { seq: s, ts: s, marker: false, payload: Buffer.alloc(200, 1) });
+  fan.flush();
+  assert.equal(link.held, 10);
+  await sleep(15);
+  assert.equal(got.length - before, 0, "held");
+  for (let i = 0; i < 150 && got.length - before < 10; i++) await sleep(10);
+  assert.deepEqual(
+    got.slice(before).map((g) => seqOf(g.data)),
+    [200, 201, 202, 203, 204, 205, 206, 207, 208, 209],
+  );
+  link.close();
+  // a link that loses everything writes nothing
+  const lost = await run({ ...none, loss: 1 }, 300, 5, 50);
+  assert.equal(lost.datagrams.length, 0);
+  assert.equal(lost.link.counts.lostMedia, 5);
 });

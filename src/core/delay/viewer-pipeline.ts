@@ -102,7 +102,8 @@ const notKey = (_payload: Uint8Array): boolean => false;
 export class ViewerPipeline {
   /** POST → first RTP packet, ns; −1 before */
   firstRtpNs = -1;
-  /** POST → marker packet of the first complete keyframe, ns; −1 before */
+  /** POST → the packet that completed the first keyframe, ns; −1 before */
+  // docs/definitions.md#first-complete-keyframe
   firstKeyframeNs = -1;
 
   private readonly codec: string;
@@ -242,6 +243,8 @@ export class ViewerPipeline {
       const n = this.reasm.push(seq, ts, marker, payload, arrivalNs);
       for (let j = 0; j < n; j++) {
         const f = this.reasm.results.frame(j);
+        // the join rule reads the frames the render model reads: one reassembly, in any order
+        if (f.keyframe && this.firstKeyframeNs < 0) this.firstKeyframeNs = f.completedNs - this.postNs;
         this.render.frame(f);
         const excluded = f.firstNs < this.sampleFromNs;
         if (this.fingerprint !== null) this.fingerprint.frame(f, excluded);

@@ -15,6 +15,7 @@ export const VIEWER_ERROR_KINDS = [
   "no_keyframe",
   "run_ended",
   "dropped",
+  "client_handshake",
   "worker_died",
   "agent_lost",
   "agent_missing",

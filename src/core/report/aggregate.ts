@@ -43,6 +43,7 @@ export function buildAggregate(
     viewers: asked,
     joined: joinedCount,
     failed,
+    clientHandshake: viewers.filter((v) => v.errorKind === "client_handshake").length,
     interrupted: input.interrupted,
   });
   return {

@@ -8,6 +8,8 @@ export interface VerdictInput {
   viewers: number;
   joined: number;
   failed: number;
+  /** of `failed`: viewers whose own handshake gave up (errorKind client_handshake) */
+  clientHandshake?: number;
   interrupted: boolean;
 }
 
@@ -31,6 +33,12 @@ function baseVerdict(v: VerdictInput): Verdict {
     return { valid: false, verdict: `no verdict: the publisher never streamed (${kind})` };
   }
   if (v.viewers === 0) return { valid: false, verdict: "no verdict: no viewers" };
+  const own = v.clientHandshake ?? 0;
+  // the rule would fail the run, but not on the server's failures alone: the client's, not the server's
+  if (own > 0 && (v.joined === 0 || v.failed > 0.1 * v.viewers) && v.failed - own <= 0.1 * v.viewers) {
+    const who = own === 1 ? "1 viewer's own handshake" : `${own} viewers' own handshakes`;
+    return { valid: false, verdict: `no verdict: ${who} failed: the client's failure, not the server's` };
+  }
   if (v.joined === 0) return { valid: false, verdict: `no verdict: none of the ${v.viewers} viewers joined` };
   if (v.failed > 0.1 * v.viewers) {
     const pct = fmtPercent(failedPercent(v.failed, v.viewers));

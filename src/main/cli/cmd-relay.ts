@@ -1,7 +1,7 @@
 // `whipbench relay`: its flags; the relay and its life as a server are relay/'s.
 import { type Command, Option } from "commander";
 import { type RelayFlags, relayCommand } from "../relay/relay-command.ts";
-import { intFlag, listenFlag } from "./flags.ts";
+import { durationFlag, intFlag, listenFlag, percentFlag } from "./flags.ts";
 import type { SetCode } from "./options.ts";
 
 /** An every-n-th-packet fault: n from 2. */
@@ -48,5 +48,37 @@ export function addRelay(p: Command, setCode: SetCode): void {
       "relay threads the native send path runs in, legs shared round robin (0 = the main thread)",
       intFlag("--workers", 0, 64),
     )
+    .option(
+      "--link-loss <pct>",
+      "every viewer's link loses this share of all datagrams (STUN, DTLS, SRTP, RTCP)",
+      percentFlag("--link-loss"),
+    )
+    .option(
+      "--link-burst <n>",
+      "loss in bursts of n datagrams on average (Gilbert–Elliott; needs --link-loss)",
+      intFlag("--link-burst", 1, 10000),
+    )
+    .option(
+      "--link-delay <dur>",
+      "every datagram to a viewer delayed this long",
+      durationFlag("--link-delay"),
+    )
+    .option(
+      "--link-jitter <dur>",
+      "plus normal jitter of this standard deviation (reorders)",
+      durationFlag("--link-jitter"),
+    )
+    .option("--link-duplicate <pct>", "this share of datagrams sent twice", percentFlag("--link-duplicate"))
+    .option(
+      "--link-after <dur>",
+      "the link starts this long after each viewer's first datagram",
+      durationFlag("--link-after"),
+    )
+    .option(
+      "--link-seed <n>",
+      "seed of every viewer link's draws (default 0)",
+      intFlag("--link-seed", 0, Number.MAX_SAFE_INTEGER),
+    )
+    .option("--link-media-only", "the link takes SRTP and SRTCP only (the handshake crosses unimpaired)")
     .action(async (flags: RelayFlags) => setCode(await relayCommand(flags)));
 }

@@ -23,6 +23,16 @@ export function intFlag(flag: string, min: number, max: number): (text: string) 
   };
 }
 
+/** A percentage "5%" (or a bare number, read as percent) within 0..100 %, as a chance 0..1. */
+export function percentFlag(flag: string): (text: string) => number {
+  return (text) => {
+    const m = /^([0-9]+(?:\.[0-9]+)?)%?$/.exec(text.trim());
+    const p = m === null ? Number.NaN : Number(m[1]);
+    if (!(p >= 0 && p <= 100)) throw new UsageError(`${flag}: want a percentage from 0% to 100%, such as 5%`);
+    return p / 100;
+  };
+}
+
 /** int64 seed: exact, so BigInt. */
 export function seedFlag(flag: string): (text: string) => bigint {
   return (text) => {

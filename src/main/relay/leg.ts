@@ -16,6 +16,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.
 import { type SendRtp, wrapSendRtp } from "../../net/werift/patches.ts";
 import type { FrameCuts } from "./frame-cuts.ts";
 import type { LegFaultState } from "./leg-faults.ts";
+import type { LegLinkSend } from "./link-send.ts";
 import type { NativeLeg } from "./native.ts";
 
 export interface Leg {
@@ -43,6 +44,8 @@ export interface Leg {
   native?: NativeLeg;
   /** a relay thread sends this leg's video (threads.ts) */
   threaded?: boolean;
+  /** the leg's impaired link, every datagram the relay sends it (RelayOptions.link; link-send.ts) */
+  link?: LegLinkSend;
 }
 
 /**

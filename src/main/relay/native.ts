@@ -38,10 +38,12 @@ export function nativeSendPath(): SendPath {
   return { path: "native", reason: null };
 }
 
-/** What the fan-out reads of a leg (leg.ts's Leg has it): its abs-capture-time id and LoseEvery. */
+/** What the fan-out reads of a leg (leg.ts's Leg has it): its abs-capture-time id, LoseEvery, its link. */
 export interface FanoutLeg {
   absId: number;
   loss?: { pass(seq: number): boolean } | undefined;
+  /** the leg's impaired link (link-send.ts): copies to write now; later ones come back to `later` */
+  link?: { offer(data: Uint8Array, later: (copy: Buffer) => void): number } | undefined;
 }
 
 /** A leg the fan-out may take over: its transceiver, and where it keeps the fan-out's side. */
@@ -64,9 +66,17 @@ export class NativeLeg {
   /** the next transport-wide sequence number, and the next RTX sequence number */
   twccSeq = 1;
   rtxSeq = 0;
+  /** protected datagrams the leg's link held, now due: written as they are */
+  readonly raw: Buffer[] = [];
+  /** listed among the fan-out's legs to write this turn */
+  dirty = false;
 
-  constructor(leg: FanoutLeg, wire: LegWire) {
+  /** where the leg's link hands a held copy back when it is due */
+  readonly later: (copy: Buffer) => void;
+
+  constructor(leg: FanoutLeg, wire: LegWire, later: (copy: Buffer) => void = () => {}) {
     this.leg = leg;
+    this.later = later;
     this.wire = wire;
     this.srtp = new OpensslSrtpSender(wire.profile, wire.localMasterKey, wire.localMasterSalt);
   }
@@ -138,7 +148,7 @@ export class NativeFanout {
   attach(leg: AttachableLeg): string | null {
     const wire = legWire(leg.tr, [ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI]);
     if (typeof wire === "string") return wire;
-    const n = new NativeLeg(leg, wire);
+    const n = new NativeLeg(leg, wire, (d) => this.queueRaw(n, d));
     // counted when written (flushLeg), not when queued
     wire.onNack((seq) => {
       this.resend(n, seq);
@@ -150,9 +160,22 @@ export class NativeFanout {
 
   /** Queues one packet for the leg (written this turn). */
   queue(n: NativeLeg, p: LegPacket, again = false): void {
-    if (n.pending.length === 0) this.dirty.push(n);
     n.pending.push(p);
     n.again.push(again);
+    this.mark(n);
+  }
+
+  /** Queues a datagram already protected (a copy the leg's link held) to be written as it is. */
+  queueRaw(n: NativeLeg, datagram: Buffer): void {
+    n.raw.push(datagram);
+    this.mark(n);
+  }
+
+  private mark(n: NativeLeg): void {
+    if (!n.dirty) {
+      n.dirty = true;
+      this.dirty.push(n);
+    }
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.run);
@@ -180,11 +203,29 @@ export class NativeFanout {
     legs.length = 0;
   }
 
+  /**
+   * The datagram built at `at` goes out `copies` times (0: the link lost it; 2: duplicated); a
+   * resend counts once, as its first copy (a copy the link holds and writes later is not counted).
+   */
+  private pushLinked(n: NativeLeg, copies: number, at: number, len: number, resend: boolean): void {
+    const b = this.batch;
+    for (let k = 0; k < copies; k++) {
+      if (k > 0) {
+        if (b.full) this.send(n);
+        b.bytes.copyWithin(b.offset(b.count), at, at + len);
+      }
+      this.resendSlot[b.count] = resend && k === 0 ? 1 : 0;
+      b.push(len, n.wire.ip, n.wire.port);
+    }
+  }
+
   private flushLeg(n: NativeLeg, ntp: bigint): void {
     const { wire, pending, again } = n;
     const b = this.batch;
     const u = b.bytes;
     const loss = n.leg.loss;
+    const link = n.leg.link;
+    n.dirty = false;
     let packets = 0;
     let payloadBytes = 0;
     let headerBytes = 0;
@@ -218,12 +259,23 @@ export class NativeFanout {
         u[at + h + 1] = p.seq & 0xff;
       }
       u.set(p.payload, at + h + osn);
-      this.resendSlot[b.count] = resend ? 1 : 0;
-      b.push(n.srtp.protect(u, at, h, p.payload.length + osn), wire.ip, wire.port);
+      const len = n.srtp.protect(u, at, h, p.payload.length + osn);
+      if (link === undefined) {
+        this.resendSlot[b.count] = resend ? 1 : 0;
+        b.push(len, wire.ip, wire.port);
+      } else this.pushLinked(n, link.offer(u.subarray(at, at + len), n.later), at, len, resend);
+    }
+    for (let i = 0; live && i < n.raw.length; i++) {
+      const d = n.raw[i]!;
+      if (b.full) this.send(n);
+      u.set(d, b.offset(b.count));
+      this.resendSlot[b.count] = 0;
+      b.push(d.length, wire.ip, wire.port);
     }
     if (b.count > 0) this.send(n);
     pending.length = 0;
     again.length = 0;
+    n.raw.length = 0;
     if (packets > 0) wire.sent(packets, payloadBytes, headerBytes, lastTs, ntp);
   }
 

@@ -2,6 +2,7 @@
 // command line (see its --help); `test` is the one injection point of the knobs only tests use,
 // so that no production path reads a test switch by accident.
 
+import type { LegLinkProfile } from "../../core/link/leg-link.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import type { BurstOptions } from "./conformance.ts";
@@ -19,6 +20,11 @@ export interface RelayOptions {
   dropEvery?: number;
   /** lose every n-th packet per leg beneath the NACK responder (a NACK repairs it) */
   loseEvery?: number;
+  /**
+   * every leg's impaired link: every datagram the relay sends a leg (STUN, DTLS, SRTP, RTCP) lost,
+   * delayed, reordered or duplicated, seeded per leg (docs/definitions.md#relay-link)
+   */
+  link?: LegLinkProfile;
   /** forward with every marker bit cleared */
   clearMarker?: boolean;
   /** forward with no header extension at all */

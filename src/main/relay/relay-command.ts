@@ -3,9 +3,10 @@ import { EXIT_OK, errnoCode, RunError } from "../../core/errors.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { endWithError, withInterrupt } from "../process/exit.ts";
 import { tokenFromEnv } from "../process/tokens.ts";
+import { describeLink, type LinkFlags, linkProfile } from "./link-flags.ts";
 import { Relay, type RelayOptions } from "./relay.ts";
 
-export interface RelayFlags {
+export interface RelayFlags extends LinkFlags {
   listen: { host: string; port: number };
   maxViewers?: number;
   dropEvery?: number;
@@ -34,6 +35,8 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   if (flags.send) opts.send = flags.send;
   if (flags.workers) opts.threads = flags.workers;
   opts.onThreadLost = (line) => log.line(line);
+  const link = linkProfile(flags);
+  if (link !== undefined) opts.link = link;
   const relay = new Relay(opts);
   let base: string;
   try {
@@ -43,6 +46,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   }
   log.line(`relay listening on ${base}: WHIP ${base}/<stream>/whip, WHEP ${base}/<stream>/whep`);
   log.line(`relay send path: ${relay.send.describe()}`);
+  if (link !== undefined) log.line(`relay link, to each viewer: ${describeLink(link)}`);
   return withInterrupt(log, async (interrupt) => {
     await new Promise<void>((resolve) =>
       interrupt.addEventListener("abort", () => resolve(), { once: true }),

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { monoNs } from "../../core/clock/clock.ts";
 import { RelayOfferError } from "../../core/errors.ts";
+import type { LegLinkCounts } from "../../core/link/leg-link.ts";
 import {
   absCaptureId,
   filterCandidates,
@@ -20,11 +21,12 @@ import { faultyAnswer } from "./answer-fault.ts";
 import { legAudio, receiveAll } from "./audio.ts";
 import { CapacityGate } from "./capacity.ts";
 import { forwardKeyframeRequests, type Stream } from "./forward.ts";
-import { type FrameCutCounts, FrameCuts } from "./frame-cuts.ts";
+import type { FrameCutCounts } from "./frame-cuts.ts";
 import { patchAnswer, readBody, reply, sdpReply } from "./http.ts";
 import { offeredLayers } from "./layers.ts";
-import { installLoss, type Leg, legPeer } from "./leg.ts";
-import { LegFaultState } from "./leg-faults.ts";
+import { type Leg, legPeer } from "./leg.ts";
+import type { LegFaultState } from "./leg-faults.ts";
+import { LegKnobs } from "./leg-knobs.ts";
 import { watchLeg } from "./leg-watch.ts";
 import type { RelayOptions } from "./options.ts";
 import { receivePublisher } from "./publisher-in.ts";
@@ -41,8 +43,7 @@ export class Relay {
   private nextLeg = 1;
   private nextPublisher = 1;
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly legFaultStates = new Map<number, LegFaultState>();
-  private readonly legCuts = new Map<number, FrameCuts>();
+  private readonly knobs: LegKnobs;
   /** Test-only: the monotonic instant (ns) each WHEP POST reached the handler, in arrival order. */
   readonly whepPostsMonoNs: number[] = [];
   /** DELETEs of a session this relay had created (tests check that every session got its DELETE) */
@@ -54,6 +55,7 @@ export class Relay {
   constructor(opts: RelayOptions) {
     this.opts = opts;
     this.gate = opts.capacity ? new CapacityGate(opts.capacity, this.streams) : null;
+    this.knobs = new LegKnobs(opts);
     this.send = relaySend(opts, (legs, why) => {
       opts.onThreadLost?.(`${why}; its ${legs.length} viewer leg(s) ended`);
       for (const [id, s] of this.sessions)
@@ -87,19 +89,22 @@ export class Relay {
   legFeedback = (name: string): number[] => [...(this.streams.get(name)?.legs ?? [])].map((l) => l.feedback);
 
   /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
-  legFault = (n: number): LegFaultState | undefined => this.legFaultStates.get(n);
+  legFault = (n: number): LegFaultState | undefined => this.knobs.fault(n);
   private readonly drops = new RelayDrops();
   /** Datagrams the kernel dropped on the relay's sockets so far (socket-drops.ts): the server's. */
   socketDrops = (): number | string => this.drops.total([...this.sessions.values()].map((s) => s.pc));
 
+  /** Test-only: what leg n's link (RelayOptions.link) did so far, once that leg exists. */
+  linkCounts = (n: number): LegLinkCounts | undefined => this.knobs.linkCounts(n);
   /** Test-only: what DropEvery cut from leg n (the n-th WHEP offer taken, from 1), once it exists. */
-  frameCuts = (n: number): FrameCutCounts | undefined => this.legCuts.get(n)?.counts();
+  frameCuts = (n: number): FrameCutCounts | undefined => this.knobs.frameCuts(n);
 
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.knobs.close();
     const closing = [...this.sessions.values()].map((s) => s.pc.close().catch(() => {}));
     this.sessions.clear();
     await Promise.all([...closing, this.send.close()]);
@@ -204,6 +209,7 @@ export class Relay {
     if (session.leg) {
       session.stream.legs.delete(session.leg);
       this.send.ended(session.leg);
+      session.leg.link?.close();
     }
     if (session.stream.publisher === session.pc) session.stream.publisher = null;
     this.drops.closing(session.pc);
@@ -217,12 +223,14 @@ export class Relay {
       return reply(res, 503, "viewer limit reached");
     }
     const pc = legPeer(this.opts.ice, stream.codec);
-    const id = `v${this.nextLeg++}`;
-    let leg: Leg;
+    const n = this.nextLeg++;
+    const id = `v${n}`;
+    let leg: Leg | undefined;
     try {
       if (this.opts.counterOffer) {
         const tr = pc.addTransceiver("video", { direction: "sendonly" });
         leg = { tr, absId: 0, sending: false, forwarded: 0, feedback: 0 };
+        await this.knobs.link(pc, leg, n);
         await pc.setLocalDescription(await pc.createOffer());
       } else {
         await pc.setRemoteDescription({ type: "offer", sdp: offer });
@@ -230,26 +238,18 @@ export class Relay {
         if (!tr) throw new RelayOfferError("no video in the offer");
         tr.setDirection("sendonly");
         leg = { tr, audioTr: legAudio(pc, stream), absId: 0, sending: false, forwarded: 0, feedback: 0 };
+        await this.knobs.link(pc, leg, n);
         await pc.setLocalDescription(await pc.createAnswer());
         leg.absId = absCaptureId(tr.headerExtensions);
       }
       this.opts.test?.prepareLeg?.(leg.tr);
       await gatheringComplete(pc, 5000);
     } catch {
+      leg?.link?.close();
       await pc.close().catch(() => {});
       return reply(res, 400, "the offer was refused");
     }
-    if (this.opts.loseEvery) installLoss(leg, this.opts.loseEvery);
-    const n = Number(id.slice(1));
-    if (this.opts.dropEvery) {
-      leg.cuts = new FrameCuts();
-      this.legCuts.set(n, leg.cuts);
-    }
-    const fault = this.opts.test?.legFaults?.[n];
-    if (fault) {
-      leg.fault = new LegFaultState(fault);
-      this.legFaultStates.set(n, leg.fault);
-    }
+    this.knobs.install(leg, n);
     this.sessions.set(id, { stream, leg, pc });
     stream.legs.add(leg);
     watchLeg(pc, leg, stream, {

@@ -10,7 +10,7 @@ export interface SendPathOptions {
   send?: "native" | "werift" | undefined;
   /** relay threads for the legs' video (0: the main thread) */
   threads?: number | undefined;
-  /** a per-leg knob is set (drop, capacity, a test's fault or burst): legs stay in the main thread */
+  /** a per-leg knob is set (drop, capacity, a link, a test's fault or burst): legs stay here */
   perLegKnobs: boolean;
   /** the tests' taps read werift's sends */
   taps: boolean;
@@ -79,8 +79,8 @@ export class RelaySend {
 export function relaySend(opts: RelayOptions, lost: (legs: Leg[], why: string) => void): RelaySend {
   const t = opts.test;
   // LoseEvery is not among them: a relay thread applies it too (relay-thread.ts)
-  const knobs = [opts.dropEvery, opts.capacity, t?.burst, t?.wrapAfterPackets, t?.legFaults];
-  knobs.push(t?.dropStreamEvery);
+  const knobs: unknown[] = [opts.dropEvery, opts.capacity, t?.burst, t?.wrapAfterPackets, t?.legFaults];
+  knobs.push(t?.dropStreamEvery, opts.link);
   return new RelaySend({
     send: opts.send,
     threads: opts.threads,

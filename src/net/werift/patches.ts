@@ -4,7 +4,8 @@
 // peer or transceiver (a closing peer's DTLS retransmissions ended; the relay's faults: a DTLS
 // that never starts, RTP sends that never reach the wire). werift 0.25.2 internals used:
 // Connection.prototype.applyStunTurnServersFromOptions, .options.stunServer, .stunServer; the
-// tweetnacl werift loads (box.keyPair, scalarMult); RTCDtlsTransport.{dtls.flight, start, sendRtp}.
+// tweetnacl werift loads (box.keyPair, scalarMult); RTCDtlsTransport.{dtls.flight, start, sendRtp,
+// verifyRemoteCertificateFingerprint}.
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -130,4 +131,25 @@ export type SendRtp = (payload: Buffer, header: RtpHeader) => Promise<number>;
 export function wrapSendRtp(tr: RTCRtpTransceiver, wrap: (own: SendRtp) => SendRtp): void {
   const dtls = tr.dtlsTransport as unknown as { sendRtp: SendRtp };
   dtls.sendRtp = wrap(dtls.sendRtp.bind(dtls));
+}
+
+/**
+ * `done` is told when one of the peer's DTLS handshakes finished (werift checks the remote
+ * certificate's fingerprint right after, and only then): a peer that fails after this failed on
+ * what the server presented, not in its own handshake. Returns the transports watched (0: werift's
+ * internals did not match).
+ */
+export function onDtlsHandshakeDone(pc: RTCPeerConnection, done: () => void): number {
+  let n = 0;
+  for (const t of pc.dtlsTransports) {
+    const d = t as unknown as { verifyRemoteCertificateFingerprint?: unknown };
+    const verify = d.verifyRemoteCertificateFingerprint;
+    if (typeof verify !== "function") continue;
+    d.verifyRemoteCertificateFingerprint = function (this: unknown, ...args: unknown[]) {
+      done();
+      return (verify as (...a: unknown[]) => unknown).apply(this, args);
+    };
+    n++;
+  }
+  return n;
 }

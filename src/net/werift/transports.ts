@@ -1,6 +1,7 @@
 // The UDP transports beneath werift's ICE connections (werift 0.25.2 internals: IceConnection
 // .protocols[].transport.{onData, send, socket, rinfo, close}, reached from a transceiver's
-// dtlsTransport.iceTransport or a peer connection's iceTransports) and the one way to wrap what
+// dtlsTransport.iceTransport or a peer connection's iceTransports; RTCPeerConnection's private
+// gatherCandidates, so an answerer's transports exist before it starts ICE) and the one way to wrap what
 // they receive, send and close: the send instant's taps, the lean path's routing, the arena
 // reader and the emulated links all go through these. Where a transport lacks what is wrapped,
 // nothing is wrapped and the caller is told (false): each caller has its own fallback.
@@ -58,6 +59,18 @@ export function peerUdpTransports(pc: RTCPeerConnection): UdpTransport[] {
 /** A Buffer whose first byte says SRTP or SRTCP (core/wire/first-byte.ts); werift hands `unknown`. */
 export function isMediaDatagram(d: unknown): d is Buffer {
   return Buffer.isBuffer(d) && isMedia(d);
+}
+
+/**
+ * Gathers the peer's candidates now, as werift's setLocalDescription would (it does not gather
+ * again), so an answerer's UDP transports can be wrapped before its first connectivity check;
+ * false where werift has no such method (nothing gathered, the caller wraps later).
+ */
+export async function gatherNow(pc: RTCPeerConnection): Promise<boolean> {
+  const gather = (pc as unknown as { gatherCandidates?: unknown }).gatherCandidates;
+  if (typeof gather !== "function") return false;
+  await (gather as () => Promise<void>).call(pc);
+  return true;
 }
 
 /** werift's own receive handler of the transport, or null where it has none. */

@@ -13,6 +13,7 @@ import { buildReceiveChain, type ReceiveChain } from "../receive/chain.ts";
 import type { ViewerLink } from "../receive/link.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
+import type { HandshakeSeen } from "./viewer-errors.ts";
 
 /** What the viewer's callbacks share; the viewer reads it after the run. */
 export interface ViewerState extends AudioState {
@@ -32,6 +33,8 @@ export interface ViewerState extends AudioState {
   postNs: number;
   /** the server's SDP negotiated abs-capture-time (decided from that SDP, not werift's state) */
   absCaptureNegotiated: boolean;
+  /** what of the server's handshake arrived before the viewer connected (handshake-watch.ts) */
+  handshake: HandshakeSeen;
   /** the viewer's emulated link (docs/definitions.md#cohorts); null: unimpaired */
   link: ViewerLink | null;
   /** wake the viewer: joined, failed before joining, or the receive path failed */

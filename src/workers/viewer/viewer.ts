@@ -12,6 +12,7 @@ import { emptyRecord } from "../../core/viewer-record.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../../net/rtc.ts";
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../../net/sdp-http.ts";
 import { ViewerLink } from "../receive/link.ts";
+import { handshakeSeen, watchHandshake } from "./handshake-watch.ts";
 import { audioRecord } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
@@ -86,6 +87,7 @@ function initialState(wake: () => void, link: ViewerLink | null): ViewerState {
     audio: null,
     offset: null,
     absCaptureNegotiated: false,
+    handshake: handshakeSeen(),
     wake,
   };
 }
@@ -106,7 +108,9 @@ async function signal(
   session.peer = offering;
   await offering.pc.setLocalDescription(await offering.pc.createOffer());
   await Promise.race([gatheringComplete(offering.pc, 5000), aborted(stop)]);
-  // every datagram from here on crosses the emulated link, the handshakes included
+  // every datagram from here on crosses the emulated link, the handshakes included; what of the
+  // server's handshake arrives is counted behind the link
+  watchHandshake(offering.pc, state.handshake, () => state.connected);
   session.link?.attach(offering.pc);
   if (stop.aborted) {
     rec.errorKind = "not_started";
@@ -162,6 +166,7 @@ async function counterOffer(
     return false;
   }
   await Promise.race([gatheringComplete(peer.pc, 5000), aborted(joinDeadline)]);
+  watchHandshake(peer.pc, state.handshake, () => state.connected);
   session.link?.attach(peer.pc);
   await patchAnswer(location, filterCandidates(peer.pc.localDescription?.sdp ?? "", ctx.ice), {
     bearer: ctx.bearer,
@@ -186,6 +191,7 @@ async function joinOutcome(
       connected: state.connected,
       gotRtp: (state.pipeline?.firstRtpNs ?? -1) >= 0,
       joinTimeoutNs: ctx.joinTimeoutNs,
+      handshake: state.handshake,
     });
     failed(rec, live, f.kind, f.message);
   } else {
