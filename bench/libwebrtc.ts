@@ -37,6 +37,15 @@ export const PATTERNS: readonly FaultPattern[] = [
   { name: "drop 1 in 300 (never repaired)", relay: { test: { dropStreamEvery: 300 } } },
   { name: "drop 1 in 100 (never repaired)", relay: { test: { dropStreamEvery: 100 } } },
   { name: "lose 1 in 50 (NACK repairs)", relay: { loseEvery: 50 } },
+  // a server that pauses: the stream held 220 ms every 2 s, then everything held sent at once
+  {
+    name: "stall 220 ms every 2 s, then burst",
+    relay: { test: { stallStream: { everyMs: 2000, forMs: 220 } } },
+  },
+  {
+    name: "stall 150 ms every 2 s, then burst",
+    relay: { test: { stallStream: { everyMs: 2000, forMs: 150 } } },
+  },
 ];
 
 /** What libwebrtc's getStats said (M106 puts the freeze figures on the `track` report). */
@@ -129,9 +138,12 @@ export async function calibrate(
   libwebrtcViewers: number,
   viewers: number,
 ): Promise<Calibration> {
+  // the stream-wide faults go on once every receiver has its leg, and off before the first stops
   const dropEvery = pattern.relay.test?.dropStreamEvery;
+  const stall = pattern.relay.test?.stallStream;
   const test = { ...pattern.relay.test };
   delete test.dropStreamEvery;
+  delete test.stallStream;
   const relay = new Relay({ ice: ICE, ...pattern.relay, test });
   const base = await relay.listen();
   const publisher = new Publisher({
@@ -158,9 +170,16 @@ export async function calibrate(
       clearInterval(legs);
       from = setTimeout(() => {
         if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
+        if (stall !== undefined) test.stallStream = stall;
       }, FAULT_FROM_S * 1000);
     }, 100);
-    const until = setTimeout(() => delete test.dropStreamEvery, (seconds - FAULT_UNTIL_S) * 1000);
+    const until = setTimeout(
+      () => {
+        delete test.dropStreamEvery;
+        delete test.stallStream;
+      },
+      (seconds - FAULT_UNTIL_S) * 1000,
+    );
     const [libwebrtc, ours] = await Promise.all([Promise.all(lib), view]);
     clearInterval(legs);
     clearTimeout(from);

@@ -26,6 +26,7 @@ interface Frame {
   head: Uint8Array;
   keyframe: boolean;
   completedNs: number;
+  timestamp: number;
 }
 
 /** VP8 frame i of a stream with a 30-frame GOP, 3 packets each, PictureID i, completed at i frames. */
@@ -37,39 +38,56 @@ function vp8Frame(i: number, atMs = i * FRAME_MS, gop = 30): Frame {
     head: vp8Head(i & 0x7fff, key),
     keyframe: key,
     completedNs: atMs * MS,
+    timestamp: i * 3000,
   };
 }
 
 test("frame-id: a lost delta frame hides every frame up to the next keyframe (one freeze)", () => {
   const m = new RenderModel("vp8");
   for (let i = 0; i < 90; i++) if (i !== 40) m.frame(vp8Frame(i));
-  const r = m.finish(89 * FRAME_MS * MS);
+  // the playout shows each frame 11 ms after it completed: the viewer ends a frame after the last
+  const r = m.finish(90 * FRAME_MS * MS);
   assert.equal(r.finder, "frame-id");
   // 41..59 wait for 40 and are dropped when keyframe 60 shows
   assert.equal(r.framesShown, 90 - 1 - 19);
   assert.equal(r.framesNotDecodable, 19);
   assert.equal(r.freezes, 1);
-  // frame 39 → keyframe 60: 21 frame intervals, in whole ms of the instants
-  assert.equal(r.frozenMs, Math.floor(60 * FRAME_MS) - Math.floor(39 * FRAME_MS));
+  // frame 39 → keyframe 60: 21 frame intervals (both shown 11 ms after they completed)
+  assert.ok(Math.abs(r.frozenMs - (Math.floor(60 * FRAME_MS) - Math.floor(39 * FRAME_MS))) <= 1);
   assert.equal(r.recoveries, 1);
-  assert.equal(r.endGapMs, 0);
+  assert.ok(r.endGapMs >= 21 && r.endGapMs <= 23, `${r.endGapMs}`);
   assert.equal(m.recoveryHist.count, 1);
-  // broken at frame 41's completion, recovered at 60: 633 ms (the histogram keeps 2 digits)
+  // broken at frame 41's completion, recovered when 60 shows (11 ms after it completed): 644 ms
+  // (the histogram keeps 2 digits)
   const ms = m.recoveryHist.quantileNs(1) / MS;
-  assert.ok(Math.abs(ms - (60 - 41) * FRAME_MS) < 5, `${ms}`);
+  assert.ok(Math.abs(ms - ((60 - 41) * FRAME_MS + 11)) < 5, `${ms}`);
 });
 
-test("frame-id: a frame completed out of order waits and shows with the frame it waited for", () => {
+test("frame-id: a frame completed out of order waits; once decodable, past its time, it is skipped", () => {
   const m = new RenderModel("vp8");
   for (let i = 0; i < 10; i++) m.frame(vp8Frame(i));
   m.frame(vp8Frame(11, 11 * FRAME_MS));
   m.frame(vp8Frame(10, 11 * FRAME_MS + 20)); // repaired by a retransmission, 20 ms after 11
   for (let i = 12; i < 20; i++) m.frame(vp8Frame(i));
-  const r = m.finish(19 * FRAME_MS * MS);
-  assert.equal(r.framesShown, 20);
+  const r = m.finish(20 * FRAME_MS * MS);
+  // 10 becomes decodable 42 ms after its decode time with 11 waiting behind it: skipped (late), as
+  // FrameBuffer3 fast-forwards; 11 is shown, the chain goes on
+  assert.equal(r.framesShown, 19);
   assert.equal(r.framesNotDecodable, 0);
-  assert.equal(r.framesLate, 0);
+  assert.equal(r.framesLate, 1);
   assert.equal(r.recoveries, 1);
+});
+
+test("frame-id: a frame repaired within the playout delay is shown, not skipped", () => {
+  const m = new RenderModel("vp8");
+  for (let i = 0; i < 10; i++) m.frame(vp8Frame(i));
+  m.frame(vp8Frame(11, 10 * FRAME_MS + 2));
+  m.frame(vp8Frame(10, 10 * FRAME_MS + 4)); // 4 ms late: within its 11 ms of playout delay
+  for (let i = 12; i < 20; i++) m.frame(vp8Frame(i));
+  const r = m.finish(20 * FRAME_MS * MS);
+  assert.equal(r.framesShown, 20);
+  assert.equal(r.framesLate, 0);
+  assert.equal(r.freezes, 0);
 });
 
 test("frame-id: a frame completing after a later keyframe was shown is late", () => {
@@ -97,7 +115,14 @@ test("frame-id: the 15-bit PictureID wraps", () => {
   const m = new RenderModel("vp8");
   for (let i = 0; i < 40; i++) {
     const pid = (32760 + i) & 0x7fff;
-    m.frame({ lo: i, hi: i, head: vp8Head(pid, i === 0), keyframe: i === 0, completedNs: i * FRAME_MS * MS });
+    m.frame({
+      lo: i,
+      hi: i,
+      head: vp8Head(pid, i === 0),
+      keyframe: i === 0,
+      completedNs: i * FRAME_MS * MS,
+      timestamp: i * 3000,
+    });
   }
   const r = m.finish(40 * FRAME_MS * MS);
   assert.equal(r.framesShown, 40);
@@ -113,6 +138,7 @@ test("seq-num (VP8 without PictureID, H.264): a delta passes only when its first
     head: vp8HeadNoPid(i % 30 === 0),
     keyframe: i % 30 === 0,
     completedNs: at * MS,
+    timestamp: i * 3000,
   });
   for (let i = 0; i < 45; i++) if (i !== 5) m.frame(f(i));
   const r = m.finish(45 * FRAME_MS * MS);
@@ -129,7 +155,8 @@ test("end gap: last shown frame → the viewer's end; −1 when nothing was show
   const m = new RenderModel("vp8");
   for (let i = 0; i < 30; i++) m.frame(vp8Frame(i));
   const r = m.finish(29 * FRAME_MS * MS + 7000 * MS);
-  assert.equal(r.endGapMs, 7000);
+  // the last frame shown 11 ms after it completed
+  assert.ok(Math.abs(r.endGapMs - (7000 - 11)) <= 1, `${r.endGapMs}`);
   assert.equal(r.freezes, 0); // a gap at the end is never a freeze
   assert.equal(new RenderModel("vp8").finish(1e9).endGapMs, -1);
 });

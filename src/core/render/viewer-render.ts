@@ -1,7 +1,8 @@
 // One viewer's render model and keyframe requests together (docs/definitions.md#viewer-experience),
 // as the viewer pipeline drives them: every packet (its instant, whether it carries part of a
-// keyframe), every frame the reassembler completes, and the PLIs the receive path sends. Pure: the
-// receive path's timer calls pliDue() on time, the pipeline everything else.
+// keyframe; its sequence number and timestamp for the playout's frame sizes and retransmissions),
+// every frame the reassembler completes, and the PLIs the receive path sends. Pure: the receive
+// path's timer calls pliDue() on time, the pipeline everything else.
 import { idrPartH264 } from "../codec/h264.ts";
 import { keyframeStartVp8 } from "../codec/vp8.ts";
 import type { EncodedHistogram, RenderCounters } from "../types.ts";
@@ -25,6 +26,12 @@ export class ViewerRender {
   private frames = 0;
   private lastShownNs = -1;
   private plisSent = 0;
+  // the playout's frame sizes: payload bytes of the timestamp arriving in order; whether the last
+  // packet came in order (a frame completed by one that did not was delayed by a retransmission)
+  private maxSeq = -1;
+  private inOrder = true;
+  private sizeTs = -1;
+  private sizeBytes = 0;
 
   /** `codec`: "vp8", "h264" or another name (then only "join" requests, and no render figures). */
   constructor(
@@ -39,28 +46,61 @@ export class ViewerRender {
     this.keyPart = codec === "vp8" ? keyframeStartVp8 : codec === "h264" ? idrPartH264 : notKey;
   }
 
-  /** One packet at `ns` (before its frames complete); `joined`: the first complete keyframe is in. */
-  packet(ns: number, payload: Uint8Array, joined: boolean): void {
+  /**
+   * One packet at `ns` (before its frames complete); `joined`: the first complete keyframe is in;
+   * `seq` and `ts` its sequence number and timestamp (−1: not known, no frame sizes).
+   */
+  packet(ns: number, payload: Uint8Array, joined: boolean, seq = -1, ts = -1): void {
+    const m = this.model;
+    if (m !== null) {
+      m.advance(ns);
+      this.shownTo(m.clock.lastNs);
+      if (seq >= 0) this.order(seq, ts, payload.length);
+    }
     const r = this.requests;
     if (r.poll(ns)) this.wanted = true;
     if (r.packet(ns, this.keyPart(payload), joined)) this.wanted = true;
   }
 
-  /** One frame the reassembler completed. */
-  frame(f: RenderFrame): void {
+  /** One frame the reassembler completed (`late`: a packet of it came after its last one). */
+  frame(f: RenderFrame & { late?: boolean }): void {
     const m = this.model;
     if (m === null) return;
     if (this.frames++ === 0 && !f.keyframe) this.requests.firstFrameNotKey();
-    m.frame(f);
-    const last = m.clock.lastNs;
+    const retransmitted = !this.inOrder || f.late === true;
+    m.frame(f, f.timestamp === this.sizeTs ? this.sizeBytes : 0, retransmitted);
+    this.shownTo(m.clock.lastNs);
+  }
+
+  /** The frame buffer's wait restarts with the last frame shown. */
+  private shownTo(last: number): void {
     if (last !== this.lastShownNs) {
       this.lastShownNs = last;
       this.requests.shown(last);
     }
   }
 
+  private order(seq: number, ts: number, bytes: number): void {
+    if (this.maxSeq >= 0) {
+      const d = ((seq - this.maxSeq) << 16) >> 16;
+      this.inOrder = d > 0;
+      if (d <= 0) return;
+    }
+    this.maxSeq = seq;
+    if (ts !== this.sizeTs) {
+      this.sizeTs = ts;
+      this.sizeBytes = 0;
+    }
+    this.sizeBytes += bytes;
+  }
+
   /** Runs the request rule up to `ns`: whether a PLI goes out now. */
   pliDue(ns: number): boolean {
+    const m = this.model;
+    if (m !== null) {
+      m.advance(ns);
+      this.shownTo(m.clock.lastNs);
+    }
     const due = this.requests.poll(ns) || this.wanted;
     this.wanted = false;
     return due;

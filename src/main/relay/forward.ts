@@ -19,6 +19,7 @@ import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
 import type { RelayOptions } from "./options.ts";
 import type { RelaySend } from "./send-path.ts";
+import { StreamStall } from "./stream-stall.ts";
 
 export interface Stream {
   publisher: RTCPeerConnection | null;
@@ -33,6 +34,8 @@ export interface Stream {
   wrap?: WrapShift;
   /** the publisher sends an audio track (audio.ts) */
   audio?: boolean;
+  /** the test hook stallStream's state (stream-stall.ts) */
+  stall?: StreamStall;
 }
 
 /** Every keyframe request (PLI or FIR) of a viewer leg goes to the stream's publisher as a PLI. */
@@ -53,12 +56,20 @@ export function forward(
   opts: RelayOptions,
   gate: CapacityGate | null = null,
   send: RelaySend | null = null,
+  released = false,
 ): void {
+  const test = opts.test;
+  // a stream-wide stall holds the packet for every leg; it comes back through here, released
+  if (!released && (test?.stallStream !== undefined || stream.stall !== undefined)) {
+    const now = performance.now();
+    if (test?.stallStream !== undefined) stream.stall ??= new StreamStall(test.stallStream, now);
+    const again = (): void => forward(stream, rtp, abs, opts, gate, send, true);
+    if (stream.stall?.hold(now, test?.stallStream !== undefined, again)) return;
+  }
   const absPayload = !opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
   let seq = rtp.header.sequenceNumber;
   let ts = rtp.header.timestamp;
   let limit = Number.POSITIVE_INFINITY;
-  const test = opts.test;
   if (test?.burst) {
     stream.burst ??= new Burst(test.burst);
     let connected = 0;
