@@ -53,8 +53,11 @@ export class Playout {
   private readonly qKey = new Uint8Array(QUEUE);
   private qHead = 0;
   private qLen = 0;
-  /** the head frame's decode instant, ns; −1: nothing scheduled */
-  private decodeAtNs = -1;
+  /** the next event, ns (−1: none): the decoder takes the next frame, or decodes the head frame */
+  private eventNs = -1;
+  private eventDecode = false;
+  /** the decoder is busy with the last frame until then, ns */
+  private busyUntilNs = 0;
   private scheduledRenderMs = 0;
   private lastDecodeMs = Number.NaN;
   private keyframeRequired = true;
@@ -104,17 +107,29 @@ export class Playout {
 
   /** The frames made decodable at `ns` are in: an idle decoder takes the next one. */
   release(ns: number): void {
-    if (this.decodeAtNs < 0 && this.qLen > 0) this.schedule(ns);
+    if (this.eventNs < 0 && this.qLen > 0) {
+      this.eventNs = Math.max(ns, this.busyUntilNs);
+      this.eventDecode = false;
+    }
     this.advance(ns);
   }
 
   /** Decodes every frame due by `ns`. */
   advance(ns: number): void {
-    while (this.decodeAtNs >= 0 && this.decodeAtNs <= ns) {
-      const at = this.decodeAtNs;
+    while (this.eventNs >= 0 && this.eventNs <= ns) {
+      const at = this.eventNs;
+      this.eventNs = -1;
+      if (!this.eventDecode) {
+        this.schedule(at);
+        continue;
+      }
       this.decode(at);
       // the decoder takes the next frame once this one is decoded
-      if (this.qLen > 0) this.schedule(at + DECODE_MS * 1e6);
+      this.busyUntilNs = at + DECODE_MS * 1e6;
+      if (this.qLen > 0) {
+        this.eventNs = this.busyUntilNs;
+        this.eventDecode = false;
+      }
     }
   }
 
@@ -129,7 +144,8 @@ export class Playout {
           continue;
         }
         this.scheduledRenderMs = this.renderMs(ts, nowMs);
-        this.decodeAtNs = ns;
+        this.eventNs = ns;
+        this.eventDecode = true;
         return;
       }
       const render = this.renderMs(ts, nowMs);
@@ -140,10 +156,10 @@ export class Playout {
       }
       const maxWait = Math.max(this.lastDecodeMs + MAX_WAIT_MS - nowMs - 1, 0);
       this.scheduledRenderMs = render;
-      this.decodeAtNs = ns + Math.min(Math.max(wait, 0), maxWait) * 1e6;
+      this.eventNs = ns + Math.min(Math.max(wait, 0), maxWait) * 1e6;
+      this.eventDecode = true;
       return;
     }
-    this.decodeAtNs = -1;
   }
 
   /** The head frame is decoded (shown) at `ns`: the timing learns from it. */
@@ -157,7 +173,6 @@ export class Playout {
     this.qHead = (h + 1) & QMASK;
     this.qLen--;
     this.taken++;
-    this.decodeAtNs = -1;
     let render = this.scheduledRenderMs;
     const bad = render !== 0 && (render < 0 || Math.abs(render - nowMs) > MAX_VIDEO_DELAY_MS);
     if (bad || this.targetMs() > MAX_VIDEO_DELAY_MS) {
