@@ -60,6 +60,11 @@ export interface LibwebrtcStats {
   packetsLost?: number;
   nackCount?: number;
   pliCount?: number;
+  /** seconds spent decoding, in all (its decode-time estimate sets its playout delay) */
+  totalDecodeTime?: number;
+  /** seconds frames spent in its jitter buffer, in all, and the frames counted */
+  jitterBufferDelay?: number;
+  jitterBufferEmittedCount?: number;
   /** instants (ms from its WHEP POST) at which decoded frames reached its sink */
   sinkFrameMs?: number[];
 }
@@ -70,6 +75,8 @@ export interface Calibration {
   libwebrtc: LibwebrtcStats[];
   /** the render counters of each of our viewers, from the `view` report */
   ours: ViewerRenderBlock[];
+  /** the same from a second checkout's `view` on the same stream (bench:calibration --baseline) */
+  baseline: ViewerRenderBlock[];
   /** the `view`'s exit status and stderr (for a failure message) */
   viewCode: number | null;
   viewStderr: string;
@@ -115,10 +122,10 @@ function libwebrtcViewer(whep: string, seconds: number): Promise<LibwebrtcStats>
   });
 }
 
-async function ourViewers(whep: string, n: number, seconds: number, dir: string) {
+async function ourViewers(whep: string, n: number, seconds: number, dir: string, bin = BIN) {
   const args = ["view", "--whep", whep, "-n", String(n), "--ramp", "100ms", "--duration", `${seconds}s`];
   args.push("--join-timeout", "5s", "--loopback-only", "--out", dir);
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const killer = setTimeout(() => child.kill("SIGKILL"), (seconds + 60) * 1000);
   const r = await collect(child);
   clearTimeout(killer);
@@ -137,6 +144,8 @@ export async function calibrate(
   seconds: number,
   libwebrtcViewers: number,
   viewers: number,
+  /** another checkout's bin/whipbench.js whose `view` watches too (its model beside ours) */
+  baselineBin?: string,
 ): Promise<Calibration> {
   // the stream-wide faults go on once every receiver has its leg, and off before the first stops
   const dropEvery = pattern.relay.test?.dropStreamEvery;
@@ -164,9 +173,15 @@ export async function calibrate(
     const whep = `${base}/cal/whep`;
     const lib = Array.from({ length: libwebrtcViewers }, () => libwebrtcViewer(whep, seconds));
     const view = ourViewers(whep, viewers, seconds, dir);
+    const baseDir = mkdtempSync(join(tmpdir(), "whipbench-calibration-base-"));
+    const baseView =
+      baselineBin === undefined
+        ? Promise.resolve({ ours: [] as ViewerRenderBlock[] })
+        : ourViewers(whep, viewers, seconds, baseDir, baselineBin);
+    const legsWanted = libwebrtcViewers + viewers * (baselineBin === undefined ? 1 : 2);
     let from: NodeJS.Timeout | undefined;
     const legs = setInterval(() => {
-      if (relay.viewers("cal") < libwebrtcViewers + viewers) return;
+      if (relay.viewers("cal") < legsWanted) return;
       clearInterval(legs);
       from = setTimeout(() => {
         if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
@@ -180,7 +195,8 @@ export async function calibrate(
       },
       (seconds - FAULT_UNTIL_S) * 1000,
     );
-    const [libwebrtc, ours] = await Promise.all([Promise.all(lib), view]);
+    const [libwebrtc, ours, baseline] = await Promise.all([Promise.all(lib), view, baseView]);
+    rmSync(baseDir, { recursive: true, force: true });
     clearInterval(legs);
     clearTimeout(from);
     clearTimeout(until);
@@ -191,6 +207,7 @@ export async function calibrate(
       seconds,
       libwebrtc,
       ours: ours.ours,
+      baseline: baseline.ours,
       viewCode: ours.code,
       viewStderr: ours.stderr,
     };
