@@ -199,3 +199,43 @@ test("frame keyframe tests: VP8 P bit; H.264 IDR single, inside STAP-A and FU-A"
   tricky[2] = 0x02;
   assert.equal(h264(tricky, [tricky], 1), false);
 });
+
+test("seq-num: padding-only packets between frames continue the chain (bandwidth probing)", () => {
+  // H.264 frames of 2 packets; after frame 10, a server sends 3 padding-only packets (seq 32..34),
+  // so frame 11 starts at 35: with the padding seen it continues the chain, without it it waits
+  const f = (i: number): Frame => {
+    const lo = 10 + 2 * i + (i > 10 ? 3 : 0);
+    return {
+      lo,
+      hi: lo + 1,
+      head: Uint8Array.of(i % 30 === 0 ? 0x65 : 0x41),
+      keyframe: i % 30 === 0,
+      completedNs: i * FRAME_MS * MS,
+      timestamp: i * 3000,
+    };
+  };
+  const run = (padding: boolean, paddingFirst: boolean) => {
+    const m = new RenderModel("h264");
+    for (let i = 0; i < 31; i++) {
+      const pad = () => {
+        for (const s of [32, 33, 34]) m.padding(s, (10 * FRAME_MS + 1) * MS);
+      };
+      if (padding && paddingFirst && i === 10) pad(); // the padding overtook frame 10's packets
+      m.frame(f(i));
+      if (padding && !paddingFirst && i === 10) pad();
+    }
+    return m.finish(32 * FRAME_MS * MS);
+  };
+  assert.equal(run(true, false).framesShown, 31);
+  assert.equal(run(true, true).framesShown, 31);
+  const without = run(false, false);
+  assert.equal(without.framesShown, 12); // 0..10, then keyframe 30
+  assert.equal(without.framesNotDecodable, 19);
+  // a VP8 stream with PictureIDs (frame-id) does not look at sequence numbers at all
+  const vp8 = new RenderModel("vp8");
+  for (let i = 0; i < 20; i++) {
+    const fr = vp8Frame(i);
+    vp8.frame(i > 10 ? { ...fr, lo: fr.lo + 3, hi: fr.hi + 3 } : fr);
+  }
+  assert.equal(vp8.finish(21 * FRAME_MS * MS).framesShown, 20);
+});

@@ -152,3 +152,47 @@ test("another codec: no render figures, PLIs by the join rule", () => {
   assert.equal(other.result.render.framesShown, 0);
   assert.equal(other.plis.length, 2); // never joins: every 500 ms of its 1 s
 });
+
+test("H.264: padding-only packets (no payload) between frames keep the chain; gaps without them break it", () => {
+  const run = (padding: boolean) => {
+    const p = new ViewerPipeline({
+      codec: "h264",
+      stallNs: 500 * MS,
+      excludeFirstNs: 0,
+      postNs: 0,
+      wallMinusMonoNs: 0,
+      hasher: null,
+      table: null,
+      sendLog: null,
+      absCaptureNegotiated: false,
+    });
+    let seq = 100;
+    // 90 single-NAL frames, an IDR every 30; after every 7th frame two sequence numbers of padding
+    for (let i = 0; i < 90; i++) {
+      const t = 1e9 + i * FRAME_NS;
+      p.onPacket(
+        seq++ & 0xffff,
+        i * 3000,
+        true,
+        Uint8Array.of(i % 30 === 0 ? 0x65 : 0x41, 0x88, 1, 2),
+        t,
+        -1,
+      );
+      if (i % 7 !== 3) continue;
+      for (let k = 0; k < 2; k++) {
+        if (padding) p.onPacket(seq & 0xffff, i * 3000, false, new Uint8Array(0), t + MS, -1);
+        seq++;
+      }
+    }
+    return p.finish(1e9 + 91 * FRAME_NS).render;
+  };
+  const padded = run(true);
+  const gaps = run(false);
+  assert.equal(padded.finder, "seq-num");
+  // from the first keyframe the reassembler closes (30; it leaves the stream's first frame open,
+  // its head unproven) every frame is shown
+  assert.equal(padded.framesShown, 60);
+  assert.equal(padded.freezes, 0);
+  // without the padding each gap breaks the chain until the next keyframe
+  assert.ok(gaps.framesShown < 20, `${gaps.framesShown}`);
+});

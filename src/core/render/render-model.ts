@@ -14,6 +14,7 @@ import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
 import { RENDER_COUNT_KEYS } from "./counts.ts";
 import { FreezeClock } from "./freeze-clock.ts";
+import { PaddingSeqs } from "./padding-seqs.ts";
 import { Playout, type PlayoutDelay } from "./playout.ts";
 
 /** The render counters of a viewer that showed nothing. */
@@ -64,6 +65,7 @@ export class RenderModel {
   private readonly stashRecv = new Float64Array(STASH);
   private readonly stashBytes = new Float64Array(STASH);
   private stashed = 0;
+  private readonly pads = new PaddingSeqs();
   // PictureID unwrapping (frame-id)
   private pidUnwrapped = -1;
   /** the chain broke (a frame could not be shown) at this instant, ns; −1 while unbroken */
@@ -136,6 +138,21 @@ export class RenderModel {
     this.playout.release(at);
   }
 
+  /**
+   * A padding-only packet (no payload) with 16-bit sequence number `seq` arrived at `ns`: for the
+   * seq-num finder it continues the chain (frames waiting behind it may become decodable).
+   */
+  padding(seq: number, ns: number): void {
+    if (this.finder === "frame-id") return;
+    this.pads.add(seq, ns);
+    if (this.lastId < 0 || this.finder !== "seq-num") return;
+    const id = this.pads.extend(this.lastId, ns);
+    if (id === this.lastId) return;
+    this.lastId = id;
+    if (this.stashed > 0) this.cascade(ns);
+    this.playout.release(ns);
+  }
+
   /** Runs the playout up to `ns` (frames due by then are shown). */
   advance(ns: number): void {
     this.playout.advance(ns);
@@ -169,7 +186,8 @@ export class RenderModel {
 
   /** A frame is decodable at `at`: the playout shows it (or skips it) later. */
   private decodable(end: number, at: number, key: boolean, ts: number, recvNs: number, b: number): void {
-    this.lastId = end;
+    // padding that came after the frame's last packet continues the chain (seq-num)
+    this.lastId = this.finder === "seq-num" ? this.pads.extend(end, at) : end;
     const retransmitted = b < 0;
     this.playout.ready(at, ts, recvNs, retransmitted ? -b - 1 : b, retransmitted, key);
   }

@@ -56,6 +56,7 @@ export class ViewerRender {
       m.advance(ns);
       this.shownTo(m.clock.lastNs);
       if (seq >= 0) this.order(seq, ts, payload.length);
+      if (seq >= 0 && payload.length === 0) m.padding(seq, ns);
     }
     const r = this.requests;
     if (r.poll(ns)) this.wanted = true;
