@@ -150,9 +150,11 @@ export async function calibrate(
   // the stream-wide faults go on once every receiver has its leg, and off before the first stops
   const dropEvery = pattern.relay.test?.dropStreamEvery;
   const stall = pattern.relay.test?.stallStream;
+  const clearMarker = pattern.relay.test?.clearMarkerStream;
   const test = { ...pattern.relay.test };
   delete test.dropStreamEvery;
   delete test.stallStream;
+  delete test.clearMarkerStream;
   const relay = new Relay({ ice: ICE, ...pattern.relay, test });
   const base = await relay.listen();
   const publisher = new Publisher({
@@ -186,12 +188,14 @@ export async function calibrate(
       from = setTimeout(() => {
         if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
         if (stall !== undefined) test.stallStream = stall;
+        if (clearMarker !== undefined) test.clearMarkerStream = clearMarker;
       }, FAULT_FROM_S * 1000);
     }, 100);
     const until = setTimeout(
       () => {
         delete test.dropStreamEvery;
         delete test.stallStream;
+        delete test.clearMarkerStream;
       },
       (seconds - FAULT_UNTIL_S) * 1000,
     );

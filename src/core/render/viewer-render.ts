@@ -32,6 +32,9 @@ export class ViewerRender {
   private inOrder = true;
   private sizeTs = -1;
   private sizeBytes = 0;
+  /** sequence numbers (by their low 10 bits) of packets that carried a marker bit; −1 none */
+  private readonly marked = new Int32Array(1024).fill(-1);
+  private seqKnown = false;
 
   /** `codec`: "vp8", "h264" or another name (then only "join" requests, and no render figures). */
   constructor(
@@ -48,14 +51,19 @@ export class ViewerRender {
 
   /**
    * One packet at `ns` (before its frames complete); `joined`: the first complete keyframe is in;
-   * `seq` and `ts` its sequence number and timestamp (−1: not known, no frame sizes).
+   * `seq`, `ts` and `marker` its sequence number, timestamp and marker bit (seq −1: not known, no
+   * frame sizes, padding or marker rule).
    */
-  packet(ns: number, payload: Uint8Array, joined: boolean, seq = -1, ts = -1): void {
+  packet(ns: number, payload: Uint8Array, joined: boolean, seq = -1, ts = -1, marker = true): void {
     const m = this.model;
     if (m !== null) {
       m.advance(ns);
       this.shownTo(m.clock.lastNs);
-      if (seq >= 0) this.order(seq, ts, payload.length);
+      if (seq >= 0) {
+        this.order(seq, ts, payload.length);
+        this.seqKnown = true;
+        if (marker) this.marked[seq & 1023] = seq;
+      }
       if (seq >= 0 && payload.length === 0) m.padding(seq, ns);
     }
     const r = this.requests;
@@ -67,6 +75,10 @@ export class ViewerRender {
   frame(f: RenderFrame & { late?: boolean }): void {
     const m = this.model;
     if (m === null) return;
+    // libwebrtc's packet buffer ends a frame only at a packet with the marker bit: a frame whose
+    // last packet has none never completes there, so it never reaches the model
+    const hi = f.hi & 0xffff;
+    if (this.seqKnown && this.marked[hi & 1023] !== hi) return;
     if (this.frames++ === 0 && !f.keyframe) this.requests.firstFrameNotKey();
     const retransmitted = !this.inOrder || f.late === true;
     m.frame(f, f.timestamp === this.sizeTs ? this.sizeBytes : 0, retransmitted);

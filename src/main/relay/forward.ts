@@ -84,7 +84,7 @@ export function forward(
     seq = stream.wrap.seq(seq);
     ts = stream.wrap.ts(ts);
   }
-  const marker = opts.clearMarker ? false : rtp.header.marker;
+  const marker = opts.clearMarker || test?.clearMarkerStream === true ? false : rtp.header.marker;
   const packet: LegPacket = { seq, ts, marker, payload: rtp.payload, abs: absPayload };
   const over = gate?.over() === true;
   const streamDrop =

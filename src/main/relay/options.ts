@@ -64,6 +64,8 @@ export interface RelayTestHooks {
    * at once (a server that pauses, then bursts; stream-stall.ts)
    */
   stallStream?: StallOptions;
+  /** while true, forward with every marker bit cleared (the calibration switches it on and off) */
+  clearMarkerStream?: boolean;
   /** a broken answer on WHIP or WHEP (see AnswerFault) */
   answerFault?: AnswerFault;
   /** the publisher's sockets unread from `afterMs` after it connected, for `forMs` (buffers made small) */
