@@ -135,6 +135,10 @@ test("no packet for 6 s: a pause, not a freeze; 4 s: a freeze", () => {
   // frame 89 shown 11 ms after it completed; keyframe 90, far past its render time, at once
   assert.ok(Math.abs(paused.result.render.pausedMs - 6022) <= 1, `${paused.result.render.pausedMs}`);
   assert.equal(paused.result.render.freezes, 0);
+  // the time judged leaves the pause out: first → last shown frame, less the pause
+  const r = paused.result.render;
+  // (150 frames ≈ 5 s of stream, less the start the reassembler and playout take; not 11 s)
+  assert.ok(r.measuredMs > 4700 && r.measuredMs < 5000, `${r.measuredMs}`);
   // the timeout 3 s after the last frame found a packet within 5 s: one PLI (due at 6.97 s, read
   // here at the next packet: this test has no timer); the one at 6 s found none: the pause
   assert.equal(paused.plis.length, 1);

@@ -176,7 +176,10 @@ export class RenderModel {
       longestFreezeMs: c.longestFreezeMs,
       pauses: c.pauses,
       pausedMs: c.pausedMs,
-      measuredMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(c.firstNs / 1e6)) : 0,
+      // libwebrtc's span for its rates: first → last shown frame; the pauses are not judged either
+      measuredMs: shown
+        ? Math.max(0, Math.floor(c.lastNs / 1e6) - Math.floor(c.firstNs / 1e6) - c.pausedMs)
+        : 0,
       endGapMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(c.lastNs / 1e6)) : -1,
       recoveries: this.recoveries,
       plisSent: this.plisSent,
