@@ -151,10 +151,12 @@ export async function calibrate(
   const dropEvery = pattern.relay.test?.dropStreamEvery;
   const stall = pattern.relay.test?.stallStream;
   const clearMarker = pattern.relay.test?.clearMarkerStream;
+  const pid7 = pattern.relay.test?.pictureId7;
   const test = { ...pattern.relay.test };
   delete test.dropStreamEvery;
   delete test.stallStream;
   delete test.clearMarkerStream;
+  delete test.pictureId7;
   const relay = new Relay({ ice: ICE, ...pattern.relay, test });
   const base = await relay.listen();
   const publisher = new Publisher({
@@ -189,6 +191,7 @@ export async function calibrate(
         if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
         if (stall !== undefined) test.stallStream = stall;
         if (clearMarker !== undefined) test.clearMarkerStream = clearMarker;
+        if (pid7 !== undefined) test.pictureId7 = pid7;
       }, FAULT_FROM_S * 1000);
     }, 100);
     const until = setTimeout(
@@ -196,6 +199,7 @@ export async function calibrate(
         delete test.dropStreamEvery;
         delete test.stallStream;
         delete test.clearMarkerStream;
+        delete test.pictureId7;
       },
       (seconds - FAULT_UNTIL_S) * 1000,
     );

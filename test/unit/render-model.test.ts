@@ -241,3 +241,29 @@ test("seq-num: padding-only packets between frames continue the chain (bandwidth
   }
   assert.equal(vp8.finish(21 * FRAME_MS * MS).framesShown, 20);
 });
+
+/** A VP8 first packet with a 7-bit PictureID. */
+function vp8Head7(pid: number, key: boolean): Uint8Array {
+  return Uint8Array.of(0x90, 0x80, pid & 0x7f, key ? 0x00 : 0x01, 1, 2);
+}
+
+test("frame-id: 7-bit PictureIDs wrap as libwebrtc reads them: refused after 127 → 0 until a keyframe", () => {
+  const m = new RenderModel("vp8");
+  for (let i = 0; i < 300; i++) {
+    const key = i % 30 === 0;
+    m.frame({
+      lo: 3 * i,
+      hi: 3 * i + 2,
+      head: vp8Head7(i, key),
+      keyframe: key,
+      completedNs: i * FRAME_MS * MS,
+      timestamp: i * 3000,
+    });
+  }
+  const r = m.finish(301 * FRAME_MS * MS);
+  // pid 0 at frames 128 and 256 steps back in libwebrtc's 15-bit space: 128..149 and 256..269 are
+  // refused (late) until keyframes 150 and 270 clear the buffer
+  assert.equal(r.framesLate, 22 + 14);
+  assert.equal(r.framesShown, 300 - 36);
+  assert.equal(r.freezes, 2);
+});

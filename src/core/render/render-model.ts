@@ -8,7 +8,7 @@
 // docs/definitions.md#playout), which shows it at its render time, or skips it when it is late and a
 // later one waits; the freeze clock counts the show instants. Pure and synchronous; no allocation
 // per frame.
-import { pictureIdBits, vp8PictureId } from "../codec/vp8.ts";
+import { vp8PictureId } from "../codec/vp8.ts";
 import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
@@ -57,6 +57,8 @@ export class RenderModel {
   private plisAnswered = 0;
   /** the id the last decodable frame provides (frame-id: its id; seq-num: its last packet); −1 before */
   private lastId = -1;
+  /** the RTP timestamp of the last decodable frame */
+  private lastTs = 0;
   // stash: frame waiting at slot (start & MASK): start (frame-id: its id; seq-num: its lo), −1 empty;
   // its end, RTP timestamp, completion (ns) and bytes (negative: delayed by a retransmission)
   private readonly stashStart = new Float64Array(STASH).fill(-1);
@@ -112,7 +114,7 @@ export class RenderModel {
         this.notDecodable++;
         return;
       }
-      start = this.unwrap(pid, pictureIdBits(f.head));
+      start = this.unwrap(pid);
       end = start;
     } else {
       start = f.lo;
@@ -120,8 +122,15 @@ export class RenderModel {
     }
     const at = f.completedNs;
     if (this.lastId >= 0 && end <= this.lastId) {
-      this.late++;
-      return;
+      // FrameBuffer3 refuses a frame at or before the last one passed on, except a keyframe with a
+      // newer RTP timestamp: the ids jumped back (a 7-bit PictureID wrapped, a sender restarted),
+      // and the buffer is cleared for it (its legacy frame-id jump behaviour)
+      if (!f.keyframe || ((f.timestamp - this.lastTs) | 0) <= 0) {
+        this.late++;
+        return;
+      }
+      this.dropStashedBefore(Number.POSITIVE_INFINITY);
+      this.lastId = -1;
     }
     this.playout.completed(at, f.timestamp, retransmitted);
     const b = retransmitted ? -bytes - 1 : bytes;
@@ -189,6 +198,7 @@ export class RenderModel {
 
   /** A frame is decodable at `at`: the playout shows it (or skips it) later. */
   private decodable(end: number, at: number, key: boolean, ts: number, recvNs: number, b: number): void {
+    this.lastTs = ts;
     // padding that came after the frame's last packet continues the chain (seq-num)
     this.lastId = this.finder === "seq-num" ? this.pads.extend(end, at) : end;
     const retransmitted = b < 0;
@@ -255,9 +265,13 @@ export class RenderModel {
     }
   }
 
-  /** PictureID (7 or 15 bits) to a number that keeps increasing across wraps. */
-  private unwrap(pid: number, bits: number): number {
-    const mod = bits === 15 ? 32768 : 128;
+  /**
+   * PictureID to a frame id that keeps increasing across wraps, as libwebrtc unwraps it: in a
+   * 15-bit space whatever the descriptor's width (video_rtp_depacketizer_vp8.cc), so a 7-bit
+   * PictureID's 127 → 0 is a step back of 127, not a step forward.
+   */
+  private unwrap(pid: number): number {
+    const mod = 32768;
     if (this.pidUnwrapped < 0) {
       this.pidUnwrapped = mod * 1024 + pid;
       return this.pidUnwrapped;

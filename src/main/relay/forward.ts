@@ -20,6 +20,7 @@ import type { LegPacket } from "./leg-faults.ts";
 import type { RelayOptions } from "./options.ts";
 import type { RelaySend } from "./send-path.ts";
 import { StreamStall } from "./stream-stall.ts";
+import { toPictureId7 } from "./vp8-pictureid7.ts";
 
 export interface Stream {
   publisher: RTCPeerConnection | null;
@@ -85,7 +86,9 @@ export function forward(
     ts = stream.wrap.ts(ts);
   }
   const marker = opts.clearMarker || test?.clearMarkerStream === true ? false : rtp.header.marker;
-  const packet: LegPacket = { seq, ts, marker, payload: rtp.payload, abs: absPayload };
+  const payload =
+    test?.pictureId7 === true && stream.codec === "vp8" ? toPictureId7(rtp.payload) : rtp.payload;
+  const packet: LegPacket = { seq, ts, marker, payload, abs: absPayload };
   const over = gate?.over() === true;
   const streamDrop =
     test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;

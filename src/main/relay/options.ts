@@ -66,6 +66,8 @@ export interface RelayTestHooks {
   stallStream?: StallOptions;
   /** while true, forward with every marker bit cleared (the calibration switches it on and off) */
   clearMarkerStream?: boolean;
+  /** while true, VP8 is forwarded with 7-bit PictureIDs (vp8-pictureid7.ts) */
+  pictureId7?: boolean;
   /** a broken answer on WHIP or WHEP (see AnswerFault) */
   answerFault?: AnswerFault;
   /** the publisher's sockets unread from `afterMs` after it connected, for `forMs` (buffers made small) */
