@@ -38,6 +38,8 @@ export class JitterEstimator {
   private prevEstimate = -1;
   private startup = 0;
   private lastUpdateMs = Number.NaN;
+  /** `filtered` was just calculated from the state as it is */
+  private fresh = false;
   // Kalman state: ms per byte, queueing ms; covariance
   private theta0 = 1 / (512e3 / 8);
   private theta1 = 0;
@@ -65,6 +67,7 @@ export class JitterEstimator {
     this.prevEstimate = -1;
     this.startup = 0;
     this.lastUpdateMs = Number.NaN;
+    this.fresh = false;
     this.theta0 = 1 / (512e3 / 8);
     this.theta1 = 0;
     this.c00 = 1e-4;
@@ -110,13 +113,18 @@ export class JitterEstimator {
     } else {
       this.noise(nowMs, (deviation >= 0 ? DELAY_OUTLIER_SD : -DELAY_OUTLIER_SD) * sd);
     }
-    if (this.startup >= STARTUP_FRAMES) this.filtered = this.calculate();
-    else this.startup++;
+    if (this.startup >= STARTUP_FRAMES) {
+      this.filtered = this.calculate();
+      this.fresh = true;
+    } else this.startup++;
   }
 
   /** The jitter delay, whole ms, at the latest update. */
   estimateMs(): number {
-    let jitter = this.calculate() + OS_JITTER_MS;
+    // libwebrtc computes the estimate again here; right after an update that is the filtered one
+    const calc = this.fresh ? this.filtered : this.calculate();
+    this.fresh = false;
+    let jitter = calc + OS_JITTER_MS;
     if (this.filtered > jitter) jitter = this.filtered;
     const fps = this.fps();
     if (fps > 0 && fps < 5) return 0;
