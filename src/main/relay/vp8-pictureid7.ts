@@ -1,4 +1,4 @@
-// Test-only rewrite of a VP8 payload descriptor (RFC 7741 §4.2) whose PictureID is 15 bits wide
+// Test-only rewrite of a VP8 payload descriptor (RFC 7741, section 4.2) whose PictureID is 15 bits wide
 // (M = 1) to the 7-bit form: the PictureID's low 7 bits in one byte, the rest unchanged. A sender
 // with 7-bit PictureIDs wraps them every 128 frames (the calibration's pattern). A payload without
 // a 15-bit PictureID is returned as it is.
