@@ -46,6 +46,10 @@ export const PATTERNS: readonly FaultPattern[] = [
     name: "stall 150 ms every 2 s, then burst",
     relay: { test: { stallStream: { everyMs: 2000, forMs: 150 } } },
   },
+  // marker bits cleared for the fault's window: no frame ends, neither receiver shows anything
+  { name: "marker bits cleared", relay: { test: { clearMarkerStream: true } } },
+  // 7-bit PictureIDs: libwebrtc reads them in a 15-bit space, each 127 → 0 a step back
+  { name: "7-bit PictureIDs", relay: { test: { pictureId7: true } } },
 ];
 
 /** What libwebrtc's getStats said (M106 puts the freeze figures on the `track` report). */
