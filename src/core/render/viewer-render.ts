@@ -109,11 +109,8 @@ export class ViewerRender {
 
   /** Runs the request rule up to `ns`: whether a PLI goes out now. */
   pliDue(ns: number): boolean {
-    const m = this.model;
-    if (m !== null) {
-      m.advance(ns);
-      this.shownTo(m.clock.lastNs);
-    }
+    // the playout is run by packets and at the end only: this is also called for packets that came
+    // after the viewer's end, and a frame shown then would lie past it
     const due = this.requests.poll(ns) || this.wanted;
     this.wanted = false;
     return due;
