@@ -1,10 +1,12 @@
 // bench:calibration — our viewers' freezes beside libwebrtc's own (M106, @roamhq/wrtc) on the same
 // stream of the built-in relay, for the four fault patterns of bench/libwebrtc.ts. Prints one row
 // per receiver and a verdict per pattern against the targets (freezes ±1 per 30 s, frozen seconds
-// ±15 %). Flags: --seconds S (30), --libwebrtc N (2), --viewers N (3), --patterns i,j (all).
+// ±15 %). Flags: --seconds S (30), --libwebrtc N (2), --viewers N (3), --patterns i,j (all),
+// --baseline <another checkout's bin/whipbench.js> (its viewers watch too: a model before and after a
+// change on the same stream).
 import { parseArgs } from "node:util";
 import { FreezeClock } from "../src/core/render/freeze-clock.ts";
-import { type Calibration, calibrate, libwebrtcMissing, PATTERNS } from "./libwebrtc.ts";
+import { type Calibration, calibrate, type LibwebrtcStats, libwebrtcMissing, PATTERNS } from "./libwebrtc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -12,6 +14,7 @@ const { values } = parseArgs({
     libwebrtc: { type: "string", default: "2" },
     viewers: { type: "string", default: "3" },
     patterns: { type: "string", default: "" },
+    baseline: { type: "string" },
   },
 });
 const seconds = Number(values.seconds);
@@ -34,22 +37,34 @@ function sinkFreezes(ms: readonly number[]): string {
   return `${clock.freezes} / ${f1(clock.frozenMs / 1000)} s`;
 }
 
+/** libwebrtc's mean decode time and jitter-buffer delay per frame, ms. */
+function perFrame(l: LibwebrtcStats): string {
+  const decode = ((l.totalDecodeTime ?? Number.NaN) * 1000) / (l.framesDecoded ?? Number.NaN);
+  const buffer = ((l.jitterBufferDelay ?? Number.NaN) * 1000) / (l.jitterBufferEmittedCount ?? Number.NaN);
+  return `${f1(decode)} / ${f1(buffer)}`;
+}
+
 function rows(c: Calibration): void {
   console.log(`\n## ${c.pattern}, ${c.seconds} s`);
   console.log(
-    "| receiver | freezes | frozen s | frames shown / decoded | not decodable / dropped | PLIs | our freeze rule on its sink's JS instants |",
+    "| receiver | freezes | frozen s | frames shown / decoded | not decodable / dropped | PLIs | our freeze rule on its sink's JS instants | decode ms / jitter-buffer ms per frame |",
   );
-  console.log("|---|---:|---:|---:|---:|---:|---|");
+  console.log("|---|---:|---:|---:|---:|---:|---|---|");
   for (const [i, l] of c.libwebrtc.entries()) {
     if (!l.ok) console.log(`| libwebrtc ${i + 1} | failed: ${l.error} |||||`);
     else
       console.log(
-        `| libwebrtc ${i + 1} | ${l.freezeCount} | ${f1(l.totalFreezesDuration ?? Number.NaN)} | ${l.framesDecoded} | ${l.framesDropped} | ${l.pliCount} | ${sinkFreezes(l.sinkFrameMs ?? [])} |`,
+        `| libwebrtc ${i + 1} | ${l.freezeCount} | ${f1(l.totalFreezesDuration ?? Number.NaN)} | ${l.framesDecoded} | ${l.framesDropped} | ${l.pliCount} | ${sinkFreezes(l.sinkFrameMs ?? [])} | ${perFrame(l)} |`,
       );
   }
   for (const [i, r] of c.ours.entries()) {
     console.log(
       `| whipbench ${i + 1} | ${r.freezes} | ${f1(r.frozenMs / 1000)} | ${r.framesShown} | ${r.framesNotDecodable} | ${r.plisSent} | |`,
+    );
+  }
+  for (const [i, r] of c.baseline.entries()) {
+    console.log(
+      `| baseline ${i + 1} | ${r.freezes} | ${f1(r.frozenMs / 1000)} | ${r.framesShown} | ${r.framesNotDecodable} | ${r.plisSent} | |`,
     );
   }
   if (c.ours.length === 0) console.log(`| whipbench | no viewer figures (view exit ${c.viewCode}) |||||`);
@@ -69,6 +84,12 @@ function rows(c: Calibration): void {
 for (const i of chosen) {
   const pattern = PATTERNS[i];
   if (pattern === undefined) continue;
-  const c = await calibrate(pattern, seconds, Number(values.libwebrtc), Number(values.viewers));
+  const c = await calibrate(
+    pattern,
+    seconds,
+    Number(values.libwebrtc),
+    Number(values.viewers),
+    values.baseline,
+  );
   rows(c);
 }

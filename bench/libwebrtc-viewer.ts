@@ -114,6 +114,9 @@ async function main(): Promise<void> {
         "nackCount",
         "pliCount",
         "keyFramesDecoded",
+        "totalDecodeTime",
+        "jitterBufferDelay",
+        "jitterBufferEmittedCount",
       ])
         pick[k] = s[k];
     }

@@ -37,6 +37,19 @@ export const PATTERNS: readonly FaultPattern[] = [
   { name: "drop 1 in 300 (never repaired)", relay: { test: { dropStreamEvery: 300 } } },
   { name: "drop 1 in 100 (never repaired)", relay: { test: { dropStreamEvery: 100 } } },
   { name: "lose 1 in 50 (NACK repairs)", relay: { loseEvery: 50 } },
+  // a server that pauses: the stream held 220 ms every 2 s, then everything held sent at once
+  {
+    name: "stall 220 ms every 2 s, then burst",
+    relay: { test: { stallStream: { everyMs: 2000, forMs: 220 } } },
+  },
+  {
+    name: "stall 150 ms every 2 s, then burst",
+    relay: { test: { stallStream: { everyMs: 2000, forMs: 150 } } },
+  },
+  // marker bits cleared for the fault's window: no frame ends, neither receiver shows anything
+  { name: "marker bits cleared", relay: { test: { clearMarkerStream: true } } },
+  // 7-bit PictureIDs: libwebrtc reads them in a 15-bit space, each 127 → 0 a step back
+  { name: "7-bit PictureIDs", relay: { test: { pictureId7: true } } },
 ];
 
 /** What libwebrtc's getStats said (M106 puts the freeze figures on the `track` report). */
@@ -51,6 +64,11 @@ export interface LibwebrtcStats {
   packetsLost?: number;
   nackCount?: number;
   pliCount?: number;
+  /** seconds spent decoding, in all (its decode-time estimate sets its playout delay) */
+  totalDecodeTime?: number;
+  /** seconds frames spent in its jitter buffer, in all, and the frames counted */
+  jitterBufferDelay?: number;
+  jitterBufferEmittedCount?: number;
   /** instants (ms from its WHEP POST) at which decoded frames reached its sink */
   sinkFrameMs?: number[];
 }
@@ -61,6 +79,8 @@ export interface Calibration {
   libwebrtc: LibwebrtcStats[];
   /** the render counters of each of our viewers, from the `view` report */
   ours: ViewerRenderBlock[];
+  /** the same from a second checkout's `view` on the same stream (bench:calibration --baseline) */
+  baseline: ViewerRenderBlock[];
   /** the `view`'s exit status and stderr (for a failure message) */
   viewCode: number | null;
   viewStderr: string;
@@ -106,10 +126,10 @@ function libwebrtcViewer(whep: string, seconds: number): Promise<LibwebrtcStats>
   });
 }
 
-async function ourViewers(whep: string, n: number, seconds: number, dir: string) {
+async function ourViewers(whep: string, n: number, seconds: number, dir: string, bin = BIN) {
   const args = ["view", "--whep", whep, "-n", String(n), "--ramp", "100ms", "--duration", `${seconds}s`];
   args.push("--join-timeout", "5s", "--loopback-only", "--out", dir);
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const killer = setTimeout(() => child.kill("SIGKILL"), (seconds + 60) * 1000);
   const r = await collect(child);
   clearTimeout(killer);
@@ -128,10 +148,19 @@ export async function calibrate(
   seconds: number,
   libwebrtcViewers: number,
   viewers: number,
+  /** another checkout's bin/whipbench.js whose `view` watches too (its model beside ours) */
+  baselineBin?: string,
 ): Promise<Calibration> {
+  // the stream-wide faults go on once every receiver has its leg, and off before the first stops
   const dropEvery = pattern.relay.test?.dropStreamEvery;
+  const stall = pattern.relay.test?.stallStream;
+  const clearMarker = pattern.relay.test?.clearMarkerStream;
+  const pid7 = pattern.relay.test?.pictureId7;
   const test = { ...pattern.relay.test };
   delete test.dropStreamEvery;
+  delete test.stallStream;
+  delete test.clearMarkerStream;
+  delete test.pictureId7;
   const relay = new Relay({ ice: ICE, ...pattern.relay, test });
   const base = await relay.listen();
   const publisher = new Publisher({
@@ -152,16 +181,34 @@ export async function calibrate(
     const whep = `${base}/cal/whep`;
     const lib = Array.from({ length: libwebrtcViewers }, () => libwebrtcViewer(whep, seconds));
     const view = ourViewers(whep, viewers, seconds, dir);
+    const baseDir = mkdtempSync(join(tmpdir(), "whipbench-calibration-base-"));
+    const baseView =
+      baselineBin === undefined
+        ? Promise.resolve({ ours: [] as ViewerRenderBlock[] })
+        : ourViewers(whep, viewers, seconds, baseDir, baselineBin);
+    const legsWanted = libwebrtcViewers + viewers * (baselineBin === undefined ? 1 : 2);
     let from: NodeJS.Timeout | undefined;
     const legs = setInterval(() => {
-      if (relay.viewers("cal") < libwebrtcViewers + viewers) return;
+      if (relay.viewers("cal") < legsWanted) return;
       clearInterval(legs);
       from = setTimeout(() => {
         if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
+        if (stall !== undefined) test.stallStream = stall;
+        if (clearMarker !== undefined) test.clearMarkerStream = clearMarker;
+        if (pid7 !== undefined) test.pictureId7 = pid7;
       }, FAULT_FROM_S * 1000);
     }, 100);
-    const until = setTimeout(() => delete test.dropStreamEvery, (seconds - FAULT_UNTIL_S) * 1000);
-    const [libwebrtc, ours] = await Promise.all([Promise.all(lib), view]);
+    const until = setTimeout(
+      () => {
+        delete test.dropStreamEvery;
+        delete test.stallStream;
+        delete test.clearMarkerStream;
+        delete test.pictureId7;
+      },
+      (seconds - FAULT_UNTIL_S) * 1000,
+    );
+    const [libwebrtc, ours, baseline] = await Promise.all([Promise.all(lib), view, baseView]);
+    rmSync(baseDir, { recursive: true, force: true });
     clearInterval(legs);
     clearTimeout(from);
     clearTimeout(until);
@@ -172,6 +219,7 @@ export async function calibrate(
       seconds,
       libwebrtc,
       ours: ours.ours,
+      baseline: baseline.ours,
       viewCode: ours.code,
       viewStderr: ours.stderr,
     };

@@ -2,7 +2,7 @@
 // write: libwebrtc M106 (@roamhq/wrtc, a devDependency whose binary ships inside the npm package)
 // and our viewers watch the same stream of the built-in relay, every leg losing the same packets.
 // Our freezes per viewer must equal libwebrtc's within ±1 and our frozen seconds lie within 15 %
-// (or 0.25 s, for small totals) of libwebrtc's; bench:calibration prints the four patterns at 30 s. Skipped, with its reason, where libwebrtc cannot
+// (or 0.25 s, for small totals) of libwebrtc's; bench:calibration prints every pattern at 30 s. Skipped, with its reason, where libwebrtc cannot
 // run, unless WHIPBENCH_LIBWEBRTC_REQUIRED=1 (CI), where a missing binary fails.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -15,7 +15,15 @@ const SECONDS = 16;
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-for (const index of [0, 2]) {
+/** Patterns run in CI, with the fewest freezes libwebrtc must show for a comparison (clean: at most 1). */
+const CI_PATTERNS: ReadonlyArray<[number, number]> = [
+  [0, 0],
+  [2, 2],
+  [6, 1], // marker bits cleared: nothing ends a frame, one long freeze on both
+  [7, 1], // 7-bit PictureIDs: a freeze at every 127 → 0 until the next keyframe, on both
+];
+
+for (const [index, least] of CI_PATTERNS) {
   const pattern = PATTERNS[index];
   if (pattern === undefined) throw new Error("no such pattern");
   test(`freezes beside libwebrtc: ${pattern.name}`, { skip, timeout: 120_000 }, async () => {
@@ -36,9 +44,10 @@ for (const index of [0, 2]) {
       ours: c.ours.map((r) => [r.freezes, r.frozenMs]),
     });
     // the clean stream: neither froze (one freeze of either on a starved machine is within the rule);
-    // one packet in 100 never repaired: both froze, about as often and as long
+    // the others: both froze, about as often and as long (one packet in 100 never repaired; markers
+    // cleared; 7-bit PictureIDs)
     if (index === 0) assert.ok(libFreezes <= 1, `a clean stream: libwebrtc froze ${detail}`);
-    else assert.ok(libFreezes >= 2, `libwebrtc froze too little to compare ${detail}`);
+    else assert.ok(libFreezes >= least, `libwebrtc froze too little to compare ${detail}`);
     for (const r of c.ours) assert.ok(Math.abs(r.freezes - libFreezes) <= 1, `freeze count ${detail}`);
     const ours = mean(c.ours.map((r) => r.frozenMs / 1000));
     const tolerance = Math.max(0.15 * libFrozenS, 0.25);

@@ -29,12 +29,13 @@ export function figures(v: ViewerReport) {
     unmatchedFrames: b.unmatchedFrames,
     stamped: v.packetTransit.stamped,
     // the render model's frame counts (docs/definitions.md#decodable-frames); not its intervals
-    // or PLIs, which depend on the instants
+    // or PLIs, which depend on the instants, nor how the decodable frames split between shown and
+    // skipped by the playout (a frame ≥ 5 ms past its render time is skipped when a later one is
+    // waiting: docs/definitions.md#playout), which does too
     render: {
       finder: v.render.finder,
-      framesShown: v.render.framesShown,
+      framesShownOrLate: v.render.framesShown + v.render.framesLate,
       framesNotDecodable: v.render.framesNotDecodable,
-      framesLate: v.render.framesLate,
     },
     audio: audioFigures(v),
   };

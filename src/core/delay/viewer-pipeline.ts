@@ -218,7 +218,7 @@ export class ViewerPipeline {
     }
 
     this.lastArrivalNs = arrivalNs;
-    if (this.modelled) this.render.packet(arrivalNs, payload, this.firstKeyframeNs >= 0);
+    if (this.modelled) this.render.packet(arrivalNs, payload, this.firstKeyframeNs >= 0, seq, ts, marker);
     const rtp = this.rtp;
     // a duplicate or too-late packet is counted there and taken by no other figure
     if (!rtp.push(seq, ts, marker, payload, sincePost)) return;

@@ -2,17 +2,20 @@
 // reassembler completes, whether a libwebrtc receiver would show it, and when. Its reference finder
 // (docs/definitions.md#decodable-frames): VP8 with a PictureID references PictureID − 1 (frame-id);
 // H.264 and VP8 without one continue the last packet of the last frame passed on (seq-num). A
-// keyframe opens a new chain; a delta frame whose reference was not shown waits in a stash until
-// it is, and is dropped (not decodable) when a later keyframe is shown. A frame at or before the
-// last shown one is late. A shown frame's instant is the arrival of the last packet it needed (its
-// own, or the one that completed its reference), which the freeze clock counts. Pure and
-// synchronous; no allocation per frame.
-import { pictureIdBits, vp8PictureId } from "../codec/vp8.ts";
+// keyframe opens a new chain; a delta frame whose reference was not decodable waits in a stash until
+// it is, and is dropped (not decodable) when a later keyframe is decodable. A frame at or before the
+// last decodable one is late. A decodable frame goes to the playout stage (playout.ts,
+// docs/definitions.md#playout), which shows it at its render time, or skips it when it is late and a
+// later one waits; the freeze clock counts the show instants. Pure and synchronous; no allocation
+// per frame.
+import { vp8PictureId } from "../codec/vp8.ts";
 import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
 import { RENDER_COUNT_KEYS } from "./counts.ts";
 import { FreezeClock } from "./freeze-clock.ts";
+import { PaddingSeqs } from "./padding-seqs.ts";
+import { Playout, type PlayoutDelay } from "./playout.ts";
 
 /** The render counters of a viewer that showed nothing. */
 export function emptyRender(): RenderCounters {
@@ -29,6 +32,8 @@ export interface RenderFrame {
   keyframe: boolean;
   /** arrival of the packet that completed it, ns */
   completedNs: number;
+  /** its RTP timestamp (32 bits) */
+  timestamp: number;
 }
 
 /** Stash slots (a power of two): frames waiting for their reference, by the id they continue. */
@@ -39,6 +44,7 @@ const PLI_SLOTS = 32;
 
 export class RenderModel {
   readonly clock: FreezeClock;
+  readonly playout: Playout;
   readonly recoveryHist = new DelayHistogram();
   readonly pliKeyframeHist = new DelayHistogram();
   private readonly codec: "vp8" | "h264";
@@ -49,22 +55,36 @@ export class RenderModel {
   private recoveries = 0;
   private plisSent = 0;
   private plisAnswered = 0;
-  /** the id the last shown frame provides (frame-id: its id; seq-num: its last packet); −1 before */
+  /** the id the last decodable frame provides (frame-id: its id; seq-num: its last packet); −1 before */
   private lastId = -1;
-  // stash: frame waiting at slot (start & MASK): start (frame-id: its id; seq-num: its lo), −1 empty
+  /** the RTP timestamp of the last decodable frame */
+  private lastTs = 0;
+  // stash: frame waiting at slot (start & MASK): start (frame-id: its id; seq-num: its lo), −1 empty;
+  // its end, RTP timestamp, completion (ns) and bytes (negative: delayed by a retransmission)
   private readonly stashStart = new Float64Array(STASH).fill(-1);
   private readonly stashEnd = new Float64Array(STASH);
+  private readonly stashTs = new Float64Array(STASH);
+  private readonly stashRecv = new Float64Array(STASH);
+  private readonly stashBytes = new Float64Array(STASH);
   private stashed = 0;
+  private readonly pads = new PaddingSeqs();
   // PictureID unwrapping (frame-id)
   private pidUnwrapped = -1;
   /** the chain broke (a frame could not be shown) at this instant, ns; −1 while unbroken */
   private brokenNs = -1;
+  /** the playout's frames taken when those decodable before the break are gone */
+  private brokenTaken = 0;
   private readonly plis = new Float64Array(PLI_SLOTS);
   private pliCount = 0;
 
-  constructor(codec: "vp8" | "h264", onFreeze: ((startNs: number, endNs: number) => void) | null = null) {
+  constructor(
+    codec: "vp8" | "h264",
+    onFreeze: ((startNs: number, endNs: number) => void) | null = null,
+    delay?: PlayoutDelay,
+  ) {
     this.codec = codec;
     this.clock = new FreezeClock(onFreeze);
+    this.playout = new Playout((ns, key) => this.onShown(ns, key), delay);
   }
 
   /** A keyframe request (PLI) went out at `ns`. */
@@ -78,8 +98,11 @@ export class RenderModel {
     return this.shown > 0;
   }
 
-  /** One frame the reassembler completed. */
-  frame(f: RenderFrame): void {
+  /**
+   * One frame the reassembler completed: `bytes` its size (0: unknown, the jitter estimate leaves it
+   * out), `retransmitted` whether a retransmission delayed it (then it stays out of the timing).
+   */
+  frame(f: RenderFrame, bytes = 0, retransmitted = false): void {
     if (this.finder === "") {
       this.finder = this.codec === "vp8" && vp8PictureId(f.head) >= 0 ? "frame-id" : "seq-num";
     }
@@ -91,7 +114,7 @@ export class RenderModel {
         this.notDecodable++;
         return;
       }
-      start = this.unwrap(pid, pictureIdBits(f.head));
+      start = this.unwrap(pid);
       end = start;
     } else {
       start = f.lo;
@@ -99,23 +122,54 @@ export class RenderModel {
     }
     const at = f.completedNs;
     if (this.lastId >= 0 && end <= this.lastId) {
-      this.late++;
-      return;
+      // FrameBuffer3 refuses a frame at or before the last one passed on, except a keyframe with a
+      // newer RTP timestamp: the ids jumped back (a 7-bit PictureID wrapped, a sender restarted),
+      // and the buffer is cleared for it (its legacy frame-id jump behaviour)
+      if (!f.keyframe || ((f.timestamp - this.lastTs) | 0) <= 0) {
+        this.late++;
+        return;
+      }
+      this.dropStashedBefore(Number.POSITIVE_INFINITY);
+      this.lastId = -1;
     }
+    this.playout.completed(at, f.timestamp, retransmitted);
+    const b = retransmitted ? -bytes - 1 : bytes;
     if (f.keyframe) {
       if (this.stashed > 0) this.dropStashedBefore(start);
-      this.show(end, at, true);
+      this.decodable(end, at, true, f.timestamp, at, b);
     } else if (this.lastId >= 0 && start === this.lastId + 1) {
-      this.show(end, at, false);
+      this.decodable(end, at, false, f.timestamp, at, b);
     } else {
-      this.stash(start, end, at);
+      this.stash(start, end, at, f.timestamp, b);
       return;
     }
     if (this.stashed > 0) this.cascade(at);
+    this.playout.release(at);
+  }
+
+  /**
+   * A padding-only packet (no payload) with 16-bit sequence number `seq` arrived at `ns`: for the
+   * seq-num finder it continues the chain (frames waiting behind it may become decodable).
+   */
+  padding(seq: number, ns: number): void {
+    if (this.finder === "frame-id") return;
+    this.pads.add(seq, ns);
+    if (this.lastId < 0 || this.finder !== "seq-num") return;
+    const id = this.pads.extend(this.lastId, ns);
+    if (id === this.lastId) return;
+    this.lastId = id;
+    if (this.stashed > 0) this.cascade(ns);
+    this.playout.release(ns);
+  }
+
+  /** Runs the playout up to `ns` (frames due by then are shown). */
+  advance(ns: number): void {
+    this.playout.advance(ns);
   }
 
   /** The viewer ended at `endNs`: frames still waiting were never shown. */
   finish(endNs: number): RenderCounters {
+    this.playout.advance(endNs);
     this.notDecodable += this.stashed;
     this.stashed = 0;
     this.stashStart.fill(-1);
@@ -125,13 +179,16 @@ export class RenderModel {
       finder: this.finder,
       framesShown: this.shown,
       framesNotDecodable: this.notDecodable,
-      framesLate: this.late,
+      framesLate: this.late + this.playout.skipped,
       freezes: c.freezes,
       frozenMs: c.frozenMs,
       longestFreezeMs: c.longestFreezeMs,
       pauses: c.pauses,
       pausedMs: c.pausedMs,
-      measuredMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(c.firstNs / 1e6)) : 0,
+      // libwebrtc's span for its rates: first → last shown frame; the pauses are not judged either
+      measuredMs: shown
+        ? Math.max(0, Math.floor(c.lastNs / 1e6) - Math.floor(c.firstNs / 1e6) - c.pausedMs)
+        : 0,
       endGapMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(c.lastNs / 1e6)) : -1,
       recoveries: this.recoveries,
       plisSent: this.plisSent,
@@ -139,11 +196,21 @@ export class RenderModel {
     };
   }
 
-  private show(end: number, at: number, keyframe: boolean): void {
-    this.lastId = end;
+  /** A frame is decodable at `at`: the playout shows it (or skips it) later. */
+  private decodable(end: number, at: number, key: boolean, ts: number, recvNs: number, b: number): void {
+    this.lastTs = ts;
+    // padding that came after the frame's last packet continues the chain (seq-num)
+    this.lastId = this.finder === "seq-num" ? this.pads.extend(end, at) : end;
+    const retransmitted = b < 0;
+    this.playout.ready(at, ts, recvNs, retransmitted ? -b - 1 : b, retransmitted, key);
+  }
+
+  /** The playout showed a frame at `at`. */
+  private onShown(at: number, keyframe: boolean): void {
     this.shown++;
     this.clock.shown(at);
-    if (this.brokenNs >= 0) {
+    // the first frame decodable after the break ends it (those decodable before it may show later)
+    if (this.brokenNs >= 0 && this.playout.taken > this.brokenTaken) {
       this.recoveries++;
       this.recoveryHist.recordNs(at - this.brokenNs);
       this.brokenNs = -1;
@@ -162,13 +229,17 @@ export class RenderModel {
       if (this.stashStart[slot] !== this.lastId + 1) return;
       this.stashStart[slot] = -1;
       this.stashed--;
-      this.show(this.stashEnd[slot]!, at, false);
+      const ts = this.stashTs[slot]!;
+      this.decodable(this.stashEnd[slot]!, at, false, ts, this.stashRecv[slot]!, this.stashBytes[slot]!);
     }
   }
 
-  private stash(start: number, end: number, at: number): void {
+  private stash(start: number, end: number, at: number, ts: number, b: number): void {
     // the chain is broken once a frame after the first shown one cannot be shown
-    if (this.shown > 0 && this.brokenNs < 0) this.brokenNs = at;
+    if (this.shown + this.playout.waiting > 0 && this.brokenNs < 0) {
+      this.brokenNs = at;
+      this.brokenTaken = this.playout.taken + this.playout.waiting;
+    }
     const slot = start & MASK;
     const held = this.stashStart[slot]!;
     if (held === start) return;
@@ -177,6 +248,9 @@ export class RenderModel {
     else this.stashed++;
     this.stashStart[slot] = start;
     this.stashEnd[slot] = end;
+    this.stashTs[slot] = ts;
+    this.stashRecv[slot] = at;
+    this.stashBytes[slot] = b;
   }
 
   /** A keyframe starting at `start` is shown: stashed frames before it never will be. */
@@ -191,9 +265,13 @@ export class RenderModel {
     }
   }
 
-  /** PictureID (7 or 15 bits) to a number that keeps increasing across wraps. */
-  private unwrap(pid: number, bits: number): number {
-    const mod = bits === 15 ? 32768 : 128;
+  /**
+   * PictureID to a frame id that keeps increasing across wraps, as libwebrtc unwraps it: in a
+   * 15-bit space whatever the descriptor's width (video_rtp_depacketizer_vp8.cc), so a 7-bit
+   * PictureID's 127 → 0 is a step back of 127, not a step forward.
+   */
+  private unwrap(pid: number): number {
+    const mod = 32768;
     if (this.pidUnwrapped < 0) {
       this.pidUnwrapped = mod * 1024 + pid;
       return this.pidUnwrapped;

@@ -1,7 +1,8 @@
 // One viewer's render model and keyframe requests together (docs/definitions.md#viewer-experience),
 // as the viewer pipeline drives them: every packet (its instant, whether it carries part of a
-// keyframe), every frame the reassembler completes, and the PLIs the receive path sends. Pure: the
-// receive path's timer calls pliDue() on time, the pipeline everything else.
+// keyframe; its sequence number and timestamp for the playout's frame sizes and retransmissions),
+// every frame the reassembler completes, and the PLIs the receive path sends. Pure: the receive
+// path's timer calls pliDue() on time, the pipeline everything else.
 import { idrPartH264 } from "../codec/h264.ts";
 import { keyframeStartVp8 } from "../codec/vp8.ts";
 import type { EncodedHistogram, RenderCounters } from "../types.ts";
@@ -25,6 +26,15 @@ export class ViewerRender {
   private frames = 0;
   private lastShownNs = -1;
   private plisSent = 0;
+  // the playout's frame sizes: payload bytes of the timestamp arriving in order; whether the last
+  // packet came in order (a frame completed by one that did not was delayed by a retransmission)
+  private maxSeq = -1;
+  private inOrder = true;
+  private sizeTs = -1;
+  private sizeBytes = 0;
+  /** sequence numbers (by their low 10 bits) of packets that carried a marker bit; −1 none */
+  private readonly marked = new Int32Array(1024).fill(-1);
+  private seqKnown = false;
 
   /** `codec`: "vp8", "h264" or another name (then only "join" requests, and no render figures). */
   constructor(
@@ -39,28 +49,68 @@ export class ViewerRender {
     this.keyPart = codec === "vp8" ? keyframeStartVp8 : codec === "h264" ? idrPartH264 : notKey;
   }
 
-  /** One packet at `ns` (before its frames complete); `joined`: the first complete keyframe is in. */
-  packet(ns: number, payload: Uint8Array, joined: boolean): void {
+  /**
+   * One packet at `ns` (before its frames complete); `joined`: the first complete keyframe is in;
+   * `seq`, `ts` and `marker` its sequence number, timestamp and marker bit (seq −1: not known, no
+   * frame sizes, padding or marker rule).
+   */
+  packet(ns: number, payload: Uint8Array, joined: boolean, seq = -1, ts = -1, marker = true): void {
+    const m = this.model;
+    if (m !== null) {
+      m.advance(ns);
+      this.shownTo(m.clock.lastNs);
+      if (seq >= 0) {
+        this.order(seq, ts, payload.length);
+        this.seqKnown = true;
+        if (marker) this.marked[seq & 1023] = seq;
+      }
+      if (seq >= 0 && payload.length === 0) m.padding(seq, ns);
+    }
     const r = this.requests;
     if (r.poll(ns)) this.wanted = true;
     if (r.packet(ns, this.keyPart(payload), joined)) this.wanted = true;
   }
 
-  /** One frame the reassembler completed. */
-  frame(f: RenderFrame): void {
+  /** One frame the reassembler completed (`late`: a packet of it came after its last one). */
+  frame(f: RenderFrame & { late?: boolean }): void {
     const m = this.model;
     if (m === null) return;
+    // libwebrtc's packet buffer ends a frame only at a packet with the marker bit: a frame whose
+    // last packet has none never completes there, so it never reaches the model
+    const hi = f.hi & 0xffff;
+    if (this.seqKnown && this.marked[hi & 1023] !== hi) return;
     if (this.frames++ === 0 && !f.keyframe) this.requests.firstFrameNotKey();
-    m.frame(f);
-    const last = m.clock.lastNs;
+    const retransmitted = !this.inOrder || f.late === true;
+    m.frame(f, f.timestamp === this.sizeTs ? this.sizeBytes : 0, retransmitted);
+    this.shownTo(m.clock.lastNs);
+  }
+
+  /** The frame buffer's wait restarts with the last frame shown. */
+  private shownTo(last: number): void {
     if (last !== this.lastShownNs) {
       this.lastShownNs = last;
       this.requests.shown(last);
     }
   }
 
+  private order(seq: number, ts: number, bytes: number): void {
+    if (this.maxSeq >= 0) {
+      const d = ((seq - this.maxSeq) << 16) >> 16;
+      this.inOrder = d > 0;
+      if (d <= 0) return;
+    }
+    this.maxSeq = seq;
+    if (ts !== this.sizeTs) {
+      this.sizeTs = ts;
+      this.sizeBytes = 0;
+    }
+    this.sizeBytes += bytes;
+  }
+
   /** Runs the request rule up to `ns`: whether a PLI goes out now. */
   pliDue(ns: number): boolean {
+    // the playout is run by packets and at the end only: this is also called for packets that came
+    // after the viewer's end, and a frame shown then would lie past it
     const due = this.requests.poll(ns) || this.wanted;
     this.wanted = false;
     return due;

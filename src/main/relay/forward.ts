@@ -20,6 +20,8 @@ import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
 import type { RelayOptions } from "./options.ts";
 import type { RelaySend } from "./send-path.ts";
+import { StreamStall } from "./stream-stall.ts";
+import { toPictureId7 } from "./vp8-pictureid7.ts";
 
 export interface Stream {
   publisher: RTCPeerConnection | null;
@@ -36,6 +38,8 @@ export interface Stream {
   audio?: boolean;
   /** a simulcast publisher's layers and the one forwarded (publisher-in.ts) */
   layers?: StreamLayers;
+  /** the test hook stallStream's state (stream-stall.ts) */
+  stall?: StreamStall;
 }
 
 /**
@@ -59,12 +63,20 @@ export function forward(
   opts: RelayOptions,
   gate: CapacityGate | null = null,
   send: RelaySend | null = null,
+  released = false,
 ): void {
+  const test = opts.test;
+  // a stream-wide stall holds the packet for every leg; it comes back through here, released
+  if (!released && (test?.stallStream !== undefined || stream.stall !== undefined)) {
+    const now = performance.now();
+    if (test?.stallStream !== undefined) stream.stall ??= new StreamStall(test.stallStream, now);
+    const again = (): void => forward(stream, rtp, abs, opts, gate, send, true);
+    if (stream.stall?.hold(now, test?.stallStream !== undefined, again)) return;
+  }
   const absPayload = !opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
   let seq = rtp.header.sequenceNumber;
   let ts = rtp.header.timestamp;
   let limit = Number.POSITIVE_INFINITY;
-  const test = opts.test;
   if (test?.burst) {
     stream.burst ??= new Burst(test.burst);
     let connected = 0;
@@ -79,8 +91,10 @@ export function forward(
     seq = stream.wrap.seq(seq);
     ts = stream.wrap.ts(ts);
   }
-  const marker = opts.clearMarker ? false : rtp.header.marker;
-  const packet: LegPacket = { seq, ts, marker, payload: rtp.payload, abs: absPayload };
+  const marker = opts.clearMarker || test?.clearMarkerStream === true ? false : rtp.header.marker;
+  const payload =
+    test?.pictureId7 === true && stream.codec === "vp8" ? toPictureId7(rtp.payload) : rtp.payload;
+  const packet: LegPacket = { seq, ts, marker, payload, abs: absPayload };
   const over = gate?.over() === true;
   const streamDrop =
     test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;

@@ -7,6 +7,7 @@ import type { IceOptions } from "../../net/rtc.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import type { BurstOptions } from "./conformance.ts";
 import type { LegFault } from "./leg-faults.ts";
+import type { StallOptions } from "./stream-stall.ts";
 
 export interface RelayOptions {
   ice: IceOptions;
@@ -64,6 +65,15 @@ export interface RelayTestHooks {
    * (unrecoverable): every viewer loses the same packets, so two receivers can be laid side by side
    */
   dropStreamEvery?: number;
+  /**
+   * hold the stream for every leg the last `forMs` of every `everyMs`, then forward everything held
+   * at once (a server that pauses, then bursts; stream-stall.ts)
+   */
+  stallStream?: StallOptions;
+  /** while true, forward with every marker bit cleared (the calibration switches it on and off) */
+  clearMarkerStream?: boolean;
+  /** while true, VP8 is forwarded with 7-bit PictureIDs (vp8-pictureid7.ts) */
+  pictureId7?: boolean;
   /** a broken answer on WHIP or WHEP (see AnswerFault) */
   answerFault?: AnswerFault;
   /** the publisher's sockets unread from `afterMs` after it connected, for `forMs` (buffers made small) */

@@ -1,0 +1,123 @@
+// libwebrtc's timestamp extrapolator (modules/video_coding/timing/timestamp_extrapolator.cc, as
+// docs/definitions.md#playout reads it): a recursive least-squares fit of local time against the
+// frames' RTP timestamps (90 kHz), fed the receive instant of every complete frame not delayed by a
+// retransmission, so that a frame's expected completion can be read from its timestamp. A CUSUM
+// detector of sudden delay changes reopens the offset's uncertainty; ten seconds without a frame
+// restart the fit; a timestamp older than the last one fed is not fitted. Times in ms. Pure.
+
+const LAMBDA = 1;
+/** frames fed before the fit is used (kStartUpFilterDelayInPackets) */
+const STARTUP_FRAMES = 2;
+const ALARM_THRESHOLD = 60e3;
+const ACC_DRIFT = 6600;
+const ACC_MAX_ERROR = 7000;
+const P11 = 1e10;
+/** a frame after this long without one restarts the fit, ms */
+const RESET_AFTER_MS = 10_000;
+const TWO32 = 2 ** 32;
+
+export class TimestampExtrapolator {
+  private startMs = 0;
+  private prevMs = 0;
+  /** unwrapped timestamp of the first frame since the reset; NaN before */
+  private firstTs = Number.NaN;
+  /** unwrapped timestamp of the last frame fitted; NaN before */
+  private prevTs = Number.NaN;
+  /** the unwrapper's last timestamp (unwrapped); NaN before */
+  private lastUnwrapped = Number.NaN;
+  private w0 = 90;
+  private w1 = 0;
+  private p00 = 1;
+  private p01 = 0;
+  private p10 = 0;
+  private p11 = P11;
+  private frames = 0;
+  private accPos = 0;
+  private accNeg = 0;
+
+  constructor(nowMs: number) {
+    this.reset(nowMs);
+  }
+
+  reset(nowMs: number): void {
+    this.startMs = nowMs;
+    this.prevMs = nowMs;
+    this.firstTs = Number.NaN;
+    this.prevTs = Number.NaN;
+    this.lastUnwrapped = Number.NaN;
+    this.w0 = 90;
+    this.w1 = 0;
+    this.p00 = 1;
+    this.p01 = 0;
+    this.p10 = 0;
+    this.p11 = P11;
+    this.frames = 0;
+    this.accPos = 0;
+    this.accNeg = 0;
+  }
+
+  /** A complete frame with RTP timestamp `ts` (32 bits) was received at `nowMs`. */
+  update(nowMs: number, ts: number): void {
+    if (nowMs - this.prevMs > RESET_AFTER_MS) this.reset(nowMs);
+    else this.prevMs = nowMs;
+    const t = Math.round(nowMs - this.startMs);
+    const u = this.unwrap(ts);
+    if (Number.isNaN(this.firstTs)) {
+      this.w1 = -this.w0 * t;
+      this.firstTs = u;
+    }
+    const residual = u - this.firstTs - t * this.w0 - this.w1;
+    if (this.delayChanged(residual) && this.frames >= STARTUP_FRAMES) this.p11 = P11;
+    if (u < this.prevTs) return; // reordered
+    let k0 = this.p00 * t + this.p01;
+    let k1 = this.p10 * t + this.p11;
+    const tpt = LAMBDA + t * k0 + k1;
+    k0 /= tpt;
+    k1 /= tpt;
+    this.w0 += k0 * residual;
+    this.w1 += k1 * residual;
+    const p00 = (this.p00 - (k0 * t * this.p00 + k0 * this.p10)) / LAMBDA;
+    const p01 = (this.p01 - (k0 * t * this.p01 + k0 * this.p11)) / LAMBDA;
+    this.p10 = (this.p10 - (k1 * t * this.p00 + k1 * this.p10)) / LAMBDA;
+    this.p11 = (this.p11 - (k1 * t * this.p01 + k1 * this.p11)) / LAMBDA;
+    this.p00 = p00;
+    this.p01 = p01;
+    this.prevTs = u;
+    if (this.frames < STARTUP_FRAMES) this.frames++;
+  }
+
+  /** The local instant, ms, a frame with RTP timestamp `ts` is expected complete; NaN before any frame. */
+  localMs(ts: number): number {
+    if (Number.isNaN(this.firstTs)) return Number.NaN;
+    const u = this.peekUnwrap(ts);
+    if (this.frames < STARTUP_FRAMES) return this.prevMs + Math.floor((u - this.prevTs) / 90 + 0.5);
+    if (this.w0 < 1e-3) return this.startMs;
+    return this.startMs + Math.floor((u - this.firstTs - this.w1) / this.w0 + 0.5);
+  }
+
+  /** CUSUM of the residuals: true (and restarted) when the delay moved. */
+  private delayChanged(error: number): boolean {
+    const e = error > 0 ? Math.min(error, ACC_MAX_ERROR) : Math.max(error, -ACC_MAX_ERROR);
+    this.accPos = Math.max(this.accPos + e - ACC_DRIFT, 0);
+    this.accNeg = Math.min(this.accNeg + e + ACC_DRIFT, 0);
+    if (this.accPos > ALARM_THRESHOLD || this.accNeg < -ALARM_THRESHOLD) {
+      this.accPos = 0;
+      this.accNeg = 0;
+      return true;
+    }
+    return false;
+  }
+
+  private peekUnwrap(ts: number): number {
+    const last = this.lastUnwrapped;
+    if (Number.isNaN(last)) return ts;
+    // the signed 32-bit step from the last timestamp
+    return last + ((ts - (last % TWO32)) | 0);
+  }
+
+  private unwrap(ts: number): number {
+    const u = this.peekUnwrap(ts);
+    this.lastUnwrapped = u;
+    return u;
+  }
+}
