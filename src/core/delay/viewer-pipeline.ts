@@ -20,7 +20,6 @@ import type { SendLog } from "./sendlog.ts";
 import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
 
 export { H264_FRAME_START, VP8_FRAME_START } from "../rtp/codec-frames.ts";
-
 /** A packet transit above this, or below zero, is implausible (clocks or a rewritten stamp). */
 export const MAX_PLAUSIBLE_TRANSIT_NS = 60e9;
 const VIDEO_CLOCK_RATE = 90000;
@@ -102,8 +101,7 @@ const notKey = (_payload: Uint8Array): boolean => false;
 export class ViewerPipeline {
   /** POST → first RTP packet, ns; −1 before */
   firstRtpNs = -1;
-  /** POST → the packet that completed the first keyframe, ns; −1 before */
-  // docs/definitions.md#first-complete-keyframe
+  /** POST → the packet that completed the first keyframe, ns; −1 before (definitions.md#first-complete-keyframe) */
   firstKeyframeNs = -1;
 
   private readonly codec: string;
