@@ -80,7 +80,9 @@ test("a keyframe whose packets arrive out of order: joined when it is whole, as 
   );
   assert.equal(inOrder.firstKeyframeArrivalNs, -1, "the in-order rule never sees a complete keyframe");
   assert.equal(p.joined, true);
-  const r = p.finish(end).render;
+  // finished a frame interval after the last arrival, so the playout's last frame is due
+  // (docs/definitions.md#playout: a frame is shown at its render time, not at its last packet)
+  const r = p.finish(end + FRAME_NS).render;
   // frames 5..59 shown: the frames before the first keyframe have no reference
   assert.equal(r.framesShown, 55);
   // joined at the arrival of the keyframe's last packet to arrive (its first), 1 s + 5 frames in

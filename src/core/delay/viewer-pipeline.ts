@@ -101,7 +101,7 @@ const notKey = (_payload: Uint8Array): boolean => false;
 export class ViewerPipeline {
   /** POST → first RTP packet, ns; −1 before */
   firstRtpNs = -1;
-  /** POST → the packet that completed the first keyframe, ns; −1 before (definitions.md#first-complete-keyframe) */
+  /** POST → the packet that completed the first keyframe, ns; −1 before (#first-complete-keyframe) */
   firstKeyframeNs = -1;
 
   private readonly codec: string;
