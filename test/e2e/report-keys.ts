@@ -3,6 +3,8 @@
 // be a spec key or one of our documented additions, every key the spec says is always present
 // must be in every object instance whose parent is there, and keys keep the schema order.
 
+import { REFERENCE_FIGURE_KEYS } from "../../src/core/reference/figures.ts";
+
 /** `?` marks a key the spec lets be absent; a bare key is always present once its parent is. */
 const SUMMARY = ["n", "min", "mean", "p50", "p95", "p99", "max"];
 
@@ -34,6 +36,24 @@ function linkKeys(path: string): string[] {
   const counts = ["datagrams", "delayed", "droppedLoss", "droppedQueue"];
   const dirs = ["down", "up"].flatMap((d) => [`${path}.${d}`, ...counts.map((k) => `${path}.${d}.${k}`)]);
   return [`${path}?`, ...dirs];
+}
+
+/** libwebrtc's reference viewers' block (docs/definitions.md#reference-viewers). */
+function referenceKeys(path: string): string[] {
+  const rate = (p: string) => [`${p}?`, `${p}.freezesPer30s`, `${p}.frozenSecondsPer30s`];
+  return [
+    `${path}?`,
+    ...["available", "reason?", "viewers", "measured", "linkApplied?"].map((k) => `${path}.${k}`),
+    ...REFERENCE_FIGURE_KEYS.map((k) => `${path}.${k}?`),
+    `${path}.jitterBufferDelayMs?`,
+    `${path}.measuredSeconds?`,
+    `${path}.agreement`,
+    `${path}.agreement.judged`,
+    `${path}.agreement.agrees?`,
+    ...rate(`${path}.agreement.model`),
+    ...rate(`${path}.agreement.reference`),
+    `${path}.agreement.line`,
+  ];
 }
 
 /** A link profile in the scenario's notation (docs/definitions.md#link-profile). */
@@ -129,6 +149,7 @@ function cohortKeys(): string[] {
     ...block,
     ...renderKeys(`${c}[].render`, true),
     ...linkKeys(`${c}[].link`),
+    ...referenceKeys(`${c}[].reference`),
   ];
 }
 
@@ -306,7 +327,10 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.viewerSockets?", // arena path: shared or own sockets, when the scenario names it
   "+scenario.keyframeOnRequest?", // whether the publisher answers PLI/FIR (present when the run publishes)
   "+scenario.keyframeRequests?", // when viewers ask for a keyframe (docs/definitions.md#keyframe-requests)
+  "+scenario.viewerProfile?", // what the viewers offer and honour (docs/definitions.md#viewer-profile)
   "+scenario.audio?", // the audio track (docs/definitions.md#audio-track)
+  "+scenario.referenceViewers?", // libwebrtc beside the load (docs/definitions.md#reference-viewers)
+  "+scenario.simulcast?", // the layers' rids (docs/definitions.md#simulcast-publisher)
   ...scenarioCohortKeys(),
   "+scenario.churn?", // viewers leave and join (docs/definitions.md#churn)
   "+scenario.churn.meanLifetimeSeconds",
@@ -353,6 +377,8 @@ export const REPORT_KEYS: readonly string[] = [
   "aggregate.packetsLost",
   "aggregate.lossPercentTotal",
   "aggregate.nacksSent",
+  "+aggregate.transportFeedbackSent", // docs/definitions.md#transport-feedback
+  "+aggregate.rtxReceived", // docs/definitions.md#rtx-received
   "aggregate.oneWayDelay",
   "aggregate.oneWayDelay[].source",
   "aggregate.oneWayDelay[].available",
@@ -403,6 +429,7 @@ export const REPORT_KEYS: readonly string[] = [
   ...summary("+aggregate.audio.jitterMs", true),
   ...summary("+aggregate.audio.firstAudioMs", true),
   ...audioBlocks("+aggregate.audio", true),
+  ...referenceKeys("+aggregate.reference"),
   "errors",
   "errors.*?",
   "timeline?",
@@ -449,6 +476,8 @@ export const REPORT_KEYS: readonly string[] = [
     "keyframeIntervalMaxS",
   ].map((k) => `viewers[].rtp.${k}`),
   "viewers[].nacksSent",
+  "+viewers[].transportFeedbackSent",
+  "+viewers[].rtxReceived",
   "viewers[].oneWayDelay",
   "viewers[].oneWayDelay[].source",
   "viewers[].oneWayDelay[].available",
@@ -489,6 +518,10 @@ export const REPORT_KEYS: readonly string[] = [
   "+viewers[].audio.jitterMs",
   "+viewers[].audio.firstAudioMs?",
   ...audioBlocks("+viewers[].audio", false),
+  "+viewers[].layers?", // with simulcast (docs/definitions.md#layer)
+  "+viewers[].layers[].rid",
+  "+viewers[].layers[].samples",
+  "+viewers[].layers[].timeMs",
   "method",
 ];
 
