@@ -182,6 +182,15 @@ export function sendTracks(
   return { video, audio: withAudio ? add("audio") : null };
 }
 
+/**
+ * A relay leg's sent track in a media stream of its own, so its answer carries `a=msid`: without
+ * it libwebrtc (M106) takes the media SSRC and its RTX SSRC for two tracks and refuses the answer
+ * ("more than one track specified with a=ssrc lines").
+ */
+export function sendInStream(tr: RTCRtpTransceiver): void {
+  tr.sender.setStreams([new MediaStream()]);
+}
+
 /** With loopback-only ICE, drop every candidate line that is not on 127.0.0.1. */
 export function filterCandidates(sdp: string, ice: IceOptions): string {
   if (!ice.loopbackOnly) return sdp;

@@ -13,6 +13,7 @@ import {
   gatheringComplete,
   newPeer,
   SIMULCAST_EXTENSIONS,
+  sendInStream,
   videoCodecs,
 } from "../../net/rtc.ts";
 import { tapMediaReceive, tapMediaSend } from "../../net/send-stamp.ts";
@@ -229,6 +230,7 @@ export class Relay {
     try {
       if (this.opts.counterOffer) {
         const tr = pc.addTransceiver("video", { direction: "sendonly" });
+        sendInStream(tr);
         leg = { tr, absId: 0, sending: false, forwarded: 0, feedback: 0 };
         await this.knobs.link(pc, leg, n);
         await pc.setLocalDescription(await pc.createOffer());
@@ -237,6 +239,7 @@ export class Relay {
         const tr = pc.getTransceivers().find((t) => t.kind === "video");
         if (!tr) throw new RelayOfferError("no video in the offer");
         tr.setDirection("sendonly");
+        sendInStream(tr);
         leg = { tr, audioTr: legAudio(pc, stream), absId: 0, sending: false, forwarded: 0, feedback: 0 };
         await this.knobs.link(pc, leg, n);
         await pc.setLocalDescription(await pc.createAnswer());
