@@ -121,7 +121,7 @@ const AUDIO_METHOD =
 export function viewerProfileMethod(profile: "browser" | "minimal"): string {
   const what =
     profile === "browser"
-      ? "browser: each viewer offered what libwebrtc M106 offers for a receive-only video section as far as it honours it — transport-cc with the transport-wide sequence number, rtx per codec, sdes:mid, abs-send-time — beside abs-capture-time, sent RTCP transport feedback every 100 ms where transport-cc was negotiated (transportFeedbackSent) and no REMB, and restored each retransmission on the RTX payload type to its original sequence number before loss, NACK and reassembly saw it (rtxReceived)"
+      ? "browser: each viewer offered what libwebrtc M106 offers for a receive-only video section as far as it honours it — transport-cc with the transport-wide sequence number, rtx per codec, sdes:mid, abs-send-time — beside abs-capture-time, sent RTCP transport feedback every 50 ms where transport-cc was negotiated (transportFeedbackSent) and no REMB, and restored each retransmission on the RTX payload type to its original sequence number before loss, NACK and reassembly saw it (rtxReceived)"
       : "minimal: each viewer offered abs-capture-time alone, no transport-cc and no rtx, sent no transport feedback and no REMB, and took retransmissions on the media SSRC";
   return `Viewer profile: ${what}. Receiver reports go out every 0.5–1.5 s, drawn uniformly (libwebrtc's for video). Reports made with different profiles are not ranked.`;
 }
