@@ -100,7 +100,8 @@ test(`Janus repairs a leg losing ${LOSS * 100} % of its datagrams (namespaces, N
       `injected ${(injected * 100).toFixed(2)} % (${counts.dropped} of ${counts.seen}); Janus retransmitted ` +
         `${retransmitted}; loss after repair ${(after * 100).toFixed(2)} % (${lost} of ${expected}); ` +
         `per viewer ${viewers.map((v) => v.rtp.lossPercent.toFixed(2)).join(", ")} %; ` +
-        `NACK messages ${viewers.map((v) => v.nacksSent).join(", ")}; nack-queue-ms ${queueMs.join(", ")}`,
+        `NACK messages ${viewers.map((v) => v.nacksSent).join(", ")}; RTX packets ` +
+        `${viewers.map((v) => v.rtxReceived).join(", ")}; nack-queue-ms ${queueMs.join(", ")}`,
     );
     // Janus kept packets for retransmission (nack-queue-ms, printed above: 0 keeps nothing) and
     // resent them on our NACKs, and every viewer's leg was repaired: a viewer whose reports never
@@ -113,6 +114,9 @@ test(`Janus repairs a leg losing ${LOSS * 100} % of its datagrams (namespaces, N
     assert.ok(retransmitted > 0, "Janus retransmitted packets on NACKs");
     for (const v of viewers) {
       assert.ok(v.nacksSent > 0, `viewer ${v.id} sent NACKs`);
+      // the browser profile negotiates rtx with Janus: its repairs arrive on the RTX payload type
+      // (docs/definitions.md#rtx-received)
+      assert.ok(v.rtxReceived > 0, `viewer ${v.id} received retransmissions on RTX`);
       assert.ok(
         v.rtp.lossPercent / 100 < injected / 2,
         `viewer ${v.id} lost ${v.rtp.lossPercent} % after repair`,
