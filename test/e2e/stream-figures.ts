@@ -51,8 +51,12 @@ export function nacksAgree(vs: readonly ViewerReport[], unrepaired: number): str
     if (v.nacksSent < 10 || v.nacksSent > 10 * unrepaired + v.rtp.expected / 5)
       return `viewer ${v.id}: ${v.nacksSent} NACK messages for ${unrepaired} unrepaired losses`;
   }
+  // how far batching moves the count: a retry due on a tick shares its message with every other
+  // number due then, so the phase of a viewer's 20 ms grid against the losses decides how many
+  // retries coincide; the widest spread on record is 35 to 46 (1.31×, h264 in CI on 2026-12-07,
+  // one path's two viewers 37 and 46), and a path that asked twice or half as often is past 1.5×
   const ns = vs.map((v) => v.nacksSent);
-  if (Math.max(...ns) > 1.25 * Math.min(...ns))
+  if (Math.max(...ns) > 1.5 * Math.min(...ns))
     return `NACK messages differ beyond batching: ${ns.join(", ")}`;
   return null;
 }
