@@ -47,12 +47,16 @@ function summary(kind: string, rs: Receiver[]): string {
   const why = [...failures].map(([k, n]) => `${k} ×${n}`).join(", ") || "—";
   const nackText =
     nacks.length === 0 ? "—" : `${f0(pct(nacks, 50))} (${f0(Math.min(...nacks))}–${f0(Math.max(...nacks))})`;
-  // transport feedback: our viewers do not count it yet (issue 39, h39-twcc); never invented
-  return `| ${kind} | ${joined.length}/${rs.length} | ${f0(pct(join, 50))} | ${f0(pct(join, 95))} | ${nackText} | unavailable: not counted yet | ${why} |`;
+  const fb = joined.flatMap((r) => (r.feedbackPerS !== undefined ? [r.feedbackPerS] : []));
+  const fbText =
+    fb.length === 0
+      ? "unavailable: libwebrtc's getStats does not count it (bench/feedback-rate.ts reads it at the relay)"
+      : `${pct(fb, 50).toFixed(1)} (${Math.min(...fb).toFixed(1)}–${Math.max(...fb).toFixed(1)})`;
+  return `| ${kind} | ${joined.length}/${rs.length} | ${f0(pct(join, 50))} | ${f0(pct(join, 95))} | ${nackText} | ${fbText} | ${why} |`;
 }
 
 const HEAD =
-  "| receiver | joined / attempted | join p50 ms | join p95 ms | NACK messages per joined viewer, median (range) | transport feedback messages / s / viewer | failures |\n|---|---:|---:|---:|---|---|---|";
+  "| receiver | joined / attempted | join p50 ms | join p95 ms | NACK messages per joined viewer, median (range) | transport feedback messages / s per joined viewer, median (range) | failures |\n|---|---:|---:|---:|---|---|---|";
 
 for (const i of chosen) {
   const link = LINKS[i];

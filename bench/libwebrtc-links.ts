@@ -6,8 +6,8 @@
 // of receiver face the same link. Per receiver kind: joins that succeeded within the join timeout
 // over those attempted, join time (libwebrtc: POST → its first frame at the sink; ours: POST →
 // first complete keyframe), NACK messages per joined viewer (libwebrtc's nackCount, our
-// nacksSent), our failures by kind, and a column for transport feedback messages per second per
-// viewer, unavailable until our viewers count what they send. Kept apart from bench/libwebrtc.ts
+// nacksSent), our failures by kind, and transport feedback messages per second per viewer (ours:
+// transportFeedbackSent; libwebrtc's getStats has no such count, bench/feedback-rate.ts). Kept apart from bench/libwebrtc.ts
 // (its render patterns) on purpose. Used by bench:calibration-links and its CI test.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -49,6 +49,9 @@ export interface Receiver {
   /** ms from its WHEP POST: libwebrtc's first frame at its sink, our first complete keyframe */
   joinMs?: number;
   nackMessages?: number;
+  /** transport feedback messages per second of the run (ours: transportFeedbackSent; libwebrtc's
+   * getStats does not count them, bench/feedback-rate.ts reads them at the relay) */
+  feedbackPerS?: number;
   /** why it did not join: our errorKind, or libwebrtc's error / "no frame within 10 s" */
   failure?: string;
 }
@@ -109,6 +112,7 @@ interface ViewerJson {
   joined?: boolean;
   firstKeyframeMs?: number;
   nacksSent?: number;
+  transportFeedbackSent?: number;
   errorKind?: string;
   error?: string;
 }
@@ -136,6 +140,9 @@ async function ourViewers(whep: string, n: number, seconds: number, dir: string)
             joined: true,
             ...(v.firstKeyframeMs !== undefined ? { joinMs: v.firstKeyframeMs } : {}),
             nackMessages: v.nacksSent ?? 0,
+            ...(v.transportFeedbackSent !== undefined
+              ? { feedbackPerS: v.transportFeedbackSent / seconds }
+              : {}),
           }
         : { joined: false, failure: failureOf(v) },
   );
