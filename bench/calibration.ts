@@ -37,19 +37,19 @@ function sinkFreezes(ms: readonly number[]): string {
   return `${clock.freezes} / ${f1(clock.frozenMs / 1000)} s`;
 }
 
-/** libwebrtc's mean decode time and jitter-buffer delay per frame, ms. */
+/** libwebrtc's mean decode time and jitter-buffer delay per frame, and its RFC 3550 jitter, ms. */
 function perFrame(l: LibwebrtcStats): string {
   const decode = ((l.totalDecodeTime ?? Number.NaN) * 1000) / (l.framesDecoded ?? Number.NaN);
   const buffer = ((l.jitterBufferDelay ?? Number.NaN) * 1000) / (l.jitterBufferEmittedCount ?? Number.NaN);
-  return `${f1(decode)} / ${f1(buffer)}`;
+  return `${f1(decode)} / ${f1(buffer)} | ${f1((l.jitter ?? Number.NaN) * 1000)}`;
 }
 
 function rows(c: Calibration): void {
   console.log(`\n## ${c.pattern}, ${c.seconds} s`);
   console.log(
-    "| receiver | freezes | frozen s | frames shown / decoded | not decodable / dropped | PLIs | our freeze rule on its sink's JS instants | decode ms / jitter-buffer ms per frame |",
+    "| receiver | freezes | frozen s | frames shown / decoded | not decodable / dropped | PLIs | our freeze rule on its sink's JS instants | decode ms / jitter-buffer ms per frame | RFC 3550 jitter ms |",
   );
-  console.log("|---|---:|---:|---:|---:|---:|---|---|");
+  console.log("|---|---:|---:|---:|---:|---:|---|---|---:|");
   for (const [i, l] of c.libwebrtc.entries()) {
     if (!l.ok) console.log(`| libwebrtc ${i + 1} | failed: ${l.error} |||||`);
     else
@@ -59,7 +59,7 @@ function rows(c: Calibration): void {
   }
   for (const [i, r] of c.ours.entries()) {
     console.log(
-      `| whipbench ${i + 1} | ${r.freezes} | ${f1(r.frozenMs / 1000)} | ${r.framesShown} | ${r.framesNotDecodable} | ${r.plisSent} | |`,
+      `| whipbench ${i + 1} | ${r.freezes} | ${f1(r.frozenMs / 1000)} | ${r.framesShown} | ${r.framesNotDecodable} | ${r.plisSent} | | | ${f1(c.oursJitterMs[i] ?? Number.NaN)} |`,
     );
   }
   for (const [i, r] of c.baseline.entries()) {

@@ -117,6 +117,7 @@ async function main(): Promise<void> {
         "totalDecodeTime",
         "jitterBufferDelay",
         "jitterBufferEmittedCount",
+        "jitter",
       ])
         pick[k] = s[k];
     }

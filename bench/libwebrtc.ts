@@ -69,6 +69,8 @@ export interface LibwebrtcStats {
   /** seconds frames spent in its jitter buffer, in all, and the frames counted */
   jitterBufferDelay?: number;
   jitterBufferEmittedCount?: number;
+  /** RFC 3550 interarrival jitter over its own receive instants, seconds */
+  jitter?: number;
   /** instants (ms from its WHEP POST) at which decoded frames reached its sink */
   sinkFrameMs?: number[];
 }
@@ -79,6 +81,8 @@ export interface Calibration {
   libwebrtc: LibwebrtcStats[];
   /** the render counters of each of our viewers, from the `view` report */
   ours: ViewerRenderBlock[];
+  /** each of our viewers' RFC 3550 jitter (kernel arrival stamps), ms, from the same report */
+  oursJitterMs: number[];
   /** the same from a second checkout's `view` on the same stream (bench:calibration --baseline) */
   baseline: ViewerRenderBlock[];
   /** the `view`'s exit status and stderr (for a failure message) */
@@ -134,12 +138,14 @@ async function ourViewers(whep: string, n: number, seconds: number, dir: string,
   const r = await collect(child);
   clearTimeout(killer);
   const file = readdirSync(dir).find((f) => f.endsWith(".json"));
-  if (file === undefined) return { code: r.code, stderr: r.err, ours: [] };
+  if (file === undefined) return { code: r.code, stderr: r.err, ours: [], jitterMs: [] };
   const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
-    viewers?: { render?: ViewerRenderBlock }[];
+    viewers?: { render?: ViewerRenderBlock; rtp?: { jitterMs?: number } }[];
   };
-  const ours = (report.viewers ?? []).flatMap((v) => (v.render ? [v.render] : []));
-  return { code: r.code, stderr: r.err, ours };
+  const watched = (report.viewers ?? []).filter((v) => v.render !== undefined);
+  const ours = watched.map((v) => v.render as ViewerRenderBlock);
+  const jitterMs = watched.map((v) => v.rtp?.jitterMs ?? Number.NaN);
+  return { code: r.code, stderr: r.err, ours, jitterMs };
 }
 
 /** One pattern: `libwebrtcViewers` libwebrtc receivers and `viewers` of ours, `seconds` long. */
@@ -219,6 +225,7 @@ export async function calibrate(
       seconds,
       libwebrtc,
       ours: ours.ours,
+      oursJitterMs: ours.jitterMs,
       baseline: baseline.ours,
       viewCode: ours.code,
       viewStderr: ours.stderr,

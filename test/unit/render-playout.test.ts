@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { JitterEstimator } from "../../src/core/render/jitter-estimator.ts";
-import { Playout } from "../../src/core/render/playout.ts";
+import { DECODER_BUSY_MS, Playout } from "../../src/core/render/playout.ts";
 import { TimestampExtrapolator } from "../../src/core/render/timestamp-extrapolator.ts";
 
 const MS = 1e6;
@@ -76,6 +76,21 @@ test("playout: frames held 220 ms then released at once: the late ones are skipp
   assert.equal(long.length, 1);
   // the gap runs from frame 59's show (its arrival + 11 ms) to the stall's end
   assert.ok(Math.abs(long[0]! - (STALL_END_MS - (1000 + 59 * FRAME_MS + 11))) <= 2, `${long[0]}`);
+});
+
+test("playout: a burst whose frames are decodable further apart than a decode is shown frame by frame", () => {
+  // the stall's frames released DECODER_BUSY_MS + 0.2 ms apart: the decoder is free again before
+  // the next one is decodable, so each is the last decodable frame and none is skipped (libwebrtc
+  // decoded every frame of the calibration's stall bursts: framesDropped 0)
+  const apart = DECODER_BUSY_MS + 0.2;
+  const spread = (i: number): number => (inStall(i) ? STALL_END_MS + (i - 60) * apart : stalled(i));
+  const spaced = play(120, spread);
+  assert.equal(spaced.skipped, 0);
+  assert.equal(spaced.shown.length, 120);
+  // four to a decode: the late ones waiting when the decoder is free again are skipped
+  const close = play(120, (i) => (inStall(i) ? STALL_END_MS + (i - 60) * (DECODER_BUSY_MS / 4) : stalled(i)));
+  assert.ok(close.skipped >= 3, `${close.skipped}`);
+  assert.equal(close.shown.length, 120 - close.skipped);
 });
 
 test("playout: a late frame raises the playout delay, unless a retransmission delayed it", () => {
