@@ -28,6 +28,8 @@ export interface ImpairProfile {
   /** duplication, a fraction */
   dup?: number;
   seed?: number;
+  /** 1-based indices of the DTLS datagrams to each destination address and port that are dropped */
+  dropDtls?: number[];
 }
 
 export interface ImpairCounts {
@@ -37,6 +39,8 @@ export interface ImpairCounts {
   duplicated: number;
   maxHeld: number;
   bypassed: number;
+  /** of `dropped`: by the dropDtls rule */
+  droppedDtls: number;
 }
 
 /** Why the impairer cannot be built or run here, or null. */
@@ -83,6 +87,8 @@ export async function startImpairer(
   opt("--delay-ms", profile.delayMs);
   opt("--jitter-ms", profile.jitterMs);
   opt("--dup", profile.dup);
+  if (profile.dropDtls !== undefined && profile.dropDtls.length > 0)
+    args.push("--drop-dtls", profile.dropDtls.join(","));
   const child: ChildProcess = spawn("ip", ["netns", "exec", ns, "chrt", "-f", "50", binary, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
