@@ -7,6 +7,7 @@
 //   node bench/janus-lossy.ts [--loss 0.02] [--delay-ms 0 --jitter-ms 0] [--seconds 20]
 //        [--libwebrtc 3] [--viewers 6] [--seed 39] [--impair-after 0] [--keep] (keep the report)
 //        [--drop-dtls 1,2] (also drop those DTLS datagrams, 1-based, of each viewer's: test/netem)
+//        [--drop-ccs N] (also drop the first N of each viewer's that hold a ChangeCipherSpec)
 //        [--pcap FILE] (tshark writes what reaches the viewers' namespace to FILE, for reading after)
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     "impair-after": { type: "string", default: "0" },
     keep: { type: "boolean" },
     "drop-dtls": { type: "string", default: "" },
+    "drop-ccs": { type: "string", default: "0" },
     pcap: { type: "string" },
   },
 });
@@ -48,6 +50,7 @@ const profile = {
     .split(",")
     .filter((n) => n !== "")
     .map(Number),
+  dropCcs: Number(values["drop-ccs"]),
 };
 
 function libwebrtcIn(ns: string, whep: string): Promise<LibwebrtcStats> {
@@ -158,7 +161,10 @@ async function main(): Promise<void> {
     const report = JSON.parse(readFileSync(join(out, file), "utf8")) as Report;
     const ours = (report.viewers ?? []).filter((v) => v.joined);
     const libOk = libStats.filter((s) => s.ok);
-    const cfg = `loss ${profile.loss * 100} %, delay ${profile.delayMs} ms ± ${profile.jitterMs} ms, seed ${profile.seed}`;
+    const drops = `${profile.dropDtls.length > 0 ? `, DTLS datagrams ${profile.dropDtls.join(",")} dropped` : ""}${
+      profile.dropCcs > 0 ? `, first ${profile.dropCcs} ChangeCipherSpec datagrams dropped` : ""
+    }`;
+    const cfg = `loss ${profile.loss * 100} %, delay ${profile.delayMs} ms ± ${profile.jitterMs} ms, seed ${profile.seed}${drops}`;
     console.log(`Janus 1.1.2 → viewers: ${cfg}; ${seconds} s; impairer ${JSON.stringify(counts)}`);
     console.log(
       `Janus retransmitted (its log, every 5 s per handle): ${retransmittedInLog(stack.log())}; nack-queue-ms ${queueMs.join(", ")}`,

@@ -30,6 +30,8 @@ export interface ImpairProfile {
   seed?: number;
   /** 1-based indices of the DTLS datagrams to each destination address and port that are dropped */
   dropDtls?: number[];
+  /** how many of the DTLS datagrams to each destination that hold a ChangeCipherSpec are dropped */
+  dropCcs?: number;
 }
 
 export interface ImpairCounts {
@@ -39,7 +41,7 @@ export interface ImpairCounts {
   duplicated: number;
   maxHeld: number;
   bypassed: number;
-  /** of `dropped`: by the dropDtls rule */
+  /** of `dropped`: by the dropDtls and dropCcs rules */
   droppedDtls: number;
 }
 
@@ -87,6 +89,7 @@ export async function startImpairer(
   opt("--delay-ms", profile.delayMs);
   opt("--jitter-ms", profile.jitterMs);
   opt("--dup", profile.dup);
+  opt("--drop-ccs", profile.dropCcs);
   if (profile.dropDtls !== undefined && profile.dropDtls.length > 0)
     args.push("--drop-dtls", profile.dropDtls.join(","));
   const child: ChildProcess = spawn("ip", ["netns", "exec", ns, "chrt", "-f", "50", binary, ...args], {

@@ -5,10 +5,12 @@
 // verdict at their instant, in any order. Bounded: it stops itself after --duration-s (or on
 // SIGTERM/SIGINT), accepts what it still holds, and prints its counts as one JSON line.
 // Deterministic too: --drop-dtls 1,3 drops the 1st and 3rd DTLS datagram (UDP payload's first
-// byte 20…63, RFC 7983) sent to each destination address and port, first sends and resends alike.
+// byte 20…63, RFC 7983) sent to each destination address and port, first sends and resends alike;
+// --drop-ccs N drops the first N of them that hold a ChangeCipherSpec record (type 20: the final
+// flight of a DTLS server, whichever datagram it is).
 // Compiled at test time (test/netem/impairer.ts): gcc -O2 nfq-impair.c -lnetfilter_queue.
 //   nfq-impair --queue N --duration-s S [--seed N] [--loss P] [--burst-enter P --burst-leave P]
-//              [--delay-ms D] [--jitter-ms J] [--dup P] [--mark M] [--drop-dtls N,N…]
+//              [--delay-ms D] [--jitter-ms J] [--dup P] [--mark M] [--drop-dtls N,N…] [--drop-ccs N]
 // Chances are fractions (0.02 = 2 %). Duplicates are sent on a raw socket carrying --mark, which
 // the queueing rule must exclude (`-m mark ! --mark M`).
 #include <arpa/inet.h>
@@ -54,12 +56,13 @@ static int raw_fd = -1;
 static volatile sig_atomic_t stopping;
 static struct nfq_q_handle *qh;
 static uint64_t seen, dropped, delayed, duplicated, max_held, bypassed, dropped_dtls;
-static int drop_dtls[MAX_DROPS], drop_dtls_count;
+static int drop_dtls[MAX_DROPS], drop_dtls_count, drop_ccs;
 static struct flow {
   uint32_t addr;
   uint16_t port;
   uint16_t used;
   uint32_t dtls;
+  uint32_t ccs;
 } flows[MAX_FLOWS];
 
 static uint64_t next_u64(void) { /* SplitMix64 */
@@ -119,9 +122,16 @@ static void release(struct held *h) {
   free_list[free_count++] = h;
 }
 
+/* Whether a UDP payload of DTLS records holds a ChangeCipherSpec record. */
+static int holds_ccs(const unsigned char *p, int len) {
+  for (int at = 0; at + 13 <= len; at += 13 + (p[at + 11] << 8 | p[at + 12]))
+    if (p[at] == 20) return 1;
+  return 0;
+}
+
 /* Whether this datagram is a DTLS one whose index for its destination is in --drop-dtls. */
 static int dtls_drop(const unsigned char *pkt, int len) {
-  if (drop_dtls_count == 0 || len < (int)sizeof(struct iphdr)) return 0;
+  if ((drop_dtls_count == 0 && drop_ccs == 0) || len < (int)sizeof(struct iphdr)) return 0;
   const struct iphdr *ip = (const struct iphdr *)pkt;
   int at = ip->ihl * 4;
   if (ip->protocol != IPPROTO_UDP || len < at + 9) return 0;
@@ -130,9 +140,10 @@ static int dtls_drop(const unsigned char *pkt, int len) {
   uint32_t slot = (ip->daddr * 2654435761u ^ port) % MAX_FLOWS;
   for (int probe = 0; probe < MAX_FLOWS; probe++, slot = (slot + 1) % MAX_FLOWS) {
     struct flow *f = &flows[slot];
-    if (!f->used) *f = (struct flow){.addr = ip->daddr, .port = port, .used = 1, .dtls = 0};
+    if (!f->used) *f = (struct flow){.addr = ip->daddr, .port = port, .used = 1};
     if (f->addr != ip->daddr || f->port != port) continue;
     f->dtls++;
+    if (f->ccs < (uint32_t)drop_ccs && holds_ccs(pkt + at + 8, len - at - 8)) return ++f->ccs, 1;
     for (int i = 0; i < drop_dtls_count; i++)
       if ((uint32_t)drop_dtls[i] == f->dtls) return 1;
     return 0;
@@ -199,6 +210,7 @@ int main(int argc, char **argv) {
   delay_ms = arg_num(argc, argv, "--delay-ms", 0);
   jitter_ms = arg_num(argc, argv, "--jitter-ms", 0);
   mark = (uint32_t)arg_num(argc, argv, "--mark", 0x39);
+  drop_ccs = (int)arg_num(argc, argv, "--drop-ccs", 0);
   for (int i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--drop-dtls") == 0)
       for (char *p = argv[i + 1], *end; *p && drop_dtls_count < MAX_DROPS; p = *end ? end + 1 : end) {
