@@ -6,7 +6,7 @@
 // and NACK messages side by side. Root, gcc and libnetfilter-queue-dev; the stack installed.
 //   node bench/janus-lossy.ts [--loss 0.02] [--delay-ms 0 --jitter-ms 0] [--seconds 20]
 //        [--libwebrtc 3] [--viewers 6] [--seed 39] [--impair-after 0] [--keep] (keep the report)
-//        [--drop-dtls 1,2] (also drop those DTLS datagrams, 1-based, of each viewer's: test/netem)
+//        [--drop-dtls 1,3-5] (also drop those DTLS datagrams, from 1, of each viewer's: test/netem)
 //        [--drop-ccs N] (also drop the first N of each viewer's that hold a ChangeCipherSpec)
 //        [--pcap FILE] (tshark writes what reaches the viewers' namespace to FILE, for reading after)
 import { type ChildProcess, spawn } from "node:child_process";
@@ -46,10 +46,7 @@ const profile = {
   delayMs: Number(values["delay-ms"]),
   jitterMs: Number(values["jitter-ms"]),
   seed: Number(values.seed),
-  dropDtls: values["drop-dtls"]
-    .split(",")
-    .filter((n) => n !== "")
-    .map(Number),
+  dropDtls: values["drop-dtls"],
   dropCcs: Number(values["drop-ccs"]),
 };
 
@@ -161,7 +158,7 @@ async function main(): Promise<void> {
     const report = JSON.parse(readFileSync(join(out, file), "utf8")) as Report;
     const ours = (report.viewers ?? []).filter((v) => v.joined);
     const libOk = libStats.filter((s) => s.ok);
-    const drops = `${profile.dropDtls.length > 0 ? `, DTLS datagrams ${profile.dropDtls.join(",")} dropped` : ""}${
+    const drops = `${profile.dropDtls !== "" ? `, DTLS datagrams ${profile.dropDtls} dropped` : ""}${
       profile.dropCcs > 0 ? `, first ${profile.dropCcs} ChangeCipherSpec datagrams dropped` : ""
     }`;
     const cfg = `loss ${profile.loss * 100} %, delay ${profile.delayMs} ms ± ${profile.jitterMs} ms, seed ${profile.seed}${drops}`;

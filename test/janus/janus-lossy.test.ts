@@ -13,9 +13,9 @@ import { test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
 import { buildImpairer, impairerMissing } from "../netem/impairer.ts";
 import {
-  retransmittedInLog,
   impairTowardViewers,
   publishVp8,
+  retransmittedInLog,
   stackMissing,
   startNetnsJanus,
 } from "./netns-janus.ts";

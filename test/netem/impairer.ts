@@ -28,8 +28,8 @@ export interface ImpairProfile {
   /** duplication, a fraction */
   dup?: number;
   seed?: number;
-  /** 1-based indices of the DTLS datagrams to each destination address and port that are dropped */
-  dropDtls?: number[];
+  /** which DTLS datagrams to each destination address and port are dropped: "1,3,5-40", from 1 */
+  dropDtls?: string;
   /** how many of the DTLS datagrams to each destination that hold a ChangeCipherSpec are dropped */
   dropCcs?: number;
 }
@@ -90,8 +90,7 @@ export async function startImpairer(
   opt("--jitter-ms", profile.jitterMs);
   opt("--dup", profile.dup);
   opt("--drop-ccs", profile.dropCcs);
-  if (profile.dropDtls !== undefined && profile.dropDtls.length > 0)
-    args.push("--drop-dtls", profile.dropDtls.join(","));
+  if (profile.dropDtls !== undefined && profile.dropDtls !== "") args.push("--drop-dtls", profile.dropDtls);
   const child: ChildProcess = spawn("ip", ["netns", "exec", ns, "chrt", "-f", "50", binary, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });

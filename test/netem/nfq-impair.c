@@ -4,13 +4,14 @@
 // jitter is larger than their spacing) and duplication. Held packets are released by their
 // verdict at their instant, in any order. Bounded: it stops itself after --duration-s (or on
 // SIGTERM/SIGINT), accepts what it still holds, and prints its counts as one JSON line.
-// Deterministic too: --drop-dtls 1,3 drops the 1st and 3rd DTLS datagram (UDP payload's first
-// byte 20…63, RFC 7983) sent to each destination address and port, first sends and resends alike;
+// Deterministic too: --drop-dtls 1,3,5-9 drops the 1st, 3rd and 5th … 9th DTLS datagram (UDP
+// payload's first byte 20…63, RFC 7983) sent to each destination address and port, first sends
+// and resends alike;
 // --drop-ccs N drops the first N of them that hold a ChangeCipherSpec record (type 20: the final
 // flight of a DTLS server, whichever datagram it is).
 // Compiled at test time (test/netem/impairer.ts): gcc -O2 nfq-impair.c -lnetfilter_queue.
 //   nfq-impair --queue N --duration-s S [--seed N] [--loss P] [--burst-enter P --burst-leave P]
-//              [--delay-ms D] [--jitter-ms J] [--dup P] [--mark M] [--drop-dtls N,N…] [--drop-ccs N]
+//              [--delay-ms D] [--jitter-ms J] [--dup P] [--mark M] [--drop-dtls N,N-M…] [--drop-ccs N]
 // Chances are fractions (0.02 = 2 %). Duplicates are sent on a raw socket carrying --mark, which
 // the queueing rule must exclude (`-m mark ! --mark M`).
 #include <arpa/inet.h>
@@ -56,7 +57,7 @@ static int raw_fd = -1;
 static volatile sig_atomic_t stopping;
 static struct nfq_q_handle *qh;
 static uint64_t seen, dropped, delayed, duplicated, max_held, bypassed, dropped_dtls;
-static int drop_dtls[MAX_DROPS], drop_dtls_count, drop_ccs;
+static int drop_lo[MAX_DROPS], drop_hi[MAX_DROPS], drop_dtls_count, drop_ccs;
 static struct flow {
   uint32_t addr;
   uint16_t port;
@@ -145,7 +146,7 @@ static int dtls_drop(const unsigned char *pkt, int len) {
     f->dtls++;
     if (f->ccs < (uint32_t)drop_ccs && holds_ccs(pkt + at + 8, len - at - 8)) return ++f->ccs, 1;
     for (int i = 0; i < drop_dtls_count; i++)
-      if ((uint32_t)drop_dtls[i] == f->dtls) return 1;
+      if ((uint32_t)drop_lo[i] <= f->dtls && f->dtls <= (uint32_t)drop_hi[i]) return 1;
     return 0;
   }
   return 0;
@@ -214,12 +215,14 @@ int main(int argc, char **argv) {
   for (int i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--drop-dtls") == 0)
       for (char *p = argv[i + 1], *end; *p && drop_dtls_count < MAX_DROPS; p = *end ? end + 1 : end) {
-        long n = strtol(p, &end, 10);
-        if (end == p || n < 1) {
-          fprintf(stderr, "nfq-impair: --drop-dtls takes indices from 1, comma-separated\n");
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end != p && *end == '-') hi = strtol(end + 1, &end, 10);
+        if (end == p || lo < 1 || hi < lo) {
+          fprintf(stderr, "nfq-impair: --drop-dtls takes indices and ranges from 1: 1,3,5-40\n");
           return 2;
         }
-        drop_dtls[drop_dtls_count++] = (int)n;
+        drop_lo[drop_dtls_count] = (int)lo;
+        drop_hi[drop_dtls_count++] = (int)hi;
       }
   for (int i = 0; i < MAX_HELD; i++) free_list[free_count++] = &pool[i];
   signal(SIGTERM, on_signal);
