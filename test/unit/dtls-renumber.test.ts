@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { connectedWithin, impairedPair } from "../../bench/impaired-link.ts";
 import type { RTCPeerConnection } from "../../src/net/werift/api.ts";
+import { noteSent, renumber } from "../../src/net/werift/dtls-renumber.ts";
 import { abandonDtls, patchWerift } from "../../src/net/werift/patches.ts";
 import { peerUdpTransports, type UdpReceive, wrapReceive } from "../../src/net/werift/transports.ts";
 
@@ -118,4 +119,30 @@ test("a client that lost the server's flight 4 resends its ClientHello under a n
   assert.ok(await bothConnected(p), "both sides connected");
   assert.equal(client.lost, 5, "flight 4 was lost once");
   assert.equal(server.replayed, 0, "the resent ClientHello was read, not discarded as a replay");
+});
+
+/** A DTLS 1.2 record of `type` in `epoch` numbered `seq`, with a 4-byte body. */
+function record(type: number, epoch: number, seq: number): Buffer {
+  const b = Buffer.alloc(17);
+  b[0] = type;
+  b.writeUInt16BE(0xfefd, 1);
+  b.writeUInt16BE(epoch, 3);
+  b.writeUIntBE(seq, 5, 6);
+  b.writeUInt16BE(4, 11);
+  return b;
+}
+
+test("werift's counter moves past a flight's numbers; a resend takes the next unused number of each epoch", () => {
+  // a client's flight 5 as werift numbers it: epoch 0 records 2…5, its Finished 6 in epoch 1, and
+  // then werift counts epoch 1 from 0
+  const dtls = { flight: 5, epoch: 1, recordSequenceNumber: 0 };
+  const flight = [record(22, 0, 2), Buffer.concat([record(22, 0, 3), record(20, 0, 4)]), record(22, 0, 5)];
+  noteSent(dtls, flight);
+  noteSent(dtls, [record(22, 1, 6)]);
+  assert.equal(dtls.recordSequenceNumber, 6, "werift's next epoch-1 record is 7, not the Finished's 6");
+  const again = renumber(dtls, undefined, flight);
+  const numbers = again.flatMap((b) => recordsOf(b).map((r) => `${r.epoch}:${r.seq}`));
+  assert.deepEqual(numbers, ["0:6", "0:7", "0:8", "0:9"]);
+  assert.deepEqual(again[1]!.subarray(13, 17), flight[1]!.subarray(13, 17), "the bodies unchanged");
+  assert.equal(dtls.recordSequenceNumber, 6, "epoch 0 is not werift's epoch any more");
 });

@@ -41,14 +41,20 @@ function records(buf: Buffer): [number, number][] | null {
   return out;
 }
 
-/** Notes the sequence numbers of datagrams sent for the first time. */
-export function noteSent(dtls: object, buffers: Buffer[]): void {
+/**
+ * Notes the sequence numbers of datagrams sent for the first time, and moves werift's counter past
+ * those of its current epoch: werift numbers a flight's Finished after the epoch-0 records before
+ * it (6, say) and then counts the new epoch from 0, so its 6th record after the handshake would
+ * repeat the Finished's number.
+ */
+export function noteSent(dtls: DtlsContext, buffers: Buffer[]): void {
   const m = highestOf(dtls);
   for (const buf of buffers) {
     for (const [at] of records(buf) ?? []) {
       const epoch = buf.readUInt16BE(at + 3);
       const seq = buf.readUIntBE(at + 5, 6);
       if (seq > (m.get(epoch) ?? -1)) m.set(epoch, seq);
+      if (epoch === dtls.epoch && seq > dtls.recordSequenceNumber) dtls.recordSequenceNumber = seq;
     }
   }
 }
