@@ -74,14 +74,15 @@ const PORT = Number(arg("port", "18889"));
 const paths = arg("paths", "werift,lean").split(",");
 for (const p of paths) pathLabel(p, "--paths");
 /** the viewer profiles to run (undefined: the scenario's default, unnamed in the table) */
-const profiles: (ViewerProfile | undefined)[] = arg("profiles", "")
+const profileNames = arg("profiles", "")
   .split(",")
-  .filter((p) => p !== "")
-  .map((p) => {
-    if ((VIEWER_PROFILES as readonly string[]).includes(p)) return p as ViewerProfile;
-    process.stderr.write(`--profiles: unknown viewerProfile ${p} (want ${VIEWER_PROFILES.join(" or ")})\n`);
-    process.exit(2);
-  });
+  .filter((p) => p !== "");
+for (const p of profileNames) {
+  if ((VIEWER_PROFILES as readonly string[]).includes(p)) continue;
+  process.stderr.write(`--profiles: unknown viewerProfile ${p} (want ${VIEWER_PROFILES.join(" or ")})\n`);
+  process.exit(2);
+}
+const profiles: (ViewerProfile | undefined)[] = profileNames.map((p) => p as ViewerProfile);
 if (profiles.length === 0) profiles.push(undefined);
 
 /** Worker-thread CPU and packets over the hold only (setup excluded): the steady state. */
