@@ -10,8 +10,11 @@
 // src/workers/receive), one after the other in this process against the same relay, and a ratio
 // line follows each row: werift ÷ lean µs/packet.
 // `arena-own` and `arena-shared` in --paths are the arena path with viewerSockets own or shared.
+// --profiles browser,minimal runs each row and path once per viewer profile (the scenario's
+// viewerProfile, docs/definitions.md#viewer-profile) and adds a ratio line: browser ÷ minimal.
 //
-//   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean] [--out DIR]
+//   npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15] [--paths werift,lean]
+//                            [--profiles browser,minimal] [--out DIR] [--help]
 //
 // Rows are NxW (W = 0 runs the viewers in the main thread). The relay child process is started
 // and stopped by the benchmark itself (its PID only).
@@ -21,6 +24,7 @@ import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
 import { reportToJson } from "../src/core/report/json.ts";
 import type { Report } from "../src/core/report/types.ts";
+import { VIEWER_PROFILES, type ViewerProfile } from "../src/core/scenario/defaults.ts";
 import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
@@ -34,6 +38,19 @@ import { startRelay, stopRelay } from "./relay-child.ts";
 interface Row {
   viewers: number;
   workers: number;
+}
+
+const USAGE = `npm run bench:density -- [--rows 50x1,100x1,200x1,200x2] [--ramp 10] [--hold 15]
+    [--paths werift,lean] [--profiles browser,minimal] [--out DIR] [--port 18889]
+  --rows      NxW: N viewers over W worker threads (W = 0: the main thread), one row each
+  --paths     receive paths (the scenario's receivePath; arena-own, arena-shared), each row once per path
+  --profiles  viewer profiles (the scenario's viewerProfile), each row and path once per profile;
+              absent: the scenario's default only
+Prints µs of viewer-thread CPU per received packet over the hold, viewers per core and more per row.
+`;
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(USAGE);
+  process.exit(0);
 }
 
 function arg(name: string, fallback: string): string {
@@ -56,6 +73,17 @@ const PORT = Number(arg("port", "18889"));
 // a path, or arena-own / arena-shared (bench/path-label.ts), checked here
 const paths = arg("paths", "werift,lean").split(",");
 for (const p of paths) pathLabel(p, "--paths");
+/** the viewer profiles to run (undefined: the scenario's default, unnamed in the table) */
+const profileNames = arg("profiles", "")
+  .split(",")
+  .filter((p) => p !== "");
+for (const p of profileNames) {
+  if ((VIEWER_PROFILES as readonly string[]).includes(p)) continue;
+  process.stderr.write(`--profiles: unknown viewerProfile ${p} (want ${VIEWER_PROFILES.join(" or ")})\n`);
+  process.exit(2);
+}
+const profiles: (ViewerProfile | undefined)[] = profileNames.map((p) => p as ViewerProfile);
+if (profiles.length === 0) profiles.push(undefined);
 
 /** Worker-thread CPU and packets over the hold only (setup excluded): the steady state. */
 interface Steady {
@@ -66,7 +94,12 @@ interface Steady {
   eldP99: number[];
 }
 
-async function measure(row: Row, index: number, label: string): Promise<{ report: Report; steady: Steady }> {
+async function measure(
+  row: Row,
+  index: number,
+  label: string,
+  viewerProfile: ViewerProfile | undefined,
+): Promise<{ report: Report; steady: Steady }> {
   const keys = pathLabel(label, "--paths");
   const path = keys.receivePath;
   const base = `http://127.0.0.1:${PORT}/density${index}`;
@@ -82,6 +115,7 @@ async function measure(row: Row, index: number, label: string): Promise<{ report
     excludeFirstSeconds: 2,
     loopbackOnly: true,
     ...keys,
+    ...(viewerProfile === undefined ? {} : { viewerProfile }),
   });
   validateScenario(s);
   const inner = row.workers === 0 ? inThreadEngine() : poolEngine({ workers: row.workers });
@@ -147,14 +181,42 @@ function missedJoins(r: Report): string {
   return [...by].map(([k, n]) => `${n} ${k}`).join("; ");
 }
 
+/** A ratio line of µs per packet, where both sides of it ran. */
+function ratio(name: string, row: Row, a: number | undefined, b: number | undefined): void {
+  if (a === undefined || b === undefined) return;
+  out.push(`| ${name} | ${row.viewers} | ${row.workers} | | ${fmtFixed(a / b, 2)}× CPU per packet |`);
+  process.stderr.write(`${out[out.length - 1]}\n`);
+}
+
+/** werift ÷ lean per profile, browser ÷ minimal per path. */
+function ratioLines(row: Row, perCell: Map<string, number>): void {
+  for (const profile of profiles) {
+    const at = (path: string) => perCell.get(`${path}|${profile ?? ""}`);
+    ratio(
+      profile === undefined ? "werift ÷ lean" : `werift ÷ lean (${profile})`,
+      row,
+      at("werift"),
+      at("lean"),
+    );
+  }
+  for (const path of paths)
+    ratio(`${path}: browser ÷ minimal`, row, perCell.get(`${path}|browser`), perCell.get(`${path}|minimal`));
+}
+
 let index = 0;
 try {
   for (const row of rows) {
-    const perPath: number[] = [];
-    for (const path of paths) {
-      const { report: r, steady } = await measure(row, index++, path);
+    /** µs per packet by path and profile */
+    const perCell = new Map<string, number>();
+    const cells = paths.flatMap((path) => profiles.map((profile) => ({ path, profile })));
+    for (const { path, profile } of cells) {
+      const label = profile === undefined ? path : `${path}/${profile}`;
+      const { report: r, steady } = await measure(row, index++, path, profile);
       if (outDir !== "")
-        writeFileSync(join(outDir, `density-${row.viewers}x${row.workers}-${path}.json`), reportToJson(r));
+        writeFileSync(
+          join(outDir, `density-${row.viewers}x${row.workers}-${label.replace("/", "-")}.json`),
+          reportToJson(r),
+        );
       const ws = r.client.workers ?? [];
       const perPacket = steady.packets > 0 ? (steady.cpuSeconds * 1e6) / steady.packets : Number.NaN;
       const coresUsed = steady.seconds > 0 ? steady.cpuSeconds / steady.seconds : Number.NaN;
@@ -162,11 +224,11 @@ try {
       const runPerPacket =
         (ws.reduce((a, w) => a + w.cpuSeconds, 0) * 1e6) / (ws.reduce((a, w) => a + w.packets, 0) || 1);
       const rss = r.client.resources?.peakRssBytes ?? 0;
-      const prev = lastRssByWorkers.get(`${path}/${row.workers}`);
+      const prev = lastRssByWorkers.get(`${label}/${row.workers}`);
       const marginal =
         prev && row.viewers > prev.viewers ? (rss - prev.rss) / (row.viewers - prev.viewers) : Number.NaN;
-      lastRssByWorkers.set(`${path}/${row.workers}`, { viewers: row.viewers, rss });
-      perPath.push(perPacket);
+      lastRssByWorkers.set(`${label}/${row.workers}`, { viewers: row.viewers, rss });
+      perCell.set(`${path}|${profile ?? ""}`, perPacket);
       const eld = Math.max(...ws.map((w) => w.eventLoopDelayMs.p99));
       const holdEldText =
         steady.eldP99.length > 0
@@ -179,7 +241,7 @@ try {
       const setupP99 = setups[Math.max(0, Math.ceil(0.99 * setups.length) - 1)] ?? Number.NaN;
       out.push(
         line([
-          path,
+          label,
           String(row.viewers),
           String(row.workers),
           fmtFixed(pps, 0),
@@ -198,16 +260,9 @@ try {
       process.stderr.write(`${out[out.length - 1]}\n`);
       const missed = missedJoins(r);
       if (missed !== "")
-        process.stderr.write(`  ${path} ${row.viewers}x${row.workers} missed joins: ${missed}\n`);
+        process.stderr.write(`  ${label} ${row.viewers}x${row.workers} missed joins: ${missed}\n`);
     }
-    const w = perPath[paths.indexOf("werift")];
-    const l = perPath[paths.indexOf("lean")];
-    if (w !== undefined && l !== undefined) {
-      out.push(
-        `| werift ÷ lean | ${row.viewers} | ${row.workers} | | ${fmtFixed(w / l, 2)}× CPU per packet |`,
-      );
-      process.stderr.write(`${out[out.length - 1]}\n`);
-    }
+    ratioLines(row, perCell);
   }
 } finally {
   await stopRelay(relay);

@@ -6,7 +6,10 @@
 // and NACK messages side by side. Root, gcc and libnetfilter-queue-dev; the stack installed.
 //   node bench/janus-lossy.ts [--loss 0.02] [--delay-ms 0 --jitter-ms 0] [--seconds 20]
 //        [--libwebrtc 3] [--viewers 6] [--seed 39] [--impair-after 0] [--keep] (keep the report)
-import { spawn } from "node:child_process";
+//        [--drop-dtls 1,3-5] (also drop those DTLS datagrams, from 1, of each viewer's: test/netem)
+//        [--drop-ccs N] (also drop the first N of each viewer's that hold a ChangeCipherSpec)
+//        [--pcap FILE] (tshark writes what reaches the viewers' namespace to FILE, for reading after)
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +32,9 @@ const { values } = parseArgs({
     seed: { type: "string", default: "39" },
     "impair-after": { type: "string", default: "0" },
     keep: { type: "boolean" },
+    "drop-dtls": { type: "string", default: "" },
+    "drop-ccs": { type: "string", default: "0" },
+    pcap: { type: "string" },
   },
 });
 const seconds = Number(values.seconds);
@@ -40,6 +46,8 @@ const profile = {
   delayMs: Number(values["delay-ms"]),
   jitterMs: Number(values["jitter-ms"]),
   seed: Number(values.seed),
+  dropDtls: values["drop-dtls"],
+  dropCcs: Number(values["drop-ccs"]),
 };
 
 function libwebrtcIn(ns: string, whep: string): Promise<LibwebrtcStats> {
@@ -74,7 +82,25 @@ async function main(): Promise<void> {
   const out = mkdtempSync(join(tmpdir(), "whipbench-janus-bench-"));
   const stack = startNetnsJanus();
   let impairer: Impairer | null = null;
+  let capture: ChildProcess | null = null;
   try {
+    if (values.pcap !== undefined) {
+      const args = [
+        "netns",
+        "exec",
+        stack.viewers,
+        "tshark",
+        "-q",
+        "-i",
+        "any",
+        "-f",
+        "udp",
+        "-w",
+        values.pcap,
+      ];
+      capture = spawn("ip", args, { stdio: "ignore" });
+      await new Promise((r) => setTimeout(r, 1500));
+    }
     stack.admin({ janus: "set_log_level", level: 5 });
     const publisher = stack.whipbench(stack.server, [
       "publish",
@@ -132,7 +158,10 @@ async function main(): Promise<void> {
     const report = JSON.parse(readFileSync(join(out, file), "utf8")) as Report;
     const ours = (report.viewers ?? []).filter((v) => v.joined);
     const libOk = libStats.filter((s) => s.ok);
-    const cfg = `loss ${profile.loss * 100} %, delay ${profile.delayMs} ms ± ${profile.jitterMs} ms, seed ${profile.seed}`;
+    const drops = `${profile.dropDtls !== "" ? `, DTLS datagrams ${profile.dropDtls} dropped` : ""}${
+      profile.dropCcs > 0 ? `, first ${profile.dropCcs} ChangeCipherSpec datagrams dropped` : ""
+    }`;
+    const cfg = `loss ${profile.loss * 100} %, delay ${profile.delayMs} ms ± ${profile.jitterMs} ms, seed ${profile.seed}${drops}`;
     console.log(`Janus 1.1.2 → viewers: ${cfg}; ${seconds} s; impairer ${JSON.stringify(counts)}`);
     console.log(
       `Janus retransmitted (its log, every 5 s per handle): ${retransmittedInLog(stack.log())}; nack-queue-ms ${queueMs.join(", ")}`,
@@ -206,6 +235,7 @@ async function main(): Promise<void> {
       2,
     );
   } finally {
+    capture?.kill("SIGINT");
     await (impairer as Impairer | null)?.stop();
     await stack.close();
     if (values.keep === undefined) rmSync(out, { recursive: true, force: true });

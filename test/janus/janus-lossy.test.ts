@@ -6,33 +6,24 @@
 // repair ends well below the injected loss. Skipped without root, gcc, libnetfilter-queue or the
 // stack, unless WHIPBENCH_JANUS_REQUIRED=1 (CI) makes that a failure.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import type { Report } from "../../src/core/report/types.ts";
-import { buildImpairer, impairerMissing, startImpairer } from "../netem/impairer.ts";
-import { retransmittedInLog, startNetnsJanus } from "./netns-janus.ts";
+import { buildImpairer, impairerMissing } from "../netem/impairer.ts";
+import {
+  impairTowardViewers,
+  publishVp8,
+  retransmittedInLog,
+  stackMissing,
+  startNetnsJanus,
+} from "./netns-janus.ts";
 
 const REQUIRED = process.env["WHIPBENCH_JANUS_REQUIRED"] === "1";
 const LOSS = 0.02;
 const VIEWERS = 4;
 const HOLD_S = 20;
-
-function stackMissing(): string | null {
-  if (spawnSync("janus", ["--version"]).error) return "janus is not on PATH";
-  for (const p of [
-    ".local/simple-whip-server/usr/share/simple-whip-server/src/server.js",
-    "whip-front/node_modules/express",
-    "whep-front/node_modules/janus-whep-server",
-  ]) {
-    if (!existsSync(fileURLToPath(new URL(`../../bench/servers/janus/${p}`, import.meta.url))))
-      return `bench/servers/janus/${p} is missing (install.sh)`;
-  }
-  return null;
-}
 
 const missing = impairerMissing() ?? stackMissing();
 const skip = missing && !REQUIRED ? `cannot run here: ${missing}` : false;
@@ -47,20 +38,8 @@ test(`Janus repairs a leg losing ${LOSS * 100} % of its datagrams (namespaces, N
   const stack = startNetnsJanus();
   try {
     stack.admin({ janus: "set_log_level", level: 5 }); // "Retransmitted N packets due to NACK"
-    const publisher = stack.whipbench(stack.server, [
-      "publish",
-      "--whip",
-      "http://127.0.0.1:7080/whip/endpoint/vp8",
-    ]);
-    await new Promise((r) => setTimeout(r, 2000));
-    assert.equal(publisher.exitCode, null, `the publisher stopped: ${publisher.text()}`);
-    const impairer = await startImpairer(
-      binary.path,
-      stack.server,
-      { device: stack.serverDevice, destination: stack.viewerIp, queue: 39 },
-      { loss: LOSS, seed: 39 },
-      HOLD_S + 60,
-    );
+    const publisher = await publishVp8(stack);
+    const impairer = await impairTowardViewers(stack, binary.path, { loss: LOSS, seed: 39 }, HOLD_S + 60);
     const whep = `http://${stack.serverIp}:7090/whep/endpoint/vp8`;
     const view = stack.whipbench(stack.viewers, [
       "view",

@@ -4,12 +4,13 @@
 // direction between them. Its run folder is temporary and its ports are the namespace's own, so it
 // never meets a stack on the host's 127.0.0.1. Everything made here is removed by close().
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BIN } from "../e2e/cli-harness.ts";
 import { deleteNamespaces, ip } from "../e2e/netns/namespaces.ts";
+import { type Impairer, type ImpairProfile, startImpairer } from "../netem/impairer.ts";
 
 const RECIPE = fileURLToPath(new URL("../../bench/servers/janus", import.meta.url));
 const ADMIN = "http://127.0.0.1:17088/admin";
@@ -151,4 +152,41 @@ export function retransmittedInLog(log: string): number {
 /** Runs `execFileSync` in a namespace (for the few one-off commands a test needs). */
 export function nsExec(ns: string, cmd: string[]): string {
   return execFileSync("ip", ["netns", "exec", ns, ...cmd], { encoding: "utf8" });
+}
+
+/** Why the recipe's stack cannot run here (janus or what install.sh puts in place is missing), or null. */
+export function stackMissing(): string | null {
+  if (spawnSync("janus", ["--version"]).error) return "janus is not on PATH";
+  for (const p of [
+    ".local/simple-whip-server/usr/share/simple-whip-server/src/server.js",
+    "whip-front/node_modules/express",
+    "whep-front/node_modules/janus-whep-server",
+  ]) {
+    if (!existsSync(fileURLToPath(new URL(`../../bench/servers/janus/${p}`, import.meta.url))))
+      return `bench/servers/janus/${p} is missing (install.sh)`;
+  }
+  return null;
+}
+
+/** `whipbench publish` of VP8 into the stack's WHIP endpoint, given 2 s; throws where it stopped. */
+export async function publishVp8(stack: NetnsJanus): Promise<ChildProcess & { text: () => string }> {
+  const publisher = stack.whipbench(stack.server, [
+    "publish",
+    "--whip",
+    "http://127.0.0.1:7080/whip/endpoint/vp8",
+  ]);
+  await new Promise((r) => setTimeout(r, 2000));
+  if (publisher.exitCode !== null) throw new Error(`the publisher stopped: ${publisher.text()}`);
+  return publisher;
+}
+
+/** The impairer (test/netem) on every UDP datagram Janus sends toward the viewers' namespace. */
+export function impairTowardViewers(
+  stack: NetnsJanus,
+  binary: string,
+  profile: ImpairProfile,
+  durationS: number,
+): Promise<Impairer> {
+  const rule = { device: stack.serverDevice, destination: stack.viewerIp, queue: 39 };
+  return startImpairer(binary, stack.server, rule, profile, durationS);
 }

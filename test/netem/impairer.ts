@@ -28,6 +28,10 @@ export interface ImpairProfile {
   /** duplication, a fraction */
   dup?: number;
   seed?: number;
+  /** which DTLS datagrams to each destination address and port are dropped: "1,3,5-40", from 1 */
+  dropDtls?: string;
+  /** how many of the DTLS datagrams to each destination that hold a ChangeCipherSpec are dropped */
+  dropCcs?: number;
 }
 
 export interface ImpairCounts {
@@ -37,6 +41,8 @@ export interface ImpairCounts {
   duplicated: number;
   maxHeld: number;
   bypassed: number;
+  /** of `dropped`: by the dropDtls and dropCcs rules */
+  droppedDtls: number;
 }
 
 /** Why the impairer cannot be built or run here, or null. */
@@ -83,6 +89,8 @@ export async function startImpairer(
   opt("--delay-ms", profile.delayMs);
   opt("--jitter-ms", profile.jitterMs);
   opt("--dup", profile.dup);
+  opt("--drop-ccs", profile.dropCcs);
+  if (profile.dropDtls !== undefined && profile.dropDtls !== "") args.push("--drop-dtls", profile.dropDtls);
   const child: ChildProcess = spawn("ip", ["netns", "exec", ns, "chrt", "-f", "50", binary, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });

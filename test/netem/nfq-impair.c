@@ -4,9 +4,14 @@
 // jitter is larger than their spacing) and duplication. Held packets are released by their
 // verdict at their instant, in any order. Bounded: it stops itself after --duration-s (or on
 // SIGTERM/SIGINT), accepts what it still holds, and prints its counts as one JSON line.
+// Deterministic too: --drop-dtls 1,3,5-9 drops the 1st, 3rd and 5th … 9th DTLS datagram (UDP
+// payload's first byte 20…63, RFC 7983) sent to each destination address and port, first sends
+// and resends alike;
+// --drop-ccs N drops the first N of them that hold a ChangeCipherSpec record (type 20: the final
+// flight of a DTLS server, whichever datagram it is).
 // Compiled at test time (test/netem/impairer.ts): gcc -O2 nfq-impair.c -lnetfilter_queue.
 //   nfq-impair --queue N --duration-s S [--seed N] [--loss P] [--burst-enter P --burst-leave P]
-//              [--delay-ms D] [--jitter-ms J] [--dup P] [--mark M]
+//              [--delay-ms D] [--jitter-ms J] [--dup P] [--mark M] [--drop-dtls N,N-M…] [--drop-ccs N]
 // Chances are fractions (0.02 = 2 %). Duplicates are sent on a raw socket carrying --mark, which
 // the queueing rule must exclude (`-m mark ! --mark M`).
 #include <arpa/inet.h>
@@ -28,6 +33,8 @@
 
 #define MAX_HELD 16384
 #define MAX_COPY 2048
+#define MAX_FLOWS 4096 /* destinations whose DTLS datagrams are counted; past it, none dropped */
+#define MAX_DROPS 16
 
 struct held {
   int64_t release_ns;
@@ -49,7 +56,15 @@ static uint32_t mark = 0x39;
 static int raw_fd = -1;
 static volatile sig_atomic_t stopping;
 static struct nfq_q_handle *qh;
-static uint64_t seen, dropped, delayed, duplicated, max_held, bypassed;
+static uint64_t seen, dropped, delayed, duplicated, max_held, bypassed, dropped_dtls;
+static int drop_lo[MAX_DROPS], drop_hi[MAX_DROPS], drop_dtls_count, drop_ccs;
+static struct flow {
+  uint32_t addr;
+  uint16_t port;
+  uint16_t used;
+  uint32_t dtls;
+  uint32_t ccs;
+} flows[MAX_FLOWS];
 
 static uint64_t next_u64(void) { /* SplitMix64 */
   uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
@@ -108,6 +123,35 @@ static void release(struct held *h) {
   free_list[free_count++] = h;
 }
 
+/* Whether a UDP payload of DTLS records holds a ChangeCipherSpec record. */
+static int holds_ccs(const unsigned char *p, int len) {
+  for (int at = 0; at + 13 <= len; at += 13 + (p[at + 11] << 8 | p[at + 12]))
+    if (p[at] == 20) return 1;
+  return 0;
+}
+
+/* Whether this datagram is a DTLS one whose index for its destination is in --drop-dtls. */
+static int dtls_drop(const unsigned char *pkt, int len) {
+  if ((drop_dtls_count == 0 && drop_ccs == 0) || len < (int)sizeof(struct iphdr)) return 0;
+  const struct iphdr *ip = (const struct iphdr *)pkt;
+  int at = ip->ihl * 4;
+  if (ip->protocol != IPPROTO_UDP || len < at + 9) return 0;
+  if (pkt[at + 8] < 20 || pkt[at + 8] > 63) return 0;
+  uint16_t port = (uint16_t)(pkt[at + 2] << 8 | pkt[at + 3]);
+  uint32_t slot = (ip->daddr * 2654435761u ^ port) % MAX_FLOWS;
+  for (int probe = 0; probe < MAX_FLOWS; probe++, slot = (slot + 1) % MAX_FLOWS) {
+    struct flow *f = &flows[slot];
+    if (!f->used) *f = (struct flow){.addr = ip->daddr, .port = port, .used = 1};
+    if (f->addr != ip->daddr || f->port != port) continue;
+    f->dtls++;
+    if (f->ccs < (uint32_t)drop_ccs && holds_ccs(pkt + at + 8, len - at - 8)) return ++f->ccs, 1;
+    for (int i = 0; i < drop_dtls_count; i++)
+      if ((uint32_t)drop_lo[i] <= f->dtls && f->dtls <= (uint32_t)drop_hi[i]) return 1;
+    return 0;
+  }
+  return 0;
+}
+
 static int on_packet(struct nfq_q_handle *q, struct nfgenmsg *m, struct nfq_data *d, void *u) {
   (void)m, (void)u;
   struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(d);
@@ -120,12 +164,13 @@ static int on_packet(struct nfq_q_handle *q, struct nfgenmsg *m, struct nfq_data
     if (burst_bad) lost = 1;
   }
   if (!lost && loss > 0 && uniform() < loss) lost = 1;
+  unsigned char *payload = NULL;
+  int len = nfq_get_payload(d, &payload);
+  if (!lost && dtls_drop(payload, len)) lost = 1, dropped_dtls++;
   if (lost) {
     dropped++;
     return nfq_set_verdict(q, id, NF_DROP, 0, NULL);
   }
-  unsigned char *payload = NULL;
-  int len = nfq_get_payload(d, &payload);
   int dup = dup_chance > 0 && uniform() < dup_chance && len > 0 && len <= MAX_COPY;
   double wait_ms = delay_ms + (jitter_ms > 0 ? jitter_ms * normal() : 0);
   if (wait_ms <= 0 && !dup) return nfq_set_verdict(q, id, NF_ACCEPT, 0, NULL);
@@ -166,6 +211,19 @@ int main(int argc, char **argv) {
   delay_ms = arg_num(argc, argv, "--delay-ms", 0);
   jitter_ms = arg_num(argc, argv, "--jitter-ms", 0);
   mark = (uint32_t)arg_num(argc, argv, "--mark", 0x39);
+  drop_ccs = (int)arg_num(argc, argv, "--drop-ccs", 0);
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--drop-dtls") == 0)
+      for (char *p = argv[i + 1], *end; *p && drop_dtls_count < MAX_DROPS; p = *end ? end + 1 : end) {
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end != p && *end == '-') hi = strtol(end + 1, &end, 10);
+        if (end == p || lo < 1 || hi < lo) {
+          fprintf(stderr, "nfq-impair: --drop-dtls takes indices and ranges from 1: 1,3,5-40\n");
+          return 2;
+        }
+        drop_lo[drop_dtls_count] = (int)lo;
+        drop_hi[drop_dtls_count++] = (int)hi;
+      }
   for (int i = 0; i < MAX_HELD; i++) free_list[free_count++] = &pool[i];
   signal(SIGTERM, on_signal);
   signal(SIGINT, on_signal);
@@ -217,9 +275,9 @@ int main(int argc, char **argv) {
   nfq_destroy_queue(qh);
   nfq_close(h);
   printf("{\"seen\":%llu,\"dropped\":%llu,\"delayed\":%llu,\"duplicated\":%llu,\"maxHeld\":%llu,"
-         "\"bypassed\":%llu}\n",
+         "\"bypassed\":%llu,\"droppedDtls\":%llu}\n",
          (unsigned long long)seen, (unsigned long long)dropped, (unsigned long long)delayed,
          (unsigned long long)duplicated, (unsigned long long)max_held,
-         (unsigned long long)bypassed);
+         (unsigned long long)bypassed, (unsigned long long)dropped_dtls);
   return 0;
 }

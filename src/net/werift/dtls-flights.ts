@@ -1,13 +1,16 @@
 // The send half of the DTLS handshake mends (docs/definitions.md#dtls-handshake): a flight is
 // retransmitted on a timer that doubles (RFC 6347 section 4.2.4.1), and the last flight each side sent is
 // kept, so that a retransmission from the peer is answered with it (section 4.2.4), the final flight after
-// the handshake included. werift 0.25.2 internals used: the Flight class's prototype .transmit
-// (replaced), a flight's .dtls.flight, .nextFlight, .send, .setState; the socket's .dtls,
+// the handshake included; each time in records with new sequence numbers (dtls-renumber.ts).
+// werift 0.25.2 internals used: the Flight class's prototype .transmit (replaced), a flight's
+// .dtls.flight, .nextFlight, .send, .setState, .cipher; the socket's .dtls, .cipher,
 // .transport.send and the nominated ICE pair's .rtt beneath it (.transport.socket.ice.nominated).
 //
-// What werift does: it resends a flight after 0.5, 1.0, 1.5 … 5.5 s (linear, 10 times) and sends a
-// final flight once; it answers a repeated flight only where its handler happens to send again.
-import type { Flight, Socket, Transmit } from "./dtls-shapes.ts";
+// What werift does: it resends a flight after 0.5, 1.0, 1.5 … 5.5 s (linear, 10 times), byte for
+// byte, and sends a final flight once; it answers a repeated flight only where its handler happens
+// to send again.
+import { noteSent, renumber } from "./dtls-renumber.ts";
+import type { Flight, RecordCipher, Socket, Transmit } from "./dtls-shapes.ts";
 
 /**
  * The first retransmission waits twice the ICE round trip, as libwebrtc sets BoringSSL's
@@ -27,6 +30,8 @@ const ANSWER_GAP_MS = 100;
 /** The datagrams of the last flight a handshake sent, and when it last answered with them. */
 interface LastFlight {
   buffers: Buffer[];
+  dtls: Flight["dtls"];
+  cipher: RecordCipher | undefined;
   send: (buffers: Buffer[]) => Promise<unknown>;
   answeredAtMs: number;
 }
@@ -64,7 +69,7 @@ export function answerWithLastFlight(s: Socket): void {
   const now = performance.now();
   if (now - last.answeredAtMs < ANSWER_GAP_MS) return;
   last.answeredAtMs = now;
-  last.send(last.buffers).catch(() => {});
+  last.send(renumber(last.dtls, last.cipher ?? s.cipher, last.buffers)).catch(() => {});
 }
 
 /** Replaces werift's linear retransmission with the doubling one, keeping each last flight. */
@@ -76,12 +81,14 @@ export function installFlights(
   const own = proto.transmit;
   proto.transmit = async function (this: Flight, buffers: Buffer[]): Promise<void> {
     if (!on()) return own.call(this, buffers);
-    lastFlights.set(this.dtls, { buffers, send: this.send, answeredAtMs: Number.NEGATIVE_INFINITY });
-    sent(this.dtls);
+    const { dtls, cipher, send } = this;
+    lastFlights.set(dtls, { buffers, dtls, cipher, send, answeredAtMs: Number.NEGATIVE_INFINITY });
+    sent(dtls);
+    noteSent(dtls, buffers);
     const waits = rtoSequenceMs(initialRtoMs(iceRttSeconds(this)));
     for (let i = 0; ; i++) {
       this.setState("SENDING");
-      this.send(buffers).catch(() => {});
+      this.send(i === 0 ? buffers : renumber(dtls, cipher, buffers)).catch(() => {});
       this.setState("WAITING");
       if (this.nextFlight === undefined) break; // a final flight is answered, not timed
       const wait = waits[i];

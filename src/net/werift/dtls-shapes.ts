@@ -34,9 +34,29 @@ export interface Cipher {
   decryptPacket(pkt: Plaintext): Buffer;
 }
 
-/** werift's DTLS context: the flight it last sent or answered. */
+/** werift's DTLS context: the flight it last sent or answered; the epoch and record number it writes. */
 export interface DtlsContext {
   flight: number;
+  epoch: number;
+  /** the last record sequence number werift used in `epoch` (its next record takes ++ of it) */
+  recordSequenceNumber: number;
+}
+
+/** The header an AEAD suite of werift authenticates a record with. */
+export interface RecordHeader {
+  type: number;
+  version: number;
+  epoch: number;
+  sequenceNumber: number;
+}
+
+/** werift's cipher context as a record is sealed: its role and, once the keys exist, its suite. */
+export interface RecordCipher {
+  sessionType: number;
+  cipher?: {
+    encrypt(sessionType: number, data: Buffer, header: RecordHeader): Buffer;
+    decrypt(sessionType: number, data: Buffer, header: RecordHeader): Buffer;
+  };
 }
 
 /** SessionType.CLIENT in werift. */
@@ -47,7 +67,7 @@ export interface Socket {
   sessionType: number;
   connected: boolean;
   dtls: DtlsContext;
-  cipher: Cipher;
+  cipher: Cipher & RecordCipher;
   transport: { send(buf: Buffer): unknown; socket: { ice?: { nominated?: { rtt?: unknown } } } };
   onHandleHandshakes(handshakes: Fragment[]): Promise<void>;
   onError: { execute(error: unknown): void };
@@ -56,6 +76,8 @@ export interface Socket {
 /** A werift flight: one side's handshake messages sent and resent together. */
 export interface Flight {
   dtls: DtlsContext;
+  /** the cipher context, on the flights that have one */
+  cipher?: RecordCipher;
   flight: number;
   /** the flight whose arrival ends this one's retransmissions; absent for a final flight */
   nextFlight?: number;

@@ -55,7 +55,8 @@ export function patchWerift(): void {
  * werift's DTLS 1.2 handshake as RFC 6347 asks, in both roles (docs/definitions.md#dtls-handshake):
  * messages handled once each in message_seq order, fragments reassembled in any order, records of
  * the next epoch kept until the keys exist (dtls-order.ts); flights retransmitted on a doubling
- * timer and a peer's retransmission answered with our last flight (dtls-flights.ts). Throws
+ * timer and a peer's retransmission answered with our last flight (dtls-flights.ts), each time in
+ * records with new sequence numbers (dtls-renumber.ts). Throws
  * WeriftInternalsError where a prototype it replaces a method of is missing.
  */
 function mendDtls(): void {
