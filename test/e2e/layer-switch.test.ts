@@ -1,0 +1,63 @@
+// Layer choice and switches (docs/definitions.md#layer-switches, #relay-layer-choice): viewers of
+// a simulcast run through the built-in relay start on layer l through the WHEP layer extension and
+// switch to h 2 s after their POST; the relay asks the publisher for h's keyframe and rewrites the
+// leg's sequence numbers and timestamps, so each viewer's stream stays one continuous stream.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fingerprintBlock, runThroughRelay } from "./harness.ts";
+import { checkReportKeys } from "./report-keys.ts";
+
+test("viewers start on l and switch to h at 2 s: a finite switch time, h after it, no loss", async () => {
+  const layerSwitch = { startRid: "l", atSeconds: 2, rid: "h" };
+  const {
+    report: r,
+    json,
+    markdown,
+  } = await runThroughRelay({}, { simulcast: ["l", "m", "h"], viewers: 2, holdSeconds: 4, layerSwitch });
+  assert.deepEqual(r.scenario.layerSwitch, layerSwitch);
+  const viewers = r.viewers ?? [];
+  assert.equal(viewers.length, 2);
+  for (const v of viewers) {
+    assert.equal(v.joined, true, `viewer ${v.id} joined`);
+    const c = v.layerChoice;
+    assert.ok(c?.available, `viewer ${v.id}: the relay offered the extension`);
+    assert.deepEqual(
+      c.asks.map((a) => [a.rid, a.status]),
+      [
+        ["l", 200],
+        ["h", 200],
+      ],
+    );
+    const askH = c.asks[1]?.askedMs ?? -1;
+    assert.ok(askH >= 2000 && askH < 2500, `viewer ${v.id}: asked for h at ${askH} ms`);
+    // one switch, l to h: every frame after it is h's (a return to l would be a second switch)
+    assert.equal(c.switches.length, 1, `viewer ${v.id}: ${JSON.stringify(c.switches)}`);
+    const s = c.switches[0]!;
+    assert.equal(s.from, "l");
+    assert.equal(s.to, "h");
+    assert.equal(s.askedMs, askH);
+    const ms = s.switchMs ?? Number.NaN;
+    assert.ok(Number.isFinite(ms) && ms > 0 && ms < 1500, `viewer ${v.id}: switch ${ms} ms`);
+    assert.equal(s.framesLost, 0, `viewer ${v.id}: no frame lost across the switch`);
+    const [l, m, h] = v.layers ?? [];
+    assert.ok((l?.timeMs ?? 0) > 0 && (h?.timeMs ?? 0) > 500, `viewer ${v.id}: ${JSON.stringify(v.layers)}`);
+    assert.equal(m?.timeMs, 0);
+    assert.equal(m?.samples, 0);
+    // the rewrite keeps the leg one stream: nothing counted lost, every frame matched
+    assert.equal(v.rtp.lost, 0, `viewer ${v.id}: packets lost`);
+    assert.equal(v.rtp.duplicates, 0, `viewer ${v.id}: duplicates`);
+  }
+  const fp = fingerprintBlock(r);
+  assert.equal(fp.unmatchedFrames, 0);
+  assert.equal(fp.duplicateFrames, 0);
+  const pooled = r.aggregate.layerSwitches;
+  assert.ok(pooled !== undefined);
+  assert.equal(pooled.withExtension, 2);
+  assert.equal(pooled.asked, 2);
+  assert.equal(pooled.reached, 2);
+  assert.equal(pooled.switchMs?.n, 2);
+  assert.equal(pooled.framesLost, 0);
+  assert.match(markdown, /## Layer switches/);
+  assert.match(markdown, /\| 0 \| l \| h \| 2\d\d\d\.\d ms \| \d+\.\d ms \| 0 \|/);
+  assert.deepEqual(checkReportKeys(JSON.parse(json)).problems, []);
+});
