@@ -61,3 +61,24 @@ test("viewers start on l and switch to h at 2 s: a finite switch time, h after i
   assert.match(markdown, /\| 0 \| l \| h \| 2\d\d\d\.\d ms \| \d+\.\d ms \| 0 \|/);
   assert.deepEqual(checkReportKeys(JSON.parse(json)).problems, []);
 });
+
+test("a relay with a relay thread sends a simulcast stream's legs itself: a viewer asks for m and gets m", async () => {
+  const { report: r, relay } = await runThroughRelay(
+    { threads: 1 },
+    { simulcast: ["l", "m", "h"], viewers: 1, holdSeconds: 2, layerSwitch: { startRid: "m" } },
+  );
+  const [v] = r.viewers ?? [];
+  assert.equal(v?.joined, true);
+  assert.equal(v?.layerChoice?.available, true);
+  assert.deepEqual(v?.layerChoice?.switches, [], "on m from its first frame");
+  const [l, m, h] = v?.layers ?? [];
+  assert.ok((m?.timeMs ?? 0) > 500 && l?.timeMs === 0 && h?.timeMs === 0, JSON.stringify(v?.layers));
+  if (relay.send.path.path === "native") {
+    assert.match(relay.send.describe(), /native in 1 relay thread\(s\)/);
+    assert.equal(
+      relay.send.nativeLegs,
+      1,
+      "the native fan-out sent the leg (the ring carries no simulcast packet)",
+    );
+  }
+});

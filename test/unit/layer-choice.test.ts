@@ -3,14 +3,18 @@
 // driver's "unavailable" without the extension, and the pooled block and Markdown section.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { Command } from "commander";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { LayerStays } from "../../src/core/delay/layer-stays.ts";
 import { type LayerAsk, layerSwitches } from "../../src/core/delay/layer-switches.ts";
 import { pooledLayerSwitches, viewerLayerChoice } from "../../src/core/report/layer-choice.ts";
 import { parseScenario } from "../../src/core/scenario/scenario.ts";
 import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../src/core/wire/link-header.ts";
+import { addRunKeyOptions } from "../../src/main/cli/scenario-flags.ts";
+import { applyKeyFlags } from "../../src/main/run/run-inputs.ts";
 import { layersOf } from "../../src/net/whep-ext.ts";
 import { LayerDriver } from "../../src/workers/viewer/layer-driver.ts";
+import { makeScenario } from "./report-fixtures.ts";
 
 const BASE = {
   whip: "http://127.0.0.1:1/s/whip",
@@ -25,6 +29,31 @@ const refused = (layerSwitch: unknown, message: string, over: object = {}) =>
   assert.throws(() => parse(layerSwitch, over), { message: `scenario: ${message}` });
 
 describe("scenario key layerSwitch", () => {
+  test("run's --layer-switch sets it: l, l:2s:h or :2s:h; a bad value names the flag", () => {
+    const flags = (argv: string[]) => {
+      const c = addRunKeyOptions(new Command().exitOverride()).action(() => {});
+      c.parse(argv, { from: "user" });
+      return c.opts<{ layerSwitch?: object }>();
+    };
+    assert.deepEqual(flags(["--layer-switch", "l:2s:h"]).layerSwitch, {
+      startRid: "l",
+      atSeconds: 2,
+      rid: "h",
+    });
+    assert.deepEqual(flags(["--layer-switch", "m"]).layerSwitch, { startRid: "m" });
+    assert.deepEqual(flags(["--layer-switch", ":1500ms:l"]).layerSwitch, { atSeconds: 1.5, rid: "l" });
+    const bad = (v: string, message: string) =>
+      assert.throws(() => flags(["--layer-switch", v]), { message: `--layer-switch: ${message}` });
+    bad("l:2s", "want <startRid>, <startRid>:<duration>:<rid> or :<duration>:<rid>, e.g. l:2s:h");
+    bad("l:2s:x", "the switch's layer is not one of l, m, h");
+    bad("q", "the start layer is not one of l, m, h");
+    bad("l:2:h", "want a duration such as 300ms, 10s or 1m30s");
+    bad("h:2s:h", "rid is the layer it starts on");
+    const spec = { startRid: "l", atSeconds: 2, rid: "h" };
+    const { scenario, set } = applyKeyFlags(makeScenario(1), { layerSwitch: spec });
+    assert.deepEqual([scenario.layerSwitch, set], [spec, ["layerSwitch"]]);
+  });
+
   test("a start layer, a switch, or both", () => {
     const both = { startRid: "l", atSeconds: 2, rid: "h" };
     assert.deepEqual(parse(both).layerSwitch, both);
@@ -122,6 +151,22 @@ describe("a viewer's switches", () => {
     assert.deepEqual(
       layerSwitches(s.list(), [{ rid: "l", atNs: 10 * MS, status: 200 }], ["l", "h"], 3000),
       [],
+    );
+  });
+
+  test("a start ask replaced by the switch before the first frame is no switch; no frames, no switches", () => {
+    const s = new LayerStays(2);
+    feed(s, 1, 2500, 5, 0);
+    const asks: LayerAsk[] = [
+      { rid: "l", atNs: 900 * MS, status: 200 },
+      { rid: "h", atNs: 2000 * MS, status: 200 },
+    ];
+    assert.deepEqual(layerSwitches(s.list(), asks, ["l", "h"], 3000), []);
+    assert.deepEqual(layerSwitches([], asks, ["l", "h"], 3000), []);
+    // the switch asked for last and never reached
+    assert.deepEqual(
+      layerSwitches(s.list(), [{ rid: "l", atNs: 2600 * MS, status: 200 }], ["l", "h"], 3000),
+      [{ from: "h", to: "l", askedNs: 2600 * MS, switchNs: null, framesLost: null }],
     );
   });
 });

@@ -1,8 +1,8 @@
 // A viewer's layer switches (docs/definitions.md#layer-switches) from its stays on layers
 // (layer-stays.ts) and the layers it asked for through the WHEP layer extension: for each change
 // of layer, the ask it answers, the time from that ask to the new layer's first complete keyframe
-// (its first decodable frame), and the frames lost across it by RTP timestamp; an ask that no stay
-// answered is a switch that never came.
+// (its first decodable frame), and the frames lost across it by RTP timestamp; the last ask, when
+// no stay answered it, is a switch that never came.
 import type { LayerStay } from "./layer-stays.ts";
 
 /** One ask: layer `rid` asked for at `atNs` (monotonic); `status` the server's HTTP status. */
@@ -71,9 +71,11 @@ export function layerSwitches(
     const switchNs = askedNs !== null && next.firstKeyNs >= 0 ? next.firstKeyNs - askedNs : null;
     out.push({ from: rid(prev.layer), to, askedNs, switchNs, framesLost: lostBetween(prev, next, ticks) });
   }
-  // asks no change of layer answered, for a layer other than the one the viewer was on
+  // asks no change of layer answered, for a layer other than the one the viewer was on, that no
+  // later ask replaced; a viewer without frames has no switches
+  const lastOk = asks.findLastIndex(ok);
   asks.forEach((ask, a) => {
-    if (used.has(a) || !ok(ask)) return;
+    if (used.has(a) || !ok(ask) || a !== lastOk || stays.length === 0) return;
     const on = stays.findLast((s) => s.fromNs <= ask.atNs);
     const first = stays[0];
     if (on !== undefined ? rid(on.layer) === ask.rid : first !== undefined && rid(first.layer) === ask.rid)

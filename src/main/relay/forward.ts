@@ -4,7 +4,7 @@
 // applied on the way; a viewer's keyframe request goes to the publisher as a PLI. A leg the native
 // fan-out took over (native.ts) gets its packets queued there; the others through werift's sender.
 // With simulcast every layer's packets come here and each leg takes its own layer's, rewritten
-// (docs/definitions.md#relay-layer-choice); a relay thread's legs take the highest layer's.
+// (docs/definitions.md#relay-layer-choice); such legs are never a relay thread's.
 
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
@@ -106,8 +106,9 @@ export function forward(
   const over = gate?.over() === true;
   const streamDrop =
     test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
-  // the relay threads' legs read the packet from the ring, written once (threads.ts): the highest layer
-  if (rid === null || rid === stream.layers?.forwarded) send?.threads?.write(packet);
+  // the relay threads' legs read the packet from the ring, written once (threads.ts); a simulcast
+  // stream's legs are the main thread's (send-path.ts)
+  if (rid === null) send?.threads?.write(packet);
   const fanout = send?.fanout ?? null;
   const key = rid !== null && keyStart(stream, rtp.payload);
   for (const leg of stream.legs) {

@@ -6,7 +6,7 @@
 // POST to the layer URL of `{"mediaId": "0", "encodingId": "<rid>"}` chooses the leg's layer
 // (`{}`: back to the default, the highest); a switch asks the publisher for a keyframe of the new
 // layer (a PLI naming its SSRC) and happens at that keyframe. Offered only with a simulcast
-// publisher and legs in the main thread (a relay thread's legs take the highest layer).
+// publisher, whose legs the main thread sends (never a relay thread).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LayerSwitch } from "../../core/relay/layer-switch.ts";
 import { WHEP_LAYER_REL, WHEP_SSE_REL } from "../../core/wire/link-header.ts";
@@ -14,16 +14,14 @@ import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { requestKeyframe, type Stream } from "./forward.ts";
 import { readBody, reply } from "./http.ts";
 import type { Leg } from "./leg.ts";
-import type { RelaySend } from "./send-path.ts";
 
 /**
  * A new leg's layer choice, with simulcast, and the Link header values that offer the extension
- * for session `id` (none without simulcast or when relay threads send the legs).
+ * for session `id` (none without simulcast). The main thread sends such a leg (send-path.ts).
  */
-export function legLayers(leg: Leg, stream: Stream, send: RelaySend, id: string): string[] {
+export function legLayers(leg: Leg, stream: Stream, id: string): string[] {
   if (stream.layers === undefined) return [];
   leg.layer = new LayerSwitch(stream.layers.forwarded);
-  if (send.threads !== null) return [];
   return [
     `</session/${id}/sse>; rel="${WHEP_SSE_REL}"; events="layers"`,
     `</session/${id}/layer>; rel="${WHEP_LAYER_REL}"`,

@@ -1,8 +1,9 @@
 // A viewer's layer choice (docs/definitions.md#layer-switches): with the scenario's `layerSwitch`,
-// through the WHEP layer extension when the answer offers it. The `layers` event names the layers
-// the server has (when it offers the event stream); the viewer asks for `startRid` at once and for
-// `rid` `atSeconds` after its WHEP POST, each a POST of `{"mediaId": "0", "encodingId": <rid>}`
-// to the layer URL. The record pairs the asks with the viewer's stays on layers (switch figures).
+// through the WHEP layer extension when the answer offers it. The viewer asks for `startRid` at
+// once and for `rid` `atSeconds` after its WHEP POST, each a POST of `{"mediaId": "0",
+// "encodingId": <rid>}` to the layer URL; the `layers` event (when the server offers the event
+// stream) names the layers the switch may ask for. The record pairs the asks with the viewer's
+// stays on layers (switch figures).
 
 import { monoNs } from "../../core/clock/clock.ts";
 import { type LayerAsk, type LayerChoiceRecord, layerSwitches } from "../../core/delay/layer-switches.ts";
@@ -51,9 +52,7 @@ export class LayerDriver {
     bearer: string | undefined,
     signal: AbortSignal,
   ): Promise<void> {
-    const wait = AbortSignal.any([signal, AbortSignal.timeout(LAYERS_EVENT_WAIT_MS)]);
-    const offered = sseUrl !== undefined ? await firstLayersEvent(sseUrl, { bearer, signal: wait }) : null;
-    const ask = async (rid: string): Promise<void> => {
+    const ask = async (rid: string, offered: string[] | null): Promise<void> => {
       const at: LayerAsk = { rid, atNs: monoNs(), status: 0 };
       this.asks.push(at);
       if (offered !== null && !offered.includes(rid)) {
@@ -63,13 +62,19 @@ export class LayerDriver {
       at.status = (await postJson(layerUrl, { mediaId: "0", encodingId: rid }, { bearer, signal })).status;
       if (at.status === 0) at.error = "no answer";
     };
-    if (spec.startRid !== undefined && !signal.aborted) await ask(spec.startRid);
+    // the start layer is asked for at once, beside the event stream: a choice after the first
+    // frames would be a switch, not a start
+    const wait = AbortSignal.any([signal, AbortSignal.timeout(LAYERS_EVENT_WAIT_MS)]);
+    const [offered] = await Promise.all([
+      sseUrl !== undefined ? firstLayersEvent(sseUrl, { bearer, signal: wait }) : null,
+      spec.startRid !== undefined ? ask(spec.startRid, null) : null,
+    ]);
     if (spec.rid === undefined || spec.atSeconds === undefined) return;
     // a timer may fire a little early on the monotonic clock: wait until the instant is reached
     const dueNs = postNs + spec.atSeconds * 1e9;
     for (let now = monoNs(); now < dueNs; now = monoNs())
       if (!(await sleep(Math.ceil((dueNs - now) / 1e6), signal))) return;
-    await ask(spec.rid);
+    await ask(spec.rid, offered);
   }
 
   /** Ends what is still under way (the viewer's end) and waits for it. */
