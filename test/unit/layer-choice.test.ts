@@ -7,7 +7,14 @@ import { Command } from "commander";
 import { monoNs } from "../../src/core/clock/clock.ts";
 import { LayerStays } from "../../src/core/delay/layer-stays.ts";
 import { type LayerAsk, layerSwitches } from "../../src/core/delay/layer-switches.ts";
-import { pooledLayerSwitches, viewerLayerChoice } from "../../src/core/report/layer-choice.ts";
+import { layersSection } from "../../src/core/report/html-layers.ts";
+import {
+  pooledLayerSwitches,
+  type ViewerLayerChoice,
+  viewerLayerChoice,
+} from "../../src/core/report/layer-choice.ts";
+import { layersMarkdown } from "../../src/core/report/markdown-layers.ts";
+import type { Report } from "../../src/core/report/types.ts";
 import { parseScenario } from "../../src/core/scenario/scenario.ts";
 import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../src/core/wire/link-header.ts";
 import { addRunKeyOptions } from "../../src/main/cli/scenario-flags.ts";
@@ -191,4 +198,37 @@ test("without the extension the choice is unavailable, and the report says why",
   assert.equal(pooled?.reason, "the server offered no layer extension");
   assert.equal(pooled?.withExtension, 0);
   assert.equal(pooled !== undefined && "switchMs" in pooled, false, "no switch time, not a zero");
+});
+
+test("the Markdown and HTML sections: pooled switch times and one row per switch, or why unavailable", () => {
+  const block = viewerLayerChoice({
+    postMonoNs: 1000 * MS,
+    layerChoice: {
+      asks: [{ rid: "h", atNs: 3000 * MS, status: 200 }],
+      switches: [{ from: "l", to: "h", askedNs: 3000 * MS, switchNs: 150 * MS, framesLost: 0 }],
+    },
+  });
+  assert.ok(block !== undefined);
+  const report = (b: ViewerLayerChoice) =>
+    ({
+      scenario: { layerSwitch: { startRid: "l", atSeconds: 2, rid: "h" } },
+      aggregate: { layerSwitches: pooledLayerSwitches([b]) },
+      viewers: [{ id: 0, layerChoice: b }],
+    }) as unknown as Report;
+  const md = layersMarkdown(report(block)).join("\n");
+  assert.match(md, /Viewers' layer choice: start l, h at 2 s\./);
+  assert.match(md, /\| ask → new layer's first keyframe \| 1 \| 150\.0 ms \|/);
+  assert.match(md, /\| 0 \| l \| h \| 2000\.0 ms \| 150\.0 ms \| 0 \|/);
+  assert.match(layersSection(report(block)), /<td class="num">150\.0 ms<\/td>/);
+  const none: ViewerLayerChoice = {
+    available: false,
+    reason: "the server offered no layer extension",
+    asks: [],
+    switches: [],
+  };
+  assert.match(
+    layersMarkdown(report(none)).join("\n"),
+    /Unavailable, because the server offered no layer extension\./,
+  );
+  assert.match(layersSection(report(none)), /Unavailable, because the server offered no layer extension\./);
 });
