@@ -4,8 +4,24 @@
 // leg's sequence numbers and timestamps, so each viewer's stream stays one continuous stream.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { loadSimulcastClips } from "../../src/core/clip/simulcast.ts";
+import { takeWallAnchor } from "../../src/core/clock/clock.ts";
+import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../src/core/wire/link-header.ts";
+import { Publisher } from "../../src/main/publisher/publisher.ts";
+import { Relay } from "../../src/main/relay/relay.ts";
+import {
+  filterCandidates,
+  gatheringComplete,
+  type IceOptions,
+  newPeer,
+  videoCodecs,
+} from "../../src/net/rtc.ts";
+import { deleteResource, postOffer } from "../../src/net/sdp-http.ts";
+import { firstLayersEvent, postJson } from "../../src/net/whep-ext.ts";
 import { fingerprintBlock, runThroughRelay } from "./harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
+
+const ICE: IceOptions = { loopbackOnly: true, includeLoopback: false };
 
 test("viewers start on l and switch to h at 2 s: a finite switch time, h after it, no loss", async () => {
   const layerSwitch = { startRid: "l", atSeconds: 2, rid: "h" };
@@ -80,5 +96,53 @@ test("a relay with a relay thread sends a simulcast stream's legs itself: a view
       1,
       "the native fan-out sent the leg (the ring carries no simulcast packet)",
     );
+  }
+});
+
+test("the relay's extension: Link headers, a layers event naming l, m, h, and choices it refuses", async () => {
+  const sc = loadSimulcastClips("vp8");
+  const relay = new Relay({ ice: ICE });
+  const base = await relay.listen();
+  const p = new Publisher({
+    whip: `${base}/x/whip`,
+    clip: sc.combined,
+    simulcast: sc,
+    ice: ICE,
+    noStamp: false,
+    sendLog: null,
+    anchor: takeWallAnchor(),
+  });
+  const stop = new AbortController();
+  const pc = newPeer(ICE, videoCodecs("viewer"));
+  let location: string | null = null;
+  try {
+    await p.connect();
+    const streaming = p.stream(stop.signal);
+    await relay.ready("x");
+    pc.addTransceiver("video", { direction: "recvonly" });
+    await pc.setLocalDescription(await pc.createOffer());
+    await gatheringComplete(pc, 5000);
+    const whep = `${base}/x/whep`;
+    const res = await postOffer(whep, filterCandidates(pc.localDescription?.sdp ?? "", ICE), {});
+    location = res.location;
+    const rels = linkRels(res.links, whep);
+    const layerUrl = rels.get(WHEP_LAYER_REL) ?? "";
+    const sseUrl = rels.get(WHEP_SSE_REL) ?? "";
+    assert.match(layerUrl, /\/session\/v1\/layer$/);
+    assert.match(res.links ?? "", /events="layers"/);
+    const signal = AbortSignal.timeout(5000);
+    assert.deepEqual(await firstLayersEvent(sseUrl, { signal }), ["l", "m", "h"]);
+    const post = async (body: unknown) => (await postJson(layerUrl, body, { signal })).status;
+    assert.equal(await post({ mediaId: "0", encodingId: "m" }), 200);
+    assert.equal(await post({ mediaId: "0", encodingId: "x" }), 400);
+    assert.equal(await post({ mediaId: "1", encodingId: "m" }), 400);
+    assert.equal(await post({}), 200, "back to the default");
+    stop.abort();
+    await streaming;
+  } finally {
+    stop.abort();
+    await deleteResource(location, {});
+    await pc.close();
+    await relay.close();
   }
 });

@@ -80,7 +80,8 @@ async function choose(req: IncomingMessage, res: ServerResponse, stream: Stream,
   const layers = stream.layers;
   if (layers === undefined || typeof asked !== "object" || asked === null)
     return reply(res, 400, "bad choice");
-  if (asked.mediaId !== undefined && asked.mediaId !== "0") return reply(res, 400, "no such media");
+  // the video m-line is the first ("0"; the draft's example writes it as a string)
+  if (asked.mediaId !== undefined && String(asked.mediaId) !== "0") return reply(res, 400, "no such media");
   const rid = asked.encodingId ?? layers.forwarded;
   if (typeof rid !== "string" || !layers.rids.includes(rid)) return reply(res, 400, "no such layer");
   if (choice.ask(rid) && choice.pending !== null) requestKeyframe(stream, rid);
