@@ -3,6 +3,7 @@
 // (`process.hrtime.bigint()` read as a Number), unless its name says otherwise.
 
 import type { ViewerDelayCounts } from "./delay/counters.ts";
+import type { LayerChoiceRecord } from "./delay/layer-switches.ts";
 import type { ViewerErrorKind } from "./errors.ts";
 import type { LinkRecord } from "./link/types.ts";
 import type { RenderCounts } from "./render/counts.ts";
@@ -182,6 +183,8 @@ export interface ViewerRecord {
   layerSamples?: number[];
   /** time on each simulcast layer (ns), lowest first, in a run with simulcast (docs/definitions.md#layer) */
   layerNs?: number[];
+  /** with layerSwitch: what the viewer asked for and its switches (docs/definitions.md#layer-switches) */
+  layerChoice?: LayerChoiceRecord;
   /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */
   audio?: AudioRecord;
   droppedAfterJoin?: boolean;

@@ -13,6 +13,8 @@ export interface SdpResponse {
   sdp: string;
   /** absolute URL of the session resource, or null when the server sent no Location */
   location: string | null;
+  /** the answer's Link header values, joined (the WHEP extensions offered), or null */
+  links: string | null;
 }
 
 export interface ExchangeOptions {
@@ -169,7 +171,7 @@ export async function postOffer(endpoint: string, sdp: string, opts: ExchangeOpt
     if (res.status === 406) throw new HttpExchangeError("http_status", `POST to ${h}: HTTP 406`, 406);
     throw new HttpExchangeError("bad_answer", `the answer from ${h} is ${text === "" ? "empty" : "not SDP"}`);
   }
-  return { status: res.status, sdp: text, location };
+  return { status: res.status, sdp: text, location, links: res.headers.get("link") };
 }
 
 /** PATCH our answer to a server's counter-offer (the 406 flow). */

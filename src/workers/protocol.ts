@@ -14,6 +14,7 @@ import type {
   ViewerProfile,
   ViewerSockets,
 } from "../core/scenario/defaults.ts";
+import type { LayerSwitchSpec } from "../core/scenario/layer-switch.ts";
 import type { CohortTickCounts, TickCounts } from "../core/tick-counts.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
@@ -82,6 +83,8 @@ export interface ShardTask {
   viewerProfile?: ViewerProfile;
   /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
   cohorts?: Cohort[];
+  /** the viewers' layer choice and the scenario's layers (docs/definitions.md#layer-switches) */
+  layerSwitch?: { spec: LayerSwitchSpec; rids: string[] };
   /** viewers receive the audio track (the scenario's `audio`); absent: video only */
   audio?: boolean;
   /** the audio send log and its clip's packet fingerprints: a publishing run with audio */

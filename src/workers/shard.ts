@@ -158,6 +158,7 @@ async function shardContext(
     keyframeRequests: task.keyframeRequests ?? SCENARIO_DEFAULTS.keyframeRequests,
     viewerProfile: task.viewerProfile ?? SCENARIO_DEFAULTS.viewerProfile,
     cohorts: task.cohorts ?? [],
+    layerSwitch: task.layerSwitch ?? null,
     t0MonoNs: task.t0MonoNs,
     ...audioContext(task),
   };

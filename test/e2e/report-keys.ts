@@ -331,6 +331,10 @@ export const REPORT_KEYS: readonly string[] = [
   "+scenario.audio?", // the audio track (docs/definitions.md#audio-track)
   "+scenario.referenceViewers?", // libwebrtc beside the load (docs/definitions.md#reference-viewers)
   "+scenario.simulcast?", // the layers' rids (docs/definitions.md#simulcast-publisher)
+  "+scenario.layerSwitch?", // the viewers' layer choice (docs/definitions.md#layer-switches)
+  "+scenario.layerSwitch.startRid?",
+  "+scenario.layerSwitch.atSeconds?",
+  "+scenario.layerSwitch.rid?",
   ...scenarioCohortKeys(),
   "+scenario.churn?", // viewers leave and join (docs/definitions.md#churn)
   "+scenario.churn.meanLifetimeSeconds",
@@ -430,6 +434,12 @@ export const REPORT_KEYS: readonly string[] = [
   ...summary("+aggregate.audio.firstAudioMs", true),
   ...audioBlocks("+aggregate.audio", true),
   ...referenceKeys("+aggregate.reference"),
+  "+aggregate.layerSwitches?", // with layerSwitch (docs/definitions.md#layer-switches)
+  ...["viewers", "withExtension", "reason?", "asked", "reached", "unasked"].map(
+    (k) => `+aggregate.layerSwitches.${k}`,
+  ),
+  ...summary("+aggregate.layerSwitches.switchMs", true),
+  "+aggregate.layerSwitches.framesLost",
   "errors",
   "errors.*?",
   "timeline?",
@@ -522,6 +532,13 @@ export const REPORT_KEYS: readonly string[] = [
   "+viewers[].layers[].rid",
   "+viewers[].layers[].samples",
   "+viewers[].layers[].timeMs",
+  "+viewers[].layerChoice?", // with layerSwitch (docs/definitions.md#layer-switches)
+  "+viewers[].layerChoice.available",
+  "+viewers[].layerChoice.reason?",
+  "+viewers[].layerChoice.asks",
+  ...["rid", "askedMs", "status", "error?"].map((k) => `+viewers[].layerChoice.asks[].${k}`),
+  "+viewers[].layerChoice.switches",
+  ...["from", "to", "askedMs", "switchMs", "framesLost"].map((k) => `+viewers[].layerChoice.switches[].${k}`),
   "method",
 ];
 

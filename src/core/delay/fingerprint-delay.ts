@@ -14,6 +14,7 @@ import type { Codec, OneWayDelayCounters } from "../types.ts";
 import type { AvOffset } from "./av-offset.ts";
 import { VIEWER_DELAY_COUNTERS } from "./counters.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
+import { LayerStays } from "./layer-stays.ts";
 import { Matcher } from "./matcher.ts";
 import type { SendLog } from "./sendlog.ts";
 
@@ -70,9 +71,8 @@ export class FingerprintDelay {
   /** samples per simulcast layer, lowest first (docs/definitions.md#layer); null: one encoding */
   private readonly perLayer: number[] | null;
   private readonly layerFrames: number;
-  /** time on each layer (ns), the current stay's layer, its first frame's arrival and its last's */
-  private readonly stayNs: number[];
-  private stay = { layer: -1, fromNs: 0, lastNs: 0 };
+  /** the viewer's stays on layers, with simulcast (layer-stays.ts) */
+  readonly stays: LayerStays | null;
   /** the frame counters (core/delay/counters.ts); the reassembler's stay 0 here */
   private readonly c: Omit<OneWayDelayCounters, "frameEnd"> = { ...NO_FINGERPRINT };
 
@@ -88,7 +88,7 @@ export class FingerprintDelay {
     const layers = opts.table.layers;
     this.perLayer = layers > 1 ? new Array<number>(layers).fill(0) : null;
     this.layerFrames = opts.table.loopFrames / layers;
-    this.stayNs = new Array<number>(layers).fill(0);
+    this.stays = layers > 1 ? new LayerStays(layers) : null;
   }
 
   /** A complete frame; `excluded` when its first packet arrived inside the viewer's window. */
@@ -136,7 +136,13 @@ export class FingerprintDelay {
     const hit = this.table.lookup(fp);
     if (hit.status === "duplicate") return DUPLICATE;
     if (hit.status !== "unique") return UNMATCHED;
-    if (this.perLayer !== null) this.onLayer(Math.floor(hit.index / this.layerFrames), arrivalNs);
+    if (this.stays !== null)
+      this.stays.frame(
+        Math.floor(hit.index / this.layerFrames),
+        arrivalNs,
+        timestamp,
+        this.table.isKeyframe(hit.index),
+      );
     if (!covered && this.matcher.anchorK < 0) return INVALID;
     if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return INVALID;
     return hit.index;
@@ -178,34 +184,9 @@ export class FingerprintDelay {
     return this.perLayer !== null ? [...this.perLayer] : null;
   }
 
-  /**
-   * Time on each simulcast layer (ns), lowest first: a stay runs from its first complete frame's
-   * arrival to the next layer's first, the last stay to its last frame's; null for one encoding.
-   */
+  /** Time on each simulcast layer (ns), lowest first (layer-stays.ts); null for one encoding. */
   layerTimesNs(): number[] | null {
-    if (this.perLayer === null) return null;
-    const out = [...this.stayNs];
-    const s = this.stay;
-    if (s.layer >= 0) out[s.layer]! += s.lastNs - s.fromNs;
-    return out;
-  }
-
-  /**
-   * A complete frame of `layer` arrived at `arrivalNs` (docs/definitions.md#layer). Frames complete
-   * out of arrival order (a first frame proven late, a retransmission): a stay spans the earliest
-   * and latest arrival of its frames.
-   */
-  private onLayer(layer: number, arrivalNs: number): void {
-    const s = this.stay;
-    if (layer !== s.layer) {
-      if (s.layer >= 0) this.stayNs[s.layer]! += Math.max(0, arrivalNs - s.fromNs);
-      s.layer = layer;
-      s.fromNs = arrivalNs;
-      s.lastNs = arrivalNs;
-      return;
-    }
-    if (arrivalNs < s.fromNs) s.fromNs = arrivalNs;
-    if (arrivalNs > s.lastNs) s.lastNs = arrivalNs;
+    return this.stays !== null ? this.stays.timesNs() : null;
   }
 
   /** The histogram of every sample: the union of the keyframe and delta-frame ones. */

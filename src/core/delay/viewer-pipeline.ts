@@ -127,7 +127,7 @@ export class ViewerPipeline {
   /** the render model and keyframe requests (docs/definitions.md#viewer-experience) */
   readonly render: ViewerRender;
   private readonly modelled: boolean;
-  private readonly fingerprint: FingerprintDelay | null = null;
+  readonly fingerprint: FingerprintDelay | null = null;
   private readonly onTransitSample: ((transitNs: number) => void) | null;
 
   constructor(opts: ViewerPipelineOptions) {

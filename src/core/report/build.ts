@@ -13,6 +13,7 @@ import { churnReport } from "./churn.ts";
 import { clientBlock, clientBoundReason } from "./client-block.ts";
 import { cohortNames, cohortReports } from "./cohorts.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
+import { pooledLayerSwitches, viewerLayerChoice } from "./layer-choice.ts";
 import { methodLines } from "./method-lines.ts";
 import type { JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
@@ -70,6 +71,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...(s.audio === true ? { audio: true } : {}),
     ...nonZero("referenceViewers", s.referenceViewers),
     ...(s.simulcast !== undefined ? { simulcast: [...s.simulcast] } : {}),
+    ...(s.layerSwitch !== undefined ? { layerSwitch: { ...s.layerSwitch } } : {}),
     ...(s.cohorts !== undefined && s.cohorts.length > 0 ? { cohorts: cohortsJson(s.cohorts) } : {}),
     ...(s.churn !== undefined ? { churn: churnJson(s.churn) } : {}),
   };
@@ -138,6 +140,19 @@ function viewerLayers(
   return rids.map((rid, j) => ({ rid, samples: samples[j] ?? 0, timeMs: (layerNs[j] ?? 0) / 1e6 }));
 }
 
+/** A viewer's simulcast blocks: `layers` and `layerChoice`, each only when it has one. */
+function layerBlocks(
+  rids: readonly string[] | undefined,
+  r: Pick<ViewerRecord, "layerSamples" | "layerNs" | "layerChoice" | "postMonoNs">,
+): Pick<ViewerReport, "layers" | "layerChoice"> {
+  const layers = viewerLayers(rids, r);
+  const choice = viewerLayerChoice(r);
+  return {
+    ...(layers !== undefined ? { layers } : {}),
+    ...(choice !== undefined ? { layerChoice: choice } : {}),
+  };
+}
+
 export function buildReport(input: ReportInput): Report {
   const clock = clockBlock(input.clock);
   const ordered = [...input.viewers].sort((a, b) => a.record.id - b.record.id);
@@ -157,8 +172,7 @@ export function buildReport(input: ReportInput): Report {
     const bound = clientBoundReason(input.ceiling);
     const report = viewerReport(v, input.hasSendLog, clock, bound, cohort, block);
     if (input.scenario.audio === true) report.audio = viewerAudio(v.record.audio);
-    const layers = viewerLayers(input.scenario.simulcast, v.record);
-    if (layers !== undefined) report.layers = layers;
+    Object.assign(report, layerBlocks(input.scenario.simulcast, v.record));
     viewers.push(report);
     if (report.joined) {
       const [delay, stamp] = report.oneWayDelay;
@@ -181,6 +195,8 @@ export function buildReport(input: ReportInput): Report {
     input.viewers.map((v) => v.record.audio),
   );
   if (input.reference !== undefined) addReferenceBlocks(aggregate, input.reference, input.scenario);
+  const switches = pooledLayerSwitches(viewers.flatMap((v) => (v.layerChoice ? [v.layerChoice] : [])));
+  if (switches !== undefined) aggregate.layerSwitches = switches;
   return {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,

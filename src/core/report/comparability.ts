@@ -63,8 +63,8 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
  * first seconds, whether the publisher answers keyframe requests (it sets the join time a
  * server's keyframe handling gives) and when the viewers make them (what a server is asked
  * for) — the ICE keys, which choose the network path the media crosses, and the cohorts, which
- * emulate the viewers' links, simulcast, which changes what the publisher sends and what a server
- * forwards, and churn, which makes viewers leave and join. Keys that only say
+ * emulate the viewers' links, simulcast and layerSwitch, which change what the publisher sends and
+ * what a server forwards, and churn, which makes viewers leave and join. Keys that only say
  * how the client ran or is named do not: `name`, the endpoint hosts, `bearerEnv`, `metrics`,
  * `workers` (the client's own load is judged by client.ceiling instead) and `receivePath` and
  * `viewerSockets` (held to the same figures by test/e2e/receive-path.test.ts), nor a key this
@@ -88,6 +88,7 @@ export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "viewerProfile",
   "audio",
   "simulcast",
+  "layerSwitch",
   "cohorts",
   "churn",
 ];

@@ -23,6 +23,7 @@ import {
 } from "./markdown-cells.ts";
 import { churnMarkdown } from "./markdown-churn.ts";
 import { cohortsMarkdown } from "./markdown-cohorts.ts";
+import { layersMarkdown } from "./markdown-layers.ts";
 import { referenceMarkdown } from "./markdown-reference.ts";
 import { renderMarkdown } from "./markdown-render.ts";
 import type {
@@ -246,6 +247,7 @@ export function reportToMarkdown(r: Report): string {
     ...referenceMarkdown(r),
     ...churnMarkdown(r),
     ...audioMarkdown(r),
+    ...layersMarkdown(r),
     ...publisher(r.publisher),
     ...errors(r.errors),
     ...viewers(r.viewers),

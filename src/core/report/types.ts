@@ -5,6 +5,7 @@
 // objects in this key order. Deliberate additions
 // (docs/definitions.md#differences-from-the-reference-tool): client.resources carries Node figures
 // instead of peakGoroutines, and a viewer may carry whepFlow after codec.
+
 import type { DelayCounts } from "../delay/counters.ts";
 import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
 import type { LinkRecord } from "../link/types.ts";
@@ -15,6 +16,7 @@ import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
 import type { ClockBlock } from "./clock-types.ts";
+import type { PooledLayerSwitches, ViewerLayerChoice } from "./layer-choice.ts";
 import type { ReferenceBlock } from "./reference-types.ts";
 import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 import type { TimelineEntry } from "./timeline-types.ts";
@@ -197,6 +199,8 @@ export interface ViewerReport {
   audio?: ViewerAudioBlock;
   /** ours, with simulcast: each layer's rid, delay samples and time on it (docs/definitions.md#layer) */
   layers?: { rid: string; samples: number; timeMs: number }[];
+  /** ours, with layerSwitch: its asks and layer switches (docs/definitions.md#layer-switches) */
+  layerChoice?: ViewerLayerChoice;
 }
 
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */
@@ -237,6 +241,8 @@ export interface Aggregate {
   audio?: PooledAudioBlock;
   /** our addition: libwebrtc's reference viewers, all of them (docs/definitions.md#reference-viewers) */
   reference?: ReferenceBlock;
+  /** our addition, with layerSwitch: the layer switches pooled (docs/definitions.md#layer-switches) */
+  layerSwitches?: PooledLayerSwitches;
 }
 
 /** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */

@@ -20,6 +20,7 @@ import {
   VIEWER_SOCKETS,
 } from "./defaults.ts";
 import { scanFirstValue } from "./json.ts";
+import { layerSwitchProblem, parseLayerSwitch } from "./layer-switch.ts";
 import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
 import { parseSimulcast } from "./simulcast.ts";
 import { type Scenario, SERVER_KEYS } from "./types.ts";
@@ -70,6 +71,7 @@ const OBJECT_KEYS: Record<string, (raw: unknown) => unknown> = {
   cohorts: parseCohorts,
   churn: parseChurn,
   simulcast: parseSimulcast,
+  layerSwitch: parseLayerSwitch,
 };
 
 /** Field lookup like Go: exact name first, then ASCII case-insensitive. */
@@ -267,6 +269,8 @@ export function validateScenario(s: Scenario): Scenario {
     fail(`viewerProfile ${goQuote(profile)} (want ${oneOf(VIEWER_PROFILES)})`);
   }
   if (s.simulcast !== undefined && !s.whip) fail("simulcast needs whip (the run publishes the layers)");
+  const layerSwitch = layerSwitchProblem(s.layerSwitch, s.simulcast);
+  if (layerSwitch !== null) fail(layerSwitch);
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)
     fail(`cohorts: the cohorts' counts add up to ${counted}, more than the ${s.viewers} viewers`);

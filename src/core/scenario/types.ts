@@ -12,6 +12,7 @@ import type {
   ViewerProfile,
   ViewerSockets,
 } from "./defaults.ts";
+import type { LayerSwitchSpec } from "./layer-switch.ts";
 
 /**
  * docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath`
@@ -83,6 +84,11 @@ export interface Scenario {
    * (docs/definitions.md#simulcast-publisher); absent: one encoding
    */
   simulcast?: string[];
+  /**
+   * the layer every viewer asks for at its start and the one it switches to, through the WHEP
+   * layer extension (docs/definitions.md#layer-switches); absent: viewers take the server's choice
+   */
+  layerSwitch?: LayerSwitchSpec;
   /** pass/fail conditions on report figures (not serialised into the report's scenario) */
   thresholds?: Threshold[];
   /** the capacity search's settings (`whipbench capacity`; other commands ignore it) */

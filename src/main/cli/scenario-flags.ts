@@ -1,13 +1,14 @@
 // The flags for the main scenario keys (docs/definitions.md#run-flags): `run` takes -n/--viewers,
-// --ramp, --hold, --simulcast, --reference-viewers, --codec, --audio and --whip/--whep over its
-// scenario's keys (or the built-in relay's default scenario); `capacity` those a search does not
-// set itself. Each bad value exits 2 naming its flag, and the report's scenario is the one that
-// ran, flags applied.
+// --ramp, --hold, --simulcast, --layer-switch, --reference-viewers, --codec, --audio and
+// --whip/--whep over its scenario's keys (or the built-in relay's default scenario); `capacity`
+// those a search does not set itself. Each bad value exits 2 naming its flag, and the report's
+// scenario is the one that ran, flags applied.
 import { type Command, Option } from "commander";
 import { SIMULCAST_RIDS } from "../../core/clip/simulcast.ts";
 import { errorMessage, UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
 import { MAX_REFERENCE_VIEWERS } from "../../core/link/parse.ts";
+import { type LayerSwitchSpec, parseLayerSwitch } from "../../core/scenario/layer-switch.ts";
 import { parseSimulcast } from "../../core/scenario/simulcast.ts";
 import { durationFlag, intFlag } from "./flags.ts";
 
@@ -65,6 +66,32 @@ function simulcastFlag(text: string): string[] {
   }
 }
 
+const LAYER_SWITCH_WANT = "want <startRid>, <startRid>:<duration>:<rid> or :<duration>:<rid>, e.g. l:2s:h";
+
+/**
+ * --layer-switch's value (docs/definitions.md#layer-switches): `l` starts on l, `l:2s:h` also asks
+ * for h 2 s after the viewer's WHEP POST, `:2s:h` only switches. A bad one names the flag.
+ */
+function layerSwitchFlag(text: string): LayerSwitchSpec {
+  const parts = text.split(":");
+  if (parts.length !== 1 && parts.length !== 3) throw new UsageError(`--layer-switch: ${LAYER_SWITCH_WANT}`);
+  const [start = "", at, rid] = parts;
+  for (const [n, r] of [start, rid].entries())
+    if (r !== undefined && (n === 1 || r !== "") && !SIMULCAST_RIDS.includes(r))
+      throw new UsageError(
+        `--layer-switch: ${n === 0 ? "the start" : "the switch's"} layer is not one of ${SIMULCAST_RIDS.join(", ")}`,
+      );
+  const raw: Record<string, unknown> = start !== "" ? { startRid: start } : {};
+  if (at !== undefined) raw["atSeconds"] = durationFlag("--layer-switch")(at) / 1e9;
+  if (rid !== undefined) raw["rid"] = rid;
+  try {
+    return parseLayerSwitch(raw);
+  } catch (err) {
+    const why = errorMessage(err).replace(/^(scenario: )?layerSwitch: /, "");
+    throw new UsageError(`--layer-switch: ${why}`, undefined, { cause: err });
+  }
+}
+
 /** `run`'s flags for the main keys. */
 export function addRunKeyOptions(c: Command): Command {
   c.addOption(
@@ -95,6 +122,12 @@ export function addRunKeyOptions(c: Command): Command {
       )
         .preset(SIMULCAST_RIDS.join(","))
         .argParser(simulcastFlag),
+    )
+    .addOption(
+      new Option(
+        "--layer-switch <spec>",
+        "viewers choose a simulcast layer through the WHEP layer extension: l, l:2s:h or :2s:h (layerSwitch)",
+      ).argParser(layerSwitchFlag),
     );
   return endpointOptions(c);
 }

@@ -3,16 +3,13 @@
 // every other extension dropped; the relay's fault knobs and the tests' burst and wrap shift
 // applied on the way; a viewer's keyframe request goes to the publisher as a PLI. A leg the native
 // fan-out took over (native.ts) gets its packets queued there; the others through werift's sender.
+// With simulcast every layer's packets come here and each leg takes its own layer's, rewritten
+// (docs/definitions.md#relay-layer-choice); such legs are never a relay thread's.
 
 import { keyframeStartH264 } from "../../core/codec/h264.ts";
 import { keyframeStartVp8 } from "../../core/codec/vp8.ts";
 import { onKeyframeRequest } from "../../net/rtcp-feedback.ts";
-import {
-  type RTCPeerConnection,
-  type RTCRtpTransceiver,
-  RtpHeader,
-  RtpPacket,
-} from "../../net/werift/api.ts";
+import { type RTCPeerConnection, RtpHeader, RtpPacket } from "../../net/werift/api.ts";
 import { type CapacityGate, capacityDrop } from "./capacity.ts";
 import { Burst, WrapShift } from "./conformance.ts";
 import type { StreamLayers } from "./layers.ts";
@@ -44,16 +41,27 @@ export interface Stream {
 
 /**
  * Every keyframe request (PLI or FIR) of a viewer leg goes to the stream's publisher as a PLI, on
- * the forwarded layer's SSRC with simulcast.
+ * the SSRC of the layer the leg takes with simulcast.
  */
-export function forwardKeyframeRequests(leg: RTCRtpTransceiver, stream: Stream): void {
-  onKeyframeRequest(leg, () => {
-    const receiver = stream.publisher?.getTransceivers().find((t) => t.kind === "video")?.receiver;
-    const ssrc = stream.layers !== undefined ? stream.layers.ssrc : receiver?.tracks[0]?.ssrc;
-    if (receiver === undefined || ssrc === undefined) return;
-    stream.keyframeRequests = (stream.keyframeRequests ?? 0) + 1;
-    receiver.sendRtcpPLI(ssrc).catch(() => {});
+export function forwardKeyframeRequests(leg: Leg, stream: Stream): void {
+  onKeyframeRequest(leg.tr, () => {
+    const layers = stream.layers;
+    const rid = layers === undefined ? null : (leg.layer?.current ?? layers.forwarded);
+    if (requestKeyframe(stream, rid)) stream.keyframeRequests = (stream.keyframeRequests ?? 0) + 1;
   });
+}
+
+/** A PLI to the publisher naming layer `rid`'s SSRC (null: the one video SSRC); false when none is known. */
+export function requestKeyframe(stream: Stream, rid: string | null): boolean {
+  const receiver = stream.publisher?.getTransceivers().find((t) => t.kind === "video")?.receiver;
+  const ssrc = rid !== null ? stream.layers?.ssrcs.get(rid) : receiver?.tracks[0]?.ssrc;
+  if (receiver === undefined || ssrc === undefined) return false;
+  receiver.sendRtcpPLI(ssrc).catch(() => {});
+  return true;
+}
+
+function keyStart(stream: Stream, payload: Buffer): boolean {
+  return stream.codec === "h264" ? keyframeStartH264(payload) : keyframeStartVp8(payload);
 }
 
 export function forward(
@@ -64,13 +72,14 @@ export function forward(
   gate: CapacityGate | null = null,
   send: RelaySend | null = null,
   released = false,
+  rid: string | null = null,
 ): void {
   const test = opts.test;
   // a stream-wide stall holds the packet for every leg; it comes back through here, released
   if (!released && (test?.stallStream !== undefined || stream.stall !== undefined)) {
     const now = performance.now();
     if (test?.stallStream !== undefined) stream.stall ??= new StreamStall(test.stallStream, now);
-    const again = (): void => forward(stream, rtp, abs, opts, gate, send, true);
+    const again = (): void => forward(stream, rtp, abs, opts, gate, send, true, rid);
     if (stream.stall?.hold(now, test?.stallStream !== undefined, again)) return;
   }
   const absPayload = !opts.stripExtensions && Buffer.isBuffer(abs) ? abs : null;
@@ -81,8 +90,7 @@ export function forward(
     stream.burst ??= new Burst(test.burst);
     let connected = 0;
     for (const leg of stream.legs) if (leg.sending) connected++;
-    const key = stream.codec === "h264" ? keyframeStartH264(rtp.payload) : keyframeStartVp8(rtp.payload);
-    if (!stream.burst.admit(connected, key)) return;
+    if (!stream.burst.admit(connected, keyStart(stream, rtp.payload))) return;
     limit = stream.burst.limit;
   }
   if (test?.wrapAfterPackets) {
@@ -98,11 +106,15 @@ export function forward(
   const over = gate?.over() === true;
   const streamDrop =
     test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
-  // the relay threads' legs read the packet from the ring, written once (threads.ts)
-  send?.threads?.write(packet);
+  // the relay threads' legs read the packet from the ring, written once (threads.ts); a simulcast
+  // stream's legs are the main thread's (send-path.ts)
+  if (rid === null) send?.threads?.write(packet);
   const fanout = send?.fanout ?? null;
+  const key = rid !== null && keyStart(stream, rtp.payload);
   for (const leg of stream.legs) {
     if (!leg.sending || leg.forwarded >= limit || leg.threaded === true) continue;
+    const own = rid === null ? packet : legLayerPacket(leg, stream, rid, packet, key);
+    if (own === null) continue;
     leg.forwarded++;
     if (streamDrop) continue;
     if (opts.dropEvery) {
@@ -113,7 +125,7 @@ export function forward(
       if (drop) continue;
     }
     if (over && capacityDrop(leg)) continue;
-    const out = leg.fault ? leg.fault.apply(packet, performance.now()) : [packet];
+    const out = leg.fault ? leg.fault.apply(own, performance.now()) : [own];
     for (const p of out) {
       if (leg.native !== undefined && fanout !== null) {
         fanout.queue(leg.native, p);
@@ -132,4 +144,16 @@ export function forward(
       leg.tr.sender.sendRtp(new RtpPacket(header, p.payload)).catch(() => {});
     }
   }
+}
+
+/**
+ * Layer `rid`'s packet as leg `leg` sends it (docs/definitions.md#relay-layer-choice): rewritten by
+ * the leg's layer choice, or null when the leg takes another layer.
+ */
+function legLayerPacket(leg: Leg, stream: Stream, rid: string, p: LegPacket, key: boolean): LegPacket | null {
+  const choice = leg.layer;
+  if (choice === undefined) return rid === stream.layers?.forwarded ? p : null;
+  const r = choice.take(rid, p.seq, p.ts, key);
+  if (r === null) return null;
+  return r.seq === p.seq && r.ts === p.ts ? p : { ...p, seq: r.seq, ts: r.ts };
 }

@@ -13,8 +13,17 @@ export function reply(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(text);
 }
 
-export function sdpReply(res: ServerResponse, status: number, sdp: string, location: string): void {
-  res.writeHead(status, { "content-type": "application/sdp", location }).end(sdp);
+/** An SDP reply; `links`: Link header values (the WHEP extensions offered, layer-ext.ts). */
+export function sdpReply(
+  res: ServerResponse,
+  status: number,
+  sdp: string,
+  location: string,
+  links: string[] = [],
+) {
+  const headers: Record<string, string | string[]> = { "content-type": "application/sdp", location };
+  if (links.length > 0) headers["link"] = links;
+  res.writeHead(status, headers).end(sdp);
 }
 
 export function readBody(req: IncomingMessage): Promise<string | null> {

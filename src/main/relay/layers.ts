@@ -1,15 +1,16 @@
 // A simulcast publisher's layers at the built-in relay (docs/definitions.md#relay-simulcast): the
-// rids its WHIP offer names and the one the relay forwards, the highest (the last named: browsers
-// list their layers lowest first, as the simulcast publisher does).
+// rids its WHIP offer names, each layer's SSRC once a packet of it arrived, and the layer a leg
+// takes until its viewer chooses one, the highest (the last named: browsers list their layers
+// lowest first, as the simulcast publisher does; docs/definitions.md#relay-layer-choice).
 
-/** A simulcast publisher's layers as its offer names them, and the one the relay forwards. */
+/** A simulcast publisher's layers as its offer names them, and the one a leg starts on. */
 export interface StreamLayers {
   /** the offer's rids in `a=simulcast:send` order */
   rids: string[];
-  /** the rid forwarded to every leg */
+  /** the rid a leg takes until its viewer chooses (and every leg a relay thread sends) */
   forwarded: string;
-  /** the forwarded layer's SSRC, once a packet of it arrived (keyframe requests name it) */
-  ssrc?: number;
+  /** each layer's SSRC by rid, once a packet of it arrived (keyframe requests name it) */
+  ssrcs: Map<string, number>;
 }
 
 /**
@@ -27,7 +28,7 @@ export function offeredLayers(sdp: string): StreamLayers | null {
       .map((alt) => (alt.split(",")[0] ?? "").replace(/^~/, ""))
       .filter((rid) => rid !== "");
     const forwarded = rids[rids.length - 1];
-    return forwarded === undefined ? null : { rids, forwarded };
+    return forwarded === undefined ? null : { rids, forwarded, ssrcs: new Map() };
   }
   return null;
 }

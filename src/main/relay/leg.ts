@@ -4,6 +4,7 @@
 // negotiates transport-cc and rtx as a browser's server does: each packet it sends carries the
 // leg's next transport-wide sequence number, a resend goes out on RTX, and the transport feedback
 // the viewer sends is counted (docs/definitions.md#built-in-relay).
+import type { LayerSwitch } from "../../core/relay/layer-switch.ts";
 import { LossEvery } from "../../core/relay/loss-every.ts";
 import {
   ABS_CAPTURE_TIME_URI,
@@ -46,6 +47,8 @@ export interface Leg {
   threaded?: boolean;
   /** the leg's impaired link, every datagram the relay sends it (RelayOptions.link; link-send.ts) */
   link?: LegLinkSend;
+  /** the simulcast layer the leg takes and its rewrite (docs/definitions.md#relay-layer-choice) */
+  layer?: LayerSwitch;
 }
 
 /**

@@ -24,6 +24,7 @@ import { CapacityGate } from "./capacity.ts";
 import { forwardKeyframeRequests, type Stream } from "./forward.ts";
 import type { FrameCutCounts } from "./frame-cuts.ts";
 import { patchAnswer, readBody, reply, sdpReply } from "./http.ts";
+import { layerRoute, legLayers } from "./layer-ext.ts";
 import { offeredLayers } from "./layers.ts";
 import { type Leg, legPeer } from "./leg.ts";
 import type { LegFaultState } from "./leg-faults.ts";
@@ -129,7 +130,8 @@ export class Relay {
       return reply(res, 401, "unauthorised");
     }
     const parts = ((req.url ?? "/").split("?")[0] ?? "/").split("/").filter((p) => p !== "");
-    if (parts.length === 2 && parts[0] === "session") return this.handleSession(req, res, parts[1] ?? "");
+    if (parts.length >= 2 && parts[0] === "session")
+      return this.handleSession(req, res, parts[1] ?? "", parts.slice(2));
     if (parts.length === 2 && req.method === "POST" && (parts[1] === "whip" || parts[1] === "whep")) {
       if (parts[1] === "whep") this.whepPostsMonoNs.push(monoNs());
       if (!(req.headers["content-type"] ?? "").startsWith("application/sdp")) {
@@ -188,9 +190,10 @@ export class Relay {
     status: number,
     pc: RTCPeerConnection,
     location: string,
+    links: string[] = [],
   ) {
     const sdp = filterCandidates(pc.localDescription?.sdp ?? "", this.opts.ice);
-    sdpReply(res, status, faultyAnswer(sdp, pc, on, this.opts.test?.answerFault), location);
+    sdpReply(res, status, faultyAnswer(sdp, pc, on, this.opts.test?.answerFault), location, links);
   }
 
   /** A timer (fault knobs, legs that never connect), cleared when the relay closes. */
@@ -253,11 +256,12 @@ export class Relay {
       return reply(res, 400, "the offer was refused");
     }
     this.knobs.install(leg, n);
+    const links = legLayers(leg, stream, id);
     this.sessions.set(id, { stream, leg, pc });
     stream.legs.add(leg);
     watchLeg(pc, leg, stream, {
       connected: () => {
-        forwardKeyframeRequests(leg.tr, stream);
+        forwardKeyframeRequests(leg, stream);
         this.send.connected(leg);
         const taps = this.opts.test?.taps;
         if (taps) tapMediaSend(leg.tr, (d, port) => taps.legSend(port, d, monoNs()), "written");
@@ -269,15 +273,16 @@ export class Relay {
       later: (ms, fn) => this.later(ms, fn),
       connectMs: this.opts.test?.legConnectMs,
     });
-    this.answer(res, "whep", this.opts.counterOffer ? 406 : 201, pc, `/session/${id}`);
+    this.answer(res, "whep", this.opts.counterOffer ? 406 : 201, pc, `/session/${id}`, links);
   }
 
-  private async handleSession(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  private async handleSession(req: IncomingMessage, res: ServerResponse, id: string, sub: string[]) {
     const session = this.sessions.get(id);
     if (!session) {
       req.resume();
       return reply(res, 404, "no such session");
     }
+    if (sub.length > 0) return layerRoute(req, res, session, sub);
     if (req.method === "DELETE") {
       req.resume();
       this.deletes++;

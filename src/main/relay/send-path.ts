@@ -46,7 +46,9 @@ export class RelaySend {
   connected(leg: Leg): void {
     // attach's null is "taken" (not "no threads"): a leg a thread took is not the main fan-out's too,
     // whose NACK hook would otherwise answer the leg's NACKs from an empty history
-    let why: string | null = this.threads === null ? "no relay threads" : this.threads.attach(leg);
+    // a simulcast leg takes its own layer (docs/definitions.md#relay-layer-choice): the main thread sends it
+    const threads = leg.layer === undefined ? this.threads : null;
+    let why: string | null = threads === null ? "no relay threads" : threads.attach(leg);
     if (why !== null) why = this.fanout === null ? "werift path" : this.fanout.attach(leg);
     if (why === null) this.nativeLegs++;
     else {

@@ -2,11 +2,13 @@
 // file (at most 1 MiB; one that cannot be read is a usage error), the validated scenario, the
 // command line's overrides of its keys, and the Pushgateway push `run`'s and `view`'s flags ask for
 // (docs/definitions.md#pushgateway).
+
 import { readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { errnoCode, UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
 import type { ReceivePath } from "../../core/scenario/defaults.ts";
+import type { LayerSwitchSpec } from "../../core/scenario/layer-switch.ts";
 import {
   normaliseScenario,
   parseScenario,
@@ -44,6 +46,8 @@ export interface ScenarioKeyFlags {
   referenceViewers?: number;
   /** --simulcast: the layers' rids, lowest first */
   simulcast?: string[];
+  /** --layer-switch: the viewers' layer choice */
+  layerSwitch?: LayerSwitchSpec;
   whip?: string;
   whep?: string;
 }
@@ -105,6 +109,7 @@ export function applyKeyFlags(s: Scenario, f: ScenarioKeyFlags): { scenario: Sce
   put("rampSeconds", f.ramp === undefined ? undefined : f.ramp / 1e9);
   put("holdSeconds", f.hold === undefined ? undefined : f.hold / 1e9);
   put("simulcast", f.simulcast);
+  put("layerSwitch", f.layerSwitch);
   if (f.audio === true) put("audio", true);
   if (f.audio === false) {
     delete out.audio;

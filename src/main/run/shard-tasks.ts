@@ -62,6 +62,9 @@ export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
       ...(s.keyframeRequests !== undefined ? { keyframeRequests: s.keyframeRequests } : {}),
       ...(s.viewerProfile !== undefined ? { viewerProfile: s.viewerProfile } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
+      ...(s.layerSwitch !== undefined
+        ? { layerSwitch: { spec: s.layerSwitch, rids: s.simulcast ?? [] } }
+        : {}),
       ...(s.audio === true ? { audio: true, audioLog: opts.audioLog ?? null } : {}),
     });
   }

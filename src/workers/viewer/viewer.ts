@@ -13,6 +13,7 @@ import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtens
 import { deleteResource, HttpExchangeError, patchAnswer, postOffer } from "../../net/sdp-http.ts";
 import { ViewerLink } from "../receive/link.ts";
 import { handshakeSeen, watchHandshake } from "./handshake-watch.ts";
+import { LayerDriver } from "./layer-driver.ts";
 import { audioRecord } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import { joinFailure } from "./viewer-errors.ts";
@@ -21,6 +22,8 @@ import { type AttachedPeer, answeringPeer, offeringPeer, type ViewerState } from
 /** The viewer's WHEP session and peer connection, closed at the end whatever happened. */
 interface Session {
   location: string | null;
+  /** the answer's Link header values (the WHEP extensions it offers) */
+  links: string | null;
   peer: AttachedPeer | null;
   link: ViewerLink | null;
 }
@@ -35,7 +38,8 @@ export async function runViewer(
   const rec = emptyRecord(id, ctx.sendLog !== null);
   const c = cohort === undefined ? undefined : ctx.cohorts[cohort];
   const link = c === undefined ? null : new ViewerLink(c, id, ctx.t0MonoNs);
-  const session: Session = { location: null, peer: null, link };
+  const session: Session = { location: null, links: null, peer: null, link };
+  let layers: LayerDriver | null = null;
   let resolveWake: () => void = () => {};
   const woken = new Promise<void>((r) => {
     resolveWake = r;
@@ -46,6 +50,12 @@ export async function runViewer(
     const joinDeadline = await signal(ctx, live, state, rec, session);
     if (joinDeadline === null) return rec;
     rec.signallingNs = monoNs() - state.postNs;
+    const ls = ctx.layerSwitch;
+    if (ls !== null)
+      layers = new LayerDriver(ls.spec, session.links, ctx.whep, state.postNs, {
+        bearer: ctx.bearer,
+        stop: ctx.stop,
+      });
     await Promise.race([woken, aborted(joinDeadline)]);
     await joinOutcome(ctx, live, state, rec);
   } catch (err) {
@@ -57,11 +67,14 @@ export async function runViewer(
     // its own any more (a frame shown then would lie after the end: docs/definitions.md#freezes-and-pauses)
     session.peer?.receive.stop(rec.stopMonoNs);
     if (state.joined && !state.droppedAfterJoin) live.left();
+    await layers?.end();
     await deleteResource(session.location, { bearer: ctx.bearer });
     await session.peer?.close();
     link?.close();
   }
   finishRecord(rec, state);
+  if (layers !== null && ctx.layerSwitch !== null)
+    rec.layerChoice = layers.record(state.pipeline, ctx.layerSwitch.rids, ctx.table?.ticks ?? 0);
   if (ctx.audio && state.postNs > 0) rec.audio = audioRecord(ctx, state);
   if (link !== null) {
     rec.cohort = link.cohort;
@@ -124,6 +137,7 @@ async function signal(
   const offer = filterCandidates(offering.pc.localDescription?.sdp ?? "", ctx.ice);
   const res = await postOffer(ctx.whep, offer, { bearer: ctx.bearer, signal: joinDeadline });
   session.location = res.location;
+  session.links = res.links;
   if (!/^m=video [1-9]/m.test(res.sdp)) {
     // werift would accept an answer without video and the viewer would wait out its timeout
     return failed(rec, live, "bad_answer", "the WHEP answer has no video");

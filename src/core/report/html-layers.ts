@@ -1,0 +1,20 @@
+// The HTML report's layer-switch card (docs/definitions.md#layer-switches), in a run with
+// `layerSwitch`: the pooled figures and the switch time as the Markdown shows them.
+import { fmtFixed } from "../go-compat/fmt.ts";
+import { escapeHtml } from "./html-sections.ts";
+import { layerSwitchText, pooledLayerText } from "./markdown-layers.ts";
+import type { Report } from "./types.ts";
+
+export function layersSection(r: Report): string {
+  const p = r.aggregate.layerSwitches;
+  if (r.scenario.layerSwitch === undefined || p === undefined) return "";
+  const head = `<section class="card"><h2>Layer switches</h2><p>Viewers' layer choice: ${escapeHtml(layerSwitchText(r.scenario.layerSwitch))}.</p>`;
+  if (p.reason !== undefined) return `${head}<p>Unavailable, because ${escapeHtml(p.reason)}.</p></section>`;
+  const s = p.switchMs;
+  const cells =
+    s === undefined
+      ? ["0", "—", "—", "—", "—", "—"]
+      : [String(s.n), ...[s.p50, s.p95, s.p99, s.min, s.max].map((v) => `${fmtFixed(v, 1)} ms`)];
+  return `${head}<p>${escapeHtml(pooledLayerText(p))}</p>
+<table class="viewers"><thead><tr><th>switch</th><th>n</th><th>p50</th><th>p95</th><th>p99</th><th>min</th><th>max</th></tr></thead><tbody><tr><td>ask → new layer's first keyframe</td>${cells.map((c) => `<td class="num">${c}</td>`).join("")}</tr></tbody></table></section>`;
+}

@@ -1,0 +1,59 @@
+// The Markdown report's layer-switch section (docs/definitions.md#layer-switches), in a run with
+// `layerSwitch`: the switches pooled, the switch time's summary and one row per switch; a figure
+// that was not measured is a dash, and the section says why.
+import { fmtFixed } from "../go-compat/fmt.ts";
+import type { LayerSwitchReport, PooledLayerSwitches } from "./layer-choice.ts";
+import { DASH, esc, summaryRow } from "./markdown-cells.ts";
+import type { Report } from "./types.ts";
+
+/** The viewers' choice in words: `start l, h at 2 s`. */
+export function layerSwitchText(s: Report["scenario"]["layerSwitch"]): string {
+  if (s === undefined) return "";
+  const parts = [
+    ...(s.startRid !== undefined ? [`start ${s.startRid}`] : []),
+    ...(s.rid !== undefined ? [`${s.rid} at ${s.atSeconds} s`] : []),
+  ];
+  return parts.join(", ");
+}
+
+/** The pooled counts in one sentence. */
+export function pooledLayerText(p: PooledLayerSwitches): string {
+  return `${p.withExtension} of ${p.viewers} viewers were offered the WHEP layer extension; ${p.asked} switches asked for, ${p.reached} reached the new layer's first keyframe, ${p.unasked} made by the server unasked; ${p.framesLost} frames lost across them.`;
+}
+
+const msOrDash = (v: number | null): string => (v === null ? DASH : `${fmtFixed(v, 1)} ms`);
+
+function switchRow(id: number, s: LayerSwitchReport): string {
+  const lost = s.framesLost === null ? DASH : String(s.framesLost);
+  return `| ${id} | ${s.from ?? DASH} | ${s.to} | ${msOrDash(s.askedMs)} | ${msOrDash(s.switchMs)} | ${lost} |`;
+}
+
+export function layersMarkdown(r: Report): string[] {
+  const p = r.aggregate.layerSwitches;
+  if (r.scenario.layerSwitch === undefined || p === undefined) return [];
+  const out = [
+    "## Layer switches",
+    "",
+    `Viewers' layer choice: ${esc(layerSwitchText(r.scenario.layerSwitch))}.`,
+    "",
+  ];
+  if (p.reason !== undefined) return [...out, `Unavailable, because ${esc(p.reason)}.`, ""];
+  out.push(
+    pooledLayerText(p),
+    "",
+    "| switch | n | p50 | p95 | p99 | min | max |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    summaryRow("ask → new layer's first keyframe", p.switchMs, "ms"),
+    "",
+    "| viewer | from | to | asked (after POST) | switch | frames lost |",
+    "|---:|---|---|---:|---:|---:|",
+  );
+  for (const v of r.viewers ?? [])
+    for (const s of v.layerChoice?.switches ?? []) out.push(switchRow(v.id, s));
+  out.push(
+    "",
+    `${DASH}: not measured — an unasked switch has no ask, a switch whose new layer's keyframe never came has no time, and frames lost need the two layers' timestamps a whole number of frames apart.`,
+    "",
+  );
+  return out;
+}
