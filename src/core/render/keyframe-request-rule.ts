@@ -66,6 +66,14 @@ export class KeyframeRequestRule {
     if (this.mode === "browser" && this.lastKeyPacketNs === Number.NEGATIVE_INFINITY) this.now = true;
   }
 
+  /**
+   * An IDR packet came before any SPS and PPS: libwebrtc's SPS/PPS tracker drops it and asks at
+   * once ("browser").
+   */
+  parameterSetsMissing(): void {
+    if (this.mode === "browser") this.now = true;
+  }
+
   /** The NACK list would pass 1 000 packets ("browser": a request at once). */
   nackOverflow(): void {
     if (this.mode === "browser") this.now = true;
