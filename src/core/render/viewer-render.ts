@@ -47,16 +47,21 @@ export class ViewerRender {
     timestamp: 0,
   };
 
-  /** `codec`: "vp8", "h264" or another name (then only "join" requests, and no render figures). */
+  /**
+   * `codec`: "vp8", "h264" or another name (then only "join" requests, and no render figures);
+   * `startNs`: when the viewer's receive stream started (its WHEP POST; −1 unknown).
+   */
   constructor(
     codec: string,
     mode: KeyframeRequestMode,
     onFreeze: ((startNs: number, endNs: number) => void) | null,
+    startNs = -1,
   ) {
     const read = codec === "vp8" || codec === "h264";
     this.model = read ? new RenderModel(codec, onFreeze) : null;
     const model = this.model;
     this.requests = new KeyframeRequestRule(read ? mode : "join", () => model?.clock.inactive());
+    if (startNs >= 0) this.requests.start(startNs);
     this.keyPart = codec === "vp8" ? keyframeStartVp8 : codec === "h264" ? idrPartH264 : notKey;
     this.h264 = codec === "h264" ? new H264PacketBuffer() : null;
   }
