@@ -70,10 +70,8 @@ export class RenderModel {
   private stashed = 0;
   private readonly pads = new PaddingSeqs();
   private readonly pids = new PictureIds();
-  /** VP8 with temporal layers: libwebrtc's VP8 finder, and the instant of the frame it is given */
-  private readonly vp8 = new Vp8RefFinder((id, key, recvNs, ts, b) =>
-    this.vp8HandOff(id, key, recvNs, ts, b),
-  );
+  /** VP8 with temporal layers: libwebrtc's VP8 finder (made for such a stream), the instant it is given */
+  private vp8: Vp8RefFinder | null = null;
   private nowNs = 0;
   /** the chain broke (a frame could not be shown) at this instant, ns; −1 while unbroken */
   private brokenNs = -1;
@@ -177,7 +175,7 @@ export class RenderModel {
   /** The viewer ended at `endNs`: frames still waiting were never shown. */
   finish(endNs: number): RenderCounters {
     this.playout.advance(endNs);
-    this.notDecodable += this.stashed + this.vp8.waiting + this.vp8.dropped;
+    this.notDecodable += this.stashed + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
     this.stashed = 0;
     this.stashStart.fill(-1);
     const c = this.clock;
@@ -261,6 +259,7 @@ export class RenderModel {
     const at = f.completedNs;
     this.nowNs = at;
     this.playout.completed(at, f.timestamp, retransmitted);
+    this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
     if (this.vp8.frame(this.pids.unwrap(pid), layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
     this.playout.release(at);
   }
