@@ -16,6 +16,7 @@ import { loadClip } from "../src/core/clip/clip.ts";
 import { takeWallAnchor } from "../src/core/clock/clock.ts";
 import type { ViewerRenderBlock } from "../src/core/report/render-types.ts";
 import { Publisher } from "../src/main/publisher/publisher.ts";
+import type { RelayTestHooks } from "../src/main/relay/options.ts";
 import { Relay, type RelayOptions } from "../src/main/relay/relay.ts";
 import type { IceOptions } from "../src/net/rtc.ts";
 
@@ -50,7 +51,31 @@ export const PATTERNS: readonly FaultPattern[] = [
   { name: "marker bits cleared", relay: { test: { clearMarkerStream: true } } },
   // 7-bit PictureIDs: libwebrtc reads them in a 15-bit space, each 127 → 0 a step back
   { name: "7-bit PictureIDs", relay: { test: { pictureId7: true } } },
+  // a server probing bandwidth: 3 padding-only packets (224 bytes of padding) after every 5th frame,
+  // the publisher's packets renumbered past them; VP8 without PictureIDs all along, so both receivers
+  // find references by sequence number, and the padding must continue the chain or every gap breaks it
+  {
+    name: "padding-only packets (no PictureID)",
+    relay: { test: { noPictureId: true, paddingStream: { everyFrames: 5, packets: 3, bytes: 224 } } },
+  },
+  // the control: the same numbers skipped but no padding sent (lost for good): every gap breaks the
+  // chain until the next keyframe on both receivers
+  {
+    name: "padding lost (no PictureID)",
+    relay: {
+      test: { noPictureId: true, paddingStream: { everyFrames: 45, packets: 1, bytes: 224, lost: true } },
+    },
+  },
 ];
+
+/** The stream-wide faults switched on and off for the fault's window (the others hold all along). */
+const TOGGLED = [
+  "dropStreamEvery",
+  "stallStream",
+  "clearMarkerStream",
+  "pictureId7",
+  "paddingStream",
+] as const;
 
 /** What libwebrtc's getStats said (M106 puts the freeze figures on the `track` report). */
 export interface LibwebrtcStats {
@@ -158,15 +183,13 @@ export async function calibrate(
   baselineBin?: string,
 ): Promise<Calibration> {
   // the stream-wide faults go on once every receiver has its leg, and off before the first stops
-  const dropEvery = pattern.relay.test?.dropStreamEvery;
-  const stall = pattern.relay.test?.stallStream;
-  const clearMarker = pattern.relay.test?.clearMarkerStream;
-  const pid7 = pattern.relay.test?.pictureId7;
-  const test = { ...pattern.relay.test };
-  delete test.dropStreamEvery;
-  delete test.stallStream;
-  delete test.clearMarkerStream;
-  delete test.pictureId7;
+  const test: RelayTestHooks = { ...pattern.relay.test };
+  const faults: RelayTestHooks = {};
+  for (const k of TOGGLED) {
+    if (test[k] === undefined) continue;
+    Object.assign(faults, { [k]: test[k] });
+    delete test[k];
+  }
   const relay = new Relay({ ice: ICE, ...pattern.relay, test });
   const base = await relay.listen();
   const publisher = new Publisher({
@@ -198,18 +221,12 @@ export async function calibrate(
       if (relay.viewers("cal") < legsWanted) return;
       clearInterval(legs);
       from = setTimeout(() => {
-        if (dropEvery !== undefined) test.dropStreamEvery = dropEvery;
-        if (stall !== undefined) test.stallStream = stall;
-        if (clearMarker !== undefined) test.clearMarkerStream = clearMarker;
-        if (pid7 !== undefined) test.pictureId7 = pid7;
+        Object.assign(test, faults);
       }, FAULT_FROM_S * 1000);
     }, 100);
     const until = setTimeout(
       () => {
-        delete test.dropStreamEvery;
-        delete test.stallStream;
-        delete test.clearMarkerStream;
-        delete test.pictureId7;
+        for (const k of TOGGLED) delete test[k];
       },
       (seconds - FAULT_UNTIL_S) * 1000,
     );

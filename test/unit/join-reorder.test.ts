@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { keyframeStartVp8, packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
+import type { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { RtpStats } from "../../src/core/rtp/stats.ts";
+import { plainPipeline } from "./plain-pipeline.ts";
 
 const MS = 1e6;
 const FRAME_NS = 1e9 / 30;
@@ -39,18 +40,7 @@ function packets(frames: number, gop: number, firstKey: number): Pkt[][] {
 }
 
 function pipeline(): ViewerPipeline {
-  return new ViewerPipeline({
-    codec: "vp8",
-    stallNs: 500 * MS,
-    excludeFirstNs: 0,
-    postNs: 0,
-    wallMinusMonoNs: 0,
-    hasher: null,
-    table: null,
-    sendLog: null,
-    absCaptureNegotiated: false,
-    keyframeRequests: "join",
-  });
+  return plainPipeline("vp8", { keyframeRequests: "join" });
 }
 
 /** Every frame's packets in the order `perm` gives (indices into the frame's packets). */

@@ -63,6 +63,23 @@ test("browser: before the first frame the wait is 200 ms", () => {
   assert.equal(r.nextDueNs(), 800 * MS);
 });
 
+test("browser: the 200 ms waits run from the stream's start, so the first falls on that grid", () => {
+  const { r, marks } = rule("browser");
+  r.start(1000 * MS);
+  r.packet(1350 * MS, false, false);
+  assert.equal(r.nextDueNs(), 1400 * MS, "the wait that began at 1 200 ms, not 200 ms after the packet");
+  assert.equal(r.poll(1399 * MS), false);
+  assert.equal(r.poll(1400 * MS), true);
+  assert.equal(marks.inactive, 0, "no timeout before the first packet is judged");
+  // without a start the first wait begins with the first packet
+  const { r: plain } = rule("browser");
+  plain.packet(1350 * MS, false, false);
+  assert.equal(plain.nextDueNs(), 1550 * MS);
+  // a start after the first packet is ignored
+  plain.start(1500 * MS);
+  assert.equal(plain.nextDueNs(), 1550 * MS);
+});
+
 test("no packet for 5 s: the timeout marks the stream inactive and asks for nothing", () => {
   const { r, marks } = rule("browser");
   r.packet(0, true, false);

@@ -11,9 +11,9 @@ import {
   SrtpSession,
   TransportWideCC,
 } from "werift";
-import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
 import { LeanReceiver } from "../../src/workers/receive/receiver.ts";
+import { plainPipeline } from "./plain-pipeline.ts";
 
 const KEY = Buffer.alloc(16, 3);
 const SALT = Buffer.alloc(12, 5);
@@ -43,17 +43,7 @@ for (const inPlace of [false, true]) {
     rtxHeader.extension = true;
     rtxHeader.extensions = [{ id: TWCC_ID, payload: transportSeq(5006) }];
     const rtx = tx.encrypt(Buffer.from([0, 102, 0x10, 2, 2, 2]), rtxHeader);
-    const pipeline = new ViewerPipeline({
-      codec: "vp8",
-      stallNs: 500 * MS,
-      excludeFirstNs: 0,
-      postNs: 0,
-      wallMinusMonoNs: 0,
-      hasher: null,
-      table: null,
-      sendLog: null,
-      absCaptureNegotiated: false,
-    });
+    const pipeline = plainPipeline("vp8");
     const seen: string[] = [];
     const rtcp: Buffer[] = [];
     let nacks = 0;

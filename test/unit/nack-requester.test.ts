@@ -96,6 +96,21 @@ test("NACK: gaps across the sequence wrap; a jump beyond maxGap is no loss", () 
   assert.equal(g.onPacket(500, 2 * MS), false, "a jump of 498 > maxGap");
   assert.equal(g.pending, 0);
   assert.equal(g.nextDueNs(), -1);
+  assert.equal(g.overflows, 0);
+});
+
+test("NACK: a single jump past maxPackets overflows (a keyframe request), however far past maxGap", () => {
+  const g = new NackGenerator({ maxGap: 100, maxPackets: 300 });
+  g.onPacket(0, 0);
+  assert.equal(g.onPacket(200, 0), false, "199 missing: past maxGap, within the list: no loss");
+  assert.equal(g.overflows, 0);
+  assert.equal(g.onPacket(502, 0), false, "301 missing: the list cannot hold them");
+  assert.equal(g.overflows, 1);
+  const d = new NackGenerator();
+  d.onPacket(0, 0);
+  d.onPacket(30001, 0);
+  assert.equal(d.overflows, 1, "a jump of 30 000 (a sender's restart) asks for a keyframe");
+  assert.equal(d.pending, 0);
 });
 
 test("NACK: a gap that would pass maxPackets (1 000) clears the list and counts an overflow", () => {

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import type { KeyframeRequestMode } from "../../src/core/scenario/defaults.ts";
+import { plainPipeline } from "./plain-pipeline.ts";
 
 const MS = 1e6;
 const FRAME_NS = 1e9 / 30;
@@ -26,16 +26,7 @@ interface StreamOpts {
 /** Sends a 30 fps VP8 stream, 3 packets a frame, into a pipeline; returns it with the PLI instants. */
 function stream(o: StreamOpts) {
   const freezes: Array<[number, number]> = [];
-  const p = new ViewerPipeline({
-    codec: o.codec ?? "vp8",
-    stallNs: 500 * MS,
-    excludeFirstNs: 0,
-    postNs: 0,
-    wallMinusMonoNs: 0,
-    hasher: null,
-    table: null,
-    sendLog: null,
-    absCaptureNegotiated: false,
+  const p = plainPipeline(o.codec ?? "vp8", {
     keyframeRequests: o.mode ?? "browser",
     onFreeze: (a, b) => freezes.push([a, b]),
   });
@@ -159,17 +150,7 @@ test("another codec: no render figures, PLIs by the join rule", () => {
 
 test("H.264: padding-only packets (no payload) between frames keep the chain; gaps without them break it", () => {
   const run = (padding: boolean) => {
-    const p = new ViewerPipeline({
-      codec: "h264",
-      stallNs: 500 * MS,
-      excludeFirstNs: 0,
-      postNs: 0,
-      wallMinusMonoNs: 0,
-      hasher: null,
-      table: null,
-      sendLog: null,
-      absCaptureNegotiated: false,
-    });
+    const p = plainPipeline("h264");
     let seq = 100;
     // 90 single-NAL frames, an IDR every 30; after every 7th frame two sequence numbers of padding
     for (let i = 0; i < 90; i++) {
@@ -203,17 +184,7 @@ test("H.264: padding-only packets (no payload) between frames keep the chain; ga
 
 test("frames whose last packet lost its marker bit never complete, as in libwebrtc's packet buffer", () => {
   const run = (clearFrom: number, clearTo: number) => {
-    const p = new ViewerPipeline({
-      codec: "vp8",
-      stallNs: 500 * MS,
-      excludeFirstNs: 0,
-      postNs: 0,
-      wallMinusMonoNs: 0,
-      hasher: null,
-      table: null,
-      sendLog: null,
-      absCaptureNegotiated: false,
-    });
+    const p = plainPipeline("vp8");
     let seq = 1000;
     for (let i = 0; i < 90; i++) {
       const frame = new Uint8Array(300).fill(7);

@@ -147,7 +147,7 @@ export class ViewerPipeline {
     });
     this.modelled = opts.renderModel !== false;
     const mode = opts.keyframeRequests ?? "browser";
-    this.render = new ViewerRender(this.modelled ? opts.codec : "", mode, opts.onFreeze ?? null);
+    this.render = new ViewerRender(this.modelled ? opts.codec : "", mode, opts.onFreeze ?? null, opts.postNs);
     if (isCodec(opts.codec) && (this.modelled || opts.absCaptureNegotiated)) {
       this.reasm = reassemblerFor(opts.codec);
     }

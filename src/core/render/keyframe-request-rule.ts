@@ -24,6 +24,8 @@ export const JOIN_REPEAT_NS = 500e6;
 export class KeyframeRequestRule {
   readonly mode: KeyframeRequestMode;
   private baseNs = -1;
+  /** the receive stream's start: the frame buffer's 200 ms waits run from it (−1: unknown) */
+  private startNs = -1;
   private keyframeNeeded = true;
   private lastPacketNs = Number.NEGATIVE_INFINITY;
   private lastKeyPacketNs = Number.NEGATIVE_INFINITY;
@@ -43,12 +45,28 @@ export class KeyframeRequestRule {
    * ("join" only; "browser" answers through poll).
    */
   packet(ns: number, keyPart: boolean, joined: boolean): boolean {
-    if (this.baseNs < 0) this.baseNs = ns;
+    if (this.baseNs < 0) this.baseNs = this.firstWait(ns);
     this.lastPacketNs = ns;
     if (keyPart) this.lastKeyPacketNs = ns;
     if (this.mode !== "join" || joined || ns - this.lastPliNs < JOIN_REPEAT_NS) return false;
     this.lastPliNs = ns;
     return true;
+  }
+
+  /**
+   * The receive stream started at `ns` (before its first packet): libwebrtc's frame buffer waits
+   * 200 ms from then, again and again, so its first timeout after the first packet falls on that
+   * grid, not 200 ms after the packet (video_receive_stream2.cc, Start).
+   */
+  start(ns: number): void {
+    if (this.baseNs < 0) this.startNs = ns;
+  }
+
+  /** The wait running when the first packet arrives at `ns`: the last 200 ms step of the grid. */
+  private firstWait(ns: number): number {
+    const s = this.startNs;
+    if (s < 0 || ns < s) return ns;
+    return s + Math.floor((ns - s) / WAIT_KEYFRAME_NS) * WAIT_KEYFRAME_NS;
   }
 
   /** A frame was shown at `ns`: the frame buffer's wait starts again. */
@@ -64,6 +82,14 @@ export class KeyframeRequestRule {
    */
   firstFrameNotKey(): void {
     if (this.mode === "browser" && this.lastKeyPacketNs === Number.NEGATIVE_INFINITY) this.now = true;
+  }
+
+  /**
+   * An IDR packet came before any SPS and PPS: libwebrtc's SPS/PPS tracker drops it and asks at
+   * once ("browser").
+   */
+  parameterSetsMissing(): void {
+    if (this.mode === "browser") this.now = true;
   }
 
   /** The NACK list would pass 1 000 packets ("browser": a request at once). */

@@ -1,13 +1,13 @@
 // What one viewer would have seen (docs/definitions.md#viewer-experience): for every frame the
 // reassembler completes, whether a libwebrtc receiver would show it, and when. Its reference finder
-// (docs/definitions.md#decodable-frames): VP8 with a PictureID references PictureID − 1 (frame-id);
-// H.264 and VP8 without one continue the last packet of the last frame passed on (seq-num). A
+// (docs/definitions.md#decodable-frames): VP8 with temporal layers, libwebrtc's VP8 finder
+// (vp8-ref-finder.ts); VP8 with a PictureID references PictureID − 1 (frame-id); H.264 and VP8
+// without one continue the last packet of the last frame passed on (seq-num). A
 // keyframe opens a new chain; a delta frame whose reference was not decodable waits in a stash until
 // it is, and is dropped (not decodable) when a later keyframe is decodable. A frame at or before the
 // last decodable one is late. A decodable frame goes to the playout stage (playout.ts,
 // docs/definitions.md#playout), which shows it at its render time, or skips it when it is late and a
-// later one waits; the freeze clock counts the show instants. Pure and synchronous; no allocation
-// per frame.
+// later one waits; the freeze clock counts the show instants. Pure; no allocation per frame.
 import { vp8PictureId } from "../codec/vp8.ts";
 import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
@@ -16,6 +16,7 @@ import { RENDER_COUNT_KEYS } from "./counts.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 import { PaddingSeqs } from "./padding-seqs.ts";
 import { Playout, type PlayoutDelay } from "./playout.ts";
+import { finderFor, PictureIds, Vp8RefFinder, vp8Layers } from "./vp8-ref-finder.ts";
 
 /** The render counters of a viewer that showed nothing. */
 export function emptyRender(): RenderCounters {
@@ -68,8 +69,10 @@ export class RenderModel {
   private readonly stashBytes = new Float64Array(STASH);
   private stashed = 0;
   private readonly pads = new PaddingSeqs();
-  // PictureID unwrapping (frame-id)
-  private pidUnwrapped = -1;
+  private readonly pids = new PictureIds();
+  /** VP8 with temporal layers: libwebrtc's VP8 finder (made for such a stream), the instant it is given */
+  private vp8: Vp8RefFinder | null = null;
+  private nowNs = 0;
   /** the chain broke (a frame could not be shown) at this instant, ns; −1 while unbroken */
   private brokenNs = -1;
   /** the playout's frames taken when those decodable before the break are gone */
@@ -103,8 +106,10 @@ export class RenderModel {
    * out), `retransmitted` whether a retransmission delayed it (then it stays out of the timing).
    */
   frame(f: RenderFrame, bytes = 0, retransmitted = false): void {
-    if (this.finder === "") {
-      this.finder = this.codec === "vp8" && vp8PictureId(f.head) >= 0 ? "frame-id" : "seq-num";
+    if (this.finder === "") this.finder = finderFor(this.codec, f.head);
+    if (this.finder === "vp8") {
+      this.vp8Frame(f, retransmitted ? -bytes - 1 : bytes, retransmitted);
+      return;
     }
     let start: number;
     let end: number;
@@ -114,7 +119,7 @@ export class RenderModel {
         this.notDecodable++;
         return;
       }
-      start = this.unwrap(pid);
+      start = this.pids.unwrap(pid);
       end = start;
     } else {
       start = f.lo;
@@ -170,7 +175,7 @@ export class RenderModel {
   /** The viewer ended at `endNs`: frames still waiting were never shown. */
   finish(endNs: number): RenderCounters {
     this.playout.advance(endNs);
-    this.notDecodable += this.stashed;
+    this.notDecodable += this.stashed + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
     this.stashed = 0;
     this.stashStart.fill(-1);
     const c = this.clock;
@@ -234,12 +239,39 @@ export class RenderModel {
     }
   }
 
-  private stash(start: number, end: number, at: number, ts: number, b: number): void {
-    // the chain is broken once a frame after the first shown one cannot be shown
+  /** The chain is broken at `at` once a frame after the first shown one cannot be shown. */
+  private breakAt(at: number): void {
     if (this.shown + this.playout.waiting > 0 && this.brokenNs < 0) {
       this.brokenNs = at;
       this.brokenTaken = this.playout.taken + this.playout.waiting;
     }
+  }
+
+  /** A frame to the VP8 finder (`b`: bytes, negative when a retransmission delayed it). */
+  private vp8Frame(f: RenderFrame, b: number, retransmitted: boolean): void {
+    const pid = vp8PictureId(f.head);
+    const layers = vp8Layers(f.head);
+    if (pid < 0 || layers < 0) {
+      // libwebrtc would switch finders for it: not modelled, not shown
+      this.notDecodable++;
+      return;
+    }
+    const at = f.completedNs;
+    this.nowNs = at;
+    this.playout.completed(at, f.timestamp, retransmitted);
+    this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
+    if (this.vp8.frame(this.pids.unwrap(pid), layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
+    this.playout.release(at);
+  }
+
+  /** The VP8 finder handed a frame on: decodable now, unless a later one was (late). */
+  private vp8HandOff(id: number, key: boolean, recvNs: number, ts: number, b: number): void {
+    if (this.lastId >= 0 && id <= this.lastId) this.late++;
+    else this.decodable(id, this.nowNs, key, ts, recvNs, b);
+  }
+
+  private stash(start: number, end: number, at: number, ts: number, b: number): void {
+    this.breakAt(at);
     const slot = start & MASK;
     const held = this.stashStart[slot]!;
     if (held === start) return;
@@ -263,24 +295,5 @@ export class RenderModel {
         this.notDecodable++;
       }
     }
-  }
-
-  /**
-   * PictureID to a frame id that keeps increasing across wraps, as libwebrtc unwraps it: in a
-   * 15-bit space whatever the descriptor's width (video_rtp_depacketizer_vp8.cc), so a 7-bit
-   * PictureID's 127 → 0 is a step back of 127, not a step forward.
-   */
-  private unwrap(pid: number): number {
-    const mod = 32768;
-    if (this.pidUnwrapped < 0) {
-      this.pidUnwrapped = mod * 1024 + pid;
-      return this.pidUnwrapped;
-    }
-    let d = (pid - this.pidUnwrapped) % mod;
-    if (d < 0) d += mod;
-    if (d >= mod / 2) d -= mod;
-    const u = this.pidUnwrapped + d;
-    if (u > this.pidUnwrapped) this.pidUnwrapped = u;
-    return u;
   }
 }

@@ -6,6 +6,7 @@
 import { idrPartH264 } from "../codec/h264.ts";
 import { keyframeStartVp8 } from "../codec/vp8.ts";
 import type { EncodedHistogram, RenderCounters } from "../types.ts";
+import { H264PacketBuffer } from "./h264-packet-buffer.ts";
 import { type KeyframeRequestMode, KeyframeRequestRule } from "./keyframe-request-rule.ts";
 import { emptyRender, type RenderFrame, RenderModel } from "./render-model.ts";
 
@@ -35,18 +36,34 @@ export class ViewerRender {
   /** sequence numbers (by their low 10 bits) of packets that carried a marker bit; −1 none */
   private readonly marked = new Int32Array(1024).fill(-1);
   private seqKnown = false;
+  /** H.264: libwebrtc's packet buffer where it hands out frames our reassembler does not */
+  private readonly h264: H264PacketBuffer | null;
+  private readonly headless: RenderFrame = {
+    lo: 0,
+    hi: 0,
+    head: new Uint8Array(0),
+    keyframe: true,
+    completedNs: 0,
+    timestamp: 0,
+  };
 
-  /** `codec`: "vp8", "h264" or another name (then only "join" requests, and no render figures). */
+  /**
+   * `codec`: "vp8", "h264" or another name (then only "join" requests, and no render figures);
+   * `startNs`: when the viewer's receive stream started (its WHEP POST; −1 unknown).
+   */
   constructor(
     codec: string,
     mode: KeyframeRequestMode,
     onFreeze: ((startNs: number, endNs: number) => void) | null,
+    startNs = -1,
   ) {
     const read = codec === "vp8" || codec === "h264";
     this.model = read ? new RenderModel(codec, onFreeze) : null;
     const model = this.model;
     this.requests = new KeyframeRequestRule(read ? mode : "join", () => model?.clock.inactive());
+    if (startNs >= 0) this.requests.start(startNs);
     this.keyPart = codec === "vp8" ? keyframeStartVp8 : codec === "h264" ? idrPartH264 : notKey;
+    this.h264 = codec === "h264" ? new H264PacketBuffer() : null;
   }
 
   /**
@@ -65,6 +82,7 @@ export class ViewerRender {
         if (marker) this.marked[seq & 1023] = seq;
       }
       if (seq >= 0 && payload.length === 0) m.padding(seq, ns);
+      else if (seq >= 0 && this.h264 !== null) this.h264Packet(seq, ts, marker, payload, ns);
     }
     const r = this.requests;
     if (r.poll(ns)) this.wanted = true;
@@ -73,6 +91,8 @@ export class ViewerRender {
 
   /** One frame the reassembler completed (`late`: a packet of it came after its last one). */
   frame(f: RenderFrame & { late?: boolean }): void {
+    // a keyframe libwebrtc's packet buffer already handed out without its head: its packets are gone
+    if (this.h264 !== null && f !== this.headless && this.h264.wasReleased(f.timestamp)) return;
     const m = this.model;
     if (m === null) return;
     // libwebrtc's packet buffer ends a frame only at a packet with the marker bit: a frame whose
@@ -83,6 +103,19 @@ export class ViewerRender {
     const retransmitted = !this.inOrder || f.late === true;
     m.frame(f, f.timestamp === this.sizeTs ? this.sizeBytes : 0, retransmitted);
     this.shownTo(m.clock.lastNs);
+  }
+
+  /** An H.264 packet through libwebrtc's packet buffer rules (h264-packet-buffer.ts). */
+  private h264Packet(seq: number, ts: number, marker: boolean, payload: Uint8Array, ns: number): void {
+    const r = this.h264?.packet(seq, ts, marker, payload) ?? "none";
+    if (r === "ask") this.requests.parameterSetsMissing();
+    if (r !== "release" || this.h264 === null) return;
+    const f = this.headless;
+    f.lo = this.h264.out.lo;
+    f.hi = this.h264.out.hi;
+    f.timestamp = this.h264.out.timestamp;
+    f.completedNs = ns;
+    this.frame(f);
   }
 
   /** The frame buffer's wait restarts with the last frame shown. */

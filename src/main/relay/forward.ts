@@ -15,10 +15,12 @@ import { Burst, WrapShift } from "./conformance.ts";
 import type { StreamLayers } from "./layers.ts";
 import type { Leg } from "./leg.ts";
 import type { LegPacket } from "./leg-faults.ts";
+import type { NativeFanout } from "./native.ts";
 import type { RelayOptions } from "./options.ts";
 import type { RelaySend } from "./send-path.ts";
+import { StreamPadding } from "./stream-padding.ts";
 import { StreamStall } from "./stream-stall.ts";
-import { toPictureId7 } from "./vp8-pictureid7.ts";
+import { toPictureId7, withoutPictureId } from "./vp8-pictureid7.ts";
 
 export interface Stream {
   publisher: RTCPeerConnection | null;
@@ -37,6 +39,8 @@ export interface Stream {
   layers?: StreamLayers;
   /** the test hook stallStream's state (stream-stall.ts) */
   stall?: StreamStall;
+  /** the test hook paddingStream's state (stream-padding.ts) */
+  padding?: StreamPadding;
 }
 
 /**
@@ -99,10 +103,18 @@ export function forward(
     seq = stream.wrap.seq(seq);
     ts = stream.wrap.ts(ts);
   }
+  // the renumbering outlasts the fault: the numbers the legs saw go on from where they are
+  if (test?.paddingStream !== undefined) stream.padding ??= new StreamPadding(test.paddingStream);
+  const padding = stream.padding;
+  if (padding !== undefined) seq = padding.seq(seq);
   const marker = opts.clearMarker || test?.clearMarkerStream === true ? false : rtp.header.marker;
-  const payload =
-    test?.pictureId7 === true && stream.codec === "vp8" ? toPictureId7(rtp.payload) : rtp.payload;
-  const packet: LegPacket = { seq, ts, marker, payload, abs: absPayload };
+  const packet: LegPacket = {
+    seq,
+    ts,
+    marker,
+    payload: vp8Rewrite(stream, rtp.payload, opts),
+    abs: absPayload,
+  };
   const over = gate?.over() === true;
   const streamDrop =
     test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
@@ -126,22 +138,20 @@ export function forward(
     }
     if (over && capacityDrop(leg)) continue;
     const out = leg.fault ? leg.fault.apply(own, performance.now()) : [own];
-    for (const p of out) {
-      if (leg.native !== undefined && fanout !== null) {
-        fanout.queue(leg.native, p);
-        continue;
-      }
-      const header = new RtpHeader({
-        sequenceNumber: p.seq,
-        timestamp: p.ts,
-        marker: p.marker,
-        payloadType: rtp.header.payloadType,
-      });
-      if (absPayload && leg.absId) {
-        header.extension = true;
-        header.extensions = [{ id: leg.absId, payload: absPayload }];
-      }
-      leg.tr.sender.sendRtp(new RtpPacket(header, p.payload)).catch(() => {});
+    for (const p of out) toLeg(leg, p, rtp.header.payloadType, fanout);
+  }
+  // padding-only packets (a test hook) go on a single-layer stream only
+  const pads = rid === null ? (padding?.after(marker, test?.paddingStream !== undefined) ?? 0) : 0;
+  for (let i = 1; i <= pads && padding !== undefined; i++) {
+    const pad: LegPacket = {
+      seq: (seq + i) & 0xffff,
+      ts,
+      marker: false,
+      payload: padding.payload,
+      padding: true,
+    };
+    for (const leg of stream.legs) {
+      if (leg.sending && leg.threaded !== true) toLeg(leg, pad, rtp.header.payloadType, fanout);
     }
   }
 }
@@ -156,4 +166,27 @@ function legLayerPacket(leg: Leg, stream: Stream, rid: string, p: LegPacket, key
   const r = choice.take(rid, p.seq, p.ts, key);
   if (r === null) return null;
   return r.seq === p.seq && r.ts === p.ts ? p : { ...p, seq: r.seq, ts: r.ts };
+}
+
+/** The test hooks' rewrites of a VP8 payload descriptor (7-bit PictureIDs, none at all). */
+function vp8Rewrite(stream: Stream, payload: Buffer, opts: RelayOptions): Buffer {
+  if (stream.codec !== "vp8") return payload;
+  if (opts.test?.pictureId7 === true) return toPictureId7(payload);
+  return opts.test?.noPictureId === true ? withoutPictureId(payload) : payload;
+}
+
+/** One packet to one leg: queued on the native fan-out where it took the leg, else werift's sender. */
+function toLeg(leg: Leg, p: LegPacket, payloadType: number, fanout: NativeFanout | null): void {
+  if (leg.native !== undefined && fanout !== null) {
+    fanout.queue(leg.native, p);
+    return;
+  }
+  const header = new RtpHeader({ sequenceNumber: p.seq, timestamp: p.ts, marker: p.marker, payloadType });
+  // a padding-only packet's payload is its padding (werift's SRTP leaves padding to the caller)
+  if (p.padding === true) header.padding = true;
+  if (p.abs && leg.absId) {
+    header.extension = true;
+    header.extensions = [{ id: leg.absId, payload: p.abs }];
+  }
+  leg.tr.sender.sendRtp(new RtpPacket(header, p.payload)).catch(() => {});
 }

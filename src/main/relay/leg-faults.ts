@@ -28,6 +28,8 @@ export interface LegPacket {
   payload: Buffer;
   /** the publisher's abs-capture-time payload, when it is forwarded */
   abs?: Buffer | null;
+  /** a padding-only packet: the payload is its padding, the P bit set (stream-padding.ts) */
+  padding?: boolean;
 }
 
 const JUMP_AFTER_PACKETS = 50;

@@ -96,7 +96,7 @@ export function writeRtp(u: Uint8Array, at: number, n: NativeLeg, p: LegPacket, 
   const seq = rtx ? n.rtxSeq : p.seq;
   if (rtx) n.rtxSeq = (seq + 1) & 0xffff;
   const ssrc = rtx ? w.rtxSsrc : w.ssrc;
-  u[at] = ext ? 0x90 : 0x80;
+  u[at] = (ext ? 0x90 : 0x80) | (p.padding === true ? 0x20 : 0);
   u[at + 1] = (p.marker ? 0x80 : 0) | (rtx ? w.rtxPayloadType : w.payloadType);
   u[at + 2] = seq >>> 8;
   u[at + 3] = seq & 0xff;

@@ -7,6 +7,7 @@ import type { IceOptions } from "../../net/rtc.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 import type { BurstOptions } from "./conformance.ts";
 import type { LegFault } from "./leg-faults.ts";
+import type { PaddingOptions } from "./stream-padding.ts";
 import type { StallOptions } from "./stream-stall.ts";
 
 export interface RelayOptions {
@@ -74,6 +75,10 @@ export interface RelayTestHooks {
   clearMarkerStream?: boolean;
   /** while true, VP8 is forwarded with 7-bit PictureIDs (vp8-pictureid7.ts) */
   pictureId7?: boolean;
+  /** VP8 forwarded without PictureIDs (vp8-pictureid7.ts): receivers fall back to the sequence numbers */
+  noPictureId?: boolean;
+  /** while set, padding-only packets between frames, as a server probing bandwidth (stream-padding.ts) */
+  paddingStream?: PaddingOptions;
   /** a broken answer on WHIP or WHEP (see AnswerFault) */
   answerFault?: AnswerFault;
   /** the publisher's sockets unread from `afterMs` after it connected, for `forMs` (buffers made small) */

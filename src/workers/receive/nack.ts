@@ -8,8 +8,9 @@
 //   once it is `maxAgePackets` (10 000) behind the newest;
 // - a gap that would take the list past `maxPackets` (1 000) clears it instead (an overflow: the
 //   caller requests a keyframe).
-// A forward jump of more than `maxGap` sequence numbers is a discontinuity, not loss (ours: a
-// server that skips numbers it never sent this viewer, e.g. Janus's keyframe buffer).
+// A forward jump of more than `maxGap` sequence numbers that the list could hold is a
+// discontinuity, not loss (ours: a server that skips numbers it never sent this viewer, e.g.
+// Janus's keyframe buffer); one it could not hold overflows as in libwebrtc, whatever its size.
 // Pure: the caller owns clock and timer.
 
 export interface NackOptions {
@@ -99,8 +100,10 @@ export class NackGenerator {
     const missing = delta - 1;
     this.maxSeq = seq;
     this.maxExt = ext;
-    if (missing === 0 || missing > this.maxGap) return false;
+    if (missing === 0) return false;
     this.dropOld(ext);
+    // libwebrtc has no discontinuity: a jump the list cannot hold overflows whatever its size (a PLI)
+    if (missing > this.maxGap && this.list.size + missing <= this.maxPackets) return false;
     if (this.list.size + missing > this.maxPackets) {
       this.list.clear();
       this.overflows++;
