@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { buildReport } from "../../src/core/report/build.ts";
+import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
@@ -69,7 +69,10 @@ test("every output writes its renderer's text of the judged report, in the list'
   assert.equal(read("r.json"), reportToJson(want));
   assert.equal(done.json, reportToJson(want));
   assert.equal(read("r.md"), reportToMarkdown(want));
-  assert.equal(read("r.html"), reportToHtml(want, delayDistribution(inp, want), await htmlAssets()));
+  assert.equal(
+    read("r.html"),
+    reportToHtml(want, delayDistribution(want, buildReportParts(inp).pools), await htmlAssets()),
+  );
   assert.equal(read("j.xml"), junitXml(want));
   assert.equal(read("s.md"), summaryMarkdown(want));
 });

@@ -11,13 +11,13 @@ import { buildAggregate } from "./aggregate.ts";
 import { pooledAudio, viewerAudio } from "./audio.ts";
 import { churnReport } from "./churn.ts";
 import { clientBlock, clientBoundReason } from "./client-block.ts";
-import { cohortNames, cohortReports } from "./cohorts.ts";
+import { cohortNames, cohortReports, delayPools } from "./cohorts.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
 import { methodLines } from "./method-lines.ts";
-import type { JoinedViewer } from "./pooled.ts";
+import type { DelayPools, JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
 import { addReferenceBlocks } from "./reference.ts";
-import { decodeRenderHist, viewerRenderBlock } from "./render.ts";
+import { viewerRenderBlock } from "./render.ts";
 import {
   type ClockBlock,
   type PublisherReport,
@@ -139,6 +139,11 @@ function viewerLayers(
 }
 
 export function buildReport(input: ReportInput): Report {
+  return buildReportParts(input).report;
+}
+
+/** The report, and its one-way delay pools (the HTML report charts them: distribution.ts). */
+export function buildReportParts(input: ReportInput): { report: Report; pools: DelayPools } {
   const clock = clockBlock(input.clock);
   const ordered = [...input.viewers].sort((a, b) => a.record.id - b.record.id);
   const viewers: ViewerReport[] = [];
@@ -146,8 +151,7 @@ export function buildReport(input: ReportInput): Report {
   const names = cohortNames(input);
   for (const v of ordered) {
     const cohort = names.get(v.record.id) ?? "";
-    const recovery = decodeRenderHist(v.record.recoveryHist);
-    const pliKeyframe = decodeRenderHist(v.record.pliKeyframeHist);
+    const { recoveryHist: recovery, pliKeyframeHist: pliKeyframe } = v.record;
     const block = viewerRenderBlock({
       render: v.record.render,
       codec: v.record.codec,
@@ -172,16 +176,17 @@ export function buildReport(input: ReportInput): Report {
   const whip = input.scenario.whip ?? "";
   const redacted = redactScenario(input.scenario);
   const client: ReportClient = clientBlock(input);
-  const aggregate = buildAggregate(input, viewers, joined);
   const cohorts = cohortReports(input, viewers, joined);
-  if (cohorts !== undefined) aggregate.cohorts = cohorts;
+  const pools = delayPools(joined, cohorts);
+  const aggregate = buildAggregate(input, viewers, joined, pools.all);
+  if (cohorts !== undefined) aggregate.cohorts = cohorts.map((c) => c.report);
   if (input.scenario.churn !== undefined) aggregate.churn = churnReport(input.viewers, viewers);
   aggregate.audio = pooledAudio(
     input.scenario.audio === true,
     input.viewers.map((v) => v.record.audio),
   );
   if (input.reference !== undefined) addReferenceBlocks(aggregate, input.reference, input.scenario);
-  return {
+  const report: Report = {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,
     command: input.command,
@@ -235,4 +240,5 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.simulcast !== undefined ? { simulcast: input.scenario.simulcast } : {}),
     }),
   };
+  return { report, pools };
 }

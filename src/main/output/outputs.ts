@@ -4,21 +4,22 @@
 // (--junit, --summary-md); a capacity step its JSON; an agent whose coordinator is gone its JSON
 // and Markdown. Every file is written under a temporary name and renamed (write-report.ts).
 
-import { buildReport } from "../../core/report/build.ts";
+import { buildReportParts } from "../../core/report/build.ts";
 import { delayDistribution } from "../../core/report/distribution.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import { reportToJson } from "../../core/report/json.ts";
 import { reportToMarkdown } from "../../core/report/markdown.ts";
+import type { DelayPools } from "../../core/report/pooled.ts";
 import type { Report } from "../../core/report/types.ts";
 import { junitXml, summaryMarkdown } from "../../core/thresholds/render.ts";
 import type { Logger } from "../observe/log.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import { removeFiles, writeInDir, writeNamed } from "./write-report.ts";
 
-/** A built and judged report, what it was built from, and where its files go (`<dir>/<stem>.*`). */
+/** A built and judged report, its pooled delay histograms, and where its files go (`<dir>/<stem>.*`). */
 export interface FinishedReport {
   readonly report: Report;
-  readonly input: ReportInput;
+  readonly pools: DelayPools;
   /** the report JSON as written (`--json` prints it) */
   readonly json: string;
   readonly dir: string;
@@ -51,7 +52,7 @@ export const markdownOutput: Output = {
 export const htmlOutput: Output = {
   name: "html",
   write: async (r) => {
-    const page = await renderHtmlReport(r.report, delayDistribution(r.input, r.report));
+    const page = await renderHtmlReport(r.report, delayDistribution(r.report, r.pools));
     return [await writeInDir(r.dir, `${r.stem}.html`, page)];
   },
 };
@@ -95,10 +96,10 @@ export interface FinishOptions {
 export async function finishReport(
   opts: FinishOptions,
 ): Promise<{ report: Report; json: string; files: string[] }> {
-  const built = buildReport(opts.input);
-  const report = opts.judge?.(built) ?? built;
+  const built = buildReportParts(opts.input);
+  const report = opts.judge?.(built.report) ?? built.report;
   opts.log?.line(report.aggregate.verdict);
-  const finished = { report, input: opts.input, json: reportToJson(report), dir: opts.dir, stem: opts.stem };
+  const finished = { report, pools: built.pools, json: reportToJson(report), dir: opts.dir, stem: opts.stem };
   const files = await writeOutputs(finished, opts.outputs);
   return { report, json: finished.json, files };
 }
