@@ -11,8 +11,8 @@ import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import { junitXml, summaryMarkdown } from "../../src/core/report/threshold-render.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { junitXml, summaryMarkdown } from "../../src/core/thresholds/render.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { htmlAssets } from "../../src/main/output/html-report.ts";
 import {

@@ -3,16 +3,12 @@
 // final judgement on the report; the CI files it names (--junit, --summary-md) are outputs
 // (../output/outputs.ts).
 
+import { stopText } from "../../core/report/threshold-render.ts";
 import type { Report, TimelineEntry } from "../../core/report/types.ts";
 import type { Scenario } from "../../core/scenario/scenario.ts";
-import {
-  applyThresholds,
-  evaluateThresholds,
-  stopText,
-  thresholdsFailed,
-} from "../../core/thresholds/evaluate.ts";
+import type { ThresholdStop } from "../../core/scenario/threshold-types.ts";
+import { applyThresholds, evaluateThresholds, thresholdsFailed } from "../../core/thresholds/evaluate.ts";
 import { LIVE_THRESHOLD_METHOD, LiveThresholds } from "../../core/thresholds/live.ts";
-import type { ThresholdStop } from "../../core/thresholds/types.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
 
