@@ -12,7 +12,7 @@ import { decodeAudio } from "../../src/core/report/decode.ts";
 import { audioSection } from "../../src/core/report/html-audio.ts";
 import { audioMarkdown } from "../../src/core/report/markdown-audio.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 
 const MS = 1e6;
 const N = 5;

@@ -5,7 +5,7 @@ import { rfc3339Nano } from "../go-compat/fmt.ts";
 import { cohortsJson } from "../link/assign.ts";
 import { host, redactScenario } from "../redact.ts";
 import { churnJson } from "../scenario/churn.ts";
-import type { Scenario } from "../scenario/scenario.ts";
+import type { Scenario } from "../scenario/types.ts";
 import type { ViewerRecord } from "../types.ts";
 import { buildAggregate } from "./aggregate.ts";
 import { pooledAudio, viewerAudio } from "./audio.ts";

@@ -2,7 +2,7 @@
 
 import type { PublisherErrorKind } from "../errors.ts";
 import type { ReferenceResult } from "../reference/plan.ts";
-import type { Scenario } from "../scenario/scenario.ts";
+import type { Scenario } from "../scenario/types.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
 import type { EncodedHistogram, PublisherAudio, ViewerRecord } from "../types.ts";
 import type { DecodedAudio } from "./audio.ts";

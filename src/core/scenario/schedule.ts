@@ -5,7 +5,7 @@ import { rampOffsetsNs } from "../stats/splitmix.ts";
 import { type ChurnSchedule, churnSchedule } from "./churn-schedule.ts";
 import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import { rampStartsNs } from "./ramp.ts";
-import type { Scenario } from "./scenario.ts";
+import type { Scenario } from "./types.ts";
 
 export interface Schedule {
   /** start of viewer i after t0, ns: rampSlot[i] + offset[i]; with churn, the late joiners' after them */

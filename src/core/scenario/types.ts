@@ -1,6 +1,6 @@
 // The scenario's type (docs/definitions.md#scenario-keys): its keys in serialisation order, with
 // no parsing, so that the report model derives its scenario block from it (core/report/types.ts)
-// without importing the parser's own imports. Parsing, defaults and validation: scenario.ts.
+// without importing the parser's own imports. Parsing and validation: scenario-file/scenario.ts.
 
 import type { Cohort } from "../link/types.ts";
 import type { CapacitySpec } from "./capacity-spec.ts";

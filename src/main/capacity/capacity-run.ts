@@ -11,7 +11,7 @@ import { monoNs } from "../../core/clock/clock.ts";
 import { fmtFixed } from "../../core/go-compat/fmt.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { Logger } from "../observe/log.ts";
 import type { PublisherCounters } from "../observe/metrics.ts";
 import { LiveRun } from "../observe/metrics-live.ts";

@@ -5,8 +5,8 @@
 
 import { stopText } from "../../core/report/threshold-render.ts";
 import type { Report, TimelineEntry } from "../../core/report/types.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { ThresholdStop } from "../../core/scenario/threshold-types.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import { applyThresholds, evaluateThresholds, thresholdsFailed } from "../../core/thresholds/evaluate.ts";
 import { LIVE_THRESHOLD_METHOD, LiveThresholds } from "../../core/thresholds/live.ts";
 import type { ShardTick } from "../../workers/protocol.ts";

@@ -8,7 +8,7 @@ import { errorMessage, RunError, UsageError, verdictStatus } from "../../core/er
 import { reportStem, stdoutLines } from "../../core/report/headline.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { Report } from "../../core/report/types.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { Logger } from "../observe/log.ts";
 import type { RunMetrics } from "../observe/metrics.ts";
 import { LiveRun } from "../observe/metrics-live.ts";
