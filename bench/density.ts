@@ -25,7 +25,7 @@ import { buildReport } from "../src/core/report/build.ts";
 import { reportToJson } from "../src/core/report/json.ts";
 import type { Report } from "../src/core/report/types.ts";
 import { VIEWER_PROFILES, type ViewerProfile } from "../src/core/scenario/defaults.ts";
-import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
 import { poolEngine } from "../src/main/run/pool-engine.ts";

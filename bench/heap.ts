@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeHeapSnapshot } from "node:v8";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
-import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";
 import { run } from "../src/main/run/runner.ts";

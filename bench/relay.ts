@@ -16,7 +16,7 @@
 import { readFileSync } from "node:fs";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
-import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { poolEngine } from "../src/main/run/pool-engine.ts";
 import { run } from "../src/main/run/runner.ts";

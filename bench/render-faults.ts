@@ -8,7 +8,7 @@
 //   node bench/render-faults.ts --viewers 2 --hold 10
 import { parseArgs } from "node:util";
 import { buildReport } from "../src/core/report/build.ts";
-import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { Relay, type RelayOptions } from "../src/main/relay/relay.ts";
 import { inThreadEngine } from "../src/main/run/engine.ts";

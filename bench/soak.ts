@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { buildReport } from "../src/core/report/build.ts";
-import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { Relay } from "../src/main/relay/relay.ts";
 import { type Engine, inThreadEngine } from "../src/main/run/engine.ts";

@@ -26,7 +26,7 @@
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
 import { RECEIVE_PATHS, type ReceivePath } from "../src/core/scenario/defaults.ts";
-import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { exactSummary } from "../src/core/stats/summaries.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { Relay } from "../src/main/relay/relay.ts";

@@ -13,7 +13,7 @@
 // itself (its PID only).
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
-import { normaliseScenario, validateScenario } from "../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { poolEngine, VIEWER_YOUNG_GENERATION_MB } from "../src/main/run/pool-engine.ts";
 import { run } from "../src/main/run/runner.ts";

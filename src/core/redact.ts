@@ -3,7 +3,7 @@
 // userinfo or tokens.
 
 import { parseGoUrl } from "./go-compat/url.ts";
-import type { Scenario } from "./scenario/scenario.ts";
+import type { Scenario } from "./scenario/types.ts";
 
 /** The URL's host component (`host` or `host:port`, IPv6 in brackets); `invalid-url` otherwise. */
 export function host(url: string): string {

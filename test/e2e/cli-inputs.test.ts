@@ -10,7 +10,7 @@ import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { embeddedAudioClipPath, loadAudioClip, loadClip } from "../../src/core/clip/clip.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { type CliResult, cli, tempDir } from "./cli-harness.ts";
 
 const tmp = tempDir("cli-inputs");

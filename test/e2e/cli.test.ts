@@ -12,7 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { fmtFixed } from "../../src/core/go-compat/fmt.ts";
 import { renderLine } from "../../src/core/report/headline.ts";
 import type { Aggregate } from "../../src/core/report/types.ts";
-import { rampOffsetsNs } from "../../src/core/scenario/splitmix.ts";
+import { rampOffsetsNs } from "../../src/core/stats/splitmix.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import {
   type CliResult,

@@ -8,7 +8,7 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { buildReport } from "../../src/core/report/build.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";

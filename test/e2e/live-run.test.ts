@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { CHARTS } from "../../src/core/report/html.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import type { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { Relay } from "../../src/main/relay/relay.ts";

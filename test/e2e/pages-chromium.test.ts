@@ -14,7 +14,7 @@ import type { CapacityReport, CapacityStep } from "../../src/core/capacity/types
 import { matrixHtml } from "../../src/core/matrix/html.ts";
 import { parseMatrix } from "../../src/core/matrix/parse.ts";
 import { cellsOf, type RunOutcome } from "../../src/core/matrix/table.ts";
-import { buildReport } from "../../src/core/report/build.ts";
+import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { CHARTS } from "../../src/core/report/html.ts";
 import { htmlAssets, renderHtmlReport } from "../../src/main/output/html-report.ts";
@@ -198,7 +198,7 @@ test("the run report with cohorts: the cohort section and a CDF per cohort on on
 }, async () => {
   const input = cohortInput();
   const r = buildReport(input);
-  const html = await renderHtmlReport(r, delayDistribution(input, r));
+  const html = await renderHtmlReport(r, delayDistribution(r, buildReportParts(input).pools));
   const page = await openPage("report-cohorts", html);
   const ids = CHARTS.map((c) => c.id);
   assert.ok(ids.includes("chart-frozen"));
@@ -255,7 +255,10 @@ test("the run report with churn: the churn card as the browser lays it out, the 
 }, async () => {
   const input = goldenChurnInput();
   const r = buildReport(input);
-  const page = await openPage("report-churn", await renderHtmlReport(r, delayDistribution(input, r)));
+  const page = await openPage(
+    "report-churn",
+    await renderHtmlReport(r, delayDistribution(r, buildReportParts(input).pools)),
+  );
   assert.match(page.text, /Churn\s+3 viewers in all; late joiners 1 \(1 joined\); joins 3; leaves 1 /);
   assert.match(page.text, /late joiners\s+n\s+p50\s+p95\s+p99\s+min\s+max/);
   assert.match(page.text, /join: first keyframe\s+1\s+412\.5 ms\s+412\.5 ms/);

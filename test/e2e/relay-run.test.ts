@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
-import { rampOffsetsNs } from "../../src/core/scenario/splitmix.ts";
+import { rampOffsetsNs } from "../../src/core/stats/splitmix.ts";
 import type { Relay } from "../../src/main/relay/relay.ts";
 import {
   assertComparableUnlessClientBound,

@@ -11,7 +11,7 @@ import { takeWallAnchor } from "../../src/core/clock/clock.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { Report, ViewerReport } from "../../src/core/report/types.ts";
 import type { KeyframeRequestMode } from "../../src/core/scenario/defaults.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Publisher } from "../../src/main/publisher/publisher.ts";
 import { Relay } from "../../src/main/relay/relay.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildReport } from "../../src/core/report/build.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario-file/scenario.ts";
 import { exactSummary } from "../../src/core/stats/summaries.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";

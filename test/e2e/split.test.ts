@@ -11,7 +11,7 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";

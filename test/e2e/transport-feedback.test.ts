@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import type { ReceivePath, ViewerProfile } from "../../src/core/scenario/defaults.ts";
-import { normaliseScenario, validateScenario } from "../../src/core/scenario/scenario.ts";
+import { normaliseScenario, validateScenario } from "../../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../../src/main/observe/log.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";

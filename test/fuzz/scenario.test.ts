@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import { ScenarioError } from "../../src/core/errors.ts";
-import { parseScenario, SCENARIO_KEYS, type Scenario } from "../../src/core/scenario/scenario.ts";
 import { buildSchedule } from "../../src/core/scenario/schedule.ts";
+import { parseScenario, SCENARIO_KEYS, type Scenario } from "../../src/core/scenario-file/scenario.ts";
 import { check, list, onlyThrows } from "./fuzz.ts";
 
 const SECRET = "s3cr3t-token";

@@ -5,12 +5,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { dealIds, simAgents, simEngine } from "../../bench/sim-agents.ts";
+import { decodeViewer } from "../../src/core/report/decode.ts";
 import type { ReportInput } from "../../src/core/report/input.ts";
 import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import { missingNames } from "../../src/main/agents/coordinator.ts";
 import { mergedClock } from "../../src/main/agents/host-merge.ts";
 import { encodeFrame } from "../../src/main/agents/wire.ts";
-import { decodeRecord } from "../../src/main/run/decode-record.ts";
 import type { ShardTick } from "../../src/workers/protocol.ts";
 
 const O = { agents: 3, viewersPerAgent: 4, seconds: 3, fps: 20, seed: 7 };
@@ -34,7 +34,7 @@ test("the merged delay histogram of every viewer is the exact union of the agent
     [...Array(12).keys()],
   );
   assert.deepEqual([...new Set(ticks.map((t) => t.shard))].sort(), [0, 1, 2]);
-  const merged = DelayHistogram.union(...res.records.map((r) => decodeRecord(r).delayHist));
+  const merged = DelayHistogram.union(...res.records.map((r) => decodeViewer(r).delayHist));
   const union = new DelayHistogram();
   for (const a of agents) for (const ns of a.samples) union.recordNs(ns);
   assert.deepEqual(merged.encode(), union.encode());

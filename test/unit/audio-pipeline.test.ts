@@ -8,10 +8,11 @@ import { AvOffset } from "../../src/core/delay/av-offset.ts";
 import { createHasher } from "../../src/core/delay/fingerprint.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { NOT_ASKED, pooledAudio, viewerAudio } from "../../src/core/report/audio.ts";
+import { decodeAudio } from "../../src/core/report/decode.ts";
 import { audioSection } from "../../src/core/report/html-audio.ts";
 import { audioMarkdown } from "../../src/core/report/markdown-audio.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 
 const MS = 1e6;
 const N = 5;
@@ -68,7 +69,7 @@ describe("audio pipeline", () => {
     assert.equal(r.excludedPackets, 2, "packets 0 and 1 arrived within 30 ms of the first");
     assert.equal(r.unmatchedPackets, 1);
     assert.equal(r.samples, 2 * N - 1 - 2 - 1);
-    const v = viewerAudio(r);
+    const v = viewerAudio(decodeAudio(r));
     assert.equal(v.available, true);
     assert.equal(v.packetsLost, 1);
     assert.equal(v.oneWayDelay.available, true);
@@ -81,7 +82,7 @@ describe("audio pipeline", () => {
     const r = p.finish([]);
     assert.equal(r.samples, 0);
     assert.equal(r.invalid, 1);
-    assert.equal(viewerAudio(r).oneWayDelay.reason, "no audio packet was matched to its send");
+    assert.equal(viewerAudio(decodeAudio(r)).oneWayDelay.reason, "no audio packet was matched to its send");
   });
 });
 
@@ -127,8 +128,8 @@ describe("audio in the report", () => {
     const r = {
       scenario: { audio: true },
       publisher: { audio: { packetsSent: 15, bytesSent: 45, loops: 3, scheduleSlips: 0 } },
-      aggregate: { audio: pooledAudio(true, [rec]) },
-      viewers: [{ id: 0, audio: viewerAudio(rec) }],
+      aggregate: { audio: pooledAudio(true, [decodeAudio(rec)]) },
+      viewers: [{ id: 0, audio: viewerAudio(decodeAudio(rec)) }],
     } as unknown as Report;
     const md = audioMarkdown(r).join("\n");
     assert.match(md, /^## Audio$/m);

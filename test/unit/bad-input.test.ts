@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { loadClip, MAX_CLIP_BYTES, parseAnnexB, parseIvf } from "../../src/core/clip/clip.ts";
 import { ClipError, ScenarioError } from "../../src/core/errors.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 
 /** One line, no stack frame, nothing after a newline. */
 function assertOneLine(message: string): void {

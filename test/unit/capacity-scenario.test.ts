@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { capacityScenario } from "../../src/core/capacity/scenario.ts";
 import { CAPACITY_DEFAULTS } from "../../src/core/capacity/types.ts";
 import { assignCohorts, cohortSizes } from "../../src/core/link/assign.ts";
+import { capacityScenario } from "../../src/core/scenario-file/capacity.ts";
 import { stepScenario } from "../../src/main/capacity/session.ts";
 
 const BASE = { whep: "http://127.0.0.1:9/s/whep", thresholds: { loss: "< 1%" } };

@@ -15,7 +15,7 @@ import {
 } from "../../src/core/capacity/types.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { applyThresholds, evaluateThresholds } from "../../src/core/thresholds/evaluate.ts";
 import { parseThresholds } from "../../src/core/thresholds/parse.ts";
 import { healthyViewers, makeInput } from "./report-fixtures.ts";

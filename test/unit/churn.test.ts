@@ -8,8 +8,8 @@ import { ScenarioError } from "../../src/core/errors.ts";
 import { churnReport } from "../../src/core/report/churn.ts";
 import type { ViewerReport } from "../../src/core/report/types.ts";
 import { lifetimeNs, MAX_CHURN_VIEWERS } from "../../src/core/scenario/churn-schedule.ts";
-import { parseScenario, type Scenario } from "../../src/core/scenario/scenario.ts";
 import { buildSchedule } from "../../src/core/scenario/schedule.ts";
+import { parseScenario, type Scenario } from "../../src/core/scenario-file/scenario.ts";
 
 const base = { whep: "http://127.0.0.1:8889/s/whep", viewers: 3, holdSeconds: 7, rampSeconds: 0.5 };
 

@@ -3,7 +3,7 @@
 // as the Markdown's churn section; no figures without a verdict, no card without churn.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { buildReport } from "../../src/core/report/build.ts";
+import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import { churnSection } from "../../src/core/report/html-churn.ts";
@@ -59,11 +59,15 @@ test("the churn card: dashes when no late joiner joined; no figures without a ve
 test("the run report's page holds the churn card after the charts, before the viewers", async () => {
   const input = goldenChurnInput();
   const r = buildReport(input);
-  const page = reportToHtml(r, delayDistribution(input, r), await htmlAssets());
+  const page = reportToHtml(r, delayDistribution(r, buildReportParts(input).pools), await htmlAssets());
   const at = page.indexOf('<section id="churn"');
   assert.ok(at > page.indexOf('<section class="charts">') && at < page.indexOf("<h2>Viewers</h2>"));
   const plain = buildReport(goldenInput());
   assert.ok(
-    !reportToHtml(plain, delayDistribution(goldenInput(), plain), await htmlAssets()).includes('id="churn"'),
+    !reportToHtml(
+      plain,
+      delayDistribution(plain, buildReportParts(goldenInput()).pools),
+      await htmlAssets(),
+    ).includes('id="churn"'),
   );
 });

@@ -3,7 +3,7 @@
 // with the report; neither appears without cohorts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { buildReport } from "../../src/core/report/build.ts";
+import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import { cohortSection } from "../../src/core/report/html-cohorts.ts";
@@ -61,7 +61,7 @@ test("the cohort section escapes, keeps figures out without a verdict, and is ab
 test("the cohort chart's data: each cohort's CDF over its own samples, ending at 100 %", async () => {
   const input = cohortInput();
   const r = buildReport(input);
-  const html = reportToHtml(r, delayDistribution(input, r), await htmlAssets());
+  const html = reportToHtml(r, delayDistribution(r, buildReportParts(input).pools), await htmlAssets());
   assert.ok(html.includes('id="chart-cohort-delay"') && html.includes('<section id="cohorts"'));
   const c = charts(html).cohortDelayCdf;
   assert.ok(c !== undefined && c !== null);
@@ -82,7 +82,7 @@ test("the cohort chart's data: each cohort's CDF over its own samples, ending at
   const plain = buildReport(makeInput(healthyViewers(3)));
   const without = reportToHtml(
     plain,
-    delayDistribution(makeInput(healthyViewers(3)), plain),
+    delayDistribution(plain, buildReportParts(makeInput(healthyViewers(3))).pools),
     await htmlAssets(),
   );
   assert.ok(!without.includes(`id="chart-cohort-delay"`) && !without.includes(`<section id="cohorts"`));

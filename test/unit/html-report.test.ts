@@ -2,7 +2,7 @@
 // data consistent with the report (distribution counts = pooled samples, CDF ends at 100 %).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { buildReport } from "../../src/core/report/build.ts";
+import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
 import { delayBuckets, delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import type { ChartData } from "../../src/core/report/html-data.ts";
@@ -30,7 +30,7 @@ function embedded(html: string): { charts: ChartData; noDelayReason: string } {
 test("html report: one self-contained page: no external resource, a no-fetch CSP, uPlot and its licence inlined", async () => {
   const inp = input();
   const r = buildReport(inp);
-  const html = reportToHtml(r, delayDistribution(inp, r), await htmlAssets());
+  const html = reportToHtml(r, delayDistribution(r, buildReportParts(inp).pools), await htmlAssets());
   assert.ok(html.startsWith("<!DOCTYPE html>"));
   assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
   assert.doesNotMatch(html, /<(?:script|link|img|iframe|object|embed|source)\b[^>]*\b(?:src|href)\s*=/i);
@@ -54,7 +54,7 @@ test("html report: one self-contained page: no external resource, a no-fetch CSP
 test("html report: free text is escaped in the table and cannot close the data script", async () => {
   const inp = input();
   const r = buildReport(inp);
-  const html = reportToHtml(r, delayDistribution(inp, r), await htmlAssets());
+  const html = reportToHtml(r, delayDistribution(r, buildReportParts(inp).pools), await htmlAssets());
   assert.ok(!html.includes(EVIL));
   assert.ok(
     html.includes("&lt;/script&gt;&lt;script&gt;alert(&quot;x&quot;)"),
@@ -66,7 +66,7 @@ test("html report: free text is escaped in the table and cannot close the data s
 test("html report: distribution counts add up to the pooled samples; histogram and CDF are consistent", async () => {
   const inp = input();
   const r = buildReport(inp);
-  const d = delayDistribution(inp, r);
+  const d = delayDistribution(r, buildReportParts(inp).pools);
   assert.ok(d);
   const pooled = r.aggregate.oneWayDelay[0]!;
   const sum = (b: { count: number }[]) => b.reduce((a, x) => a + x.count, 0);
@@ -113,7 +113,9 @@ test("html report: a run without a verdict shows no delay chart, like the Markdo
   ]);
   const r = buildReport(inp);
   assert.equal(r.aggregate.valid, false);
-  const data = embedded(reportToHtml(r, delayDistribution(inp, r), await htmlAssets()));
+  const data = embedded(
+    reportToHtml(r, delayDistribution(r, buildReportParts(inp).pools), await htmlAssets()),
+  );
   assert.equal(data.charts.delayHistogram, null);
   assert.equal(data.charts.delayCdf, null);
   assert.match(data.noDelayReason, /^no verdict/);
@@ -123,7 +125,7 @@ test("html report: a run without a verdict shows no delay chart, like the Markdo
 test("html report: no pooled figure (a view run) keeps the delay charts empty with the reason", async () => {
   const inp = makeInput([makeViewer(0, { keyMs: [], deltaMs: [] })], { hasSendLog: false });
   const r = buildReport(inp);
-  assert.equal(delayDistribution(inp, r), null);
+  assert.equal(delayDistribution(r, buildReportParts(inp).pools), null);
   const data = embedded(reportToHtml(r, null, await htmlAssets()));
   assert.equal(data.charts.delayHistogram, null);
   assert.equal(data.charts.delayCdf, null);

@@ -3,7 +3,8 @@
 // nothing from src/main, and src/main reaches into src/workers only through the shard entry,
 // the protocol and the worker entry file that piscina loads; src/main/cli is the top floor, which
 // nothing else in src/ imports; src/main/observe imports no other room of src/main, and no two
-// rooms of src/main import each other, directly or round a circle.
+// rooms of src/main import each other, directly or round a circle, nor any two sibling folders
+// anywhere in src/ (a folder's own files are left out: they are its base).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -356,33 +357,48 @@ test("src/main/observe imports no other room of src/main", () => {
   assert.deepEqual(observeImportsBack(graph), []);
 });
 
-/** The rooms of src/main (src/main/<room>/…) and the rooms each imports. */
-export function mainRooms(g: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
-  const rooms = new Map<string, Set<string>>();
-  const of = (f: string) => (f.startsWith("src/main/") ? f.split("/")[2] : undefined);
+/**
+ * The sibling folders of src/ (at any depth) and the siblings each imports: an import from a file
+ * under folder A to a file under its sibling B (A and B in the same parent) is an edge A → B. A
+ * file directly in the parent is the parent's base, not a folder: its imports and those to it are
+ * no edge.
+ */
+export function siblingFolders(g: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
   for (const [f, deps] of g) {
-    const from = of(f);
-    if (from === undefined) continue;
-    const to = rooms.get(from) ?? new Set<string>();
-    rooms.set(from, to);
+    const a = f.split("/");
     for (const d of deps) {
-      const r = of(d);
-      if (r !== undefined && r !== from) to.add(r);
+      const b = d.split("/");
+      let i = 0;
+      while (i < a.length - 1 && i < b.length - 1 && a[i] === b[i]) i++;
+      if (i >= a.length - 1 || i >= b.length - 1) continue;
+      const from = a.slice(0, i + 1).join("/");
+      const to = out.get(from) ?? new Set<string>();
+      to.add(b.slice(0, i + 1).join("/"));
+      out.set(from, to);
     }
   }
-  return new Map([...rooms].map(([r, to]) => [r, [...to]]));
+  return new Map([...out].map(([k, v]) => [k, [...v]]));
 }
 
-test("the rooms of src/main import each other one way: no circle between rooms", () => {
-  const sample = mainRooms(
+test("no two sibling folders anywhere in src/ import each other, directly or round a circle", () => {
+  const sample = siblingFolders(
     new Map([
-      ["src/main/run/runner.ts", ["src/main/publisher/publisher.ts", "src/core/x.ts"]],
-      ["src/main/publisher/publish-command.ts", ["src/main/run/ice-choice.ts"]],
-      ["src/main/publisher/publisher.ts", ["src/main/publisher/rtp-out.ts"]],
+      ["src/core/report/markdown.ts", ["src/core/thresholds/render.ts", "src/core/errors.ts"]],
+      ["src/core/thresholds/evaluate.ts", ["src/core/report/types.ts"]],
+      ["src/core/types.ts", ["src/core/delay/counters.ts"]],
+      ["src/core/delay/counters.ts", ["src/core/types.ts"]],
+      ["src/main/run/deep/a.ts", ["src/main/output/b.ts"]],
+      ["src/main/output/b.ts", ["src/main/run/c.ts", "src/core/report/types.ts"]],
     ]),
   );
-  assert.deepEqual(circles(sample), [["publisher", "run"]]);
-  const rooms = mainRooms(graph);
-  assert.ok(rooms.size >= 10, `only ${rooms.size} rooms read`);
-  assert.deepEqual(circles(rooms), []);
+  assert.deepEqual(circles(sample), [
+    ["src/core/report", "src/core/thresholds"],
+    ["src/main/output", "src/main/run"],
+  ]);
+  const folders = siblingFolders(graph);
+  assert.ok(folders.size >= 25, `only ${folders.size} folders read`);
+  // the rooms of src/main are siblings: none imports another round a circle
+  assert.ok([...folders.keys()].filter((f) => f.startsWith("src/main/")).length >= 10);
+  assert.deepEqual(circles(folders), []);
 });

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
 import { buildReport } from "../../src/core/report/build.ts";
+import { junitXml, summaryMarkdown, xmlEscape } from "../../src/core/report/threshold-render.ts";
 import { applyThresholds, evaluateThresholds } from "../../src/core/thresholds/evaluate.ts";
 import { parseThresholds } from "../../src/core/thresholds/parse.ts";
-import { junitXml, summaryMarkdown, xmlEscape } from "../../src/core/thresholds/render.ts";
 import { healthyViewers, makeInput, makeScenario, withFailures } from "./report-fixtures.ts";
 
 interface XmlNode {

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parseAllDocuments } from "yaml";
-import { parseScenario, type Scenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario, type Scenario } from "../../src/core/scenario-file/scenario.ts";
 import { ROOT } from "./repo-files.ts";
 
 const DIR = join(ROOT, "deploy/kubernetes");

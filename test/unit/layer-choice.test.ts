@@ -15,7 +15,7 @@ import {
 } from "../../src/core/report/layer-choice.ts";
 import { layersMarkdown } from "../../src/core/report/markdown-layers.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../src/core/wire/link-header.ts";
 import { addRunKeyOptions } from "../../src/main/cli/scenario-flags.ts";
 import { applyKeyFlags } from "../../src/main/run/run-inputs.ts";

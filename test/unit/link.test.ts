@@ -218,7 +218,7 @@ test("a timed step applies from its start for its length; steps count from the o
 });
 
 test("the scenario takes cohorts: a mistake is a scenario error naming the key; counts may not exceed viewers", async () => {
-  const { parseScenario } = await import("../../src/core/scenario/scenario.ts");
+  const { parseScenario } = await import("../../src/core/scenario-file/scenario.ts");
   const base = { whep: "http://127.0.0.1:1/whep", viewers: 4, holdSeconds: 1 };
   const ok = parseScenario(
     JSON.stringify({ ...base, cohorts: [{ name: "far", viewers: 2, down: { delay: "20ms" } }] }),

@@ -8,7 +8,7 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { rankable } from "../../src/core/report/comparability.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { healthyViewers, makeInput, makeScenario } from "./report-fixtures.ts";
 
 const WHEP = "http://127.0.0.1:8889/s/whep";

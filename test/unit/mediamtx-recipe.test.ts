@@ -12,7 +12,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { parseMatrix } from "../../src/core/matrix/parse.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 
 const root = new URL("../../", import.meta.url);
 const recipe = new URL("bench/servers/mediamtx/", root);

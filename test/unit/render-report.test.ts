@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseCohorts } from "../../src/core/link/parse.ts";
-import { buildReport } from "../../src/core/report/build.ts";
+import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import type { ChartData } from "../../src/core/report/html-data.ts";
@@ -218,7 +218,7 @@ describe("where people look", () => {
       r.timeline?.map((e) => e.viewersFrozen),
       [0, 1.25],
     );
-    const html = reportToHtml(r, delayDistribution(input, r), await htmlAssets());
+    const html = reportToHtml(r, delayDistribution(r, buildReportParts(input).pools), await htmlAssets());
     const card = html.slice(
       html.indexOf('<section id="render"'),
       html.indexOf("</section>", html.indexOf('<section id="render"')),

@@ -6,7 +6,7 @@ import { emptyRender } from "../../src/core/render/render-model.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { ReportInput, ViewerInput } from "../../src/core/report/input.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import type { Scenario } from "../../src/core/scenario/scenario.ts";
+import type { Scenario } from "../../src/core/scenario/types.ts";
 import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import type {
   OneWayDelayBlocker,
@@ -122,8 +122,8 @@ export function makeViewer(id: number, o: ViewerOpts = {}): ViewerInput {
     stampKeyHist: hist([]),
     stampDeltaHist: hist([]),
     render: { ...emptyRender(), ...o.render },
-    recoveryHist: hist(o.recoveryMs ?? []).encode(),
-    pliKeyframeHist: hist(o.pliKeyframeMs ?? []).encode(),
+    recoveryHist: hist(o.recoveryMs ?? []),
+    pliKeyframeHist: hist(o.pliKeyframeMs ?? []),
     ...(o.droppedAfterJoin === true ? { droppedAfterJoin: true } : {}),
     ...(o.errorKind !== undefined ? { errorKind: o.errorKind } : {}),
     ...(o.error !== undefined ? { error: o.error } : {}),

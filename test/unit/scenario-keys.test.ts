@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { parseScenario, SCENARIO_KEYS } from "../../src/core/scenario/scenario.ts";
+import { parseScenario, SCENARIO_KEYS } from "../../src/core/scenario-file/scenario.ts";
 import { ROOT } from "./repo-files.ts";
 
 const HEADER = "| key | type | default | what |";
@@ -23,7 +23,7 @@ function documentedKeys(): string[] {
 
 /** The keys the parser hands to parsers of their own (OBJECT_KEYS in scenario.ts, not exported). */
 function objectKeys(): string[] {
-  const src = readFileSync(join(ROOT, "src/core/scenario/scenario.ts"), "utf8");
+  const src = readFileSync(join(ROOT, "src/core/scenario-file/scenario.ts"), "utf8");
   const block = /const OBJECT_KEYS[^{]*\{([^}]*)\}/.exec(src)?.[1];
   assert.ok(block !== undefined, "scenario.ts declares OBJECT_KEYS");
   return [...block.matchAll(/^\s*([A-Za-z]+):/gm)].map((m) => m[1] ?? "");

@@ -5,14 +5,14 @@ import { test } from "node:test";
 import { ScenarioError } from "../../src/core/errors.ts";
 import { churnRun } from "../../src/core/scenario/churn-schedule.ts";
 import { SCENARIO_DEFAULTS } from "../../src/core/scenario/defaults.ts";
+import { buildSchedule, secondsToNs } from "../../src/core/scenario/schedule.ts";
 import {
   decodeScenario,
   normaliseScenario,
   parseScenario,
   type Scenario,
   validateScenario,
-} from "../../src/core/scenario/scenario.ts";
-import { buildSchedule, secondsToNs } from "../../src/core/scenario/schedule.ts";
+} from "../../src/core/scenario-file/scenario.ts";
 
 const WHEP = "http://127.0.0.1:8889/bench/whep?token=SECRET";
 const WHIP = "http://127.0.0.1:8889/bench/whip";

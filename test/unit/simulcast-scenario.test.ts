@@ -10,7 +10,7 @@ import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import { rankable } from "../../src/core/report/comparability.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { addRunKeyOptions } from "../../src/main/cli/scenario-flags.ts";
 import { applyKeyFlags } from "../../src/main/run/run-inputs.ts";
 import { healthyViewers, makeInput, makeScenario } from "./report-fixtures.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rampOffsetsNs, splitmixOutputs } from "../../src/core/scenario/splitmix.ts";
+import { rampOffsetsNs, splitmixOutputs } from "../../src/core/stats/splitmix.ts";
 
 test("SplitMix64 reference vectors (docs/definitions.md#start-schedule)", () => {
   assert.deepEqual(splitmixOutputs(0n, 3), [0xe220a8397b1dcdafn, 0x6e789e6aa1b965f4n, 0x06c45d188009454fn]);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { test } from "node:test";
 import { parseMatrix } from "../../src/core/matrix/parse.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 
 const root = new URL("../../", import.meta.url);
 const recipe = new URL("bench/servers/srs/", root);

@@ -2,9 +2,9 @@
 // check that the cohort exists, and the judgement on aggregate.cohorts[].
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { capacityScenario } from "../../src/core/capacity/scenario.ts";
 import { buildReport } from "../../src/core/report/build.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { capacityScenario } from "../../src/core/scenario-file/capacity.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { splitCohortKey } from "../../src/core/thresholds/cohort-figures.ts";
 import { evaluateThresholds } from "../../src/core/thresholds/evaluate.ts";
 import { LiveThresholds } from "../../src/core/thresholds/live.ts";

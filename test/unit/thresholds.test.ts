@@ -5,7 +5,7 @@ import { buildReport } from "../../src/core/report/build.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { applyThresholds, evaluateThresholds, thresholdsFailed } from "../../src/core/thresholds/evaluate.ts";
 import { readFigure } from "../../src/core/thresholds/figures.ts";
 import { LiveThresholds } from "../../src/core/thresholds/live.ts";

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { reportScenario } from "../../src/core/report/build.ts";
 import { scenarioText } from "../../src/core/report/markdown-cells.ts";
 import { negotiatedCodec, viewScenario } from "../../src/core/report/view-codec.ts";
-import type { Scenario } from "../../src/core/scenario/scenario.ts";
+import type { Scenario } from "../../src/core/scenario/types.ts";
 
 const s: Scenario = {
   whep: "http://127.0.0.1:1/whep",

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ScenarioError } from "../../src/core/errors.ts";
 import { resourcesText } from "../../src/core/report/markdown-cells.ts";
-import { parseScenario } from "../../src/core/scenario/scenario.ts";
+import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 
 const WHEP = "http://127.0.0.1:8889/s/whep";
 

@@ -2,8 +2,8 @@
 // near its ceiling first (never a server verdict), then the no-verdict rule, then the thresholds.
 
 import type { Report } from "../report/types.ts";
-import type { Scenario } from "../scenario/scenario.ts";
 import { buildSchedule, secondsToNs } from "../scenario/schedule.ts";
+import type { Scenario } from "../scenario/types.ts";
 import { receiveLag } from "../thresholds/figures.ts";
 import type { StepFigures, StepOutcome } from "./types.ts";
 

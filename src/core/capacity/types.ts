@@ -3,32 +3,10 @@
 // command share.
 
 import type { CeilingReport } from "../report/client-types.ts";
-import type { ThresholdResult } from "../thresholds/types.ts";
+import type { CapacitySpec } from "../scenario/capacity-spec.ts";
+import type { ThresholdResult } from "../scenario/threshold-types.ts";
 
-/** The scenario's `capacity` key, with its defaults applied. */
-export interface CapacitySpec {
-  /** the first step's viewers */
-  start: number;
-  /** the search never asks for more viewers than this */
-  max: number;
-  /** each growth step multiplies the viewers by this (> 1) */
-  growth: number;
-  /** the search stops when the first failing count is at most this many above the last passing one */
-  resolution: number;
-  /** each step's hold after its ramp, s */
-  stepSeconds: number;
-  /** the first seconds of each viewer whose delay samples a step leaves out, s */
-  settleSeconds: number;
-}
-
-export const CAPACITY_DEFAULTS: CapacitySpec = {
-  start: 10,
-  max: 2000,
-  growth: 2,
-  resolution: 5,
-  stepSeconds: 20,
-  settleSeconds: 5,
-};
+export { CAPACITY_DEFAULTS, type CapacitySpec } from "../scenario/capacity-spec.ts";
 
 /**
  * How a step went: all thresholds held, one or more failed, the client was near its ceiling, or no

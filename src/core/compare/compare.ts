@@ -5,9 +5,9 @@
 import { UsageError } from "../errors.ts";
 import { rankable } from "../report/comparability.ts";
 import type { DelaySource, Report } from "../report/types.ts";
+import type { FigureUnit, FigureValue, Operator } from "../scenario/threshold-types.ts";
 import { holds } from "../thresholds/evaluate.ts";
 import { FIGURES } from "../thresholds/figures.ts";
-import type { FigureUnit, FigureValue, Operator } from "../thresholds/types.ts";
 import { bootstrapDiff, type DiffInterval, perViewerDelayMs } from "./bootstrap.ts";
 
 /** The figures of the side-by-side table, in order. */

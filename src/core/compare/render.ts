@@ -3,8 +3,8 @@
 import { fmtFixed } from "../go-compat/fmt.ts";
 import { escapeHtml } from "../report/html-sections.ts";
 import { esc } from "../report/markdown-cells.ts";
-import { formatFigure } from "../thresholds/evaluate.ts";
-import type { FigureUnit, FigureValue } from "../thresholds/types.ts";
+import { formatFigure } from "../report/threshold-render.ts";
+import type { FigureUnit, FigureValue } from "../scenario/threshold-types.ts";
 import type { CompareRow, Comparison, GateResult } from "./compare.ts";
 
 /** What a side is called in the output: its file name and its verdict. */

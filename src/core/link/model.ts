@@ -4,7 +4,7 @@
 // steps), random loss, Gilbert–Elliott burst loss, the rate limit's queue (tail drop), then
 // fixed delay plus jitter; without `reorder` no datagram leaves before the one ahead of it.
 
-import { splitmixOutputs } from "../scenario/splitmix.ts";
+import { splitmixOutputs } from "../stats/splitmix.ts";
 import { DEFAULT_QUEUE_NS, type DirectionProfile, type LinkCounts, type LinkStep } from "./types.ts";
 
 /** `decide`'s answers besides a delivery instant. */

@@ -6,7 +6,7 @@
 
 import { type HtmlAssets, htmlPage } from "../report/html-page.ts";
 import { escapeHtml } from "../report/html-sections.ts";
-import type { FigureUnit } from "../thresholds/types.ts";
+import type { FigureUnit } from "../scenario/threshold-types.ts";
 import type { Matrix } from "./parse.ts";
 import { type CellSummary, matrixRule, notComparableLines } from "./table.ts";
 

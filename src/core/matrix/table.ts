@@ -5,8 +5,8 @@
 // html.ts.
 
 import { esc } from "../report/markdown-cells.ts";
-import { formatFigure } from "../thresholds/evaluate.ts";
-import type { FigureUnit, FigureValue } from "../thresholds/types.ts";
+import { formatFigure } from "../report/threshold-render.ts";
+import type { FigureUnit, FigureValue } from "../scenario/threshold-types.ts";
 import type { Matrix } from "./parse.ts";
 
 /** One repeat of one cell. */

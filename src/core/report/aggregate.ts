@@ -4,7 +4,7 @@
 import { exactSummary } from "../stats/summaries.ts";
 import { clientBoundReason } from "./client-block.ts";
 import type { ReportInput } from "./input.ts";
-import { type JoinedViewer, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
+import { type JoinedViewer, type Pool, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
 import { pooledRenderBlock } from "./render.ts";
 import { pooledStampBlock } from "./stamp-blocks.ts";
 import type { Aggregate, ViewerReport } from "./types.ts";
@@ -18,11 +18,13 @@ function present(values: ReadonlyArray<number | undefined>): number[] {
 /**
  * @param viewers every viewer object of the report (joined or not)
  * @param joined the joined viewers with their records and blocks
+ * @param pool their first fingerprint blocks pooled (fingerprintPool)
  */
 export function buildAggregate(
   input: ReportInput,
   viewers: readonly ViewerReport[],
   joined: readonly JoinedViewer[],
+  pool: Pool,
 ): Aggregate {
   const asked = Math.max(input.requestedViewers, viewers.length);
   const joinedCount = viewers.filter((v) => v.joined).length;
@@ -71,7 +73,7 @@ export function buildAggregate(
     transportFeedbackSent: sum((v) => v.transportFeedbackSent),
     rtxReceived: sum((v) => v.rtxReceived),
     oneWayDelay: [
-      pooledDelayBlock(joined, {
+      pooledDelayBlock(joined.length, pool, {
         hasSendLog: input.hasSendLog,
         loopFrames: input.loopFrames,
         duplicateFrames: input.duplicateFrames,

@@ -3,7 +3,10 @@
 // loss, jitter, first audio packet, the packets' one-way delay and the A/V offset
 // (docs/definitions.md#audio-video-offset). "Unavailable, because …" where a figure has no basis.
 import { DelayHistogram, exactSummary } from "../stats/summaries.ts";
-import type { AudioRecord, EncodedHistogram, Summary } from "../types.ts";
+import type { AudioRecord, Summary } from "../types.ts";
+
+/** A viewer's audio record with its histogram decoded (decode.ts). */
+export type DecodedAudio = Omit<AudioRecord, "delayHist"> & { delayHist: DelayHistogram };
 
 /** The one-way delay of the audio packets (fingerprint source, one packet a unit). */
 export interface AudioDelayBlock {
@@ -60,10 +63,6 @@ const NO_LOG = "no audio send log: this process did not publish the audio track"
 const NO_MATCH = "no audio packet was matched to its send";
 const NO_SECOND = "no second held delay samples of both tracks";
 
-function histOf(e: EncodedHistogram): DelayHistogram {
-  return e.n === 0 ? new DelayHistogram() : DelayHistogram.decode(e);
-}
-
 function delayBlock(counts: Omit<AudioDelayBlock, "available" | "ms">, h: DelayHistogram, why: string) {
   const ok = why === "" && h.count > 0;
   return {
@@ -79,7 +78,7 @@ function offsetBlock(offsetsNs: readonly number[]): AvOffsetBlock {
   return { available: true, seconds: offsetsNs.length, ms: exactSummary(offsetsNs.map((ns) => ns / 1e6)) };
 }
 
-function counts(a: AudioRecord) {
+function counts(a: DecodedAudio) {
   return {
     samples: a.samples,
     invalid: a.invalid,
@@ -90,7 +89,7 @@ function counts(a: AudioRecord) {
 }
 
 /** `viewers[].audio` of a run that asked for audio (docs/definitions.md#audio-track). */
-export function viewerAudio(a: AudioRecord | undefined): ViewerAudioBlock {
+export function viewerAudio(a: DecodedAudio | undefined): ViewerAudioBlock {
   const received = a?.rtp.received ?? 0;
   const why = a === undefined ? NO_TRACK : received === 0 ? NO_PACKET : "";
   const zero = { samples: 0, invalid: 0, unmatchedPackets: 0, duplicatePackets: 0, excludedPackets: 0 };
@@ -106,7 +105,7 @@ export function viewerAudio(a: AudioRecord | undefined): ViewerAudioBlock {
     oneWayDelay:
       a === undefined
         ? delayBlock(zero, new DelayHistogram(), why)
-        : delayBlock(counts(a), histOf(a.delayHist), why !== "" ? why : a.matched ? "" : NO_LOG),
+        : delayBlock(counts(a), a.delayHist, why !== "" ? why : a.matched ? "" : NO_LOG),
     avOffset: why !== "" ? { available: false, reason: why, seconds: 0 } : offsetBlock(a?.avOffsetNs ?? []),
   };
 }
@@ -115,16 +114,19 @@ export function viewerAudio(a: AudioRecord | undefined): ViewerAudioBlock {
  * `aggregate.audio`: every viewer's audio pooled (histograms merged exactly, offsets of every
  * viewer-second).
  */
-export function pooledAudio(asked: boolean, records: readonly (AudioRecord | undefined)[]): PooledAudioBlock {
+export function pooledAudio(
+  asked: boolean,
+  records: readonly (DecodedAudio | undefined)[],
+): PooledAudioBlock {
   const base = { viewers: 0, packetsReceived: 0, packetsLost: 0, lossPercentTotal: 0 };
   if (!asked) return { available: false, reason: NOT_ASKED, ...base };
-  const heard = records.filter((a): a is AudioRecord => a !== undefined && a.rtp.received > 0);
+  const heard = records.filter((a): a is DecodedAudio => a !== undefined && a.rtp.received > 0);
   if (heard.length === 0) return { available: false, reason: NO_PACKET, ...base };
   const h = new DelayHistogram();
   const sum = { samples: 0, invalid: 0, unmatchedPackets: 0, duplicatePackets: 0, excludedPackets: 0 };
   let expected = 0;
   for (const a of heard) {
-    h.add(histOf(a.delayHist));
+    h.add(a.delayHist);
     const c = counts(a);
     for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += c[k];
     expected += a.rtp.expected;

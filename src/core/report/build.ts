@@ -5,20 +5,20 @@ import { rfc3339Nano } from "../go-compat/fmt.ts";
 import { cohortsJson } from "../link/assign.ts";
 import { host, redactScenario } from "../redact.ts";
 import { churnJson } from "../scenario/churn.ts";
-import type { Scenario } from "../scenario/scenario.ts";
+import type { Scenario } from "../scenario/types.ts";
 import type { ViewerRecord } from "../types.ts";
 import { buildAggregate } from "./aggregate.ts";
 import { pooledAudio, viewerAudio } from "./audio.ts";
 import { churnReport } from "./churn.ts";
 import { clientBlock, clientBoundReason } from "./client-block.ts";
-import { cohortNames, cohortReports } from "./cohorts.ts";
+import { cohortNames, cohortReports, delayPools } from "./cohorts.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
 import { pooledLayerSwitches, viewerLayerChoice } from "./layer-choice.ts";
 import { methodLines } from "./method-lines.ts";
-import type { JoinedViewer } from "./pooled.ts";
+import type { DelayPools, JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
 import { addReferenceBlocks } from "./reference.ts";
-import { decodeRenderHist, viewerRenderBlock } from "./render.ts";
+import { viewerRenderBlock } from "./render.ts";
 import {
   type ClockBlock,
   type PublisherReport,
@@ -154,6 +154,11 @@ function layerBlocks(
 }
 
 export function buildReport(input: ReportInput): Report {
+  return buildReportParts(input).report;
+}
+
+/** The report, and its one-way delay pools (the HTML report charts them: distribution.ts). */
+export function buildReportParts(input: ReportInput): { report: Report; pools: DelayPools } {
   const clock = clockBlock(input.clock);
   const ordered = [...input.viewers].sort((a, b) => a.record.id - b.record.id);
   const viewers: ViewerReport[] = [];
@@ -161,8 +166,7 @@ export function buildReport(input: ReportInput): Report {
   const names = cohortNames(input);
   for (const v of ordered) {
     const cohort = names.get(v.record.id) ?? "";
-    const recovery = decodeRenderHist(v.record.recoveryHist);
-    const pliKeyframe = decodeRenderHist(v.record.pliKeyframeHist);
+    const { recoveryHist: recovery, pliKeyframeHist: pliKeyframe } = v.record;
     const block = viewerRenderBlock({
       render: v.record.render,
       codec: v.record.codec,
@@ -186,9 +190,10 @@ export function buildReport(input: ReportInput): Report {
   const whip = input.scenario.whip ?? "";
   const redacted = redactScenario(input.scenario);
   const client: ReportClient = clientBlock(input);
-  const aggregate = buildAggregate(input, viewers, joined);
   const cohorts = cohortReports(input, viewers, joined);
-  if (cohorts !== undefined) aggregate.cohorts = cohorts;
+  const pools = delayPools(joined, cohorts);
+  const aggregate = buildAggregate(input, viewers, joined, pools.all);
+  if (cohorts !== undefined) aggregate.cohorts = cohorts.map((c) => c.report);
   if (input.scenario.churn !== undefined) aggregate.churn = churnReport(input.viewers, viewers);
   aggregate.audio = pooledAudio(
     input.scenario.audio === true,
@@ -197,7 +202,7 @@ export function buildReport(input: ReportInput): Report {
   if (input.reference !== undefined) addReferenceBlocks(aggregate, input.reference, input.scenario);
   const switches = pooledLayerSwitches(viewers.flatMap((v) => (v.layerChoice ? [v.layerChoice] : [])));
   if (switches !== undefined) aggregate.layerSwitches = switches;
-  return {
+  const report: Report = {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,
     command: input.command,
@@ -251,4 +256,5 @@ export function buildReport(input: ReportInput): Report {
       ...(input.scenario.simulcast !== undefined ? { simulcast: input.scenario.simulcast } : {}),
     }),
   };
+  return { report, pools };
 }

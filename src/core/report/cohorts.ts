@@ -6,7 +6,7 @@ import { UNIMPAIRED } from "../link/parse.ts";
 import { addCounts, emptyCounts, type LinkRecord } from "../link/types.ts";
 import { buildAggregate } from "./aggregate.ts";
 import type { ReportInput } from "./input.ts";
-import type { JoinedViewer } from "./pooled.ts";
+import { type DelayPools, fingerprintPool, type JoinedViewer, type Pool } from "./pooled.ts";
 import type { CohortReport, ViewerReport } from "./types.ts";
 
 /** Each viewer id's cohort name ("" unimpaired): its record's, else the scenario's assignment. */
@@ -32,16 +32,23 @@ function linkSum(viewers: readonly ViewerReport[]): LinkRecord {
   return { down, up };
 }
 
+/** A cohort's figures and its viewers' first fingerprint blocks pooled (the HTML report's charts). */
+export interface CohortGroup {
+  report: CohortReport;
+  pool: Pool;
+}
+
 function group(
   input: ReportInput,
   name: string,
   viewers: readonly ViewerReport[],
   joined: readonly JoinedViewer[],
   asked: number,
-): CohortReport {
-  const a = buildAggregate({ ...input, requestedViewers: asked }, viewers, joined);
+): CohortGroup {
+  const pool = fingerprintPool(joined);
+  const a = buildAggregate({ ...input, requestedViewers: asked }, viewers, joined, pool);
   const fp = a.oneWayDelay[0];
-  return {
+  const report: CohortReport = {
     name: name === "" ? UNIMPAIRED : name,
     impaired: name !== "",
     viewers: a.viewers,
@@ -58,6 +65,7 @@ function group(
     ...(a.render !== undefined ? { render: a.render } : {}),
     ...(name !== "" ? { link: linkSum(viewers) } : {}),
   };
+  return { report, pool };
 }
 
 /**
@@ -68,7 +76,7 @@ export function cohortReports(
   input: ReportInput,
   viewers: readonly ViewerReport[],
   joined: readonly JoinedViewer[],
-): CohortReport[] | undefined {
+): CohortGroup[] | undefined {
   const cohorts = input.scenario.cohorts ?? [];
   if (cohorts.length === 0) return undefined;
   const names = cohortNames(input);
@@ -84,4 +92,13 @@ export function cohortReports(
       asked.get(g) ?? 0,
     ),
   );
+}
+
+/** The run's fingerprint pool and each cohort's (already made with its figures). */
+export function delayPools(
+  joined: readonly JoinedViewer[],
+  groups: readonly CohortGroup[] | undefined,
+): DelayPools {
+  const all = fingerprintPool(joined);
+  return groups === undefined ? { all } : { all, cohorts: groups.map((g) => g.pool) };
 }

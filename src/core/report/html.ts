@@ -2,7 +2,6 @@
 // shell (html-page.ts: style, uPlot, the page's script, a CSP that forbids every fetch). Pure:
 // the caller hands in the texts.
 
-import { thresholdsHtml } from "../thresholds/render.ts";
 import type { DelayDistribution } from "./distribution.ts";
 import { audioSection } from "./html-audio.ts";
 import { churnSection } from "./html-churn.ts";
@@ -13,6 +12,7 @@ import { type HtmlAssets, htmlPage } from "./html-page.ts";
 import { referenceSection } from "./html-reference.ts";
 import { renderSection } from "./html-render.ts";
 import { escapeHtml, headerFacts, titleOf, verdictSection, viewerTable } from "./html-sections.ts";
+import { thresholdsHtml } from "./threshold-render.ts";
 
 export type { HtmlAssets };
 

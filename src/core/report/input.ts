@@ -2,13 +2,14 @@
 
 import type { PublisherErrorKind } from "../errors.ts";
 import type { ReferenceResult } from "../reference/plan.ts";
-import type { Scenario } from "../scenario/scenario.ts";
+import type { Scenario } from "../scenario/types.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
 import type { EncodedHistogram, PublisherAudio, ViewerRecord } from "../types.ts";
+import type { DecodedAudio } from "./audio.ts";
 import type { SendStampSource } from "./client-types.ts";
 import type { ClockBlock, ReportClient, TimelineEntry, Topology } from "./types.ts";
 
-/** A ViewerRecord whose four histograms the caller has already decoded. */
+/** A ViewerRecord with every histogram it carries decoded (decode.ts). */
 export type DecodedViewer = Omit<
   ViewerRecord,
   | "delayHist"
@@ -18,6 +19,9 @@ export type DecodedViewer = Omit<
   | "stampHist"
   | "stampKeyHist"
   | "stampDeltaHist"
+  | "recoveryHist"
+  | "pliKeyframeHist"
+  | "audio"
 > & {
   delayHist: DelayHistogram;
   delayKeyHist: DelayHistogram;
@@ -26,6 +30,9 @@ export type DecodedViewer = Omit<
   stampHist: DelayHistogram;
   stampKeyHist: DelayHistogram;
   stampDeltaHist: DelayHistogram;
+  recoveryHist: DelayHistogram;
+  pliKeyframeHist: DelayHistogram;
+  audio?: DecodedAudio;
 };
 
 export interface ViewerInput {

@@ -1,7 +1,6 @@
 // The Markdown report (docs/definitions.md#markdown-report), rendered from the report object alone.
 
 import { fmtFixed, fmtG, mdStarted } from "../go-compat/fmt.ts";
-import { thresholdsMarkdown } from "../thresholds/render.ts";
 import { audioMarkdown } from "./markdown-audio.ts";
 import {
   ceilingText,
@@ -26,6 +25,7 @@ import { cohortsMarkdown } from "./markdown-cohorts.ts";
 import { layersMarkdown } from "./markdown-layers.ts";
 import { referenceMarkdown } from "./markdown-reference.ts";
 import { renderMarkdown } from "./markdown-render.ts";
+import { thresholdsMarkdown } from "./threshold-render.ts";
 import type {
   Aggregate,
   CeilingReport,

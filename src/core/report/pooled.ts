@@ -83,6 +83,12 @@ export interface Pool {
   counts: DelayCounts;
 }
 
+/** The run's pool and each cohort's, in aggregate.cohorts' order (absent without cohorts). */
+export interface DelayPools {
+  all: Pool;
+  cohorts?: readonly Pool[];
+}
+
 export function poolBlocks(
   items: readonly {
     block: ViewerDelayBlock;
@@ -119,11 +125,11 @@ export function poolBlocks(
 }
 
 /**
- * docs/definitions.md#one-way-delay-pooled pooled fingerprint block over the joined viewers' first
- * fingerprint blocks.
+ * The joined viewers' first fingerprint blocks pooled: made once per group of viewers (the run, each
+ * cohort) and read by the pooled block and by the HTML report's delay distribution.
  */
-export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolContext): PooledDelayBlock {
-  const { all, keyframes, deltaFrames, viewersByFrameEnd, others, pooled, counts } = poolBlocks(
+export function fingerprintPool(joined: readonly JoinedViewer[]): Pool {
+  return poolBlocks(
     joined.map((v) => ({
       block: v.delay,
       all: v.record.delayHist,
@@ -131,8 +137,16 @@ export function pooledDelayBlock(joined: readonly JoinedViewer[], ctx: PoolConte
       delta: v.record.delayDeltaHist,
     })),
   );
+}
+
+/**
+ * docs/definitions.md#one-way-delay-pooled pooled fingerprint block over the joined viewers' first
+ * fingerprint blocks (`pool`: fingerprintPool of those `joined` viewers).
+ */
+export function pooledDelayBlock(joined: number, pool: Pool, ctx: PoolContext): PooledDelayBlock {
+  const { all, keyframes, deltaFrames, viewersByFrameEnd, others, pooled, counts } = pool;
   const available = ctx.hasSendLog && all.count > 0;
-  const reason = ctx.hasSendLog ? pooledReason(available, pooled, joined.length, others) : NO_SEND_LOG_REASON;
+  const reason = ctx.hasSendLog ? pooledReason(available, pooled, joined, others) : NO_SEND_LOG_REASON;
   const block = {
     source: "fingerprint" as const,
     available,

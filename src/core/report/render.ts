@@ -6,7 +6,7 @@
 
 import { poolRenderCounts } from "../render/counts.ts";
 import { DelayHistogram, exactSummary } from "../stats/summaries.ts";
-import type { EncodedHistogram, RenderCounters } from "../types.ts";
+import type { RenderCounters } from "../types.ts";
 import {
   compareBytes,
   mostCommonReason,
@@ -30,11 +30,6 @@ export function renderCodecReason(codec: string): string {
 
 export function noFrameShownReason(c: RenderCounters): string {
   return `no frame was shown: ${c.framesNotDecodable} complete frames not decodable, ${c.framesLate} late`;
-}
-
-/** A record's histogram decoded (an empty one when it holds nothing). */
-export function decodeRenderHist(e: EncodedHistogram): DelayHistogram {
-  return e.n === 0 ? new DelayHistogram() : DelayHistogram.decode(e);
 }
 
 /** Why a viewer's render block is unavailable, in the documented order; undefined when it is available. */

@@ -9,8 +9,8 @@
 import type { DelayCounts } from "../delay/counters.ts";
 import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
 import type { LinkRecord } from "../link/types.ts";
+import type { ThresholdResult } from "../scenario/threshold-types.ts";
 import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
-import type { ThresholdResult } from "../thresholds/types.ts";
 import type { PublisherAudio, RtpReport, Summary } from "../types.ts";
 import type { PooledAudioBlock, ViewerAudioBlock } from "./audio.ts";
 import type { ChurnReport } from "./churn-types.ts";

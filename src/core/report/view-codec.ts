@@ -1,6 +1,6 @@
 // The codec a `view` reports (docs/definitions.md#view): it publishes nothing, so its scenario's
 // codec is what its viewers negotiated, not the scenario default it never offered alone.
-import type { Scenario } from "../scenario/scenario.ts";
+import type { Scenario } from "../scenario/types.ts";
 
 /** The viewers' negotiated codecs as one: the codec when all agree, "mixed" when not, undefined with none. */
 export function negotiatedCodec(codecs: ReadonlyArray<string | undefined>): string | undefined {

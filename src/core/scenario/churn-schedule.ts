@@ -2,10 +2,10 @@
 // viewers that take the places of those that leave, computed up front from the seed.
 
 import { ChurnError, errorMessage } from "../errors.ts";
+import { rampOffsetsNs, splitmixFractions, splitmixOutputs } from "../stats/splitmix.ts";
 import type { ChurnSpec } from "./churn.ts";
 import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import { rampStartsNs } from "./ramp.ts";
-import { rampOffsetsNs, splitmixFractions, splitmixOutputs } from "./splitmix.ts";
 
 /** Every viewer a churn run schedules, late joiners included, is at most this many. */
 export const MAX_CHURN_VIEWERS = 100_000;

@@ -1,11 +1,11 @@
 // Start schedule and run length (docs/definitions.md#start-schedule): plain ramp slots in integer
 // ns, plus the seeded SplitMix64 offsets when `rampOffsetSeed` is present.
 
+import { rampOffsetsNs } from "../stats/splitmix.ts";
 import { type ChurnSchedule, churnSchedule } from "./churn-schedule.ts";
 import { SCENARIO_DEFAULTS } from "./defaults.ts";
 import { rampStartsNs } from "./ramp.ts";
-import type { Scenario } from "./scenario.ts";
-import { rampOffsetsNs } from "./splitmix.ts";
+import type { Scenario } from "./types.ts";
 
 export interface Schedule {
   /** start of viewer i after t0, ns: rampSlot[i] + offset[i]; with churn, the late joiners' after them */

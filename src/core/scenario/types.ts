@@ -1,9 +1,9 @@
 // The scenario's type (docs/definitions.md#scenario-keys): its keys in serialisation order, with
 // no parsing, so that the report model derives its scenario block from it (core/report/types.ts)
-// without importing the parser's own imports. Parsing, defaults and validation: scenario.ts.
-import type { CapacitySpec } from "../capacity/types.ts";
+// without importing the parser's own imports. Parsing and validation: scenario-file/scenario.ts.
+
 import type { Cohort } from "../link/types.ts";
-import type { Threshold } from "../thresholds/types.ts";
+import type { CapacitySpec } from "./capacity-spec.ts";
 import type { ChurnSpec } from "./churn.ts";
 import type {
   KeyframeRequestMode,
@@ -13,6 +13,7 @@ import type {
   ViewerSockets,
 } from "./defaults.ts";
 import type { LayerSwitchSpec } from "./layer-switch.ts";
+import type { Threshold } from "./threshold-types.ts";
 
 /**
  * docs/definitions.md#scenario-keys keys in serialisation order, plus `workers` and `receivePath`

@@ -226,6 +226,18 @@ export class DelayHistogram {
     return out;
   }
 
+  /** Each non-empty bucket, ascending: its lowest whole-µs value, its width in µs, its count. */
+  forEachBucket(fn: (lowUs: number, widthUs: number, count: number) => void): void {
+    if (this.n === 0) return;
+    const h = this.counts();
+    for (let i = 0; i < h.countsArrayLength; i++) {
+      const count = h.getCountAtIndex(i);
+      if (count === 0) continue;
+      const lowUs = h.valueFromIndex(i);
+      fn(lowUs, h.sizeOfEquivalentValueRange(lowUs), count);
+    }
+  }
+
   encode(): EncodedHistogram {
     return {
       hdr: this.n === 0 ? "" : hdr.encodeIntoCompressedBase64(this.counts()),

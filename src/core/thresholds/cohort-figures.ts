@@ -3,9 +3,9 @@
 // figures a cohort entry carries can be named; they are known only at the end of a run.
 
 import type { CohortReport, Report } from "../report/types.ts";
+import type { FigureValue } from "../scenario/threshold-types.ts";
 import { FIGURES, type Figure } from "./figures.ts";
 import { isRenderFigure } from "./render-figures.ts";
-import type { FigureValue } from "./types.ts";
 
 const KEY_RE = /^cohort:([A-Za-z0-9_.-]{1,64})\s+(\S+)$/;
 

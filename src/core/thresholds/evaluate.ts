@@ -2,10 +2,10 @@
 // carries; a figure that is unavailable fails with its reason. The report gains `thresholds[]`
 // (after `aggregate`) and, for a valid run, a verdict that counts the failures.
 
-import { fmtFixed, fmtG } from "../go-compat/fmt.ts";
+import { stopText } from "../report/threshold-render.ts";
 import type { Report } from "../report/types.ts";
+import type { Operator, Threshold, ThresholdResult, ThresholdStop } from "../scenario/threshold-types.ts";
 import { figureOfKey } from "./cohort-figures.ts";
-import type { FigureUnit, Operator, Threshold, ThresholdResult, ThresholdStop } from "./types.ts";
 
 /** Exit code of a valid run with a failed threshold (k6's convention). */
 export const EXIT_THRESHOLD_FAILED = 99;
@@ -25,14 +25,6 @@ export function holds(observed: number, op: Operator, wanted: number): boolean {
     case "!=":
       return observed !== wanted;
   }
-}
-
-/** A figure's value for people: "12.3 ms", "1.250 s", "0.500%", "3". */
-export function formatFigure(v: number, unit: FigureUnit): string {
-  if (unit === "ms") return `${fmtFixed(v, 1)} ms`;
-  if (unit === "s") return `${fmtFixed(v, 3)} s`;
-  if (unit === "%") return `${fmtFixed(v, 3)}%`;
-  return Number.isInteger(v) ? String(v) : fmtG(v);
 }
 
 export function evaluateThreshold(r: Report, t: Threshold): ThresholdResult {
@@ -64,12 +56,6 @@ export function thresholdsHeadline(results: readonly ThresholdResult[]): string 
   return failed === 0
     ? `valid, ${results.length} of ${results.length} thresholds passed`
     : `valid, ${failed} of ${results.length} thresholds failed`;
-}
-
-/** The text of what stopped a run: "stopped at 4 s by oneWayDelay.p95 < 1ms (live 3.2 ms)". */
-export function stopText(x: ThresholdResult): string | null {
-  if (x.stoppedRun === undefined) return null;
-  return `stopped at ${fmtG(x.stoppedRun.atS)} s by ${x.figure} ${x.condition} (live ${formatFigure(x.stoppedRun.liveObserved, x.unit as FigureUnit)})`;
 }
 
 /**

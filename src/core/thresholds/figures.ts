@@ -2,9 +2,9 @@
 // its unit, how it is read from a report, and whether a running run can see it live.
 
 import type { DelaySource, Report } from "../report/types.ts";
+import { type FigureUnit, type FigureValue, STATS, type Stat } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
 import { renderFigures } from "./render-figures.ts";
-import { type FigureUnit, type FigureValue, STATS, type Stat } from "./types.ts";
 
 export type { Stat };
 

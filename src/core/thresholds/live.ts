@@ -6,11 +6,11 @@
 // values include the first seconds of each viewer. A figure with no sample yet is not judged.
 // The final pass/fail always comes from the report's exact figures (evaluate.ts).
 
+import type { Threshold, ThresholdStop } from "../scenario/threshold-types.ts";
 import { LiveQuantiles } from "../stats/live-quantiles.ts";
 import { holds } from "./evaluate.ts";
 import type { Stat } from "./figures.ts";
 import { FIGURES } from "./figures.ts";
-import type { Threshold, ThresholdStop } from "./types.ts";
 
 /** The part of a shard's per-second tick the live evaluation reads. */
 export interface LiveTick {

@@ -4,9 +4,9 @@
 
 import { ThresholdError } from "../errors.ts";
 import { parseGoDuration } from "../go-compat/time.ts";
+import type { Condition, FigureUnit, Operator, Threshold } from "../scenario/threshold-types.ts";
 import { figureOfKey, isCohortFigure, looksLikeCohortKey, splitCohortKey } from "./cohort-figures.ts";
 import { FIGURES } from "./figures.ts";
-import type { Condition, FigureUnit, Operator, Threshold } from "./types.ts";
 
 const CONDITION_RE = /^(<=|>=|==|!=|<|>)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(ms|s|%)?$/;
 

@@ -4,8 +4,8 @@
 
 import type { PooledRenderBlock } from "../report/render-types.ts";
 import type { Report } from "../report/types.ts";
+import { type FigureUnit, type FigureValue, STATS } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
-import { type FigureUnit, type FigureValue, STATS } from "./types.ts";
 
 interface RenderFigure {
   unit: FigureUnit;

@@ -3,13 +3,10 @@
 import { lookup } from "node:dns/promises";
 import { connect, type Socket } from "node:net";
 import { EXIT_ERROR, EXIT_NO_VERDICT, errorMessage } from "../../core/errors.ts";
-import { buildReport } from "../../core/report/build.ts";
 import { reportStem } from "../../core/report/headline.ts";
 import type { ReportInput } from "../../core/report/input.ts";
-import { reportToJson } from "../../core/report/json.ts";
-import { reportToMarkdown } from "../../core/report/markdown.ts";
 import type { Logger } from "../observe/log.ts";
-import { writeReport } from "../output/write-report.ts";
+import { finishReport, jsonOutput, markdownOutput } from "../output/outputs.ts";
 import type { ShareOutcome } from "./agent-share.ts";
 import { agentFigures } from "./host-merge.ts";
 import type { Conn } from "./wire.ts";
@@ -79,11 +76,14 @@ export function sendResults(conn: Conn, opts: ShareOutcome): void {
 /** The coordinator is gone: this host's viewers in a report of their own (same writer as a run). */
 export async function writeLocal(out: string, input: ReportInput, log: Logger): Promise<number> {
   try {
-    const report = buildReport({ ...input, interrupted: true });
-    const stem = reportStem(input.startedAtUnixNs, `${input.scenario.name ?? "agent"}-local`);
-    const files = await writeReport(out, stem, reportToJson(report), reportToMarkdown(report));
-    log.line(report.aggregate.verdict);
-    process.stdout.write(`wrote ${files.json}\nwrote ${files.markdown}\n`);
+    const { files } = await finishReport({
+      input: { ...input, interrupted: true },
+      log,
+      dir: out,
+      stem: reportStem(input.startedAtUnixNs, `${input.scenario.name ?? "agent"}-local`),
+      outputs: [jsonOutput, markdownOutput],
+    });
+    for (const f of files) process.stdout.write(`wrote ${f}\n`);
     return EXIT_NO_VERDICT;
   } catch (err) {
     process.stderr.write(`whipbench agent: the local report could not be written: ${errorMessage(err)}\n`);

@@ -12,7 +12,7 @@ import {
   parseScenario,
   type Scenario,
   validateScenario,
-} from "../../core/scenario/scenario.ts";
+} from "../../core/scenario-file/scenario.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import type { ShardProfile, ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";

@@ -7,7 +7,7 @@ import { type WallAnchor, wallOf } from "../../core/clock/clock.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { HostReport } from "../../core/report/types.ts";
 import { SCENARIO_DEFAULTS } from "../../core/scenario/defaults.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import type { ShardProfile, ShardTask } from "../../workers/protocol.ts";

@@ -6,7 +6,7 @@ import { loadClip } from "../../core/clip/clip.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { errorMessage, RunError, UsageError } from "../../core/errors.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";

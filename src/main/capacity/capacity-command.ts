@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { capacityToHtml } from "../../core/capacity/html.ts";
 import { capacityToMarkdown } from "../../core/capacity/markdown.ts";
 import { capacityMethod } from "../../core/capacity/method.ts";
-import { capacityScenario } from "../../core/capacity/scenario.ts";
 import { capacityExitCode } from "../../core/capacity/search.ts";
 import { CAPACITY_DEFAULTS, type CapacityReport } from "../../core/capacity/types.ts";
 import { takeWallAnchor, wallNowUnixNs } from "../../core/clock/clock.ts";
@@ -15,6 +14,7 @@ import { host } from "../../core/redact.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
 import { sanitiseName } from "../../core/report/headline.ts";
 import type { ReceivePath } from "../../core/scenario/defaults.ts";
+import { capacityScenario } from "../../core/scenario-file/capacity.ts";
 import { figureOfKey } from "../../core/thresholds/cohort-figures.ts";
 import { stderrLogger } from "../observe/log.ts";
 import {

@@ -4,22 +4,19 @@
 // Pushgateway each step's metrics pushed while it lasts and at its end, beside which step runs
 // (docs/definitions.md#pushgateway).
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { CapacitySearch } from "../../core/capacity/search.ts";
 import { judgeStep, measuredFromNs, stepFigures } from "../../core/capacity/step.ts";
 import type { CapacitySpec, CapacityStep, StepServer } from "../../core/capacity/types.ts";
 import { monoNs } from "../../core/clock/clock.ts";
 import { fmtFixed } from "../../core/go-compat/fmt.ts";
-import { buildReport } from "../../core/report/build.ts";
 import type { CeilingThresholds } from "../../core/report/ceiling.ts";
-import { reportToJson } from "../../core/report/json.ts";
 import type { TimelineEntry } from "../../core/report/types.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { Logger } from "../observe/log.ts";
 import type { PublisherCounters } from "../observe/metrics.ts";
 import { LiveRun } from "../observe/metrics-live.ts";
 import type { PushOptions } from "../observe/push.ts";
-import { writeAtomic } from "../output/write-report.ts";
+import { finishReport, jsonOutput } from "../output/outputs.ts";
 import type { Engine } from "../run/engine.ts";
 import { Gate } from "../run/gate.ts";
 import { CapacityMetrics } from "./capacity-metrics.ts";
@@ -145,10 +142,15 @@ export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRun
         await live?.close();
         throw err;
       }
-      const report = gate.judge(buildReport(run.input));
+      const stem = `step-${String(index).padStart(2, "0")}-${n}v`;
+      const { report } = await finishReport({
+        input: run.input,
+        judge: (r) => gate.judge(r),
+        dir: opts.stepDir.path,
+        stem,
+        outputs: [jsonOutput],
+      });
       const outcome = judgeStep(report, opts.interrupt.aborted);
-      const file = `step-${String(index).padStart(2, "0")}-${n}v.json`;
-      await writeAtomic(join(opts.stepDir.path, file), reportToJson(report));
       const measuredFrom = measuredFromNs(s, opts.spec.settleSeconds, run);
       const step: CapacityStep = {
         index,
@@ -164,7 +166,7 @@ export async function capacityRun(opts: CapacityRunOptions): Promise<CapacityRun
         ...(report.client.ceiling ? { ceiling: report.client.ceiling } : {}),
         figures: stepFigures(report),
         ...(opts.server ? { server: opts.server.window(measuredFrom, run.endMonoNs) } : {}),
-        report: `${opts.stepDir.relative}/${file}`,
+        report: `${opts.stepDir.relative}/${stem}.json`,
       };
       steps.push(step);
       opts.log.line(`${label}: ${outcome.kind}: ${figuresLine(step)}`);

@@ -8,7 +8,7 @@ import type { CapacitySpec } from "../../core/capacity/types.ts";
 import type { KeyframeRequests } from "../../core/clip/keyframe-requests.ts";
 import { monoNs, wallNowUnixNs } from "../../core/clock/clock.ts";
 import type { ReportInput } from "../../core/report/input.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import { ResourceWatch } from "../observe/resources.ts";
 import { iceFor } from "../process/ice-choice.ts";

@@ -11,7 +11,7 @@ import { matrixHtml } from "../../core/matrix/html.ts";
 import { type Matrix, type MatrixServer, parseMatrix, slug } from "../../core/matrix/parse.ts";
 import { type CellSummary, cellsOf, matrixMarkdown, type RunOutcome } from "../../core/matrix/table.ts";
 import type { Report } from "../../core/report/types.ts";
-import { parseScenario, type Scenario } from "../../core/scenario/scenario.ts";
+import { parseScenario, type Scenario } from "../../core/scenario-file/scenario.ts";
 import { thresholdsFailed } from "../../core/thresholds/evaluate.ts";
 import { FIGURES, readFigure } from "../../core/thresholds/figures.ts";
 import { stderrLogger } from "../observe/log.ts";

@@ -1,7 +1,7 @@
 // The words of the live progress display: the line that says how the viewers start, then one
 // status line for a terminal, one log line for a pipe. Pure: the state in, the text out.
 import { fmtFixed, fmtG } from "../../core/go-compat/fmt.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 
 export interface ProgressState {
   /** seconds since the viewers' t0 */

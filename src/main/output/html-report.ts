@@ -10,7 +10,6 @@ import { fileURLToPath } from "node:url";
 import type { DelayDistribution } from "../../core/report/distribution.ts";
 import { type HtmlAssets, reportToHtml } from "../../core/report/html.ts";
 import type { Report } from "../../core/report/types.ts";
-import { writeAtomic } from "./write-report.ts";
 
 /** The pages and their own scripts; each runs after html-plot.browser.js, which they all share. */
 const PAGE_SCRIPTS = {
@@ -51,11 +50,4 @@ export async function renderHtmlReport(
   distribution: DelayDistribution | null,
 ): Promise<string> {
   return reportToHtml(report, distribution, await htmlAssets());
-}
-
-/** Writes `<dir>/<stem>.html` under a temporary name, then renames it; returns the path. */
-export async function writeHtmlReport(dir: string, stem: string, html: string): Promise<string> {
-  const path = join(dir, `${stem}.html`);
-  await writeAtomic(path, html);
-  return path;
 }

@@ -1,17 +1,11 @@
-// Writing a report (docs/definitions.md#report-files): `<stem>.json` and `<stem>.md`, mode 0600, in
-// a directory made with mode 0750. Each file is written under a temporary name and renamed, so a
-// failed write never leaves a half-written report; if the Markdown cannot be written the JSON is
-// removed too, and a temporary file is removed even when the process exits at once (a second
-// SIGINT/SIGTERM).
+// Writing a report's files (docs/definitions.md#report-files): mode 0600, in a directory made with
+// mode 0750. Each file is written under a temporary name and renamed, so a failed write never leaves
+// a half-written file, and a temporary file is removed even when the process exits at once (a second
+// SIGINT/SIGTERM). Which files a report is written to is outputs.ts's list.
 import { constants, rmSync } from "node:fs";
 import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errnoCode } from "../../core/errors.ts";
-
-export interface ReportFiles {
-  json: string;
-  markdown: string;
-}
 
 /** Awaited between writing a file's temporary copy and renaming it; none in production. */
 export type BeforeRenameHook = (path: string) => Promise<void>;
@@ -64,22 +58,21 @@ export async function prepareOutputDir(dir: string): Promise<void> {
   await access(dir, constants.W_OK | constants.X_OK);
 }
 
-export async function writeReport(
-  dir: string,
-  stem: string,
-  json: string,
-  markdown: string,
-): Promise<ReportFiles> {
+/** Writes `<dir>/<name>` (the directory made first, mode 0750); returns the path. */
+export async function writeInDir(dir: string, name: string, text: string): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o750 });
-  const files = { json: join(dir, `${stem}.json`), markdown: join(dir, `${stem}.md`) };
-  await writeAtomic(files.json, json);
-  try {
-    await writeAtomic(files.markdown, markdown);
-  } catch (err) {
-    await rm(files.json, { force: true }).catch(() => {});
-    throw err;
-  }
-  return files;
+  return writeNamed(join(dir, name), text);
+}
+
+/** Writes `path` (writeAtomic); returns it. */
+export async function writeNamed(path: string, text: string): Promise<string> {
+  await writeAtomic(path, text);
+  return path;
+}
+
+/** Removes files already written (an all-or-nothing pair whose second file failed); never throws. */
+export async function removeFiles(paths: readonly string[]): Promise<void> {
+  for (const p of paths) await rm(p, { force: true }).catch(() => {});
 }
 
 /** A short reason for a write failure that names no more than the directory the user gave. */

@@ -2,7 +2,7 @@
 // scenario (unset: as many threads as the viewers fill, at most one per core beside the main
 // thread's: engine.ts), and whether its shards collect live one-way delay samples.
 import { cpus } from "node:os";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import { LiveThresholds } from "../../core/thresholds/live.ts";
 import type { Logger } from "../observe/log.ts";
 import { defaultWorkers, type Engine, inThreadEngine, oversubscribedNote } from "./engine.ts";

@@ -1,21 +1,16 @@
 // The run's pass/fail gate, wired around a run and a capacity search's step: the live judge of the
 // abortOnFail thresholds (it stops the run through its own abort signal, not as an interrupt), the
-// final judgement on the report, and the CI files (--junit, --summary-md).
+// final judgement on the report; the CI files it names (--junit, --summary-md) are outputs
+// (../output/outputs.ts).
 
+import { stopText } from "../../core/report/threshold-render.ts";
 import type { Report, TimelineEntry } from "../../core/report/types.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
-import {
-  applyThresholds,
-  evaluateThresholds,
-  stopText,
-  thresholdsFailed,
-} from "../../core/thresholds/evaluate.ts";
+import type { ThresholdStop } from "../../core/scenario/threshold-types.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
+import { applyThresholds, evaluateThresholds, thresholdsFailed } from "../../core/thresholds/evaluate.ts";
 import { LIVE_THRESHOLD_METHOD, LiveThresholds } from "../../core/thresholds/live.ts";
-import { junitXml, summaryMarkdown } from "../../core/thresholds/render.ts";
-import type { ThresholdStop } from "../../core/thresholds/types.ts";
 import type { ShardTick } from "../../workers/protocol.ts";
 import type { Logger } from "../observe/log.ts";
-import { writeAtomic } from "../output/write-report.ts";
 
 export interface GateFiles {
   junit?: string | undefined;
@@ -72,20 +67,6 @@ export class Gate {
     const stopped = judged.thresholds?.map(stopText).find((x) => x !== null);
     if (stopped !== undefined) this.log.line(stopped);
     return judged;
-  }
-
-  /** Writes --junit and --summary-md; returns the paths written. */
-  async writeFiles(r: Report, files: GateFiles): Promise<string[]> {
-    const out: string[] = [];
-    if (files.junit !== undefined && files.junit !== "") {
-      await writeAtomic(files.junit, junitXml(r));
-      out.push(files.junit);
-    }
-    if (files.summaryMd !== undefined && files.summaryMd !== "") {
-      await writeAtomic(files.summaryMd, summaryMarkdown(r));
-      out.push(files.summaryMd);
-    }
-    return out;
   }
 }
 

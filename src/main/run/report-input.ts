@@ -5,11 +5,12 @@ import { arch, cpus, platform } from "node:os";
 import { type ClipIdentity, clipHashOf } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import { type CeilingThresholds, ceilingVerdict } from "../../core/report/ceiling.ts";
+import { decodeViewer } from "../../core/report/decode.ts";
 import type { ReportInput, SendStamps, ViewerInput } from "../../core/report/input.ts";
 import type { ClockBlock, TimelineEntry, UdpDropsReport, WorkerReport } from "../../core/report/types.ts";
 import { viewScenario } from "../../core/report/view-codec.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile } from "../../workers/protocol.ts";
@@ -18,7 +19,6 @@ import type { UdpErrors } from "../observe/udp-drops.ts";
 import { version } from "../process/version.ts";
 import type { PublisherResult } from "../publisher/publisher.ts";
 import type { SplitPeers } from "../split/split-peers.ts";
-import { decodeRecord } from "./decode-record.ts";
 import { clientLag, pooledDelayP99Ms, stampSources, threadLoads } from "./run-lag.ts";
 
 export interface RunOutcome {
@@ -105,7 +105,7 @@ function viewerInputs(
     .sort((a, b) => a.id - b.id)
     .map((r) => {
       const v: ViewerInput = {
-        record: decodeRecord(r),
+        record: decodeViewer(r),
         startOffsetNs: startOffsetNs(r, t0, schedule),
       };
       const off = schedule?.rampOffsetNs?.[r.id];

@@ -5,21 +5,25 @@
 // lines then on stderr), and map the outcome to an exit status.
 import type { WallAnchor } from "../../core/clock/clock.ts";
 import { errorMessage, RunError, UsageError, verdictStatus } from "../../core/errors.ts";
-import { buildReport } from "../../core/report/build.ts";
-import { delayDistribution } from "../../core/report/distribution.ts";
 import { reportStem, stdoutLines } from "../../core/report/headline.ts";
 import type { ReportInput } from "../../core/report/input.ts";
-import { reportToJson } from "../../core/report/json.ts";
-import { reportToMarkdown } from "../../core/report/markdown.ts";
 import type { Report } from "../../core/report/types.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { Logger } from "../observe/log.ts";
 import type { RunMetrics } from "../observe/metrics.ts";
 import { LiveRun } from "../observe/metrics-live.ts";
 import type { ProgressSink } from "../observe/progress.ts";
 import type { PushOptions } from "../observe/push.ts";
-import { renderHtmlReport, writeHtmlReport } from "../output/html-report.ts";
-import { prepareOutputDir, writeErrorText, writeReport } from "../output/write-report.ts";
+import {
+  finishReport,
+  htmlOutput,
+  jsonOutput,
+  junitOutput,
+  markdownOutput,
+  type Output,
+  summaryOutput,
+} from "../output/outputs.ts";
+import { prepareOutputDir, writeErrorText } from "../output/write-report.ts";
 import { endWithError, withInterrupt } from "../process/exit.ts";
 import { tokenFromEnv } from "../process/tokens.ts";
 import type { FrameSent } from "../publisher/send-instant.ts";
@@ -132,8 +136,7 @@ export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
         if (interrupt.aborted && !done.report.interrupted) {
           done = await writeFiles(opts, gate, { ...input, interrupted: true });
         }
-        const extra = await gate.writeFiles(done.report, opts.gateFiles ?? {});
-        printOutcome(opts, done, extra);
+        printOutcome(opts, done);
         return verdictStatus(done.report.aggregate.valid, thresholdsFailed(done.report));
       } catch (err) {
         return endWithError(new RunError(writeErrorText(err), { cause: err }), opts.command);
@@ -147,35 +150,41 @@ export async function runAndReport(opts: RunAndReportOptions): Promise<number> {
 interface Written {
   report: Report;
   json: string;
-  files: { json: string; markdown: string; html: string | null };
+  files: string[];
 }
 
-/** Builds the report and writes its files (JSON, Markdown, HTML unless off). */
-async function writeFiles(opts: RunAndReportOptions, gate: Gate, input: ReportInput): Promise<Written> {
-  const report = gate.judge(buildReport(input));
-  opts.log.line(report.aggregate.verdict);
-  const stem = reportStem(input.startedAtUnixNs, opts.scenario.name ?? "");
-  const json = reportToJson(report);
-  const pair = await writeReport(opts.out, stem, json, reportToMarkdown(report));
-  let html: string | null = null;
-  if (opts.html ?? true) {
-    const page = await renderHtmlReport(report, delayDistribution(input, report));
-    html = await writeHtmlReport(opts.out, stem, page);
-  }
-  return { report, json, files: { ...pair, html } };
+/** The files a run's report goes to: JSON, Markdown, HTML unless off, then the gate's. */
+function runOutputs(opts: RunAndReportOptions): Output[] {
+  const { junit, summaryMd } = opts.gateFiles ?? {};
+  return [
+    jsonOutput,
+    markdownOutput,
+    ...((opts.html ?? true) ? [htmlOutput] : []),
+    ...(junit !== undefined && junit !== "" ? [junitOutput(junit)] : []),
+    ...(summaryMd !== undefined && summaryMd !== "" ? [summaryOutput(summaryMd)] : []),
+  ];
+}
+
+/** Builds, judges and writes the report (runOutputs). */
+function writeFiles(opts: RunAndReportOptions, gate: Gate, input: ReportInput): Promise<Written> {
+  return finishReport({
+    input,
+    judge: (r) => gate.judge(r),
+    log: opts.log,
+    dir: opts.out,
+    stem: reportStem(input.startedAtUnixNs, opts.scenario.name ?? ""),
+    outputs: runOutputs(opts),
+  });
 }
 
 /**
  * The docs/definitions.md#console-output lines: verdict and headline, the files written; with
  * --json the report on stdout.
  */
-function printOutcome(opts: RunAndReportOptions, w: Written, extra: readonly string[]): void {
+function printOutcome(opts: RunAndReportOptions, w: Written): void {
   const out = opts.stdout ?? ((line: string) => process.stdout.write(`${line}\n`));
   const human = opts.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
   for (const line of stdoutLines(w.report)) human(line);
-  human(`wrote ${w.files.json}`);
-  human(`wrote ${w.files.markdown}`);
-  if (w.files.html !== null) human(`wrote ${w.files.html}`);
-  for (const f of extra) human(`wrote ${f}`);
+  for (const f of w.files) human(`wrote ${f}`);
   if (opts.json) out(w.json.replace(/\n$/, ""));
 }

@@ -2,7 +2,7 @@
 // relay's default scenario without one; and what `run` and `view` share (their outputs, a run
 // here). With --agents the viewers run on agents instead (agents/coordinator.ts).
 import { UsageError } from "../../core/errors.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import { type Logger, stderrLogger } from "../observe/log.ts";
 import type { ProgressSink } from "../observe/progress.ts";
 import { Relay } from "../relay/relay.ts";

@@ -14,7 +14,7 @@ import {
   parseScenario,
   type Scenario,
   validateScenario,
-} from "../../core/scenario/scenario.ts";
+} from "../../core/scenario-file/scenario.ts";
 import type { PushOptions } from "../observe/push.ts";
 import { tokenFromEnv } from "../process/tokens.ts";
 

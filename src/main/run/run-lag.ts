@@ -10,7 +10,6 @@ import type { ThreadFigures } from "../../net/thread-profile.ts";
 import type { ShardProfile, StampSources } from "../../workers/protocol.ts";
 import { threadLoad } from "../observe/thread-load.ts";
 import type { PublisherResult } from "../publisher/publisher.ts";
-import { decodeHistogram } from "./decode-record.ts";
 
 /** A thread's stamp source, and for a mixed thread its thread-stamped datagrams' share and lag. */
 function stampLoad(s: StampSources): Pick<ThreadLoad, "stampSource" | "threadStamped"> {
@@ -78,11 +77,12 @@ export function clientLag(
   publisherSendLagMs?: EventLoopDelayMs;
   publisherCaptureLeadMs?: EventLoopDelayMs;
 } {
-  const pooled = DelayHistogram.union(...profiles.map((p) => decodeHistogram(p.receiveLagHist)));
+  const pooled = DelayHistogram.union(...profiles.map((p) => DelayHistogram.decode(p.receiveLagHist)));
   const receiveLagMs = pooled.p50p99MaxMs();
-  const send = pub?.sendLagHist !== undefined ? decodeHistogram(pub.sendLagHist).p50p99MaxMs() : undefined;
+  const send =
+    pub?.sendLagHist !== undefined ? DelayHistogram.decode(pub.sendLagHist).p50p99MaxMs() : undefined;
   const lead =
-    pub?.captureLeadHist !== undefined ? decodeHistogram(pub.captureLeadHist).p50p99MaxMs() : undefined;
+    pub?.captureLeadHist !== undefined ? DelayHistogram.decode(pub.captureLeadHist).p50p99MaxMs() : undefined;
   return {
     ...(receiveLagMs !== undefined ? { receiveLagMs } : {}),
     ...(send !== undefined ? { publisherSendLagMs: send } : {}),

@@ -6,8 +6,8 @@ import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import { assignCohorts } from "../../core/link/assign.ts";
 import { SCENARIO_DEFAULTS } from "../../core/scenario/defaults.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import type { IceOptions } from "../../net/rtc.ts";
 import type { AudioShare, ShardTask } from "../../workers/protocol.ts";
 

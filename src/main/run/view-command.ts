@@ -2,7 +2,7 @@
 // publishes, run here as `run` runs (run-command.ts); the scenario is built from the flags, so a
 // validation message names the flag, not the key.
 import { ScenarioError, UsageError } from "../../core/errors.ts";
-import type { Scenario } from "../../core/scenario/scenario.ts";
+import type { Scenario } from "../../core/scenario/types.ts";
 import { stderrLogger } from "../observe/log.ts";
 import { type RunViewFlags, runAndReportHere } from "./run-command.ts";
 import { applyOverrides, validated } from "./run-inputs.ts";

@@ -4,7 +4,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Report } from "../../../src/core/report/types.ts";
-import { normaliseScenario, type Scenario, validateScenario } from "../../../src/core/scenario/scenario.ts";
+import {
+  normaliseScenario,
+  type Scenario,
+  validateScenario,
+} from "../../../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../../../src/main/observe/log.ts";
 import { inThreadEngine } from "../../../src/main/run/engine.ts";
 import { runAndReport } from "../../../src/main/run/run-and-report.ts";

@@ -3,15 +3,9 @@
 // so those keys are optional here; one that is given is ignored, with a note that says so. Every
 // other key is parsed and validated exactly as for `run`.
 
+import { CAPACITY_DEFAULTS, type CapacitySpec } from "../capacity/types.ts";
 import { ScenarioError } from "../errors.ts";
-import {
-  decodeScenario,
-  givenKeys,
-  normaliseScenario,
-  type Scenario,
-  validateScenario,
-} from "../scenario/scenario.ts";
-import { CAPACITY_DEFAULTS, type CapacitySpec } from "./types.ts";
+import { decodeScenario, givenKeys, normaliseScenario, type Scenario, validateScenario } from "./scenario.ts";
 
 /** The scenario's own bound on viewers (docs/definitions.md#scenario-validation). */
 const MAX_VIEWERS = 10000;

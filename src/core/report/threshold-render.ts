@@ -1,11 +1,26 @@
 // Thresholds for people and CI: the report's Markdown and HTML sections, the short Markdown
-// summary for a CI job summary (--summary-md), and JUnit XML (--junit), one testcase per threshold.
+// summary for a CI job summary (--summary-md), and JUnit XML (--junit), one testcase per threshold;
+// what they print of a judged threshold (thresholds/evaluate.ts judges).
 
-import { escapeHtml } from "../report/html-sections.ts";
-import { esc } from "../report/markdown-cells.ts";
-import type { Report } from "../report/types.ts";
-import { formatFigure, stopText } from "./evaluate.ts";
-import type { FigureUnit, ThresholdResult } from "./types.ts";
+import { fmtFixed, fmtG } from "../go-compat/fmt.ts";
+import type { FigureUnit, ThresholdResult } from "../scenario/threshold-types.ts";
+import { escapeHtml } from "./html-sections.ts";
+import { esc } from "./markdown-cells.ts";
+import type { Report } from "./types.ts";
+
+/** A figure's value for people: "12.3 ms", "1.250 s", "0.500%", "3". */
+export function formatFigure(v: number, unit: FigureUnit): string {
+  if (unit === "ms") return `${fmtFixed(v, 1)} ms`;
+  if (unit === "s") return `${fmtFixed(v, 3)} s`;
+  if (unit === "%") return `${fmtFixed(v, 3)}%`;
+  return Number.isInteger(v) ? String(v) : fmtG(v);
+}
+
+/** The text of what stopped a run: "stopped at 4 s by oneWayDelay.p95 < 1ms (live 3.2 ms)". */
+export function stopText(x: ThresholdResult): string | null {
+  if (x.stoppedRun === undefined) return null;
+  return `stopped at ${fmtG(x.stoppedRun.atS)} s by ${x.figure} ${x.condition} (live ${formatFigure(x.stoppedRun.liveObserved, x.unit as FigureUnit)})`;
+}
 
 /** The observed value, or "unavailable: <reason>". */
 export function observedText(x: ThresholdResult): string {

@@ -1,16 +1,16 @@
 // Scenario JSON (docs/definitions.md#scenario): strict parsing (Go encoding/json with
 // DisallowUnknownFields and one value only), defaults (docs/definitions.md#scenario-keys) and
 // validation (docs/definitions.md#scenario-validation, first failure wins, exact messages; URLs are
-// never echoed).
+// never echoed). The parser sits above what it parses with: the scenario's type and its own keys'
+// helpers (scenario/), the thresholds (whose figures are read from a report), the capacity and
+// cohort keys; so nothing those import reaches back to the parser.
 
 import { parseCapacity } from "../capacity/parse.ts";
 import { errorMessage, JsonSyntaxError, ScenarioError } from "../errors.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
 import { MAX_REFERENCE_VIEWERS, parseCohorts, UNIMPAIRED } from "../link/parse.ts";
-import { splitCohortKey } from "../thresholds/cohort-figures.ts";
-import { parseThresholds } from "../thresholds/parse.ts";
-import { parseChurn } from "./churn.ts";
-import { churnProblem, churnRun } from "./churn-schedule.ts";
+import { parseChurn } from "../scenario/churn.ts";
+import { churnProblem, churnRun } from "../scenario/churn-schedule.ts";
 import {
   KEYFRAME_REQUESTS,
   RECEIVE_PATHS,
@@ -18,12 +18,14 @@ import {
   STAMP_SOURCES,
   VIEWER_PROFILES,
   VIEWER_SOCKETS,
-} from "./defaults.ts";
-import { scanFirstValue } from "./json.ts";
-import { layerSwitchProblem, parseLayerSwitch } from "./layer-switch.ts";
-import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "./members.ts";
-import { parseSimulcast } from "./simulcast.ts";
-import { type Scenario, SERVER_KEYS } from "./types.ts";
+} from "../scenario/defaults.ts";
+import { scanFirstValue } from "../scenario/json.ts";
+import { layerSwitchProblem, parseLayerSwitch } from "../scenario/layer-switch.ts";
+import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "../scenario/members.ts";
+import { parseSimulcast } from "../scenario/simulcast.ts";
+import { type Scenario, SERVER_KEYS } from "../scenario/types.ts";
+import { splitCohortKey } from "../thresholds/cohort-figures.ts";
+import { parseThresholds } from "../thresholds/parse.ts";
 
 export type { Scenario };
 export { SERVER_KEYS };

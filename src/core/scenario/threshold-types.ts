@@ -1,4 +1,6 @@
-// Thresholds: a scenario's pass/fail conditions on report figures, k6-style.
+// Thresholds: a scenario's pass/fail conditions on report figures, k6-style: the types the scenario's
+// `thresholds` key parses to (scenario/types.ts holds them) and the results judged on a report
+// (report/types.ts carries them); thresholds/ parses, reads and judges.
 
 /** A figure's value, or why it has none (never a 0 standing in for "not measured"). */
 export type FigureValue = { value: number } | { unavailable: string };
