@@ -2,7 +2,7 @@
 // N"): every packet of every n-th upper-layer frame dropped for every leg before any leg's sender
 // has it, so no NACK brings it back. An upper-layer frame is one whose VP8 descriptor has TID ≥ 1;
 // on a stream without TIDs (the control) every second frame counts as one, so the same share of
-// frames is lost (docs/definitions.md#calibration-against-libwebrtc).
+// frames is lost (docs/definitions.md#viewer-experience, "Checked against libwebrtc").
 import { vp8Layers } from "../../core/render/vp8-ref-finder.ts";
 
 export class TemporalDrop {
