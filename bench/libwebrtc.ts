@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadClip } from "../src/core/clip/clip.ts";
+import { scenarioClip } from "../src/core/clip/temporal.ts";
 import { takeWallAnchor } from "../src/core/clock/clock.ts";
 import type { ViewerRenderBlock } from "../src/core/report/render-types.ts";
 import { Publisher } from "../src/main/publisher/publisher.ts";
@@ -30,6 +30,8 @@ export const FAULT_UNTIL_S = 3;
 export interface FaultPattern {
   name: string;
   relay: Omit<RelayOptions, "ice" | "token">;
+  /** the scenario clip the publisher sends (absent: the VP8 clip; docs/definitions.md#vp8-temporal-layer-clip) */
+  clip?: "vp8-tl";
 }
 
 /** The four patterns of issue 31's table, each leg losing the same packets. */
@@ -66,6 +68,17 @@ export const PATTERNS: readonly FaultPattern[] = [
       test: { noPictureId: true, paddingStream: { everyFrames: 45, packets: 1, bytes: 224, lost: true } },
     },
   },
+  // VP8 with two temporal layers: every packet of every 4th layer-1 frame lost for good (one frame
+  // in 8); a layer-1 frame is referenced by none, so a receiver that follows TID/TL0PICIDX misses it
+  // alone
+  {
+    name: "temporal layers, 1 in 4 top-layer frames lost",
+    clip: "vp8-tl",
+    relay: { test: { dropTopLayerEvery: 4 } },
+  },
+  // the control: the clip without layers, the same share of frames lost (every 8th): each breaks
+  // the chain until the next keyframe
+  { name: "no layers, 1 in 8 frames lost (control)", relay: { test: { dropTopLayerEvery: 4 } } },
 ];
 
 /** The stream-wide faults switched on and off for the fault's window (the others hold all along). */
@@ -75,6 +88,7 @@ const TOGGLED = [
   "clearMarkerStream",
   "pictureId7",
   "paddingStream",
+  "dropTopLayerEvery",
 ] as const;
 
 /** What libwebrtc's getStats said (M106 puts the freeze figures on the `track` report). */
@@ -195,7 +209,7 @@ export async function calibrate(
   const publisher = new Publisher({
     whip: `${base}/cal/whip`,
     bearer: undefined,
-    clip: loadClip("vp8"),
+    clip: scenarioClip("vp8", pattern.clip),
     ice: ICE,
     noStamp: false,
     sendLog: null,

@@ -27,6 +27,12 @@
 #            120 frames each, keyframes on the same frames 0, 30, 60, 90. Different pictures
 #            and rates give every frame of every layer its own fingerprint
 #            (test/unit/simulcast-clips.test.ts checks it).
+#   VP8 TL   clips/clip-vp8-tl.ivf: the VP8 clip's source, GOP, rate and flags (cpu-used -8, for the
+#            reason above) with two temporal layers in libvpx's 2-layer pattern
+#            (ts_layering_mode=2, periodicity 2, ts_layer_id 0,1): even frames are layer 0 and refresh
+#            the last-frame buffer, odd frames are layer 1, reference only that buffer and refresh no
+#            buffer (test/unit/vp8-tl-clip.test.ts reads it from each frame header). IVF carries no
+#            layer id: whipbench derives it from the frame index (docs/definitions.md#clips).
 #   Opus     lavfi aevalsrc: a rising chirp (200 Hz + 900 Hz/s) under seeded noise
 #            (random(0), the same sequence on every run), 48 kHz mono, 4 s (201 packets: the
 #            encoder's 312-sample pre-skip adds one); libopus 32 kbit/s CBR, 20 ms frames,
@@ -56,6 +62,14 @@ ffmpeg $COMMON \
   -error-resilient 1 -g 30 -keyint_min 30 -auto-alt-ref 0 -lag-in-frames 0 \
   -threads 1 -pix_fmt yuv420p -flags:v +bitexact \
   -f ivf clip-vp8.ivf
+
+# shellcheck disable=SC2086
+ffmpeg $COMMON \
+  -c:v libvpx -b:v 600k -minrate 600k -maxrate 600k -deadline realtime -cpu-used -8 \
+  -error-resilient 1 -g 30 -keyint_min 30 -auto-alt-ref 0 -lag-in-frames 0 \
+  -ts-parameters ts_number_layers=2:ts_target_bitrate=360,600:ts_rate_decimator=2,1:ts_periodicity=2:ts_layer_id=0,1:ts_layering_mode=2 \
+  -threads 1 -pix_fmt yuv420p -flags:v +bitexact \
+  -f ivf clip-vp8-tl.ivf
 
 # shellcheck disable=SC2086
 ffmpeg $COMMON \
@@ -95,4 +109,4 @@ ffmpeg $LAYERS_IN -filter_complex "$SPLIT" \
   $(h264_layer l 100 clip-h264-l.h264) $(h264_layer m 300 clip-h264-m.h264) \
   $(h264_layer h 900 clip-h264-h.h264)
 
-ls -l clip-vp8.ivf clip-h264.h264 clip-opus.ogg clip-vp8-?.ivf clip-h264-?.h264
+ls -l clip-vp8.ivf clip-vp8-tl.ivf clip-h264.h264 clip-opus.ogg clip-vp8-?.ivf clip-h264-?.h264

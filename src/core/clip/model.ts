@@ -25,6 +25,11 @@ export interface Clip {
    * (docs/definitions.md#keyframe-interval-of-a-clip)
    */
   keyframeInterval: number;
+  /**
+   * VP8 temporal layers: each frame's layer id (TID), absent for a clip without layers
+   * (docs/definitions.md#vp8-temporal-layer-clip)
+   */
+  tids?: Uint8Array;
 }
 
 /**

@@ -15,18 +15,36 @@ import { FramePieces } from "./pieces.ts";
 const DESCRIPTOR_BYTES = 4;
 
 /**
- * Splits one VP8 frame into RTP payloads of at most `mtu` bytes, each with a 4-byte
- * descriptor: X = 1, I = 1, a 15-bit picture ID (M = 1), S = 1 on the first packet only,
- * partition index 0. The caller advances `pictureId` per frame (mod 2^15). All payloads are
- * views into one buffer allocated for the frame. Nothing comes out for an empty frame or an
+ * A frame's temporal-layer fields (RFC 7741 section 4.2): its layer index (TID, 0..3), whether it
+ * is a layer sync (Y: it references only base-layer frames), and TL0PICIDX (the running index of
+ * the base-layer frames, mod 256).
+ */
+export interface Vp8Temporal {
+  tid: number;
+  sync: boolean;
+  tl0PicIdx: number;
+}
+
+/**
+ * Splits one VP8 frame into RTP payloads of at most `mtu` bytes, each with a descriptor: X = 1,
+ * I = 1, a 15-bit picture ID (M = 1), S = 1 on the first packet only, partition index 0; with
+ * `temporal`, L = 1 and T = 1 too, TL0PICIDX and the TID/Y byte (K = 0) after the picture ID
+ * (6 bytes instead of 4). The caller advances `pictureId` per frame (mod 2^15). All payloads
+ * are views into one buffer allocated for the frame. Nothing comes out for an empty frame or an
  * MTU that leaves no room for data.
  */
-export function packetizeVp8(frame: Uint8Array, mtu: number, pictureId: number): Uint8Array[] {
+export function packetizeVp8(
+  frame: Uint8Array,
+  mtu: number,
+  pictureId: number,
+  temporal?: Vp8Temporal,
+): Uint8Array[] {
+  const head = temporal === undefined ? DESCRIPTOR_BYTES : DESCRIPTOR_BYTES + 2;
   // capped at the frame's length, so that an unbounded MTU (Infinity) still gives one packet
-  const maxFragment = Math.min(Math.floor(mtu) - DESCRIPTOR_BYTES, frame.length);
+  const maxFragment = Math.min(Math.floor(mtu) - head, frame.length);
   if (frame.length === 0 || !(maxFragment > 0)) return [];
   const count = Math.ceil(frame.length / maxFragment);
-  const buf = new Uint8Array(frame.length + count * DESCRIPTOR_BYTES);
+  const buf = new Uint8Array(frame.length + count * head);
   const out = new Array<Uint8Array>(count);
   const pidHigh = 0x80 | ((pictureId >>> 8) & 0x7f);
   const pidLow = pictureId & 0xff;
@@ -35,13 +53,17 @@ export function packetizeVp8(frame: Uint8Array, mtu: number, pictureId: number):
   for (let i = 0; i < count; i++) {
     const size = Math.min(maxFragment, frame.length - src);
     buf[dst] = i === 0 ? 0x90 : 0x80; // X, and S on the first packet; PID 0
-    buf[dst + 1] = 0x80; // I
+    buf[dst + 1] = temporal === undefined ? 0x80 : 0xe0; // I, and L and T with layers
     buf[dst + 2] = pidHigh;
     buf[dst + 3] = pidLow;
-    buf.set(frame.subarray(src, src + size), dst + DESCRIPTOR_BYTES);
-    out[i] = buf.subarray(dst, dst + DESCRIPTOR_BYTES + size);
+    if (temporal !== undefined) {
+      buf[dst + 4] = temporal.tl0PicIdx & 0xff;
+      buf[dst + 5] = ((temporal.tid & 3) << 6) | (temporal.sync ? 0x20 : 0);
+    }
+    buf.set(frame.subarray(src, src + size), dst + head);
+    out[i] = buf.subarray(dst, dst + head + size);
     src += size;
-    dst += DESCRIPTOR_BYTES + size;
+    dst += head + size;
   }
   return out;
 }

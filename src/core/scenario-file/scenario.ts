@@ -12,6 +12,7 @@ import { MAX_REFERENCE_VIEWERS, parseCohorts, UNIMPAIRED } from "../link/parse.t
 import { parseChurn } from "../scenario/churn.ts";
 import { churnProblem, churnRun } from "../scenario/churn-schedule.ts";
 import {
+  CLIP_CHOICES,
   KEYFRAME_REQUESTS,
   RECEIVE_PATHS,
   SCENARIO_DEFAULTS,
@@ -38,6 +39,7 @@ export const SCENARIO_KEYS: ReadonlyArray<readonly [keyof Scenario, GoType]> = [
   ["whip", "string"],
   ["whep", "string"],
   ["codec", "string"],
+  ["clip", "string"],
   ["viewers", "int"],
   ["rampSeconds", "float64"],
   ["holdSeconds", "float64"],
@@ -222,6 +224,8 @@ export function validateScenario(s: Scenario): Scenario {
   if (s.whip && !isHttpUrl(s.whip)) fail("whip must be an http(s) URL");
   const codec = s.codec ?? "";
   if (codec !== "vp8" && codec !== "h264") fail(`codec ${goQuote(codec)} (want vp8 or h264)`);
+  if (s.clip && !CLIP_CHOICES.includes(s.clip)) fail(`clip ${goQuote(s.clip)} (want ${oneOf(CLIP_CHOICES)})`);
+  if (s.clip && (codec !== "vp8" || s.simulcast)) fail("clip vp8-tl needs codec vp8 and no simulcast");
   if (!(Number.isInteger(s.viewers) && s.viewers >= 1 && s.viewers <= 10000))
     fail("viewers must be 1..10000");
   if (!(s.rampSeconds >= 0 && sane(s.rampSeconds))) fail("rampSeconds must not be negative");

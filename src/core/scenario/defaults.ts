@@ -39,6 +39,9 @@ export const KEYFRAME_REQUESTS: readonly KeyframeRequestMode[] = ["browser", "jo
 export type ViewerProfile = "browser" | "minimal";
 export const VIEWER_PROFILES: readonly ViewerProfile[] = ["browser", "minimal"];
 
+/** The `clip` values beside the codec's own clip (docs/definitions.md#vp8-temporal-layer-clip). */
+export const CLIP_CHOICES: readonly string[] = ["vp8-tl"];
+
 /** Each default and when it applies (docs/definitions.md#scenario-keys). */
 export const SCENARIO_DEFAULTS = {
   codec: "vp8",

@@ -24,6 +24,8 @@ export interface Scenario {
   whip?: string;
   whep: string;
   codec?: string;
+  /** absent: the codec's embedded clip; "vp8-tl": VP8 with two temporal layers */
+  clip?: string;
   viewers: number;
   rampSeconds: number;
   holdSeconds: number;

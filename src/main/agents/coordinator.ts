@@ -2,7 +2,7 @@
 // publisher, the send log, the clock and the schedule; N agents on other hosts run the viewers.
 // It waits for them (naming who arrived when not all did), runs through the agents engine and
 // writes one report in the single-host format with client.hosts[].
-import { loadClip } from "../../core/clip/clip.ts";
+import { scenarioClip } from "../../core/clip/temporal.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { errorMessage, RunError, UsageError } from "../../core/errors.ts";
@@ -70,7 +70,7 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   } catch (err) {
     return endWithError(new RunError(`--out ${out.out}: ${writeErrorText(err)}`, { cause: err }), "run");
   }
-  const clip = loadClip(s.codec === "h264" ? "h264" : "vp8");
+  const clip = scenarioClip(s.codec === "h264" ? "h264" : "vp8", s.clip);
   const identity = clipIdentity(await createHasher(), clip);
   const anchor = takeWallAnchor();
   const hub = new AgentHub({ ...c.listen, token, version: version(), identity, anchor, log });

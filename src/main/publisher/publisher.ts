@@ -233,7 +233,7 @@ export class Publisher {
         continue;
       }
       const frame = clip.frames[i] as Uint8Array;
-      const payloads = packetize(clip.codec, frame, one);
+      const payloads = packetize(clip.codec, frame, one, clip.tids?.[i]);
       const ts = (tsBase + k * clip.ticks) >>> 0;
       const sending: PendingFrame = { k, i, ts, ssrc: tr.sender.ssrc, startNs: monoNs(), stamped: false };
       kf.sent(i);

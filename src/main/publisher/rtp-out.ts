@@ -29,11 +29,15 @@ export async function sendCounted(
   }
 }
 
-/** One encoding's sending state: its SSRC, next sequence number and VP8 picture id. */
+/**
+ * One encoding's sending state: its SSRC, next sequence number, VP8 picture id and, for a clip
+ * with temporal layers, the TL0PICIDX of the last base-layer frame sent.
+ */
 export interface Encoding {
   ssrc: number;
   seq: number;
   pictureId: number;
+  tl0PicIdx: number;
 }
 
 /** Random SSRC, first sequence number and picture id. */
@@ -42,13 +46,21 @@ export function newEncoding(): Encoding {
     ssrc: (Math.random() * 0x1_0000_0000) >>> 0,
     seq: Math.floor(Math.random() * 0x1_0000),
     pictureId: Math.floor(Math.random() * 0x8000),
+    tl0PicIdx: Math.floor(Math.random() * 0x100),
   };
 }
 
-/** A frame's RTP payloads at MTU; a VP8 frame takes the encoding's next picture id. */
-export function packetize(codec: Codec, frame: Uint8Array, enc: Encoding): Uint8Array[] {
+/**
+ * A frame's RTP payloads at MTU; a VP8 frame takes the encoding's next picture id. `tid`, a VP8
+ * frame's temporal layer (docs/definitions.md#vp8-temporal-layer-clip), adds the layer fields: a
+ * base-layer frame takes the next TL0PICIDX, an upper-layer one the last and Y = 1 (the clip's
+ * upper-layer frames reference only the last base-layer frame).
+ */
+export function packetize(codec: Codec, frame: Uint8Array, enc: Encoding, tid?: number): Uint8Array[] {
   if (codec !== "vp8") return packetizeH264(frame, MTU);
-  const out = packetizeVp8(frame, MTU, enc.pictureId);
+  if (tid === 0) enc.tl0PicIdx = (enc.tl0PicIdx + 1) & 0xff;
+  const temporal = tid === undefined ? undefined : { tid, sync: tid > 0, tl0PicIdx: enc.tl0PicIdx };
+  const out = packetizeVp8(frame, MTU, enc.pictureId, temporal);
   enc.pictureId = (enc.pictureId + 1) & 0x7fff;
   return out;
 }

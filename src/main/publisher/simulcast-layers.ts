@@ -63,6 +63,7 @@ export class SimulcastLayers {
         ssrc,
         seq: Math.floor(Math.random() * 0x1_0000),
         pictureId: Math.floor(Math.random() * 0x8000),
+        tl0PicIdx: 0, // no layer clip carries temporal layers
         i: 0,
         requests: new KeyframeRequests(clip.keyframes, keyframeOnRequest),
         ridBytes: Buffer.from(rid, "ascii"),

@@ -20,6 +20,7 @@ import type { RelayOptions } from "./options.ts";
 import type { RelaySend } from "./send-path.ts";
 import { StreamPadding } from "./stream-padding.ts";
 import { StreamStall } from "./stream-stall.ts";
+import { TemporalDrop } from "./temporal-drop.ts";
 import { toPictureId7, withoutPictureId } from "./vp8-pictureid7.ts";
 
 export interface Stream {
@@ -41,6 +42,8 @@ export interface Stream {
   stall?: StreamStall;
   /** the test hook paddingStream's state (stream-padding.ts) */
   padding?: StreamPadding;
+  /** the test hook dropTopLayerEvery's state (temporal-drop.ts) */
+  topDrop?: TemporalDrop;
 }
 
 /**
@@ -116,8 +119,11 @@ export function forward(
     abs: absPayload,
   };
   const over = gate?.over() === true;
+  const top = test?.dropTopLayerEvery;
+  if (top !== undefined && stream.codec === "vp8") stream.topDrop ??= new TemporalDrop(top);
   const streamDrop =
-    test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0;
+    (test?.dropStreamEvery !== undefined && rtp.header.sequenceNumber % test.dropStreamEvery === 0) ||
+    stream.topDrop?.drop(rtp.header.timestamp, rtp.payload, top !== undefined) === true;
   // the relay threads' legs read the packet from the ring, written once (threads.ts); a simulcast
   // stream's legs are the main thread's (send-path.ts)
   if (rid === null) send?.threads?.write(packet);

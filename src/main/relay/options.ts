@@ -67,6 +67,11 @@ export interface RelayTestHooks {
    */
   dropStreamEvery?: number;
   /**
+   * drop, on every leg, every packet of every n-th VP8 frame of an upper temporal layer (TID ≥ 1;
+   * without TIDs, of every second frame), unrecoverable (temporal-drop.ts)
+   */
+  dropTopLayerEvery?: number;
+  /**
    * hold the stream for every leg the last `forMs` of every `everyMs`, then forward everything held
    * at once (a server that pauses, then bursts; stream-stall.ts)
    */

@@ -82,7 +82,7 @@ export function relaySend(opts: RelayOptions, lost: (legs: Leg[], why: string) =
   const t = opts.test;
   // LoseEvery is not among them: a relay thread applies it too (relay-thread.ts)
   const knobs: unknown[] = [opts.dropEvery, opts.capacity, t?.burst, t?.wrapAfterPackets, t?.legFaults];
-  knobs.push(t?.dropStreamEvery, opts.link);
+  knobs.push(t?.dropStreamEvery, t?.dropTopLayerEvery, opts.link);
   return new RelaySend({
     send: opts.send,
     threads: opts.threads,

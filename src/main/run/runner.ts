@@ -2,8 +2,9 @@
 // the publisher connects (when the scenario has `whip`) or a split run opens its peers; after the
 // warmup the viewers run, sharded over the engine, with the per-second timeline; then everything
 // stops in order and the report builder gets what it needs.
-import { loadClip } from "../../core/clip/clip.ts";
+
 import { loadSimulcastClips } from "../../core/clip/simulcast.ts";
+import { scenarioClip } from "../../core/clip/temporal.ts";
 import { monoNs, type WallAnchor } from "../../core/clock/clock.ts";
 import { ClipTable, clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { SendLog } from "../../core/delay/sendlog.ts";
@@ -105,7 +106,7 @@ export async function connectPublisher(
   const codec = s.codec === "h264" ? "h264" : "vp8";
   // simulcast: the layers' frames as one table (docs/definitions.md#simulcast-publisher)
   const layers = s.simulcast !== undefined ? loadSimulcastClips(codec, s.simulcast) : undefined;
-  const clip = layers?.combined ?? loadClip(codec);
+  const clip = layers?.combined ?? scenarioClip(codec, s.clip);
   const hasher = await createHasher();
   const identity = { ...clipIdentity(hasher, clip), ...(layers ? { layers: layers.layers.length } : {}) };
   const sendLog = SendLog.create(clip.frames.length);
