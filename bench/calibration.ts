@@ -1,5 +1,5 @@
 // bench:calibration — our viewers' freezes beside libwebrtc's own (M106, @roamhq/wrtc) on the same
-// stream of the built-in relay, for the four fault patterns of bench/libwebrtc.ts. Prints one row
+// stream of the built-in relay, for the fault patterns of bench/libwebrtc.ts (PATTERNS). Prints one row
 // per receiver and a verdict per pattern against the targets (freezes ±1 per 30 s, frozen seconds
 // ±15 %). Flags: --seconds S (30), --libwebrtc N (2), --viewers N (3), --patterns i,j (all),
 // --baseline <another checkout's bin/whipbench.js> (its viewers watch too: a model before and after a
