@@ -21,11 +21,11 @@ import { compareBytes } from "./reasons.ts";
 import { addReferenceBlocks } from "./reference.ts";
 import { viewerRenderBlock } from "./render.ts";
 import {
+  type Aggregate,
   type ClockBlock,
   type PublisherReport,
   REPORT_SCHEMA,
   type Report,
-  type Aggregate,
   type ReportClient,
   type ReportScenario,
   type ViewerReport,
