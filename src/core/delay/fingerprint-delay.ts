@@ -26,7 +26,7 @@ export interface FingerprintDelayOptions {
   /** 0: match each frame at once; else the longest a frame waits for the log to pass its arrival */
   logWaitNs: number;
   /** live-metric hook, called with every sample (the same samples as the histograms) */
-  onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+  onSample: ((delayNs: number, keyframe: boolean, layer: number) => void) | null;
   /** the viewer's A/V offset, which takes every sample with its frame's arrival (an audio run) */
   offset?: AvOffset | null;
 }
@@ -73,7 +73,7 @@ export class FingerprintDelay {
   private readonly matcher: Matcher;
   private readonly log: SendLog;
   private readonly logWaitNs: number;
-  private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly onSample: ((delayNs: number, keyframe: boolean, layer: number) => void) | null;
   private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
   /** each simulcast layer's samples, lowest first (docs/definitions.md#layer-delay); null: one encoding */
@@ -185,9 +185,10 @@ export class FingerprintDelay {
         c.deltaFrameSamples++;
         this.deltaHist.recordNs(delayNs);
       }
-      if (this.onSample !== null) this.onSample(delayNs, key);
       const perLayer = this.perLayer;
-      if (perLayer !== null) perLayer[Math.floor(outcome / this.layerFrames)]!.recordNs(delayNs);
+      const layer = perLayer !== null ? Math.floor(outcome / this.layerFrames) : -1;
+      if (this.onSample !== null) this.onSample(delayNs, key, layer);
+      if (perLayer !== null) perLayer[layer]!.recordNs(delayNs);
       if (this.offset !== null) this.offset.videoSample(t1Ns, delayNs);
     } else if (outcome === INVALID) c.invalid++;
     else if (outcome === UNMATCHED) c.unmatchedFrames++;

@@ -42,7 +42,7 @@ export interface ViewerPipelineOptions {
   sendLog: SendLog | null;
   absCaptureNegotiated: boolean;
   /** live-metric hook, called with every delay sample (the same samples as the histograms) */
-  onDelaySample?: (delayNs: number, keyframe: boolean) => void;
+  onDelaySample?: (delayNs: number, keyframe: boolean, layer: number) => void;
   /** live-metric hooks for the stamp source's samples and packet transit samples */
   onStampSample?: (delayNs: number) => void;
   onTransitSample?: (transitNs: number) => void;
