@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadSimulcastClips } from "../../src/core/clip/simulcast.ts";
 import { takeWallAnchor } from "../../src/core/clock/clock.ts";
+import { LAYER_NO_FRAME } from "../../src/core/report/layer-delay.ts";
+import { readFigure } from "../../src/core/thresholds/figures.ts";
 import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../src/core/wire/link-header.ts";
 import { Publisher } from "../../src/main/publisher/publisher.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
@@ -59,6 +61,19 @@ test("viewers start on l and switch to h at 2 s: a finite switch time, h after i
     assert.ok((l?.timeMs ?? 0) > 0 && (h?.timeMs ?? 0) > 500, `viewer ${v.id}: ${JSON.stringify(v.layers)}`);
     assert.equal(m?.timeMs, 0);
     assert.equal(m?.samples, 0);
+    // each layer's delay is its own frames' (docs/definitions.md#layer-delay): m never came
+    console.log(
+      "DBG",
+      JSON.stringify(v.layers),
+      JSON.stringify(v.oneWayDelay[0]),
+      JSON.stringify(c.switches),
+    );
+    for (const layer of [l, h]) assert.equal(layer?.delayMs?.n, layer?.samples, JSON.stringify(layer));
+    assert.ok((h?.samples ?? 0) > 0 && (l?.samples ?? 0) > 0, JSON.stringify(v.layers));
+    assert.equal(m?.delayMs, undefined);
+    assert.equal(m?.reason, LAYER_NO_FRAME);
+    // the relay's rewrite puts h one frame ahead of its picture: the matcher still samples it
+    assert.equal(v.oneWayDelay[0]?.invalid, 0, `viewer ${v.id}: ${JSON.stringify(v.oneWayDelay[0])}`);
     // the rewrite keeps the leg one stream: nothing counted lost, every frame matched
     assert.equal(v.rtp.lost, 0, `viewer ${v.id}: packets lost`);
     assert.equal(v.rtp.duplicates, 0, `viewer ${v.id}: duplicates`);
@@ -73,6 +88,21 @@ test("viewers start on l and switch to h at 2 s: a finite switch time, h after i
   assert.equal(pooled.reached, 2);
   assert.equal(pooled.switchMs?.n, 2);
   assert.equal(pooled.framesLost, 0);
+  const byRid = new Map((r.aggregate.layerDelay ?? []).map((p) => [p.rid, p]));
+  assert.deepEqual([...byRid.keys()], ["l", "m", "h"]);
+  const sum = (j: number) => viewers.reduce((a, v) => a + (v.layers?.[j]?.samples ?? 0), 0);
+  assert.equal(byRid.get("h")?.samples, sum(2));
+  assert.equal(byRid.get("h")?.delayMs?.n, sum(2));
+  assert.equal(byRid.get("h")?.viewers, 2);
+  assert.equal(byRid.get("l")?.samples, sum(0));
+  assert.equal(byRid.get("m")?.reason, LAYER_NO_FRAME);
+  assert.deepEqual(readFigure(r, "layerSwitch.p50"), { value: pooled.switchMs?.p50 });
+  assert.deepEqual(readFigure(r, "layerDelay.h.p95"), { value: byRid.get("h")?.delayMs?.p95 });
+  assert.match(markdown, /## Delay per layer/);
+  assert.match(
+    markdown,
+    /\| all viewers \| m \| 0 \| 0 \| — \| — \| unavailable, because no frame of this layer arrived \|/,
+  );
   assert.match(markdown, /## Layer switches/);
   assert.match(markdown, /\| 0 \| l \| h \| 2\d\d\d\.\d ms \| \d+\.\d ms \| 0 \|/);
   assert.deepEqual(checkReportKeys(JSON.parse(json)).problems, []);

@@ -34,7 +34,7 @@ before(async () => {
 });
 
 /** h for frames 0..29, m for 30..59; the decoded per-layer record fields. */
-function viewer(excludeFirstNs: number) {
+function viewer(excludeFirstNs: number, shiftTs = 0) {
   const N = sc.layerFrames;
   const { pipeline, log } = layeredPipeline(hasher, sc, excludeFirstNs);
   let seq = 100;
@@ -45,7 +45,14 @@ function viewer(excludeFirstNs: number) {
     const payloads = packetizeVp8(sc.layers[j]!.clip.frames[f % N]!, 1200, f);
     // every packet of a frame arrives together: the sample is the layer's transit
     payloads.forEach((p, n) => {
-      pipeline.onPacket(seq, (1000 + f * 3000) >>> 0, n === payloads.length - 1, p, t0 + TRANSIT[j]!, -1);
+      pipeline.onPacket(
+        seq,
+        (1000 + f * 3000 + (f < 30 ? 0 : shiftTs)) >>> 0,
+        n === payloads.length - 1,
+        p,
+        t0 + TRANSIT[j]!,
+        -1,
+      );
       seq = (seq + 1) & 0xffff;
     });
   }
@@ -126,4 +133,16 @@ test("pooled per layer: the viewers' histograms merged, viewers with samples cou
   assert.match(html, /<td>lossy<\/td><td>h<\/td><td class="num">0<\/td>/);
   assert.equal(layerDelayMarkdown({ aggregate: {} } as unknown as Report).length, 0);
   assert.equal(layerDelaySection({ aggregate: {} } as unknown as Report), "");
+});
+
+test("a switch whose new layer's timestamps an SFU rewrote one frame ahead: every frame still sampled", () => {
+  // the relay's first frame of the new layer is one frame after the old layer's last, though it
+  // is the same picture (docs/definitions.md#relay-layer-choice); each frame arrives before the
+  // next is logged, so a step counted from the old layer's anchor would wait for a send never due
+  const v = viewer(0, 3000);
+  assert.equal(v.oneWayDelay.invalid, 0);
+  assert.equal(v.oneWayDelay.samples, 60);
+  assert.deepEqual(v.layerSamples, [0, 30, 30]);
+  // m's samples are its own transit, from its own sends
+  assert.ok(Math.abs((v.layerDelayHists[1]?.summaryMs().max ?? 0) - 7) < 0.1);
 });

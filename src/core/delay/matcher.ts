@@ -51,10 +51,13 @@ export class Matcher {
     const e = this.log.latest(i, t1Ns, this.found);
     if (e === null) return "not_logged";
     const kL = e.k;
-    if (this.have) {
+    // a frame of another layer than the anchor's starts afresh: an SFU's switch rewrites the new
+    // layer's timestamps (the relay's first frame of it one frame after the old layer's last,
+    // whatever picture it is), so the step from the old layer's anchor need not count frames
+    const L = this.layers;
+    if (this.have && (L === 1 || Math.floor(i / this.layerFrames) === this.kA % L)) {
       const dts = (ts - this.tsA) | 0; // int32: RTP wrap-safe
       if (dts % this.ticks === 0) {
-        const L = this.layers;
         const kE =
           L === 1
             ? this.kA + dts / this.ticks
