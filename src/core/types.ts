@@ -183,6 +183,11 @@ export interface ViewerRecord {
   layerSamples?: number[];
   /** time on each simulcast layer (ns), lowest first, in a run with simulcast (docs/definitions.md#layer) */
   layerNs?: number[];
+  /** each simulcast layer's delay samples, lowest first (docs/definitions.md#layer-delay) */
+  layerDelayHists?: EncodedHistogram[];
+  /** each simulcast layer's complete frames, and those excluded (inside excludeFirstSeconds) */
+  layerFrames?: number[];
+  layerExcluded?: number[];
   /** with layerSwitch: what the viewer asked for and its switches (docs/definitions.md#layer-switches) */
   layerChoice?: LayerChoiceRecord;
   /** the audio track, when the scenario asked for it (`audio: true`) and the viewer received one */

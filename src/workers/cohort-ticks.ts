@@ -70,8 +70,8 @@ export class CohortTicks {
       },
       ...(delaySample !== undefined
         ? {
-            delaySample: (ns: number, keyframe: boolean) => {
-              delaySample(ns, keyframe);
+            delaySample: (ns: number, keyframe: boolean, layer: number) => {
+              delaySample(ns, keyframe, layer);
               c.delays.push(ns);
             },
           }

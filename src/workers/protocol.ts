@@ -129,6 +129,18 @@ export interface ShardTick extends TickCounts {
   socketDrops?: number | null;
   /** with cohorts: each cohort's part of the tick, the unimpaired viewers last */
   cohorts?: CohortTick[];
+  /** with simulcast, when any came: the live layer figures (docs/definitions.md#layer-metrics) */
+  layers?: LayerTick;
+}
+
+/** Pairs by layer index (lowest first) since the previous tick. */
+export interface LayerTick {
+  /** [layer, one-way delay ns, …] (fingerprint source) */
+  delays: number[];
+  /** [from, to, …]: changes of layer */
+  switches: number[];
+  /** [layer, ns, …]: a switch's ask to the new layer's first complete keyframe */
+  switchNs: number[];
 }
 
 /**

@@ -8,7 +8,7 @@ import type { DelayHistogram } from "../core/stats/summaries.ts";
 import { TICK_COUNT_KEYS, type TickCounts, tickDeltas } from "../core/tick-counts.ts";
 import type { ThreadFigures, ThreadProfile } from "../net/thread-profile.ts";
 import { CohortTicks } from "./cohort-ticks.ts";
-import type { ShardTask, ShardTick } from "./protocol.ts";
+import type { LayerTick, ShardTask, ShardTick } from "./protocol.ts";
 import type { Intake } from "./receive/intake.ts";
 import type { ViewerThread } from "./thread.ts";
 import type { ViewerLive } from "./viewer/viewer-context.ts";
@@ -26,6 +26,7 @@ export class ShardTicks {
   private delays: number[] = [];
   private stamps: number[] = [];
   private transits: number[] = [];
+  private layers: LayerTick = { delays: [], switches: [], switchNs: [] };
   private second = 0;
   private last: TickCounts = zeroCounts(TICK_COUNT_KEYS);
   private timer: NodeJS.Timeout | undefined;
@@ -63,7 +64,12 @@ export class ShardTicks {
       freeze: (startNs, endNs) => this.frozen.add(startNs, endNs, task.t0MonoNs),
     };
     if (liveSamples) {
-      this.live.delaySample = (ns) => this.delays.push(ns);
+      this.live.delaySample = (ns, _key, layer) => {
+        this.delays.push(ns);
+        if (layer >= 0) this.layers.delays.push(layer, ns);
+      };
+      this.live.layerSwitch = (from, to) => this.layers.switches.push(from, to);
+      this.live.layerSwitchTime = (layer, ns) => this.layers.switchNs.push(layer, ns);
       this.live.stampSample = (ns) => this.stamps.push(ns);
       this.live.transitSample = (ns) => this.transits.push(ns);
     }
@@ -114,13 +120,19 @@ export class ShardTicks {
       ),
       socketDrops: this.ownDrops.sinceBegin(),
       ...(this.cohorts !== null ? { cohorts: this.cohorts.take() } : {}),
+      ...(layerFigures(this.layers) ? { layers: this.layers } : {}),
     });
     this.intake.mark();
     this.last = { ...c };
     this.delays = [];
     this.stamps = [];
     this.transits = [];
+    if (layerFigures(this.layers)) this.layers = { delays: [], switches: [], switchNs: [] };
   }
+}
+
+function layerFigures(l: LayerTick): boolean {
+  return l.delays.length + l.switches.length + l.switchNs.length > 0;
 }
 
 /** The thread's figures with its receive lag (ms) and stamp source when it stamped any datagram. */

@@ -1,14 +1,20 @@
 // Layer choice and switches (docs/definitions.md#layer-switches, #relay-layer-choice): viewers of
 // a simulcast run through the built-in relay start on layer l through the WHEP layer extension and
 // switch to h 2 s after their POST; the relay asks the publisher for h's keyframe and rewrites the
-// leg's sequence numbers and timestamps, so each viewer's stream stays one continuous stream.
+// leg's sequence numbers and timestamps, so each viewer's stream stays one continuous stream. Each
+// layer's delay is its own frames' (#layer-delay), and the live /metrics layer series (#layer-metrics)
+// end equal to the report's figures.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadSimulcastClips } from "../../src/core/clip/simulcast.ts";
 import { takeWallAnchor } from "../../src/core/clock/clock.ts";
+import { LAYER_NO_FRAME } from "../../src/core/report/layer-delay.ts";
+import { readFigure } from "../../src/core/thresholds/figures.ts";
 import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../src/core/wire/link-header.ts";
+import { RunMetrics } from "../../src/main/observe/metrics.ts";
 import { Publisher } from "../../src/main/publisher/publisher.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
+import { inThreadEngine } from "../../src/main/run/engine.ts";
 import {
   filterCandidates,
   gatheringComplete,
@@ -18,6 +24,7 @@ import {
 } from "../../src/net/rtc.ts";
 import { deleteResource, postOffer } from "../../src/net/sdp-http.ts";
 import { firstLayersEvent, postJson } from "../../src/net/whep-ext.ts";
+import { parseExposition, sampleValue } from "../unit/prom-text.ts";
 import { fingerprintBlock, runThroughRelay } from "./harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
 
@@ -25,11 +32,18 @@ const ICE: IceOptions = { loopbackOnly: true, includeLoopback: false };
 
 test("viewers start on l and switch to h at 2 s: a finite switch time, h after it, no loss", async () => {
   const layerSwitch = { startRid: "l", atSeconds: 2, rid: "h" };
+  // the shards' ticks feed a /metrics registry as a run with --metrics does (docs/definitions.md#layer-metrics)
+  const metrics = new RunMetrics({ viewersTarget: 2, layers: ["l", "m", "h"] });
   const {
     report: r,
     json,
     markdown,
-  } = await runThroughRelay({}, { simulcast: ["l", "m", "h"], viewers: 2, holdSeconds: 4, layerSwitch });
+  } = await runThroughRelay(
+    {},
+    { simulcast: ["l", "m", "h"], viewers: 2, holdSeconds: 4, layerSwitch },
+    inThreadEngine({ liveDelays: true }),
+    (tick) => metrics.applyTick(tick),
+  );
   assert.deepEqual(r.scenario.layerSwitch, layerSwitch);
   const viewers = r.viewers ?? [];
   assert.equal(viewers.length, 2);
@@ -59,6 +73,19 @@ test("viewers start on l and switch to h at 2 s: a finite switch time, h after i
     assert.ok((l?.timeMs ?? 0) > 0 && (h?.timeMs ?? 0) > 500, `viewer ${v.id}: ${JSON.stringify(v.layers)}`);
     assert.equal(m?.timeMs, 0);
     assert.equal(m?.samples, 0);
+    // each layer's delay is its own frames' (docs/definitions.md#layer-delay): m never came
+    console.log(
+      "DBG",
+      JSON.stringify(v.layers),
+      JSON.stringify(v.oneWayDelay[0]),
+      JSON.stringify(c.switches),
+    );
+    for (const layer of [l, h]) assert.equal(layer?.delayMs?.n, layer?.samples, JSON.stringify(layer));
+    assert.ok((h?.samples ?? 0) > 0 && (l?.samples ?? 0) > 0, JSON.stringify(v.layers));
+    assert.equal(m?.delayMs, undefined);
+    assert.equal(m?.reason, LAYER_NO_FRAME);
+    // the relay's rewrite puts h one frame ahead of its picture: the matcher still samples it
+    assert.equal(v.oneWayDelay[0]?.invalid, 0, `viewer ${v.id}: ${JSON.stringify(v.oneWayDelay[0])}`);
     // the rewrite keeps the leg one stream: nothing counted lost, every frame matched
     assert.equal(v.rtp.lost, 0, `viewer ${v.id}: packets lost`);
     assert.equal(v.rtp.duplicates, 0, `viewer ${v.id}: duplicates`);
@@ -73,6 +100,36 @@ test("viewers start on l and switch to h at 2 s: a finite switch time, h after i
   assert.equal(pooled.reached, 2);
   assert.equal(pooled.switchMs?.n, 2);
   assert.equal(pooled.framesLost, 0);
+  const byRid = new Map((r.aggregate.layerDelay ?? []).map((p) => [p.rid, p]));
+  assert.deepEqual([...byRid.keys()], ["l", "m", "h"]);
+  const sum = (j: number) => viewers.reduce((a, v) => a + (v.layers?.[j]?.samples ?? 0), 0);
+  assert.equal(byRid.get("h")?.samples, sum(2));
+  assert.equal(byRid.get("h")?.delayMs?.n, sum(2));
+  assert.equal(byRid.get("h")?.viewers, 2);
+  assert.equal(byRid.get("l")?.samples, sum(0));
+  assert.equal(byRid.get("m")?.reason, LAYER_NO_FRAME);
+  assert.deepEqual(readFigure(r, "layerSwitch.p50"), { value: pooled.switchMs?.p50 });
+  assert.deepEqual(readFigure(r, "layerDelay.h.p95"), { value: byRid.get("h")?.delayMs?.p95 });
+  // the live layer series end equal to the report's figures
+  const fams = parseExposition(await metrics.text());
+  const live = (name: string, labels: Record<string, string>) => sampleValue(fams, name, labels);
+  for (const rid of ["l", "m", "h"])
+    assert.equal(
+      live("whipbench_layer_one_way_delay_seconds_count", { layer: rid }),
+      byRid.get(rid)?.samples,
+      rid,
+    );
+  assert.equal(live("whipbench_layer_switches_total", { from: "l", to: "h" }), 2);
+  assert.equal(live("whipbench_layer_switches_total", { from: "h", to: "l" }), 0);
+  assert.equal(live("whipbench_layer_switch_seconds_count", { layer: "h" }), 2);
+  const liveSum = live("whipbench_layer_switch_seconds_sum", { layer: "h" }) * 1000;
+  const reportSum = viewers.reduce((a, v) => a + (v.layerChoice?.switches[0]?.switchMs ?? 0), 0);
+  assert.ok(Math.abs(liveSum - reportSum) < 1, `live ${liveSum} ms, report ${reportSum} ms`);
+  assert.match(markdown, /## Delay per layer/);
+  assert.match(
+    markdown,
+    /\| all viewers \| m \| 0 \| 0 \| — \| — \| unavailable, because no frame of this layer arrived \|/,
+  );
   assert.match(markdown, /## Layer switches/);
   assert.match(markdown, /\| 0 \| l \| h \| 2\d\d\d\.\d ms \| \d+\.\d ms \| 0 \|/);
   assert.deepEqual(checkReportKeys(JSON.parse(json)).problems, []);

@@ -113,6 +113,15 @@ function renderKeys(path: string, pooled: boolean): string[] {
   ];
 }
 
+/** One-way delay per simulcast layer, pooled (docs/definitions.md#layer-delay). */
+function layerDelayKeys(path: string): string[] {
+  return [
+    `${path}?`,
+    ...["rid", "viewers", "samples", "reason?"].map((k) => `${path}[].${k}`),
+    ...summary(`${path}[].delayMs`, true),
+  ];
+}
+
 function scenarioCohortKeys(): string[] {
   const c = "+scenario.cohorts";
   return [
@@ -149,6 +158,7 @@ function cohortKeys(): string[] {
     ...block,
     ...renderKeys(`${c}[].render`, true),
     ...linkKeys(`${c}[].link`),
+    ...layerDelayKeys(`${c}[].layerDelay`),
     ...referenceKeys(`${c}[].reference`),
   ];
 }
@@ -440,6 +450,7 @@ export const REPORT_KEYS: readonly string[] = [
   ),
   ...summary("+aggregate.layerSwitches.switchMs", true),
   "+aggregate.layerSwitches.framesLost",
+  ...layerDelayKeys("+aggregate.layerDelay"),
   "errors",
   "errors.*?",
   "timeline?",
@@ -532,6 +543,8 @@ export const REPORT_KEYS: readonly string[] = [
   "+viewers[].layers[].rid",
   "+viewers[].layers[].samples",
   "+viewers[].layers[].timeMs",
+  ...summary("+viewers[].layers[].delayMs", true), // docs/definitions.md#layer-delay
+  "+viewers[].layers[].reason?",
   "+viewers[].layerChoice?", // with layerSwitch (docs/definitions.md#layer-switches)
   "+viewers[].layerChoice.available",
   "+viewers[].layerChoice.reason?",

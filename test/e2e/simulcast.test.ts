@@ -12,6 +12,7 @@ import { takeWallAnchor } from "../../src/core/clock/clock.ts";
 import { depacketizeVp8 } from "../../src/core/codec/vp8.ts";
 import { ClipTable, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
+import { LAYER_NO_FRAME } from "../../src/core/report/layer-delay.ts";
 import { Publisher } from "../../src/main/publisher/publisher.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
 import {
@@ -276,8 +277,8 @@ test("a run with simulcast through the relay: every viewer's frames are layer h'
     assert.deepEqual(
       [l, m],
       [
-        { rid: "l", samples: 0, timeMs: 0 },
-        { rid: "m", samples: 0, timeMs: 0 },
+        { rid: "l", samples: 0, timeMs: 0, reason: LAYER_NO_FRAME },
+        { rid: "m", samples: 0, timeMs: 0, reason: LAYER_NO_FRAME },
       ],
       `viewer ${v.id}`,
     );
@@ -289,6 +290,7 @@ test("a run with simulcast through the relay: every viewer's frames are layer h'
     const fp = v.oneWayDelay[0];
     assert.ok((h?.samples ?? 0) > 30, `viewer ${v.id}: ${h?.samples} samples on h`);
     assert.equal(h?.samples, fp?.samples, `viewer ${v.id}: every sample is on h`);
+    assert.equal(h?.delayMs?.p95, fp?.ms?.p95, `viewer ${v.id}: h's delay is the viewer's`);
   }
   const fp = fingerprintBlock(r);
   assert.equal(fp.loopFrames, 360, "one loop of three layers");

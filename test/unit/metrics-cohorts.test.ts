@@ -132,7 +132,7 @@ test("a shard's viewer hooks count into the shard and the viewer's cohort; take(
   const plain = ct.liveFor(shard, undefined);
   far.started();
   far.joined();
-  far.delaySample?.(5e6, false);
+  far.delaySample?.(5e6, false, -1);
   plain.started();
   plain.failed();
   assert.deepEqual(shard.n, { started: 2, joined: 1, failed: 1, dropped: 0, left: 0 });

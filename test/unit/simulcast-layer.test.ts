@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { loadSimulcastClips, type SimulcastClips } from "../../src/core/clip/simulcast.ts";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { ClipTable, clipIdentity, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
+import { ClipTable, createHasher, type Hasher } from "../../src/core/delay/fingerprint.ts";
 import { SendLog } from "../../src/core/delay/sendlog.ts";
 import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { DelayHistogram } from "../../src/core/stats/summaries.ts";
+import { layeredPipeline, POST_NS } from "./simulcast-fixtures.ts";
 
 const MS = 1e6;
-const POST_NS = 1e15;
 const SEND_START = POST_NS + 50 * MS;
 const TRANSIT_NS = 2 * MS;
 const LAYER_GAP_NS = 300_000; // the publisher sends a frame's layers one after another
@@ -27,19 +27,7 @@ before(async () => {
 
 test("frames of h then m: samples against each layer's own send, and the time on each layer", () => {
   const N = sc.layerFrames;
-  const table = new ClipTable(null, { ...clipIdentity(hasher, sc.combined), layers: 3 });
-  const log = SendLog.create(3 * N);
-  const pipeline = new ViewerPipeline({
-    codec: "vp8",
-    stallNs: 500 * MS,
-    excludeFirstNs: 0,
-    postNs: POST_NS,
-    wallMinusMonoNs: 0,
-    hasher,
-    table,
-    sendLog: log,
-    absCaptureNegotiated: false,
-  });
+  const { pipeline, log } = layeredPipeline(hasher, sc, 0);
   const arrivals: number[] = [];
   const want = new DelayHistogram();
   let seq = 100;

@@ -8,6 +8,7 @@ import type { DelaySource, Report } from "../report/types.ts";
 import type { FigureUnit, FigureValue, Operator } from "../scenario/threshold-types.ts";
 import { holds } from "../thresholds/evaluate.ts";
 import { FIGURES } from "../thresholds/figures.ts";
+import { LAYER_RIDS } from "../thresholds/layer-figures.ts";
 import { bootstrapDiff, type DiffInterval, perViewerDelayMs } from "./bootstrap.ts";
 
 /** The figures of the side-by-side table, in order. */
@@ -32,6 +33,20 @@ export const COMPARE_FIGURES = [
   "freezes.perViewerMinute",
   "failedViewers",
 ] as const;
+
+/**
+ * The simulcast rows (docs/definitions.md#layer-thresholds), after the others when either report
+ * sent simulcast layers: each layer's one-way delay p50 and p95 (the layers of either), then the
+ * switch time's p50 and p95 when either had layerSwitch.
+ */
+export function layerCompareFigures(base: Report, next: Report): string[] {
+  const rids = new Set([...(base.scenario.simulcast ?? []), ...(next.scenario.simulcast ?? [])]);
+  const delays = LAYER_RIDS.filter((rid) => rids.has(rid)).flatMap((rid) =>
+    ["p50", "p95"].map((s) => `layerDelay.${rid}.${s}`),
+  );
+  const switches = base.scenario.layerSwitch ?? next.scenario.layerSwitch;
+  return [...delays, ...(switches !== undefined ? ["layerSwitch.p50", "layerSwitch.p95"] : [])];
+}
 
 export interface CompareRow {
   figure: string;
@@ -162,7 +177,7 @@ export function compareReports(base: Report, next: Report, failOn: readonly Fail
       fingerprint: rankable(base, next, "fingerprint"),
       stamp: rankable(base, next, "stamp"),
     },
-    rows: COMPARE_FIGURES.map((f) => row(base, next, f)),
+    rows: [...COMPARE_FIGURES, ...layerCompareFigures(base, next)].map((f) => row(base, next, f)),
     gates: failOn.map((g) => gate(base, next, g)),
   };
 }

@@ -10,7 +10,7 @@
 import { zeroCounts } from "../figures.ts";
 import type { CompletedFrame } from "../rtp/reassembler.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
-import type { Codec, OneWayDelayCounters } from "../types.ts";
+import type { Codec, OneWayDelayCounters, ViewerRecord } from "../types.ts";
 import type { AvOffset } from "./av-offset.ts";
 import { VIEWER_DELAY_COUNTERS } from "./counters.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
@@ -26,7 +26,7 @@ export interface FingerprintDelayOptions {
   /** 0: match each frame at once; else the longest a frame waits for the log to pass its arrival */
   logWaitNs: number;
   /** live-metric hook, called with every sample (the same samples as the histograms) */
-  onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+  onSample: ((delayNs: number, keyframe: boolean, layer: number) => void) | null;
   /** the viewer's A/V offset, which takes every sample with its frame's arrival (an audio run) */
   offset?: AvOffset | null;
 }
@@ -39,6 +39,14 @@ export interface FingerprintDelayOptions {
 const INVALID = -1;
 const UNMATCHED = -2;
 const DUPLICATE = -3;
+
+/** The record's per-layer fields (FingerprintDelay.layerRecord). */
+export type LayerRecordKeys =
+  | "layerSamples"
+  | "layerNs"
+  | "layerDelayHists"
+  | "layerFrames"
+  | "layerExcluded";
 
 /** A completed frame waiting for its match: its fingerprint and instants, not its payload. */
 interface HashedFrame {
@@ -65,11 +73,16 @@ export class FingerprintDelay {
   private readonly matcher: Matcher;
   private readonly log: SendLog;
   private readonly logWaitNs: number;
-  private readonly onSample: ((delayNs: number, keyframe: boolean) => void) | null;
+  private readonly onSample: ((delayNs: number, keyframe: boolean, layer: number) => void) | null;
   private readonly offset: AvOffset | null;
   private readonly deferred: HashedFrame[] = [];
-  /** samples per simulcast layer, lowest first (docs/definitions.md#layer); null: one encoding */
-  private readonly perLayer: number[] | null;
+  /** each simulcast layer's samples, lowest first (docs/definitions.md#layer-delay); null: one encoding */
+  private readonly perLayer: DelayHistogram[] | null;
+  /** per layer, the complete frames whose fingerprint named it, and those of them excluded */
+  private readonly framesPerLayer: number[] | null;
+  private readonly excludedPerLayer: number[] | null;
+  /** the layer the last outcome's fingerprint named; -1: none */
+  private lastLayer = -1;
   private readonly layerFrames: number;
   /** the viewer's stays on layers, with simulcast (layer-stays.ts) */
   readonly stays: LayerStays | null;
@@ -86,7 +99,9 @@ export class FingerprintDelay {
     this.onSample = opts.onSample;
     this.offset = opts.offset ?? null;
     const layers = opts.table.layers;
-    this.perLayer = layers > 1 ? new Array<number>(layers).fill(0) : null;
+    this.perLayer = layers > 1 ? Array.from({ length: layers }, () => new DelayHistogram()) : null;
+    this.framesPerLayer = layers > 1 ? new Array<number>(layers).fill(0) : null;
+    this.excludedPerLayer = layers > 1 ? new Array<number>(layers).fill(0) : null;
     this.layerFrames = opts.table.loopFrames / layers;
     this.stays = layers > 1 ? new LayerStays(layers) : null;
   }
@@ -132,17 +147,15 @@ export class FingerprintDelay {
    * matcher's anchor can tell a loop older than its own, so without one it is invalid.
    */
   private outcome(fp: bigint | null, timestamp: number, arrivalNs: number, covered: boolean): number {
+    this.lastLayer = -1;
     if (fp === null) return UNMATCHED;
     const hit = this.table.lookup(fp);
     if (hit.status === "duplicate") return DUPLICATE;
     if (hit.status !== "unique") return UNMATCHED;
-    if (this.stays !== null)
-      this.stays.frame(
-        Math.floor(hit.index / this.layerFrames),
-        arrivalNs,
-        timestamp,
-        this.table.isKeyframe(hit.index),
-      );
+    if (this.stays !== null) {
+      this.lastLayer = Math.floor(hit.index / this.layerFrames);
+      this.stays.frame(this.lastLayer, arrivalNs, timestamp, this.table.isKeyframe(hit.index));
+    }
     if (!covered && this.matcher.anchorK < 0) return INVALID;
     if (this.matcher.match(hit.index, timestamp, arrivalNs) !== "sampled") return INVALID;
     return hit.index;
@@ -155,8 +168,10 @@ export class FingerprintDelay {
   private count(outcome: number, t1Ns: number, excluded: boolean): void {
     const c = this.c;
     c.completeFrames++;
+    if (this.framesPerLayer !== null && this.lastLayer >= 0) this.framesPerLayer[this.lastLayer]!++;
     if (excluded) {
       c.excludedFrames++;
+      if (this.excludedPerLayer !== null && this.lastLayer >= 0) this.excludedPerLayer[this.lastLayer]!++;
       return;
     }
     if (outcome >= 0) {
@@ -170,23 +185,31 @@ export class FingerprintDelay {
         c.deltaFrameSamples++;
         this.deltaHist.recordNs(delayNs);
       }
-      if (this.onSample !== null) this.onSample(delayNs, key);
       const perLayer = this.perLayer;
-      if (perLayer !== null) perLayer[Math.floor(outcome / this.layerFrames)]!++;
+      const layer = perLayer !== null ? Math.floor(outcome / this.layerFrames) : -1;
+      if (this.onSample !== null) this.onSample(delayNs, key, layer);
+      if (perLayer !== null) perLayer[layer]!.recordNs(delayNs);
       if (this.offset !== null) this.offset.videoSample(t1Ns, delayNs);
     } else if (outcome === INVALID) c.invalid++;
     else if (outcome === UNMATCHED) c.unmatchedFrames++;
     else c.duplicateFrames++;
   }
 
-  /** Samples per simulcast layer, lowest first; null for one encoding (docs/definitions.md#layer). */
-  layerSamples(): number[] | null {
-    return this.perLayer !== null ? [...this.perLayer] : null;
-  }
-
-  /** Time on each simulcast layer (ns), lowest first (layer-stays.ts); null for one encoding. */
-  layerTimesNs(): number[] | null {
-    return this.stays !== null ? this.stays.timesNs() : null;
+  /**
+   * The record's per-layer figures, lowest first (docs/definitions.md#layer): samples, time on the
+   * layer (layer-stays.ts), the samples' histogram, the frames naming it and those excluded; {} for
+   * one encoding.
+   */
+  layerRecord(): Pick<ViewerRecord, LayerRecordKeys> {
+    const per = this.perLayer;
+    if (per === null || this.stays === null) return {};
+    return {
+      layerSamples: per.map((h) => h.count),
+      layerNs: this.stays.timesNs(),
+      layerDelayHists: per.map((h) => h.encode()),
+      layerFrames: [...(this.framesPerLayer ?? [])],
+      layerExcluded: [...(this.excludedPerLayer ?? [])],
+    };
   }
 
   /** The histogram of every sample: the union of the keyframe and delta-frame ones. */

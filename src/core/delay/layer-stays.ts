@@ -16,6 +16,15 @@ export interface LayerStay {
   lastTs: number;
 }
 
+/**
+ * Live hooks (docs/definitions.md#layer-metrics): `change` at a new stay's first frame after
+ * another's, `key` at such a stay's first complete keyframe (the stay began at `fromNs`).
+ */
+export interface LayerStayHooks {
+  change(from: number, to: number): void;
+  key(layer: number, fromNs: number, keyNs: number): void;
+}
+
 /** Stays kept per viewer; a viewer that changes layers more often keeps its times, not its stays. */
 export const MAX_STAYS = 256;
 
@@ -26,6 +35,10 @@ export class LayerStays {
   private cur: LayerStay | null = null;
   /** stays beyond MAX_STAYS, not kept */
   dropped = 0;
+  /** the live hooks, when the viewer reports live figures */
+  hooks: LayerStayHooks | null = null;
+  /** the current stay followed another: a switch */
+  private switched = false;
 
   constructor(layers: number) {
     this.timeNs = new Array<number>(layers).fill(0);
@@ -49,12 +62,16 @@ export class LayerStays {
         lastTs: ts,
       };
       this.cur = next;
+      this.switched = s !== null;
+      if (s !== null) this.hooks?.change(s.layer, layer);
+      if (key && s !== null) this.hooks?.key(layer, arrivalNs, arrivalNs);
       if (this.kept.length < MAX_STAYS) this.kept.push(next);
       else this.dropped++;
       return;
     }
     if (arrivalNs < s.fromNs) s.fromNs = arrivalNs;
     if (arrivalNs > s.lastNs) s.lastNs = arrivalNs;
+    if (key && s.firstKeyNs < 0 && this.switched) this.hooks?.key(layer, s.fromNs, arrivalNs);
     if (key && (s.firstKeyNs < 0 || arrivalNs < s.firstKeyNs)) s.firstKeyNs = arrivalNs;
     if (((ts - s.lastTs) | 0) > 0) s.lastTs = ts;
   }

@@ -37,6 +37,25 @@ export interface LayerSwitchRecord {
 
 const ok = (a: LayerAsk): boolean => a.status >= 200 && a.status < 300;
 
+/**
+ * The ask a change to layer `to` whose new stay began at `fromNs` answers: the latest one answered
+ * 2xx, for `to`, made by then and not in `used` (then added to it); -1: none, the server switched unasked.
+ */
+export function answeringAsk(
+  asks: readonly LayerAsk[],
+  used: Set<number>,
+  to: string,
+  fromNs: number,
+): number {
+  let at = -1;
+  for (let a = 0; a < asks.length; a++) {
+    const ask = asks[a] as LayerAsk;
+    if (!used.has(a) && ok(ask) && ask.rid === to && ask.atNs <= fromNs) at = a;
+  }
+  if (at >= 0) used.add(at);
+  return at;
+}
+
 /** Frames missing between a stay's newest timestamp and the next stay's first, at `ticks` a frame. */
 function lostBetween(prev: LayerStay, next: LayerStay, ticks: number): number | null {
   const d = (next.firstTs - prev.lastTs) | 0;
@@ -61,12 +80,7 @@ export function layerSwitches(
     const prev = stays[i - 1] as LayerStay;
     const next = stays[i] as LayerStay;
     const to = rid(next.layer);
-    let at = -1;
-    for (let a = 0; a < asks.length; a++) {
-      const ask = asks[a] as LayerAsk;
-      if (!used.has(a) && ok(ask) && ask.rid === to && ask.atNs <= next.fromNs) at = a;
-    }
-    if (at >= 0) used.add(at);
+    const at = answeringAsk(asks, used, to, next.fromNs);
     const askedNs = at >= 0 ? (asks[at] as LayerAsk).atNs : null;
     const switchNs = askedNs !== null && next.firstKeyNs >= 0 ? next.firstKeyNs - askedNs : null;
     out.push({ from: rid(prev.layer), to, askedNs, switchNs, framesLost: lostBetween(prev, next, ticks) });

@@ -51,15 +51,19 @@ export class Matcher {
     const e = this.log.latest(i, t1Ns, this.found);
     if (e === null) return "not_logged";
     const kL = e.k;
+    const L = this.layers;
     if (this.have) {
       const dts = (ts - this.tsA) | 0; // int32: RTP wrap-safe
       if (dts % this.ticks === 0) {
-        const L = this.layers;
         const kE =
           L === 1
             ? this.kA + dts / this.ticks
             : L * (Math.floor(this.kA / L) + dts / this.ticks) + Math.floor(i / this.layerFrames);
-        if (kE !== kL) {
+        // a frame of another layer than the anchor's one frame off its latest send is a server's
+        // switch, which rewrites the new layer's timestamps (the relay's first frame of it one frame
+        // after the old layer's last, the same picture), not a loop too old or too new
+        const rewritten = L > 1 && Math.floor(i / this.layerFrames) !== this.kA % L && Math.abs(kE - kL) <= L;
+        if (kE !== kL && !rewritten) {
           // the frame's own send: not logged yet (within the ring's reach), or logged as this index
           const recorded = this.log.recorded;
           if (kE > kL && kE >= recorded && kE < recorded + this.slots) return "behind";

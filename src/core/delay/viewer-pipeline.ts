@@ -15,7 +15,7 @@ import { DelayHistogram } from "../stats/summaries.ts";
 import type { Codec, OneWayDelayBlocker, ViewerRecord } from "../types.ts";
 import type { AvOffset } from "./av-offset.ts";
 import type { ClipTable, Hasher } from "./fingerprint.ts";
-import { FingerprintDelay, NO_FINGERPRINT } from "./fingerprint-delay.ts";
+import { FingerprintDelay, type LayerRecordKeys, NO_FINGERPRINT } from "./fingerprint-delay.ts";
 import type { SendLog } from "./sendlog.ts";
 import { emptyStampCounters, StampDelay } from "./stamp-delay.ts";
 
@@ -42,7 +42,7 @@ export interface ViewerPipelineOptions {
   sendLog: SendLog | null;
   absCaptureNegotiated: boolean;
   /** live-metric hook, called with every delay sample (the same samples as the histograms) */
-  onDelaySample?: (delayNs: number, keyframe: boolean) => void;
+  onDelaySample?: (delayNs: number, keyframe: boolean, layer: number) => void;
   /** live-metric hooks for the stamp source's samples and packet transit samples */
   onStampSample?: (delayNs: number) => void;
   onTransitSample?: (transitNs: number) => void;
@@ -88,8 +88,7 @@ export type ViewerPipelineResult = Pick<
   | "render"
   | "recoveryHist"
   | "pliKeyframeHist"
-  | "layerSamples"
-  | "layerNs"
+  | LayerRecordKeys
 > & { codec: string };
 
 function isCodec(c: string): c is Codec {
@@ -264,7 +263,6 @@ export class ViewerPipeline {
     const fp = fpd !== null ? r : null;
     const c = fpd !== null ? fpd.counters() : NO_FINGERPRINT;
     const st = this.stamp;
-    const layers = fpd?.layerSamples() ?? null;
     const empty = (): DelayHistogram => new DelayHistogram();
     return {
       codec: this.codec,
@@ -294,7 +292,7 @@ export class ViewerPipeline {
       stampKeyHist: (st?.keyHist ?? empty()).encode(),
       stampDeltaHist: (st?.deltaHist ?? empty()).encode(),
       ...this.render.finish(endNs),
-      ...(layers !== null ? { layerSamples: layers, layerNs: fpd?.layerTimesNs() ?? [] } : {}),
+      ...fpd?.layerRecord(),
     };
   }
 }

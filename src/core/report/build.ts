@@ -14,12 +14,14 @@ import { clientBlock, clientBoundReason } from "./client-block.ts";
 import { cohortNames, cohortReports, delayPools } from "./cohorts.ts";
 import type { PublisherInput, ReportInput } from "./input.ts";
 import { pooledLayerSwitches, viewerLayerChoice } from "./layer-choice.ts";
+import { pooledLayerDelay, viewerLayers } from "./layer-delay.ts";
 import { methodLines } from "./method-lines.ts";
 import type { DelayPools, JoinedViewer } from "./pooled.ts";
 import { compareBytes } from "./reasons.ts";
 import { addReferenceBlocks } from "./reference.ts";
 import { viewerRenderBlock } from "./render.ts";
 import {
+  type Aggregate,
   type ClockBlock,
   type PublisherReport,
   REPORT_SCHEMA,
@@ -130,20 +132,10 @@ function errorCounts(
   return out;
 }
 
-/** `viewers[].layers` (docs/definitions.md#layer): each layer's samples and time; undefined without. */
-function viewerLayers(
-  rids: readonly string[] | undefined,
-  r: Pick<ViewerRecord, "layerSamples" | "layerNs">,
-): ViewerReport["layers"] {
-  const { layerSamples: samples, layerNs = [] } = r;
-  if (rids === undefined || samples === undefined) return undefined;
-  return rids.map((rid, j) => ({ rid, samples: samples[j] ?? 0, timeMs: (layerNs[j] ?? 0) / 1e6 }));
-}
-
 /** A viewer's simulcast blocks: `layers` and `layerChoice`, each only when it has one. */
 function layerBlocks(
   rids: readonly string[] | undefined,
-  r: Pick<ViewerRecord, "layerSamples" | "layerNs" | "layerChoice" | "postMonoNs">,
+  r: Parameters<typeof viewerLayers>[1] & Pick<ViewerRecord, "layerChoice" | "postMonoNs">,
 ): Pick<ViewerReport, "layers" | "layerChoice"> {
   const layers = viewerLayers(rids, r);
   const choice = viewerLayerChoice(r);
@@ -151,6 +143,22 @@ function layerBlocks(
     ...(layers !== undefined ? { layers } : {}),
     ...(choice !== undefined ? { layerChoice: choice } : {}),
   };
+}
+
+/** The aggregate's simulcast blocks: the layer switches pooled, the delay per layer. */
+function addLayerBlocks(
+  aggregate: Aggregate,
+  rids: readonly string[] | undefined,
+  viewers: readonly ViewerReport[],
+  joined: readonly JoinedViewer[],
+): void {
+  const switches = pooledLayerSwitches(viewers.flatMap((v) => (v.layerChoice ? [v.layerChoice] : [])));
+  if (switches !== undefined) aggregate.layerSwitches = switches;
+  const layerDelay = pooledLayerDelay(
+    rids,
+    joined.map((j) => j.record),
+  );
+  if (layerDelay !== undefined) aggregate.layerDelay = layerDelay;
 }
 
 export function buildReport(input: ReportInput): Report {
@@ -200,8 +208,7 @@ export function buildReportParts(input: ReportInput): { report: Report; pools: D
     input.viewers.map((v) => v.record.audio),
   );
   if (input.reference !== undefined) addReferenceBlocks(aggregate, input.reference, input.scenario);
-  const switches = pooledLayerSwitches(viewers.flatMap((v) => (v.layerChoice ? [v.layerChoice] : [])));
-  if (switches !== undefined) aggregate.layerSwitches = switches;
+  addLayerBlocks(aggregate, input.scenario.simulcast, viewers, joined);
   const report: Report = {
     schema: REPORT_SCHEMA,
     whipbenchVersion: input.version,

@@ -6,6 +6,7 @@ import { UNIMPAIRED } from "../link/parse.ts";
 import { addCounts, emptyCounts, type LinkRecord } from "../link/types.ts";
 import { buildAggregate } from "./aggregate.ts";
 import type { ReportInput } from "./input.ts";
+import { pooledLayerDelay } from "./layer-delay.ts";
 import { type DelayPools, fingerprintPool, type JoinedViewer, type Pool } from "./pooled.ts";
 import type { CohortReport, ViewerReport } from "./types.ts";
 
@@ -65,6 +66,11 @@ function group(
     ...(a.render !== undefined ? { render: a.render } : {}),
     ...(name !== "" ? { link: linkSum(viewers) } : {}),
   };
+  const layerDelay = pooledLayerDelay(
+    input.scenario.simulcast,
+    joined.map((j) => j.record),
+  );
+  if (layerDelay !== undefined) report.layerDelay = layerDelay;
   return { report, pool };
 }
 

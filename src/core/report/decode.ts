@@ -11,7 +11,7 @@ export function decodeAudio(a: AudioRecord): DecodedAudio {
 }
 
 export function decodeViewer(r: ViewerRecord): DecodedViewer {
-  const { audio, ...rest } = r;
+  const { audio, layerDelayHists, ...rest } = r;
   return {
     ...rest,
     delayHist: DelayHistogram.decode(r.delayHist),
@@ -24,5 +24,8 @@ export function decodeViewer(r: ViewerRecord): DecodedViewer {
     recoveryHist: DelayHistogram.decode(r.recoveryHist),
     pliKeyframeHist: DelayHistogram.decode(r.pliKeyframeHist),
     ...(audio !== undefined ? { audio: decodeAudio(audio) } : {}),
+    ...(layerDelayHists !== undefined
+      ? { layerDelayHists: layerDelayHists.map((h) => DelayHistogram.decode(h)) }
+      : {}),
   };
 }

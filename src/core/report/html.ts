@@ -7,7 +7,7 @@ import { audioSection } from "./html-audio.ts";
 import { churnSection } from "./html-churn.ts";
 import { cohortSection } from "./html-cohorts.ts";
 import { chartData } from "./html-data.ts";
-import { layersSection } from "./html-layers.ts";
+import { layerDelaySection, layersSection } from "./html-layers.ts";
 import { type HtmlAssets, htmlPage } from "./html-page.ts";
 import { referenceSection } from "./html-reference.ts";
 import { renderSection } from "./html-render.ts";
@@ -87,7 +87,7 @@ ${renderSection(r)}
 ${charts}
 </section>
 ${cohortSection(r)}${referenceSection(r)}
-${audioSection(r)}${layersSection(r)}
+${audioSection(r)}${layerDelaySection(r)}${layersSection(r)}
 ${churnSection(r)}
 <section class="card"><h2>Viewers</h2><div class="wrap">${viewerTable(r)}</div></section>`,
     footer: `whipbench ${escapeHtml(r.whipbenchVersion)}, schema ${escapeHtml(r.schema)}.`,

@@ -22,6 +22,7 @@ export type DecodedViewer = Omit<
   | "recoveryHist"
   | "pliKeyframeHist"
   | "audio"
+  | "layerDelayHists"
 > & {
   delayHist: DelayHistogram;
   delayKeyHist: DelayHistogram;
@@ -33,6 +34,8 @@ export type DecodedViewer = Omit<
   recoveryHist: DelayHistogram;
   pliKeyframeHist: DelayHistogram;
   audio?: DecodedAudio;
+  /** with simulcast: each layer's delay samples, lowest first (docs/definitions.md#layer-delay) */
+  layerDelayHists?: DelayHistogram[];
 };
 
 export interface ViewerInput {

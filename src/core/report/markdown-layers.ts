@@ -57,3 +57,67 @@ export function layersMarkdown(r: Report): string[] {
   );
   return out;
 }
+
+/** One pooled row of the delay per layer: the group (the run or a cohort), then its cells. */
+export interface LayerDelayRow {
+  group: string;
+  rid: string;
+  viewers: number;
+  samples: number;
+  /** p50 and p95 in ms, or dashes */
+  p50: string;
+  p95: string;
+  /** "unavailable, because …" when the layer had no samples; "" else */
+  note: string;
+}
+
+/** The pooled rows of docs/definitions.md#layer-delay: the run's layers, then each cohort's. */
+export function layerDelayRows(r: Report): LayerDelayRow[] {
+  const groups = [
+    { group: "all viewers", layers: r.aggregate.layerDelay ?? [] },
+    ...(r.aggregate.cohorts ?? []).map((c) => ({ group: c.name, layers: c.layerDelay ?? [] })),
+  ];
+  return groups.flatMap(({ group, layers }) =>
+    layers.map((l) => ({
+      group,
+      rid: l.rid,
+      viewers: l.viewers,
+      samples: l.samples,
+      p50: l.delayMs !== undefined ? `${fmtFixed(l.delayMs.p50, 1)} ms` : DASH,
+      p95: l.delayMs !== undefined ? `${fmtFixed(l.delayMs.p95, 1)} ms` : DASH,
+      note: l.reason !== undefined ? `unavailable, because ${l.reason}` : "",
+    })),
+  );
+}
+
+function viewerLayerCells(v: NonNullable<Report["viewers"]>[number]): string {
+  return (v.layers ?? [])
+    .map((l) =>
+      l.delayMs !== undefined
+        ? `${l.rid}: ${l.samples} samples, p50 ${fmtFixed(l.delayMs.p50, 1)} ms, p95 ${fmtFixed(l.delayMs.p95, 1)} ms`
+        : `${l.rid}: unavailable, because ${l.reason ?? "it had no samples"}`,
+    )
+    .join("; ");
+}
+
+/** The "Delay per layer" section, in a run with simulcast: pooled rows, then one row per viewer. */
+export function layerDelayMarkdown(r: Report): string[] {
+  if (r.aggregate.layerDelay === undefined) return [];
+  const out = [
+    "## Delay per layer",
+    "",
+    "One-way delay (fingerprint source) of the frames of each simulcast layer.",
+    "",
+    "| group | layer | viewers | samples | p50 | p95 | |",
+    "|---|---|---:|---:|---:|---:|---|",
+  ];
+  for (const d of layerDelayRows(r))
+    out.push(
+      `| ${esc(d.group)} | ${d.rid} | ${d.viewers} | ${d.samples} | ${d.p50} | ${d.p95} | ${esc(d.note)} |`,
+    );
+  out.push("", "| viewer | per layer |", "|---:|---|");
+  for (const v of r.viewers ?? [])
+    if (v.layers !== undefined) out.push(`| ${v.id} | ${esc(viewerLayerCells(v))} |`);
+  out.push("");
+  return out;
+}

@@ -22,7 +22,7 @@ import {
 } from "./markdown-cells.ts";
 import { churnMarkdown } from "./markdown-churn.ts";
 import { cohortsMarkdown } from "./markdown-cohorts.ts";
-import { layersMarkdown } from "./markdown-layers.ts";
+import { layerDelayMarkdown, layersMarkdown } from "./markdown-layers.ts";
 import { referenceMarkdown } from "./markdown-reference.ts";
 import { renderMarkdown } from "./markdown-render.ts";
 import { thresholdsMarkdown } from "./threshold-render.ts";
@@ -247,6 +247,7 @@ export function reportToMarkdown(r: Report): string {
     ...referenceMarkdown(r),
     ...churnMarkdown(r),
     ...audioMarkdown(r),
+    ...layerDelayMarkdown(r),
     ...layersMarkdown(r),
     ...publisher(r.publisher),
     ...errors(r.errors),

@@ -17,6 +17,7 @@ import type { ChurnReport } from "./churn-types.ts";
 import type { ReportClient } from "./client-types.ts";
 import type { ClockBlock } from "./clock-types.ts";
 import type { PooledLayerSwitches, ViewerLayerChoice } from "./layer-choice.ts";
+import type { PooledLayerDelay, ViewerLayer } from "./layer-delay.ts";
 import type { ReferenceBlock } from "./reference-types.ts";
 import type { PooledRenderBlock, ViewerRenderBlock } from "./render-types.ts";
 import type { TimelineEntry } from "./timeline-types.ts";
@@ -197,8 +198,8 @@ export interface ViewerReport {
   error?: string;
   /** our addition, in a run with audio: the viewer's audio track (docs/definitions.md#audio-track) */
   audio?: ViewerAudioBlock;
-  /** ours, with simulcast: each layer's rid, delay samples and time on it (docs/definitions.md#layer) */
-  layers?: { rid: string; samples: number; timeMs: number }[];
+  /** ours, with simulcast: each layer's samples, time and delay (docs/definitions.md#layer-delay) */
+  layers?: ViewerLayer[];
   /** ours, with layerSwitch: its asks and layer switches (docs/definitions.md#layer-switches) */
   layerChoice?: ViewerLayerChoice;
 }
@@ -243,6 +244,8 @@ export interface Aggregate {
   reference?: ReferenceBlock;
   /** our addition, with layerSwitch: the layer switches pooled (docs/definitions.md#layer-switches) */
   layerSwitches?: PooledLayerSwitches;
+  /** ours, with simulcast: one-way delay per layer (docs/definitions.md#layer-delay) */
+  layerDelay?: PooledLayerDelay[];
 }
 
 /** docs/definitions.md#cohort-figures one cohort's figures, beside the unimpaired viewers'. */
@@ -265,6 +268,7 @@ export interface CohortReport {
   render?: PooledRenderBlock;
   /** the emulator's counts summed over the cohort's viewers (absent on the unimpaired entry) */
   link?: LinkRecord;
+  layerDelay?: PooledLayerDelay[]; // with simulcast, the group's (docs/definitions.md#layer-delay)
   /** the group's libwebrtc reference viewers, when it had any (docs/definitions.md#reference-viewers) */
   reference?: ReferenceBlock;
 }

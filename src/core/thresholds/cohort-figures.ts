@@ -5,6 +5,7 @@
 import type { CohortReport, Report } from "../report/types.ts";
 import type { FigureValue } from "../scenario/threshold-types.ts";
 import { FIGURES, type Figure } from "./figures.ts";
+import { isLayerDelayFigure } from "./layer-figures.ts";
 import { isRenderFigure } from "./render-figures.ts";
 
 const KEY_RE = /^cohort:([A-Za-z0-9_.-]{1,64})\s+(\S+)$/;
@@ -22,7 +23,7 @@ export function looksLikeCohortKey(key: string): boolean {
 
 /**
  * The figures a cohort entry can be judged on: its delay blocks, join, loss after repair, NACKs,
- * stalls, and what its viewers would have seen.
+ * stalls, what its viewers would have seen, and its delay per simulcast layer.
  */
 export function isCohortFigure(figure: string): boolean {
   if (!FIGURES.has(figure)) return false;
@@ -32,14 +33,15 @@ export function isCohortFigure(figure: string): boolean {
     figure === "loss" ||
     figure === "nacks" ||
     figure === "stalls" ||
-    isRenderFigure(figure)
+    isRenderFigure(figure) ||
+    isLayerDelayFigure(figure)
   );
 }
 
 /** The run's report seen through one cohort: its aggregate's figures replaced by the cohort's. */
 function throughCohort(r: Report, c: CohortReport): Report {
   // the run's render block never stands in for a cohort's (an older report's cohort has none)
-  const { render: _run, ...aggregate } = r.aggregate;
+  const { render: _run, layerDelay: _layers, ...aggregate } = r.aggregate;
   return {
     ...r,
     aggregate: {
@@ -52,6 +54,7 @@ function throughCohort(r: Report, c: CohortReport): Report {
       nacksSent: c.nacksSent,
       stalls: c.stalls,
       ...(c.render !== undefined ? { render: c.render } : {}),
+      ...(c.layerDelay !== undefined ? { layerDelay: c.layerDelay } : {}),
     },
   };
 }

@@ -4,6 +4,7 @@
 import type { DelaySource, Report } from "../report/types.ts";
 import { type FigureUnit, type FigureValue, STATS, type Stat } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
+import { layerFigures } from "./layer-figures.ts";
 import { renderFigures } from "./render-figures.ts";
 
 export type { Stat };
@@ -136,6 +137,7 @@ function table(): Map<string, Figure> {
     live: { kind: "failedPercent" },
   });
   for (const [name, f] of renderFigures()) m.set(name, f);
+  for (const [name, f] of layerFigures()) m.set(name, f);
   m.set("droppedAfterJoin", {
     unit: "",
     about: "viewers dropped after joining",

@@ -105,6 +105,7 @@ export class LiveRun {
       workerLabel: opts.engine.workers === 0 ? () => "main" : (shard) => String(shard),
       ...cohortTargets(opts.scenario),
       ...referenceTargets(opts.scenario),
+      ...(opts.scenario.simulcast !== undefined ? { layers: opts.scenario.simulcast } : {}),
     });
     let server: MetricsServer | null = null;
     if (addr !== "") {

@@ -12,6 +12,7 @@ import type { DelaySource } from "../../core/report/types.ts";
 import { TICK_COUNTS, type TickCounts } from "../../core/tick-counts.ts";
 import { CohortMetrics, type CohortTarget, type LiveCohortTick } from "./metrics-cohorts.ts";
 import { CountFamilies } from "./metrics-counts.ts";
+import { LayerMetrics, type LiveLayerTick } from "./metrics-layers.ts";
 import { registerProcessMetrics } from "./metrics-process.ts";
 import { ReferenceMetrics, type ReferenceTarget } from "./metrics-reference.ts";
 
@@ -42,6 +43,8 @@ export interface LiveTick extends TickCounts {
   };
   /** with cohorts: each cohort's part of the tick */
   cohorts?: readonly LiveCohortTick[];
+  /** with simulcast: the layers' figures since the previous tick */
+  layers?: LiveLayerTick;
   /** freezes counted since the previous tick, and their frozen viewer-time as [second, ns] pairs */
   freezes?: number;
   frozenNs?: readonly number[];
@@ -78,6 +81,8 @@ export interface RunMetricsOptions {
   cohorts?: readonly CohortTarget[];
   /** with reference viewers: each group and how many (docs/definitions.md#reference-viewer-metrics) */
   reference?: readonly ReferenceTarget[];
+  /** with simulcast: the layers' rids, lowest first (docs/definitions.md#layer-metrics) */
+  layers?: readonly string[];
 }
 
 /** The publisher's packets and frames sent, read from its live counters at each scrape. */
@@ -136,6 +141,7 @@ export class RunMetrics {
   private publisher: PublisherCounters | null = null;
   private readonly cohorts: CohortMetrics | null;
   private readonly reference: ReferenceMetrics | null;
+  private readonly layers: LayerMetrics | null;
 
   // long on purpose: one declaration per family, in the exposition's order, reads as the table of
   // families it is (test/unit/prom-text.ts holds the same table); the publisher's sent counters
@@ -202,6 +208,8 @@ export class RunMetrics {
     this.cohorts = cohorts.length > 0 ? new CohortMetrics(this.registry, cohorts, DELAY_BUCKETS_S) : null;
     const reference = opts.reference ?? [];
     this.reference = reference.length > 0 ? new ReferenceMetrics(this.registry, reference) : null;
+    const rids = opts.layers ?? [];
+    this.layers = rids.length > 0 ? new LayerMetrics(this.registry, rids, DELAY_BUCKETS_S) : null;
   }
 
   /** A reference viewer's cumulative getStats figures (`cohort`: its group's name or "unimpaired"). */
@@ -234,6 +242,7 @@ export class RunMetrics {
     this.freezes.inc(t.freezes ?? 0);
     this.frozen.inc(pairsTotalNs(t.frozenNs ?? []) / 1e9);
     if (t.cohorts !== undefined) this.cohorts?.apply(t.shard, t.cohorts);
+    if (t.layers !== undefined) this.layers?.apply(t.layers);
     if (t.thread !== undefined) {
       this.observeWorker({
         worker: this.workerLabel(t.shard),

@@ -62,7 +62,11 @@ export interface ViewerLive {
   failed(): void;
   dropped(): void;
   left(): void;
-  delaySample?: (delayNs: number, keyframe: boolean) => void;
+  /** `layer`: the simulcast layer's index, -1 for one encoding (docs/definitions.md#layer-metrics) */
+  delaySample?: (delayNs: number, keyframe: boolean, layer: number) => void;
+  /** with simulcast: a change of layer, and a switch's ask to its first complete keyframe */
+  layerSwitch?: (from: number, to: number) => void;
+  layerSwitchTime?: (layer: number, ns: number) => void;
   stampSample?: (delayNs: number) => void;
   transitSample?: (transitNs: number) => void;
   /** a freeze was counted between two shown frames (monotonic ns) */

@@ -4,6 +4,7 @@
 // (a peer that already offered keeps its own offer's state after a remote offer).
 
 import { monoNs, wallOf } from "../../core/clock/clock.ts";
+import type { LayerAsk } from "../../core/delay/layer-switches.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/viewer-pipeline.ts";
 import { newPeer, videoCodecs, viewerCodecExtras, viewerExtensions } from "../../net/rtc.ts";
 import { HttpExchangeError } from "../../net/sdp-http.ts";
@@ -11,6 +12,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.
 import { abandonDtls } from "../../net/werift/patches.ts";
 import { buildReceiveChain, type ReceiveChain } from "../receive/chain.ts";
 import type { ViewerLink } from "../receive/link.ts";
+import { layerStayHooks } from "./layer-live.ts";
 import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import type { HandshakeSeen } from "./viewer-errors.ts";
@@ -37,6 +39,8 @@ export interface ViewerState extends AudioState {
   handshake: HandshakeSeen;
   /** the viewer's emulated link (docs/definitions.md#cohorts); null: unimpaired */
   link: ViewerLink | null;
+  /** the layer driver's asks, with layerSwitch (docs/definitions.md#layer-switches); else empty */
+  layerAsks: readonly LayerAsk[];
   /** wake the viewer: joined, failed before joining, or the receive path failed */
   wake: () => void;
 }
@@ -80,6 +84,8 @@ function attach(
       if (ctx.logWaitNs > 0) opts.logWaitNs = ctx.logWaitNs;
       if (ctx.audio) opts.offset = offsetOf(st);
       st.pipeline = new ViewerPipeline(opts);
+      const stays = st.pipeline.fingerprint?.stays;
+      if (stays) stays.hooks = layerStayHooks(live, () => st.layerAsks, ctx.layerSwitch?.rids ?? []);
       return st.pipeline;
     },
     afterPacket: () => {

@@ -56,6 +56,7 @@ export async function runViewer(
         bearer: ctx.bearer,
         stop: ctx.stop,
       });
+    if (layers !== null) state.layerAsks = layers.asks;
     await Promise.race([woken, aborted(joinDeadline)]);
     await joinOutcome(ctx, live, state, rec);
   } catch (err) {
@@ -101,6 +102,7 @@ function initialState(wake: () => void, link: ViewerLink | null): ViewerState {
     offset: null,
     absCaptureNegotiated: false,
     handshake: handshakeSeen(),
+    layerAsks: [],
     wake,
   };
 }
