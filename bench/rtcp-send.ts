@@ -4,12 +4,14 @@
 //   native  SRTCP through OpenSSL on a context keyed once, socket.send at once (net/werift/rtcp-wire.ts)
 // and, to name where the cost goes, the SRTCP protect alone each way and a bare socket.send of the
 // same bytes (the floor: dgram plus the kernel's loopback send). The server peer is closed before
-// the timing, so nothing in this thread receives what is sent (its port then drops it). CPU time
+// the timing and the pair's remote address pointed at a process that reads and drops them (this
+// script starts it and stops it by its PID), so nothing in this thread receives them. CPU time
 // of this thread (process.cpuUsage: user + system; one thread runs here) per message, median of
 // the rounds, the variants interleaved round by round. Messages: a transport feedback (32 bytes)
 // and an RR+SDES compound (52 bytes), alternately.
 //
 //   node bench/rtcp-send.ts [--messages 4000] [--rounds 7]
+import { spawn } from "node:child_process";
 import { setImmediate as turn } from "node:timers/promises";
 import { SrtcpSession } from "werift";
 import { SRTP_AEAD_AES_128_GCM } from "../src/core/srtp/kdf.ts";
@@ -34,6 +36,9 @@ function arg(name: string, fallback: number): number {
 const MESSAGES = arg("messages", 4000);
 const ROUNDS = arg("rounds", 7);
 const PER_TURN = 20;
+/** the receiving process: binds 127.0.0.1, prints its port, reads and drops every datagram */
+const SINK = `const s=require("node:dgram").createSocket("udp4");s.on("message",()=>{});
+s.bind(0,"127.0.0.1",()=>process.stdout.write(s.address().port+"\\n"));`;
 
 const native = openssl();
 if (!native.ok) {
@@ -86,8 +91,17 @@ const pair = (
   }
 ).iceTransport.connection.nominated;
 const socket = pair.protocol.transport.socket;
-const [host, port] = pair.remoteAddr;
 await server.close();
+// a live receiver in another process, so the kernel's loopback delivery (charged to the sender) is real
+const sink = spawn(process.execPath, ["-e", SINK], { stdio: ["ignore", "pipe", "inherit"] });
+const port = await new Promise<number>((resolve, reject) => {
+  sink.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
+  sink.once("exit", () => reject(new Error("the sink process ended before it bound")));
+});
+const host = "127.0.0.1";
+// werift's CandidatePair has remoteAddr as a getter: this pair alone now answers with the sink's
+Object.defineProperty(pair, "remoteAddr", { value: [host, port] });
+process.on("exit", () => sink.kill());
 
 const key = Buffer.alloc(16, 7);
 const salt = Buffer.alloc(12, 9);
@@ -117,6 +131,7 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const [i, [, send]] of variants.entries()) samples[i]!.push(await cpuPerMessage(send));
 }
 await viewer.close();
+if (sink.pid !== undefined) process.kill(sink.pid);
 process.stdout.write(`${MESSAGES} messages × ${ROUNDS} rounds, CPU of this thread per message\n`);
 process.stdout.write("| variant | µs CPU per message (median) | min–max |\n| --- | ---: | ---: |\n");
 for (const [i, [name]] of variants.entries()) {
