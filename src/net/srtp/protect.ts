@@ -13,17 +13,37 @@ import { AesCtrDecrypt, AesGcmEncrypt, HmacSha1 } from "./openssl.ts";
 /** SSRCs one sender keeps a ROC for (a relay leg sends one). */
 const MAX_SSRCS = 8;
 
-/** Outbound SRTP of one DTLS-SRTP session (the local side's master key and salt), in place. */
-export class OpensslSrtpSender {
+/**
+ * The OpenSSL contexts one direction protects with, keyed once from the session keys (RFC 3711
+ * section 4.3) of RTP or of RTCP (`rtcp`), and the scratch a message reuses.
+ */
+export abstract class NativeProtect {
   readonly profile: SrtpProfile;
+  protected readonly gcm: AesGcmEncrypt | null;
+  protected readonly ctr: AesCtrDecrypt | null;
+  protected readonly hmac: HmacSha1 | null;
+  protected readonly salt: Buffer;
+  protected readonly iv: Buffer;
+  protected readonly mac = Buffer.alloc(20);
+
+  /** Throws where OpenSSL is unavailable in this thread (openssl.ts says why). */
+  constructor(profile: SrtpProfile, masterKey: Uint8Array, masterSalt: Uint8Array, rtcp: boolean) {
+    this.profile = profile;
+    const k = deriveSessionKeys(profile, masterKey, masterSalt);
+    const gcm = profile === SRTP_AEAD_AES_128_GCM;
+    const key = rtcp ? k.rtcpKey : k.rtpKey;
+    this.gcm = gcm ? new AesGcmEncrypt(key) : null;
+    this.ctr = gcm ? null : new AesCtrDecrypt(key);
+    this.hmac = gcm ? null : new HmacSha1(rtcp ? k.rtcpAuth : k.rtpAuth);
+    this.salt = rtcp ? k.rtcpSalt : k.rtpSalt;
+    this.iv = Buffer.alloc(gcm ? 12 : 16);
+  }
+}
+
+/** Outbound SRTP of one DTLS-SRTP session (the local side's master key and salt), in place. */
+export class OpensslSrtpSender extends NativeProtect {
   /** bytes of tag written after every payload */
   readonly tagLength: number;
-  private readonly gcm: AesGcmEncrypt | null;
-  private readonly ctr: AesCtrDecrypt | null;
-  private readonly hmac: HmacSha1 | null;
-  private readonly salt: Buffer;
-  private readonly iv: Buffer;
-  private readonly mac = Buffer.alloc(20);
   private readonly roc4 = Buffer.alloc(4);
   private readonly rocs = new Map<number, SendRoc>();
   private lastSsrc = -1;
@@ -31,15 +51,8 @@ export class OpensslSrtpSender {
 
   /** Throws where OpenSSL is unavailable in this thread (openssl.ts says why). */
   constructor(profile: SrtpProfile, masterKey: Uint8Array, masterSalt: Uint8Array) {
-    this.profile = profile;
-    const keys = deriveSessionKeys(profile, masterKey, masterSalt);
-    const gcm = profile === SRTP_AEAD_AES_128_GCM;
-    this.tagLength = gcm ? GCM_TAG_BYTES : CM_TAG_BYTES;
-    this.gcm = gcm ? new AesGcmEncrypt(keys.rtpKey) : null;
-    this.ctr = gcm ? null : new AesCtrDecrypt(keys.rtpKey);
-    this.hmac = gcm ? null : new HmacSha1(keys.rtpAuth);
-    this.salt = keys.rtpSalt;
-    this.iv = Buffer.alloc(gcm ? 12 : 16);
+    super(profile, masterKey, masterSalt, false);
+    this.tagLength = profile === SRTP_AEAD_AES_128_GCM ? GCM_TAG_BYTES : CM_TAG_BYTES;
   }
 
   private rocState(ssrc: number): SendRoc {

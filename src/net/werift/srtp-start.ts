@@ -29,7 +29,12 @@ interface DataEvent {
 
 interface DtlsInternals {
   iceTransport?: { connection?: { onData?: DataEvent } };
-  srtp?: { config?: { profile?: unknown; keys?: { remoteMasterKey?: unknown; remoteMasterSalt?: unknown } } };
+  srtp?: {
+    config?: {
+      profile?: unknown;
+      keys?: Partial<Record<`${"local" | "remote"}Master${"Key" | "Salt"}`, unknown>>;
+    };
+  };
   srtpProfiles?: unknown;
   srtpStarted?: unknown;
   sendRtcp(packets: RtcpPacket[]): Promise<unknown>;
@@ -102,23 +107,32 @@ export function startWithoutMediaHandler(dtls: DtlsTransport, start: () => void)
  * with them.
  */
 export function remoteSrtpKeys(dtls: DtlsTransport): RemoteSrtpKeys | string {
+  const k = srtpKeys(dtls, "remote");
+  return typeof k === "string" ? k : { profile: k.profile, remoteMasterKey: k.key, remoteMasterSalt: k.salt };
+}
+
+/** The profile and one side's master key and salt werift exported from the handshake, or what is wrong. */
+export function srtpKeys(
+  dtls: DtlsTransport,
+  side: "local" | "remote",
+): { profile: SrtpProfile; key: Buffer; salt: Buffer } | string {
   const cfg = (dtls as DtlsInternals).srtp?.config;
   const profile = cfg?.profile;
-  const key = cfg?.keys?.remoteMasterKey;
-  const salt = cfg?.keys?.remoteMasterSalt;
+  const key = cfg?.keys?.[`${side}MasterKey`];
+  const salt = cfg?.keys?.[`${side}MasterSalt`];
   if (
     typeof profile !== "number" ||
     !isSrtpProfile(profile) ||
     !Buffer.isBuffer(key) ||
     !Buffer.isBuffer(salt)
   ) {
-    return "dtlsTransport.srtp.config has no usable profile/remote keys";
+    return `dtlsTransport.srtp.config has no usable profile/${side} keys`;
   }
   const lens = masterLengths(profile);
   if (key.length !== lens.key || salt.length !== lens.salt) {
-    return `remote master key/salt are ${key.length}/${salt.length} bytes`;
+    return `${side} master key/salt are ${key.length}/${salt.length} bytes`;
   }
-  return { profile, remoteMasterKey: key, remoteMasterSalt: salt };
+  return { profile, key, salt };
 }
 
 /**

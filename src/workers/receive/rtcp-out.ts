@@ -1,7 +1,8 @@
 // The RTCP a viewer writes, serialised by hand (RFC 3550 section 6.4.2 receiver report, RFC 4585
 // section 6.2.1 generic NACK and section 6.3.1 PLI), and the one thing it reads from the sender's RTCP: the
 // last sender report's NTP middle bits (LSR) for the receiver report's round-trip fields.
-// Sent through werift's public `RTCDtlsTransport.sendRtcp` (SRTCP protect + ICE send).
+// Sent, on the lean paths, protected through OpenSSL and written on the ICE pair's socket
+// (net/werift/rtcp-wire.ts); on werift's path through its public `RTCDtlsTransport.sendRtcp`.
 
 /** What one report block says about the media stream (RFC 3550 section 6.4.1). */
 export interface ReportBlock {

@@ -2,9 +2,9 @@
 // receive path: each packet's transport-wide sequence number goes into the recorder
 // (core/rtp/twcc.ts) with its arrival instant, and every interval (50 ms: libwebrtc's rule at its
 // default start bitrate, as a receive-only libwebrtc sends them) what arrived since the last
-// message goes out as RTCP transport feedback through werift's `sendRtcp`. The timer starts with
-// the first packet that carries the number, so a viewer that never gets one sends nothing. No REMB
-// is sent on any path.
+// message goes out as RTCP transport feedback through the viewer's RTCP sender (rtcp-out.ts). The
+// timer starts with the first packet that carries the number, so a viewer that never gets one
+// sends nothing. No REMB is sent on any path.
 import { TwccRecorder, twccIntervalMs } from "../../core/rtp/twcc.ts";
 
 /**

@@ -12,6 +12,7 @@
 // werift other than WERIFT_VERSION fails test/unit/werift-seam.test.ts, and the first claim of a run.
 import { socketFd } from "../../net/kernel.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
+import { nativeRtcpSender } from "../../net/werift/rtcp-wire.ts";
 import {
   aroundStartSrtp,
   type DtlsTransport,
@@ -103,7 +104,10 @@ function takeOver(dtls: DtlsTransport, claim: LeanClaim, start: () => void): voi
     claim.fail(new WeriftInternalsError(keys));
     return;
   }
-  routeMedia(dtls, claim.start(keys, rtcpSender(dtls)), claim, dataDispatch(dtls));
+  // RTCP out: SRTCP through OpenSSL on the pair's socket (rtcp-wire.ts), else werift's sendRtcp
+  const native = nativeRtcpSender(dtls);
+  const send = typeof native === "string" ? rtcpSender(dtls) : native;
+  routeMedia(dtls, claim.start(keys, send), claim, dataDispatch(dtls));
 }
 
 /**

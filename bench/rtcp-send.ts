@@ -1,0 +1,142 @@
+// What one RTCP message a viewer sends costs its thread (docs/definitions.md#receive-paths), on a
+// real werift pair connected over 127.0.0.1 (bench/peer-pair.ts), both ways in one run:
+//   werift  RTCDtlsTransport.sendRtcp (node:crypto SRTCP, three async functions to socket.send)
+//   native  SRTCP through OpenSSL on a context keyed once, socket.send at once (net/werift/rtcp-wire.ts)
+// and, to name where the cost goes, the SRTCP protect alone each way and a bare socket.send of the
+// same bytes (the floor: dgram plus the kernel's loopback send). The server peer is closed before
+// the timing and the pair's remote address pointed at a process that reads and drops them (this
+// script starts it and stops it by its PID), so nothing in this thread receives them. CPU time
+// of this thread (process.cpuUsage: user + system; one thread runs here) per message, median of
+// the rounds, the variants interleaved round by round. Messages: a transport feedback (32 bytes)
+// and an RR+SDES compound (52 bytes), alternately.
+//
+//   node bench/rtcp-send.ts [--messages 4000] [--rounds 7]
+import { spawn } from "node:child_process";
+import { setImmediate as turn } from "node:timers/promises";
+import { SrtcpSession } from "werift";
+import { SRTP_AEAD_AES_128_GCM } from "../src/core/srtp/kdf.ts";
+import { openssl } from "../src/net/srtp/openssl.ts";
+import { OpensslSrtcpSender } from "../src/net/srtp/protect-rtcp.ts";
+import { nativeRtcpSender } from "../src/net/werift/rtcp-wire.ts";
+import { dtlsOf, rtcpSender } from "../src/net/werift/srtp-start.ts";
+import { serializeRr, serializeSdes } from "../src/workers/receive/rtcp-out.ts";
+import { median } from "./median.ts";
+import { connectedPair } from "./peer-pair.ts";
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isInteger(v) || v < 1 || v > 1_000_000) {
+    process.stderr.write(`--${name}: a whole number from 1 to 1000000\n`);
+    process.exit(2);
+  }
+  return v;
+}
+
+const MESSAGES = arg("messages", 4000);
+const ROUNDS = arg("rounds", 7);
+const PER_TURN = 20;
+/** the receiving process: binds 127.0.0.1, prints its port, reads and drops every datagram */
+const SINK = `const s=require("node:dgram").createSocket("udp4");s.on("message",()=>{});
+s.bind(0,"127.0.0.1",()=>process.stdout.write(s.address().port+"\\n"));`;
+
+const native = openssl();
+if (!native.ok) {
+  process.stdout.write(`unavailable, because OpenSSL is not reachable here: ${native.reason}\n`);
+  process.exit(0);
+}
+const ssrc = 0x1234abcd;
+const feedback = Buffer.concat([Buffer.from([0x8f, 205, 0, 7]), Buffer.alloc(28, 0x5a)]);
+feedback.writeUInt32BE(ssrc, 4);
+const block = {
+  ssrc: 0x55667788,
+  fractionLost: 0,
+  cumulativeLost: 0,
+  extHighest: 9000,
+  jitter: 30,
+  lsr: 0,
+  dlsr: 0,
+};
+const head = Buffer.concat([serializeRr(ssrc, block), serializeSdes(ssrc, "abcdefghijklmnop")]);
+const messages = [feedback, head];
+
+/** µs of this thread's CPU per message for `send`, letting the event loop run every PER_TURN messages */
+async function cpuPerMessage(send: (m: Buffer) => unknown): Promise<number> {
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < MESSAGES; i++) {
+    send(messages[i & 1]!);
+    if (i % PER_TURN === PER_TURN - 1) await turn();
+  }
+  await turn();
+  const d = process.cpuUsage(t0);
+  return (d.user + d.system) / MESSAGES;
+}
+
+const { server, viewer } = await connectedPair();
+const dtls = dtlsOf(viewer.getTransceivers()[0]!);
+if (dtls === undefined) throw new Error("the viewer has no DTLS transport");
+const nativeSend = nativeRtcpSender(dtls);
+if (typeof nativeSend === "string") throw new Error(`native RTCP send unavailable: ${nativeSend}`);
+const weriftSend = rtcpSender(dtls);
+const pair = (
+  dtls as unknown as {
+    iceTransport: {
+      connection: {
+        nominated: {
+          remoteAddr: [string, number];
+          protocol: { transport: { socket: import("node:dgram").Socket } };
+        };
+      };
+    };
+  }
+).iceTransport.connection.nominated;
+const socket = pair.protocol.transport.socket;
+await server.close();
+// a live receiver in another process, so the kernel's loopback delivery (charged to the sender) is real
+const sink = spawn(process.execPath, ["-e", SINK], { stdio: ["ignore", "pipe", "inherit"] });
+const port = await new Promise<number>((resolve, reject) => {
+  sink.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
+  sink.once("exit", () => reject(new Error("the sink process ended before it bound")));
+});
+const host = "127.0.0.1";
+// werift's CandidatePair has remoteAddr as a getter: this pair alone now answers with the sink's
+Object.defineProperty(pair, "remoteAddr", { value: [host, port] });
+process.on("exit", () => sink.kill());
+
+const key = Buffer.alloc(16, 7);
+const salt = Buffer.alloc(12, 9);
+const weriftSrtcp = new SrtcpSession({
+  keys: { localMasterKey: key, localMasterSalt: salt, remoteMasterKey: key, remoteMasterSalt: salt },
+  profile: SRTP_AEAD_AES_128_GCM,
+});
+const ours = new OpensslSrtcpSender(SRTP_AEAD_AES_128_GCM, key, salt);
+let index = 0;
+
+const variants: [string, (m: Buffer) => unknown][] = [
+  ["werift sendRtcp (protect + send)", weriftSend],
+  ["native protect + socket.send", nativeSend],
+  ["werift SRTCP protect alone (GCM)", (m) => weriftSrtcp.encrypt(m)],
+  [
+    "native SRTCP protect alone (GCM)",
+    (m) => {
+      index = (index + 1) & 0x7fffffff;
+      return ours.protect(m, index);
+    },
+  ],
+  ["bare socket.send (floor)", (m) => socket.send(m, port, host)],
+];
+const samples = variants.map(() => [] as number[]);
+for (const [, send] of variants) await cpuPerMessage(send); // warm-up
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [i, [, send]] of variants.entries()) samples[i]!.push(await cpuPerMessage(send));
+}
+await viewer.close();
+if (sink.pid !== undefined) process.kill(sink.pid);
+process.stdout.write(`${MESSAGES} messages × ${ROUNDS} rounds, CPU of this thread per message\n`);
+process.stdout.write("| variant | µs CPU per message (median) | min–max |\n| --- | ---: | ---: |\n");
+for (const [i, [name]] of variants.entries()) {
+  const s = samples[i]!;
+  process.stdout.write(
+    `| ${name} | ${median(s).toFixed(2)} | ${Math.min(...s).toFixed(2)}–${Math.max(...s).toFixed(2)} |\n`,
+  );
+}
