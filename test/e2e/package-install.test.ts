@@ -136,6 +136,9 @@ describe("the packed tarball, installed into a temporary prefix", { timeout: 240
     ]) {
       assert.ok(files.includes(f), `${f} is in the tarball`);
     }
+    // every clip the checkout has is one a scenario can name: each must travel with the package
+    const clips = readdirSync(join(ROOT, "clips")).filter((f) => /\.(ivf|h264|ogg)$/.test(f));
+    for (const c of clips) assert.ok(files.includes(`clips/${c}`), `clips/${c} is in the tarball`);
     const stray = files.filter((f) => /^(src|test|bench|evals|examples|scripts|node_modules)\//.test(f));
     assert.deepEqual(stray, []);
     assert.ok(!files.some((f) => f.endsWith(".ts")), "no TypeScript source in the tarball");
