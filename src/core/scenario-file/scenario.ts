@@ -200,6 +200,13 @@ function oneOf(xs: readonly string[]): string {
   return xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} or ${xs[xs.length - 1]}`;
 }
 
+/** An enumerated key's problem: its value when it is not one of `allowed`, else null. */
+function notOneOf(key: string, value: string | undefined, allowed: readonly string[]): string | null {
+  return value === undefined || allowed.includes(value)
+    ? null
+    : `${key} ${goQuote(value)} (want ${oneOf(allowed)})`;
+}
+
 /** Largest seconds value whose ns count is still an exact integer (≈ 104 days). */
 const MAX_SECONDS = Number.MAX_SAFE_INTEGER / 1e9;
 
@@ -250,30 +257,22 @@ export function validateScenario(s: Scenario): Scenario {
   if (s.workers !== undefined && !(Number.isInteger(s.workers) && s.workers >= 0 && s.workers <= 256)) {
     fail("workers must be 0..256");
   }
-  const path: string | undefined = s.receivePath;
-  if (path !== undefined && !(RECEIVE_PATHS as readonly string[]).includes(path)) {
-    fail(`receivePath ${goQuote(path)} (want ${oneOf(RECEIVE_PATHS)})`);
-  }
-  const stamp: string | undefined = s.stampSource;
-  if (stamp !== undefined && !(STAMP_SOURCES as readonly string[]).includes(stamp)) {
-    fail(`stampSource ${goQuote(stamp)} (want ${oneOf(STAMP_SOURCES)})`);
-  }
-  const sockets: string | undefined = s.viewerSockets;
-  if (sockets !== undefined && !(VIEWER_SOCKETS as readonly string[]).includes(sockets)) {
-    fail(`viewerSockets ${goQuote(sockets)} (want ${oneOf(VIEWER_SOCKETS)})`);
-  }
-  const kf: string | undefined = s.keyframeRequests;
-  if (kf !== undefined && !(KEYFRAME_REQUESTS as readonly string[]).includes(kf)) {
-    fail(`keyframeRequests ${goQuote(kf)} (want ${oneOf(KEYFRAME_REQUESTS)})`);
+  const enums: [string, string | undefined, readonly string[]][] = [
+    ["receivePath", s.receivePath, RECEIVE_PATHS],
+    ["stampSource", s.stampSource, STAMP_SOURCES],
+    ["viewerSockets", s.viewerSockets, VIEWER_SOCKETS],
+    ["keyframeRequests", s.keyframeRequests, KEYFRAME_REQUESTS],
+  ];
+  for (const [key, value, allowed] of enums) {
+    const problem = notOneOf(key, value, allowed);
+    if (problem !== null) fail(problem);
   }
   const refs = s.referenceViewers;
   if (refs !== undefined && !(Number.isInteger(refs) && refs >= 0 && refs <= MAX_REFERENCE_VIEWERS)) {
     fail(`referenceViewers must be 0..${MAX_REFERENCE_VIEWERS}`);
   }
-  const profile: string | undefined = s.viewerProfile;
-  if (profile !== undefined && !(VIEWER_PROFILES as readonly string[]).includes(profile)) {
-    fail(`viewerProfile ${goQuote(profile)} (want ${oneOf(VIEWER_PROFILES)})`);
-  }
+  const profile = notOneOf("viewerProfile", s.viewerProfile, VIEWER_PROFILES);
+  if (profile !== null) fail(profile);
   if (s.simulcast !== undefined && !s.whip) fail("simulcast needs whip (the run publishes the layers)");
   const layerSwitch = layerSwitchProblem(s.layerSwitch, s.simulcast);
   if (layerSwitch !== null) fail(layerSwitch);
