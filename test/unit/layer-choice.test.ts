@@ -13,7 +13,7 @@ import {
   type ViewerLayerChoice,
   viewerLayerChoice,
 } from "../../src/core/report/layer-choice.ts";
-import { layersMarkdown } from "../../src/core/report/markdown-layers.ts";
+import { layersMarkdown, pooledLayerText } from "../../src/core/report/markdown-layers.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import { parseScenario } from "../../src/core/scenario-file/scenario.ts";
 import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../src/core/wire/link-header.ts";
@@ -231,4 +231,28 @@ test("the Markdown and HTML sections: pooled switch times and one row per switch
     /Unavailable, because the server offered no layer extension\./,
   );
   assert.match(layersSection(report(none)), /Unavailable, because the server offered no layer extension\./);
+});
+
+test("pooled frames lost: the sum over the switches that measured it; absent and unavailable when none did", () => {
+  const sw = (framesLost: number | null) => ({
+    from: "l",
+    to: "h",
+    askedMs: 100,
+    switchMs: null,
+    framesLost,
+  });
+  const block = (fl: (number | null)[]): ViewerLayerChoice => ({
+    available: true,
+    asks: [],
+    switches: fl.map(sw),
+  });
+  const measured = pooledLayerSwitches([block([2, null]), block([1])]);
+  assert.equal(measured?.framesLost, 3);
+  assert.match(pooledLayerText(measured!), /; 3 frames lost across them\.$/);
+  const none = pooledLayerSwitches([block([null]), block([])]);
+  assert.ok(none !== undefined && !("framesLost" in none), "no 0 for a figure never measured");
+  assert.match(
+    pooledLayerText(none),
+    /frames lost across them unavailable, because no switch's loss was measured/,
+  );
 });

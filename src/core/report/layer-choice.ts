@@ -41,8 +41,8 @@ export interface PooledLayerSwitches {
   unasked: number;
   /** ask → new layer's first complete keyframe over the reached switches; absent when none was */
   switchMs?: Summary;
-  /** frames lost across the switches whose loss is measured */
-  framesLost: number;
+  /** frames lost across the switches whose loss is measured; absent when none's was */
+  framesLost?: number;
 }
 
 const ms = (ns: number): number => ns / 1e6;
@@ -79,6 +79,7 @@ export function pooledLayerSwitches(blocks: readonly ViewerLayerChoice[]): Poole
   if (blocks.length === 0) return undefined;
   const switches = blocks.flatMap((b) => b.switches);
   const reached = switches.flatMap((s) => (s.switchMs !== null ? [s.switchMs] : []));
+  const lost = switches.flatMap((s) => (s.framesLost !== null ? [s.framesLost] : []));
   const withExtension = blocks.filter((b) => b.available).length;
   const firstReason = blocks.find((b) => !b.available)?.reason ?? "";
   return {
@@ -89,6 +90,6 @@ export function pooledLayerSwitches(blocks: readonly ViewerLayerChoice[]): Poole
     reached: reached.length,
     unasked: switches.filter((s) => s.askedMs === null).length,
     ...(reached.length > 0 ? { switchMs: exactSummary(reached) } : {}),
-    framesLost: switches.reduce((a, s) => a + (s.framesLost ?? 0), 0),
+    ...(lost.length > 0 ? { framesLost: lost.reduce((a, n) => a + n, 0) } : {}),
   };
 }

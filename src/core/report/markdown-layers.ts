@@ -16,9 +16,14 @@ export function layerSwitchText(s: Report["scenario"]["layerSwitch"]): string {
   return parts.join(", ");
 }
 
+const lostText = (n: number | undefined): string =>
+  n === undefined
+    ? "frames lost across them unavailable, because no switch's loss was measured"
+    : `${n} frames lost across them`;
+
 /** The pooled counts in one sentence. */
 export function pooledLayerText(p: PooledLayerSwitches): string {
-  return `${p.withExtension} of ${p.viewers} viewers were offered the WHEP layer extension; ${p.asked} switches asked for, ${p.reached} reached the new layer's first keyframe, ${p.unasked} made by the server unasked; ${p.framesLost} frames lost across them.`;
+  return `${p.withExtension} of ${p.viewers} viewers were offered the WHEP layer extension; ${p.asked} switches asked for, ${p.reached} reached the new layer's first keyframe, ${p.unasked} made by the server unasked; ${lostText(p.framesLost)}.`;
 }
 
 const msOrDash = (v: number | null): string => (v === null ? DASH : `${fmtFixed(v, 1)} ms`);
