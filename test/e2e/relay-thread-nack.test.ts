@@ -2,9 +2,10 @@
 // `--workers 1 --lose-every 20` the legs' video is sent by the thread, which loses every 20th
 // first transmission beneath its NACK responder; the viewers' NACKs reach the thread through the
 // main thread's werift, the thread sends the packets again from the leg's history, and nothing
-// stays lost. What the main thread counts as retransmitted (each leg's werift sender) is what the
-// thread reports it wrote, never the NACKs it was handed (test/unit/relay-thread.test.ts: a NACK of
-// a packet the leg never got is sent nothing and counted nothing).
+// stays lost but a loss the run's stop cuts short. What the main thread counts as retransmitted
+// (each leg's werift sender) is what the thread reports it wrote, never the NACKs it was handed
+// (test/unit/relay-thread.test.ts: a NACK of a packet the leg never got is sent nothing and
+// counted nothing).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fingerprintBlock, runThroughRelay } from "./harness.ts";
@@ -28,7 +29,13 @@ test("relay --workers 1 --lose-every 20: the thread repairs every loss by NACK a
   assert.equal(viewers.length, 2);
   let nacks = 0;
   for (const v of viewers) {
-    assert.equal(v.rtp.lost, 0, `viewer ${v.id}: every loss repaired`);
+    // viewers stop while the relay still sends (docs/definitions.md: lost = expected − received at
+    // the stop), so the last of the every-20th losses may be seen and NACKed but its resend not yet
+    // in: at most that one stays lost; without repair ~5 % of ~400 packets would (CI on 4f2cf9d: 1)
+    assert.ok(
+      v.rtp.lost <= 1,
+      `viewer ${v.id}: every loss repaired but one cut short by the stop: ${v.rtp.lost}`,
+    );
     assert.ok(v.nacksSent > 0, `viewer ${v.id}: no NACK`);
     nacks += v.nacksSent;
   }
