@@ -33,6 +33,11 @@ test("DTLS records arrived after ICE connected and the connection failed: client
   });
   assert.equal(t.kind, "client_handshake");
   assert.match(t.message, /^not connected within the 10s join timeout: /);
+  // one of a kind is singular
+  const one = { iceConnected: true, stunResponses: 1, dtlsDatagrams: 1, dtlsDone: false };
+  assert.match(clientHandshake(one) ?? "", / though 1 DTLS datagram from the server arrived$/);
+  const ice = { iceConnected: false, stunResponses: 1, dtlsDatagrams: 0, dtlsDone: false };
+  assert.match(clientHandshake(ice) ?? "", / though 1 STUN response from the server arrived$/);
 });
 
 test("the server sent nothing of the step that did not finish: the old kinds, the server's", () => {

@@ -34,11 +34,16 @@ export function clientHandshake(h: HandshakeSeen | undefined): string | null {
   if (h === undefined || h.dtlsDone) return null;
   if (!h.iceConnected)
     return h.stunResponses > 0
-      ? `the viewer's own ICE did not finish though ${h.stunResponses} STUN responses from the server arrived`
+      ? `the viewer's own ICE did not finish though ${count(h.stunResponses, "STUN response")} from the server arrived`
       : null;
   return h.dtlsDatagrams > 0
-    ? `the viewer's own DTLS handshake did not finish though ${h.dtlsDatagrams} DTLS datagrams from the server arrived`
+    ? `the viewer's own DTLS handshake did not finish though ${count(h.dtlsDatagrams, "DTLS datagram")} from the server arrived`
     : null;
+}
+
+/** "1 DTLS datagram", "6 DTLS datagrams" */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 const REASONS = {
