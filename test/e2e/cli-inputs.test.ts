@@ -183,6 +183,11 @@ function cases(): Case[] {
       /^--clip: at most one/,
     ),
     flagCase("publish", ["--whip", NOWHERE, "--codec", "h264", "--fps", "-30"], /^--fps: want an integer/),
+    flagCase(
+      "publish",
+      ["--whip", NOWHERE, "--codec", "h264", "--clip", "vp8-tl"],
+      /^--clip vp8-tl needs --codec vp8$/,
+    ),
   ];
 }
 
@@ -224,4 +229,15 @@ test("a clip whose frame count lies is read by its frames: accepted, then the co
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /^\S+ {2}publishing vp8 \(3 frames, 30 fps/);
   assert.match(r.stderr, /^whipbench publish: POST to 127\.0\.0\.1:9: the port is blocked by fetch/m);
+});
+
+test("publish --clip vp8-tl sends the embedded temporal-layer clip, its layer ids with it", async () => {
+  const r = await cli(["publish", "--whip", NOWHERE, "--clip", "vp8-tl", "--duration", "1s"], {
+    timeoutMs: 20_000,
+  });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /^\S+ {2}publishing vp8 \(\d+ frames, 30 fps, keyframe every \d+ frames, two temporal layers\)/,
+  );
 });

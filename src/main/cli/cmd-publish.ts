@@ -11,7 +11,7 @@ export function addPublish(p: Command, setCode: SetCode): void {
     .addOption(new Option("--codec <codec>", "embedded clip").choices(["vp8", "h264"]).default("vp8"))
     .option(
       "--clip <file>",
-      "stream this file instead (IVF for vp8, Annex-B for h264); an Ogg/Opus file is the audio track (repeatable)",
+      "stream this file instead (IVF for vp8, Annex-B for h264; vp8-tl: the embedded clip with two temporal layers); an Ogg/Opus file is the audio track (repeatable)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option("--audio", "send the embedded Opus clip as a second track")

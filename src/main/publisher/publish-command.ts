@@ -1,6 +1,7 @@
 // What `whipbench publish --whip URL` does (docs/definitions.md#publish): the clip in a loop
 // until --duration or an interrupt, answering the clock exchange and serving the send log when asked.
 import { isOggFile, loadAudioClip, loadClip } from "../../core/clip/clip.ts";
+import { loadTemporalClip, TEMPORAL_CLIP } from "../../core/clip/temporal.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { EXIT_OK, PublisherError, UsageError } from "../../core/errors.ts";
@@ -42,12 +43,12 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
   const files = clipFiles(flags.clip ?? []);
   if (files.video !== undefined) opts.path = files.video;
   if (flags.fps !== undefined) opts.fps = flags.fps;
-  const clip = loadClip(flags.codec, opts);
+  const clip = publishedClip(flags.codec, opts);
   const audio = files.audio !== undefined || flags.audio === true ? loadAudioClip(files.audio) : null;
   const log = stderrLogger();
   const whipHost = host(flags.whip);
   log.line(
-    `publishing ${clip.codec} (${clip.frames.length} frames, ${fmtG4(90_000 / clip.ticks)} fps, keyframe every ${clip.keyframeInterval} frames) to ${whipHost}`,
+    `publishing ${clip.codec} (${clip.frames.length} frames, ${fmtG4(90_000 / clip.ticks)} fps, keyframe every ${clip.keyframeInterval} frames${clip.tids !== undefined ? ", two temporal layers" : ""}) to ${whipHost}`,
   );
   if (audio !== null) log.line(`with an Opus audio track (${audio.packets.length} packets of 20 ms)`);
   const anchor = takeWallAnchor();
@@ -95,6 +96,13 @@ export async function publishCommand(flags: PublishFlags): Promise<number> {
 }
 
 /** The video file and the Ogg/Opus file among the --clip values (docs/definitions.md#audio-clip). */
+/** `--clip vp8-tl` names the embedded temporal-layer clip as the scenario's `clip` does (with its TIDs). */
+function publishedClip(codec: "vp8" | "h264", opts: { path?: string; fps?: number }) {
+  if (opts.path !== TEMPORAL_CLIP) return loadClip(codec, opts);
+  if (codec !== "vp8") throw new UsageError(`--clip ${TEMPORAL_CLIP} needs --codec vp8`);
+  return loadTemporalClip();
+}
+
 function clipFiles(files: readonly string[]): { video?: string; audio?: string } {
   const audio = files.filter(isOggFile);
   const video = files.filter((f) => !isOggFile(f));
