@@ -318,6 +318,7 @@ export const REPORT_KEYS: readonly string[] = [
   "scenario.whip?",
   "scenario.whep",
   "scenario.codec", // omitempty, but normalise always sets it
+  "+scenario.clip?", // the clip the scenario names (docs/definitions.md#vp8-temporal-layer-clip)
   "scenario.viewers",
   "scenario.rampSeconds",
   "scenario.holdSeconds",

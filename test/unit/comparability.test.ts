@@ -269,6 +269,7 @@ describe("rankable", () => {
     });
     assert.deepEqual(differ({ holdSeconds: 31 }), { ok: false, reason: "scenarios differ on holdSeconds" });
     assert.deepEqual(differ({ audio: true }), { ok: false, reason: "scenarios differ on audio" });
+    assert.deepEqual(differ({ clip: "vp8-tl" }), { ok: false, reason: "scenarios differ on clip" });
     assert.deepEqual(differ({ viewers: 3, rampSeconds: 5 }), {
       ok: false,
       reason: "scenarios differ on rampSeconds",

@@ -50,6 +50,7 @@ export function reportScenario(s: Scenario): ReportScenario {
     ...nonEmpty("whip", s.whip),
     whep: s.whep,
     ...nonEmpty("codec", s.codec),
+    ...nonEmpty("clip", s.clip),
     viewers: s.viewers,
     rampSeconds: s.rampSeconds ?? 0,
     holdSeconds: s.holdSeconds,

@@ -58,7 +58,7 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
 
 /**
  * The scenario keys that take part in ranking: those that shape the load the server carries or
- * the definitions the figures are measured under — the codec, the number of viewers, the ramp
+ * the definitions the figures are measured under — the codec and the clip, the number of viewers, the ramp
  * and its offsets, the hold and warmup, the join timeout, the stall threshold, the excluded
  * first seconds, whether the publisher answers keyframe requests (it sets the join time a
  * server's keyframe handling gives) and when the viewers make them (what a server is asked
@@ -72,6 +72,7 @@ export type Rankability = { ok: true } | { ok: false; reason: string };
  */
 export const RANKED_SCENARIO_KEYS: readonly string[] = [
   "codec",
+  "clip",
   "viewers",
   "rampSeconds",
   "holdSeconds",
