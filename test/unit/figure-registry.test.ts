@@ -2,10 +2,11 @@
 // declared figure has its report key in test/e2e/report-keys.ts, its docs/definitions.md section
 // (naming it), its threshold names in the catalogue (and they parse), its /metrics family, its
 // Markdown label in a fixture's Markdown and its HTML label in its HTML, or says why it has none;
-// and the reverse: a threshold name, an `aggregate` key or a /metrics family that no declaration
-// covers fails. Each missing piece is named in the failure.
+// and the reverse: a threshold name, a compare row, an `aggregate` key or a /metrics family that no
+// declaration covers fails. Each missing piece is named in the failure.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { COMPARE_FIGURES } from "../../src/core/compare/compare.ts";
 import { VIEWER_HISTOGRAMS } from "../../src/core/figures/histograms.ts";
 import {
   FIGURE_REGISTRY,
@@ -181,6 +182,10 @@ test("no threshold name, aggregate key or /metrics family is left out of the reg
   for (const k of Object.keys(NOT_IN_REGISTRY))
     assert.ok(w.reportKeys.has(`aggregate.${k}`), `aggregate.${k}`);
   for (const f of Object.keys(METRICS_NOT_IN_REGISTRY)) assert.ok(w.families.has(f), `/metrics family ${f}`);
+  // compare's side-by-side rows name registry figures
+  const named = new Set(FIGURE_REGISTRY.flatMap(thresholdNames));
+  for (const f of COMPARE_FIGURES)
+    assert.ok(named.has(f), `compare's row ${f} is declared in no registry entry`);
   // each per-viewer histogram pools into a declared figure
   for (const [key, feeds] of Object.entries(VIEWER_HISTOGRAMS))
     assert.ok(
