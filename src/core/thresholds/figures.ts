@@ -2,7 +2,7 @@
 // its unit, how it is read from a report, and whether a running run can see it live. Names, units
 // and lines come from the figure registry (core/figures/registry.ts); the readers are here.
 
-import { FIGURE_REGISTRY, type FigureDecl, statsOf } from "../figures/registry.ts";
+import { FIGURE_REGISTRY, type FigureDecl, statsOf, thresholdNames } from "../figures/registry.ts";
 import type { DelaySource, Report } from "../report/types.ts";
 import { type FigureUnit, type FigureValue, STATS, type Stat } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
@@ -57,24 +57,16 @@ export function receiveLag(r: Report, stat: "p50" | "p99" | "max"): FigureValue 
 
 type Reader = (r: Report, stat: Stat) => FigureValue;
 
-const joined = (pick: (r: Report) => Summary): Reader => {
-  return (r, stat) => ofSummary(pick(r), stat, "joined viewer");
-};
-
 /**
- * The readers of the registry's figures (core/figures/registry.ts) read here, by name (`.<stat>`
- * after a name that takes stats); the render and layer figures are read by their own files.
+ * The readers of the registry's figures (core/figures/registry.ts) that are not read from their
+ * report key alone, by name (`.<stat>` after a name that takes stats); the render and layer
+ * figures are read by their own files.
  */
 const READERS: Readonly<Record<string, Reader>> = {
   "oneWayDelay.<stat>": (r, stat) => delayBlock(r, "fingerprint", stat),
   "oneWayDelay.fingerprint.<stat>": (r, stat) => delayBlock(r, "fingerprint", stat),
   "oneWayDelay.stamp.<stat>": (r, stat) => delayBlock(r, "stamp", stat),
   "packetTransit.<stat>": transit,
-  "join.<stat>": joined((r) => r.aggregate.joinFirstKeyframeMs),
-  "join.firstRtp.<stat>": joined((r) => r.aggregate.joinFirstRtpMs),
-  "signalling.<stat>": joined((r) => r.aggregate.signallingMs),
-  "jitter.<stat>": joined((r) => r.aggregate.jitterMs),
-  "loss.<stat>": joined((r) => r.aggregate.lossPercent),
   "keyframeInterval.<stat>": (r, stat) =>
     ofSummary(r.aggregate.keyframeIntervalMeanS, stat, "viewer with two keyframes"),
   "receiveLag.<stat>": (r, stat) => receiveLag(r, stat as "p50" | "p99" | "max"),
@@ -82,12 +74,30 @@ const READERS: Readonly<Record<string, Reader>> = {
     r.aggregate.packetsReceived + r.aggregate.packetsLost === 0
       ? unavailable("no packet was expected")
       : value(r.aggregate.lossPercentTotal),
-  nacks: (r) => value(r.aggregate.nacksSent),
-  stalls: (r) => value(r.aggregate.stalls),
-  failedViewers: (r) => value(r.aggregate.failed),
-  "failedViewers.percent": (r) => value(r.aggregate.failedPercent),
-  droppedAfterJoin: (r) => value(r.aggregate.droppedAfterJoin),
 };
+
+/** What a report holds at a declaration's key path (`aggregate.jitterMs`; no list on the way). */
+function at(r: Report, path: string): unknown {
+  let v: unknown = r;
+  for (const k of path.split("."))
+    v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/**
+ * The reader a declaration implies by itself: a summary over the joined viewers, or a number
+ * at its report key; undefined when its figure needs one of READERS.
+ */
+function derivedReader(d: FigureDecl): Reader | undefined {
+  if (d.report.includes("[]")) return undefined;
+  if (d.stats === "summary" && d.pool === "perViewer")
+    return (r, stat) => ofSummary(at(r, d.report) as Summary, stat, "joined viewer");
+  if (d.stats !== undefined) return undefined;
+  return (r) => {
+    const v = at(r, d.report);
+    return typeof v === "number" ? value(v) : unavailable(`the report has no ${d.report}`);
+  };
+}
 
 const SOURCES = { oneWayDelay: "fingerprint", "oneWayDelay.fingerprint": "fingerprint" } as const;
 
@@ -104,10 +114,12 @@ function liveOf(name: string, stat: Stat): LiveSource | undefined {
 /** The registry's figures read here, each name once: the summaries stat by stat, then the rest. */
 function table(): Map<string, Figure> {
   const m = new Map<string, Figure>();
+  const own = [...renderFigures(), ...layerFigures()];
+  const ownNames = new Set(own.map(([name]) => name));
   const add = (d: FigureDecl, stat: Stat): void => {
     const pattern = d.stats === undefined ? d.name : `${d.name}.<stat>`;
-    const read = READERS[pattern];
-    if (read === undefined || d.threshold === false) return;
+    const read = READERS[pattern] ?? derivedReader(d);
+    if (read === undefined || d.threshold === false || thresholdNames(d).some((n) => ownNames.has(n))) return;
     const name = d.stats === undefined ? d.name : `${d.name}.${stat}`;
     const live = liveOf(d.name, stat);
     const about = (d.about ?? name).replace("<stat>", stat);
@@ -118,8 +130,7 @@ function table(): Map<string, Figure> {
   for (const d of FIGURE_REGISTRY.filter((x) => x.stats === "p50p99max"))
     for (const s of statsOf(d)) add(d, s as Stat);
   for (const d of FIGURE_REGISTRY.filter((x) => x.stats === undefined)) add(d, "p50");
-  for (const [name, f] of renderFigures()) m.set(name, f);
-  for (const [name, f] of layerFigures()) m.set(name, f);
+  for (const [name, f] of own) m.set(name, f);
   return m;
 }
 
