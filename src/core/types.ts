@@ -5,6 +5,7 @@
 import type { ViewerDelayCounts } from "./delay/counters.ts";
 import type { LayerChoiceRecord } from "./delay/layer-switches.ts";
 import type { ViewerErrorKind } from "./errors.ts";
+import type { ViewerHistogramKey } from "./figures/histograms.ts";
 import type { LinkRecord } from "./link/types.ts";
 import type { RenderCounts } from "./render/counts.ts";
 
@@ -134,9 +135,11 @@ export interface RenderCounters extends RenderCounts {
 
 /**
  * What one viewer yields at the end, in the encoded (thread-crossing) form. The main thread
- * decodes the histograms and hands the result to the report builder.
+ * decodes the histograms and hands the result to the report builder. Its histograms (each delay
+ * source's samples: all, keyframes, delta frames; recovery; PLI → keyframe) are declared in
+ * figures/histograms.ts.
  */
-export interface ViewerRecord {
+export interface ViewerRecord extends Record<ViewerHistogramKey, EncodedHistogram> {
   id: number;
   /** the viewer's cohort (docs/definitions.md#cohorts); absent: unimpaired */
   cohort?: string;
@@ -163,22 +166,10 @@ export interface ViewerRecord {
   rtxReceived: number;
   oneWayDelay: OneWayDelayCounters;
   oneWayDelayBlocker: OneWayDelayBlocker;
-  /** histograms of one-way delay: all samples, keyframe samples, delta-frame samples */
-  delayHist: EncodedHistogram;
-  delayKeyHist: EncodedHistogram;
-  delayDeltaHist: EncodedHistogram;
   packetTransit: PacketTransitCounters;
-  transitHist: EncodedHistogram;
-  /** the `stamp` source: counters and histograms (all, keyframes, delta frames) */
+  /** the `stamp` source's counters */
   stampDelay: StampDelayCounters;
-  stampHist: EncodedHistogram;
-  stampKeyHist: EncodedHistogram;
-  stampDeltaHist: EncodedHistogram;
   render: RenderCounters;
-  /** broken chain (first frame not shown) → next shown frame, per recovery */
-  recoveryHist: EncodedHistogram;
-  /** PLI sent → the next keyframe shown, per answered PLI */
-  pliKeyframeHist: EncodedHistogram;
   /** delay samples per simulcast layer, lowest first, in a run with simulcast (docs/definitions.md#layer) */
   layerSamples?: number[];
   /** time on each simulcast layer (ns), lowest first, in a run with simulcast (docs/definitions.md#layer) */

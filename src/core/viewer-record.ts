@@ -2,12 +2,15 @@
 // the main thread reports for each viewer of a shard whose worker thread died.
 import { NO_FINGERPRINT } from "./delay/fingerprint-delay.ts";
 import { emptyStampCounters } from "./delay/stamp-delay.ts";
+import { VIEWER_HISTOGRAM_KEYS, type ViewerHistogramKey } from "./figures/histograms.ts";
 import { emptyRender } from "./render/render-model.ts";
 import type { EncodedHistogram, ViewerRecord } from "./types.ts";
 
 const EMPTY_HIST: EncodedHistogram = { hdr: "", n: 0, sumNs: 0, minNs: 0, maxNs: 0 };
 
 export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
+  const hists = {} as Record<ViewerHistogramKey, EncodedHistogram>;
+  for (const k of VIEWER_HISTOGRAM_KEYS) hists[k] = EMPTY_HIST;
   return {
     id,
     joined: false,
@@ -33,17 +36,9 @@ export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
     rtxReceived: 0,
     oneWayDelay: { frameEnd: "", ...NO_FINGERPRINT },
     oneWayDelayBlocker: hasSendLog ? { kind: "no_track" } : { kind: "no_send_log" },
-    delayHist: EMPTY_HIST,
-    delayKeyHist: EMPTY_HIST,
-    delayDeltaHist: EMPTY_HIST,
     packetTransit: { negotiated: false, stamped: 0, invalid: 0 },
-    transitHist: EMPTY_HIST,
     stampDelay: emptyStampCounters(),
-    stampHist: EMPTY_HIST,
-    stampKeyHist: EMPTY_HIST,
-    stampDeltaHist: EMPTY_HIST,
     render: emptyRender(),
-    recoveryHist: EMPTY_HIST,
-    pliKeyframeHist: EMPTY_HIST,
+    ...hists,
   };
 }

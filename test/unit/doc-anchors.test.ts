@@ -5,40 +5,10 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { test } from "node:test";
+import { headingAnchors, prose, slug } from "./md-headings.ts";
 import { ROOT, sourceFiles } from "./repo-files.ts";
 
 const filesUnder = (dir: string): string[] => sourceFiles(dir, /\.(ts|js|md)$/);
-
-/** GitHub's heading anchor: lower case, punctuation but `-` dropped, spaces to `-`. */
-function slug(heading: string): string {
-  return heading
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, "")
-    .replace(/ /g, "-");
-}
-
-/** A Markdown file's lines outside fenced code blocks. */
-function prose(text: string): string[] {
-  let fenced = false;
-  return text.split("\n").filter((l) => {
-    if (/^\s*```/.test(l)) fenced = !fenced;
-    return !fenced && !/^\s*```/.test(l);
-  });
-}
-
-/** The anchors of a Markdown file's headings, as GitHub numbers repeats (`x`, `x-1`, …). */
-function headingAnchors(file: string): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  for (const l of prose(readFileSync(join(ROOT, file), "utf8"))) {
-    if (!/^#{1,6} /.test(l)) continue;
-    const base = slug(l.replace(/^#+ /, "").trim());
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    out.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return out;
-}
 
 test("every docs/definitions.md anchor cited in src, test and bench exists", () => {
   const anchors = headingAnchors("docs/definitions.md");

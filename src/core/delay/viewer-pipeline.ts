@@ -5,6 +5,7 @@
 // The caller (the viewer's read loop) owns the socket, the clock and the PLI timer.
 import { keyframeStartH264 } from "../codec/h264.ts";
 import { keyframeStartVp8 } from "../codec/vp8.ts";
+import type { ViewerHistogramKey } from "../figures/histograms.ts";
 import { ViewerRender } from "../render/viewer-render.ts";
 import { reassemblerFor } from "../rtp/codec-frames.ts";
 import type { PayloadStore } from "../rtp/payload-store.ts";
@@ -76,18 +77,10 @@ export type ViewerPipelineResult = Pick<
   | "rtp"
   | "oneWayDelay"
   | "oneWayDelayBlocker"
-  | "delayHist"
-  | "delayKeyHist"
-  | "delayDeltaHist"
   | "packetTransit"
-  | "transitHist"
   | "stampDelay"
-  | "stampHist"
-  | "stampKeyHist"
-  | "stampDeltaHist"
   | "render"
-  | "recoveryHist"
-  | "pliKeyframeHist"
+  | ViewerHistogramKey
   | LayerRecordKeys
 > & { codec: string };
 

@@ -1,6 +1,7 @@
 // What the report builder is given: everything in run units (nanoseconds, decoded histograms).
 
 import type { PublisherErrorKind } from "../errors.ts";
+import type { ViewerHistogramKey } from "../figures/histograms.ts";
 import type { ReferenceResult } from "../reference/plan.ts";
 import type { Scenario } from "../scenario/types.ts";
 import type { DelayHistogram } from "../stats/summaries.ts";
@@ -9,34 +10,13 @@ import type { DecodedAudio } from "./audio.ts";
 import type { SendStampSource } from "./client-types.ts";
 import type { ClockBlock, ReportClient, TimelineEntry, Topology } from "./types.ts";
 
-/** A ViewerRecord with every histogram it carries decoded (decode.ts). */
-export type DecodedViewer = Omit<
-  ViewerRecord,
-  | "delayHist"
-  | "delayKeyHist"
-  | "delayDeltaHist"
-  | "transitHist"
-  | "stampHist"
-  | "stampKeyHist"
-  | "stampDeltaHist"
-  | "recoveryHist"
-  | "pliKeyframeHist"
-  | "audio"
-  | "layerDelayHists"
-> & {
-  delayHist: DelayHistogram;
-  delayKeyHist: DelayHistogram;
-  delayDeltaHist: DelayHistogram;
-  transitHist: DelayHistogram;
-  stampHist: DelayHistogram;
-  stampKeyHist: DelayHistogram;
-  stampDeltaHist: DelayHistogram;
-  recoveryHist: DelayHistogram;
-  pliKeyframeHist: DelayHistogram;
-  audio?: DecodedAudio;
-  /** with simulcast: each layer's delay samples, lowest first (docs/definitions.md#layer-delay) */
-  layerDelayHists?: DelayHistogram[];
-};
+/** A ViewerRecord with every histogram it carries decoded (decode.ts; the list: figures/histograms.ts). */
+export type DecodedViewer = Omit<ViewerRecord, ViewerHistogramKey | "audio" | "layerDelayHists"> &
+  Record<ViewerHistogramKey, DelayHistogram> & {
+    audio?: DecodedAudio;
+    /** with simulcast: each layer's delay samples, lowest first (docs/definitions.md#layer-delay) */
+    layerDelayHists?: DelayHistogram[];
+  };
 
 export interface ViewerInput {
   record: DecodedViewer;

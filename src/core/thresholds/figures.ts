@@ -1,6 +1,8 @@
 // The report figures a threshold (or `compare --fail-on`, or a matrix cell) may name, each with
-// its unit, how it is read from a report, and whether a running run can see it live.
+// its unit, how it is read from a report, and whether a running run can see it live. Names, units
+// and lines come from the figure registry (core/figures/registry.ts); the readers are here.
 
+import { FIGURE_REGISTRY, type FigureDecl, statsOf, thresholdNames } from "../figures/registry.ts";
 import type { DelaySource, Report } from "../report/types.ts";
 import { type FigureUnit, type FigureValue, STATS, type Stat } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
@@ -53,96 +55,82 @@ export function receiveLag(r: Report, stat: "p50" | "p99" | "max"): FigureValue 
   return lag === undefined ? unavailable(NO_RECEIVE_LAG) : value(lag[stat]);
 }
 
+type Reader = (r: Report, stat: Stat) => FigureValue;
+
+/**
+ * The readers of the registry's figures (core/figures/registry.ts) that are not read from their
+ * report key alone, by name (`.<stat>` after a name that takes stats); the render and layer
+ * figures are read by their own files.
+ */
+const READERS: Readonly<Record<string, Reader>> = {
+  "oneWayDelay.<stat>": (r, stat) => delayBlock(r, "fingerprint", stat),
+  "oneWayDelay.fingerprint.<stat>": (r, stat) => delayBlock(r, "fingerprint", stat),
+  "oneWayDelay.stamp.<stat>": (r, stat) => delayBlock(r, "stamp", stat),
+  "packetTransit.<stat>": transit,
+  "keyframeInterval.<stat>": (r, stat) =>
+    ofSummary(r.aggregate.keyframeIntervalMeanS, stat, "viewer with two keyframes"),
+  "receiveLag.<stat>": (r, stat) => receiveLag(r, stat as "p50" | "p99" | "max"),
+  loss: (r) =>
+    r.aggregate.packetsReceived + r.aggregate.packetsLost === 0
+      ? unavailable("no packet was expected")
+      : value(r.aggregate.lossPercentTotal),
+};
+
+/** What a report holds at a declaration's key path (`aggregate.jitterMs`; no list on the way). */
+function at(r: Report, path: string): unknown {
+  let v: unknown = r;
+  for (const k of path.split("."))
+    v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/**
+ * The reader a declaration implies by itself: a summary over the joined viewers, or a number
+ * at its report key; undefined when its figure needs one of READERS.
+ */
+function derivedReader(d: FigureDecl): Reader | undefined {
+  if (d.report.includes("[]")) return undefined;
+  if (d.stats === "summary" && d.pool === "perViewer")
+    return (r, stat) => ofSummary(at(r, d.report) as Summary, stat, "joined viewer");
+  if (d.stats !== undefined) return undefined;
+  return (r) => {
+    const v = at(r, d.report);
+    return typeof v === "number" ? value(v) : unavailable(`the report has no ${d.report}`);
+  };
+}
+
+const SOURCES = { oneWayDelay: "fingerprint", "oneWayDelay.fingerprint": "fingerprint" } as const;
+
+/** What a running run can read of a figure once a second (abortOnFail thresholds), by name. */
+function liveOf(name: string, stat: Stat): LiveSource | undefined {
+  if (name === "failedViewers") return { kind: "failed" };
+  if (name === "failedViewers.percent") return { kind: "failedPercent" };
+  if (name === "oneWayDelay.stamp") return { kind: "samples", stream: "stamp", stat };
+  if (name === "packetTransit") return { kind: "samples", stream: "transit", stat };
+  const source = SOURCES[name as keyof typeof SOURCES];
+  return source === undefined ? undefined : { kind: "samples", stream: source, stat };
+}
+
+/** The registry's figures read here, each name once: the summaries stat by stat, then the rest. */
 function table(): Map<string, Figure> {
   const m = new Map<string, Figure>();
-  for (const stat of STATS) {
-    m.set(`oneWayDelay.${stat}`, {
-      unit: "ms",
-      about: `one-way delay ${stat}, headline (fingerprint) source`,
-      read: (r) => delayBlock(r, "fingerprint", stat),
-      live: { kind: "samples", stream: "fingerprint", stat },
-    });
-    for (const source of ["fingerprint", "stamp"] as const) {
-      m.set(`oneWayDelay.${source}.${stat}`, {
-        unit: "ms",
-        about: `one-way delay ${stat}, ${source} source`,
-        read: (r) => delayBlock(r, source, stat),
-        live: { kind: "samples", stream: source, stat },
-      });
-    }
-    m.set(`packetTransit.${stat}`, {
-      unit: "ms",
-      about: `packet transit ${stat}`,
-      read: (r) => transit(r, stat),
-      live: { kind: "samples", stream: "transit", stat },
-    });
-    m.set(`join.${stat}`, {
-      unit: "ms",
-      about: `join (POST to first keyframe) ${stat} over joined viewers`,
-      read: (r) => ofSummary(r.aggregate.joinFirstKeyframeMs, stat, "joined viewer"),
-    });
-    m.set(`join.firstRtp.${stat}`, {
-      unit: "ms",
-      about: `POST to first RTP packet ${stat}`,
-      read: (r) => ofSummary(r.aggregate.joinFirstRtpMs, stat, "joined viewer"),
-    });
-    m.set(`signalling.${stat}`, {
-      unit: "ms",
-      about: `WHEP signalling ${stat}`,
-      read: (r) => ofSummary(r.aggregate.signallingMs, stat, "joined viewer"),
-    });
-    m.set(`jitter.${stat}`, {
-      unit: "ms",
-      about: `RTP interarrival jitter ${stat} over viewers`,
-      read: (r) => ofSummary(r.aggregate.jitterMs, stat, "joined viewer"),
-    });
-    m.set(`loss.${stat}`, {
-      unit: "%",
-      about: `per-viewer packet loss ${stat}`,
-      read: (r) => ofSummary(r.aggregate.lossPercent, stat, "joined viewer"),
-    });
-    m.set(`keyframeInterval.${stat}`, {
-      unit: "s",
-      about: `mean keyframe interval ${stat} over viewers`,
-      read: (r) => ofSummary(r.aggregate.keyframeIntervalMeanS, stat, "viewer with two keyframes"),
-    });
-  }
-  for (const stat of ["p50", "p99", "max"] as const) {
-    m.set(`receiveLag.${stat}`, {
-      unit: "ms",
-      about: `the client's own receive lag ${stat} (client.receiveLagMs)`,
-      read: (r) => receiveLag(r, stat),
-    });
-  }
-  m.set("loss", {
-    unit: "%",
-    about: "packets lost of packets expected, all joined viewers",
-    read: (r) =>
-      r.aggregate.packetsReceived + r.aggregate.packetsLost === 0
-        ? unavailable("no packet was expected")
-        : value(r.aggregate.lossPercentTotal),
-  });
-  m.set("nacks", { unit: "", about: "NACKs sent", read: (r) => value(r.aggregate.nacksSent) });
-  m.set("stalls", { unit: "", about: "stalls", read: (r) => value(r.aggregate.stalls) });
-  m.set("failedViewers", {
-    unit: "",
-    about: "viewers that failed to join",
-    read: (r) => value(r.aggregate.failed),
-    live: { kind: "failed" },
-  });
-  m.set("failedViewers.percent", {
-    unit: "%",
-    about: "viewers that failed to join, % of those asked for",
-    read: (r) => value(r.aggregate.failedPercent),
-    live: { kind: "failedPercent" },
-  });
-  for (const [name, f] of renderFigures()) m.set(name, f);
-  for (const [name, f] of layerFigures()) m.set(name, f);
-  m.set("droppedAfterJoin", {
-    unit: "",
-    about: "viewers dropped after joining",
-    read: (r) => value(r.aggregate.droppedAfterJoin),
-  });
+  const own = [...renderFigures(), ...layerFigures()];
+  const ownNames = new Set(own.map(([name]) => name));
+  const add = (d: FigureDecl, stat: Stat): void => {
+    const pattern = d.stats === undefined ? d.name : `${d.name}.<stat>`;
+    const read = READERS[pattern] ?? derivedReader(d);
+    if (read === undefined || d.threshold === false || thresholdNames(d).some((n) => ownNames.has(n))) return;
+    const name = d.stats === undefined ? d.name : `${d.name}.${stat}`;
+    const live = liveOf(d.name, stat);
+    const about = (d.about ?? name).replace("<stat>", stat);
+    m.set(name, { unit: d.unit, about, read: (r) => read(r, stat), ...(live !== undefined ? { live } : {}) });
+  };
+  const summaries = FIGURE_REGISTRY.filter((d) => d.stats === "summary");
+  for (const stat of STATS) for (const d of summaries) add(d, stat);
+  for (const d of FIGURE_REGISTRY.filter((x) => x.stats === "p50p99max"))
+    for (const s of statsOf(d)) add(d, s as Stat);
+  for (const d of FIGURE_REGISTRY.filter((x) => x.stats === undefined)) add(d, "p50");
+  for (const [name, f] of own) m.set(name, f);
   return m;
 }
 

@@ -4,6 +4,7 @@
 // malformed message: the agent's connection is closed and counted, nothing is thrown.
 
 import { isViewerErrorKind } from "../../core/errors.ts";
+import { VIEWER_HISTOGRAM_KEYS } from "../../core/figures/histograms.ts";
 import { zeroCounts } from "../../core/figures.ts";
 import { RECEIVE_PATHS, STAMP_SOURCES } from "../../core/scenario/defaults.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
@@ -90,17 +91,7 @@ const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   link: (x) => like(x, LINK_TEMPLATE),
   audio: audioOk,
 };
-const HISTS = [
-  "delayHist",
-  "delayKeyHist",
-  "delayDeltaHist",
-  "transitHist",
-  "stampHist",
-  "stampKeyHist",
-  "stampDeltaHist",
-  "recoveryHist",
-  "pliKeyframeHist",
-] as const;
+const HISTS = VIEWER_HISTOGRAM_KEYS;
 
 const RECORD_TEMPLATE = (() => {
   const t = emptyRecord(0, true) as unknown as Record<string, unknown>;

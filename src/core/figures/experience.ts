@@ -1,0 +1,145 @@
+// The registry's figures of what the viewers would have seen and of simulcast
+// (docs/definitions.md#viewer-experience-thresholds, #layer-thresholds). Their threshold readers
+// stay in core/thresholds/render-figures.ts and layer-figures.ts; the registry test holds both lists equal.
+import type { FigureDecl, Shown } from "./types.ts";
+
+const NO_LIVE: Shown = { none: "an end-of-run figure of the render model; /metrics has no family for it" };
+const NO_HTML: Shown = { none: "the HTML report's render table leaves it to the Markdown" };
+
+/** A render figure: pooled in aggregate.render (docs/definitions.md#viewer-experience-pooled). */
+function render(d: Omit<FigureDecl, "report" | "anchor"> & { key: string }): FigureDecl {
+  const { key, ...rest } = d;
+  return { ...rest, report: `aggregate.render.${key}`, anchor: "viewer-experience-pooled" };
+}
+
+export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
+  render({
+    name: "freezes",
+    key: "freezes",
+    unit: "",
+    kind: "counter",
+    pool: "sum",
+    metric: "whipbench_freezes_total",
+    markdown: "freezes (",
+    html: "freezes",
+  }),
+  render({
+    name: "freezes.perViewerMinute",
+    key: "freezesPerViewerMinute",
+    unit: "",
+    kind: "ratio",
+    pool: "ofSums",
+    metric: NO_LIVE,
+    markdown: "per viewer-minute",
+    html: NO_HTML,
+  }),
+  render({
+    name: "frozenSeconds",
+    key: "frozenSeconds",
+    unit: "s",
+    kind: "counter",
+    pool: "sum",
+    metric: "whipbench_frozen_seconds_total",
+    markdown: "frozen of",
+    html: "frozen of",
+  }),
+  render({
+    name: "longestFreeze",
+    key: "longestFreezeMs",
+    unit: "ms",
+    kind: "level",
+    pool: "max",
+    metric: NO_LIVE,
+    markdown: "the longest",
+    html: "the longest",
+  }),
+  render({
+    name: "pauses",
+    key: "pauses",
+    unit: "",
+    kind: "counter",
+    pool: "sum",
+    metric: NO_LIVE,
+    markdown: "pauses (",
+    html: "pauses",
+  }),
+  render({
+    name: "framesNotDecodable",
+    key: "framesNotDecodable",
+    unit: "",
+    kind: "counter",
+    pool: "sum",
+    metric: NO_LIVE,
+    markdown: "not decodable",
+    html: "not decodable",
+  }),
+  render({
+    name: "freezeShare",
+    key: "frozenPercent",
+    stats: "summary",
+    unit: "%",
+    kind: "ratio",
+    pool: "perViewer",
+    metric: NO_LIVE,
+    markdown: "frozen share per viewer",
+    html: "frozen share max",
+  }),
+  render({
+    name: "endGap",
+    key: "endGapMs",
+    stats: "summary",
+    unit: "ms",
+    kind: "histogram",
+    pool: "perViewer",
+    metric: NO_LIVE,
+    markdown: "end gap per viewer",
+    html: "end gap (last frame shown → end)",
+  }),
+  render({
+    name: "recovery",
+    key: "recoveryMs",
+    stats: "summary",
+    unit: "ms",
+    kind: "histogram",
+    pool: "merge",
+    metric: NO_LIVE,
+    markdown: "recovery (broken chain → next frame shown)",
+    html: "recovery (broken chain → next frame shown)",
+  }),
+  render({
+    name: "pliKeyframe",
+    key: "pliKeyframeMs",
+    stats: "summary",
+    unit: "ms",
+    kind: "histogram",
+    pool: "merge",
+    metric: NO_LIVE,
+    markdown: "PLI → keyframe shown",
+    html: "answered by a shown keyframe",
+  }),
+  {
+    name: "layerDelay",
+    rids: true,
+    stats: "summary",
+    unit: "ms",
+    kind: "histogram",
+    pool: "merge",
+    report: "aggregate.layerDelay[].delayMs",
+    metric: "whipbench_layer_one_way_delay_seconds",
+    markdown: "Delay per layer",
+    html: "Delay per layer",
+    anchor: "layer-delay",
+  },
+  {
+    name: "layerSwitch",
+    stats: "summary",
+    unit: "ms",
+    kind: "histogram",
+    pool: "merge",
+    report: "aggregate.layerSwitches.switchMs",
+    metric: "whipbench_layer_switch_seconds",
+    markdown: "ask → new layer's first keyframe",
+    html: "ask → new layer's first keyframe",
+    anchor: "layer-switches",
+  },
+];
