@@ -129,7 +129,8 @@ console.log(
     `${ROUNDS} rounds alternating; relay in a child process, not counted`,
 );
 console.log(
-  "| configuration | packets/s | kbit/s | CPU ms per s, median (each round) | of which system | µs per packet above idle |",
+  "| configuration | packets/s | kbit/s | CPU ms per s, median (each round) | of which system | " +
+    "µs per packet above idle |",
 );
 console.log("|---|---:|---:|---|---:|---:|");
 const idle = median((samples[0] ?? []).map((x) => x.cpuMsPerS));
@@ -144,11 +145,13 @@ for (const [i, config] of CONFIGS.entries()) {
   const each = xs.map((x) => x.cpuMsPerS.toFixed(1)).join(", ");
   const perPacket = pps > 0 ? (((cpu - idle) * 1000) / pps).toFixed(1) : "— (no packets)";
   console.log(
-    `| ${config.name} | ${pps.toFixed(1)} | ${kbit.toFixed(0)} | ${cpu.toFixed(1)} (${each}) | ${sys.toFixed(1)} | ${perPacket} |`,
+    `| ${config.name} | ${pps.toFixed(1)} | ${kbit.toFixed(0)} | ${cpu.toFixed(1)} (${each}) | ` +
+      `${sys.toFixed(1)} | ${perPacket} |`,
   );
 }
 const [, plain, one, three] = above as [number, number, number, number];
 console.log(
-  `above the idle floor: 3 layers against 1 (h) ${(three / one).toFixed(2)}×, ${((three - one) / 2).toFixed(1)} ms ` +
-    `per s per added layer; 1 simulcast layer against the plain clip ${(one / plain).toFixed(2)}×`,
+  `above the idle floor: 3 layers against 1 (h) ${(three / one).toFixed(2)}×, ` +
+    `${((three - one) / 2).toFixed(1)} ms per s per added layer; ` +
+    `1 simulcast layer against the plain clip ${(one / plain).toFixed(2)}×`,
 );

@@ -41,7 +41,7 @@ export function forgetEndpoint(id) {
   simulcast.delete(id);
 }
 
-/** Express routes; `before` must be registered ahead of the library's router, `after` anywhere. */
+/** The two routes; call before `whep.start()`, so that the WHEP POST route runs ahead of the library's. */
 export function layerRoutes(app, whep) {
   let lister = null;
   const participants = async (room) => {
