@@ -90,15 +90,20 @@ post_json "$WHIP_BASE/create" \
   '{"id":"vp8","room":1234,"label":"whipbench-vp8","secret":"adminpwd","recipient":{"host":"127.0.0.1","videoPort":15004,"videoRtcpPort":15005}}'
 post_json "$WHIP_BASE/create" \
   '{"id":"h264","room":1234,"label":"whipbench-h264","secret":"adminpwd","recipient":{"host":"127.0.0.1","videoPort":15006,"videoRtcpPort":15007}}'
+# WHIP vp8-sim: a simulcast publisher into room 1235, not forwarded (its viewers subscribe in the room)
+post_json "$WHIP_BASE/create" '{"id":"vp8-sim","room":1235,"label":"whipbench-vp8-sim","secret":"adminpwd"}'
 # WHEP: Streaming mountpoints
 post_json "$WHEP_BASE/create" '{"id":"vp8","mountpoint":1}'
 post_json "$WHEP_BASE/create" '{"id":"h264","mountpoint":2}'
 post_json "$WHEP_BASE/create" '{"id":"ext-vp8","mountpoint":3}'
 post_json "$WHEP_BASE/create" '{"id":"ext-h264","mountpoint":4}'
+# WHEP vp8-sim: VideoRoom subscribers of room 1235's publisher, one substream each (layer extension)
+post_json "$WHEP_BASE/create" '{"id":"vp8-sim","plugin":"videoroom","room":1235,"layers":["l","m","h"]}'
 
 cat <<MSG
 janus stack up (logs and PIDs in $RUN_DIR):
   WHIP  $WHIP_BASE/endpoint/vp8      $WHIP_BASE/endpoint/h264
   WHEP  $WHEP_BASE/endpoint/vp8      $WHEP_BASE/endpoint/h264
         $WHEP_BASE/endpoint/ext-vp8  $WHEP_BASE/endpoint/ext-h264   (gst-publish.sh vp8|h264)
+  simulcast (VP8, layers l,m,h): WHIP $WHIP_BASE/endpoint/vp8-sim  WHEP $WHEP_BASE/endpoint/vp8-sim
 MSG

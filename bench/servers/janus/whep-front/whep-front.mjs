@@ -7,6 +7,8 @@
 //         DELETE /whep/resource/<uuid> -> 200
 //   admin POST   /whep/create          {"id":"vp8","mountpoint":1}
 //                                      or {"id":"x","plugin":"videoroom","room":1234,"feed":N}
+//                                      or {"id":"vp8-sim","plugin":"videoroom","room":1235,
+//                                          "layers":["l","m","h"]} (simulcast: layers.mjs)
 //         GET    /whep/endpoints       [{"id","subscribers"}]
 //         DELETE /whep/endpoint/<id>
 //
@@ -21,6 +23,7 @@
 import http from "node:http";
 import express from "express";
 import { JanusWhepServer } from "janus-whep-server";
+import { forgetEndpoint, layerRoutes, simulcastEndpoint } from "./layers.mjs";
 
 const janusAddress = process.env.JANUS_WS ?? "ws://127.0.0.1:18188";
 const port = Number(process.env.WHEP_PORT ?? "7090");
@@ -37,6 +40,8 @@ if (process.env.WHEP_CLIENT_OFFERS !== "1") {
   // read by the library for every new subscriber: false = server-sent offer (406 + PATCH)
   Object.defineProperty(whep, "multistream", { get: () => false, set: () => {}, configurable: true });
 }
+// simulcast endpoints (layers.mjs): their WHEP POST route must come before the library's router
+layerRoutes(app, whep);
 await whep.start();
 
 app.post("/whep/create", express.json(), (req, res) => {
@@ -49,15 +54,22 @@ app.post("/whep/create", express.json(), (req, res) => {
     res.status(409).send("Endpoint already exists");
     return;
   }
+  const sim = simulcastEndpoint(b);
+  if (typeof sim === "string") {
+    res.status(400).send(sim);
+    return;
+  }
   try {
-    whep.createEndpoint({
-      id: b.id,
-      plugin: b.plugin,
-      mountpoint: b.mountpoint,
-      room: b.room,
-      feed: b.feed,
-      label: b.label,
-    });
+    whep.createEndpoint(
+      sim ?? {
+        id: b.id,
+        plugin: b.plugin,
+        mountpoint: b.mountpoint,
+        room: b.room,
+        feed: b.feed,
+        label: b.label,
+      },
+    );
     res.sendStatus(200);
   } catch (err) {
     res.status(400).send(String(err?.message ?? err));
@@ -71,6 +83,7 @@ app.get("/whep/endpoints", (_req, res) => {
 app.delete("/whep/endpoint/:id", async (req, res) => {
   try {
     await whep.destroyEndpoint({ id: req.params.id });
+    forgetEndpoint(req.params.id);
     res.sendStatus(200);
   } catch {
     res.status(404).send("Invalid endpoint ID");

@@ -1,0 +1,128 @@
+// Janus with simulcast: whipbench publishes three VP8 layers (l, m, h) over WHIP into the recipe's
+// VideoRoom room 1235; each viewer is a VideoRoom subscriber behind the recipe's WHEP front
+// (bench/servers/janus/whep-front/layers.mjs), gets one substream, and chooses it through the WHEP
+// layer extension, which the front turns into VideoRoom `configure` with `substream`. The viewers
+// ask for l at once and for h 5 s after their WHEP POST; the report names each frame's layer from
+// its fingerprint and times the switch from the ask to the first complete keyframe of h
+// (docs/definitions.md#layer-switches). The stack runs in a network namespace of the test's own
+// (test/janus/netns-janus.ts), so it never meets one on the host's 127.0.0.1. Skipped without root
+// or the stack, unless WHIPBENCH_JANUS_REQUIRED=1 (CI) makes that a failure.
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Report } from "../../src/core/report/types.ts";
+import { stackMissing, startNetnsJanus } from "./netns-janus.ts";
+
+const REQUIRED = process.env["WHIPBENCH_JANUS_REQUIRED"] === "1";
+const SCENARIO = fileURLToPath(
+  new URL("../../bench/servers/janus/scenarios/janus-vp8-simulcast.json", import.meta.url),
+);
+const VIEWERS = 4;
+const SWITCH_AT_MS = 5000;
+
+const missing = process.getuid?.() !== 0 ? "not root (ip netns)" : stackMissing();
+const skip = missing && !REQUIRED ? `cannot run here: ${missing}` : false;
+
+/** The `rid-simulcast` block of the room's publisher (Admin API `handle_info`), or null. */
+function publisherRids(stack: ReturnType<typeof startNetnsJanus>): Record<string, unknown> | null {
+  for (const s of (stack.admin({ janus: "list_sessions" }).sessions as number[] | undefined) ?? []) {
+    for (const h of (stack.admin({ janus: "list_handles" }, `/${s}`).handles as number[] | undefined) ?? []) {
+      const info = stack.admin({ janus: "handle_info" }, `/${s}/${h}`).info as
+        | {
+            plugin_specific?: { type?: string };
+            webrtc?: { media?: Record<string, Record<string, unknown>> };
+          }
+        | undefined;
+      if (info?.plugin_specific?.type !== "publisher") continue;
+      for (const m of Object.values(info.webrtc?.media ?? {}))
+        if (m["rid-simulcast"]) return m["rid-simulcast"] as Record<string, unknown>;
+    }
+  }
+  return null;
+}
+
+test("Janus VideoRoom: simulcast publisher, one substream per viewer, switched l -> h", {
+  skip,
+  timeout: 150_000,
+}, async (t) => {
+  assert.equal(missing, null, `required here but ${missing}`);
+  const out = mkdtempSync(join(tmpdir(), "whipbench-janus-simulcast-"));
+  // the namespace's Janus gathers its veth address, not a loopback one: no loopbackOnly
+  const scenario = { ...JSON.parse(readFileSync(SCENARIO, "utf8")), loopbackOnly: false };
+  const file = join(out, "scenario.json");
+  writeFileSync(file, JSON.stringify(scenario));
+  const stack = startNetnsJanus();
+  try {
+    const run = stack.whipbench(stack.server, ["run", file, "--out", out, "--no-html"]);
+    await new Promise((r) => setTimeout(r, 6000));
+    const rids = publisherRids(stack);
+    const code = await new Promise<number | null>((r) => run.once("close", (c) => r(c)));
+    assert.equal(code, 0, `whipbench run exited ${code}\n${run.text()}`);
+    // Janus took the three rids and numbers them as if listed highest first (no rid_order in the
+    // JSEP simple-whip-server sends): why the front maps l to substream 2 (layers.mjs)
+    assert.deepEqual(rids?.["rid"], ["l", "m", "h"], JSON.stringify(rids));
+    assert.equal(rids?.["rid-order"], "hml");
+    const name = readdirSync(out).find((f) => f.startsWith("whipbench-") && f.endsWith(".json"));
+    assert.ok(name, "a report");
+    const report = JSON.parse(readFileSync(join(out, name), "utf8")) as Report;
+    const a = report.aggregate;
+    assert.equal(a.joined, VIEWERS, a.verdict);
+    assert.ok(report.publisher && report.publisher.framesSent > 0, "the publisher sent frames");
+    const viewers = report.viewers ?? [];
+    assert.equal(viewers.length, VIEWERS);
+    const lines: string[] = [];
+    for (const v of viewers) {
+      const at = `viewer ${v.id}`;
+      const choice = v.layerChoice;
+      assert.ok(choice, `${at} has a layer choice`);
+      assert.equal(choice.available, true, `${at}: ${choice.reason}`);
+      assert.deepEqual(
+        choice.asks.map((k) => [k.rid, k.status]),
+        [
+          ["l", 200],
+          ["h", 200],
+        ],
+        `${at} asks`,
+      );
+      const layer = new Map((v.layers ?? []).map((l) => [l.rid, l]));
+      // every complete frame's fingerprint names a layer of the clip: Janus forwards the layers' payloads
+      assert.equal(v.oneWayDelay[0]?.unmatchedFrames, 0, `${at} unmatched frames`);
+      assert.ok((layer.get("l")?.timeMs ?? 0) > 1000, `${at} time on l ${layer.get("l")?.timeMs}`);
+      assert.ok((layer.get("h")?.timeMs ?? 0) > 3000, `${at} time on h ${layer.get("h")?.timeMs}`);
+      assert.ok((layer.get("h")?.samples ?? 0) > 0 && layer.get("h")?.delayMs, `${at} delay samples on h`);
+      // the viewer starts on l and ends on h; on the way down in Janus's numbering (2 -> 0) Janus may
+      // step through m for the frames before h's keyframe, a switch it made unasked
+      const switches = choice.switches;
+      assert.equal(switches[0]?.from, "l", `${at} first stay ${JSON.stringify(switches)}`);
+      const toH = switches.at(-1);
+      assert.equal(toH?.to, "h", `${at} last switch ${JSON.stringify(switches)}`);
+      assert.ok((layer.get("m")?.timeMs ?? 0) < 1000, `${at} time on m ${layer.get("m")?.timeMs}`);
+      for (const s of switches.slice(0, -1)) assert.equal(s.askedMs, null, `${at} ${JSON.stringify(s)}`);
+      assert.ok(toH?.askedMs !== null && toH !== undefined && toH.askedMs >= SWITCH_AT_MS, `${at} asked`);
+      // the ask reached h at its next keyframe: within the publisher's 1 s GOP (sooner when Janus's
+      // PLI cut it short), plus the slack of a loaded machine
+      assert.ok(
+        toH.switchMs !== null && toH.switchMs > 0 && toH.switchMs < 2000,
+        `${at} switch ${toH.switchMs}`,
+      );
+      lines.push(
+        `${v.id}: ${switches.map((s) => `${s.from}->${s.to} ${s.switchMs?.toFixed(0) ?? "-"}`).join(", ")}`,
+      );
+    }
+    const pooled = a.layerSwitches;
+    assert.ok(pooled, "aggregate.layerSwitches");
+    assert.equal(pooled.withExtension, VIEWERS);
+    assert.equal(pooled.reached, VIEWERS);
+    assert.ok(pooled.switchMs && pooled.switchMs.n === VIEWERS, JSON.stringify(pooled));
+    t.diagnostic(
+      `switch ask -> first h keyframe p50 ${pooled.switchMs.p50.toFixed(0)} ms, max ` +
+        `${pooled.switchMs.max.toFixed(0)} ms; ${lines.join("; ")}`,
+    );
+  } finally {
+    await stack.close();
+    rmSync(out, { recursive: true, force: true });
+  }
+});
