@@ -13,10 +13,12 @@ import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
 import { RENDER_COUNT_KEYS } from "./counts.ts";
+import { finderFor } from "./finder-choice.ts";
+import { FrameStash } from "./frame-stash.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 import { PaddingSeqs } from "./padding-seqs.ts";
 import { Playout, type PlayoutDelay } from "./playout.ts";
-import { finderFor, PictureIds, Vp8RefFinder, vp8Layers } from "./vp8-ref-finder.ts";
+import { PictureIds, Vp8RefFinder, vp8Layers } from "./vp8-ref-finder.ts";
 
 /** The render counters of a viewer that showed nothing. */
 export function emptyRender(): RenderCounters {
@@ -37,9 +39,6 @@ export interface RenderFrame {
   timestamp: number;
 }
 
-/** Stash slots (a power of two): frames waiting for their reference, by the id they continue. */
-const STASH = 1024;
-const MASK = STASH - 1;
 /** PLIs awaiting a keyframe, at most (older ones are answered by the same keyframe anyway). */
 const PLI_SLOTS = 32;
 
@@ -60,14 +59,8 @@ export class RenderModel {
   private lastId = -1;
   /** the RTP timestamp of the last decodable frame */
   private lastTs = 0;
-  // stash: frame waiting at slot (start & MASK): start (frame-id: its id; seq-num: its lo), −1 empty;
-  // its end, RTP timestamp, completion (ns) and bytes (negative: delayed by a retransmission)
-  private readonly stashStart = new Float64Array(STASH).fill(-1);
-  private readonly stashEnd = new Float64Array(STASH);
-  private readonly stashTs = new Float64Array(STASH);
-  private readonly stashRecv = new Float64Array(STASH);
-  private readonly stashBytes = new Float64Array(STASH);
-  private stashed = 0;
+  /** frame-id and seq-num: frames waiting for their reference */
+  private readonly stashed = new FrameStash();
   private readonly pads = new PaddingSeqs();
   private readonly pids = new PictureIds();
   /** VP8 with temporal layers: libwebrtc's VP8 finder (made for such a stream), the instant it is given */
@@ -134,13 +127,13 @@ export class RenderModel {
         this.late++;
         return;
       }
-      this.dropStashedBefore(Number.POSITIVE_INFINITY);
+      this.notDecodable += this.stashed.clear();
       this.lastId = -1;
     }
     this.playout.completed(at, f.timestamp, retransmitted);
     const b = retransmitted ? -bytes - 1 : bytes;
     if (f.keyframe) {
-      if (this.stashed > 0) this.dropStashedBefore(start);
+      if (this.stashed.count > 0) this.notDecodable += this.stashed.dropBefore(start);
       this.decodable(end, at, true, f.timestamp, at, b);
     } else if (this.lastId >= 0 && start === this.lastId + 1) {
       this.decodable(end, at, false, f.timestamp, at, b);
@@ -148,7 +141,7 @@ export class RenderModel {
       this.stash(start, end, at, f.timestamp, b);
       return;
     }
-    if (this.stashed > 0) this.cascade(at);
+    if (this.stashed.count > 0) this.cascade(at);
     this.playout.release(at);
   }
 
@@ -163,7 +156,7 @@ export class RenderModel {
     const id = this.pads.extend(this.lastId, ns);
     if (id === this.lastId) return;
     this.lastId = id;
-    if (this.stashed > 0) this.cascade(ns);
+    if (this.stashed.count > 0) this.cascade(ns);
     this.playout.release(ns);
   }
 
@@ -175,9 +168,7 @@ export class RenderModel {
   /** The viewer ended at `endNs`: frames still waiting were never shown. */
   finish(endNs: number): RenderCounters {
     this.playout.advance(endNs);
-    this.notDecodable += this.stashed + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
-    this.stashed = 0;
-    this.stashStart.fill(-1);
+    this.notDecodable += this.stashed.clear() + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
     const c = this.clock;
     const shown = c.frames > 0;
     return {
@@ -229,13 +220,9 @@ export class RenderModel {
 
   /** Shows every stashed frame that now continues the chain, at the instant that unlocked it. */
   private cascade(at: number): void {
-    for (;;) {
-      const slot = (this.lastId + 1) & MASK;
-      if (this.stashStart[slot] !== this.lastId + 1) return;
-      this.stashStart[slot] = -1;
-      this.stashed--;
-      const ts = this.stashTs[slot]!;
-      this.decodable(this.stashEnd[slot]!, at, false, ts, this.stashRecv[slot]!, this.stashBytes[slot]!);
+    const s = this.stashed;
+    for (let slot = s.take(this.lastId + 1); slot >= 0; slot = s.take(this.lastId + 1)) {
+      this.decodable(s.end[slot]!, at, false, s.ts[slot]!, s.recv[slot]!, s.bytes[slot]!);
     }
   }
 
@@ -272,28 +259,7 @@ export class RenderModel {
 
   private stash(start: number, end: number, at: number, ts: number, b: number): void {
     this.breakAt(at);
-    const slot = start & MASK;
-    const held = this.stashStart[slot]!;
-    if (held === start) return;
-    if (held >= 0)
-      this.notDecodable++; // a frame STASH ids away: the older one is given up
-    else this.stashed++;
-    this.stashStart[slot] = start;
-    this.stashEnd[slot] = end;
-    this.stashTs[slot] = ts;
-    this.stashRecv[slot] = at;
-    this.stashBytes[slot] = b;
-  }
-
-  /** A keyframe starting at `start` is shown: stashed frames before it never will be. */
-  private dropStashedBefore(start: number): void {
-    const s = this.stashStart;
-    for (let i = 0; i < STASH && this.stashed > 0; i++) {
-      if (s[i]! >= 0 && s[i]! < start) {
-        s[i] = -1;
-        this.stashed--;
-        this.notDecodable++;
-      }
-    }
+    // a frame the stash's size away is given up for it
+    this.notDecodable += this.stashed.put(start, end, ts, at, b);
   }
 }
