@@ -1,8 +1,9 @@
 // What one viewer would have seen (docs/definitions.md#viewer-experience): for every frame the
-// reassembler completes, whether a libwebrtc receiver would show it, and when. Its reference finder
-// (docs/definitions.md#decodable-frames): VP8 with temporal layers, libwebrtc's VP8 finder
-// (vp8-ref-finder.ts); VP8 with a PictureID references PictureID − 1 (frame-id); H.264 and VP8
-// without one continue the last packet of the last frame passed on (seq-num). A
+// reassembler completes, whether a libwebrtc receiver would show it, and when. Its reference finder,
+// chosen per frame (finder-choice.ts, docs/definitions.md#decodable-frames): VP8 with temporal
+// layers, libwebrtc's VP8 finder (vp8-ref-finder.ts); VP8 with a PictureID references PictureID − 1
+// (frame-id); H.264 and VP8 without one continue the last packet of the last frame passed on
+// (seq-num); a frame that needs another finder than the last starts a new one. A
 // keyframe opens a new chain; a delta frame whose reference was not decodable waits in a stash until
 // it is, and is dropped (not decodable) when a later keyframe is decodable. A frame at or before the
 // last decodable one is late. A decodable frame goes to the playout stage (playout.ts,
@@ -13,7 +14,7 @@ import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
 import { RENDER_COUNT_KEYS } from "./counts.ts";
-import { finderFor } from "./finder-choice.ts";
+import { type FinderKind, finderFor } from "./finder-choice.ts";
 import { FrameStash } from "./frame-stash.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 import { PaddingSeqs } from "./padding-seqs.ts";
@@ -48,7 +49,9 @@ export class RenderModel {
   readonly recoveryHist = new DelayHistogram();
   readonly pliKeyframeHist = new DelayHistogram();
   private readonly codec: "vp8" | "h264";
-  private finder: RenderCounters["finder"] = "";
+  /** the finder of the first frame (the one reported) and of the last */
+  private firstFinder: RenderCounters["finder"] = "";
+  private finder: FinderKind | "" = "";
   private shown = 0;
   private notDecodable = 0;
   private late = 0;
@@ -99,20 +102,16 @@ export class RenderModel {
    * out), `retransmitted` whether a retransmission delayed it (then it stays out of the timing).
    */
   frame(f: RenderFrame, bytes = 0, retransmitted = false): void {
-    if (this.finder === "") this.finder = finderFor(this.codec, f.head);
-    if (this.finder === "vp8") {
+    const kind = finderFor(this.codec, f.head);
+    if (kind !== this.finder) this.switchTo(kind);
+    if (kind === "vp8") {
       this.vp8Frame(f, retransmitted ? -bytes - 1 : bytes, retransmitted);
       return;
     }
     let start: number;
     let end: number;
-    if (this.finder === "frame-id") {
-      const pid = vp8PictureId(f.head);
-      if (pid < 0) {
-        this.notDecodable++;
-        return;
-      }
-      start = this.pids.unwrap(pid);
+    if (kind === "frame-id") {
+      start = this.pids.unwrap(vp8PictureId(f.head));
       end = start;
     } else {
       start = f.lo;
@@ -150,7 +149,8 @@ export class RenderModel {
    * seq-num finder it continues the chain (frames waiting behind it may become decodable).
    */
   padding(seq: number, ns: number): void {
-    if (this.finder === "frame-id") return;
+    // libwebrtc passes padding to its seq-num finder only (none before the first frame either: kept)
+    if (this.finder !== "" && this.finder !== "seq-num") return;
     this.pads.add(seq, ns);
     if (this.lastId < 0 || this.finder !== "seq-num") return;
     const id = this.pads.extend(this.lastId, ns);
@@ -172,7 +172,7 @@ export class RenderModel {
     const c = this.clock;
     const shown = c.frames > 0;
     return {
-      finder: this.finder,
+      finder: this.firstFinder,
       framesShown: this.shown,
       framesNotDecodable: this.notDecodable,
       framesLate: this.late + this.playout.skipped,
@@ -238,17 +238,31 @@ export class RenderModel {
   private vp8Frame(f: RenderFrame, b: number, retransmitted: boolean): void {
     const pid = vp8PictureId(f.head);
     const layers = vp8Layers(f.head);
-    if (pid < 0 || layers < 0) {
-      // libwebrtc would switch finders for it: not modelled, not shown
-      this.notDecodable++;
-      return;
-    }
     const at = f.completedNs;
     this.nowNs = at;
     this.playout.completed(at, f.timestamp, retransmitted);
     this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
     if (this.vp8.frame(this.pids.unwrap(pid), layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
     this.playout.release(at);
+  }
+
+  /**
+   * The frame needs another finder than the last: libwebrtc makes a new one
+   * (rtp_frame_reference_finder.cc), so what the old one held is gone — the frames waiting for their
+   * reference are given up (not decodable), and so is the padding kept. The frame buffer stays: ids
+   * of the two PictureID finders continue each other, but sequence numbers and PictureIDs do not,
+   * so a switch between them restarts the chain at the next keyframe.
+   */
+  private switchTo(kind: FinderKind): void {
+    if (this.finder === "") this.firstFinder = kind;
+    else {
+      this.notDecodable += this.stashed.clear();
+      if (this.vp8 !== null) this.notDecodable += this.vp8.waiting + this.vp8.dropped;
+      this.vp8 = null;
+      this.pads.clear();
+      if (kind === "seq-num" || this.finder === "seq-num") this.lastId = -1;
+    }
+    this.finder = kind;
   }
 
   /** The VP8 finder handed a frame on: decodable now, unless a later one was (late). */
