@@ -14,7 +14,7 @@ import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
 import { RENDER_COUNT_KEYS } from "./counts.ts";
-import { type FinderKind, finderFor } from "./finder-choice.ts";
+import { type FinderKind, finderOf } from "./finder-choice.ts";
 import { FrameStash } from "./frame-stash.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 import { PaddingSeqs } from "./padding-seqs.ts";
@@ -102,16 +102,19 @@ export class RenderModel {
    * out), `retransmitted` whether a retransmission delayed it (then it stays out of the timing).
    */
   frame(f: RenderFrame, bytes = 0, retransmitted = false): void {
-    const kind = finderFor(this.codec, f.head);
+    // the descriptor is read once a frame: its PictureID and layer fields choose the finder
+    const pid = this.codec === "vp8" ? vp8PictureId(f.head) : -1;
+    const layers = pid >= 0 ? vp8Layers(f.head) : -1;
+    const kind = finderOf(pid, layers);
     if (kind !== this.finder) this.switchTo(kind);
     if (kind === "vp8") {
-      this.vp8Frame(f, retransmitted ? -bytes - 1 : bytes, retransmitted);
+      this.vp8Frame(f, this.pids.unwrap(pid), layers, retransmitted ? -bytes - 1 : bytes, retransmitted);
       return;
     }
     let start: number;
     let end: number;
     if (kind === "frame-id") {
-      start = this.pids.unwrap(vp8PictureId(f.head));
+      start = this.pids.unwrap(pid);
       end = start;
     } else {
       start = f.lo;
@@ -234,15 +237,13 @@ export class RenderModel {
     }
   }
 
-  /** A frame to the VP8 finder (`b`: bytes, negative when a retransmission delayed it). */
-  private vp8Frame(f: RenderFrame, b: number, retransmitted: boolean): void {
-    const pid = vp8PictureId(f.head);
-    const layers = vp8Layers(f.head);
+  /** A frame to the VP8 finder: `id` its unwrapped PictureID; `b` bytes, negative when retransmitted. */
+  private vp8Frame(f: RenderFrame, id: number, layers: number, b: number, retransmitted: boolean): void {
     const at = f.completedNs;
     this.nowNs = at;
     this.playout.completed(at, f.timestamp, retransmitted);
     this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
-    if (this.vp8.frame(this.pids.unwrap(pid), layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
+    if (this.vp8.frame(id, layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
     this.playout.release(at);
   }
 
