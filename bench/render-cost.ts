@@ -5,7 +5,9 @@
 // beforehand so that reassembly is not in it. Variants, interleaved round by round in the same
 // process so that a noisy machine moves them together: the harness alone (the same walk over the
 // packets and frames, summing their fields) and the model (packets and frames through ViewerRender,
-// as the viewer pipeline drives it), and with --baseline <another
+// as the viewer pipeline drives it); then each viewer's own reassembler (pooled frames, as in
+// src/core/delay/viewer-pipeline.ts) alone and with the model fed its frames as they complete; and
+// with --baseline <another
 // checkout> the same through that checkout's ViewerRender (a model before and after a change, in one
 // process). Figures: CPU ns per packet.
 import { resolve } from "node:path";
@@ -46,8 +48,42 @@ function record(codec: Codec, count: number): Recorded {
   return { codec, packets, frames, first };
 }
 
-type Variant = "loop" | "model" | "baseline";
+type Variant = "loop" | "model" | "baseline" | "reasm" | "reasm+model";
 type Render = typeof ViewerRender;
+
+/** CPU ns per packet for one pass of a variant that reassembles: "reasm" or "reasm+model". */
+function livePass(r: Recorded, model: boolean, viewers: number): number {
+  const at = r.packets[0]!.arrivalNs - 50e6;
+  const vs = Array.from({ length: viewers }, () => new ViewerRender(r.codec, "browser", null, at));
+  const rs = Array.from({ length: viewers }, () => reassemblerFor(r.codec));
+  // as a viewer without a fingerprint source runs it: pooled frames, no payload joined
+  for (const x of rs) {
+    x.results.reuse = true;
+    x.depacketise = false;
+  }
+  let sink = 0;
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < r.packets.length; i++) {
+    const p = r.packets[i]!;
+    sink += p.payload[0]!;
+    for (let k = 0; k < viewers; k++) {
+      const v = vs[k]!;
+      if (model) v.packet(p.arrivalNs, p.payload, i > 0, p.seq, p.ts, p.marker);
+      const n = rs[k]!.push(p.seq, p.ts, p.marker, p.payload, p.arrivalNs);
+      for (let j = 0; j < n; j++) {
+        const f = rs[k]!.results.frame(j);
+        if (model) v.frame(f);
+        else sink += f.lo;
+      }
+    }
+  }
+  const used = process.cpuUsage(t0);
+  const shown = vs[0]!.finish(r.packets[r.packets.length - 1]!.arrivalNs + 100e6).render.framesShown;
+  if (model && shown < r.frames.length - 2)
+    throw new Error(`reasm+model: ${shown} of ${r.frames.length} shown`);
+  if (!(sink > 0)) throw new Error("nothing summed");
+  return ((used.user + used.system) * 1000) / (r.packets.length * viewers);
+}
 
 /** CPU ns per packet for one pass of `variant`. */
 function pass(r: Recorded, variant: Variant, base: Render | null, viewers: number): number {
@@ -98,12 +134,15 @@ export async function renderCost(
     baseline === ""
       ? null
       : (await import(resolve(baseline, "src/core/render/viewer-render.ts"))).ViewerRender;
-  const variants: Variant[] = base === null ? ["loop", "model"] : ["loop", "model", "baseline"];
+  const variants: Variant[] = ["loop", "model", "reasm", "reasm+model"];
+  if (base !== null) variants.push("baseline");
   const ns = new Map<string, number[]>();
   for (let round = -1; round < rounds; round++) {
     for (const r of recs) {
       for (const v of variants) {
-        const x = pass(r, v, base, viewers);
+        const x = v.startsWith("reasm")
+          ? livePass(r, v === "reasm+model", viewers)
+          : pass(r, v, base, viewers);
         if (round >= 0) ns.set(`${r.codec}/${v}`, [...(ns.get(`${r.codec}/${v}`) ?? []), x]);
       }
     }
@@ -118,7 +157,9 @@ export async function renderCost(
     const perFrame = (r.packets.length / r.frames.length).toFixed(2);
     console.log(
       `${r.codec}: loop ${m("loop").toFixed(0)}, model ${m("model").toFixed(0)}; model minus loop ` +
-        `${(m("model") - m("loop")).toFixed(0)} ns per packet, ${perFrame} packets per frame`,
+        `${(m("model") - m("loop")).toFixed(0)} ns per packet, ${perFrame} packets per frame; with ` +
+        `its own reassembler's frames: reasm ${m("reasm").toFixed(0)}, reasm+model ` +
+        `${m("reasm+model").toFixed(0)}, the model ${(m("reasm+model") - m("reasm")).toFixed(0)} ns per packet`,
     );
     if (base !== null) {
       console.log(
