@@ -152,7 +152,9 @@ export class RenderModel {
    * seq-num finder it continues the chain (frames waiting behind it may become decodable).
    */
   padding(seq: number, ns: number): void {
-    // libwebrtc passes padding to its seq-num finder only (none before the first frame either: kept)
+    // libwebrtc passes padding to its seq-num finder only; before the first frame it has no finder
+    // and drops it, where the model keeps it (unchanged: such a packet continues the first frame's
+    // chain only if it overtook that frame's last packet)
     if (this.finder !== "" && this.finder !== "seq-num") return;
     this.pads.add(seq, ns);
     if (this.lastId < 0 || this.finder !== "seq-num") return;
