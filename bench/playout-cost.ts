@@ -5,14 +5,26 @@
 // them together: the same loop with nothing called (the harness), and the jitter estimate alone.
 // The playout runs once per decodable frame, not per packet: divide by the packets per frame
 // (bench:hotpath prints them, 2.3 for the VP8 clip) for its share of the per-packet figure.
-//   node bench/playout-cost.ts [--frames 300000] [--rounds 7]
+// Then the whole render model per packet (bench/render-cost.ts): each viewer's ViewerRender over a
+// recorded packet sequence of each embedded clip, its frames reassembled beforehand.
+//   node bench/playout-cost.ts [--frames 300000] [--packets 100000] [--viewers 8] [--rounds 7]
+//   [--baseline DIR]
 import { parseArgs } from "node:util";
 import { JitterEstimator } from "../src/core/render/jitter-estimator.ts";
 import { Playout } from "../src/core/render/playout.ts";
 import { median } from "./median.ts";
+import { renderCost } from "./render-cost.ts";
 
 const { values } = parseArgs({
-  options: { frames: { type: "string", default: "300000" }, rounds: { type: "string", default: "7" } },
+  options: {
+    frames: { type: "string", default: "300000" },
+    packets: { type: "string", default: "100000" },
+    /** viewers fed each packet in turn (bench:hotpath's 8) */
+    viewers: { type: "string", default: "8" },
+    rounds: { type: "string", default: "7" },
+    /** another checkout's root: its render model per packet beside ours */
+    baseline: { type: "string", default: "" },
+  },
 });
 const FRAMES = Number(values.frames);
 const ROUNDS = Number(values.rounds);
@@ -60,3 +72,5 @@ console.log(
   `playout minus loop: ${(median(ns.playout) - loop).toFixed(0)} ns per frame; jitter estimate minus loop: ` +
     `${(median(ns.jitter) - loop).toFixed(0)} ns`,
 );
+
+await renderCost(Number(values.packets), ROUNDS, Number(values.viewers), values.baseline);

@@ -18,6 +18,9 @@ test("extrapolator: a steady 30 fps stream maps each timestamp to its arrival; i
     const local = x.localMs((ts0 + i * 3000) >>> 0);
     assert.ok(Math.abs(local - (1000 + i * FRAME_MS)) <= 1, `frame ${i}: ${local}`);
   }
+  // a timestamp from before the wrap, read after it: a step back across 2^32, not 13 hours ahead
+  const before = x.localMs((ts0 + 45 * 3000) >>> 0);
+  assert.ok(Math.abs(before - (1000 + 45 * FRAME_MS)) <= 1, `frame 45: ${before}`);
   assert.ok(Number.isNaN(new TimestampExtrapolator(0).localMs(0)), "nothing fed: no estimate");
 });
 

@@ -35,6 +35,8 @@ export class H264PacketBuffer {
   private readonly flags = new Uint8Array(SLOTS);
   private readonly released = new Float64Array(RELEASED).fill(-1);
   private releasedAt = 0;
+  /** keyframes released here so far (none: every frame is the reassembler's, nothing to look up) */
+  private releasedN = 0;
   private haveSeq = false;
   private maxExt = 0;
   private sps = false;
@@ -73,6 +75,7 @@ export class H264PacketBuffer {
     if (this.seq[(start - 1) & MASK] === start - 1 || !first || !idr || this.wasReleased(ts)) return "none";
     this.released[this.releasedAt] = ts;
     this.releasedAt = (this.releasedAt + 1) % RELEASED;
+    this.releasedN++;
     this.out.lo = start;
     this.out.hi = end;
     this.out.timestamp = ts;
@@ -81,6 +84,7 @@ export class H264PacketBuffer {
 
   /** Whether a keyframe with this timestamp was released here (the reassembler's copy is not shown). */
   wasReleased(ts: number): boolean {
+    if (this.releasedN === 0) return false;
     for (let i = 0; i < RELEASED; i++) if (this.released[i] === ts) return true;
     return false;
   }

@@ -20,6 +20,11 @@ export class PaddingSeqs {
     this.atNs[seq & MASK] = ns;
   }
 
+  /** Forgets every padding packet (a new seq-num finder has none). */
+  clear(): void {
+    this.seq.fill(-1);
+  }
+
   /**
    * The chain's last id (an extended sequence number) moved over the padding packets that follow
    * it, at `ns`; those packets are used up.

@@ -1,8 +1,9 @@
 // What one viewer would have seen (docs/definitions.md#viewer-experience): for every frame the
-// reassembler completes, whether a libwebrtc receiver would show it, and when. Its reference finder
-// (docs/definitions.md#decodable-frames): VP8 with temporal layers, libwebrtc's VP8 finder
-// (vp8-ref-finder.ts); VP8 with a PictureID references PictureID − 1 (frame-id); H.264 and VP8
-// without one continue the last packet of the last frame passed on (seq-num). A
+// reassembler completes, whether a libwebrtc receiver would show it, and when. Its reference finder,
+// chosen per frame (finder-choice.ts, docs/definitions.md#decodable-frames): VP8 with temporal
+// layers, libwebrtc's VP8 finder (vp8-ref-finder.ts); VP8 with a PictureID references PictureID − 1
+// (frame-id); H.264 and VP8 without one continue the last packet of the last frame passed on
+// (seq-num); a frame that needs another finder than the last starts a new one. A
 // keyframe opens a new chain; a delta frame whose reference was not decodable waits in a stash until
 // it is, and is dropped (not decodable) when a later keyframe is decodable. A frame at or before the
 // last decodable one is late. A decodable frame goes to the playout stage (playout.ts,
@@ -13,10 +14,12 @@ import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
 import { RENDER_COUNT_KEYS } from "./counts.ts";
+import { type FinderKind, finderOf } from "./finder-choice.ts";
+import { FrameStash } from "./frame-stash.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 import { PaddingSeqs } from "./padding-seqs.ts";
 import { Playout, type PlayoutDelay } from "./playout.ts";
-import { finderFor, PictureIds, Vp8RefFinder, vp8Layers } from "./vp8-ref-finder.ts";
+import { PictureIds, Vp8RefFinder, vp8Layers } from "./vp8-ref-finder.ts";
 
 /** The render counters of a viewer that showed nothing. */
 export function emptyRender(): RenderCounters {
@@ -37,9 +40,6 @@ export interface RenderFrame {
   timestamp: number;
 }
 
-/** Stash slots (a power of two): frames waiting for their reference, by the id they continue. */
-const STASH = 1024;
-const MASK = STASH - 1;
 /** PLIs awaiting a keyframe, at most (older ones are answered by the same keyframe anyway). */
 const PLI_SLOTS = 32;
 
@@ -49,7 +49,9 @@ export class RenderModel {
   readonly recoveryHist = new DelayHistogram();
   readonly pliKeyframeHist = new DelayHistogram();
   private readonly codec: "vp8" | "h264";
-  private finder: RenderCounters["finder"] = "";
+  /** the finder of the first frame (the one reported) and of the last */
+  private firstFinder: RenderCounters["finder"] = "";
+  private finder: FinderKind | "" = "";
   private shown = 0;
   private notDecodable = 0;
   private late = 0;
@@ -60,14 +62,8 @@ export class RenderModel {
   private lastId = -1;
   /** the RTP timestamp of the last decodable frame */
   private lastTs = 0;
-  // stash: frame waiting at slot (start & MASK): start (frame-id: its id; seq-num: its lo), −1 empty;
-  // its end, RTP timestamp, completion (ns) and bytes (negative: delayed by a retransmission)
-  private readonly stashStart = new Float64Array(STASH).fill(-1);
-  private readonly stashEnd = new Float64Array(STASH);
-  private readonly stashTs = new Float64Array(STASH);
-  private readonly stashRecv = new Float64Array(STASH);
-  private readonly stashBytes = new Float64Array(STASH);
-  private stashed = 0;
+  /** frame-id and seq-num: frames waiting for their reference */
+  private readonly stashed = new FrameStash();
   private readonly pads = new PaddingSeqs();
   private readonly pids = new PictureIds();
   /** VP8 with temporal layers: libwebrtc's VP8 finder (made for such a stream), the instant it is given */
@@ -106,19 +102,18 @@ export class RenderModel {
    * out), `retransmitted` whether a retransmission delayed it (then it stays out of the timing).
    */
   frame(f: RenderFrame, bytes = 0, retransmitted = false): void {
-    if (this.finder === "") this.finder = finderFor(this.codec, f.head);
-    if (this.finder === "vp8") {
-      this.vp8Frame(f, retransmitted ? -bytes - 1 : bytes, retransmitted);
+    // the descriptor is read once a frame: its PictureID and layer fields choose the finder
+    const pid = this.codec === "vp8" ? vp8PictureId(f.head) : -1;
+    const layers = pid >= 0 ? vp8Layers(f.head) : -1;
+    const kind = finderOf(pid, layers);
+    if (kind !== this.finder) this.switchTo(kind);
+    if (kind === "vp8") {
+      this.vp8Frame(f, this.pids.unwrap(pid), layers, retransmitted ? -bytes - 1 : bytes, retransmitted);
       return;
     }
     let start: number;
     let end: number;
-    if (this.finder === "frame-id") {
-      const pid = vp8PictureId(f.head);
-      if (pid < 0) {
-        this.notDecodable++;
-        return;
-      }
+    if (kind === "frame-id") {
       start = this.pids.unwrap(pid);
       end = start;
     } else {
@@ -134,13 +129,13 @@ export class RenderModel {
         this.late++;
         return;
       }
-      this.dropStashedBefore(Number.POSITIVE_INFINITY);
+      this.notDecodable += this.stashed.clear();
       this.lastId = -1;
     }
     this.playout.completed(at, f.timestamp, retransmitted);
     const b = retransmitted ? -bytes - 1 : bytes;
     if (f.keyframe) {
-      if (this.stashed > 0) this.dropStashedBefore(start);
+      if (this.stashed.count > 0) this.notDecodable += this.stashed.dropBefore(start);
       this.decodable(end, at, true, f.timestamp, at, b);
     } else if (this.lastId >= 0 && start === this.lastId + 1) {
       this.decodable(end, at, false, f.timestamp, at, b);
@@ -148,7 +143,7 @@ export class RenderModel {
       this.stash(start, end, at, f.timestamp, b);
       return;
     }
-    if (this.stashed > 0) this.cascade(at);
+    if (this.stashed.count > 0) this.cascade(at);
     this.playout.release(at);
   }
 
@@ -157,13 +152,16 @@ export class RenderModel {
    * seq-num finder it continues the chain (frames waiting behind it may become decodable).
    */
   padding(seq: number, ns: number): void {
-    if (this.finder === "frame-id") return;
+    // libwebrtc passes padding to its seq-num finder only; before the first frame it has no finder
+    // and drops it, where the model keeps it (unchanged: such a packet continues the first frame's
+    // chain only if it overtook that frame's last packet)
+    if (this.finder !== "" && this.finder !== "seq-num") return;
     this.pads.add(seq, ns);
     if (this.lastId < 0 || this.finder !== "seq-num") return;
     const id = this.pads.extend(this.lastId, ns);
     if (id === this.lastId) return;
     this.lastId = id;
-    if (this.stashed > 0) this.cascade(ns);
+    if (this.stashed.count > 0) this.cascade(ns);
     this.playout.release(ns);
   }
 
@@ -175,13 +173,11 @@ export class RenderModel {
   /** The viewer ended at `endNs`: frames still waiting were never shown. */
   finish(endNs: number): RenderCounters {
     this.playout.advance(endNs);
-    this.notDecodable += this.stashed + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
-    this.stashed = 0;
-    this.stashStart.fill(-1);
+    this.notDecodable += this.stashed.clear() + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
     const c = this.clock;
     const shown = c.frames > 0;
     return {
-      finder: this.finder,
+      finder: this.firstFinder,
       framesShown: this.shown,
       framesNotDecodable: this.notDecodable,
       framesLate: this.late + this.playout.skipped,
@@ -229,13 +225,9 @@ export class RenderModel {
 
   /** Shows every stashed frame that now continues the chain, at the instant that unlocked it. */
   private cascade(at: number): void {
-    for (;;) {
-      const slot = (this.lastId + 1) & MASK;
-      if (this.stashStart[slot] !== this.lastId + 1) return;
-      this.stashStart[slot] = -1;
-      this.stashed--;
-      const ts = this.stashTs[slot]!;
-      this.decodable(this.stashEnd[slot]!, at, false, ts, this.stashRecv[slot]!, this.stashBytes[slot]!);
+    const s = this.stashed;
+    for (let slot = s.take(this.lastId + 1); slot >= 0; slot = s.take(this.lastId + 1)) {
+      this.decodable(s.end[slot]!, at, false, s.ts[slot]!, s.recv[slot]!, s.bytes[slot]!);
     }
   }
 
@@ -247,21 +239,33 @@ export class RenderModel {
     }
   }
 
-  /** A frame to the VP8 finder (`b`: bytes, negative when a retransmission delayed it). */
-  private vp8Frame(f: RenderFrame, b: number, retransmitted: boolean): void {
-    const pid = vp8PictureId(f.head);
-    const layers = vp8Layers(f.head);
-    if (pid < 0 || layers < 0) {
-      // libwebrtc would switch finders for it: not modelled, not shown
-      this.notDecodable++;
-      return;
-    }
+  /** A frame to the VP8 finder: `id` its unwrapped PictureID; `b` bytes, negative when retransmitted. */
+  private vp8Frame(f: RenderFrame, id: number, layers: number, b: number, retransmitted: boolean): void {
     const at = f.completedNs;
     this.nowNs = at;
     this.playout.completed(at, f.timestamp, retransmitted);
     this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
-    if (this.vp8.frame(this.pids.unwrap(pid), layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
+    if (this.vp8.frame(id, layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
     this.playout.release(at);
+  }
+
+  /**
+   * The frame needs another finder than the last: libwebrtc makes a new one
+   * (rtp_frame_reference_finder.cc), so what the old one held is gone — the frames waiting for their
+   * reference are given up (not decodable), and so is the padding kept. The frame buffer stays: ids
+   * of the two PictureID finders continue each other, but sequence numbers and PictureIDs do not,
+   * so a switch between them restarts the chain at the next keyframe.
+   */
+  private switchTo(kind: FinderKind): void {
+    if (this.finder === "") this.firstFinder = kind;
+    else {
+      this.notDecodable += this.stashed.clear();
+      if (this.vp8 !== null) this.notDecodable += this.vp8.waiting + this.vp8.dropped;
+      this.vp8 = null;
+      this.pads.clear();
+      if (kind === "seq-num" || this.finder === "seq-num") this.lastId = -1;
+    }
+    this.finder = kind;
   }
 
   /** The VP8 finder handed a frame on: decodable now, unless a later one was (late). */
@@ -272,28 +276,7 @@ export class RenderModel {
 
   private stash(start: number, end: number, at: number, ts: number, b: number): void {
     this.breakAt(at);
-    const slot = start & MASK;
-    const held = this.stashStart[slot]!;
-    if (held === start) return;
-    if (held >= 0)
-      this.notDecodable++; // a frame STASH ids away: the older one is given up
-    else this.stashed++;
-    this.stashStart[slot] = start;
-    this.stashEnd[slot] = end;
-    this.stashTs[slot] = ts;
-    this.stashRecv[slot] = at;
-    this.stashBytes[slot] = b;
-  }
-
-  /** A keyframe starting at `start` is shown: stashed frames before it never will be. */
-  private dropStashedBefore(start: number): void {
-    const s = this.stashStart;
-    for (let i = 0; i < STASH && this.stashed > 0; i++) {
-      if (s[i]! >= 0 && s[i]! < start) {
-        s[i] = -1;
-        this.stashed--;
-        this.notDecodable++;
-      }
-    }
+    // a frame the stash's size away is given up for it
+    this.notDecodable += this.stashed.put(start, end, ts, at, b);
   }
 }

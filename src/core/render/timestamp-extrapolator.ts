@@ -14,7 +14,6 @@ const ACC_MAX_ERROR = 7000;
 const P11 = 1e10;
 /** a frame after this long without one restarts the fit, ms */
 const RESET_AFTER_MS = 10_000;
-const TWO32 = 2 ** 32;
 
 export class TimestampExtrapolator {
   private startMs = 0;
@@ -25,6 +24,8 @@ export class TimestampExtrapolator {
   private prevTs = Number.NaN;
   /** the unwrapper's last timestamp (unwrapped); NaN before */
   private lastUnwrapped = Number.NaN;
+  /** the timestamp as given (32 bits) that unwrapped to lastUnwrapped: no float modulo per frame */
+  private lastTs = 0;
   private w0 = 90;
   private w1 = 0;
   private p00 = 1;
@@ -112,12 +113,13 @@ export class TimestampExtrapolator {
     const last = this.lastUnwrapped;
     if (Number.isNaN(last)) return ts;
     // the signed 32-bit step from the last timestamp
-    return last + ((ts - (last % TWO32)) | 0);
+    return last + ((ts - this.lastTs) | 0);
   }
 
   private unwrap(ts: number): number {
     const u = this.peekUnwrap(ts);
     this.lastUnwrapped = u;
+    this.lastTs = ts;
     return u;
   }
 }

@@ -7,8 +7,6 @@
 // base-layer frame, not the GOP. Frame ids are unwrapped PictureIDs; frames that wait are retried
 // after every frame handed on. Fixed arrays; no allocation per frame.
 
-import { vp8PictureId } from "../codec/vp8.ts";
-
 /** temporal layers at most (kMaxTemporalLayers) */
 const LAYERS = 4;
 /** base-layer groups kept (kMaxLayerInfo 50), in a ring of 64 */
@@ -37,12 +35,6 @@ export function vp8Layers(p: Uint8Array): number {
   if (i + 1 >= p.length) return -1;
   const t = p[i + 1]!;
   return (t >> 6) | (((t >> 5) & 1) << 2) | (p[i]! << 3);
-}
-
-/** libwebrtc's finder for a stream's first frame: VP8 with temporal layers, with a PictureID, or neither. */
-export function finderFor(codec: "vp8" | "h264", head: Uint8Array): "vp8" | "frame-id" | "seq-num" {
-  if (codec !== "vp8" || vp8PictureId(head) < 0) return "seq-num";
-  return vp8Layers(head) >= 0 ? "vp8" : "frame-id";
 }
 
 /** Where handed-on frames go: their id, whether key, and the caller's three numbers. */

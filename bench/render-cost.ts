@@ -1,0 +1,171 @@
+// What the render model costs per packet (docs/definitions.md#viewer-experience), for
+// bench/playout-cost.ts: one viewer's ViewerRender (reference finder, playout, freeze clock,
+// keyframe-request rule, H.264 packet buffer) over a recorded packet sequence of each embedded clip
+// (bench/clip-recording.ts: MTU 1200, 30 fps, deterministic jitter), the frames reassembled
+// beforehand so that reassembly is not in it. Variants, interleaved round by round in the same
+// process so that a noisy machine moves them together: the harness alone (the same walk over the
+// packets and frames, summing their fields) and the model (packets and frames through ViewerRender,
+// as the viewer pipeline drives it); then each viewer's own reassembler (pooled frames, as in
+// src/core/delay/viewer-pipeline.ts) alone and with the model fed its frames as they complete; and
+// with --baseline <another
+// checkout> the same through that checkout's ViewerRender (a model before and after a change, in one
+// process). Figures: CPU ns per packet.
+import { resolve } from "node:path";
+import { loadClip } from "../src/core/clip/clip.ts";
+import type { RenderFrame } from "../src/core/render/render-model.ts";
+import { ViewerRender } from "../src/core/render/viewer-render.ts";
+import { reassemblerFor } from "../src/core/rtp/codec-frames.ts";
+import type { Codec } from "../src/core/types.ts";
+import { type Packet, recording } from "./clip-recording.ts";
+import { median } from "./median.ts";
+
+type Frame = RenderFrame & { late: boolean };
+
+interface Recorded {
+  codec: Codec;
+  packets: Packet[];
+  frames: Frame[];
+  /** frames completed by packet i: frames[first[i]] … frames[first[i + 1] − 1] */
+  first: Int32Array;
+}
+
+function record(codec: Codec, count: number): Recorded {
+  const packets = recording(loadClip(codec), count);
+  const reasm = reassemblerFor(codec);
+  const frames: Frame[] = [];
+  const first = new Int32Array(count + 1);
+  for (let i = 0; i < packets.length; i++) {
+    const p = packets[i]!;
+    first[i] = frames.length;
+    const n = reasm.push(p.seq, p.ts, p.marker, p.payload, p.arrivalNs);
+    for (let j = 0; j < n; j++) {
+      const f = reasm.results.frame(j);
+      const { lo, hi, head, keyframe, completedNs, timestamp, late } = f;
+      frames.push({ lo, hi, head, keyframe, completedNs, timestamp, late });
+    }
+  }
+  first[packets.length] = frames.length;
+  return { codec, packets, frames, first };
+}
+
+type Variant = "loop" | "model" | "baseline" | "reasm" | "reasm+model";
+type Render = typeof ViewerRender;
+
+/** CPU ns per packet for one pass of a variant that reassembles: "reasm" or "reasm+model". */
+function livePass(r: Recorded, model: boolean, viewers: number): number {
+  const at = r.packets[0]!.arrivalNs - 50e6;
+  const vs = Array.from({ length: viewers }, () => new ViewerRender(r.codec, "browser", null, at));
+  const rs = Array.from({ length: viewers }, () => reassemblerFor(r.codec));
+  // as a viewer without a fingerprint source runs it: pooled frames, no payload joined
+  for (const x of rs) {
+    x.results.reuse = true;
+    x.depacketise = false;
+  }
+  let sink = 0;
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < r.packets.length; i++) {
+    const p = r.packets[i]!;
+    sink += p.payload[0]!;
+    for (let k = 0; k < viewers; k++) {
+      const v = vs[k]!;
+      if (model) v.packet(p.arrivalNs, p.payload, i > 0, p.seq, p.ts, p.marker);
+      const n = rs[k]!.push(p.seq, p.ts, p.marker, p.payload, p.arrivalNs);
+      for (let j = 0; j < n; j++) {
+        const f = rs[k]!.results.frame(j);
+        if (model) v.frame(f);
+        else sink += f.lo;
+      }
+    }
+  }
+  const used = process.cpuUsage(t0);
+  const shown = vs[0]!.finish(r.packets[r.packets.length - 1]!.arrivalNs + 100e6).render.framesShown;
+  if (model && shown < r.frames.length - 2)
+    throw new Error(`reasm+model: ${shown} of ${r.frames.length} shown`);
+  if (!(sink > 0)) throw new Error("nothing summed");
+  return ((used.user + used.system) * 1000) / (r.packets.length * viewers);
+}
+
+/** CPU ns per packet for one pass of `variant`. */
+function pass(r: Recorded, variant: Variant, base: Render | null, viewers: number): number {
+  const Model = variant === "baseline" && base !== null ? base : ViewerRender;
+  const vs = Array.from(
+    { length: viewers },
+    () => new Model(r.codec, "browser", null, r.packets[0]!.arrivalNs - 50e6),
+  );
+  const { packets, frames, first } = r;
+  let sink = 0;
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < packets.length; i++) {
+    const p = packets[i]!;
+    // every variant reads the payload's first byte, as the receive path has just done: its cache
+    // miss (the recording's payloads span hundreds of MB) is the harness's, not the model's
+    sink += p.payload[0]!;
+    // each packet to every viewer in turn, and the frames it completed (as from a relay's fan-out)
+    for (let k = 0; k < viewers; k++) {
+      const v = vs[k]!;
+      if (variant === "loop") sink += p.arrivalNs + p.seq + p.ts + p.payload.length;
+      else v.packet(p.arrivalNs, p.payload, i > 0, p.seq, p.ts, p.marker);
+      for (let j = first[i]!; j < first[i + 1]!; j++) {
+        const f = frames[j]!;
+        if (variant !== "loop") v.frame(f);
+        else sink += f.lo + f.completedNs;
+      }
+    }
+  }
+  const used = process.cpuUsage(t0);
+  const end = packets[packets.length - 1]!.arrivalNs + 100e6;
+  const shown = Math.min(...vs.map((v) => v.finish(end).render.framesShown));
+  // the work must have happened: the model showed every frame but the first, the sums were read
+  if (variant !== "loop" && shown < frames.length - 2)
+    throw new Error(`${variant}: ${shown} of ${frames.length} shown`);
+  if (!(sink > 0)) throw new Error("nothing summed");
+  return ((used.user + used.system) * 1000) / (packets.length * viewers);
+}
+
+/** `baseline`: another checkout's root, whose ViewerRender runs beside ours; "" none. */
+export async function renderCost(
+  count: number,
+  rounds: number,
+  viewers: number,
+  baseline: string,
+): Promise<void> {
+  const recs = (["vp8", "h264"] as const).map((c) => record(c, count));
+  const base: Render | null =
+    baseline === ""
+      ? null
+      : (await import(resolve(baseline, "src/core/render/viewer-render.ts"))).ViewerRender;
+  const variants: Variant[] = ["loop", "model", "reasm", "reasm+model"];
+  if (base !== null) variants.push("baseline");
+  const ns = new Map<string, number[]>();
+  for (let round = -1; round < rounds; round++) {
+    for (const r of recs) {
+      for (const v of variants) {
+        const x = v.startsWith("reasm")
+          ? livePass(r, v === "reasm+model", viewers)
+          : pass(r, v, base, viewers);
+        if (round >= 0) ns.set(`${r.codec}/${v}`, [...(ns.get(`${r.codec}/${v}`) ?? []), x]);
+      }
+    }
+  }
+  console.log("");
+  console.log(
+    `render model: ${viewers} viewers × ${count} packets per pass, median of ${rounds} rounds, ` +
+      "CPU ns per packet delivered to one viewer",
+  );
+  for (const r of recs) {
+    const m = (v: Variant) => median(ns.get(`${r.codec}/${v}`) ?? []);
+    const perFrame = (r.packets.length / r.frames.length).toFixed(2);
+    console.log(
+      `${r.codec}: loop ${m("loop").toFixed(0)}, model ${m("model").toFixed(0)}; model minus loop ` +
+        `${(m("model") - m("loop")).toFixed(0)} ns per packet, ${perFrame} packets per frame; with ` +
+        `its own reassembler's frames: reasm ${m("reasm").toFixed(0)}, reasm+model ` +
+        `${m("reasm+model").toFixed(0)}, the model ${(m("reasm+model") - m("reasm")).toFixed(0)} ns per packet`,
+    );
+    if (base !== null) {
+      console.log(
+        `${r.codec}: baseline (${baseline}) ${m("baseline").toFixed(0)}; minus loop ` +
+          `${(m("baseline") - m("loop")).toFixed(0)} ns per packet`,
+      );
+    }
+  }
+}
