@@ -12,7 +12,7 @@ import {
   TransportWideCC,
 } from "werift";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../../src/workers/receive/receiver.ts";
+import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
 import { plainPipeline } from "./plain-pipeline.ts";
 
 const KEY = Buffer.alloc(16, 3);
@@ -49,7 +49,7 @@ for (const inPlace of [false, true]) {
     let nacks = 0;
     let feedback = 0;
     let rtxCount = 0;
-    const rx = new LeanReceiver({
+    const rx = new OwnSrtpStage({
       profile: SRTP_AEAD_AES_128_GCM,
       remoteMasterKey: KEY,
       remoteMasterSalt: SALT,
@@ -64,9 +64,12 @@ for (const inPlace of [false, true]) {
       onNack: () => nacks++,
       onTransportFeedback: () => feedback++,
       onRtx: () => rtxCount++,
-      sink: (seq, ts, marker, payload, at, capture) => {
-        seen.push(`${seq}:${Buffer.from(payload).toString("hex")}`);
-        pipeline.onPacket(seq, ts, marker, payload, at, capture);
+      next: {
+        receive: (p) => {
+          seen.push(`${p.seq}:${Buffer.from(p.payload).toString("hex")}`);
+          pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs);
+        },
+        close: () => {},
       },
     });
     // 100 101 (102 lost) 103 104 105, then 102 on RTX
