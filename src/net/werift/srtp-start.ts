@@ -7,10 +7,9 @@
 // WeriftInternalsError naming it.
 
 import type { RTCRtpTransceiver, RtcpPacket } from "werift";
-import { WeriftInternalsError } from "../../core/errors.ts";
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
 import { isMediaDatagram } from "./transports.ts";
-import { checkWeriftVersion } from "./version.ts";
+import { checkWeriftVersion, weriftInternals } from "./version.ts";
 
 /** A DTLS transport as the seam hands it out: an identity to key claims on, opaque otherwise. */
 export type DtlsTransport = object;
@@ -51,7 +50,7 @@ export function aroundStartSrtp(dtls: DtlsTransport, around: (start: () => void)
   checkWeriftVersion();
   const d = dtls as { startSrtp?: unknown };
   const original = d.startSrtp;
-  if (typeof original !== "function") throw new WeriftInternalsError("RTCDtlsTransport.startSrtp is missing");
+  if (typeof original !== "function") throw weriftInternals("RTCDtlsTransport.startSrtp is missing");
   const own = Object.hasOwn(d, "startSrtp");
   let released = false;
   const release = (): void => {
@@ -70,8 +69,8 @@ export function aroundStartSrtp(dtls: DtlsTransport, around: (start: () => void)
 /** The transceiver's DTLS transport while it has not started SRTP; throws WeriftInternalsError otherwise. */
 export function dtlsBeforeSrtp(tr: RTCRtpTransceiver): DtlsTransport {
   const dtls = tr.dtlsTransport as unknown as DtlsInternals | undefined;
-  if (dtls === undefined) throw new WeriftInternalsError("the transceiver has no DTLS transport yet");
-  if (dtls.srtpStarted !== false) throw new WeriftInternalsError("SRTP already started on this transport");
+  if (dtls === undefined) throw weriftInternals("the transceiver has no DTLS transport yet");
+  if (dtls.srtpStarted !== false) throw weriftInternals("SRTP already started on this transport");
   return dtls;
 }
 
@@ -199,7 +198,7 @@ export function silenceWeriftNack(tr: RTCRtpTransceiver): void {
   checkWeriftVersion();
   const nack = (tr.receiver as unknown as { nack?: { addPacket?: unknown } }).nack;
   if (nack === undefined || typeof nack.addPacket !== "function") {
-    throw new WeriftInternalsError("RTCRtpReceiver.nack.addPacket is missing");
+    throw weriftInternals("RTCRtpReceiver.nack.addPacket is missing");
   }
   nack.addPacket = () => {};
 }
@@ -213,7 +212,7 @@ export function silenceWeriftTwcc(tr: RTCRtpTransceiver): void {
   checkWeriftVersion();
   const rx = tr.receiver as unknown as { setupTWCC?: unknown };
   if (typeof rx.setupTWCC !== "function") {
-    throw new WeriftInternalsError("RTCRtpReceiver.setupTWCC is missing");
+    throw weriftInternals("RTCRtpReceiver.setupTWCC is missing");
   }
   rx.setupTWCC = () => {};
 }
@@ -226,7 +225,7 @@ export function restrictSrtpProfiles(tr: RTCRtpTransceiver, profiles: SrtpProfil
   checkWeriftVersion();
   const dtls = tr.dtlsTransport as unknown as DtlsInternals | undefined;
   if (dtls === undefined || !Array.isArray(dtls.srtpProfiles)) {
-    throw new WeriftInternalsError("RTCDtlsTransport.srtpProfiles is missing");
+    throw weriftInternals("RTCDtlsTransport.srtpProfiles is missing");
   }
   dtls.srtpProfiles = [...profiles];
 }

@@ -28,7 +28,7 @@ import {
   subscribeData,
 } from "../../net/werift/srtp-start.ts";
 import { dtlsUdpTransports, isMediaDatagram, receiveOf, wrapReceive } from "../../net/werift/transports.ts";
-import { WeriftInternalsError } from "../../net/werift/version.ts";
+import { type WeriftInternalsError, weriftInternals } from "../../net/werift/version.ts";
 import type { ViewerThread } from "../thread.ts";
 import { readInArena } from "./arena-reader.ts";
 import type { ReceiveStage, SrtpStart } from "./stages.ts";
@@ -62,19 +62,17 @@ function started(dtls: DtlsTransport, claim: MediaClaim, start: () => void): voi
   // capture the one handler werift's startSrtp subscribes, for this call only
   const captured = startWithoutMediaHandler(dtls, start);
   if (typeof captured === "string") {
-    claim.fail(new WeriftInternalsError(captured));
+    claim.fail(weriftInternals(captured));
     start();
     return;
   }
   if (captured !== 1) {
-    claim.fail(
-      new WeriftInternalsError(`startSrtp subscribed ${captured} data handlers, expected exactly 1`),
-    );
+    claim.fail(weriftInternals(`startSrtp subscribed ${captured} data handlers, expected exactly 1`));
     return;
   }
   const keys = remoteSrtpKeys(dtls);
   if (typeof keys === "string") {
-    claim.fail(new WeriftInternalsError(keys));
+    claim.fail(weriftInternals(keys));
     return;
   }
   // RTCP out: SRTCP through OpenSSL on the pair's socket (rtcp-wire.ts), else werift's sendRtcp
@@ -140,6 +138,6 @@ export function claimMedia(tr: RTCRtpTransceiver, claim: MediaClaim): () => void
 /** RTCP out through werift's public sendRtcp, for the werift path's NACKs. */
 export function transceiverRtcpSender(tr: RTCRtpTransceiver): (rtcp: Buffer) => void {
   const dtls = dtlsOf(tr);
-  if (dtls === undefined) throw new WeriftInternalsError("the transceiver has no DTLS transport yet");
+  if (dtls === undefined) throw weriftInternals("the transceiver has no DTLS transport yet");
   return rtcpSender(dtls);
 }
