@@ -16,7 +16,7 @@
 // docs/definitions.md#receive-paths). The thread's shared things come in its context (../thread.ts).
 import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../core/srtp/kdf.ts";
-import { absCaptureId, extensionId, type IceOptions, TRANSPORT_CC_URI } from "../../net/rtc.ts";
+import { absCaptureId, type IceOptions } from "../../net/rtc.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
 import { silenceWeriftNack, silenceWeriftTwcc } from "../../net/werift/srtp-start.ts";
 import type { ReceivePath } from "../protocol.ts";
@@ -24,6 +24,7 @@ import type { OwnSrtpDiagnostics, ViewerThread } from "../thread.ts";
 import type { ViewerLink } from "./link.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
+import { codecName, mediaCodecs, rtxPayloadTypes, transportCcId } from "./negotiated.ts";
 import { OwnSrtpStage } from "./receiver.ts";
 import {
   type AudioPacketSink,
@@ -70,30 +71,6 @@ export interface ReceiveChain {
   /** The viewer's end (monotonic ns): no packet that arrives after it reaches the pipeline. */
   stop(endNs: number): void;
   close(): void;
-}
-
-function isRtx(mime: string): boolean {
-  return mime.toLowerCase() === "video/rtx";
-}
-
-/**
- * The transport-wide sequence number's extension id where transport-cc was negotiated (the
- * feedback type on the media codec and the extension both, as libwebrtc requires), else 0.
- */
-export function transportCcId(tr: RTCRtpTransceiver): number {
-  const media = tr.codecs.find((c) => !isRtx(c.mimeType));
-  if (media?.rtcpFeedback.some((f) => f.type === "transport-cc") !== true) return 0;
-  return extensionId(tr.headerExtensions, TRANSPORT_CC_URI);
-}
-
-/** The negotiated rtx codecs' payload types (RFC 4588), none where rtx was not negotiated. */
-function rtxPayloadTypes(tr: RTCRtpTransceiver): number[] {
-  return tr.codecs.filter((c) => isRtx(c.mimeType)).map((c) => c.payloadType);
-}
-
-function codecName(mime: string): string {
-  const m = mime.toLowerCase();
-  return m.startsWith("video/") ? m.slice(6) : m;
 }
 
 /**
@@ -163,7 +140,7 @@ function ownSrtp(
     // internal: invariant, the claim made below with srtp "ours" starts with the keys
     if (start.srtp !== "ours") throw new Error("our SRTP stage folded without the remote keys");
     const { keys, sendRtcp } = start;
-    const codecs = tr.codecs.filter((c) => !isRtx(c.mimeType));
+    const codecs = mediaCodecs(tr);
     const pipeline = opts.pipelineFor(codecName(codecs[0]?.mimeType ?? ""));
     // the arena path hands the pipeline views of its arena, decrypted in place: pending frames
     // keep copies in the thread's payload chunks
