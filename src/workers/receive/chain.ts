@@ -121,7 +121,7 @@ export function buildReceiveChain(
 }
 
 /** The SRTP and RTP stage of a path: its factory, and what its chain's close adds. */
-interface RtpLink {
+interface RtpStagePlan {
   factory: StageFactory<PacketStage>;
   closed(): void;
 }
@@ -133,7 +133,7 @@ function ownSrtp(
   tr: RTCRtpTransceiver,
   feed: PipelineStage,
   opts: ChainOptions,
-): RtpLink {
+): RtpStagePlan {
   let rx: OwnSrtpStage | null = null;
   const keyframes = () => feed.current?.render ?? null;
   const factory: StageFactory<PacketStage> = (next, start) => {
@@ -186,7 +186,7 @@ function weriftSrtp(
   tr: RTCRtpTransceiver,
   feed: PipelineStage,
   opts: ChainOptions,
-): RtpLink {
+): RtpStagePlan {
   silenceWeriftNack(tr);
   // no NACK for audio on any path (docs/definitions.md#audio-track): werift's own generator too
   if (opts.audio !== undefined) silenceWeriftNack(opts.audio.tr);
