@@ -1,7 +1,8 @@
-// The lean and arena receivers with transport-cc and rtx negotiated (docs/definitions.md#viewer-profile):
-// a loss repaired by an RTX packet reaches the sink under its original sequence number and
-// payload, the statistics count it received, and the transport feedback reports every packet,
-// the RTX one included, read back by werift's own RTCP parser.
+// Our SRTP stage (lean and arena paths) with transport-cc and rtx negotiated
+// (docs/definitions.md#viewer-profile): a loss repaired by an RTX packet reaches the next stage
+// under its original sequence number and payload, the statistics count it received, and the
+// transport feedback reports every packet, the RTX one included, read back by werift's own RTCP
+// parser.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
