@@ -29,6 +29,14 @@ function lean(start: (keys: RemoteSrtpKeys) => ReceiveStage, fail: MediaClaim["f
   };
 }
 
+/** A claim that must never start: what fails it goes to `errors`. */
+function refusing(errors: Error[]): MediaClaim {
+  return lean(
+    () => assert.fail("must not start"),
+    (e) => errors.push(e),
+  );
+}
+
 const proto = RTCDtlsTransport.prototype as unknown as { startSrtp(this: object): void };
 
 type Handler = (data: Buffer) => void;
@@ -141,13 +149,7 @@ test("moved internals fail the claim with a message naming what moved", () => {
   for (const [config, re] of cases) {
     const s = standIn(config);
     const errors: Error[] = [];
-    claimMedia(
-      s.tr,
-      lean(
-        () => assert.fail("must not start"),
-        (e) => errors.push(e),
-      ),
-    );
+    claimMedia(s.tr, refusing(errors));
     startSrtp(s.dtls);
     assert.equal(errors.length, 1);
     assert.ok(errors[0] instanceof WeriftInternalsError);
@@ -156,26 +158,14 @@ test("moved internals fail the claim with a message naming what moved", () => {
   // the ICE connection's data event moved: the claim fails first, then werift's own code runs
   const s = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
   const errors: Error[] = [];
-  claimMedia(
-    s.tr,
-    lean(
-      () => assert.fail("must not start"),
-      (e) => errors.push(e),
-    ),
-  );
+  claimMedia(s.tr, refusing(errors));
   (s.dtls as unknown as { iceTransport: unknown }).iceTransport = { connection: {} };
   assert.throws(() => startSrtp(s.dtls), TypeError);
   assert.match(errors[0]?.message ?? "", /onData\.subscribe is missing/);
   // startSrtp that subscribes twice (or never) is not the one this adapter knows
   const twice = standIn({ profile: 7, keys: { remoteMasterKey: KEY, remoteMasterSalt: SALT } });
   const errs2: Error[] = [];
-  claimMedia(
-    twice.tr,
-    lean(
-      () => assert.fail("must not start"),
-      (e) => errs2.push(e),
-    ),
-  );
+  claimMedia(twice.tr, refusing(errs2));
   const update = twice.dtls.updateSrtpSession;
   twice.dtls.updateSrtpSession = function (this: { srtp: unknown }) {
     update.call(this);
