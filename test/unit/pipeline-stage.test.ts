@@ -1,11 +1,13 @@
 // The receive chain's shape (src/workers/receive/stages.ts): the last stage, PipelineStage —
 // packets reach the viewer's pipeline once it exists, counted, and none that arrived after the
 // viewer's end does, while one that arrived before it and is processed later still does — and
-// foldChain, which makes a plan's stages innermost first and closes each once, the head first.
+// foldChain, which makes a plan's stages innermost first and closes each once, the head first —
+// and the audio track's last stage.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import {
+  AudioStage,
   type ChainPlan,
   foldChain,
   type PacketStage,
@@ -96,6 +98,7 @@ test("foldChain makes the list innermost first, hands each its next and closes e
       return rtp;
     },
     last,
+    audio: { receive: () => {}, close: () => log.push("close audio") },
   };
   const chain = foldChain(plan, start);
   assert.deepEqual(log, ["make rtp", "make transparent", "make outer"]);
@@ -103,5 +106,17 @@ test("foldChain makes the list innermost first, hands each its next and closes e
   assert.equal(rtpPacket.arrivalNs, 11, "through the outer stage first");
   chain.close();
   chain.close();
-  assert.deepEqual(log.slice(3), ["last 9", "close outer", "close rtp", "close last"]);
+  assert.deepEqual(log.slice(3), ["last 9", "close outer", "close rtp", "close last", "close audio"]);
+});
+
+test("the audio track's last stage hands each packet to the viewer's sink until it closes", () => {
+  const got: number[][] = [];
+  const audio = new AudioStage((seq, ts, marker, payload, arrivalNs) => {
+    got.push([seq, ts, marker ? 1 : 0, payload.length, arrivalNs]);
+  });
+  const p = new ReceivedPacket().set(7, 960, true, new Uint8Array(3), 5_000, -1);
+  audio.receive(p);
+  audio.close();
+  audio.receive(p.set(8, 1920, false, new Uint8Array(4), 6_000, -1));
+  assert.deepEqual(got, [[7, 960, 1, 3, 5_000]]);
 });

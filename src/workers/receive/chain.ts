@@ -10,7 +10,8 @@
 //      in place, reception statistics, NACK, receiver reports) on the lean and arena paths,
 //      werift's (werift-stage.ts, with our NACK and transport feedback) on werift's;
 //   3. the pipeline's feed (stages.ts PipelineStage), until the viewer's end, into the viewer's
-//      pipeline (src/core/delay/viewer-pipeline.ts) and its histograms.
+//      pipeline (src/core/delay/viewer-pipeline.ts) and its histograms; the audio track's packets
+//      leave step 2 for a last stage of their own (stages.ts AudioStage, the viewer's audio sink).
 // Every path feeds the same pipeline call and NACKs with the same generator (nack.ts), so the
 // figures of one stream are the same on each (test/e2e/receive-path.test.ts;
 // docs/definitions.md#receive-paths). The thread's shared things come in its context (../thread.ts).
@@ -28,6 +29,7 @@ import { codecName, mediaCodecs, rtxPayloadTypes, transportCcId } from "./negoti
 import { OwnSrtpStage } from "./receiver.ts";
 import {
   type AudioPacketSink,
+  AudioStage,
   type ChainPlan,
   type FoldedChain,
   foldChain,
@@ -85,13 +87,14 @@ export function buildReceiveChain(
   opts: ChainOptions,
 ): ReceiveChain {
   const feed = new PipelineStage(opts);
+  const audio = opts.audio !== undefined ? new AudioStage(opts.audio.sink) : null;
   const link = opts.link;
   const datagram: StageFactory<ReceiveStage>[] = link !== null ? [(next) => link.downStage(next)] : [];
   const ours = path !== "werift";
   const rtp = ours
-    ? ownSrtp(thread, path === "arena", tr, feed, opts)
-    : weriftSrtp(thread, pc, tr, feed, opts);
-  const plan: ChainPlan = { datagram, rtp: rtp.factory, last: feed };
+    ? ownSrtp(thread, path === "arena", tr, { feed, audio }, opts)
+    : weriftSrtp(thread, pc, tr, { feed, audio }, opts);
+  const plan: ChainPlan = { datagram, rtp: rtp.factory, last: feed, audio };
   let folded: FoldedChain | null = null;
   let closed = false;
   // the source: before the peer gathers, its host candidate may go on the thread's shared socket
@@ -116,8 +119,15 @@ export function buildReceiveChain(
       release();
       folded?.close();
       rtp.closed();
+      audio?.close();
     },
   };
+}
+
+/** The chain's last stages: the video's, and the audio track's where there is one. */
+interface LastStages {
+  feed: PipelineStage;
+  audio: AudioStage | null;
 }
 
 /** The SRTP and RTP stage of a path: its factory, and what its chain's close adds. */
@@ -131,7 +141,7 @@ function ownSrtp(
   thread: ViewerThread,
   arena: boolean,
   tr: RTCRtpTransceiver,
-  feed: PipelineStage,
+  { feed, audio }: LastStages,
   opts: ChainOptions,
 ): RtpStagePlan {
   let rx: OwnSrtpStage | null = null;
@@ -146,7 +156,7 @@ function ownSrtp(
     // keep copies in the thread's payload chunks
     if (arena) pipeline.reusesPayloads(thread.payloads);
     feed.feed(pipeline);
-    const audio = opts.audio;
+    const audioTr = opts.audio?.tr;
     const r = new OwnSrtpStage({
       ...keys,
       inPlace: arena,
@@ -162,8 +172,8 @@ function ownSrtp(
       onRtx: opts.onRtx,
       keyframes,
       timerDone: () => thread.intake.mark(),
-      ...(audio !== undefined
-        ? { audio: { payloadTypes: audio.tr.codecs.map((c) => c.payloadType), sink: audio.sink } }
+      ...(audioTr !== undefined && audio !== null
+        ? { audio: { payloadTypes: audioTr.codecs.map((c) => c.payloadType), next: audio } }
         : {}),
       next,
     });
@@ -184,9 +194,10 @@ function weriftSrtp(
   thread: ViewerThread,
   pc: RTCPeerConnection,
   tr: RTCRtpTransceiver,
-  feed: PipelineStage,
+  last: LastStages,
   opts: ChainOptions,
 ): RtpStagePlan {
+  const feed = last.feed;
   silenceWeriftNack(tr);
   // no NACK for audio on any path (docs/definitions.md#audio-track): werift's own generator too
   if (opts.audio !== undefined) silenceWeriftNack(opts.audio.tr);
@@ -205,7 +216,7 @@ function weriftSrtp(
   silenceWeriftTwcc(tr);
   const twcc = new TwccSender(rtcp, tr.receiver.rtcpSsrc, opts.onTransportFeedback, timerDone);
   const werift = new WeriftSrtpStage(nack, twcc, opts.onRtx);
-  takeTracks(pc, tr, werift, feed, opts);
+  takeTracks(pc, tr, werift, last, opts);
   return {
     factory: (next, start) => werift.bind(start.srtp === "werift" ? start.dispatch : null, next),
     // werift's stage made before SRTP started: its chain may close without folding
@@ -218,7 +229,7 @@ function takeTracks(
   pc: RTCPeerConnection,
   tr: RTCRtpTransceiver,
   werift: WeriftSrtpStage,
-  feed: PipelineStage,
+  { feed, audio: audioStage }: LastStages,
   opts: ChainOptions,
 ): void {
   let taken = false;
@@ -231,9 +242,9 @@ function takeTracks(
     werift.takeVideo(track, transportCcId(tr) !== 0, rtxPayloadTypes(tr));
   };
   const sound = (track: Parameters<WeriftSrtpStage["takeAudio"]>[0]) => {
-    if (audio === undefined || audioTaken) return;
+    if (audioStage === null || audioTaken) return;
     audioTaken = true;
-    werift.takeAudio(track, audio.sink);
+    werift.takeAudio(track, audioStage);
   };
   pc.onTrack.subscribe((track) => (track.kind !== "audio" ? video(track) : sound(track)));
   // a transceiver made by a remote offer already has its track

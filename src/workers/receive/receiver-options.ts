@@ -2,7 +2,7 @@
 // (chain.ts).
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import type { KeyframeSource } from "./nack-sender.ts";
-import type { AudioPacketSink, PacketStage } from "./stages.ts";
+import type { PacketStage } from "./stages.ts";
 
 export interface OwnSrtpOptions {
   profile: SrtpProfile;
@@ -33,7 +33,7 @@ export interface OwnSrtpOptions {
   /** the viewer's keyframe-request rule, once its pipeline exists (it then sends PLIs); absent: never */
   keyframes?: () => KeyframeSource | null;
   /** the audio track: its payload types and where its packets go (docs/definitions.md#audio-track) */
-  audio?: { payloadTypes: readonly number[]; sink: AudioPacketSink };
+  audio?: { payloadTypes: readonly number[]; next: PacketStage };
   /**
    * receiver report interval bounds, ms: 500..1500 drawn uniformly, libwebrtc's for video (a 1 s
    * interval varied over ½..1½ of it; werift's are the same)

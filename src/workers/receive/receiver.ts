@@ -31,7 +31,7 @@ import {
   rtpSsrc,
   rtpTimestamp,
 } from "./rtp-read.ts";
-import { type AudioPacketSink, type PacketStage, ReceivedPacket, type ReceiveStage } from "./stages.ts";
+import { type PacketStage, ReceivedPacket, type ReceiveStage } from "./stages.ts";
 import { TwccSender } from "./twcc-sender.ts";
 
 export type { OwnSrtpOptions } from "./receiver-options.ts";
@@ -56,7 +56,9 @@ export class OwnSrtpStage implements ReceiveStage {
   private readonly tagLength: number;
   /** 1: the video track's payload type, 2: the audio track's */
   private readonly pt = new Uint8Array(128);
-  private readonly audioSink: AudioPacketSink | null;
+  /** the audio track's next stage, and the audio packet handed on */
+  private readonly audioNext: PacketStage | null;
+  private readonly audioPacket = new ReceivedPacket();
   private readonly absId: number;
   private readonly twccId: number;
   private readonly onRtxPacket: () => void;
@@ -85,7 +87,7 @@ export class OwnSrtpStage implements ReceiveStage {
     for (const p of opts.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
     for (const p of opts.rtxPayloadTypes ?? []) if (p >= 0 && p < 128) this.pt[p] = 3;
     for (const p of opts.audio?.payloadTypes ?? []) if (p >= 0 && p < 128 && this.pt[p] === 0) this.pt[p] = 2;
-    this.audioSink = opts.audio?.sink ?? null;
+    this.audioNext = opts.audio?.next ?? null;
     this.absId = opts.absId;
     this.twccId = opts.twccId ?? 0;
     this.twcc =
@@ -250,7 +252,7 @@ export class OwnSrtpStage implements ReceiveStage {
     return payload.subarray(0, payload.length - pad);
   }
 
-  /** An audio packet: unprotected (its own SSRC's index state), to the audio sink. */
+  /** An audio packet: unprotected (its own SSRC's index state), to the audio track's next stage. */
   private onAudio(data: Buffer, h: number, length: number, arrivalNs: number): void {
     const clear = this.srtp.unprotect(data, h, length);
     if (clear === null) {
@@ -259,7 +261,9 @@ export class OwnSrtpStage implements ReceiveStage {
     }
     const payload = this.unpad(data, clear);
     if (payload !== null)
-      this.audioSink?.(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), payload, arrivalNs);
+      this.audioNext?.receive(
+        this.audioPacket.set(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), payload, arrivalNs, -1),
+      );
   }
 
   private onRtcp(data: Buffer, nowNs: number): void {

@@ -56,7 +56,7 @@ export class ReceivedPacket {
   }
 }
 
-/** Where an audio packet goes: no abs-capture-time, no NACK, no receiver report of ours. */
+/** Where the viewer takes an audio packet: no abs-capture-time, no NACK, no receiver report of ours. */
 export type AudioPacketSink = (
   seq: number,
   ts: number,
@@ -82,10 +82,12 @@ export type StageFactory<Next> = (next: Next, start: SrtpStart) => ReceiveStage;
 export interface ChainPlan {
   /** the datagram stages, outermost first, each in front of the one after it */
   datagram: StageFactory<ReceiveStage>[];
-  /** the SRTP and RTP stage, in front of `last` */
+  /** the SRTP and RTP stage, in front of `last` (and of `audio`, which it is made with) */
   rtp: StageFactory<PacketStage>;
   /** the last stage */
   last: PacketStage;
+  /** the audio track's last stage, beside `last` (docs/definitions.md#audio-track); null: no audio */
+  audio: PacketStage | null;
 }
 
 /** A folded chain: its head, and the close of every stage in it. */
@@ -99,7 +101,7 @@ export interface FoldedChain {
  * closing it closes each stage once, the head first.
  */
 export function foldChain(plan: ChainPlan, start: SrtpStart): FoldedChain {
-  const made: (ReceiveStage | PacketStage)[] = [plan.last];
+  const made: (ReceiveStage | PacketStage)[] = plan.audio !== null ? [plan.audio, plan.last] : [plan.last];
   let head = plan.rtp(plan.last, start);
   made.push(head);
   for (let i = plan.datagram.length - 1; i >= 0; i--) {
@@ -117,6 +119,24 @@ export function foldChain(plan: ChainPlan, start: SrtpStart): FoldedChain {
       for (let i = made.length - 1; i >= 0; i--) made[i]?.close();
     },
   };
+}
+
+/** The audio track's last stage: each audio packet to the viewer's audio sink, until it closes. */
+export class AudioStage implements PacketStage {
+  private readonly sink: AudioPacketSink;
+  private closed = false;
+
+  constructor(sink: AudioPacketSink) {
+    this.sink = sink;
+  }
+
+  receive(p: ReceivedPacket): void {
+    if (!this.closed) this.sink(p.seq, p.ts, p.marker, p.payload, p.arrivalNs);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
 }
 
 /** What the pipeline's feed is told by its viewer: counters, join detection. */

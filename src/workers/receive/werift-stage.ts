@@ -15,7 +15,7 @@ import { isRtcp } from "../../core/wire/first-byte.ts";
 import { ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import type { MediaStreamTrack } from "../../net/werift/api.ts";
 import type { NackSender } from "./nack-sender.ts";
-import { type AudioPacketSink, type PacketStage, ReceivedPacket, type ReceiveStage } from "./stages.ts";
+import { type PacketStage, ReceivedPacket, type ReceiveStage } from "./stages.ts";
 import type { TwccSender } from "./twcc-sender.ts";
 
 export class WeriftSrtpStage implements ReceiveStage {
@@ -110,11 +110,12 @@ export class WeriftSrtpStage implements ReceiveStage {
     });
   }
 
-  /** The audio track's packets to `sink` (no NACK for audio on any path). */
-  takeAudio(track: MediaStreamTrack, sink: AudioPacketSink): void {
+  /** The audio track's packets to `next`, its last stage (no NACK for audio on any path). */
+  takeAudio(track: MediaStreamTrack, next: PacketStage): void {
+    const p = new ReceivedPacket();
     track.onReceiveRtp.subscribe((rtp) => {
       const h = rtp.header;
-      sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, this.arrival());
+      next.receive(p.set(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, this.arrival(), -1));
     });
   }
 
