@@ -28,7 +28,7 @@ import {
   SRTP_AES128_CM_HMAC_SHA1_80,
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../src/workers/receive/receiver.ts";
+import { OwnSrtpStage } from "../src/workers/receive/receiver.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { MS, type Packet, recording, WALL_MINUS_MONO_NS } from "./clip-recording.ts";
 import { median } from "./median.ts";
@@ -58,7 +58,7 @@ const VARIANTS = args.paths.split(",").map((p): Variant => {
 });
 
 interface Viewer {
-  rx: LeanReceiver;
+  rx: OwnSrtpStage;
   pipeline: ViewerPipeline;
 }
 
@@ -80,12 +80,14 @@ function viewers(v: Variant, hasher: Hasher, table: ClipTable, log: SendLog, pos
       absCaptureNegotiated: true,
     });
     if (v === "arena") pipeline.reusesPayloads(payloads);
-    const rx = new LeanReceiver({
+    const rx = new OwnSrtpStage({
       ...streamReceiverOptions(profile),
       inPlace: v === "arena",
       keyframes: () => pipeline.render,
-      sink: (seq, ts, marker, payload, arrivalNs, captureWallNs) =>
-        pipeline.onPacket(seq, ts, marker, payload, arrivalNs, captureWallNs),
+      next: {
+        receive: (p) => pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs),
+        close: () => {},
+      },
     });
     if (v === "arena" && rx.srtpBackend !== "openssl") {
       throw new Error(`arena: OpenSSL in place did not load (${rx.srtpBackend})`);

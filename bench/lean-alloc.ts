@@ -20,7 +20,7 @@ import {
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
-import { LeanReceiver } from "../src/workers/receive/receiver.ts";
+import { OwnSrtpStage } from "../src/workers/receive/receiver.ts";
 import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
@@ -83,10 +83,13 @@ function receiver(v: Variant): { take: (p: Buffer) => void; delivered: () => num
       close: () => {},
     };
   }
-  const rx = new LeanReceiver({
+  const rx = new OwnSrtpStage({
     ...streamReceiverOptions(profile),
-    sink: () => {
-      n++;
+    next: {
+      receive: () => {
+        n++;
+      },
+      close: () => {},
     },
   });
   return { take: (p) => rx.receive(p, p.length, 0), delivered: () => n, close: () => rx.close() };

@@ -20,7 +20,7 @@ import {
   type SrtpProfile,
 } from "../src/core/srtp/kdf.ts";
 import { SrtpReceiver } from "../src/core/srtp/srtp.ts";
-import { LeanReceiver } from "../src/workers/receive/receiver.ts";
+import { OwnSrtpStage } from "../src/workers/receive/receiver.ts";
 import { rtpHeaderLength } from "../src/workers/receive/rtp-read.ts";
 import { protectedStream, STREAM_KEY, streamReceiverOptions, streamSalt } from "./srtp-stream.ts";
 
@@ -57,7 +57,7 @@ if (!isMainThread) {
   const sockets: Socket[] = [];
   let packets = 0;
   let rejected = 0;
-  const leans: LeanReceiver[] = [];
+  const leans: OwnSrtpStage[] = [];
   for (let i = 0; i < job.viewers; i++) {
     const s = createSocket("udp4");
     if (job.variant === "udp") {
@@ -73,10 +73,13 @@ if (!isMainThread) {
         else packets++;
       });
     } else {
-      const lean = new LeanReceiver({
+      const lean = new OwnSrtpStage({
         ...streamReceiverOptions(job.profile),
-        sink: () => {
-          packets++;
+        next: {
+          receive: () => {
+            packets++;
+          },
+          close: () => {},
         },
       });
       leans.push(lean);

@@ -30,6 +30,7 @@ async function runtime(viewers: number, seconds: number): Promise<void> {
       receive: () => {
         delivered++;
       },
+      close: () => {},
     }),
   );
   const data = Buffer.alloc(1100);

@@ -4,7 +4,7 @@
 import { RtpHeader, SrtpSession } from "werift";
 import { unixNsToAbsCapture } from "../src/core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../src/core/srtp/kdf.ts";
-import type { LeanReceiverOptions } from "../src/workers/receive/receiver.ts";
+import type { OwnSrtpOptions } from "../src/workers/receive/receiver.ts";
 import type { Packet } from "./clip-recording.ts";
 
 export const STREAM_KEY = Buffer.alloc(16, 7);
@@ -31,8 +31,8 @@ function streamSession(profile: SrtpProfile): SrtpSession {
   });
 }
 
-/** A lean receiver's options for the stream (RTCP and NACKs go nowhere), less its sink. */
-export function streamReceiverOptions(profile: SrtpProfile): Omit<LeanReceiverOptions, "sink"> {
+/** Our SRTP stage's options for the stream (RTCP and NACKs go nowhere), less its next stage. */
+export function streamReceiverOptions(profile: SrtpProfile): Omit<OwnSrtpOptions, "next"> {
   return {
     profile,
     remoteMasterKey: STREAM_KEY,

@@ -39,7 +39,6 @@ export {
   SendLogPeerError,
   ThresholdError,
   UsageError,
-  WERIFT_VERSION,
   WeriftInternalsError,
 } from "./errors/catalogue.ts";
 export {

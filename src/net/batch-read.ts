@@ -4,9 +4,9 @@
 // read costs one syscall per batch and nothing is allocated per datagram. Linux x86-64 and arm64
 // only (their struct layouts are written below). Where it cannot load, `batchReads()` says why.
 import type { Socket } from "node:dgram";
-import { errorMessage, RunError } from "../core/errors.ts";
+import { RunError } from "../core/errors.ts";
 import { kernelLibc } from "./kernel.ts";
-import type { Koffi } from "./koffi.ts";
+import { type Koffi, NativeOnce, type NativeVerdict } from "./koffi.ts";
 
 const SOL_SOCKET = 1;
 const SO_TIMESTAMPNS = 35;
@@ -43,39 +43,29 @@ interface Native {
   koffi: Koffi;
 }
 
-let native: Native | null = null;
-let availability: { ok: true } | { ok: false; reason: string } | null = null;
-
-function load(): { ok: true } | { ok: false; reason: string } {
+const lib = new NativeOnce<Native>("libc's recvmmsg/epoll", () => {
   const l = kernelLibc();
-  if (typeof l === "string") return { ok: false, reason: l };
+  if (typeof l === "string") return l;
   const { koffi: kf, libc } = l;
-  try {
-    native = {
-      recvmmsg: libc.func(
-        "int recvmmsg(int fd, void *msgs, unsigned int vlen, int flags, void *timeout)",
-      ) as Native["recvmmsg"],
-      setsockopt: libc.func(
-        "int setsockopt(int fd, int level, int name, void *val, unsigned int len)",
-      ) as Native["setsockopt"],
-      epollCreate: libc.func("int epoll_create1(int flags)") as Native["epollCreate"],
-      epollCtl: libc.func("int epoll_ctl(int ep, int op, int fd, void *ev)") as Native["epollCtl"],
-      epollWait: libc.func("int epoll_wait(int ep, void *evs, int max, int timeout)") as Native["epollWait"],
-      close: libc.func("int close(int fd)") as Native["close"],
-      errno: () => kf.errno(),
-      koffi: kf,
-    };
-  } catch (err) {
-    const m = errorMessage(err);
-    return { ok: false, reason: `libc's recvmmsg/epoll not reachable through koffi (${m.split("\n")[0]})` };
-  }
-  return { ok: true };
-}
+  return {
+    recvmmsg: libc.func(
+      "int recvmmsg(int fd, void *msgs, unsigned int vlen, int flags, void *timeout)",
+    ) as Native["recvmmsg"],
+    setsockopt: libc.func(
+      "int setsockopt(int fd, int level, int name, void *val, unsigned int len)",
+    ) as Native["setsockopt"],
+    epollCreate: libc.func("int epoll_create1(int flags)") as Native["epollCreate"],
+    epollCtl: libc.func("int epoll_ctl(int ep, int op, int fd, void *ev)") as Native["epollCtl"],
+    epollWait: libc.func("int epoll_wait(int ep, void *evs, int max, int timeout)") as Native["epollWait"],
+    close: libc.func("int close(int fd)") as Native["close"],
+    errno: () => kf.errno(),
+    koffi: kf,
+  };
+});
 
 /** Whether this thread can read its sockets in batches, and why not. */
-export function batchReads(): { ok: true } | { ok: false; reason: string } {
-  if (availability === null) availability = load();
-  return availability;
+export function batchReads(): NativeVerdict {
+  return lib.load();
 }
 
 /**
@@ -100,7 +90,7 @@ export function stopLibuvReading(socket: Socket | undefined): boolean {
  * size granted is the socket's getRecvBufferSize().
  */
 export function growReceiveBuffer(fd: number, bytes: number): boolean {
-  const n = native;
+  const n = lib.native;
   if (n === null || fd < 0) return false;
   const v = new Int32Array([bytes]);
   return (
@@ -135,7 +125,7 @@ export class DatagramArena {
   private readonly offData = this.offCtl + CTL * BATCH;
 
   constructor() {
-    const n = native;
+    const n = lib.native;
     // internal: invariant, the reader is made only where batchReads() said ok
     if (n === null) throw new Error("batch reads are not available on this thread");
     this.n = n;
@@ -254,7 +244,7 @@ export class ReadySet {
   private readonly one = new Int32Array([1]);
 
   constructor() {
-    const n = native;
+    const n = lib.native;
     // internal: invariant, the reader is made only where batchReads() said ok
     if (n === null) throw new Error("batch reads are not available on this thread");
     this.n = n;

@@ -5,9 +5,8 @@
 // its slot (`bytes` at `offset(i)`), then `push`ed with its length and destination; `flush(fd)`
 // writes what was pushed. Linux x86-64 and arm64 (LP64 struct layouts below); where it cannot
 // load, `batchWrites()` says why.
-import { errorMessage } from "../core/errors.ts";
 import { kernelLibc } from "./kernel.ts";
-import type { Koffi } from "./koffi.ts";
+import { type Koffi, NativeOnce, type NativeVerdict } from "./koffi.ts";
 
 /** Datagrams one sendmmsg may write. */
 export const WRITE_BATCH = 64;
@@ -27,36 +26,25 @@ interface Native {
   koffi: Koffi;
 }
 
-let native: Native | null = null;
-let availability: { ok: true } | { ok: false; reason: string } | null = null;
-
-function load(): { ok: true } | { ok: false; reason: string } {
-  if (process.arch !== "x64" && process.arch !== "arm64")
-    return { ok: false, reason: `no struct layout for ${process.arch}` };
+const lib = new NativeOnce<Native>("libc's sendmmsg", () => {
+  if (process.arch !== "x64" && process.arch !== "arm64") return `no struct layout for ${process.arch}`;
   const l = kernelLibc();
-  if (typeof l === "string") return { ok: false, reason: l };
+  if (typeof l === "string") return l;
   const { koffi: kf, libc } = l;
-  try {
-    native = {
-      sendmmsg: libc.func(
-        "int sendmmsg(int fd, void *msgs, unsigned int vlen, int flags)",
-      ) as Native["sendmmsg"],
-      dup: libc.func("int dup(int fd)") as Native["dup"],
-      close: libc.func("int close(int fd)") as Native["close"],
-      errno: () => kf.errno(),
-      koffi: kf,
-    };
-  } catch (err) {
-    const m = errorMessage(err);
-    return { ok: false, reason: `libc's sendmmsg not reachable through koffi (${m.split("\n")[0]})` };
-  }
-  return { ok: true };
-}
+  return {
+    sendmmsg: libc.func(
+      "int sendmmsg(int fd, void *msgs, unsigned int vlen, int flags)",
+    ) as Native["sendmmsg"],
+    dup: libc.func("int dup(int fd)") as Native["dup"],
+    close: libc.func("int close(int fd)") as Native["close"],
+    errno: () => kf.errno(),
+    koffi: kf,
+  };
+});
 
 /** Whether this thread can write datagrams in batches, and why not. */
-export function batchWrites(): { ok: true } | { ok: false; reason: string } {
-  if (availability === null) availability = load();
-  return availability;
+export function batchWrites(): NativeVerdict {
+  return lib.load();
 }
 
 /**
@@ -64,13 +52,14 @@ export function batchWrites(): { ok: true } | { ok: false; reason: string } {
  * or misled by a reused number, when the socket's owner closes it; −1 where it cannot be had.
  */
 export function dupFd(fd: number): number {
-  if (!batchWrites().ok || native === null || fd < 0) return -1;
-  return native.dup(fd);
+  const n = batchWrites().ok ? lib.native : null;
+  if (n === null || fd < 0) return -1;
+  return n.dup(fd);
 }
 
 /** Closes a descriptor dupFd gave. */
 export function closeFd(fd: number): void {
-  if (native !== null && fd >= 0) native.close(fd);
+  if (lib.native !== null && fd >= 0) lib.native.close(fd);
 }
 
 /** One thread's send arena: WRITE_BATCH slots, their iovecs, destinations and mmsghdrs. */
@@ -94,7 +83,7 @@ export class SendBatch {
 
   constructor() {
     const a = batchWrites();
-    const n = native;
+    const n = lib.native;
     // internal: invariant, a SendBatch is made only where batchWrites() said ok
     if (!a.ok || n === null)
       throw new Error(`batch writes are not available here (${a.ok ? "not loaded" : a.reason})`);

@@ -10,8 +10,7 @@
 // the native calls that read them (consumed before the next call), so no viewer's state is here.
 import type { Socket } from "node:dgram";
 import { monoNs } from "../core/clock/clock.ts";
-import { errorMessage } from "../core/errors.ts";
-import { type Koffi, koffi as loadKoffi } from "./koffi.ts";
+import { firstLine, type Koffi, koffi as loadKoffi, NativeOnce, type NativeVerdict } from "./koffi.ts";
 
 /** SIOCGSTAMPNS (linux/sockios.h): the receive stamp of the last datagram read, as a timespec. */
 const SIOCGSTAMPNS = 0x8907;
@@ -25,14 +24,12 @@ const SYNC_TRIES = 5;
 type Native = {
   ioctl: (fd: number, req: number, out: Int32Array) => number;
   now: (out: Int32Array) => number;
+  errno: () => number;
 };
 
 /** Whether this thread can read kernel stamps, and why not. */
-export type KernelAvailability = { ok: true } | { ok: false; reason: string };
+export type KernelAvailability = NativeVerdict;
 
-let native: Native | null = null;
-let availability: KernelAvailability | null = null;
-let koffiErrno: (() => number) | null = null;
 /** tv_sec of the first reading: realtime instants are kept as ns since it, exact in a double */
 let baseSec = 0;
 let offsetNs = 0;
@@ -40,38 +37,24 @@ let offsetErrorNs = Number.POSITIVE_INFINITY;
 let syncedAtNs = Number.NEGATIVE_INFINITY;
 const ts = new Int32Array(4);
 
-function load(): KernelAvailability {
-  if (process.platform !== "linux") return { ok: false, reason: `not Linux (${process.platform})` };
-  if (process.arch !== "x64" && process.arch !== "arm64") {
-    return { ok: false, reason: `not x86-64 or arm64 (${process.arch})` };
-  }
+const lib = new NativeOnce<Native>("libc's ioctl/clock_gettime", () => {
+  if (process.platform !== "linux") return `not Linux (${process.platform})`;
+  if (process.arch !== "x64" && process.arch !== "arm64") return `not x86-64 or arm64 (${process.arch})`;
   const koffi = loadKoffi();
-  if (typeof koffi === "string") return { ok: false, reason: koffi };
-  try {
-    const libc = koffi.load("libc.so.6");
-    const ioctl = libc.func("int ioctl(int fd, unsigned long req, _Inout_ int32_t *arg)");
-    const now = libc.func("int clock_gettime(int clk, _Out_ int32_t *ts)");
-    native = {
-      ioctl: ioctl as Native["ioctl"],
-      now: (out) => now(CLOCK_REALTIME, out),
-    };
-    koffiErrno = () => koffi.errno();
-  } catch (err) {
-    return {
-      ok: false,
-      reason: `libc's ioctl/clock_gettime not reachable through koffi (${firstLine(err)})`,
-    };
-  }
-  if (native.now(ts) !== 0) return { ok: false, reason: "clock_gettime(CLOCK_REALTIME) failed" };
+  if (typeof koffi === "string") return koffi;
+  const libc = koffi.load("libc.so.6");
+  const ioctl = libc.func("int ioctl(int fd, unsigned long req, _Inout_ int32_t *arg)");
+  const now = libc.func("int clock_gettime(int clk, _Out_ int32_t *ts)");
+  const n: Native = {
+    ioctl: ioctl as Native["ioctl"],
+    now: (out) => now(CLOCK_REALTIME, out),
+    errno: () => koffi.errno(),
+  };
+  if (n.now(ts) !== 0) return "clock_gettime(CLOCK_REALTIME) failed";
   baseSec = secOf(ts);
-  sync();
-  return { ok: true };
-}
-
-function firstLine(err: unknown): string {
-  const m = errorMessage(err);
-  return m.split("\n")[0] ?? m;
-}
+  sync(n);
+  return n;
+});
 
 /** tv_sec of a timespec in `a` (little-endian int64 in two int32). */
 function secOf(a: Int32Array): number {
@@ -84,8 +67,7 @@ function relNs(a: Int32Array): number {
 }
 
 /** Reads realtime − monotonic, bracketed by two monotonic readings; the narrowest of a few tries. */
-function sync(): void {
-  const n = native as Native;
+function sync(n = lib.native as Native): void {
   let best = Number.POSITIVE_INFINITY;
   for (let i = 0; i < SYNC_TRIES; i++) {
     const a = monoNs();
@@ -102,8 +84,7 @@ function sync(): void {
 
 /** Loads the native side once per thread and says whether kernel stamps can be had here. */
 export function kernelClock(): KernelAvailability {
-  if (availability === null) availability = load();
-  return availability;
+  return lib.load();
 }
 
 /**
@@ -148,9 +129,9 @@ export function enableRxStamps(fd: number): string | null {
   const a = kernelClock();
   if (!a.ok) return a.reason;
   if (fd < 0) return "the socket's descriptor could not be read";
-  const r = (native as Native).ioctl(fd, SIOCGSTAMPNS, ts);
-  if (r === 0) return null;
-  const e = koffiErrno?.() ?? -1;
+  const n = lib.native as Native;
+  if (n.ioctl(fd, SIOCGSTAMPNS, ts) === 0) return null;
+  const e = n.errno();
   return e === ENOENT ? null : `ioctl(SIOCGSTAMPNS) failed (errno ${e})`;
 }
 
@@ -159,7 +140,7 @@ export function enableRxStamps(fd: number): string | null {
  * −1 when the call fails. `nowNs` is the caller's monotonic reading just taken.
  */
 export function rxStampMonoNs(fd: number, nowNs: number): number {
-  const n = native as Native;
+  const n = lib.native as Native;
   if (n.ioctl(fd, SIOCGSTAMPNS, ts) !== 0) return -1;
   return realToMonoNs(secOf(ts), ts[2]! >>> 0, nowNs);
 }

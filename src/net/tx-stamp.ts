@@ -6,8 +6,8 @@
 // handler on every loop turn until the queue is empty (its plain recvmsg finds nothing, and
 // nothing reaches JavaScript): the caller drains the queue right after each write, before the loop
 // polls again. Linux x86-64 and arm64 only (their struct layouts); `txStamps()` says why not.
-import { errorMessage } from "../core/errors.ts";
 import { kernelLibc } from "./kernel.ts";
+import { NativeOnce, type NativeVerdict } from "./koffi.ts";
 
 const SOL_SOCKET = 1;
 const SO_TIMESTAMPING = 37; // SO_TIMESTAMPING_OLD: 64-bit timespecs on LP64
@@ -36,46 +36,33 @@ interface Native {
   dv: DataView;
 }
 
-let native: Native | null = null;
-let availability: { ok: true } | { ok: false; reason: string } | null = null;
-
-function load(): { ok: true } | { ok: false; reason: string } {
+const lib = new NativeOnce<Native>("libc's setsockopt/recvmsg", () => {
   const l = kernelLibc();
-  if (typeof l === "string") return { ok: false, reason: l };
+  if (typeof l === "string") return l;
   const { koffi: kf, libc } = l;
-  try {
-    const total = HDR + IOV + DATA + CTL;
-    const ptr = kf.alloc("uint8_t", total);
-    const dv = new DataView(kf.view(ptr, total));
-    const base = kf.address(ptr);
-    dv.setBigUint64(16, base + BigInt(HDR), true); // msg_iov
-    dv.setBigUint64(24, 1n, true); // msg_iovlen
-    dv.setBigUint64(32, base + BigInt(HDR + IOV + DATA), true); // msg_control
-    dv.setBigUint64(HDR, base + BigInt(HDR + IOV), true); // iov_base
-    dv.setBigUint64(HDR + 8, BigInt(DATA), true); // iov_len
-    native = {
-      setsockopt: libc.func(
-        "int setsockopt(int fd, int level, int name, void *val, unsigned int len)",
-      ) as Native["setsockopt"],
-      recvmsg: libc.func("long recvmsg(int fd, void *msg, int flags)") as Native["recvmsg"],
-      errno: () => kf.errno(),
-      ptr,
-      dv,
-    };
-  } catch (err) {
-    const m = errorMessage(err);
-    return {
-      ok: false,
-      reason: `libc's setsockopt/recvmsg not reachable through koffi (${m.split("\n")[0]})`,
-    };
-  }
-  return { ok: true };
-}
+  const total = HDR + IOV + DATA + CTL;
+  const ptr = kf.alloc("uint8_t", total);
+  const dv = new DataView(kf.view(ptr, total));
+  const base = kf.address(ptr);
+  dv.setBigUint64(16, base + BigInt(HDR), true); // msg_iov
+  dv.setBigUint64(24, 1n, true); // msg_iovlen
+  dv.setBigUint64(32, base + BigInt(HDR + IOV + DATA), true); // msg_control
+  dv.setBigUint64(HDR, base + BigInt(HDR + IOV), true); // iov_base
+  dv.setBigUint64(HDR + 8, BigInt(DATA), true); // iov_len
+  return {
+    setsockopt: libc.func(
+      "int setsockopt(int fd, int level, int name, void *val, unsigned int len)",
+    ) as Native["setsockopt"],
+    recvmsg: libc.func("long recvmsg(int fd, void *msg, int flags)") as Native["recvmsg"],
+    errno: () => kf.errno(),
+    ptr,
+    dv,
+  };
+});
 
 /** Whether this thread can have the kernel's transmit stamps, and why not. */
-export function txStamps(): { ok: true } | { ok: false; reason: string } {
-  if (availability === null) availability = load();
-  return availability;
+export function txStamps(): NativeVerdict {
+  return lib.load();
 }
 
 /**
@@ -86,7 +73,7 @@ export function enableTxStamps(fd: number): string | null {
   const a = txStamps();
   if (!a.ok) return a.reason;
   if (fd < 0) return "the socket's descriptor could not be read";
-  const n = native as Native;
+  const n = lib.native as Native;
   if (n.setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, new Int32Array([TX_FLAGS]), 4) !== 0) {
     return `setsockopt(SO_TIMESTAMPING) failed (errno ${n.errno()})`;
   }
@@ -102,7 +89,7 @@ export type TxStampSink = (id: number, sec: number, nsec: number) => void;
  * sends learn nothing from them either).
  */
 export function drainTxStamps(fd: number, sink: TxStampSink): number {
-  const n = native as Native;
+  const n = lib.native as Native;
   const dv = n.dv;
   let read = 0;
   for (;;) {

@@ -2,7 +2,7 @@
 // intake (stamps, receive lag, the lean and werift paths' queue), the arena reader (made on first
 // use, or why batched reads cannot run here), the shared-socket decision, the ledger of drops on
 // its own sockets, the payload chunks of its reassemblers (PayloadStore, the arena path's copies of
-// pending payloads) and the lean paths' diagnostics. One object per thread, made by the first
+// pending payloads) and our SRTP's diagnostics. One object per thread, made by the first
 // shard that runs on it and handed explicitly from there (shard → viewer → chain.ts); nothing on
 // the receive path reaches it any other way.
 import { errorMessage } from "../core/errors.ts";
@@ -14,11 +14,11 @@ import { Intake } from "./receive/intake.ts";
 import { SocketSharing } from "./receive/socket-sharing.ts";
 
 /**
- * What the lean and arena paths of this thread did (tests and diagnostics): sessions taken over,
+ * What our SRTP did on this thread, the lean and arena paths (tests and diagnostics): sessions taken over,
  * by SRTP profile and by who unprotects, the highest rollover counter reached, packets rejected
  * by SRTP, receiver reports sent. Written only when a session starts and when it closes.
  */
-export interface LeanDiagnostics {
+export interface OwnSrtpDiagnostics {
   sessions: number;
   gcm: number;
   cm: number;
@@ -32,7 +32,7 @@ export class ViewerThread {
   readonly intake = new Intake();
   /** where every reassembler of the thread copies the payloads of pending frames (arena path) */
   readonly payloads = new PayloadStore();
-  readonly diagnostics: LeanDiagnostics = {
+  readonly diagnostics: OwnSrtpDiagnostics = {
     sessions: 0,
     gcm: 0,
     cm: 0,
@@ -72,8 +72,8 @@ export class ViewerThread {
     this.unavailable = reason;
   }
 
-  /** The lean paths' diagnostics so far (a copy). */
-  leanDiagnostics(): Readonly<LeanDiagnostics> {
+  /** Our SRTP's diagnostics so far (a copy). */
+  ownSrtpDiagnostics(): Readonly<OwnSrtpDiagnostics> {
     return { ...this.diagnostics };
   }
 }
@@ -86,7 +86,7 @@ export function viewerThread(): ViewerThread {
   return thread;
 }
 
-/** This thread's lean-path diagnostics so far (tests and diagnostics; a copy). */
-export function leanDiagnostics(): Readonly<LeanDiagnostics> {
-  return viewerThread().leanDiagnostics();
+/** This thread's diagnostics of our SRTP so far (tests and diagnostics; a copy). */
+export function ownSrtpDiagnostics(): Readonly<OwnSrtpDiagnostics> {
+  return viewerThread().ownSrtpDiagnostics();
 }

@@ -11,7 +11,7 @@ import type { ViewerReport } from "../../src/core/report/types.ts";
 import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
 import { inThreadEngine } from "../../src/main/run/engine.ts";
 import { restrictSrtpProfiles } from "../../src/net/werift/srtp-start.ts";
-import { leanDiagnostics } from "../../src/workers/thread.ts";
+import { ownSrtpDiagnostics } from "../../src/workers/thread.ts";
 import { runThroughRelay } from "./harness.ts";
 import { figures, nacksAgree } from "./stream-figures.ts";
 
@@ -30,7 +30,7 @@ for (const codec of ["vp8", "h264"] as const) {
   for (const profile of [SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80] as const) {
     const name = profile === SRTP_AEAD_AES_128_GCM ? "AEAD_AES_128_GCM" : "AES_CM_128_HMAC_SHA1_80";
     test(`${codec}, ${name}: werift, lean and arena paths agree on one stream with faults and wraps`, async () => {
-      const before = leanDiagnostics();
+      const before = ownSrtpDiagnostics();
       const { report: r } = await runThroughRelay(
         {
           dropEvery: DROP_EVERY,
@@ -78,7 +78,7 @@ for (const codec of ["vp8", "h264"] as const) {
         [true, PACKETS, 0, PACKETS],
       );
       // both lean viewers negotiated the profile and crossed the sequence wrap (ROC 1)
-      const after = leanDiagnostics();
+      const after = ownSrtpDiagnostics();
       assert.equal(after.sessions - before.sessions, 4);
       const got = profile === SRTP_AEAD_AES_128_GCM ? "gcm" : "cm";
       assert.equal(after[got] - before[got], 4, `${name} negotiated`);

@@ -194,8 +194,9 @@ test("no error class is declared outside the catalogue", () => {
 });
 
 /**
- * The plain errors left in src/ (docs/conventions.md#errors): each `new Error(` or `new RangeError(`
- * has a `// internal:` comment on its line or one of the two above, saying why no user reaches it.
+ * The plain errors left in src/ (docs/conventions.md#errors): each `new Error(`, `new RangeError(`,
+ * `new TypeError(` or `new SyntaxError(` has a `// internal:` comment on its line or one of the two
+ * above, saying why no user reaches it.
  */
 test("every plain Error left in src/ is marked internal, with its reason", () => {
   const unmarked: string[] = [];

@@ -17,5 +17,6 @@ export function stage(fn: (data: Buffer, arrivalNs: number, length: number) => u
     receive(data, length, arrivalNs) {
       fn(data, arrivalNs, length);
     },
+    close() {},
   };
 }

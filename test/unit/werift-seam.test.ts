@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { connectedPair } from "../../bench/peer-pair.ts";
-import { WERIFT_VERSION, WeriftInternalsError } from "../../src/core/errors.ts";
+import { WeriftInternalsError } from "../../src/core/errors.ts";
 import { KOFFI_VERSION, koffi, koffiVersionMismatch } from "../../src/net/koffi.ts";
 import { RtpHeader, RtpPacket } from "../../src/net/werift/api.ts";
 import { restrictSrtpProfiles, silenceWeriftNack } from "../../src/net/werift/srtp-start.ts";
@@ -21,7 +21,7 @@ import {
   wrapReceive,
   wrapSend,
 } from "../../src/net/werift/transports.ts";
-import { installedWeriftVersion, versionMismatch } from "../../src/net/werift/version.ts";
+import { installedWeriftVersion, versionMismatch, WERIFT_VERSION } from "../../src/net/werift/version.ts";
 import { ROOT } from "./repo-files.ts";
 
 const pins = (

@@ -150,17 +150,14 @@ export class RelayOfferError extends WhipbenchError {
   readonly exitStatus = EXIT_ERROR;
 }
 
-/** The werift whose internals src/net/werift reaches (package.json's exact pin). */
-export const WERIFT_VERSION = "0.25.2";
-
-/** A werift internal the seam needs is missing, or the installed werift is not WERIFT_VERSION. */
+/**
+ * A werift internal the seam needs is missing, or the installed werift is not the one the seam
+ * pins (src/net/werift/version.ts makes it, its message led by that version).
+ */
 export class WeriftInternalsError extends WhipbenchError {
   override readonly name = "WeriftInternalsError";
   readonly code = "werift_internals";
   readonly exitStatus = EXIT_ERROR;
-  constructor(message: string, options?: ErrorOptions) {
-    super(`werift ${WERIFT_VERSION}: ${message}`, options);
-  }
 }
 
 /** The publisher's clock responder (docs/definitions.md#clock-exchange) did not answer. */

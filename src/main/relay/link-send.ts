@@ -8,10 +8,10 @@
 // (send-path.ts), so no datagram of such a leg leaves any other way. The viewer → relay
 // direction is not impaired.
 import { monoNs } from "../../core/clock/clock.ts";
-import { WeriftInternalsError } from "../../core/errors.ts";
 import { LegLink, type LegLinkCounts, type LegLinkProfile } from "../../core/link/leg-link.ts";
 import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { gatherNow, peerUdpTransports, wrapSend } from "../../net/werift/transports.ts";
+import { weriftInternals } from "../../net/werift/version.ts";
 
 /** Copies held per leg at most (a 20 ms delay at 1 000 datagrams a second holds about 20). */
 export const HELD_MAX = 4096;
@@ -143,6 +143,6 @@ export async function linkLeg(
   const l = new LegLinkSend(profile, leg);
   await gatherNow(pc);
   // a leg we could not impair must not pass for an impaired one
-  if (l.wrap(pc) === 0) throw new WeriftInternalsError("the leg's UDP transports have no send to impair");
+  if (l.wrap(pc) === 0) throw weriftInternals("the leg's UDP transports have no send to impair");
   return l;
 }

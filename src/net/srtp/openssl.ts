@@ -3,13 +3,12 @@
 // context keyed once, and HMAC-SHA1 on a context keyed once, for SRTP and SRTCP (both ways).
 // Loaded once per thread, on first use; where it cannot load (no koffi binary, a symbol missing)
 // `openssl()` says why and nothing else here is usable. The loaded bindings and that verdict
-// (`native`, `availability`) and the registry that frees contexts (`freeing`) are this file's only
+// (`bound`, ../koffi.ts NativeOnce) and the registry that frees contexts (`freeing`) are this file's only
 // module state: the library, set once per thread, never per packet. What a packet touches (the
 // address cache, the scratch for short inputs) is each context's own: every context is a
 // NativeRanges (./native-ranges.ts, how a byte range is passed).
 
-import { errorMessage } from "../../core/errors.ts";
-import { koffi as loadKoffi } from "../koffi.ts";
+import { koffi as loadKoffi, NativeOnce } from "../koffi.ts";
 import { type Bytes, misuse, NativeRanges } from "./native-ranges.ts";
 
 /** Whether this thread reaches OpenSSL's EVP functions, and why not. */
@@ -17,6 +16,8 @@ export type OpensslAvailability = { ok: true; version: string } | { ok: false; r
 
 type Ptr = bigint;
 type Native = {
+  /** OpenSSL_version(0) */
+  version: string;
   cipherNew: () => Ptr;
   cipherFree: (ctx: Ptr) => number;
   gcm: () => Ptr;
@@ -44,20 +45,19 @@ const EVP_CTRL_GCM_SET_TAG = 0x11;
 const GCM_TAG_BYTES = 16;
 const SHA1_BYTES = 20;
 
-let native: Native | null = null;
-let availability: OpensslAvailability | null = null;
-
-function load(): OpensslAvailability {
-  const koffi = loadKoffi();
-  if (typeof koffi === "string") return { ok: false, reason: koffi };
-  try {
+const bound = new NativeOnce<Native, { ok: true; version: string }>(
+  "OpenSSL's EVP functions",
+  () => {
+    const koffi = loadKoffi();
+    if (typeof koffi === "string") return koffi;
     const lib = koffi.load(null);
     const f = <T>(decl: string): T => lib.func(decl) as unknown as T;
     const version = f<(t: number) => string>("const char *OpenSSL_version(int t)")(0);
     const memmove = f<(d: Uint8Array, s: Uint8Array, n: number) => number>(
       "uintptr_t memmove(uint8_t *d, uint8_t *s, size_t n)",
     );
-    native = {
+    return {
+      version,
       cipherNew: f("void *EVP_CIPHER_CTX_new(void)"),
       cipherFree: f("void EVP_CIPHER_CTX_free(void *ctx)"),
       gcm: f("void *EVP_aes_128_gcm(void)"),
@@ -76,26 +76,19 @@ function load(): OpensslAvailability {
       hmacFinal: f("int HMAC_Final(void *ctx, uint8_t *md, unsigned int *len)"),
       sha1: f("void *EVP_sha1(void)"),
       addressOf: (p) => memmove(p, p, 0),
-    };
-    return { ok: true, version };
-  } catch (err) {
-    native = null;
-    const m = errorMessage(err);
-    return {
-      ok: false,
-      reason: `OpenSSL's EVP functions not reachable through koffi (${m.split("\n")[0] ?? m})`,
-    };
-  }
-}
+    } satisfies Native;
+  },
+  (n) => ({ ok: true, version: n.version }),
+);
 
 /** Loads the native side once per thread and says whether OpenSSL can be used here. */
 export function openssl(): OpensslAvailability {
-  if (availability === null) availability = load();
-  return availability;
+  return bound.load();
 }
 
 function lib(): Native {
   const a = openssl();
+  const native = bound.native;
   if (!a.ok || native === null) refused(`OpenSSL unavailable here (${a.ok ? "not loaded" : a.reason})`);
   return native;
 }

@@ -4,7 +4,7 @@
 // .handleFragmentHandshake, CipherContext.prototype.decryptPacket and the Flight class's prototype
 // (not exported: reached through the Flight5 a client makes for a ServerHello), .transmit.
 import { CipherContext, DtlsClient, DtlsSocket } from "werift";
-import { WeriftInternalsError } from "./version.ts";
+import { weriftInternals } from "./version.ts";
 
 /** A handshake message or fragment (RFC 6347 section 4.2.2) as werift parses it. */
 export interface Fragment {
@@ -133,9 +133,7 @@ export function dtlsPrototypes(): DtlsPrototypes {
     typeof flight?.transmit !== "function" && "Flight.prototype.transmit",
   ].filter((m): m is string => typeof m === "string");
   if (missing.length > 0) {
-    throw new WeriftInternalsError(
-      `${missing.join(", ")} missing, the DTLS handshake mends cannot be applied`,
-    );
+    throw weriftInternals(`${missing.join(", ")} missing, the DTLS handshake mends cannot be applied`);
   }
   return { socket, cipher, flight } as unknown as DtlsPrototypes;
 }

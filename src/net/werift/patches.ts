@@ -11,11 +11,10 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import nacl from "tweetnacl";
 import { Connection, type RTCPeerConnection, type RTCRtpTransceiver, type RtpHeader } from "werift";
-import { WeriftInternalsError } from "../../core/errors.ts";
 import { installFlights } from "./dtls-flights.ts";
 import { flightSent, installOrder, mends } from "./dtls-order.ts";
 import { dtlsPrototypes } from "./dtls-shapes.ts";
-import { checkWeriftVersion } from "./version.ts";
+import { checkWeriftVersion, weriftInternals } from "./version.ts";
 import { x25519, x25519KeyPair } from "./x25519.ts";
 
 let patched = false;
@@ -37,7 +36,7 @@ export function patchWerift(): void {
   const proto = Connection.prototype as unknown as { applyStunTurnServersFromOptions?: Derive };
   const derive = proto.applyStunTurnServersFromOptions;
   if (typeof derive !== "function") {
-    throw new WeriftInternalsError(
+    throw weriftInternals(
       "Connection.applyStunTurnServersFromOptions is missing, the no-STUN patch cannot be applied",
     );
   }

@@ -8,9 +8,9 @@
 // addressFamily).
 
 import { Connection, UdpTransport } from "werift";
-import { WeriftInternalsError } from "../../core/errors.ts";
 import type { RTCPeerConnection } from "./api.ts";
 import type { UdpReceive } from "./transports.ts";
+import { weriftInternals } from "./version.ts";
 
 /** The head of a viewer's receive chain: a media datagram of `length` bytes at the start of `data`. */
 export interface MediaStage {
@@ -114,7 +114,7 @@ function install(): void {
   const cls = UdpTransport as unknown as { init?: InitFn };
   const init = cls.init;
   if (typeof gather !== "function" || typeof init !== "function") {
-    throw new WeriftInternalsError(
+    throw weriftInternals(
       "Connection.getCandidatePromises or UdpTransport.init is missing: shared sockets cannot be given",
     );
   }

@@ -1,16 +1,15 @@
-// The moment werift's DTLS is up and SRTP starts, and what the lean receive path takes from it
-// (werift 0.25.2 internals: RTCDtlsTransport.prototype.startSrtp, called once per transport after
-// the handshake and the fingerprint check, before any media is decrypted; .srtpStarted; .srtp
+// The moment werift's DTLS is up and SRTP starts, and what a viewer's receive chain takes from it
+// (werift 0.25.2 internals: RTCDtlsTransport's startSrtp, called once per transport as this.startSrtp()
+// after the handshake and the fingerprint check, before any media is decrypted; .srtpStarted; .srtp
 // .config (the SRTP profile, the remote master key and salt); .srtpProfiles; the ICE connection's
 // data event (.iceTransport.connection.onData: its own subscribe and execute); and
 // RTCRtpReceiver.nack.addPacket). Each is checked where it is used; a miss is a
 // WeriftInternalsError naming it.
 
-import { RTCDtlsTransport, type RTCRtpTransceiver, type RtcpPacket } from "werift";
-import { WeriftInternalsError } from "../../core/errors.ts";
+import type { RTCRtpTransceiver, RtcpPacket } from "werift";
 import { isSrtpProfile, masterLengths, type SrtpProfile } from "../../core/srtp/kdf.ts";
 import { isMediaDatagram } from "./transports.ts";
-import { checkWeriftVersion } from "./version.ts";
+import { checkWeriftVersion, weriftInternals } from "./version.ts";
 
 /** A DTLS transport as the seam hands it out: an identity to key claims on, opaque otherwise. */
 export type DtlsTransport = object;
@@ -40,31 +39,38 @@ interface DtlsInternals {
   sendRtcp(packets: RtcpPacket[]): Promise<unknown>;
 }
 
-let wrapped = false;
-
 /**
- * Wraps RTCDtlsTransport.prototype.startSrtp once per thread, after the version check:
- * `around(dtls, start)` runs in its place, `start` being werift's own on that transport.
- * Throws WeriftInternalsError on a version other than WERIFT_VERSION or a missing startSrtp.
+ * Wraps one DTLS transport's startSrtp (an own property over werift's prototype method, so no
+ * other transport and no module state is touched): `around(start)` runs in its place once,
+ * `start` being werift's own on that transport. Returns the release, which puts werift's back
+ * (it also goes back when SRTP starts). Throws WeriftInternalsError on a version other than
+ * WERIFT_VERSION or a missing startSrtp.
  */
-export function aroundStartSrtp(around: (dtls: DtlsTransport, start: () => void) => void): void {
-  if (wrapped) return;
+export function aroundStartSrtp(dtls: DtlsTransport, around: (start: () => void) => void): () => void {
   checkWeriftVersion();
-  const proto = RTCDtlsTransport.prototype as unknown as { startSrtp?: unknown };
-  const original = proto.startSrtp;
-  if (typeof original !== "function")
-    throw new WeriftInternalsError("RTCDtlsTransport.prototype.startSrtp is missing");
-  wrapped = true;
-  proto.startSrtp = function aroundStartSrtp(this: DtlsTransport): void {
-    around(this, () => original.call(this));
+  const d = dtls as { startSrtp?: unknown };
+  const original = d.startSrtp;
+  if (typeof original !== "function") throw weriftInternals("RTCDtlsTransport.startSrtp is missing");
+  const own = Object.hasOwn(d, "startSrtp");
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    if (own) d.startSrtp = original;
+    else delete d.startSrtp;
   };
+  d.startSrtp = function aroundStartSrtp(this: DtlsTransport): void {
+    release();
+    around(() => original.call(this));
+  };
+  return release;
 }
 
 /** The transceiver's DTLS transport while it has not started SRTP; throws WeriftInternalsError otherwise. */
 export function dtlsBeforeSrtp(tr: RTCRtpTransceiver): DtlsTransport {
   const dtls = tr.dtlsTransport as unknown as DtlsInternals | undefined;
-  if (dtls === undefined) throw new WeriftInternalsError("the transceiver has no DTLS transport yet");
-  if (dtls.srtpStarted !== false) throw new WeriftInternalsError("SRTP already started on this transport");
+  if (dtls === undefined) throw weriftInternals("the transceiver has no DTLS transport yet");
+  if (dtls.srtpStarted !== false) throw weriftInternals("SRTP already started on this transport");
   return dtls;
 }
 
@@ -192,7 +198,7 @@ export function silenceWeriftNack(tr: RTCRtpTransceiver): void {
   checkWeriftVersion();
   const nack = (tr.receiver as unknown as { nack?: { addPacket?: unknown } }).nack;
   if (nack === undefined || typeof nack.addPacket !== "function") {
-    throw new WeriftInternalsError("RTCRtpReceiver.nack.addPacket is missing");
+    throw weriftInternals("RTCRtpReceiver.nack.addPacket is missing");
   }
   nack.addPacket = () => {};
 }
@@ -206,7 +212,7 @@ export function silenceWeriftTwcc(tr: RTCRtpTransceiver): void {
   checkWeriftVersion();
   const rx = tr.receiver as unknown as { setupTWCC?: unknown };
   if (typeof rx.setupTWCC !== "function") {
-    throw new WeriftInternalsError("RTCRtpReceiver.setupTWCC is missing");
+    throw weriftInternals("RTCRtpReceiver.setupTWCC is missing");
   }
   rx.setupTWCC = () => {};
 }
@@ -219,7 +225,7 @@ export function restrictSrtpProfiles(tr: RTCRtpTransceiver, profiles: SrtpProfil
   checkWeriftVersion();
   const dtls = tr.dtlsTransport as unknown as DtlsInternals | undefined;
   if (dtls === undefined || !Array.isArray(dtls.srtpProfiles)) {
-    throw new WeriftInternalsError("RTCDtlsTransport.srtpProfiles is missing");
+    throw weriftInternals("RTCDtlsTransport.srtpProfiles is missing");
   }
   dtls.srtpProfiles = [...profiles];
 }

@@ -5,10 +5,18 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { WERIFT_VERSION, WeriftInternalsError } from "../../core/errors.ts";
+import { WeriftInternalsError } from "../../core/errors.ts";
 
-// the pin and the error live in the catalogue (core/errors.ts); re-exported for the seam's users
-export { WERIFT_VERSION, WeriftInternalsError } from "../../core/errors.ts";
+// the error lives in the catalogue (core/errors.ts); re-exported for the seam's users
+export { WeriftInternalsError } from "../../core/errors.ts";
+
+/** The werift whose internals src/net/werift reaches (package.json's exact pin). */
+export const WERIFT_VERSION = "0.25.2";
+
+/** The catalogue's WeriftInternalsError, its message led by the werift the seam pins. */
+export function weriftInternals(message: string, options?: ErrorOptions): WeriftInternalsError {
+  return new WeriftInternalsError(`werift ${WERIFT_VERSION}: ${message}`, options);
+}
 
 /** The version of the installed werift package (its package.json). */
 export function installedWeriftVersion(): string {
@@ -30,7 +38,7 @@ export function installedWeriftVersion(): string {
 /** The error for an installed werift other than WERIFT_VERSION, or null. */
 export function versionMismatch(installed: string): WeriftInternalsError | null {
   if (installed === WERIFT_VERSION) return null;
-  return new WeriftInternalsError(
+  return weriftInternals(
     `installed werift is ${installed || "unknown"}; src/net/werift reaches werift internals and must be re-checked before WERIFT_VERSION is raised`,
   );
 }

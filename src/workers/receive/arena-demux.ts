@@ -4,13 +4,13 @@
 // of one registered socket.
 import type { UdpReceive } from "../../net/werift/transports.ts";
 import type { Intake } from "./intake.ts";
-import type { ReceiveStage } from "./stages.ts";
+import type { ChainHead } from "./stages.ts";
 /** werift's own handler of a UDP transport's datagrams. */
 export type OtherHandler = UdpReceive;
 
 /** Who receives a shared socket's datagram: its chain's head (null: `other` takes all), the rest. */
 export interface DemuxTarget {
-  media: ReceiveStage | null;
+  media: ChainHead | null;
   other(data: Buffer, from: [string, number]): void;
 }
 
@@ -48,7 +48,7 @@ export function deliverOwn(route: Route, data: Buffer, from: [string, number]): 
 export interface Route {
   fd: number;
   /** the head of its viewer's chain (a shared socket's route has none: its demux says whose) */
-  media: ReceiveStage | null;
+  media: ChainHead | null;
   /** werift's handler of the rest (a shared socket's route has none: its demux says whose) */
   other: OtherHandler;
   /** a shared socket's: each datagram goes where its source says */

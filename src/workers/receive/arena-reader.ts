@@ -21,7 +21,7 @@ import { beforeClose, hasClose, type UdpTransport } from "../../net/werift/trans
 import { type Demux, deliver, deliverOwn, nobody, type OtherHandler, type Route } from "./arena-demux.ts";
 import { ArenaPace } from "./arena-pace.ts";
 import type { Intake } from "./intake.ts";
-import type { ReceiveStage } from "./stages.ts";
+import type { ChainHead } from "./stages.ts";
 
 export type { Demux, DemuxTarget, OtherHandler } from "./arena-demux.ts";
 
@@ -60,7 +60,7 @@ export class ArenaReader {
   }
 
   /** Registers a socket; returns its removal, or why it could not be read in batches. */
-  add(socket: Socket, media: ReceiveStage, other: OtherHandler): (() => void) | string {
+  add(socket: Socket, media: ChainHead, other: OtherHandler): (() => void) | string {
     return this.register(socket, { fd: -1, media, other, demux: null, removed: false, drops: 0 });
   }
 
@@ -181,7 +181,7 @@ export class ArenaReader {
 export function readInArena(
   thread: { readonly intake: Intake; arena(): ArenaReader | string },
   t: UdpTransport,
-  head: ReceiveStage,
+  head: ChainHead,
   other: OtherHandler,
 ): boolean {
   const intake = thread.intake;

@@ -16,7 +16,7 @@ import { monoNs } from "../../core/clock/clock.ts";
 import { enableRxStamps, kernelClock, rxStampMonoNs } from "../../net/kernel.ts";
 import type { StampSource } from "../protocol.ts";
 import { ArrivalStats } from "./arrival-stats.ts";
-import type { ReceiveStage } from "./stages.ts";
+import type { ChainHead } from "./stages.ts";
 
 /** A tap on every stamped datagram (bench:truth): sender's port, datagram, stamp, lag (−1: none). */
 export type IntakeTap = (fromPort: number, data: Buffer, stampNs: number, lagNs: number) => void;
@@ -38,7 +38,7 @@ export class Intake {
   /** whether this run asks for the kernel's stamps (false: the thread's, forced) */
   wantKernel = true;
 
-  private handlers: (ReceiveStage | null)[] = new Array(1024).fill(null);
+  private handlers: (ChainHead | null)[] = new Array(1024).fill(null);
   private datas: (Buffer | null)[] = new Array(1024).fill(null);
   private stamps = new Float64Array(1024);
   private head = 0;
@@ -95,7 +95,7 @@ export class Intake {
    * is the socket it was just read from (`stampFd`), −1 when unknown: its arrival instant is the
    * kernel's receive stamp and its receive lag exact; otherwise both are the thread's.
    */
-  push(handler: ReceiveStage, data: Buffer, fromPort: number, fd = -1): void {
+  push(handler: ChainHead, data: Buffer, fromPort: number, fd = -1): void {
     const s = monoNs();
     if (!this.phaseOpen) this.openPhase(s);
     let at = s;
@@ -147,7 +147,7 @@ export class Intake {
    * Hands a datagram that arrived at `atNs` to the head of its viewer's chain. A stage's failure
    * is its viewer's (counted there); the caller goes on.
    */
-  dispatch(stage: ReceiveStage, data: Buffer, atNs: number): void {
+  dispatch(stage: ChainHead, data: Buffer, atNs: number): void {
     try {
       stage.receive(data, data.length, atNs);
     } catch {
@@ -231,7 +231,7 @@ export class Intake {
     const mask = this.handlers.length - 1;
     do {
       const i = this.head;
-      const handler = this.handlers[i] as ReceiveStage;
+      const handler = this.handlers[i] as ChainHead;
       const data = this.datas[i] as Buffer;
       const at = this.stamps[i] as number;
       this.handlers[i] = null;
@@ -254,7 +254,7 @@ export class Intake {
 
   private grow(): void {
     const n = this.handlers.length;
-    const handlers: (ReceiveStage | null)[] = new Array(n * 2).fill(null);
+    const handlers: (ChainHead | null)[] = new Array(n * 2).fill(null);
     const datas: (Buffer | null)[] = new Array(n * 2).fill(null);
     const stamps = new Float64Array(n * 2);
     for (let k = 0; k < this.size; k++) {

@@ -108,11 +108,13 @@ export class ViewerLink {
   /**
    * The chain's link stage in front of `next` (itself where the downlink is transparent): each
    * media datagram held, dropped or handed on at once, its arrival moved by what the link added.
+   * Once the stage is closed, what it still holds goes no further.
    */
   downStage(next: ReceiveStage): ReceiveStage {
     if (this.down.transparent) return next;
     const down = this.down;
     const held = this.heldDown;
+    let open = true;
     return {
       receive(view, length, arrivalNs) {
         const at = down.decide(length, arrivalNs);
@@ -123,7 +125,12 @@ export class ViewerLink {
         }
         // the view may be a slot of the arena, reused after the call: keep a copy
         const data = Buffer.from(view.subarray(0, length));
-        held.hold(at, () => next.receive(data, length, at));
+        held.hold(at, () => {
+          if (open) next.receive(data, length, at);
+        });
+      },
+      close() {
+        open = false;
       },
     };
   }

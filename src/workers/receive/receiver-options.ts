@@ -1,9 +1,10 @@
-// What a lean or arena receiver (receiver.ts) is told when its chain is built (chain.ts).
+// What our SRTP and RTP stage (receiver.ts: the lean and arena paths) is told when its chain folds
+// (chain.ts).
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import type { KeyframeSource } from "./nack-sender.ts";
-import type { AudioPacketSink, PacketSink } from "./stages.ts";
+import type { PacketStage } from "./stages.ts";
 
-export interface LeanReceiverOptions {
+export interface OwnSrtpOptions {
   profile: SrtpProfile;
   remoteMasterKey: Uint8Array;
   remoteMasterSalt: Uint8Array;
@@ -21,7 +22,8 @@ export interface LeanReceiverOptions {
   /** our SSRC in RTCP (the receiver's rtcpSsrc) */
   senderSsrc: number;
   sendRtcp: (rtcp: Buffer) => void;
-  sink: PacketSink;
+  /** the stage each video packet goes to (the pipeline's feed) */
+  next: PacketStage;
   /** one NACK message written */
   onNack: () => void;
   /** one transport feedback message written */
@@ -31,7 +33,7 @@ export interface LeanReceiverOptions {
   /** the viewer's keyframe-request rule, once its pipeline exists (it then sends PLIs); absent: never */
   keyframes?: () => KeyframeSource | null;
   /** the audio track: its payload types and where its packets go (docs/definitions.md#audio-track) */
-  audio?: { payloadTypes: readonly number[]; sink: AudioPacketSink };
+  audio?: { payloadTypes: readonly number[]; next: PacketStage };
   /**
    * receiver report interval bounds, ms: 500..1500 drawn uniformly, libwebrtc's for video (a 1 s
    * interval varied over ½..1½ of it; werift's are the same)

@@ -1,7 +1,7 @@
-// The SRTP and RTP stage of a viewer's chain on the lean and arena paths (chain.ts): each media
+// Our SRTP and RTP stage of a viewer's chain, on the lean and arena paths (chain.ts): each media
 // datagram, stamped already, is unprotected (node:crypto, or OpenSSL in place on the arena path:
 // src/net/srtp/), its header fields read in place, counted by our reception statistics and our
-// NACK generator, and handed to the packet sink (the pipeline's feed, stages.ts); receiver
+// NACK generator, and handed to the next stage (the pipeline's feed, stages.ts); receiver
 // reports go out on our own timer from those statistics. Where the viewer's profile negotiated
 // them, each packet's transport-wide sequence number goes to the transport feedback
 // (twcc-sender.ts) and a retransmission on the RTX payload type (RFC 4588) has its original
@@ -16,7 +16,7 @@ import { isMedia, isRtcp } from "../../core/wire/first-byte.ts";
 import { type SrtpBackend, srtpReceivers } from "../../net/srtp/unprotect.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
-import type { LeanReceiverOptions } from "./receiver-options.ts";
+import type { OwnSrtpOptions } from "./receiver-options.ts";
 import { ReceiverReports } from "./receiver-reports.ts";
 import { ReceptionStats } from "./reception.ts";
 import { senderReportLsr } from "./rtcp-out.ts";
@@ -31,18 +31,17 @@ import {
   rtpSsrc,
   rtpTimestamp,
 } from "./rtp-read.ts";
-import type { AudioPacketSink, PacketSink, ReceiveStage } from "./stages.ts";
+import { type PacketStage, ReceivedPacket, type ReceiveStage } from "./stages.ts";
 import { TwccSender } from "./twcc-sender.ts";
 
-export type { LeanReceiverOptions } from "./receiver-options.ts";
-export type { AudioPacketSink, PacketSink } from "./stages.ts";
+export type { OwnSrtpOptions } from "./receiver-options.ts";
 
 const none = (): null => null;
 const noop = (): void => {};
 /** The payload handed on with a repeated packet (never read: the pipeline counts a duplicate). */
 const NO_BYTES = new Uint8Array(0);
 
-export class LeanReceiver implements ReceiveStage {
+export class OwnSrtpStage implements ReceiveStage {
   /** datagrams that were not delivered, by reason */
   readonly dropped = { malformed: 0, payloadType: 0, foreignSsrc: 0, srtp: 0, padding: 0 };
   rtcpReceived = 0;
@@ -57,11 +56,15 @@ export class LeanReceiver implements ReceiveStage {
   private readonly tagLength: number;
   /** 1: the video track's payload type, 2: the audio track's */
   private readonly pt = new Uint8Array(128);
-  private readonly audioSink: AudioPacketSink | null;
+  /** the audio track's next stage, and the audio packet handed on */
+  private readonly audioNext: PacketStage | null;
+  private readonly audioPacket = new ReceivedPacket();
   private readonly absId: number;
   private readonly twccId: number;
   private readonly onRtxPacket: () => void;
-  private readonly sink: PacketSink;
+  private readonly next: PacketStage;
+  /** the packet handed on, rewritten for each */
+  private readonly packet = new ReceivedPacket();
   private readonly stats: ReceptionStats;
   private readonly nack: NackSender;
   private readonly sendRtcp: (rtcp: Buffer) => void;
@@ -70,7 +73,7 @@ export class LeanReceiver implements ReceiveStage {
   private ssrc = -1;
   private rtxSsrc = -1;
 
-  constructor(opts: LeanReceiverOptions) {
+  constructor(opts: OwnSrtpOptions) {
     const rx = opts.inPlace
       ? srtpReceivers(opts.profile, opts.remoteMasterKey, opts.remoteMasterSalt)
       : srtpReceivers(opts.profile, opts.remoteMasterKey, opts.remoteMasterSalt, {
@@ -84,7 +87,7 @@ export class LeanReceiver implements ReceiveStage {
     for (const p of opts.payloadTypes) if (p >= 0 && p < 128) this.pt[p] = 1;
     for (const p of opts.rtxPayloadTypes ?? []) if (p >= 0 && p < 128) this.pt[p] = 3;
     for (const p of opts.audio?.payloadTypes ?? []) if (p >= 0 && p < 128 && this.pt[p] === 0) this.pt[p] = 2;
-    this.audioSink = opts.audio?.sink ?? null;
+    this.audioNext = opts.audio?.next ?? null;
     this.absId = opts.absId;
     this.twccId = opts.twccId ?? 0;
     this.twcc =
@@ -92,7 +95,7 @@ export class LeanReceiver implements ReceiveStage {
         ? new TwccSender(opts.sendRtcp, opts.senderSsrc, opts.onTransportFeedback ?? noop, opts.timerDone)
         : null;
     this.onRtxPacket = opts.onRtx ?? noop;
-    this.sink = opts.sink;
+    this.next = opts.next;
     this.stats = new ReceptionStats(opts.clockRate);
     this.sendRtcp = opts.sendRtcp;
     this.reports = new ReceiverReports(this.stats, opts.sendRtcp, opts.senderSsrc, {
@@ -164,7 +167,9 @@ export class LeanReceiver implements ReceiveStage {
       if (this.srtp.counters.repeats !== repeats) {
         // the same packet again (a retransmission that raced a NACK retry): werift's path, which
         // has no replay window, hands it on and RTP statistics count a duplicate; so do we
-        this.sink(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), NO_BYTES, arrivalNs, -1);
+        this.next.receive(
+          this.packet.set(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), NO_BYTES, arrivalNs, -1),
+        );
         return;
       }
       this.dropped.srtp++;
@@ -177,7 +182,7 @@ export class LeanReceiver implements ReceiveStage {
     this.deliver(ssrc, rtpSeq(data), data, h, payload, arrivalNs);
   }
 
-  /** A video packet's fields to the statistics, NACK and the sink (`seq`: the original's). */
+  /** A video packet's fields to the statistics, NACK and the next stage (`seq`: the original's). */
   private deliver(
     ssrc: number,
     seq: number,
@@ -196,7 +201,7 @@ export class LeanReceiver implements ReceiveStage {
     }
     this.stats.onPacket(ssrc, seq, ts, arrivalNs);
     this.nack.onPacket(ssrc, seq, arrivalNs);
-    this.sink(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs);
+    this.next.receive(this.packet.set(seq, ts, rtpMarker(data), payload, arrivalNs, captureWallNs));
     this.nack.afterPacket(arrivalNs);
   }
 
@@ -247,7 +252,7 @@ export class LeanReceiver implements ReceiveStage {
     return payload.subarray(0, payload.length - pad);
   }
 
-  /** An audio packet: unprotected (its own SSRC's index state), to the audio sink. */
+  /** An audio packet: unprotected (its own SSRC's index state), to the audio track's next stage. */
   private onAudio(data: Buffer, h: number, length: number, arrivalNs: number): void {
     const clear = this.srtp.unprotect(data, h, length);
     if (clear === null) {
@@ -256,7 +261,9 @@ export class LeanReceiver implements ReceiveStage {
     }
     const payload = this.unpad(data, clear);
     if (payload !== null)
-      this.audioSink?.(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), payload, arrivalNs);
+      this.audioNext?.receive(
+        this.audioPacket.set(rtpSeq(data), rtpTimestamp(data), rtpMarker(data), payload, arrivalNs, -1),
+      );
   }
 
   private onRtcp(data: Buffer, nowNs: number): void {

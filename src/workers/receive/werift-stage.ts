@@ -1,9 +1,11 @@
-// The SRTP and RTP stage of a viewer's chain on werift's receive path (chain.ts): each media
+// werift's SRTP and RTP stage of a viewer's chain, on werift's receive path (chain.ts): each media
 // datagram, stamped already, goes to werift's own dispatch (werift's SRTP, RTP parsing and
 // receiver reports), which decrypts it and emits the packet on the track synchronously, inside
 // `receive`; the packet event carries no instant, so the stage keeps the datagram's arrival
 // instant for the length of that call and hands it on with the packet's fields to our NACK
-// generator (as on the lean paths: werift's own is silenced) and the pipeline's feed. werift
+// generator (as on the lean paths: werift's own is silenced) and the next stage. Made with the
+// transceiver (werift hands its tracks out before SRTP starts), bound to werift's dispatch and
+// its next stage when the chain folds; its close closes our NACK and transport feedback. werift
 // restores a retransmission on the RTX payload type itself (RFC 4588) before it emits it; the
 // stage counts one by the datagram's payload type, and records each packet's transport-wide
 // sequence number for our transport feedback (werift's own is silenced too).
@@ -13,42 +15,48 @@ import { isRtcp } from "../../core/wire/first-byte.ts";
 import { ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import type { MediaStreamTrack } from "../../net/werift/api.ts";
 import type { NackSender } from "./nack-sender.ts";
-import type { AudioPacketSink, PacketSink, ReceiveStage } from "./stages.ts";
+import { type PacketStage, ReceivedPacket, type ReceiveStage } from "./stages.ts";
 import type { TwccSender } from "./twcc-sender.ts";
 
-export class WeriftStage implements ReceiveStage {
-  private exec: ((data: Buffer) => void) | null = null;
+export class WeriftSrtpStage implements ReceiveStage {
+  private dispatch: ((data: Buffer) => void) | null = null;
+  private next: PacketStage | null = null;
+  /** the packet handed on, rewritten for each */
+  private readonly packet = new ReceivedPacket();
   /** the arrival instant of the datagram werift is processing now, −1 outside `receive` */
   private arrivalNs = -1;
   /** whether the datagram werift is processing now is on an RTX payload type */
   private rtxNow = false;
   private readonly nack: NackSender;
-  private readonly sink: PacketSink;
   private readonly twcc: TwccSender;
   /** whether transport-cc was negotiated (known with the video track) */
   private twccOn = false;
   /** 1: an RTX payload type */
   private readonly rtxPt = new Uint8Array(128);
+  private closed = false;
   /** retransmissions werift delivered from the RTX payload type */
   rtxReceived = 0;
 
   private readonly onRtx: () => void;
 
-  constructor(nack: NackSender, sink: PacketSink, twcc: TwccSender, onRtx: () => void) {
+  constructor(nack: NackSender, twcc: TwccSender, onRtx: () => void) {
     this.onRtx = onRtx;
     this.nack = nack;
-    this.sink = sink;
     this.twcc = twcc;
   }
 
-  /** werift's dispatch of a datagram, once its SRTP started; returns this stage. */
-  attach(exec: (data: Buffer) => void): this {
-    this.exec = exec;
+  /**
+   * Once its SRTP started: werift's dispatch of a datagram (null: werift reads its media itself)
+   * and the stage its packets go to; returns this stage.
+   */
+  bind(dispatch: ((data: Buffer) => void) | null, next: PacketStage): this {
+    this.dispatch = dispatch;
+    this.next = next;
     return this;
   }
 
   receive(data: Buffer, length: number, arrivalNs: number): void {
-    const exec = this.exec;
+    const exec = this.dispatch;
     if (exec === null) return;
     this.arrivalNs = arrivalNs;
     // the payload type is in the clear
@@ -89,16 +97,32 @@ export class WeriftStage implements ReceiveStage {
         this.onRtx();
       }
       this.nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
-      this.sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, arrivalNs, captureWallNs);
+      const p = this.packet.set(
+        h.sequenceNumber,
+        h.timestamp,
+        h.marker,
+        rtp.payload,
+        arrivalNs,
+        captureWallNs,
+      );
+      this.next?.receive(p);
       this.nack.afterPacket(arrivalNs);
     });
   }
 
-  /** The audio track's packets to `sink` (no NACK for audio on any path). */
-  takeAudio(track: MediaStreamTrack, sink: AudioPacketSink): void {
+  /** The audio track's packets to `next`, its last stage (no NACK for audio on any path). */
+  takeAudio(track: MediaStreamTrack, next: PacketStage): void {
+    const p = new ReceivedPacket();
     track.onReceiveRtp.subscribe((rtp) => {
       const h = rtp.header;
-      sink(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, this.arrival());
+      next.receive(p.set(h.sequenceNumber, h.timestamp, h.marker, rtp.payload, this.arrival(), -1));
     });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.nack.close();
+    this.twcc.close();
   }
 }

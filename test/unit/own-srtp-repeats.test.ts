@@ -8,7 +8,7 @@ import { RtpHeader, SrtpSession } from "werift";
 import { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { unixNsToAbsCapture } from "../../src/core/rtp/abs-capture-time.ts";
 import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80 } from "../../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../../src/workers/receive/receiver.ts";
+import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
 
 const KEY = Buffer.alloc(16, 3);
 const MS = 1e6;
@@ -45,7 +45,7 @@ for (const [name, profile, saltBytes] of [
         absCaptureNegotiated: true,
       });
       const seen: number[] = [];
-      const rx = new LeanReceiver({
+      const rx = new OwnSrtpStage({
         profile,
         remoteMasterKey: KEY,
         remoteMasterSalt: salt,
@@ -56,9 +56,12 @@ for (const [name, profile, saltBytes] of [
         senderSsrc: 1,
         sendRtcp: () => {},
         onNack: () => {},
-        sink: (seq, ts, marker, payload, at, capture) => {
-          seen.push(seq);
-          pipeline.onPacket(seq, ts, marker, payload, at, capture);
+        next: {
+          receive: (p) => {
+            seen.push(p.seq);
+            pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs);
+          },
+          close: () => {},
         },
       });
       // 100 101 102 101 103 104 105 102: two packets again

@@ -1,7 +1,8 @@
-// The lean and arena receivers with transport-cc and rtx negotiated (docs/definitions.md#viewer-profile):
-// a loss repaired by an RTX packet reaches the sink under its original sequence number and
-// payload, the statistics count it received, and the transport feedback reports every packet,
-// the RTX one included, read back by werift's own RTCP parser.
+// Our SRTP stage (lean and arena paths) with transport-cc and rtx negotiated
+// (docs/definitions.md#viewer-profile): a loss repaired by an RTX packet reaches the next stage
+// under its original sequence number and payload, the statistics count it received, and the
+// transport feedback reports every packet, the RTX one included, read back by werift's own RTCP
+// parser.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
@@ -12,7 +13,7 @@ import {
   TransportWideCC,
 } from "werift";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
-import { LeanReceiver } from "../../src/workers/receive/receiver.ts";
+import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
 import { plainPipeline } from "./plain-pipeline.ts";
 
 const KEY = Buffer.alloc(16, 3);
@@ -49,7 +50,7 @@ for (const inPlace of [false, true]) {
     let nacks = 0;
     let feedback = 0;
     let rtxCount = 0;
-    const rx = new LeanReceiver({
+    const rx = new OwnSrtpStage({
       profile: SRTP_AEAD_AES_128_GCM,
       remoteMasterKey: KEY,
       remoteMasterSalt: SALT,
@@ -64,9 +65,12 @@ for (const inPlace of [false, true]) {
       onNack: () => nacks++,
       onTransportFeedback: () => feedback++,
       onRtx: () => rtxCount++,
-      sink: (seq, ts, marker, payload, at, capture) => {
-        seen.push(`${seq}:${Buffer.from(payload).toString("hex")}`);
-        pipeline.onPacket(seq, ts, marker, payload, at, capture);
+      next: {
+        receive: (p) => {
+          seen.push(`${p.seq}:${Buffer.from(p.payload).toString("hex")}`);
+          pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs);
+        },
+        close: () => {},
       },
     });
     // 100 101 (102 lost) 103 104 105, then 102 on RTX
