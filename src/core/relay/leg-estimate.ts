@@ -4,7 +4,7 @@
 // the loss p is the feedback's packets reported not received over those it reports; the
 // delivered rate R the bits the relay sent the leg in the window times (1 − p). The estimate A
 // starts at the leg's first window's sending rate × HEADROOM (the layer it is on fits) and moves
-// as a loss-based controller does (draft-ietf-rmcat-gcc §6): above LOSS_HIGH, A ← A·(1 − p/2),
+// as a loss-based controller does (draft-ietf-rmcat-gcc, section 6): above LOSS_HIGH, A ← A·(1 − p/2),
 // never below R; under LOSS_LOW, A ← A·GROWTH, at most CAP_FACTOR × the top layer's rate;
 // between, A holds. A layer fits when its own measured rate × HEADROOM ≤ A. Down at once to the
 // highest layer that fits (the lowest when none does); up one layer only after UP_WINDOWS windows
