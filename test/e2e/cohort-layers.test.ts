@@ -3,7 +3,8 @@
 // viewer stays on its cohort's layer for the whole hold, and each cohort's per-layer delay
 // (#layer-delay) is of its own layer's frames only. A fourth group, the viewers outside every
 // cohort, takes the scenario's `layerSwitch` (start l, h at 2 s): a cohort's choice replaces the
-// scenario's for its own viewers only.
+// scenario's for its own viewers only. Then one cohort's forced switch (its `layer` l, its `layerSwitch` to h at
+// 2 s) beside a viewer that chooses nothing and keeps the relay's default.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseCohorts } from "../../src/core/link/parse.ts";
@@ -85,4 +86,39 @@ test("three cohorts ask for l, m and h: each viewer on its layer for the whole h
     markdown,
     /Viewers' layer choice: start l, h at 2 s; cohort on-l: start l; cohort on-m: start m;/,
   );
+});
+
+test("a cohort's forced switch: its viewer starts on l and switches to h at 2 s; a viewer outside chooses nothing", async () => {
+  const cohorts = parseCohorts([
+    { name: "forced", viewers: 1, layer: "l", layerSwitch: { atSeconds: 2, rid: "h" } },
+  ]);
+  const { report: r } = await runThroughRelay({}, { simulcast: RIDS, viewers: 2, holdSeconds: 5, cohorts });
+  const forced = (r.viewers ?? []).find((v) => v.cohort === "forced");
+  const other = (r.viewers ?? []).find((v) => v.cohort === undefined);
+  assert.ok(forced?.joined && other?.joined);
+  const c = forced.layerChoice;
+  assert.deepEqual(
+    c?.asks.map((a) => [a.rid, a.status]),
+    [
+      ["l", 200],
+      ["h", 200],
+    ],
+  );
+  const askH = c?.asks[1]?.askedMs ?? -1;
+  assert.ok(askH >= 2000 && askH < 2500, `asked for h at ${askH} ms`);
+  assert.deepEqual(
+    c?.switches.map((s) => [s.from, s.to, s.askedMs]),
+    [["l", "h", askH]],
+  );
+  // the viewer outside every cohort chose nothing: no choice block, the relay's default (h) only
+  assert.equal(other.layerChoice, undefined);
+  assert.deepEqual(
+    (other.layers ?? []).map((l) => [l.rid, l.timeMs > 0]),
+    [
+      ["l", false],
+      ["m", false],
+      ["h", true],
+    ],
+  );
+  assert.equal(r.aggregate.layerSwitches?.viewers, 1);
 });
