@@ -3,8 +3,8 @@
 // viewer stays on its cohort's layer for the whole hold, and each cohort's per-layer delay
 // (#layer-delay) is of its own layer's frames only. A fourth group, the viewers outside every
 // cohort, takes the scenario's `layerSwitch` (start l, h at 2 s): a cohort's choice replaces the
-// scenario's for its own viewers only. Then one cohort's forced switch (its `layer` l, its `layerSwitch` to h at
-// 2 s) beside a viewer that chooses nothing and keeps the relay's default.
+// scenario's for its own viewers only. Then one cohort's forced switch (its `layer` l, its
+// `layerSwitch` to h at 2 s) beside a viewer that chooses nothing and keeps the relay's default.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseCohorts } from "../../src/core/link/parse.ts";
