@@ -25,13 +25,24 @@ export function keyframeRequestOf(p: RtcpPacket): KeyframeRequestKind | null {
 const TRANSPORT_FEEDBACK_FORMAT = 15;
 
 /**
- * Calls `on` for every transport feedback message that reaches the transceiver's transport;
- * returns the unsubscribe.
+ * Calls `on` for every transport feedback message that reaches the transceiver's transport, with
+ * the packets it reports received (those with a receive delta) and not received (the rest of its
+ * status count); returns the unsubscribe.
  */
-export function onTransportFeedback(tr: RTCRtpTransceiver, on: () => void): () => void {
+export function onTransportFeedback(
+  tr: RTCRtpTransceiver,
+  on: (received: number, lost: number) => void,
+): () => void {
   const { unSubscribe } = tr.dtlsTransport.onRtcp.subscribe((p) => {
     if (p.type !== RtcpTransportLayerFeedback.type) return;
-    if ((p as RtcpTransportLayerFeedback).feedback.count === TRANSPORT_FEEDBACK_FORMAT) on();
+    const fb = (p as RtcpTransportLayerFeedback).feedback as {
+      count: number;
+      packetStatusCount?: number;
+      recvDeltas?: unknown[];
+    };
+    if (fb.count !== TRANSPORT_FEEDBACK_FORMAT) return;
+    const received = fb.recvDeltas?.length ?? 0;
+    on(received, Math.max(0, (fb.packetStatusCount ?? received) - received));
   });
   return unSubscribe;
 }

@@ -5,6 +5,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipIdentity } from "../core/delay/fingerprint.ts";
+import type { LayerSwitchSpec } from "../core/layer/layer-switch.ts";
 import type { Cohort } from "../core/link/types.ts";
 import type {
   KeyframeRequestMode,
@@ -14,7 +15,6 @@ import type {
   ViewerProfile,
   ViewerSockets,
 } from "../core/scenario/defaults.ts";
-import type { LayerSwitchSpec } from "../core/scenario/layer-switch.ts";
 import type { CohortTickCounts, TickCounts } from "../core/tick-counts.ts";
 import type { EncodedHistogram, ViewerRecord } from "../core/types.ts";
 import type { IceOptions } from "../net/rtc.ts";
@@ -83,8 +83,11 @@ export interface ShardTask {
   viewerProfile?: ViewerProfile;
   /** the scenario's cohorts; a viewer's `cohort` indexes it (absent: unimpaired) */
   cohorts?: Cohort[];
-  /** the viewers' layer choice and the scenario's layers (docs/definitions.md#layer-switches) */
-  layerSwitch?: { spec: LayerSwitchSpec; rids: string[] };
+  /**
+   * the viewers' layer choice and the scenario's layers (docs/definitions.md#layer-switches); `spec`
+   * null: only the cohorts' viewers choose (docs/definitions.md#cohort-layers)
+   */
+  layerSwitch?: { spec: LayerSwitchSpec | null; rids: string[] };
   /** viewers receive the audio track (the scenario's `audio`); absent: video only */
   audio?: boolean;
   /** the audio send log and its clip's packet fingerprints: a publishing run with audio */

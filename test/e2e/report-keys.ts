@@ -137,6 +137,10 @@ function scenarioCohortKeys(): string[] {
     ...profileKeys(`${c}[].steps[].down`),
     ...profileKeys(`${c}[].steps[].up`),
     `${c}[].seed?`,
+    // a cohort's own layer choice (docs/definitions.md#cohort-layers)
+    `${c}[].layer?`,
+    `${c}[].layerSwitch?`,
+    ...["startRid?", "atSeconds?", "rid?"].map((k) => `${c}[].layerSwitch.${k}`),
   ];
 }
 

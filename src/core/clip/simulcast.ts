@@ -6,12 +6,13 @@
 
 import { fileURLToPath } from "node:url";
 import { ClipError } from "../errors.ts";
+import { SIMULCAST_RIDS } from "../layer/spec.ts";
 import type { Codec } from "../types.ts";
 import { loadClip } from "./clip.ts";
 import { type Clip, makeClip } from "./model.ts";
 
-/** The rids of the embedded layers, lowest first. */
-export const SIMULCAST_RIDS: readonly string[] = ["l", "m", "h"];
+// the rids of the embedded layers, lowest first: a leaf the scenario's layer keys see too
+export { SIMULCAST_RIDS };
 
 const EXT: Record<Codec, string> = { vp8: "ivf", h264: "h264" };
 

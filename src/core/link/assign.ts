@@ -100,6 +100,8 @@ export function cohortsJson(cohorts: readonly Cohort[]): Record<string, unknown>
     if (c.steps.length > 0) o.steps = c.steps.map(stepJson);
     if (c.seed !== 0) o.seed = c.seed;
     if (c.referenceViewers !== undefined) o.referenceViewers = c.referenceViewers;
+    if (c.layer !== undefined) o.layer = c.layer;
+    if (c.layerSwitch !== undefined) o.layerSwitch = { ...c.layerSwitch };
     return o;
   });
 }

@@ -5,6 +5,7 @@
 
 import { CohortError } from "../errors.ts";
 import { parseGoDuration } from "../go-compat/time.ts";
+import { isLayer, LAYER_WANT, layerSwitchFields } from "../layer/layer-switch.ts";
 import type { Cohort, DirectionProfile, GilbertElliott, LinkStep } from "./types.ts";
 
 /** The name the unimpaired viewers go by in a report; no cohort may take it. */
@@ -129,7 +130,18 @@ function step(raw: unknown, path: string): LinkStep {
   return s;
 }
 
-const COHORT_KEYS = ["name", "viewers", "share", "down", "up", "steps", "seed", "referenceViewers"];
+const COHORT_KEYS = [
+  "name",
+  "viewers",
+  "share",
+  "down",
+  "up",
+  "steps",
+  "seed",
+  "referenceViewers",
+  "layer",
+  "layerSwitch",
+];
 /** The most libwebrtc reference viewers a cohort (or the scenario, per group) may ask for. */
 export const MAX_REFERENCE_VIEWERS = 10;
 
@@ -172,7 +184,24 @@ function cohort(raw: unknown, path: string): Cohort {
       fail(`${path}.referenceViewers`, `must be an integer 0..${MAX_REFERENCE_VIEWERS}`);
     c.referenceViewers = k;
   }
+  layerKeys(obj, path, c);
   return c;
+}
+
+/** A cohort's `layer` and `layerSwitch` (docs/definitions.md#cohort-layers). */
+function layerKeys(obj: Record<string, unknown>, path: string, c: Cohort): void {
+  if (obj.layer !== undefined) {
+    if (!isLayer(obj.layer)) fail(`${path}.layer`, LAYER_WANT);
+    c.layer = obj.layer;
+  }
+  if (obj.layerSwitch === undefined) return;
+  const key = `${path}.layerSwitch`;
+  const ls = layerSwitchFields(obj.layerSwitch, (msg) => fail(key, msg));
+  if (c.layer !== undefined && ls.startRid !== undefined)
+    fail(`${key}.startRid`, "the cohort's layer is its start: name one of them");
+  if (c.layer !== undefined && ls.rid === c.layer)
+    fail(`${key}.rid`, "is the cohort's layer, where it starts");
+  c.layerSwitch = ls;
 }
 
 /** Parses the `cohorts` value; throws CohortError (exit 2) whose message names the key. */

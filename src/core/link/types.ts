@@ -2,6 +2,8 @@
 // the timed steps that change it, a cohort and what the emulator did. Probabilities are 0..1,
 // durations ns, rates bits per second.
 
+import type { LayerSwitchSpec } from "../layer/spec.ts";
+
 /** How the jitter of each datagram is drawn (docs/definitions.md#link-profile). */
 export type JitterDistribution = "uniform" | "normal";
 
@@ -62,6 +64,10 @@ export interface Cohort {
   seed: number;
   /** libwebrtc reference viewers beside it (docs/definitions.md#reference-viewers); absent: the scenario's */
   referenceViewers?: number;
+  /** the simulcast layer its viewers ask for from their start (docs/definitions.md#cohort-layers) */
+  layer?: string;
+  /** its viewers' own layer switch, in place of the scenario's `layerSwitch` */
+  layerSwitch?: LayerSwitchSpec;
 }
 
 /** What the emulator did to one direction of one viewer's link. */

@@ -2,13 +2,13 @@
 // `layerSwitch`: the pooled figures and the switch time as the Markdown shows them.
 import { fmtFixed } from "../go-compat/fmt.ts";
 import { escapeHtml } from "./html-sections.ts";
-import { layerDelayRows, layerSwitchText, pooledLayerText } from "./markdown-layers.ts";
+import { layerChoiceText, layerDelayRows, pooledLayerText } from "./markdown-layers.ts";
 import type { Report } from "./types.ts";
 
 export function layersSection(r: Report): string {
   const p = r.aggregate.layerSwitches;
-  if (r.scenario.layerSwitch === undefined || p === undefined) return "";
-  const head = `<section class="card"><h2>Layer switches</h2><p>Viewers' layer choice: ${escapeHtml(layerSwitchText(r.scenario.layerSwitch))}.</p>`;
+  if (p === undefined) return "";
+  const head = `<section class="card"><h2>Layer switches</h2><p>Viewers' layer choice: ${escapeHtml(layerChoiceText(r))}.</p>`;
   if (p.reason !== undefined) return `${head}<p>Unavailable, because ${escapeHtml(p.reason)}.</p></section>`;
   const s = p.switchMs;
   const cells =

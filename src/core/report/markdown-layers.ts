@@ -16,6 +16,23 @@ export function layerSwitchText(s: Report["scenario"]["layerSwitch"]): string {
   return parts.join(", ");
 }
 
+/**
+ * Every group's choice in words: the scenario's `layerSwitch`, then each cohort's own
+ * (docs/definitions.md#cohort-layers): `start l, h at 2 s; cohort low: start l`.
+ */
+export function layerChoiceText(r: Report): string {
+  const parts = r.scenario.layerSwitch !== undefined ? [layerSwitchText(r.scenario.layerSwitch)] : [];
+  for (const c of r.scenario.cohorts ?? []) {
+    const own = {
+      ...(typeof c.layerSwitch === "object" ? c.layerSwitch : {}),
+      ...(typeof c.layer === "string" ? { startRid: c.layer } : {}),
+    } as Report["scenario"]["layerSwitch"];
+    const text = layerSwitchText(own);
+    if (text !== "") parts.push(`cohort ${String(c.name)}: ${text}`);
+  }
+  return parts.join("; ");
+}
+
 const lostText = (n: number | undefined): string =>
   n === undefined
     ? "frames lost across them unavailable, because no switch's loss was measured"
@@ -35,13 +52,8 @@ function switchRow(id: number, s: LayerSwitchReport): string {
 
 export function layersMarkdown(r: Report): string[] {
   const p = r.aggregate.layerSwitches;
-  if (r.scenario.layerSwitch === undefined || p === undefined) return [];
-  const out = [
-    "## Layer switches",
-    "",
-    `Viewers' layer choice: ${esc(layerSwitchText(r.scenario.layerSwitch))}.`,
-    "",
-  ];
+  if (p === undefined) return [];
+  const out = ["## Layer switches", "", `Viewers' layer choice: ${esc(layerChoiceText(r))}.`, ""];
   if (p.reason !== undefined) return [...out, `Unavailable, because ${esc(p.reason)}.`, ""];
   out.push(
     pooledLayerText(p),

@@ -8,6 +8,7 @@
 import { parseCapacity } from "../capacity/parse.ts";
 import { errorMessage, JsonSyntaxError, ScenarioError } from "../errors.ts";
 import { isHttpUrl } from "../go-compat/url.ts";
+import { layerSwitchProblem, parseLayerSwitch } from "../layer/layer-switch.ts";
 import { MAX_REFERENCE_VIEWERS, parseCohorts, UNIMPAIRED } from "../link/parse.ts";
 import { parseChurn } from "../scenario/churn.ts";
 import { churnProblem, churnRun } from "../scenario/churn-schedule.ts";
@@ -21,7 +22,6 @@ import {
   VIEWER_SOCKETS,
 } from "../scenario/defaults.ts";
 import { scanFirstValue } from "../scenario/json.ts";
-import { layerSwitchProblem, parseLayerSwitch } from "../scenario/layer-switch.ts";
 import { decodeMember, type GoType, goQuote, INT64_MAX, INT64_MIN, jsonKind } from "../scenario/members.ts";
 import { parseSimulcast } from "../scenario/simulcast.ts";
 import { type Scenario, SERVER_KEYS } from "../scenario/types.ts";
@@ -274,7 +274,7 @@ export function validateScenario(s: Scenario): Scenario {
   const profile = notOneOf("viewerProfile", s.viewerProfile, VIEWER_PROFILES);
   if (profile !== null) fail(profile);
   if (s.simulcast !== undefined && !s.whip) fail("simulcast needs whip (the run publishes the layers)");
-  const layerSwitch = layerSwitchProblem(s.layerSwitch, s.simulcast);
+  const layerSwitch = layerSwitchProblem(s.layerSwitch, s.simulcast, s.cohorts);
   if (layerSwitch !== null) fail(layerSwitch);
   const counted = (s.cohorts ?? []).reduce((a, c) => a + (c.viewers ?? 0), 0);
   if (counted > s.viewers)

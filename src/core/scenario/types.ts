@@ -2,6 +2,7 @@
 // no parsing, so that the report model derives its scenario block from it (core/report/types.ts)
 // without importing the parser's own imports. Parsing and validation: scenario-file/scenario.ts.
 
+import type { LayerSwitchSpec } from "../layer/layer-switch.ts";
 import type { Cohort } from "../link/types.ts";
 import type { CapacitySpec } from "./capacity-spec.ts";
 import type { ChurnSpec } from "./churn.ts";
@@ -12,7 +13,6 @@ import type {
   ViewerProfile,
   ViewerSockets,
 } from "./defaults.ts";
-import type { LayerSwitchSpec } from "./layer-switch.ts";
 import type { Threshold } from "./threshold-types.ts";
 
 /**

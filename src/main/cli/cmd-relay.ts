@@ -32,6 +32,10 @@ export function addRelay(p: Command, setCode: SetCode): void {
       intFlag("--capacity", 1, 1e6),
     )
     .option("--clear-marker", "forward with the marker bit cleared")
+    .option(
+      "--layer-estimate",
+      "simulcast: a viewer that chose no layer gets the highest its leg's feedback estimate carries",
+    )
     .option("--strip-extensions", "forward with no RTP header extension")
     .option("--counter-offer", "answer WHEP with 406 and the relay's own offer (viewer PATCHes its answer)")
     .option("--token-env <name>", "require the bearer token held by this environment variable")

@@ -7,8 +7,8 @@ import { type Command, Option } from "commander";
 import { SIMULCAST_RIDS } from "../../core/clip/simulcast.ts";
 import { errorMessage, UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
+import { type LayerSwitchSpec, parseLayerSwitch } from "../../core/layer/layer-switch.ts";
 import { MAX_REFERENCE_VIEWERS } from "../../core/link/parse.ts";
-import { type LayerSwitchSpec, parseLayerSwitch } from "../../core/scenario/layer-switch.ts";
 import { parseSimulcast } from "../../core/scenario/simulcast.ts";
 import { durationFlag, intFlag } from "./flags.ts";
 

@@ -129,6 +129,8 @@ export function forward(
   if (rid === null) send?.threads?.write(packet);
   const fanout = send?.fanout ?? null;
   const key = rid !== null && keyStart(stream, rtp.payload);
+  const now = performance.now();
+  if (rid !== null) stream.layers?.rates.add(rid, rtp.payload.length, now);
   for (const leg of stream.legs) {
     if (!leg.sending || leg.forwarded >= limit || leg.threaded === true) continue;
     const own = rid === null ? packet : legLayerPacket(leg, stream, rid, packet, key);
@@ -143,7 +145,8 @@ export function forward(
       if (drop) continue;
     }
     if (over && capacityDrop(leg)) continue;
-    const out = leg.fault ? leg.fault.apply(own, performance.now()) : [own];
+    leg.estimate?.sent(own.payload.length, now);
+    const out = leg.fault ? leg.fault.apply(own, now) : [own];
     for (const p of out) toLeg(leg, p, rtp.header.payloadType, fanout);
   }
   // padding-only packets (a test hook) go on a single-layer stream only

@@ -9,6 +9,7 @@
 // publisher, whose legs the main thread sends (never a relay thread).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LayerSwitch } from "../../core/relay/layer-switch.ts";
+import { LegEstimate } from "../../core/relay/leg-estimate.ts";
 import { WHEP_LAYER_REL, WHEP_SSE_REL } from "../../core/wire/link-header.ts";
 import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { requestKeyframe, type Stream } from "./forward.ts";
@@ -19,9 +20,10 @@ import type { Leg } from "./leg.ts";
  * A new leg's layer choice, with simulcast, and the Link header values that offer the extension
  * for session `id` (none without simulcast). The main thread sends such a leg (send-path.ts).
  */
-export function legLayers(leg: Leg, stream: Stream, id: string): string[] {
+export function legLayers(leg: Leg, stream: Stream, id: string, estimate = false): string[] {
   if (stream.layers === undefined) return [];
   leg.layer = new LayerSwitch(stream.layers.forwarded);
+  if (estimate) leg.estimate = new LegEstimate();
   return [
     `</session/${id}/sse>; rel="${WHEP_SSE_REL}"; events="layers"`,
     `</session/${id}/layer>; rel="${WHEP_LAYER_REL}"`,
@@ -54,7 +56,7 @@ export async function layerRoute(
     return;
   }
   if (req.method === "GET" && path === "sse/events") return eventStream(res, stream.layers.rids, session.pc);
-  if (req.method === "POST" && path === "layer") return choose(req, res, stream, leg.layer);
+  if (req.method === "POST" && path === "layer") return choose(req, res, stream, leg);
   req.resume();
   return reply(res, path === "sse" || path === "layer" ? 405 : 404, "not found");
 }
@@ -69,7 +71,8 @@ function eventStream(res: ServerResponse, rids: readonly string[], pc: RTCPeerCo
   res.on("close", () => sub.unSubscribe());
 }
 
-async function choose(req: IncomingMessage, res: ServerResponse, stream: Stream, choice: LayerSwitch) {
+async function choose(req: IncomingMessage, res: ServerResponse, stream: Stream, leg: Leg) {
+  const choice = leg.layer;
   const body = await readBody(req);
   let asked: { mediaId?: unknown; encodingId?: unknown };
   try {
@@ -78,12 +81,14 @@ async function choose(req: IncomingMessage, res: ServerResponse, stream: Stream,
     return reply(res, 400, "the body is not JSON");
   }
   const layers = stream.layers;
-  if (layers === undefined || typeof asked !== "object" || asked === null)
+  if (layers === undefined || choice === undefined || typeof asked !== "object" || asked === null)
     return reply(res, 400, "bad choice");
   // the video m-line is the first ("0"; the draft's example writes it as a string)
   if (asked.mediaId !== undefined && String(asked.mediaId) !== "0") return reply(res, 400, "no such media");
   const rid = asked.encodingId ?? layers.forwarded;
   if (typeof rid !== "string" || !layers.rids.includes(rid)) return reply(res, 400, "no such layer");
+  // `{}` hands the choice back to the relay (its estimate, where it keeps one)
+  leg.chosen = asked.encodingId !== undefined;
   if (choice.ask(rid) && choice.pending !== null) requestKeyframe(stream, rid);
   res.writeHead(200).end();
 }

@@ -3,6 +3,8 @@
 // takes until its viewer chooses one, the highest (the last named: browsers list their layers
 // lowest first, as the simulcast publisher does; docs/definitions.md#relay-layer-choice).
 
+import { LayerRates } from "../../core/relay/leg-estimate.ts";
+
 /** A simulcast publisher's layers as its offer names them, and the one a leg starts on. */
 export interface StreamLayers {
   /** the offer's rids in `a=simulcast:send` order */
@@ -11,6 +13,8 @@ export interface StreamLayers {
   forwarded: string;
   /** each layer's SSRC by rid, once a packet of it arrived (keyframe requests name it) */
   ssrcs: Map<string, number>;
+  /** each layer's incoming rate (docs/definitions.md#relay-layer-estimate) */
+  rates: LayerRates;
 }
 
 /**
@@ -28,7 +32,7 @@ export function offeredLayers(sdp: string): StreamLayers | null {
       .map((alt) => (alt.split(",")[0] ?? "").replace(/^~/, ""))
       .filter((rid) => rid !== "");
     const forwarded = rids[rids.length - 1];
-    return forwarded === undefined ? null : { rids, forwarded, ssrcs: new Map() };
+    return forwarded === undefined ? null : { rids, forwarded, ssrcs: new Map(), rates: new LayerRates() };
   }
   return null;
 }

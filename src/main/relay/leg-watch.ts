@@ -6,6 +6,7 @@
 import { onTransportFeedback } from "../../net/rtcp-feedback.ts";
 import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import type { Stream } from "./forward.ts";
+import { estimateFeedback } from "./layer-estimate.ts";
 import type { Leg } from "./leg.ts";
 
 /** How long an answered leg may take to connect (ICE and DTLS) before the relay ends it. */
@@ -32,7 +33,11 @@ export function watchLeg(pc: RTCPeerConnection, leg: Leg, stream: Stream, w: Leg
   pc.connectionStateChange.subscribe((state) => {
     if (state === "connected") {
       // the transport the leg's RTCP arrives on, once connected (as its keyframe requests)
-      if (!counting) onTransportFeedback(leg.tr, () => leg.feedback++);
+      if (!counting)
+        onTransportFeedback(leg.tr, (received, lost) => {
+          leg.feedback++;
+          if (leg.estimate !== undefined) estimateFeedback(leg, stream, received, lost);
+        });
       counting = true;
       leg.sending = true;
       w.connected();

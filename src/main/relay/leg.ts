@@ -5,6 +5,7 @@
 // leg's next transport-wide sequence number, a resend goes out on RTX, and the transport feedback
 // the viewer sends is counted (docs/definitions.md#built-in-relay).
 import type { LayerSwitch } from "../../core/relay/layer-switch.ts";
+import type { LegEstimate } from "../../core/relay/leg-estimate.ts";
 import { LossEvery } from "../../core/relay/loss-every.ts";
 import {
   ABS_CAPTURE_TIME_URI,
@@ -49,6 +50,10 @@ export interface Leg {
   link?: LegLinkSend;
   /** the simulcast layer the leg takes and its rewrite (docs/definitions.md#relay-layer-choice) */
   layer?: LayerSwitch;
+  /** the viewer chose the leg's layer through the extension (layer-ext.ts): the estimate leaves it */
+  chosen?: boolean;
+  /** the leg's bandwidth estimate, with RelayOptions.layerEstimate (layer-estimate.ts) */
+  estimate?: LegEstimate;
 }
 
 /**

@@ -27,6 +27,11 @@ export interface RelayOptions {
    * delayed, reordered or duplicated, seeded per leg (docs/definitions.md#relay-link)
    */
   link?: LegLinkProfile;
+  /**
+   * a simulcast leg whose viewer chose no layer takes the highest its transport feedback's estimate
+   * carries (docs/definitions.md#relay-layer-estimate); absent: the highest, always
+   */
+  layerEstimate?: boolean;
   /** forward with every marker bit cleared */
   clearMarker?: boolean;
   /** forward with no header extension at all */

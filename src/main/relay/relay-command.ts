@@ -15,6 +15,7 @@ export interface RelayFlags extends LinkFlags {
   clearMarker?: boolean;
   stripExtensions?: boolean;
   counterOffer?: boolean;
+  layerEstimate?: boolean;
   tokenEnv?: string;
   send?: "native" | "werift";
   workers?: number;
@@ -32,6 +33,7 @@ export async function relayCommand(flags: RelayFlags): Promise<number> {
   if (flags.clearMarker) opts.clearMarker = true;
   if (flags.stripExtensions) opts.stripExtensions = true;
   if (flags.counterOffer) opts.counterOffer = true;
+  if (flags.layerEstimate) opts.layerEstimate = true;
   if (flags.send) opts.send = flags.send;
   if (flags.workers) opts.threads = flags.workers;
   opts.onThreadLost = (line) => log.line(line);

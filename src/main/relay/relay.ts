@@ -256,7 +256,7 @@ export class Relay {
       return reply(res, 400, "the offer was refused");
     }
     this.knobs.install(leg, n);
-    const links = legLayers(leg, stream, id);
+    const links = legLayers(leg, stream, id, this.opts.layerEstimate === true);
     this.sessions.set(id, { stream, leg, pc });
     stream.legs.add(leg);
     watchLeg(pc, leg, stream, {

@@ -7,8 +7,8 @@ import { readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { errnoCode, UsageError } from "../../core/errors.ts";
 import { isHttpUrl } from "../../core/go-compat/url.ts";
+import type { LayerSwitchSpec } from "../../core/layer/layer-switch.ts";
 import type { ReceivePath } from "../../core/scenario/defaults.ts";
-import type { LayerSwitchSpec } from "../../core/scenario/layer-switch.ts";
 import {
   normaliseScenario,
   parseScenario,

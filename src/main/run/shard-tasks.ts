@@ -4,6 +4,7 @@
 import type { WallAnchor } from "../../core/clock/clock.ts";
 import type { ClipIdentity } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
+import { cohortLayerSpec } from "../../core/layer/layer-switch.ts";
 import { assignCohorts } from "../../core/link/assign.ts";
 import { SCENARIO_DEFAULTS } from "../../core/scenario/defaults.ts";
 import type { Schedule } from "../../core/scenario/schedule.ts";
@@ -39,6 +40,9 @@ export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
   const s = opts.scenario;
   const shards = Math.max(1, opts.workers);
   const tasks: ShardTask[] = [];
+  // viewers choose a layer with the scenario's layerSwitch or a cohort's (docs/definitions.md#cohort-layers)
+  const chooses =
+    s.layerSwitch !== undefined || (s.cohorts ?? []).some((c) => cohortLayerSpec(c) !== undefined);
   for (let i = 0; i < shards; i++) {
     tasks.push({
       shard: i,
@@ -62,9 +66,7 @@ export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
       ...(s.keyframeRequests !== undefined ? { keyframeRequests: s.keyframeRequests } : {}),
       ...(s.viewerProfile !== undefined ? { viewerProfile: s.viewerProfile } : {}),
       ...(s.cohorts !== undefined ? { cohorts: s.cohorts } : {}),
-      ...(s.layerSwitch !== undefined
-        ? { layerSwitch: { spec: s.layerSwitch, rids: s.simulcast ?? [] } }
-        : {}),
+      ...(chooses ? { layerSwitch: { spec: s.layerSwitch ?? null, rids: s.simulcast ?? [] } } : {}),
       ...(s.audio === true ? { audio: true, audioLog: opts.audioLog ?? null } : {}),
     });
   }

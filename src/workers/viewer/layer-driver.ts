@@ -8,7 +8,7 @@
 import { monoNs } from "../../core/clock/clock.ts";
 import { type LayerAsk, type LayerChoiceRecord, layerSwitches } from "../../core/delay/layer-switches.ts";
 import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
-import type { LayerSwitchSpec } from "../../core/scenario/layer-switch.ts";
+import type { LayerSwitchSpec } from "../../core/layer/layer-switch.ts";
 import { linkRels, WHEP_LAYER_REL, WHEP_SSE_REL } from "../../core/wire/link-header.ts";
 import { firstLayersEvent, postJson } from "../../net/whep-ext.ts";
 
@@ -21,6 +21,9 @@ export class LayerDriver {
   reason: string | null = null;
   private readonly ended = new AbortController();
   private readonly running: Promise<void>;
+  /** settles when the start ask is answered (or failed); at once without a start layer */
+  readonly started: Promise<void>;
+  private startDone: () => void = () => {};
 
   /**
    * Starts at the WHEP answer: `links` its Link header values, `endpoint` the WHEP URL they are
@@ -33,15 +36,21 @@ export class LayerDriver {
     postNs: number,
     opts: { bearer: string | undefined; stop: AbortSignal },
   ) {
+    this.started = new Promise<void>((resolve) => {
+      this.startDone = resolve;
+    });
     const signal = AbortSignal.any([opts.stop, this.ended.signal]);
     const rels = linkRels(links, endpoint);
     const layerUrl = rels.get(WHEP_LAYER_REL);
     if (layerUrl === undefined) {
       this.reason = "the server offered no layer extension";
       this.running = Promise.resolve();
+      this.startDone();
       return;
     }
-    this.running = this.drive(spec, layerUrl, rels.get(WHEP_SSE_REL), postNs, opts.bearer, signal);
+    this.running = this.drive(spec, layerUrl, rels.get(WHEP_SSE_REL), postNs, opts.bearer, signal).finally(
+      () => this.startDone(),
+    );
   }
 
   private async drive(
@@ -62,12 +71,15 @@ export class LayerDriver {
       at.status = (await postJson(layerUrl, { mediaId: "0", encodingId: rid }, { bearer, signal })).status;
       if (at.status === 0) at.error = "no answer";
     };
-    // the start layer is asked for at once, beside the event stream: a choice after the first
-    // frames would be a switch, not a start
+    // the start layer is asked for at once, beside the event stream, and the viewer applies the
+    // WHEP answer once it is answered (`started`): a choice after the first frames would be a
+    // switch, not a start
     const wait = AbortSignal.any([signal, AbortSignal.timeout(LAYERS_EVENT_WAIT_MS)]);
     const [offered] = await Promise.all([
       sseUrl !== undefined ? firstLayersEvent(sseUrl, { bearer, signal: wait }) : null,
-      spec.startRid !== undefined ? ask(spec.startRid, null) : null,
+      (spec.startRid !== undefined ? ask(spec.startRid, null) : Promise.resolve()).finally(() =>
+        this.startDone(),
+      ),
     ]);
     if (spec.rid === undefined || spec.atSeconds === undefined) return;
     // a timer may fire a little early on the monotonic clock: wait until the instant is reached

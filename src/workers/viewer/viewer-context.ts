@@ -4,9 +4,9 @@ import type { WallAnchor } from "../../core/clock/clock.ts";
 import type { AudioTable } from "../../core/delay/audio-pipeline.ts";
 import type { ClipTable, Hasher } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
+import type { LayerSwitchSpec } from "../../core/layer/layer-switch.ts";
 import type { Cohort } from "../../core/link/types.ts";
 import type { KeyframeRequestMode } from "../../core/scenario/defaults.ts";
-import type { LayerSwitchSpec } from "../../core/scenario/layer-switch.ts";
 import type { IceOptions, ViewerProfile } from "../../net/rtc.ts";
 import type { ReceivePath } from "../protocol.ts";
 import type { ViewerThread } from "../thread.ts";
@@ -45,7 +45,7 @@ export interface ShardContext {
   cohorts: Cohort[];
   t0MonoNs: number;
   /** the viewers' layer choice and the scenario's layers (docs/definitions.md#layer-switches); null: none */
-  layerSwitch: { spec: LayerSwitchSpec; rids: string[] } | null;
+  layerSwitch: { spec: LayerSwitchSpec | null; rids: string[] } | null;
   /**
    * viewers receive the audio track (docs/definitions.md#audio-track), matched when the table and
    * log are here

@@ -7,6 +7,7 @@
 import { monoNs } from "../../core/clock/clock.ts";
 import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
 import { errorMessage, type ViewerErrorKind } from "../../core/errors.ts";
+import { cohortLayerSpec, type LayerSwitchSpec } from "../../core/layer/layer-switch.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import { ABS_CAPTURE_TIME_URI, filterCandidates, gatheringComplete, sdpHasExtension } from "../../net/rtc.ts";
@@ -26,6 +27,9 @@ interface Session {
   links: string | null;
   peer: AttachedPeer | null;
   link: ViewerLink | null;
+  /** the viewer's layer choice, if it makes one; its driver starts with the WHEP answer */
+  layerSpec: LayerSwitchSpec | null;
+  layers: LayerDriver | null;
 }
 
 /** Runs one viewer from its start instant to the shard's deadline; never throws. */
@@ -38,8 +42,9 @@ export async function runViewer(
   const rec = emptyRecord(id, ctx.sendLog !== null);
   const c = cohort === undefined ? undefined : ctx.cohorts[cohort];
   const link = c === undefined ? null : new ViewerLink(c, id, ctx.t0MonoNs);
-  const session: Session = { location: null, links: null, peer: null, link };
-  let layers: LayerDriver | null = null;
+  // a cohort's own choice, else the scenario's (docs/definitions.md#cohort-layers)
+  const layerSpec = (c === undefined ? undefined : cohortLayerSpec(c)) ?? ctx.layerSwitch?.spec ?? null;
+  const session: Session = { location: null, links: null, peer: null, link, layerSpec, layers: null };
   let resolveWake: () => void = () => {};
   const woken = new Promise<void>((r) => {
     resolveWake = r;
@@ -50,13 +55,6 @@ export async function runViewer(
     const joinDeadline = await signal(ctx, live, state, rec, session);
     if (joinDeadline === null) return rec;
     rec.signallingNs = monoNs() - state.postNs;
-    const ls = ctx.layerSwitch;
-    if (ls !== null)
-      layers = new LayerDriver(ls.spec, session.links, ctx.whep, state.postNs, {
-        bearer: ctx.bearer,
-        stop: ctx.stop,
-      });
-    if (layers !== null) state.layerAsks = layers.asks;
     await Promise.race([woken, aborted(joinDeadline)]);
     await joinOutcome(ctx, live, state, rec);
   } catch (err) {
@@ -68,14 +66,14 @@ export async function runViewer(
     // its own any more (a frame shown then would lie after the end: docs/definitions.md#freezes-and-pauses)
     session.peer?.receive.stop(rec.stopMonoNs);
     if (state.joined && !state.droppedAfterJoin) live.left();
-    await layers?.end();
+    await session.layers?.end();
     await deleteResource(session.location, { bearer: ctx.bearer });
     await session.peer?.close();
     link?.close();
   }
   finishRecord(rec, state);
-  if (layers !== null && ctx.layerSwitch !== null)
-    rec.layerChoice = layers.record(state.pipeline, ctx.layerSwitch.rids, ctx.table?.ticks ?? 0);
+  if (session.layers !== null && ctx.layerSwitch !== null)
+    rec.layerChoice = session.layers.record(state.pipeline, ctx.layerSwitch.rids, ctx.table?.ticks ?? 0);
   if (ctx.audio && state.postNs > 0) rec.audio = audioRecord(ctx, state);
   if (link !== null) {
     rec.cohort = link.cohort;
@@ -145,6 +143,16 @@ async function signal(
     return failed(rec, live, "bad_answer", "the WHEP answer has no video");
   }
   state.absCaptureNegotiated = sdpHasExtension(res.sdp, ABS_CAPTURE_TIME_URI);
+  // the start layer is asked for before the answer is applied, so the ask travels ahead of ICE and
+  // DTLS and the leg's first packet is of that layer (docs/definitions.md#layer-switches)
+  if (session.layerSpec !== null) {
+    session.layers = new LayerDriver(session.layerSpec, res.links, ctx.whep, state.postNs, {
+      bearer: ctx.bearer,
+      stop: ctx.stop,
+    });
+    state.layerAsks = session.layers.asks;
+    await Promise.race([session.layers.started, aborted(joinDeadline)]);
+  }
   if (res.status === 406) {
     rec.whepFlow = "counter-offer";
     return (await counterOffer(ctx, live, state, rec, session, res.sdp, joinDeadline)) ? joinDeadline : null;
