@@ -80,13 +80,14 @@ test("a member that leaves runs no more; the last to leave stops the timer", asy
   assert.equal(tick.armed, false, "the timer outlived its last member");
 });
 
-test("TwccSenders on one tick: messages at the interval from the first packet, close leaves", async () => {
+test("TwccSenders on one tick: one message an interval, phases kept; a closed one leaves", async () => {
   const tick = new SharedTick(GRID_MS);
-  const sent: number[][] = [[], [], []];
-  const senders = sent.map(
+  /** each message's instant and the instant it was due */
+  const sent: { atNs: number; dueNs: number }[][] = [[], [], []];
+  const senders: TwccSender[] = sent.map(
     (s, i) =>
       new TwccSender(
-        () => s.push(monoNs()),
+        () => s.push({ atNs: monoNs(), dueNs: senders[i]!.dueNs }),
         0x1000 + i,
         () => {},
         () => {},
@@ -111,8 +112,13 @@ test("TwccSenders on one tick: messages at the interval from the first packet, c
   for (const [i, s] of sent.entries()) {
     assert.ok(s.length >= 3, `sender ${i} sent ${s.length} messages`);
     assert.equal(senders[i]!.messages, s.length);
-    // 30 ms apart on time, later only where the loop was late (never early by more than the grid)
-    for (let k = 1; k < s.length; k++) assert.ok(s[k]! - s[k - 1]! >= 30e6 - GRID_MS * 1e6 - 1e6);
+    for (const [k, m] of s.entries()) {
+      assert.equal(m.dueNs % (GRID_MS * 1e6), 0, `sender ${i}: an instant off the grid`);
+      assert.ok(m.atNs >= m.dueNs - 1e6, `sender ${i} sent ${(m.dueNs - m.atNs) / 1e6} ms early`);
+      // 30 ms after the last instant: a late pass does not move the phase (unless 30 ms late)
+      const last = s[k - 1];
+      if (last !== undefined && last.atNs - last.dueNs < 30e6) assert.equal(m.dueNs - last.dueNs, 30e6);
+    }
   }
   for (const s of senders) s.close();
   assert.equal(tick.armed, false);

@@ -58,24 +58,20 @@ export class TwccSender implements TickMember {
   onPacket(seq: number, arrivalNs: number): void {
     this.recorder.onPacket(seq, arrivalNs);
     if (this.dueNs < 0 && !this.closed) {
-      this.dueNs = this.next(monoNs());
+      this.dueNs = this.tick.after(monoNs(), this.intervalNs);
       this.tick.join(this);
     }
-  }
-
-  /**
-   * One interval after `nowNs`, at the grid instant nearest it: a tick on time keeps the
-   * interval exact, a late one delays the next message as libwebrtc's process thread does.
-   */
-  private next(nowNs: number): number {
-    return this.tick.after(nowNs, this.intervalNs);
   }
 
   /** The tick's pass reached this viewer's instant. */
   onTick(nowNs: number): void {
     if (this.closed) return;
     this.flush();
-    this.dueNs = this.next(nowNs);
+    // one interval after the instant this one was due, so a late pass does not move the viewer's
+    // phase (viewers that shared one late pass would share every pass after it); a pass a whole
+    // interval late or more: one interval after it
+    const next = this.tick.after(this.dueNs, this.intervalNs);
+    this.dueNs = next > nowNs ? next : this.tick.after(nowNs, this.intervalNs);
     this.timerDone();
   }
 
