@@ -1,6 +1,7 @@
 // A timer for an absolute monotonic instant, however far, never early: Node fires any setTimeout
 // longer than 2^31 − 1 ms (24.8 days) after 1 ms, so a long wait is re-armed in steps.
 import { monoNs } from "../core/clock/clock.ts";
+import { beginGather, endGather } from "../net/write-gather.ts";
 
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
@@ -49,7 +50,11 @@ export class SharedTick {
   private timerDueNs = -1;
   private readonly earlyNs: number;
 
-  constructor(granularityMs: number) {
+  /** around each pass (the feedback tick: its writes gathered, net/write-gather.ts) */
+  private readonly pass: { begin(): void; end(): void } | null;
+
+  constructor(granularityMs: number, pass: { begin(): void; end(): void } | null = null) {
+    this.pass = pass;
     this.granularityNs = granularityMs * 1e6;
     this.earlyNs = Math.min(1e6, this.granularityNs / 2);
   }
@@ -110,8 +115,13 @@ export class SharedTick {
     const due = this.due;
     for (const m of this.members) if (m.dueNs >= 0 && m.dueNs <= by) due.push(m);
     // a member may leave (or join) during the pass: each due one runs once, if still a member
-    for (const m of due) if (m.tickSlot >= 0) m.onTick(now);
-    due.length = 0;
+    this.pass?.begin();
+    try {
+      for (const m of due) if (m.tickSlot >= 0) m.onTick(now);
+    } finally {
+      due.length = 0;
+      this.pass?.end();
+    }
     let next = -1;
     for (const m of this.members) if (m.dueNs >= 0 && (next < 0 || m.dueNs < next)) next = m.dueNs;
     this.arm(next);
@@ -122,8 +132,11 @@ export class SharedTick {
 export const FEEDBACK_TICK_MS = 10;
 let feedback: SharedTick | null = null;
 
-/** This thread's tick for its viewers' periodic RTCP (one per thread: module state is per isolate). */
+/**
+ * This thread's tick for its viewers' periodic RTCP (one per thread: module state is per isolate);
+ * what a pass writes on the thread's shared socket leaves in one sendmmsg (net/write-gather.ts).
+ */
 export function feedbackTick(): SharedTick {
-  if (feedback === null) feedback = new SharedTick(FEEDBACK_TICK_MS);
+  if (feedback === null) feedback = new SharedTick(FEEDBACK_TICK_MS, { begin: beginGather, end: endGather });
   return feedback;
 }
