@@ -12,7 +12,7 @@
 //   hot   20 messages back to back per turn of the event loop (setImmediate): the loop's floor
 //   cold  one message per wake-up of a 1 ms timer, the thread asleep between them, as one viewer's
 //         own timer sent its feedback: caches, branch predictors and the JIT's feedback go cold,
-//         and the wake-up's own cost (the timer, epoll) is in the figure
+//         and the wake-up's own cost (the timer, epoll) is in the figure (alone: the last variant)
 //   pass  5 messages back to back per wake-up of a 1 ms timer: a pass of the thread's shared
 //         feedback tick (src/workers/timers.ts) at 25 viewers, 20 messages/s each, on a 10 ms grid
 //
@@ -137,6 +137,7 @@ const variants: [string, (m: Buffer) => unknown][] = [
     },
   ],
   ["bare socket.send (floor)", (m) => socket.send(m, port, host)],
+  ["nothing (the loop and its wake-ups alone)", () => undefined],
 ];
 const samples = MODES.map(() => variants.map(() => [] as number[]));
 for (const mode of MODES) for (const [, send] of variants) await cpuPerMessage(send, mode); // warm-up
