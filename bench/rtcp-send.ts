@@ -8,11 +8,17 @@
 // script starts it and stops it by its PID), so nothing in this thread receives them. CPU time
 // of this thread (process.cpuUsage: user + system; one thread runs here) per message, median of
 // the rounds, the variants interleaved round by round. Messages: a transport feedback (32 bytes)
-// and an RR+SDES compound (52 bytes), alternately.
+// and an RR+SDES compound (52 bytes), alternately. Three ways of sending them, a table each:
+//   hot   20 messages back to back per turn of the event loop (setImmediate): the loop's floor
+//   cold  one message per wake-up of a 1 ms timer, the thread asleep between them, as one viewer's
+//         own timer sent its feedback: caches, branch predictors and the JIT's feedback go cold,
+//         and the wake-up's own cost (the timer, epoll) is in the figure (alone: the last variant)
+//   pass  5 messages back to back per wake-up of a 1 ms timer: a pass of the thread's shared
+//         feedback tick (src/workers/timers.ts) at 25 viewers, 20 messages/s each, on a 10 ms grid
 //
-//   node bench/rtcp-send.ts [--messages 4000] [--rounds 7]
+//   node bench/rtcp-send.ts [--messages 4000] [--cold-messages 400] [--rounds 7]
 import { spawn } from "node:child_process";
-import { setImmediate as turn } from "node:timers/promises";
+import { setTimeout as sleep, setImmediate as turn } from "node:timers/promises";
 import { SrtcpSession } from "werift";
 import { SRTP_AEAD_AES_128_GCM } from "../src/core/srtp/kdf.ts";
 import { openssl } from "../src/net/srtp/openssl.ts";
@@ -34,8 +40,15 @@ function arg(name: string, fallback: number): number {
 }
 
 const MESSAGES = arg("messages", 4000);
+const COLD_MESSAGES = arg("cold-messages", 400);
 const ROUNDS = arg("rounds", 7);
-const PER_TURN = 20;
+/** the modes: messages per wake-up, whether the thread sleeps 1 ms between wake-ups, messages per round */
+const MODES = [
+  { name: "hot", perWake: 20, sleeps: false, messages: MESSAGES },
+  { name: "cold", perWake: 1, sleeps: true, messages: COLD_MESSAGES },
+  { name: "pass", perWake: 5, sleeps: true, messages: COLD_MESSAGES },
+] as const;
+type Mode = (typeof MODES)[number];
 /** the receiving process: binds 127.0.0.1, prints its port, reads and drops every datagram */
 const SINK = `const s=require("node:dgram").createSocket("udp4");s.on("message",()=>{});
 s.bind(0,"127.0.0.1",()=>process.stdout.write(s.address().port+"\\n"));`;
@@ -60,16 +73,16 @@ const block = {
 const head = Buffer.concat([serializeRr(ssrc, block), serializeSdes(ssrc, "abcdefghijklmnop")]);
 const messages = [feedback, head];
 
-/** µs of this thread's CPU per message for `send`, letting the event loop run every PER_TURN messages */
-async function cpuPerMessage(send: (m: Buffer) => unknown): Promise<number> {
+/** µs of this thread's CPU per message for `send`, `mode.perWake` messages per wake-up of the loop */
+async function cpuPerMessage(send: (m: Buffer) => unknown, mode: Mode): Promise<number> {
   const t0 = process.cpuUsage();
-  for (let i = 0; i < MESSAGES; i++) {
+  for (let i = 0; i < mode.messages; i++) {
     send(messages[i & 1]!);
-    if (i % PER_TURN === PER_TURN - 1) await turn();
+    if (i % mode.perWake === mode.perWake - 1) await (mode.sleeps ? sleep(1) : turn());
   }
   await turn();
   const d = process.cpuUsage(t0);
-  return (d.user + d.system) / MESSAGES;
+  return (d.user + d.system) / mode.messages;
 }
 
 const { server, viewer } = await connectedPair();
@@ -124,19 +137,26 @@ const variants: [string, (m: Buffer) => unknown][] = [
     },
   ],
   ["bare socket.send (floor)", (m) => socket.send(m, port, host)],
+  ["nothing (the loop and its wake-ups alone)", () => undefined],
 ];
-const samples = variants.map(() => [] as number[]);
-for (const [, send] of variants) await cpuPerMessage(send); // warm-up
+const samples = MODES.map(() => variants.map(() => [] as number[]));
+for (const mode of MODES) for (const [, send] of variants) await cpuPerMessage(send, mode); // warm-up
 for (let r = 0; r < ROUNDS; r++) {
-  for (const [i, [, send]] of variants.entries()) samples[i]!.push(await cpuPerMessage(send));
+  for (const [m, mode] of MODES.entries())
+    for (const [i, [, send]] of variants.entries()) samples[m]![i]!.push(await cpuPerMessage(send, mode));
 }
 await viewer.close();
 if (sink.pid !== undefined) process.kill(sink.pid);
-process.stdout.write(`${MESSAGES} messages × ${ROUNDS} rounds, CPU of this thread per message\n`);
-process.stdout.write("| variant | µs CPU per message (median) | min–max |\n| --- | ---: | ---: |\n");
-for (const [i, [name]] of variants.entries()) {
-  const s = samples[i]!;
+for (const [m, mode] of MODES.entries()) {
+  const wake = mode.sleeps ? "a 1 ms timer" : "a turn of the loop";
   process.stdout.write(
-    `| ${name} | ${median(s).toFixed(2)} | ${Math.min(...s).toFixed(2)}–${Math.max(...s).toFixed(2)} |\n`,
+    `\n${mode.name}: ${mode.perWake} per wake-up of ${wake}, ${mode.messages} messages × ${ROUNDS} rounds, CPU of this thread per message\n`,
   );
+  process.stdout.write("| variant | µs CPU per message (median) | min–max |\n| --- | ---: | ---: |\n");
+  for (const [i, [name]] of variants.entries()) {
+    const s = samples[m]![i]!;
+    process.stdout.write(
+      `| ${name} | ${median(s).toFixed(2)} | ${Math.min(...s).toFixed(2)}–${Math.max(...s).toFixed(2)} |\n`,
+    );
+  }
 }

@@ -5,7 +5,6 @@
 // transmission beneath the responder and the resend goes through; a leg no longer live sends
 // nothing. And sendmmsg itself (src/net/batch-write.ts): several datagrams, one call, exact bytes.
 import assert from "node:assert/strict";
-import type { Socket } from "node:dgram";
 import { test } from "node:test";
 import { RtpHeader, SrtpSession } from "werift";
 import { LossEvery } from "../../src/core/relay/loss-every.ts";
@@ -17,16 +16,10 @@ import { NativeFanout, NativeLeg, nativeSendPath, writeRtp } from "../../src/mai
 import { batchWrites, SendBatch } from "../../src/net/batch-write.ts";
 import { socketFd } from "../../src/net/kernel.ts";
 import type { LegWire } from "../../src/net/werift/leg-wire.ts";
-import { bound, sleep } from "./udp-helpers.ts";
+import { bound, collect, sleep } from "./udp-helpers.ts";
 
 const path = nativeSendPath();
 const skip = path.path === "native" ? false : path.reason;
-
-function collect(s: Socket): { data: Buffer; port: number }[] {
-  const got: { data: Buffer; port: number }[] = [];
-  s.on("message", (data, rinfo) => got.push({ data, port: rinfo.port }));
-  return got;
-}
 
 test("sendmmsg: three datagrams in one call, exact bytes, from the socket whose descriptor it got", {
   skip: batchWrites().ok ? false : "no batch writes here",

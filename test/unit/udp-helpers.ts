@@ -11,6 +11,13 @@ export async function bound(): Promise<Socket> {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Every datagram `s` receives from now, with the port it came from. */
+export function collect(s: Socket): { data: Buffer; port: number }[] {
+  const got: { data: Buffer; port: number }[] = [];
+  s.on("message", (data, rinfo) => got.push({ data, port: rinfo.port }));
+  return got;
+}
+
 /** A chain stage (src/workers/receive/stages.ts) around a callback of (datagram, arrival instant, length). */
 export function stage(fn: (data: Buffer, arrivalNs: number, length: number) => unknown): ReceiveStage {
   return {

@@ -1,13 +1,15 @@
 // A lean viewer's receiver reports: the periodic RR at libwebrtc's video interval (each drawn from
-// 0.5–1.5 s, docs/definitions.md#viewer-profile) and the compound head — RR and SDES (CNAME) —
-// that leads every NACK and PLI (docs/definitions.md#nacks).
+// 0.5–1.5 s, docs/definitions.md#viewer-profile; its instants on the thread's shared tick,
+// ../timers.ts, as the transport feedback's) and the compound head — RR and SDES (CNAME) — that
+// leads every NACK and PLI (docs/definitions.md#nacks).
 
 import { randomBytes } from "node:crypto";
 import { monoNs } from "../../core/clock/clock.ts";
+import { feedbackTick, type SharedTick, type TickMember } from "../timers.ts";
 import type { ReceptionStats } from "./reception.ts";
 import { serializeRr, serializeSdes } from "./rtcp-out.ts";
 
-export class ReceiverReports {
+export class ReceiverReports implements TickMember {
   /** RR packets written, periodic and compound heads alike */
   sent = 0;
   private readonly stats: ReceptionStats;
@@ -18,7 +20,10 @@ export class ReceiverReports {
   private readonly minMs: number;
   private readonly spanMs: number;
   private readonly timerDone: () => void;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly tick: SharedTick;
+  /** the next periodic report's instant on the tick's grid, −1 once closed (the tick reads it) */
+  dueNs = -1;
+  tickSlot = -1;
   private closed = false;
 
   constructor(
@@ -26,7 +31,9 @@ export class ReceiverReports {
     sendRtcp: (rtcp: Buffer) => void,
     senderSsrc: number,
     timing: { minMs?: number | undefined; maxMs?: number | undefined; timerDone?: (() => void) | undefined },
+    tick: SharedTick = feedbackTick(),
   ) {
+    this.tick = tick;
     this.stats = stats;
     this.sendRtcp = sendRtcp;
     this.senderSsrc = senderSsrc;
@@ -34,7 +41,8 @@ export class ReceiverReports {
     this.minMs = timing.minMs ?? 500;
     this.spanMs = (timing.maxMs ?? 1500) - this.minMs;
     this.timerDone = timing.timerDone ?? (() => {});
-    this.schedule();
+    this.dueNs = this.next(monoNs());
+    tick.join(this);
   }
 
   /**
@@ -49,23 +57,22 @@ export class ReceiverReports {
     return Buffer.concat([rr, this.sdes]);
   };
 
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(this.report, this.minMs + Math.random() * this.spanMs);
-    this.timer.unref();
+  /** A drawn interval after `nowNs`, at the tick's grid instant nearest it. */
+  private next(nowNs: number): number {
+    return this.tick.after(nowNs, (this.minMs + Math.random() * this.spanMs) * 1e6);
   }
 
-  private readonly report = (): void => {
-    this.timer = null;
+  /** The tick's pass reached the periodic report's instant. */
+  onTick(nowNs: number): void {
     if (this.closed) return;
     if (this.stats.ssrc !== -1) this.sendRtcp(this.head());
-    this.schedule();
+    this.dueNs = this.next(nowNs);
     this.timerDone();
-  };
+  }
 
   close(): void {
     this.closed = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.dueNs = -1;
+    this.tick.leave(this);
   }
 }

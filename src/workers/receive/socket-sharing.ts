@@ -25,6 +25,7 @@ import {
   type TransportRequest,
 } from "../../net/werift/shared-udp.ts";
 import type { UdpTransport } from "../../net/werift/transports.ts";
+import { gather } from "../../net/write-gather.ts";
 import type { ShardProfile } from "../protocol.ts";
 import type { ArenaReader, Demux } from "./arena-reader.ts";
 import type { Intake } from "./intake.ts";
@@ -111,7 +112,7 @@ export class SharedSocket implements Demux, TransportHost {
     const port = a?.[1] ?? t.rinfo?.port;
     if (typeof host !== "string" || typeof port !== "number" || !Buffer.isBuffer(data)) return DONE;
     if (isIPv4(host) && !this.register(t, ip4(host), port)) return DONE;
-    this.socket.send(data, port, host);
+    if (!gather(this.socket, data, host, port)) this.socket.send(data, port, host);
     return DONE;
   }
 
