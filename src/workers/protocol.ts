@@ -181,6 +181,13 @@ export interface ShardProfile extends ThreadFigures {
   receivePath: ReceivePath | "mixed";
   /** why the arena path fell back to the lean one (absent when it did not) */
   receivePathReason?: string;
+  /**
+   * who sent the viewers' RTCP: native SRTCP, werift's sendRtcp, or both (docs/definitions.md#receive-paths);
+   * absent where no viewer reached SRTP
+   */
+  rtcpSend?: "native" | "werift" | "mixed";
+  /** why werift's sendRtcp sent some or all of it on our receive path */
+  rtcpSendReason?: string;
   /** arena path: whether its viewers shared one socket (docs/definitions.md#receive-paths) */
   viewerSockets?: "shared" | "own" | "mixed";
   /** why some or all kept sockets of their own */

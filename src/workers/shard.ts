@@ -10,7 +10,7 @@ import { SendLog } from "../core/delay/sendlog.ts";
 import { SCENARIO_DEFAULTS } from "../core/scenario/defaults.ts";
 import { emptyRecord } from "../core/viewer-record.ts";
 import { ThreadProfile, VIEWER_ELD_RESOLUTION_MS } from "../net/thread-profile.ts";
-import type { ReceivePath, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
+import type { ReceivePath, ShardProfile, ShardResult, ShardTask, ShardTick } from "./protocol.ts";
 import type { SocketsRan } from "./receive/socket-sharing.ts";
 import { ShardTicks, withLag } from "./shard-ticks.ts";
 import { type ViewerThread, viewerThread } from "./thread.ts";
@@ -116,6 +116,7 @@ async function shardRun(
       stamps: intake.stats.sources(),
       repairedFrames: records.reduce((n, r) => n + r.oneWayDelay.lateCompletedFrames, 0),
       ...pathRan(vt, task.receivePath ?? SCENARIO_DEFAULTS.receivePath),
+      ...rtcpRan(vt, task.receivePath ?? SCENARIO_DEFAULTS.receivePath),
       ...ownDrops.ran(),
     },
   };
@@ -171,6 +172,22 @@ function audioContext(task: ShardTask): Pick<ShardContext, "audio" | "audioTable
     return { audio: task.audio === true, audioTable: null, audioLog: null };
   const audioTable = new AudioTable(a.fingerprints, a.ticks);
   return { audio: true, audioTable, audioLog: SendLog.attach(a.buffer, audioTable.loopPackets) };
+}
+
+/**
+ * Who sent this thread's viewers' RTCP (docs/definitions.md#receive-paths): werift on its own path;
+ * on ours native SRTCP, or werift's sendRtcp where the native one could not run (with why).
+ */
+function rtcpRan(
+  vt: ViewerThread,
+  asked: ReceivePath,
+): Partial<Pick<ShardProfile, "rtcpSend" | "rtcpSendReason">> {
+  if (asked === "werift") return { rtcpSend: "werift" };
+  const s = vt.rtcpSends;
+  if (s.native + s.werift === 0) return {};
+  if (s.werift === 0) return { rtcpSend: "native" };
+  const why = s.reasons.join("; ");
+  return { rtcpSend: s.native === 0 ? "werift" : "mixed", rtcpSendReason: why };
 }
 
 /** The receive path that ran on this thread: the arena one may have fallen back to the lean one. */

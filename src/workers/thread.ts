@@ -41,6 +41,12 @@ export class ViewerThread {
     srtpRejected: 0,
     reportsSent: 0,
   };
+  /** our SRTP sessions' RTCP out (docs/definitions.md#receive-paths): native, or werift's with why */
+  readonly rtcpSends: { native: number; werift: number; reasons: string[] } = {
+    native: 0,
+    werift: 0,
+    reasons: [],
+  };
   private reader: ArenaReader | null = null;
   private unavailable: string | null = null;
   readonly sharing = new SocketSharing(this.intake, () => this.arena());
@@ -70,6 +76,16 @@ export class ViewerThread {
    */
   setArenaUnavailable(reason: string): void {
     this.unavailable = reason;
+  }
+
+  /** A session's RTCP sender chosen: native (true), or werift's for `why`. */
+  rtcpSendChosen(why: string | null): void {
+    const s = this.rtcpSends;
+    if (why === null) s.native++;
+    else {
+      s.werift++;
+      if (s.reasons.length < 4 && !s.reasons.includes(why)) s.reasons.push(why);
+    }
   }
 
   /** Our SRTP's diagnostics so far (a copy). */

@@ -56,6 +56,12 @@ for (const codec of ["vp8", "h264"] as const) {
         PATHS,
         JSON.stringify(r.client.workers?.map((w) => w.receivePathReason)),
       );
+      // RTCP out: werift's on its path, native SRTCP on ours (docs/definitions.md#receive-paths)
+      assert.deepEqual(
+        (r.client.workers ?? []).map((w) => w.rtcpSend),
+        ["werift", "native", "native"],
+        JSON.stringify(r.client.workers?.map((w) => w.rtcpSendReason)),
+      );
 
       // the stream really had what the test is about
       assert.equal(ref.joined, true);

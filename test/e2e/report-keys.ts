@@ -253,6 +253,8 @@ export const REPORT_KEYS: readonly string[] = [
   // which clock stamped the arrivals (docs/definitions.md#arrival-stamps)
   "+client.workers[].receivePath?",
   "+client.workers[].receivePathReason?",
+  "+client.workers[].rtcpSend?",
+  "+client.workers[].rtcpSendReason?",
   "+client.workers[].viewerSockets?",
   "+client.workers[].viewerSocketsReason?",
   "+client.workers[].unroutedDatagrams?",

@@ -60,6 +60,8 @@ function workerBlock(w: WorkerReport): WorkerReport {
     ...(w.processingWaitMs !== undefined ? { processingWaitMs: delay(w.processingWaitMs) } : {}),
     ...(w.receivePath !== undefined ? { receivePath: w.receivePath } : {}),
     ...(w.receivePathReason !== undefined ? { receivePathReason: w.receivePathReason } : {}),
+    ...(w.rtcpSend !== undefined ? { rtcpSend: w.rtcpSend } : {}),
+    ...(w.rtcpSendReason !== undefined ? { rtcpSendReason: w.rtcpSendReason } : {}),
     ...(w.viewerSockets !== undefined ? { viewerSockets: w.viewerSockets } : {}),
     ...(w.viewerSocketsReason !== undefined ? { viewerSocketsReason: w.viewerSocketsReason } : {}),
     ...(w.unroutedDatagrams !== undefined ? { unroutedDatagrams: w.unroutedDatagrams } : {}),

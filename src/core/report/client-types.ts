@@ -69,6 +69,10 @@ export interface WorkerReport {
   receivePath?: string;
   /** why the arena path fell back to the lean one on this thread */
   receivePathReason?: string;
+  /** who sent the viewers' RTCP: native, werift or mixed (docs/definitions.md#receive-paths) */
+  rtcpSend?: "native" | "werift" | "mixed";
+  /** why werift's sendRtcp sent some or all of it on our receive path */
+  rtcpSendReason?: string;
   /** arena path: whether the thread's viewers shared one socket (docs/definitions.md#receive-paths) */
   viewerSockets?: "shared" | "own" | "mixed";
   /** why some or all of them kept sockets of their own */

@@ -188,6 +188,8 @@ export function profileOk(v: unknown): v is ShardProfile {
       stamps: stampsOk,
       receivePath: (x) => x === "mixed" || (RECEIVE_PATHS as readonly unknown[]).includes(x),
       receivePathReason: (x) => typeof x === "string",
+      rtcpSend: (x) => x === "native" || x === "werift" || x === "mixed",
+      rtcpSendReason: (x) => typeof x === "string",
       viewerSockets: (x) => x === "shared" || x === "own" || x === "mixed",
       viewerSocketsReason: (x) => typeof x === "string",
       unroutedDatagrams: (x) => Number.isInteger(x) && (x as number) >= 0,

@@ -76,6 +76,8 @@ export function workerReport(p: ShardProfile): WorkerReport {
   if (p.processingWaitMs !== undefined) w.processingWaitMs = p.processingWaitMs;
   if (p.receivePath !== undefined) w.receivePath = p.receivePath;
   if (p.receivePathReason !== undefined) w.receivePathReason = p.receivePathReason;
+  if (p.rtcpSend !== undefined) w.rtcpSend = p.rtcpSend;
+  if (p.rtcpSendReason !== undefined) w.rtcpSendReason = p.rtcpSendReason;
   if (p.viewerSockets !== undefined) w.viewerSockets = p.viewerSockets;
   if (p.viewerSocketsReason !== undefined) w.viewerSocketsReason = p.viewerSocketsReason;
   if (p.unroutedDatagrams !== undefined) w.unroutedDatagrams = p.unroutedDatagrams;

@@ -78,6 +78,7 @@ function started(dtls: DtlsTransport, claim: MediaClaim, start: () => void): voi
   // RTCP out: SRTCP through OpenSSL on the pair's socket (rtcp-wire.ts), else werift's sendRtcp
   const native = nativeRtcpSender(dtls);
   const sendRtcp = typeof native === "string" ? rtcpSender(dtls) : native;
+  claim.thread.rtcpSendChosen(typeof native === "string" ? native : null);
   routeMedia(dtls, claim.head({ srtp: "ours", keys, sendRtcp }), claim, dataDispatch(dtls));
 }
 
