@@ -3,11 +3,18 @@
 //   werift  RTCDtlsTransport.sendRtcp (node:crypto SRTCP, three async functions to socket.send)
 //   native  SRTCP through OpenSSL on a context keyed once, socket.send at once (net/werift/rtcp-wire.ts)
 // and, to name where the cost goes, the SRTCP protect alone each way and a bare socket.send of the
-// same bytes (the floor: dgram plus the kernel's loopback send). The server peer is closed before
-// the timing and the pair's remote address pointed at a process that reads and drops them (this
-// script starts it and stops it by its PID), so nothing in this thread receives them. CPU time
-// of this thread (process.cpuUsage: user + system; one thread runs here) per message, median of
-// the rounds, the variants interleaved round by round. Messages: a transport feedback (32 bytes)
+// same bytes (the floor: dgram plus the kernel's loopback send) to three receivers, since on
+// loopback the kernel delivers the datagram inside the sender's sendto and bills it to the sender:
+//   reader    a process waiting in epoll that reads and drops them (as the relay is): delivery,
+//             enqueue and waking its thread
+//   no reader a socket bound by a process whose one thread is blocked elsewhere (Atomics.wait),
+//             so nothing waits on it: delivery without a wake-up (once its buffer is full, the
+//             kernel drops there, before the enqueue)
+//   no socket a port nobody has bound: the kernel answers with ICMP port unreachable (rate-limited)
+// The server peer is closed before the timing and the pair's remote address pointed at the reader
+// (this script starts the processes and stops them by their PIDs), so nothing in this thread
+// receives them. CPU time of this thread (process.threadCpuUsage: user + system) per message,
+// median of the rounds, the variants interleaved round by round. Messages: a transport feedback (32 bytes)
 // and an RR+SDES compound (52 bytes), alternately. Three ways of sending them, a table each:
 //   hot   20 messages back to back per turn of the event loop (setImmediate): the loop's floor
 //   cold  one message per wake-up of a 1 ms timer, the thread asleep between them, as one viewer's
@@ -17,7 +24,8 @@
 //         feedback tick (src/workers/timers.ts) at 25 viewers, 20 messages/s each, on a 10 ms grid
 //
 //   node bench/rtcp-send.ts [--messages 4000] [--cold-messages 400] [--rounds 7]
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createSocket } from "node:dgram";
 import { setTimeout as sleep, setImmediate as turn } from "node:timers/promises";
 import { SrtcpSession } from "werift";
 import { SRTP_AEAD_AES_128_GCM } from "../src/core/srtp/kdf.ts";
@@ -49,9 +57,13 @@ const MODES = [
   { name: "pass", perWake: 5, sleeps: true, messages: COLD_MESSAGES },
 ] as const;
 type Mode = (typeof MODES)[number];
-/** the receiving process: binds 127.0.0.1, prints its port, reads and drops every datagram */
-const SINK = `const s=require("node:dgram").createSocket("udp4");s.on("message",()=>{});
-s.bind(0,"127.0.0.1",()=>process.stdout.write(s.address().port+"\\n"));`;
+/** a receiving process: binds 127.0.0.1, prints its port, then reads and drops every datagram or,
+ * `deaf`, blocks its one thread for good (a pipe's write is synchronous here, so the port is out) */
+function receiverSource(deaf: boolean): string {
+  const then = deaf ? "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0)" : "0";
+  return `const s=require("node:dgram").createSocket("udp4");s.on("message",()=>{});
+s.bind(0,"127.0.0.1",()=>{process.stdout.write(s.address().port+"\\n");${then}});`;
+}
 
 const native = openssl();
 if (!native.ok) {
@@ -73,16 +85,19 @@ const block = {
 const head = Buffer.concat([serializeRr(ssrc, block), serializeSdes(ssrc, "abcdefghijklmnop")]);
 const messages = [feedback, head];
 
-/** µs of this thread's CPU per message for `send`, `mode.perWake` messages per wake-up of the loop */
-async function cpuPerMessage(send: (m: Buffer) => unknown, mode: Mode): Promise<number> {
-  const t0 = process.cpuUsage();
+/**
+ * µs of this thread's CPU per message for `send`, `mode.perWake` messages per wake-up of the loop:
+ * user + system, and system alone (the kernel's share: the send's syscall, loopback delivery in it)
+ */
+async function cpuPerMessage(send: (m: Buffer) => unknown, mode: Mode): Promise<[number, number]> {
+  const t0 = process.threadCpuUsage();
   for (let i = 0; i < mode.messages; i++) {
     send(messages[i & 1]!);
     if (i % mode.perWake === mode.perWake - 1) await (mode.sleeps ? sleep(1) : turn());
   }
   await turn();
-  const d = process.cpuUsage(t0);
-  return (d.user + d.system) / mode.messages;
+  const d = process.threadCpuUsage(t0);
+  return [(d.user + d.system) / mode.messages, d.system / mode.messages];
 }
 
 const { server, viewer } = await connectedPair();
@@ -105,16 +120,36 @@ const pair = (
 ).iceTransport.connection.nominated;
 const socket = pair.protocol.transport.socket;
 await server.close();
-// a live receiver in another process, so the kernel's loopback delivery (charged to the sender) is real
-const sink = spawn(process.execPath, ["-e", SINK], { stdio: ["ignore", "pipe", "inherit"] });
-const port = await new Promise<number>((resolve, reject) => {
-  sink.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
-  sink.once("exit", () => reject(new Error("the sink process ended before it bound")));
+const children: ChildProcess[] = [];
+process.on("exit", () => {
+  for (const c of children) if (!c.killed) c.kill();
 });
+/** starts a receiving process (receiverSource) and answers its port */
+async function receiver(deaf: boolean): Promise<number> {
+  const child = spawn(process.execPath, ["-e", receiverSource(deaf)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  return new Promise<number>((resolve, reject) => {
+    child.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
+    child.once("exit", () => reject(new Error("a receiving process ended before it bound")));
+  });
+}
+/** a port nobody has bound now: one the kernel gave a socket, closed again */
+async function unboundPort(): Promise<number> {
+  const s = createSocket("udp4");
+  await new Promise<void>((resolve) => s.bind(0, "127.0.0.1", resolve));
+  const p = s.address().port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return p;
+}
+// live receivers in other processes, so the kernel's loopback delivery (charged to the sender) is real
+const port = await receiver(false);
+const deafPort = await receiver(true);
+const nobodyPort = await unboundPort();
 const host = "127.0.0.1";
-// werift's CandidatePair has remoteAddr as a getter: this pair alone now answers with the sink's
+// werift's CandidatePair has remoteAddr as a getter: this pair alone now answers with the reader's
 Object.defineProperty(pair, "remoteAddr", { value: [host, port] });
-process.on("exit", () => sink.kill());
 
 const key = Buffer.alloc(16, 7);
 const salt = Buffer.alloc(12, 9);
@@ -136,27 +171,36 @@ const variants: [string, (m: Buffer) => unknown][] = [
       return ours.protect(m, index);
     },
   ],
-  ["bare socket.send (floor)", (m) => socket.send(m, port, host)],
+  ["bare socket.send → reader in epoll (floor)", (m) => socket.send(m, port, host)],
+  ["bare socket.send → socket nobody reads", (m) => socket.send(m, deafPort, host)],
+  ["bare socket.send → port with no socket", (m) => socket.send(m, nobodyPort, host)],
   ["nothing (the loop and its wake-ups alone)", () => undefined],
 ];
 const samples = MODES.map(() => variants.map(() => [] as number[]));
+const kernel = MODES.map(() => variants.map(() => [] as number[]));
 for (const mode of MODES) for (const [, send] of variants) await cpuPerMessage(send, mode); // warm-up
 for (let r = 0; r < ROUNDS; r++) {
   for (const [m, mode] of MODES.entries())
-    for (const [i, [, send]] of variants.entries()) samples[m]![i]!.push(await cpuPerMessage(send, mode));
+    for (const [i, [, send]] of variants.entries()) {
+      const [all, system] = await cpuPerMessage(send, mode);
+      samples[m]![i]!.push(all);
+      kernel[m]![i]!.push(system);
+    }
 }
 await viewer.close();
-if (sink.pid !== undefined) process.kill(sink.pid);
+for (const c of children) c.kill();
 for (const [m, mode] of MODES.entries()) {
   const wake = mode.sleeps ? "a 1 ms timer" : "a turn of the loop";
   process.stdout.write(
     `\n${mode.name}: ${mode.perWake} per wake-up of ${wake}, ${mode.messages} messages × ${ROUNDS} rounds, CPU of this thread per message\n`,
   );
-  process.stdout.write("| variant | µs CPU per message (median) | min–max |\n| --- | ---: | ---: |\n");
+  process.stdout.write(
+    "| variant | µs CPU per message (median) | min–max | of which system (median) |\n| --- | ---: | ---: | ---: |\n",
+  );
   for (const [i, [name]] of variants.entries()) {
     const s = samples[m]![i]!;
     process.stdout.write(
-      `| ${name} | ${median(s).toFixed(2)} | ${Math.min(...s).toFixed(2)}–${Math.max(...s).toFixed(2)} |\n`,
+      `| ${name} | ${median(s).toFixed(2)} | ${Math.min(...s).toFixed(2)}–${Math.max(...s).toFixed(2)} | ${median(kernel[m]![i]!).toFixed(2)} |\n`,
     );
   }
 }
