@@ -8,46 +8,22 @@ import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { Report } from "../../src/core/report/types.ts";
-import { Relay } from "../../src/main/relay/relay.ts";
-import {
-  type CliRun,
-  cli,
-  freePort,
-  jsonStrings,
-  listDir,
-  readReportPair,
-  startCli,
-  tempDir,
-} from "./cli-harness.ts";
+import { agentsFixture } from "./agents-fixture.ts";
+import { type CliRun, cli, freePort, jsonStrings, listDir, readReportPair } from "./cli-harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
 
 const TOKEN = "agent-token-SECRET";
 const env = { WB_AGENT_TOKEN: TOKEN, WB_WRONG_TOKEN: "not-the-token" };
-let relay: Relay;
-let base = "";
-const tmp = tempDir("agents");
-const running: CliRun[] = [];
-
-before(async () => {
-  relay = new Relay({ ice: { loopbackOnly: true, includeLoopback: false } });
-  base = await relay.listen("127.0.0.1", 0);
-});
-
-after(async () => {
-  for (const r of running)
-    if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGKILL");
-  await relay.close();
-  tmp.remove();
-});
+const fx = agentsFixture("agents", env);
 
 function scenario(name: string, viewers: number, holdSeconds: number): string {
-  const file = join(tmp.dir, `${name}.json`);
+  const file = join(fx.dir, `${name}.json`);
   const s = {
     name,
-    whip: `${base}/${name}/whip`,
-    whep: `${base}/${name}/whep`,
+    whip: `${fx.base}/${name}/whip`,
+    whep: `${fx.base}/${name}/whep`,
     viewers,
     rampSeconds: 1,
     holdSeconds,
@@ -60,17 +36,8 @@ function scenario(name: string, viewers: number, holdSeconds: number): string {
   return file;
 }
 
-// the harness's kill timer bounds a command that hangs; a coordinator, started first, waits for its
-// agents' start and its run: on a busy machine (two CPU hogs beside) more than 60 s in all, and a
-// timer that ends it then reads as "the CLI exited before running 2 viewers"
-function start(args: string[], timeoutMs = 240_000): CliRun {
-  const r = startCli(args, { env, timeoutMs });
-  running.push(r);
-  return r;
-}
-
 function coordinator(file: string, port: number, out: string, extra: string[] = []): CliRun {
-  return start([
+  return fx.start([
     "run",
     file,
     "--agents",
@@ -89,7 +56,7 @@ function coordinator(file: string, port: number, out: string, extra: string[] = 
 }
 
 function agent(port: number, name: string, out: string, tokenEnv = "WB_AGENT_TOKEN"): CliRun {
-  return start([
+  return fx.start([
     "agent",
     "--coordinator",
     `tcp://127.0.0.1:${port}`,
@@ -105,7 +72,7 @@ function agent(port: number, name: string, out: string, tokenEnv = "WB_AGENT_TOK
 }
 
 function dir(name: string): string {
-  return join(tmp.dir, name);
+  return join(fx.dir, name);
 }
 
 /** A coordinator and two agents named `names`, 2.5 s into their viewers. */
@@ -252,7 +219,7 @@ test("not all agents within --agent-wait: stderr names who came, every viewer ag
   const port = await freePort();
   const out = dir("missing");
   const file = scenario("missing", 3, 2);
-  const c = start([
+  const c = fx.start([
     ...["run", file, "--agents", "2", "--coordinator-listen", `127.0.0.1:${port}`],
     ...["--token-env", "WB_AGENT_TOKEN", "--agent-wait", "3", "--out", out, "--no-html"],
   ]);
@@ -271,10 +238,10 @@ test("not all agents within --agent-wait: stderr names who came, every viewer ag
 
 test("usage: coordinator flags need --agents, --agents needs a publishing scenario, agent needs --coordinator", async () => {
   const file = scenario("usage", 2, 1);
-  const noWhip = join(tmp.dir, "nowhip.json");
+  const noWhip = join(fx.dir, "nowhip.json");
   writeFileSync(
     noWhip,
-    JSON.stringify({ whep: `${base}/x/whep`, viewers: 2, rampSeconds: 1, holdSeconds: 1 }),
+    JSON.stringify({ whep: `${fx.base}/x/whep`, viewers: 2, rampSeconds: 1, holdSeconds: 1 }),
   );
   for (const [args, want] of [
     [["run", file, "--token-env", "WB_AGENT_TOKEN"], /--token-env needs --agents/],

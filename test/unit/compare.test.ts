@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { bootstrapDiff, perViewerDelayMs } from "../../src/core/compare/bootstrap.ts";
-import { compareReports, parseFailOn } from "../../src/core/compare/compare.ts";
+import { compareReports, layerCompareFigures, parseFailOn } from "../../src/core/compare/compare.ts";
 import { compareHtml, compareMarkdown } from "../../src/core/compare/render.ts";
 import { buildReport } from "../../src/core/report/build.ts";
+import { pooledLayerSwitches, viewerLayerChoice } from "../../src/core/report/layer-choice.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import { makeInput, makeScenario, makeViewer } from "./report-fixtures.ts";
 
@@ -98,6 +99,43 @@ describe("compare", () => {
     const c = compareReports(report(3, 0), report(3, 0), [parseFailOn("packetTransit.p99 > +1ms")]);
     assert.equal(c.gates[0]?.tripped, true);
     assert.match(c.gates[0]?.unavailable ?? "", /^NEW: /);
+  });
+});
+
+describe("compare's simulcast rows", () => {
+  const MS = 1_000_000;
+  /** a report with layers l and h whose one viewer switched l → h in `switchMs` (no scenario layerSwitch) */
+  function switched(switchMs: number): Report {
+    const r = report(2, 0, 0, { simulcast: ["l", "h"] });
+    const block = viewerLayerChoice({
+      postMonoNs: 0,
+      layerChoice: {
+        asks: [{ rid: "h", atNs: 2000 * MS, status: 200 }],
+        switches: [{ from: "l", to: "h", askedNs: 2000 * MS, switchNs: switchMs * MS, framesLost: 0 }],
+      },
+    });
+    assert.ok(block !== undefined);
+    const layerSwitches = pooledLayerSwitches([block]);
+    assert.ok(layerSwitches !== undefined);
+    return { ...r, aggregate: { ...r.aggregate, layerSwitches } };
+  }
+
+  test("switch rows come from aggregate.layerSwitches, not the scenario-wide layerSwitch", () => {
+    const plain = report(2, 0, 0, { simulcast: ["l", "h"] });
+    const delays = ["layerDelay.l.p50", "layerDelay.l.p95", "layerDelay.h.p50", "layerDelay.h.p95"];
+    assert.equal(plain.scenario.layerSwitch, undefined);
+    assert.deepEqual(layerCompareFigures(plain, plain), delays);
+    const base = switched(120);
+    const next = switched(150);
+    assert.equal(base.scenario.layerSwitch, undefined, "cohorts or the relay chose, not the scenario");
+    const both = [...delays, "layerSwitch.p50", "layerSwitch.p95"];
+    assert.deepEqual(layerCompareFigures(base, plain), both, "either report having switches is enough");
+    assert.deepEqual(layerCompareFigures(plain, next), both);
+    const rows = compareReports(base, next, [parseFailOn("layerSwitch.p95 > +20ms")]);
+    const p50 = rows.rows.find((r) => r.figure === "layerSwitch.p50");
+    assert.deepEqual([p50?.base, p50?.next, p50?.diff], [{ value: 120 }, { value: 150 }, 30]);
+    assert.equal(rows.gates[0]?.tripped, true);
+    assert.equal(rows.gates[0]?.observed, 30);
   });
 });
 

@@ -37,15 +37,16 @@ export const COMPARE_FIGURES = [
 /**
  * The simulcast rows (docs/definitions.md#layer-thresholds), after the others when either report
  * sent simulcast layers: each layer's one-way delay p50 and p95 (the layers of either), then the
- * switch time's p50 and p95 when either had layerSwitch.
+ * switch time's p50 and p95 when either has aggregate.layerSwitches: a scenario-wide layerSwitch,
+ * a cohort's layer/layerSwitch, or a relay that switched on its own all record switches.
  */
 export function layerCompareFigures(base: Report, next: Report): string[] {
   const rids = new Set([...(base.scenario.simulcast ?? []), ...(next.scenario.simulcast ?? [])]);
   const delays = LAYER_RIDS.filter((rid) => rids.has(rid)).flatMap((rid) =>
     ["p50", "p95"].map((s) => `layerDelay.${rid}.${s}`),
   );
-  const switches = base.scenario.layerSwitch ?? next.scenario.layerSwitch;
-  return [...delays, ...(switches !== undefined ? ["layerSwitch.p50", "layerSwitch.p95"] : [])];
+  const switches = base.aggregate.layerSwitches !== undefined || next.aggregate.layerSwitches !== undefined;
+  return [...delays, ...(switches ? ["layerSwitch.p50", "layerSwitch.p95"] : [])];
 }
 
 export interface CompareRow {

@@ -8,8 +8,8 @@ import { monoNs } from "../../core/clock/clock.ts";
 import { AgentError } from "../../core/errors.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import {
+  decodeScenario,
   normaliseScenario,
-  parseScenario,
   type Scenario,
   validateScenario,
 } from "../../core/scenario-file/scenario.ts";
@@ -48,12 +48,15 @@ export function agentScenario(raw: unknown): Scenario {
     if (lower === "rampoffsetseed") seed = v;
     else if (!NOT_FOR_AGENTS.has(lower)) copy[k] = v;
   }
-  const s = parseScenario(JSON.stringify(copy));
+  const s = decodeScenario(JSON.stringify(copy));
   // the seed travels as a decimal string (JSON has no int64); the schedule itself comes from the coordinator
   if (typeof seed === "string" && /^-?\d{1,20}$/.test(seed)) s.rampOffsetSeed = BigInt(seed);
-  const out = validateScenario(normaliseScenario(s));
+  // simulcast needs whip, which the coordinator kept: it publishes the layers, the agent's
+  // viewers only receive them (their table's layers come with the send log)
+  const { simulcast, ...rest } = s;
+  const out = validateScenario(normaliseScenario(rest));
   if (!out.whep) throw new AgentError("the scenario has no whep");
-  return out;
+  return simulcast !== undefined ? { ...out, simulcast } : out;
 }
 
 export interface StartMessage {

@@ -2,10 +2,12 @@
 // publisher, the send log, the clock and the schedule; N agents on other hosts run the viewers.
 // It waits for them (naming who arrived when not all did), runs through the agents engine and
 // writes one report in the single-host format with client.hosts[].
+import { loadSimulcastClips } from "../../core/clip/simulcast.ts";
 import { scenarioClip } from "../../core/clip/temporal.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
-import { clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
+import { type ClipIdentity, clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { errorMessage, RunError, UsageError } from "../../core/errors.ts";
+import { cohortLayerSpec } from "../../core/layer/layer-switch.ts";
 import type { Scenario } from "../../core/scenario/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import { stderrLogger } from "../observe/log.ts";
@@ -56,9 +58,11 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   if (s.whip === undefined || s.whip === "") {
     throw new UsageError("the scenario needs whip: the coordinator publishes", "run --agents");
   }
-  if (s.simulcast !== undefined)
+  // the agents' viewers take the layers the server sends; choosing one needs the layer driver's
+  // instants moved across hosts, which the wire does not do yet
+  if (s.layerSwitch !== undefined || (s.cohorts ?? []).some((k) => cohortLayerSpec(k) !== undefined))
     throw new UsageError(
-      "simulcast: a run on agents does not publish layers yet (run on one host)",
+      "layerSwitch: a run on agents does not choose layers yet (run on one host)",
       "run --agents",
     );
   const token = tokenFromEnv("--token-env", c.tokenEnv, "run");
@@ -70,8 +74,7 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   } catch (err) {
     return endWithError(new RunError(`--out ${out.out}: ${writeErrorText(err)}`, { cause: err }), "run");
   }
-  const clip = scenarioClip(s.codec === "h264" ? "h264" : "vp8", s.clip);
-  const identity = clipIdentity(await createHasher(), clip);
+  const identity = await publishedIdentity(s);
   const anchor = takeWallAnchor();
   const hub = new AgentHub({ ...c.listen, token, version: version(), identity, anchor, log });
   try {
@@ -107,6 +110,18 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   } finally {
     await hub.close();
   }
+}
+
+/**
+ * The identity of what the coordinator publishes, as its runner builds it: with simulcast the
+ * layers' combined table and their number (docs/definitions.md#simulcast-layers).
+ */
+async function publishedIdentity(s: Scenario): Promise<ClipIdentity> {
+  const codec = s.codec === "h264" ? "h264" : "vp8";
+  const layers = s.simulcast !== undefined ? loadSimulcastClips(codec, s.simulcast) : undefined;
+  const clip = layers?.combined ?? scenarioClip(codec, s.clip);
+  const identity = clipIdentity(await createHasher(), clip);
+  return layers !== undefined ? { ...identity, layers: layers.layers.length } : identity;
 }
 
 /**

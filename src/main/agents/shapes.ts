@@ -56,6 +56,10 @@ export function histogramOk(v: unknown): v is EncodedHistogram {
 }
 
 const str = (x: unknown) => typeof x === "string" && x.length <= 2000;
+/** more layers than a simulcast scenario may name */
+const MAX_LAYERS = 16;
+const layerNumbers = (x: unknown) => Array.isArray(x) && x.length <= MAX_LAYERS && x.every(isNum);
+const LAYER_TICK = { delays: [], switches: [], switchNs: [] };
 const COUNTS_TEMPLATE = { datagrams: 0, delayed: 0, droppedLoss: 0, droppedQueue: 0 };
 const LINK_TEMPLATE = { down: COUNTS_TEMPLATE, up: COUNTS_TEMPLATE };
 /** A viewer's audio record (docs/definitions.md#audio-track): the template's types, its histogram decodes. */
@@ -90,6 +94,12 @@ const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   cohort: str,
   link: (x) => like(x, LINK_TEMPLATE),
   audio: audioOk,
+  // simulcast (docs/definitions.md#layer-delay): per layer, lowest first
+  layerSamples: layerNumbers,
+  layerNs: layerNumbers,
+  layerFrames: layerNumbers,
+  layerExcluded: layerNumbers,
+  layerDelayHists: (x) => Array.isArray(x) && x.length <= MAX_LAYERS && x.every(histogramOk),
 };
 const HISTS = VIEWER_HISTOGRAM_KEYS;
 
@@ -143,7 +153,9 @@ export function tickOk(v: unknown): v is ShardTick {
   const cohortsOk = (x: unknown) =>
     Array.isArray(x) && x.length <= 64 && x.every((c) => like(c, COHORT_TICK));
   const dropsOk = (x: unknown) => x === null || (Number.isInteger(x) && (x as number) >= 0);
-  if (!like(rest, TICK_TEMPLATE, { cohorts: cohortsOk, socketDrops: dropsOk })) return false;
+  const layersOk = (x: unknown) => like(x, LAYER_TICK);
+  if (!like(rest, TICK_TEMPLATE, { cohorts: cohortsOk, socketDrops: dropsOk, layers: layersOk }))
+    return false;
   const second = (v as ShardTick).second;
   if (!Number.isSafeInteger(second) || second < 0 || second > 1e7) return false;
   return like(thread, THREAD, {

@@ -2,12 +2,13 @@
 // (one shard per agent): counters summed, each thread figure the worst of its threads (CPU
 // summed). The live delay samples (for /metrics and live thresholds only; the report's figures
 // come from the exact histograms) are thinned to at most MAX_LIVE_SAMPLES per source; with cohorts,
-// each cohort's part is summed by its name and its samples thinned the same way.
+// each cohort's part is summed by its name and its samples thinned the same way; with simulcast,
+// the layer pairs likewise.
 import { addCounts, zeroCounts } from "../../core/figures.ts";
 import { mergePairs } from "../../core/report/frozen-seconds.ts";
 import { COHORT_TICK_COUNT_KEYS, TICK_COUNT_KEYS } from "../../core/tick-counts.ts";
 import type { ThreadFigures } from "../../net/thread-profile.ts";
-import type { CohortTick, ShardTick } from "../../workers/protocol.ts";
+import type { CohortTick, LayerTick, ShardTick } from "../../workers/protocol.ts";
 
 export const MAX_LIVE_SAMPLES = 5000;
 
@@ -59,6 +60,24 @@ function mergeCohorts(ticks: readonly ShardTick[]): CohortTick[] | null {
   return [...byName.values()].map((c) => ({ ...c, delaySamples: thin(c.delaySamples) }));
 }
 
+/** The threads' live layer pairs, one after another (whole pairs, thinned as the delays are). */
+function mergeLayers(all: readonly LayerTick[]): LayerTick {
+  const pairs = (key: keyof LayerTick) => thinPairs(all.flatMap((l) => l[key]));
+  return { delays: pairs("delays"), switches: pairs("switches"), switchNs: pairs("switchNs") };
+}
+
+function thinPairs(flat: number[]): number[] {
+  const n = flat.length / 2;
+  if (n <= MAX_LIVE_SAMPLES) return flat.map(Math.round);
+  const out: number[] = [];
+  const step = n / MAX_LIVE_SAMPLES;
+  for (let i = 0; i < MAX_LIVE_SAMPLES; i++) {
+    const j = 2 * Math.floor(i * step);
+    out.push(flat[j] ?? 0, Math.round(flat[j + 1] ?? 0));
+  }
+  return out;
+}
+
 export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
   const first = ticks[0];
   if (first === undefined) return null;
@@ -95,5 +114,7 @@ export function mergeTicks(ticks: readonly ShardTick[]): ShardTick | null {
   out.frozenNs = mergePairs(ticks.map((t) => t.frozenNs));
   const cohorts = mergeCohorts(ticks);
   if (cohorts !== null) out.cohorts = cohorts;
+  const layers = ticks.flatMap((t) => (t.layers !== undefined ? [t.layers] : []));
+  if (layers.length > 0) out.layers = mergeLayers(layers);
   return out;
 }

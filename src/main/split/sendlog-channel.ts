@@ -15,6 +15,8 @@ interface Hello {
   ticks: number;
   fingerprints: string[];
   keyframes: boolean[];
+  /** simulcast: the layers the table holds (docs/definitions.md#simulcast-layers); absent: 1 */
+  layers?: number;
 }
 
 interface Entry {
@@ -57,6 +59,7 @@ export async function serveSendLog(
     ticks: identity.ticks,
     fingerprints: identity.fingerprints.map((f) => f.toString(16)),
     keyframes: identity.keyframes.slice(),
+    ...(identity.layers !== undefined ? { layers: identity.layers } : {}),
   };
   const recent: string[] = [];
   const max = REPLAY_LOOPS * identity.fingerprints.length;
@@ -200,7 +203,9 @@ function parseHello(line: string): ClipIdentity {
     Array.isArray(h.keyframes) &&
     h.fingerprints.length === h.keyframes.length &&
     h.fingerprints.length > 0 &&
-    h.fingerprints.every((f) => typeof f === "string" && /^[0-9a-f]{1,16}$/.test(f));
+    h.fingerprints.every((f) => typeof f === "string" && /^[0-9a-f]{1,16}$/.test(f)) &&
+    (h.layers === undefined ||
+      (Number.isInteger(h.layers) && h.layers >= 1 && h.fingerprints.length % h.layers === 0));
   if (!ok) throw new SendLogPeerError("the send-log peer's hello is malformed");
   const hh = h as Hello;
   return {
@@ -208,5 +213,6 @@ function parseHello(line: string): ClipIdentity {
     ticks: hh.ticks,
     fingerprints: hh.fingerprints.map((f) => BigInt(`0x${f}`)),
     keyframes: hh.keyframes.map((k) => k === true),
+    ...(hh.layers !== undefined ? { layers: hh.layers } : {}),
   };
 }
