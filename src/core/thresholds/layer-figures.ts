@@ -26,7 +26,8 @@ function layerDelay(r: Report, rid: string, stat: Stat): FigureValue {
 
 function switchTime(r: Report, stat: Stat): FigureValue {
   const p = r.aggregate.layerSwitches;
-  if (p === undefined) return { unavailable: "the run's viewers chose no layer (no layerSwitch)" };
+  if (p === undefined)
+    return { unavailable: "no viewer of the run chose a layer (no layerSwitch, no cohort layer)" };
   if (p.reason !== undefined) return { unavailable: p.reason };
   if (p.switchMs === undefined) return { unavailable: "no switch reached its new layer's keyframe" };
   return { value: p.switchMs[stat] };
