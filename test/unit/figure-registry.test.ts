@@ -112,6 +112,19 @@ function shownProblem(id: string, what: string, s: Shown, where: string, text: s
   return text.includes(s) ? [] : [`${id}: the ${what} "${s}" is not in ${where}`];
 }
 
+/** A Markdown summary row that the renderer (markdown-cells.ts summaryRows) could not print. */
+function rowProblems(d: FigureDecl, id: string): string[] {
+  if (d.row === undefined) return [];
+  const out: string[] = [];
+  if (typeof d.markdown !== "string") out.push(`${id}: a ${d.row.table} row needs a Markdown label`);
+  if (d.stats !== "summary") out.push(`${id}: a ${d.row.table} row needs a summary (stats: "summary")`);
+  if (!["ms", "%", "s"].includes(d.unit)) out.push(`${id}: a ${d.row.table} row needs a unit ms, % or s`);
+  const row = d.row;
+  const same = FIGURE_REGISTRY.filter((o) => o !== d && o.row?.table === row.table && o.row.at === row.at);
+  for (const o of same) out.push(`${id}: ${o.name} is at ${row.at} of ${row.table} too`);
+  return out;
+}
+
 /** Every piece a declaration lacks, named. */
 function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
   const out: string[] = [];
@@ -142,6 +155,7 @@ function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
       out.push(...shownProblem(id, "/metrics family", d.metric, "/metrics", ""));
     out.push(...shownProblem(id, "Markdown label", d.markdown, "the fixtures' Markdown", w.markdown));
     out.push(...shownProblem(id, "HTML label", d.html, "the fixtures' HTML", w.html));
+    out.push(...rowProblems(d, id));
   }
   return out;
 }
@@ -217,6 +231,13 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     "newFigure.<stat>: /metrics has no family whipbench_new_figure_seconds",
     'newFigure.<stat>: the Markdown label "new figure per viewer" is not in the fixtures\' Markdown',
     "newFigure.<stat>: no HTML label and no reason why",
+  ]);
+  const { stats: _, ...noStats } = newcomer;
+  const row: FigureDecl = { ...noStats, unit: "", row: { table: "render", at: 0 } };
+  assert.deepEqual(rowProblems(row, "newFigure"), [
+    'newFigure: a render row needs a summary (stats: "summary")',
+    "newFigure: a render row needs a unit ms, % or s",
+    "newFigure: freezeShare is at 0 of render too",
   ]);
   const figures = new Map([...w.figures, ["madeUp.p50", { unit: "ms" }]]);
   const reportKeys = new Set([...w.reportKeys, "aggregate.madeUpMs"]);

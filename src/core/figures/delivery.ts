@@ -31,7 +31,10 @@ function delaySource(
   };
 }
 
-type PerViewer = Pick<FigureDecl, "name" | "unit" | "kind" | "report" | "markdown" | "anchor" | "about">;
+type PerViewer = Pick<
+  FigureDecl,
+  "name" | "unit" | "kind" | "report" | "markdown" | "row" | "anchor" | "about"
+>;
 
 /** A summary taking one exact value per joined viewer (docs/definitions.md#summaries-and-percentiles). */
 function perViewer(d: PerViewer & { html?: Shown }): FigureDecl {
@@ -87,6 +90,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     kind: "histogram",
     report: "aggregate.joinFirstKeyframeMs",
     markdown: "join: first keyframe",
+    row: { table: "aggregate.join", at: 0 },
     html: "join (first keyframe)",
     anchor: "aggregate",
     about: "join (POST to first keyframe) <stat> over joined viewers",
@@ -97,6 +101,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     kind: "histogram",
     report: "aggregate.joinFirstRtpMs",
     markdown: "join: first RTP packet",
+    row: { table: "aggregate.join", at: 1 },
     anchor: "aggregate",
     about: "POST to first RTP packet <stat>",
   }),
@@ -106,6 +111,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     kind: "histogram",
     report: "aggregate.signallingMs",
     markdown: "signalling (POST → answer)",
+    row: { table: "aggregate.join", at: 2 },
     anchor: "join-time",
     about: "WHEP signalling <stat>",
   }),
@@ -115,6 +121,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     kind: "histogram",
     report: "aggregate.jitterMs",
     markdown: "jitter per viewer",
+    row: { table: "aggregate.rtp", at: 1 },
     anchor: "rtp-statistics",
     about: "RTP interarrival jitter <stat> over viewers",
   }),
@@ -124,6 +131,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     kind: "ratio",
     report: "aggregate.lossPercent",
     markdown: "loss per viewer",
+    row: { table: "aggregate.rtp", at: 0 },
     anchor: "rtp-statistics",
     about: "per-viewer packet loss <stat>",
   }),
@@ -133,6 +141,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     kind: "histogram",
     report: "aggregate.keyframeIntervalMeanS",
     markdown: "keyframe interval per viewer",
+    row: { table: "aggregate.rtp", at: 2 },
     anchor: "aggregate",
     about: "mean keyframe interval <stat> over viewers",
   }),
