@@ -125,6 +125,19 @@ function rowProblems(d: FigureDecl, id: string): string[] {
   return out;
 }
 
+/** A summary over the viewers that the aggregate (aggregate.ts perViewerSummaries) would not pool. */
+function viewerProblems(d: FigureDecl, id: string): string[] {
+  const top = /^aggregate\.[A-Za-z]+$/.test(d.report);
+  if (d.pool === "perViewer" && top && d.viewer === undefined)
+    return [`${id}: ${d.report} is a summary over the viewers with no viewer source to pool`];
+  if (d.viewer === undefined) return [];
+  if (d.pool !== "perViewer" || !top)
+    return [`${id}: a viewer source needs pool perViewer at aggregate.<key>`];
+  const at = d.viewer.at;
+  const same = FIGURE_REGISTRY.filter((o) => o !== d && o.viewer?.at === at);
+  return same.map((o) => `${id}: ${o.name} is at ${at} of the aggregate's summaries too`);
+}
+
 /** Every piece a declaration lacks, named. */
 function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
   const out: string[] = [];
@@ -155,7 +168,7 @@ function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
       out.push(...shownProblem(id, "/metrics family", d.metric, "/metrics", ""));
     out.push(...shownProblem(id, "Markdown label", d.markdown, "the fixtures' Markdown", w.markdown));
     out.push(...shownProblem(id, "HTML label", d.html, "the fixtures' HTML", w.html));
-    out.push(...rowProblems(d, id));
+    out.push(...rowProblems(d, id), ...viewerProblems(d, id));
   }
   return out;
 }
@@ -238,6 +251,13 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     'newFigure: a render row needs a summary (stats: "summary")',
     "newFigure: a render row needs a unit ms, % or s",
     "newFigure: freezeShare is at 0 of render too",
+  ]);
+  const summary: FigureDecl = { ...newcomer, pool: "perViewer" };
+  assert.deepEqual(viewerProblems(summary, "newFigure"), [
+    "newFigure: aggregate.newFigureMs is a summary over the viewers with no viewer source to pool",
+  ]);
+  assert.deepEqual(viewerProblems({ ...summary, viewer: { key: "rtp.newMs", at: 0 } }, "newFigure"), [
+    "newFigure: signalling is at 0 of the aggregate's summaries too",
   ]);
   const figures = new Map([...w.figures, ["madeUp.p50", { unit: "ms" }]]);
   const reportKeys = new Set([...w.reportKeys, "aggregate.madeUpMs"]);

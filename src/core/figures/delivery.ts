@@ -33,7 +33,7 @@ function delaySource(
 
 type PerViewer = Pick<
   FigureDecl,
-  "name" | "unit" | "kind" | "report" | "markdown" | "row" | "anchor" | "about"
+  "name" | "unit" | "kind" | "report" | "markdown" | "row" | "viewer" | "anchor" | "about"
 >;
 
 /** A summary taking one exact value per joined viewer (docs/definitions.md#summaries-and-percentiles). */
@@ -89,6 +89,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.joinFirstKeyframeMs",
+    viewer: { key: "firstKeyframeMs", at: 2 },
     markdown: "join: first keyframe",
     row: { table: "aggregate.join", at: 0 },
     html: "join (first keyframe)",
@@ -100,6 +101,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.joinFirstRtpMs",
+    viewer: { key: "firstRtpMs", at: 1 },
     markdown: "join: first RTP packet",
     row: { table: "aggregate.join", at: 1 },
     anchor: "aggregate",
@@ -110,6 +112,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.signallingMs",
+    viewer: { key: "signallingMs", at: 0 },
     markdown: "signalling (POST → answer)",
     row: { table: "aggregate.join", at: 2 },
     anchor: "join-time",
@@ -120,6 +123,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.jitterMs",
+    viewer: { key: "rtp.jitterMs", at: 4 },
     markdown: "jitter per viewer",
     row: { table: "aggregate.rtp", at: 1 },
     anchor: "rtp-statistics",
@@ -130,6 +134,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "%",
     kind: "ratio",
     report: "aggregate.lossPercent",
+    viewer: { key: "rtp.lossPercent", at: 3 },
     markdown: "loss per viewer",
     row: { table: "aggregate.rtp", at: 0 },
     anchor: "rtp-statistics",
@@ -140,6 +145,7 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "s",
     kind: "histogram",
     report: "aggregate.keyframeIntervalMeanS",
+    viewer: { key: "rtp.keyframeIntervalMeanS", at: 5, only: "twoKeyframes" },
     markdown: "keyframe interval per viewer",
     row: { table: "aggregate.rtp", at: 2 },
     anchor: "aggregate",

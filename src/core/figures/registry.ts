@@ -18,6 +18,12 @@ export function rowsOf(table: SummaryTable): FigureDecl[] {
   return rows.sort((a, b) => (a.row?.at ?? 0) - (b.row?.at ?? 0));
 }
 
+/** The perViewer summaries read from each joined viewer's report object, in the report's key order. */
+export function viewerSummaries(): (FigureDecl & { viewer: NonNullable<FigureDecl["viewer"]> })[] {
+  const list = FIGURE_REGISTRY.flatMap((d) => (d.viewer === undefined ? [] : [{ ...d, viewer: d.viewer }]));
+  return list.sort((a, b) => a.viewer.at - b.viewer.at);
+}
+
 /** What an object holds at a declaration's key path (`aggregate.jitterMs`; no list on the way). */
 export function valueAt(root: unknown, path: string): unknown {
   let v: unknown = root;

@@ -40,6 +40,13 @@ export interface FigureDecl {
   metric: Shown;
   /** text the Markdown report shows beside it */
   markdown: Shown;
+  /**
+   * a perViewer summary's source (core/report/aggregate.ts perViewerSummaries): the key path of
+   * each joined viewer's value in its report object; the viewers it keeps (by default those with
+   * the value; `twoKeyframes`: those that received two keyframes or more); its place among the
+   * aggregate's summaries, the report's key order
+   */
+  viewer?: { key: string; at: number; only?: "twoKeyframes" };
   /** its Markdown summary row, labelled `markdown`: the table and its place there (rows sorted by it) */
   row?: { table: SummaryTable; at: number };
   /** text the HTML report shows beside it */
