@@ -37,7 +37,7 @@ type PerViewer = Pick<
 >;
 
 /** A summary taking one exact value per joined viewer (docs/definitions.md#summaries-and-percentiles). */
-function perViewer(d: PerViewer & { html?: Shown }): FigureDecl {
+function perViewer<const D extends PerViewer & { html?: Shown }>(d: D): FigureDecl & D {
   const metric = NO_LIVE("summary over the viewers");
   return { stats: "summary", pool: "perViewer", metric, html: NO_HTML, ...d };
 }
@@ -49,7 +49,7 @@ function count(
   return { unit: "", kind: "counter", pool: "sum", html: d.markdown, ...d } satisfies FigureDecl;
 }
 
-export const DELIVERY_FIGURES: readonly FigureDecl[] = [
+export const DELIVERY_FIGURES = [
   delaySource(
     "oneWayDelay",
     "one-way delay (fingerprint, per frame)",
@@ -265,4 +265,14 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     html: NO_HTML,
     anchor: "rtx-received",
   }),
-];
+] as const satisfies readonly FigureDecl[];
+
+/** The aggregate's keys of the summaries pooled from each viewer's report (their `viewer` source). */
+export type ViewerSummaryKey = Extract<
+  (typeof DELIVERY_FIGURES)[number],
+  { viewer: object }
+>["report"] extends infer R
+  ? R extends `aggregate.${infer K}`
+    ? K
+    : never
+  : never;

@@ -1,6 +1,7 @@
 // The aggregate (docs/definitions.md#aggregate): counts, exact summaries over joined viewers, sums,
 // pooled blocks and verdict.
 
+import type { ViewerSummaryKey } from "../figures/delivery.ts";
 import { valueAt, viewerSummaries } from "../figures/registry.ts";
 import { exactSummary } from "../stats/summaries.ts";
 import type { Summary } from "../types.ts";
@@ -17,21 +18,18 @@ function present(values: ReadonlyArray<number | undefined>): number[] {
   return values.filter((v): v is number => v !== undefined);
 }
 
-/** The aggregate's keys that hold a summary over the joined viewers. */
-type SummaryKey = { [K in keyof Aggregate]-?: Aggregate[K] extends Summary ? K : never }[keyof Aggregate];
-
 /**
  * The exact summaries over the joined viewers, one per declaration with a `viewer` source
  * (core/figures/registry.ts), in the report's key order.
  */
-function perViewerSummaries(joined: readonly ViewerReport[]): Pick<Aggregate, SummaryKey> {
+function perViewerSummaries(joined: readonly ViewerReport[]): Record<ViewerSummaryKey, Summary> {
   const out: Record<string, Summary> = {};
   for (const d of viewerSummaries()) {
     const kept = d.viewer.only === "twoKeyframes" ? joined.filter((v) => v.rtp.keyframes > 1) : joined;
     const values = kept.map((v) => valueAt(v, d.viewer.key) as number | undefined);
     out[d.report.replace(/^aggregate\./, "")] = exactSummary(present(values));
   }
-  return out as Pick<Aggregate, SummaryKey>;
+  return out as Record<ViewerSummaryKey, Summary>;
 }
 
 /**
