@@ -15,6 +15,7 @@ import {
   NOT_IN_REGISTRY,
   type Shown,
   thresholdNames,
+  valueAt,
 } from "../../src/core/figures/registry.ts";
 import { REFERENCE_FIGURES } from "../../src/core/reference/figures.ts";
 import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
@@ -22,6 +23,7 @@ import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import type { ReportInput } from "../../src/core/report/input.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import type { Report } from "../../src/core/report/types.ts";
 import { FIGURES } from "../../src/core/thresholds/figures.ts";
 import { parseThresholds } from "../../src/core/thresholds/parse.ts";
 import { TICK_COUNTS } from "../../src/core/tick-counts.ts";
@@ -42,6 +44,8 @@ interface World {
   families: ReadonlySet<string>;
   markdown: string;
   html: string;
+  /** the fixtures' reports */
+  reports: readonly Report[];
 }
 
 /** The golden run with a receive lag, and a simulcast run with a layer switch: every figure shown. */
@@ -65,9 +69,11 @@ async function world(): Promise<World> {
   const assets = await htmlAssets();
   let markdown = "";
   let html = "";
+  const reports: Report[] = [];
   for (const input of fixtures()) {
     const r = buildReport(input);
     r.client.receiveLagMs = { p50: 0.25, p99: 1.5, max: 3 };
+    reports.push(r);
     markdown += reportToMarkdown(r);
     html += reportToHtml(r, delayDistribution(r, buildReportParts(input).pools), assets);
   }
@@ -92,6 +98,7 @@ async function world(): Promise<World> {
     families: new Set(parseExposition(await m.text()).map((f) => f.name)),
     markdown,
     html,
+    reports,
   };
 }
 
@@ -143,6 +150,8 @@ function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
   const out: string[] = [];
   for (const d of decls) {
     const id = idOf(d);
+    if (!d.report.includes("[]") && w.reports.every((r) => valueAt(r, d.report) === undefined))
+      out.push(`${id}: no fixture's report has ${d.report}: where does the report pool it?`);
     if (!w.reportKeys.has(d.report))
       out.push(`${id}: report key ${d.report} is not in test/e2e/report-keys.ts`);
     const section = w.sections.get(d.anchor);
@@ -236,6 +245,7 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     anchor: "new-figure",
   };
   assert.deepEqual(problemsOf([newcomer], w), [
+    "newFigure.<stat>: no fixture's report has aggregate.newFigureMs: where does the report pool it?",
     "newFigure.<stat>: report key aggregate.newFigureMs is not in test/e2e/report-keys.ts",
     "newFigure.<stat>: docs/definitions.md has no heading #new-figure",
     ...["min", "mean", "p50", "p95", "p99", "max"].map(
