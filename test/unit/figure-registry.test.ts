@@ -15,6 +15,7 @@ import {
   NOT_IN_REGISTRY,
   type Shown,
   thresholdNames,
+  valueAt,
 } from "../../src/core/figures/registry.ts";
 import { REFERENCE_FIGURES } from "../../src/core/reference/figures.ts";
 import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
@@ -22,6 +23,7 @@ import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
 import type { ReportInput } from "../../src/core/report/input.ts";
 import { reportToMarkdown } from "../../src/core/report/markdown.ts";
+import type { Report } from "../../src/core/report/types.ts";
 import { FIGURES } from "../../src/core/thresholds/figures.ts";
 import { parseThresholds } from "../../src/core/thresholds/parse.ts";
 import { TICK_COUNTS } from "../../src/core/tick-counts.ts";
@@ -42,6 +44,8 @@ interface World {
   families: ReadonlySet<string>;
   markdown: string;
   html: string;
+  /** the fixtures' reports */
+  reports: readonly Report[];
 }
 
 /** The golden run with a receive lag, and a simulcast run with a layer switch: every figure shown. */
@@ -65,9 +69,11 @@ async function world(): Promise<World> {
   const assets = await htmlAssets();
   let markdown = "";
   let html = "";
+  const reports: Report[] = [];
   for (const input of fixtures()) {
     const r = buildReport(input);
     r.client.receiveLagMs = { p50: 0.25, p99: 1.5, max: 3 };
+    reports.push(r);
     markdown += reportToMarkdown(r);
     html += reportToHtml(r, delayDistribution(r, buildReportParts(input).pools), assets);
   }
@@ -92,6 +98,7 @@ async function world(): Promise<World> {
     families: new Set(parseExposition(await m.text()).map((f) => f.name)),
     markdown,
     html,
+    reports,
   };
 }
 
@@ -112,11 +119,39 @@ function shownProblem(id: string, what: string, s: Shown, where: string, text: s
   return text.includes(s) ? [] : [`${id}: the ${what} "${s}" is not in ${where}`];
 }
 
+/** A Markdown summary row that the renderer (markdown-cells.ts summaryRows) could not print. */
+function rowProblems(d: FigureDecl, id: string): string[] {
+  if (d.row === undefined) return [];
+  const out: string[] = [];
+  if (typeof d.markdown !== "string") out.push(`${id}: a ${d.row.table} row needs a Markdown label`);
+  if (d.stats !== "summary") out.push(`${id}: a ${d.row.table} row needs a summary (stats: "summary")`);
+  if (!["ms", "%", "s"].includes(d.unit)) out.push(`${id}: a ${d.row.table} row needs a unit ms, % or s`);
+  const row = d.row;
+  const same = FIGURE_REGISTRY.filter((o) => o !== d && o.row?.table === row.table && o.row.at === row.at);
+  for (const o of same) out.push(`${id}: ${o.name} is at ${row.at} of ${row.table} too`);
+  return out;
+}
+
+/** A summary over the viewers that the aggregate (aggregate.ts perViewerSummaries) would not pool. */
+function viewerProblems(d: FigureDecl, id: string): string[] {
+  const top = /^aggregate\.[A-Za-z]+$/.test(d.report);
+  if (d.pool === "perViewer" && top && d.viewer === undefined)
+    return [`${id}: ${d.report} is a summary over the viewers with no viewer source to pool`];
+  if (d.viewer === undefined) return [];
+  if (d.pool !== "perViewer" || !top)
+    return [`${id}: a viewer source needs pool perViewer at aggregate.<key>`];
+  const at = d.viewer.at;
+  const same = FIGURE_REGISTRY.filter((o) => o !== d && o.viewer?.at === at);
+  return same.map((o) => `${id}: ${o.name} is at ${at} of the aggregate's summaries too`);
+}
+
 /** Every piece a declaration lacks, named. */
 function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
   const out: string[] = [];
   for (const d of decls) {
     const id = idOf(d);
+    if (!d.report.includes("[]") && w.reports.every((r) => valueAt(r, d.report) === undefined))
+      out.push(`${id}: no fixture's report has ${d.report}: where does the report pool it?`);
     if (!w.reportKeys.has(d.report))
       out.push(`${id}: report key ${d.report} is not in test/e2e/report-keys.ts`);
     const section = w.sections.get(d.anchor);
@@ -142,6 +177,7 @@ function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
       out.push(...shownProblem(id, "/metrics family", d.metric, "/metrics", ""));
     out.push(...shownProblem(id, "Markdown label", d.markdown, "the fixtures' Markdown", w.markdown));
     out.push(...shownProblem(id, "HTML label", d.html, "the fixtures' HTML", w.html));
+    out.push(...rowProblems(d, id), ...viewerProblems(d, id));
   }
   return out;
 }
@@ -209,6 +245,7 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     anchor: "new-figure",
   };
   assert.deepEqual(problemsOf([newcomer], w), [
+    "newFigure.<stat>: no fixture's report has aggregate.newFigureMs: where does the report pool it?",
     "newFigure.<stat>: report key aggregate.newFigureMs is not in test/e2e/report-keys.ts",
     "newFigure.<stat>: docs/definitions.md has no heading #new-figure",
     ...["min", "mean", "p50", "p95", "p99", "max"].map(
@@ -217,6 +254,20 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     "newFigure.<stat>: /metrics has no family whipbench_new_figure_seconds",
     'newFigure.<stat>: the Markdown label "new figure per viewer" is not in the fixtures\' Markdown',
     "newFigure.<stat>: no HTML label and no reason why",
+  ]);
+  const { stats: _, ...noStats } = newcomer;
+  const row: FigureDecl = { ...noStats, unit: "", row: { table: "render", at: 0 } };
+  assert.deepEqual(rowProblems(row, "newFigure"), [
+    'newFigure: a render row needs a summary (stats: "summary")',
+    "newFigure: a render row needs a unit ms, % or s",
+    "newFigure: freezeShare is at 0 of render too",
+  ]);
+  const summary: FigureDecl = { ...newcomer, pool: "perViewer" };
+  assert.deepEqual(viewerProblems(summary, "newFigure"), [
+    "newFigure: aggregate.newFigureMs is a summary over the viewers with no viewer source to pool",
+  ]);
+  assert.deepEqual(viewerProblems({ ...summary, viewer: { key: "rtp.newMs", at: 0 } }, "newFigure"), [
+    "newFigure: signalling is at 0 of the aggregate's summaries too",
   ]);
   const figures = new Map([...w.figures, ["madeUp.p50", { unit: "ms" }]]);
   const reportKeys = new Set([...w.reportKeys, "aggregate.madeUpMs"]);

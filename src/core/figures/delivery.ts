@@ -31,10 +31,13 @@ function delaySource(
   };
 }
 
-type PerViewer = Pick<FigureDecl, "name" | "unit" | "kind" | "report" | "markdown" | "anchor" | "about">;
+type PerViewer = Pick<
+  FigureDecl,
+  "name" | "unit" | "kind" | "report" | "markdown" | "row" | "viewer" | "anchor" | "about"
+>;
 
 /** A summary taking one exact value per joined viewer (docs/definitions.md#summaries-and-percentiles). */
-function perViewer(d: PerViewer & { html?: Shown }): FigureDecl {
+function perViewer<const D extends PerViewer & { html?: Shown }>(d: D): FigureDecl & D {
   const metric = NO_LIVE("summary over the viewers");
   return { stats: "summary", pool: "perViewer", metric, html: NO_HTML, ...d };
 }
@@ -46,7 +49,7 @@ function count(
   return { unit: "", kind: "counter", pool: "sum", html: d.markdown, ...d } satisfies FigureDecl;
 }
 
-export const DELIVERY_FIGURES: readonly FigureDecl[] = [
+export const DELIVERY_FIGURES = [
   delaySource(
     "oneWayDelay",
     "one-way delay (fingerprint, per frame)",
@@ -86,7 +89,9 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.joinFirstKeyframeMs",
+    viewer: { key: "firstKeyframeMs", at: 2 },
     markdown: "join: first keyframe",
+    row: { table: "aggregate.join", at: 0 },
     html: "join (first keyframe)",
     anchor: "aggregate",
     about: "join (POST to first keyframe) <stat> over joined viewers",
@@ -96,7 +101,9 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.joinFirstRtpMs",
+    viewer: { key: "firstRtpMs", at: 1 },
     markdown: "join: first RTP packet",
+    row: { table: "aggregate.join", at: 1 },
     anchor: "aggregate",
     about: "POST to first RTP packet <stat>",
   }),
@@ -105,7 +112,9 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.signallingMs",
+    viewer: { key: "signallingMs", at: 0 },
     markdown: "signalling (POST → answer)",
+    row: { table: "aggregate.join", at: 2 },
     anchor: "join-time",
     about: "WHEP signalling <stat>",
   }),
@@ -114,7 +123,9 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "ms",
     kind: "histogram",
     report: "aggregate.jitterMs",
+    viewer: { key: "rtp.jitterMs", at: 4 },
     markdown: "jitter per viewer",
+    row: { table: "aggregate.rtp", at: 1 },
     anchor: "rtp-statistics",
     about: "RTP interarrival jitter <stat> over viewers",
   }),
@@ -123,7 +134,9 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "%",
     kind: "ratio",
     report: "aggregate.lossPercent",
+    viewer: { key: "rtp.lossPercent", at: 3 },
     markdown: "loss per viewer",
+    row: { table: "aggregate.rtp", at: 0 },
     anchor: "rtp-statistics",
     about: "per-viewer packet loss <stat>",
   }),
@@ -132,7 +145,9 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     unit: "s",
     kind: "histogram",
     report: "aggregate.keyframeIntervalMeanS",
+    viewer: { key: "rtp.keyframeIntervalMeanS", at: 5, only: "twoKeyframes" },
     markdown: "keyframe interval per viewer",
+    row: { table: "aggregate.rtp", at: 2 },
     anchor: "aggregate",
     about: "mean keyframe interval <stat> over viewers",
   }),
@@ -250,4 +265,14 @@ export const DELIVERY_FIGURES: readonly FigureDecl[] = [
     html: NO_HTML,
     anchor: "rtx-received",
   }),
-];
+] as const satisfies readonly FigureDecl[];
+
+/** The aggregate's keys of the summaries pooled from each viewer's report (their `viewer` source). */
+export type ViewerSummaryKey = Extract<
+  (typeof DELIVERY_FIGURES)[number],
+  { viewer: object }
+>["report"] extends infer R
+  ? R extends `aggregate.${infer K}`
+    ? K
+    : never
+  : never;

@@ -82,6 +82,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     pool: "perViewer",
     metric: NO_LIVE,
     markdown: "frozen share per viewer",
+    row: { table: "render", at: 0 },
     html: "frozen share max",
   }),
   render({
@@ -92,7 +93,8 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     kind: "histogram",
     pool: "perViewer",
     metric: NO_LIVE,
-    markdown: "end gap per viewer",
+    markdown: "end gap per viewer (last frame shown → end)",
+    row: { table: "render", at: 1 },
     html: "end gap (last frame shown → end)",
   }),
   render({
@@ -104,6 +106,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     pool: "merge",
     metric: NO_LIVE,
     markdown: "recovery (broken chain → next frame shown)",
+    row: { table: "render", at: 2 },
     html: "recovery (broken chain → next frame shown)",
   }),
   render({
@@ -115,6 +118,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     pool: "merge",
     metric: NO_LIVE,
     markdown: "PLI → keyframe shown",
+    row: { table: "render", at: 3 },
     html: "answered by a shown keyframe",
   }),
   {

@@ -6,11 +6,31 @@
 // is checked against it by test/unit/figure-registry.test.ts, in both directions. Pure data.
 import { DELIVERY_FIGURES } from "./delivery.ts";
 import { EXPERIENCE_FIGURES } from "./experience.ts";
-import type { FigureDecl } from "./types.ts";
+import type { FigureDecl, SummaryTable } from "./types.ts";
 
-export type { FigureDecl, FigureKind, FigurePool, RegistryUnit, Shown } from "./types.ts";
+export type { FigureDecl, FigureKind, FigurePool, RegistryUnit, Shown, SummaryTable } from "./types.ts";
 
 export const FIGURE_REGISTRY: readonly FigureDecl[] = [...DELIVERY_FIGURES, ...EXPERIENCE_FIGURES];
+
+/** The declarations with a row in a Markdown summary table, in the table's order. */
+export function rowsOf(table: SummaryTable): FigureDecl[] {
+  const rows = FIGURE_REGISTRY.filter((d) => d.row?.table === table);
+  return rows.sort((a, b) => (a.row?.at ?? 0) - (b.row?.at ?? 0));
+}
+
+/** The perViewer summaries read from each joined viewer's report object, in the report's key order. */
+export function viewerSummaries(): (FigureDecl & { viewer: NonNullable<FigureDecl["viewer"]> })[] {
+  const list = FIGURE_REGISTRY.flatMap((d) => (d.viewer === undefined ? [] : [{ ...d, viewer: d.viewer }]));
+  return list.sort((a, b) => a.viewer.at - b.viewer.at);
+}
+
+/** What an object holds at a declaration's key path (`aggregate.jitterMs`; no list on the way). */
+export function valueAt(root: unknown, path: string): unknown {
+  let v: unknown = root;
+  for (const k of path.split("."))
+    v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
 
 /** The stats of a summary (core/scenario/threshold-types.ts STATS) and of the receive lag. */
 const STAT_NAMES = {

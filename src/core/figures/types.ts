@@ -12,6 +12,13 @@ export type FigureKind = "histogram" | "counter" | "level" | "ratio";
  */
 export type FigurePool = "merge" | "sum" | "max" | "perViewer" | "ofSums";
 
+/**
+ * A Markdown table of summary rows generated from the declarations (core/report/markdown-cells.ts
+ * summaryRows): the Aggregate table's rows before packet transit (aggregate.join) and after it
+ * (aggregate.rtp), and the "What viewers saw" table (render).
+ */
+export type SummaryTable = "aggregate.join" | "aggregate.rtp" | "render";
+
 /** A label the output shows, or why that output has none. */
 export type Shown = string | { none: string };
 
@@ -33,6 +40,15 @@ export interface FigureDecl {
   metric: Shown;
   /** text the Markdown report shows beside it */
   markdown: Shown;
+  /**
+   * a perViewer summary's source (core/report/aggregate.ts perViewerSummaries): the key path of
+   * each joined viewer's value in its report object; the viewers it keeps (by default those with
+   * the value; `twoKeyframes`: those that received two keyframes or more); its place among the
+   * aggregate's summaries, the report's key order
+   */
+  viewer?: { key: string; at: number; only?: "twoKeyframes" };
+  /** its Markdown summary row, labelled `markdown`: the table and its place there (rows sorted by it) */
+  row?: { table: SummaryTable; at: number };
   /** text the HTML report shows beside it */
   html: Shown;
   /** its paragraph in docs/definitions.md */

@@ -1,7 +1,10 @@
 // The aggregate (docs/definitions.md#aggregate): counts, exact summaries over joined viewers, sums,
 // pooled blocks and verdict.
 
+import type { ViewerSummaryKey } from "../figures/delivery.ts";
+import { valueAt, viewerSummaries } from "../figures/registry.ts";
 import { exactSummary } from "../stats/summaries.ts";
+import type { Summary } from "../types.ts";
 import { clientBoundReason } from "./client-block.ts";
 import type { ReportInput } from "./input.ts";
 import { type JoinedViewer, type Pool, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
@@ -13,6 +16,20 @@ import { decideVerdict, failedPercent } from "./verdict.ts";
 /** Values of one key over the joined viewers that have it. */
 function present(values: ReadonlyArray<number | undefined>): number[] {
   return values.filter((v): v is number => v !== undefined);
+}
+
+/**
+ * The exact summaries over the joined viewers, one per declaration with a `viewer` source
+ * (core/figures/registry.ts), in the report's key order.
+ */
+function perViewerSummaries(joined: readonly ViewerReport[]): Record<ViewerSummaryKey, Summary> {
+  const out: Record<string, Summary> = {};
+  for (const d of viewerSummaries()) {
+    const kept = d.viewer.only === "twoKeyframes" ? joined.filter((v) => v.rtp.keyframes > 1) : joined;
+    const values = kept.map((v) => valueAt(v, d.viewer.key) as number | undefined);
+    out[d.report.replace(/^aggregate\./, "")] = exactSummary(present(values));
+  }
+  return out as Record<ViewerSummaryKey, Summary>;
 }
 
 /**
@@ -56,14 +73,7 @@ export function buildAggregate(
     failed,
     failedPercent: failedPercent(failed, asked),
     droppedAfterJoin: joinedReports.filter((v) => v.droppedAfterJoin === true).length,
-    signallingMs: exactSummary(present(joinedReports.map((v) => v.signallingMs))),
-    joinFirstRtpMs: exactSummary(present(joinedReports.map((v) => v.firstRtpMs))),
-    joinFirstKeyframeMs: exactSummary(present(joinedReports.map((v) => v.firstKeyframeMs))),
-    lossPercent: exactSummary(joinedReports.map((v) => v.rtp.lossPercent)),
-    jitterMs: exactSummary(joinedReports.map((v) => v.rtp.jitterMs)),
-    keyframeIntervalMeanS: exactSummary(
-      joinedReports.filter((v) => v.rtp.keyframes > 1).map((v) => v.rtp.keyframeIntervalMeanS),
-    ),
+    ...perViewerSummaries(joinedReports),
     stalls: sum((v) => v.rtp.stalls),
     packetsReceived,
     packetsLost,

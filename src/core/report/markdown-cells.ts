@@ -1,6 +1,7 @@
 // Cell and line formatters of the Markdown report (docs/definitions.md#markdown-report), Go fmt
 // verbs through go-compat/fmt.ts.
 
+import { rowsOf, type SummaryTable, valueAt } from "../figures/registry.ts";
 import { fmtFixed, fmtG } from "../go-compat/fmt.ts";
 import type { Summary } from "../types.ts";
 import type {
@@ -9,6 +10,7 @@ import type {
   ClockBlock,
   EventLoopDelayMs,
   HostReport,
+  Report,
   ReportClient,
   ReportScenario,
   ReportServer,
@@ -52,6 +54,17 @@ export function summaryRow(name: string, s: Summary | undefined, unit: SummaryUn
     return `| ${name} | 0 | ${DASH} | ${DASH} | ${DASH} | ${DASH} | ${DASH} |`;
   const cells = [s.p50, s.p95, s.p99, s.min, s.max].map((v) => summaryCell(v, unit));
   return `| ${name} | ${s.n} | ${cells.join(" | ")} |`;
+}
+
+/**
+ * A summary table's rows generated from the figure registry's declarations (their `row`): each
+ * labelled with its Markdown label, read at its report key, in its declared unit.
+ */
+export function summaryRows(r: Report, table: SummaryTable): string[] {
+  return rowsOf(table).map((d) => {
+    const label = typeof d.markdown === "string" ? d.markdown : d.name;
+    return summaryRow(label, valueAt(r, d.report) as Summary | undefined, d.unit as SummaryUnit);
+  });
 }
 
 /** `marker 4, timestamp 1`: entries sorted by key. */

@@ -4,7 +4,7 @@
 // verdict, as the aggregate is.
 
 import { fmtFixed } from "../go-compat/fmt.ts";
-import { DASH, esc, frameEndsText, summaryRow } from "./markdown-cells.ts";
+import { DASH, esc, frameEndsText, summaryRows } from "./markdown-cells.ts";
 import type { PooledRenderBlock } from "./render-types.ts";
 import type { CohortReport, Report } from "./types.ts";
 
@@ -61,10 +61,7 @@ export function renderMarkdown(r: Report): string[] {
   lines.push(
     "| figure | n | p50 | p95 | p99 | min | max |",
     "|---|---:|---:|---:|---:|---:|---:|",
-    summaryRow("frozen share per viewer", b.frozenPercent, "%"),
-    summaryRow("end gap per viewer (last frame shown → end)", b.endGapMs, "ms"),
-    summaryRow("recovery (broken chain → next frame shown)", b.recoveryMs, "ms"),
-    summaryRow("PLI → keyframe shown", b.pliKeyframeMs, "ms"),
+    ...summaryRows(r, "render"),
     "",
     countsText(b),
     "",

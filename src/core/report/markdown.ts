@@ -17,6 +17,7 @@ import {
   resourcesText,
   scenarioText,
   summaryRow,
+  summaryRows,
   udpDropsText,
   workersText,
 } from "./markdown-cells.ts";
@@ -140,19 +141,10 @@ function aggregate(r: Report): string[] {
   }
   const st = a.oneWayDelay.find((b) => b.source === "stamp");
   if (st?.available === true) lines.push(summaryRow("one-way delay (stamp, per frame)", st.ms, "ms"));
-  lines.push(
-    summaryRow("join: first keyframe", a.joinFirstKeyframeMs, "ms"),
-    summaryRow("join: first RTP packet", a.joinFirstRtpMs, "ms"),
-    summaryRow("signalling (POST → answer)", a.signallingMs, "ms"),
-  );
+  lines.push(...summaryRows(r, "aggregate.join"));
   const t = a.packetTransit;
   if (t.available) lines.push(summaryRow("packet transit (stamped packets)", t.ms, "ms"));
-  lines.push(
-    summaryRow("loss per viewer", a.lossPercent, "%"),
-    summaryRow("jitter per viewer", a.jitterMs, "ms"),
-    summaryRow("keyframe interval per viewer", a.keyframeIntervalMeanS, "s"),
-    "",
-  );
+  lines.push(...summaryRows(r, "aggregate.rtp"), "");
   if (fp !== undefined) lines.push(...fingerprintLines(fp, a, r.scenario.excludeFirstSeconds ?? 0));
   if (st !== undefined) lines.push(...stampLines(st));
   if (!t.available) {

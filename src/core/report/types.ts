@@ -8,6 +8,7 @@
 
 import type { DelayCounts } from "../delay/counters.ts";
 import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
+import type { ViewerSummaryKey } from "../figures/delivery.ts";
 import type { LinkRecord } from "../link/types.ts";
 import type { ThresholdResult } from "../scenario/threshold-types.ts";
 import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
@@ -204,8 +205,11 @@ export interface ViewerReport {
   layerChoice?: ViewerLayerChoice;
 }
 
+/** The summaries over the joined viewers, one per registry declaration with a viewer source. */
+type ViewerSummaries = { [K in ViewerSummaryKey]: Summary };
+
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */
-export interface Aggregate {
+export interface Aggregate extends ViewerSummaries {
   valid: boolean;
   verdict: string;
   viewers: number;
@@ -213,12 +217,6 @@ export interface Aggregate {
   failed: number;
   failedPercent: number;
   droppedAfterJoin: number;
-  signallingMs: Summary;
-  joinFirstRtpMs: Summary;
-  joinFirstKeyframeMs: Summary;
-  lossPercent: Summary;
-  jitterMs: Summary;
-  keyframeIntervalMeanS: Summary;
   stalls: number;
   packetsReceived: number;
   packetsLost: number;
