@@ -1,10 +1,11 @@
 // An `rtx-time` in the answer (docs/definitions.md#keyframe-requests): libwebrtc M106's
 // DetermineMaxWaitForFrame turns the NACK history into the frame buffer's waits and the "receiving
 // a keyframe" window; without one (or one of 1 s or more) the waits stay 200 ms and 3 s. And the
-// value as the viewer reads it from the negotiated codecs.
+// value as the viewer reads it from the negotiated codecs, also after a real werift offer/answer.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { KeyframeRequestRule, maxWaitsNs } from "../../src/core/render/keyframe-request-rule.ts";
+import { newPeer, videoCodecs } from "../../src/net/rtc.ts";
 import type { RTCRtpTransceiver } from "../../src/net/werift/api.ts";
 import { rtxTimeMs } from "../../src/workers/receive/negotiated.ts";
 
@@ -105,4 +106,29 @@ test("rtxTimeMs: the rtx codec of the first media codec, its rtx-time; −1 with
   );
   assert.equal(rtxTimeMs(transceiver([vp8])), -1);
   assert.equal(rtxTimeMs(transceiver([])), -1);
+});
+
+/** The viewer's rtxTimeMs after a real werift offer/answer whose answer's rtx fmtp gets `extra`. */
+async function negotiatedRtxTime(extra: string): Promise<number> {
+  const ice = { loopbackOnly: true, includeLoopback: false };
+  const server = newPeer(ice, videoCodecs("vp8", { transportCc: false, rtx: true }));
+  const viewer = newPeer(ice, videoCodecs("viewer", { transportCc: false, rtx: true }));
+  server.addTransceiver("video", { direction: "sendonly" });
+  viewer.addTransceiver("video", { direction: "recvonly" });
+  try {
+    await viewer.setLocalDescription(await viewer.createOffer());
+    await server.setRemoteDescription(viewer.localDescription!);
+    const answer = await server.createAnswer();
+    // the rtx codec's fmtp line (apt=…) of the answer, as a server that sends rtx-time writes it
+    const sdp = answer.sdp.replace(/(a=fmtp:\d+ apt=\d+)/, `$1${extra}`);
+    await viewer.setRemoteDescription({ type: "answer", sdp });
+    return rtxTimeMs(viewer.getTransceivers()[0]!);
+  } finally {
+    await Promise.all([server.close(), viewer.close()]);
+  }
+}
+
+test("rtxTimeMs on werift's negotiated transceiver: the answer's rtx-time, −1 without", async () => {
+  assert.equal(await negotiatedRtxTime(""), -1);
+  assert.equal(await negotiatedRtxTime(";rtx-time=150"), 150);
 });
