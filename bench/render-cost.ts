@@ -7,16 +7,21 @@
 // packets and frames, summing their fields) and the model (packets and frames through ViewerRender,
 // as the viewer pipeline drives it); then each viewer's own reassembler (pooled frames, as in
 // src/core/delay/viewer-pipeline.ts) alone and with the model fed its frames as they complete; and
-// with --baseline <another
+// the whole viewer pipeline as bench/hotpath.ts's `run` builds it (reassembly, fingerprint, match,
+// histograms; src/core/delay/viewer-pipeline.ts) with and without the model, to compare the model's
+// cost there with its cost alone in one process; and with --baseline <another
 // checkout> the same through that checkout's ViewerRender (a model before and after a change, in one
 // process). Figures: CPU ns per packet.
 import { resolve } from "node:path";
 import { loadClip } from "../src/core/clip/clip.ts";
+import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerprint.ts";
+import { SendLog } from "../src/core/delay/sendlog.ts";
+import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
 import type { RenderFrame } from "../src/core/render/render-model.ts";
 import { ViewerRender } from "../src/core/render/viewer-render.ts";
 import { reassemblerFor } from "../src/core/rtp/codec-frames.ts";
 import type { Codec } from "../src/core/types.ts";
-import { type Packet, recording } from "./clip-recording.ts";
+import { type Packet, recording, WALL_MINUS_MONO_NS } from "./clip-recording.ts";
 import { median } from "./median.ts";
 
 type Frame = RenderFrame & { late: boolean };
@@ -27,10 +32,13 @@ interface Recorded {
   frames: Frame[];
   /** frames completed by packet i: frames[first[i]] … frames[first[i + 1] − 1] */
   first: Int32Array;
+  table: ClipTable;
+  hasher: Hasher;
 }
 
-function record(codec: Codec, count: number): Recorded {
-  const packets = recording(loadClip(codec), count);
+function record(codec: Codec, count: number, hasher: Hasher): Recorded {
+  const clip = loadClip(codec);
+  const packets = recording(clip, count);
   const reasm = reassemblerFor(codec);
   const frames: Frame[] = [];
   const first = new Int32Array(count + 1);
@@ -45,10 +53,10 @@ function record(codec: Codec, count: number): Recorded {
     }
   }
   first[packets.length] = frames.length;
-  return { codec, packets, frames, first };
+  return { codec, packets, frames, first, table: new ClipTable(hasher, clip), hasher };
 }
 
-type Variant = "loop" | "model" | "baseline" | "reasm" | "reasm+model";
+type Variant = "loop" | "model" | "baseline" | "reasm" | "reasm+model" | "pipeline" | "pipeline-nomodel";
 type Render = typeof ViewerRender;
 
 /** CPU ns per packet for one pass of a variant that reassembles: "reasm" or "reasm+model". */
@@ -82,6 +90,43 @@ function livePass(r: Recorded, model: boolean, viewers: number): number {
   if (model && shown < r.frames.length - 2)
     throw new Error(`reasm+model: ${shown} of ${r.frames.length} shown`);
   if (!(sink > 0)) throw new Error("nothing summed");
+  return ((used.user + used.system) * 1000) / (r.packets.length * viewers);
+}
+
+/** CPU ns per packet through the whole viewer pipeline, as bench/hotpath.ts's `run` (or `run-nomodel`). */
+function pipelinePass(r: Recorded, model: boolean, viewers: number): number {
+  const log = SendLog.create(r.table.loopFrames);
+  const postNs = r.packets[0]!.arrivalNs - 50e6;
+  const vs = Array.from(
+    { length: viewers },
+    () =>
+      new ViewerPipeline({
+        codec: r.codec,
+        stallNs: 500e6,
+        excludeFirstNs: 0,
+        postNs,
+        wallMinusMonoNs: WALL_MINUS_MONO_NS,
+        hasher: r.hasher,
+        table: r.table,
+        sendLog: log,
+        absCaptureNegotiated: true,
+        renderModel: model,
+      }),
+  );
+  const t0 = process.cpuUsage();
+  for (const p of r.packets) {
+    if (p.logK >= 0) log.record(p.logK, p.sendNs);
+    for (let k = 0; k < viewers; k++) {
+      vs[k]!.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs);
+    }
+  }
+  const used = process.cpuUsage(t0);
+  const res = vs[0]!.finish();
+  if (
+    res.oneWayDelay.samples < r.frames.length - 2 ||
+    (model && res.render.framesShown < r.frames.length - 2)
+  )
+    throw new Error(`pipeline: ${res.oneWayDelay.samples} samples, ${res.render.framesShown} shown`);
   return ((used.user + used.system) * 1000) / (r.packets.length * viewers);
 }
 
@@ -129,12 +174,13 @@ export async function renderCost(
   viewers: number,
   baseline: string,
 ): Promise<void> {
-  const recs = (["vp8", "h264"] as const).map((c) => record(c, count));
+  const hasher = await createHasher();
+  const recs = (["vp8", "h264"] as const).map((c) => record(c, count, hasher));
   const base: Render | null =
     baseline === ""
       ? null
       : (await import(resolve(baseline, "src/core/render/viewer-render.ts"))).ViewerRender;
-  const variants: Variant[] = ["loop", "model", "reasm", "reasm+model"];
+  const variants: Variant[] = ["loop", "model", "reasm", "reasm+model", "pipeline", "pipeline-nomodel"];
   if (base !== null) variants.push("baseline");
   const ns = new Map<string, number[]>();
   for (let round = -1; round < rounds; round++) {
@@ -142,7 +188,9 @@ export async function renderCost(
       for (const v of variants) {
         const x = v.startsWith("reasm")
           ? livePass(r, v === "reasm+model", viewers)
-          : pass(r, v, base, viewers);
+          : v.startsWith("pipeline")
+            ? pipelinePass(r, v === "pipeline", viewers)
+            : pass(r, v, base, viewers);
         if (round >= 0) ns.set(`${r.codec}/${v}`, [...(ns.get(`${r.codec}/${v}`) ?? []), x]);
       }
     }
@@ -160,6 +208,11 @@ export async function renderCost(
         `${(m("model") - m("loop")).toFixed(0)} ns per packet, ${perFrame} packets per frame; with ` +
         `its own reassembler's frames: reasm ${m("reasm").toFixed(0)}, reasm+model ` +
         `${m("reasm+model").toFixed(0)}, the model ${(m("reasm+model") - m("reasm")).toFixed(0)} ns per packet`,
+    );
+    console.log(
+      `${r.codec}: the whole viewer pipeline (bench:hotpath's run): with the model ` +
+        `${m("pipeline").toFixed(0)}, without ${m("pipeline-nomodel").toFixed(0)}, the model ` +
+        `${(m("pipeline") - m("pipeline-nomodel")).toFixed(0)} ns per packet`,
     );
     if (base !== null) {
       console.log(

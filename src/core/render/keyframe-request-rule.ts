@@ -6,7 +6,8 @@
 // no keyframe packet within 200 ms; with no packet for 5 s it marks the stream inactive (the
 // pause of the freeze clock). It also asks when the first frame completed is not a keyframe, and
 // when the NACK list would pass 1 000 packets. "join" keeps the earlier rule: a PLI with the first
-// packet and every 500 ms of packets until the first complete keyframe.
+// packet and every 500 ms of packets until the first complete keyframe. An `rtx-time` in the
+// answer (libwebrtc's NACK history) shortens the 200 ms and 3 s waits (nackHistory()).
 
 import type { KeyframeRequestMode } from "../scenario/defaults.ts";
 
@@ -21,6 +22,18 @@ export const INACTIVE_NS = 5e9;
 /** "join": repeat while waiting for the first complete keyframe. */
 export const JOIN_REPEAT_NS = 500e6;
 
+/**
+ * libwebrtc M106's waits for a NACK history of `historyMs` (video_receive_stream2.cc,
+ * DetermineMaxWaitForFrame): the history (keyframe) and 3 × it (frame) when 3 × it is under 3 s,
+ * else 200 ms and 3 s; a history of 0 or none (−1) keeps 200 ms and 3 s.
+ */
+export function maxWaitsNs(historyMs: number): { keyframeNs: number; frameNs: number } {
+  if (historyMs > 0 && 3 * historyMs * 1e6 < WAIT_FRAME_NS) {
+    return { keyframeNs: historyMs * 1e6, frameNs: 3 * historyMs * 1e6 };
+  }
+  return { keyframeNs: WAIT_KEYFRAME_NS, frameNs: WAIT_FRAME_NS };
+}
+
 export class KeyframeRequestRule {
   readonly mode: KeyframeRequestMode;
   private baseNs = -1;
@@ -31,6 +44,9 @@ export class KeyframeRequestRule {
   private lastKeyPacketNs = Number.NEGATIVE_INFINITY;
   private lastPliNs = Number.NEGATIVE_INFINITY;
   private now = false;
+  /** the frame buffer's waits (kMaxWaitForKeyFrame, kMaxWaitForFrame unless nackHistory()) */
+  private waitKeyNs = WAIT_KEYFRAME_NS;
+  private waitFrameNs = WAIT_FRAME_NS;
   private readonly onInactive: () => void;
 
   /** `onInactive`: a timeout found no packet for 5 s (the freeze clock's pause). */
@@ -62,11 +78,21 @@ export class KeyframeRequestRule {
     if (this.baseNs < 0) this.startNs = ns;
   }
 
-  /** The wait running when the first packet arrives at `ns`: the last 200 ms step of the grid. */
+  /**
+   * The answer's `rtx-time` for the video codec, ms (−1: none): libwebrtc's NACK history, which
+   * sets the waits and the "receiving a keyframe" window (maxWaitsNs). Call before the first packet.
+   */
+  nackHistory(rtxTimeMs: number): void {
+    const w = maxWaitsNs(rtxTimeMs);
+    this.waitKeyNs = w.keyframeNs;
+    this.waitFrameNs = w.frameNs;
+  }
+
+  /** The wait running when the first packet arrives at `ns`: the last keyframe-wait step of the grid. */
   private firstWait(ns: number): number {
     const s = this.startNs;
     if (s < 0 || ns < s) return ns;
-    return s + Math.floor((ns - s) / WAIT_KEYFRAME_NS) * WAIT_KEYFRAME_NS;
+    return s + Math.floor((ns - s) / this.waitKeyNs) * this.waitKeyNs;
   }
 
   /** A frame was shown at `ns`: the frame buffer's wait starts again. */
@@ -117,12 +143,12 @@ export class KeyframeRequestRule {
     for (let t = this.baseNs + this.wait(); t <= ns; t = this.baseNs + this.wait()) {
       this.baseNs = t;
       if (t - this.lastPacketNs >= INACTIVE_NS) this.onInactive();
-      else if (this.mode === "browser" && t - this.lastKeyPacketNs >= WAIT_KEYFRAME_NS) pli = true;
+      else if (this.mode === "browser" && t - this.lastKeyPacketNs >= this.waitKeyNs) pli = true;
     }
     return pli;
   }
 
   private wait(): number {
-    return this.keyframeNeeded ? WAIT_KEYFRAME_NS : WAIT_FRAME_NS;
+    return this.keyframeNeeded ? this.waitKeyNs : this.waitFrameNs;
   }
 }

@@ -25,7 +25,7 @@ import type { OwnSrtpDiagnostics, ViewerThread } from "../thread.ts";
 import type { ViewerLink } from "./link.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
-import { codecName, mediaCodecs, rtxPayloadTypes, transportCcId } from "./negotiated.ts";
+import { codecName, mediaCodecs, rtxPayloadTypes, rtxTimeMs, transportCcId } from "./negotiated.ts";
 import { OwnSrtpStage } from "./receiver.ts";
 import {
   type AudioPacketSink,
@@ -151,7 +151,7 @@ function ownSrtp(
     if (start.srtp !== "ours") throw new Error("our SRTP stage folded without the remote keys");
     const { keys, sendRtcp } = start;
     const codecs = mediaCodecs(tr);
-    const pipeline = opts.pipelineFor(codecName(codecs[0]?.mimeType ?? ""));
+    const pipeline = negotiatedPipeline(opts, tr, codecs[0]?.mimeType ?? "");
     // the arena path hands the pipeline views of its arena, decrypted in place: pending frames
     // keep copies in the thread's payload chunks
     if (arena) pipeline.reusesPayloads(thread.payloads);
@@ -187,6 +187,16 @@ function ownSrtp(
       if (rx !== null) sessionClosed(thread.diagnostics, rx);
     },
   };
+}
+
+/**
+ * The viewer's pipeline for the negotiated codec, its keyframe waits set by the answer's rtx-time
+ * (libwebrtc's NACK history: docs/definitions.md#keyframe-requests).
+ */
+function negotiatedPipeline(opts: ChainOptions, tr: RTCRtpTransceiver, mime: string): ViewerPipeline {
+  const pipeline = opts.pipelineFor(codecName(mime));
+  pipeline.render.requests.nackHistory(rtxTimeMs(tr));
+  return pipeline;
 }
 
 /** werift's (werift path): werift's own silenced where ours stand in, made with the transceiver. */
@@ -238,7 +248,7 @@ function takeTracks(
   const video = (track: Parameters<WeriftSrtpStage["takeVideo"]>[0]) => {
     if (taken) return;
     taken = true;
-    feed.feed(opts.pipelineFor(codecName(track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? "")));
+    feed.feed(negotiatedPipeline(opts, tr, track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
     werift.takeVideo(track, transportCcId(tr) !== 0, rtxPayloadTypes(tr));
   };
   const sound = (track: Parameters<WeriftSrtpStage["takeAudio"]>[0]) => {

@@ -34,3 +34,27 @@ export function codecName(mime: string): string {
   const m = mime.toLowerCase();
   return m.startsWith("video/") ? m.slice(6) : m;
 }
+
+/** One `a=fmtp` parameter's value (`name=value;…`), undefined where absent. */
+function fmtpValue(parameters: string | undefined, name: string): string | undefined {
+  for (const part of (parameters ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim().toLowerCase() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The `rtx-time` (RFC 4588, ms) of the rtx codec whose `apt` is the first media codec, as the
+ * answer gave it; −1 where there is none or it is not a whole number (docs/definitions.md#keyframe-requests).
+ */
+export function rtxTimeMs(tr: RTCRtpTransceiver): number {
+  const media = tr.codecs.find((c) => !isRtx(c.mimeType));
+  if (media === undefined) return -1;
+  for (const c of tr.codecs) {
+    if (!isRtx(c.mimeType) || fmtpValue(c.parameters, "apt") !== String(media.payloadType)) continue;
+    const t = fmtpValue(c.parameters, "rtx-time");
+    return t !== undefined && /^\d{1,9}$/.test(t) ? Number(t) : -1;
+  }
+  return -1;
+}
