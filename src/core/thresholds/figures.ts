@@ -2,7 +2,7 @@
 // its unit, how it is read from a report, and whether a running run can see it live. Names, units
 // and lines come from the figure registry (core/figures/registry.ts); the readers are here.
 
-import { FIGURE_REGISTRY, type FigureDecl, statsOf, thresholdNames } from "../figures/registry.ts";
+import { FIGURE_REGISTRY, type FigureDecl, statsOf, thresholdNames, valueAt } from "../figures/registry.ts";
 import type { DelaySource, Report } from "../report/types.ts";
 import { type FigureUnit, type FigureValue, STATS, type Stat } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
@@ -76,14 +76,6 @@ const READERS: Readonly<Record<string, Reader>> = {
       : value(r.aggregate.lossPercentTotal),
 };
 
-/** What a report holds at a declaration's key path (`aggregate.jitterMs`; no list on the way). */
-function at(r: Report, path: string): unknown {
-  let v: unknown = r;
-  for (const k of path.split("."))
-    v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
-}
-
 /**
  * The reader a declaration implies by itself: a summary over the joined viewers, or a number
  * at its report key; undefined when its figure needs one of READERS.
@@ -91,10 +83,10 @@ function at(r: Report, path: string): unknown {
 function derivedReader(d: FigureDecl): Reader | undefined {
   if (d.report.includes("[]")) return undefined;
   if (d.stats === "summary" && d.pool === "perViewer")
-    return (r, stat) => ofSummary(at(r, d.report) as Summary, stat, "joined viewer");
+    return (r, stat) => ofSummary(valueAt(r, d.report) as Summary, stat, "joined viewer");
   if (d.stats !== undefined) return undefined;
   return (r) => {
-    const v = at(r, d.report);
+    const v = valueAt(r, d.report);
     return typeof v === "number" ? value(v) : unavailable(`the report has no ${d.report}`);
   };
 }
