@@ -9,6 +9,7 @@ import { test } from "node:test";
 import { COMPARE_FIGURES } from "../../src/core/compare/compare.ts";
 import { VIEWER_HISTOGRAMS } from "../../src/core/figures/histograms.ts";
 import {
+  aggregateKey,
   FIGURE_REGISTRY,
   type FigureDecl,
   METRICS_NOT_IN_REGISTRY,
@@ -119,30 +120,72 @@ function shownProblem(id: string, what: string, s: Shown, where: string, text: s
   return text.includes(s) ? [] : [`${id}: the ${what} "${s}" is not in ${where}`];
 }
 
-/** A Markdown summary row that the renderer (markdown-cells.ts summaryRows) could not print. */
+/** A Markdown summary row (or Packets item) that the renderer (markdown-cells.ts) could not print. */
 function rowProblems(d: FigureDecl, id: string): string[] {
   if (d.row === undefined) return [];
   const out: string[] = [];
-  if (typeof d.markdown !== "string") out.push(`${id}: a ${d.row.table} row needs a Markdown label`);
-  if (d.stats !== "summary") out.push(`${id}: a ${d.row.table} row needs a summary (stats: "summary")`);
-  if (!["ms", "%", "s"].includes(d.unit)) out.push(`${id}: a ${d.row.table} row needs a unit ms, % or s`);
   const row = d.row;
+  if (typeof d.markdown !== "string") out.push(`${id}: a ${row.table} row needs a Markdown label`);
+  if (row.table === "aggregate.packets") {
+    if (d.pool !== "sum" && d.pool !== "ofSums")
+      out.push(`${id}: a ${row.table} item needs pool sum or ofSums`);
+    const before = FIGURE_REGISTRY.filter((o) => o.row?.table === row.table && o.row.at < row.at);
+    if (d.pool === "ofSums" && before.length === 0)
+      out.push(`${id}: a ratio's ${row.table} item needs a count before it`);
+  } else {
+    if (d.stats !== "summary") out.push(`${id}: a ${row.table} row needs a summary (stats: "summary")`);
+    if (!["ms", "%", "s"].includes(d.unit)) out.push(`${id}: a ${row.table} row needs a unit ms, % or s`);
+  }
   const same = FIGURE_REGISTRY.filter((o) => o !== d && o.row?.table === row.table && o.row.at === row.at);
   for (const o of same) out.push(`${id}: ${o.name} is at ${row.at} of ${row.table} too`);
   return out;
 }
 
-/** A summary over the viewers that the aggregate (aggregate.ts perViewerSummaries) would not pool. */
+/** The aggregate keys of the summed counts with a viewer source (a ratio divides two of them). */
+function summedCounts(): Set<string> {
+  const summed = FIGURE_REGISTRY.filter(
+    (d) => d.pool === "sum" && d.viewer !== undefined && "key" in d.viewer,
+  );
+  return new Set(summed.map(aggregateKey));
+}
+
+/** What the aggregate (aggregate.ts pooledOverViewers) would not pool from a declaration's viewer source. */
 function viewerProblems(d: FigureDecl, id: string): string[] {
   const top = /^aggregate\.[A-Za-z]+$/.test(d.report);
   if (d.pool === "perViewer" && top && d.viewer === undefined)
     return [`${id}: ${d.report} is a summary over the viewers with no viewer source to pool`];
-  if (d.viewer === undefined) return [];
-  if (d.pool !== "perViewer" || !top)
-    return [`${id}: a viewer source needs pool perViewer at aggregate.<key>`];
-  const at = d.viewer.at;
-  const same = FIGURE_REGISTRY.filter((o) => o !== d && o.viewer?.at === at);
-  return same.map((o) => `${id}: ${o.name} is at ${at} of the aggregate's summaries too`);
+  const v = d.viewer;
+  if (v === undefined) return [];
+  if (!top) return [`${id}: a viewer source needs its figure at aggregate.<key>`];
+  const out: string[] = [];
+  if ("part" in v) {
+    if (d.pool !== "ofSums" || d.unit !== "%")
+      out.push(`${id}: a ratio's viewer source needs pool ofSums, unit %`);
+    const counts = summedCounts();
+    for (const c of [v.part, ...v.of])
+      if (!counts.has(c))
+        out.push(`${id}: ${c} is no summed count with a viewer source (its ratio divides it)`);
+  } else if (d.pool !== "perViewer" && d.pool !== "sum") {
+    out.push(`${id}: a viewer key needs pool perViewer (a summary) or sum (a count)`);
+  } else if (d.pool === "sum" && v.only !== undefined) {
+    out.push(`${id}: a sum keeps every joined viewer (no \`only\`)`);
+  }
+  const same = FIGURE_REGISTRY.filter((o) => o !== d && o.viewer?.at === v.at);
+  for (const o of same) out.push(`${id}: ${o.name} is at ${v.at} of the aggregate's pooled keys too`);
+  return out;
+}
+
+/** A summed count the viewer report does not carry: its key there and in report-keys.ts. */
+function countProblems(d: FigureDecl, id: string, w: World): string[] {
+  if (d.pool !== "sum" || d.viewer === undefined || !("key" in d.viewer)) return [];
+  const key = d.viewer.key;
+  const out: string[] = [];
+  if (!w.reportKeys.has(`viewers[].${key}`))
+    out.push(`${id}: report key viewers[].${key} is not in test/e2e/report-keys.ts`);
+  const joined = w.reports.flatMap((r) => (r.viewers ?? []).filter((v) => v.joined));
+  if (joined.some((v) => typeof valueAt(v, key) !== "number"))
+    out.push(`${id}: a joined viewer has no count ${key}: where does the viewer count it?`);
+  return out;
 }
 
 /** Every piece a declaration lacks, named. */
@@ -177,7 +220,7 @@ function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
       out.push(...shownProblem(id, "/metrics family", d.metric, "/metrics", ""));
     out.push(...shownProblem(id, "Markdown label", d.markdown, "the fixtures' Markdown", w.markdown));
     out.push(...shownProblem(id, "HTML label", d.html, "the fixtures' HTML", w.html));
-    out.push(...rowProblems(d, id), ...viewerProblems(d, id));
+    out.push(...rowProblems(d, id), ...viewerProblems(d, id), ...countProblems(d, id, w));
   }
   return out;
 }
@@ -267,7 +310,7 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     "newFigure: aggregate.newFigureMs is a summary over the viewers with no viewer source to pool",
   ]);
   assert.deepEqual(viewerProblems({ ...summary, viewer: { key: "rtp.newMs", at: 0 } }, "newFigure"), [
-    "newFigure: signalling is at 0 of the aggregate's summaries too",
+    "newFigure: signalling is at 0 of the aggregate's pooled keys too",
   ]);
   const figures = new Map([...w.figures, ["madeUp.p50", { unit: "ms" }]]);
   const reportKeys = new Set([...w.reportKeys, "aggregate.madeUpMs"]);
@@ -276,5 +319,57 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     "threshold figure madeUp.p50 is declared in no registry entry",
     "report key aggregate.madeUpMs is neither a registry figure nor in NOT_IN_REGISTRY",
     "/metrics family whipbench_made_up_total is neither a registry figure's nor in METRICS_NOT_IN_REGISTRY",
+  ]);
+});
+
+test("a summed count or a ratio of counts declared and not wired in is named with each missing piece", async () => {
+  const w = await world();
+  const counter: FigureDecl = {
+    name: "framesDropped",
+    threshold: false,
+    unit: "",
+    kind: "counter",
+    pool: "sum",
+    report: "aggregate.framesDropped",
+    metric: { none: "an end-of-run count" },
+    markdown: "frames dropped",
+    html: { none: "the HTML report leaves it to the Markdown report" },
+    anchor: "aggregate",
+    viewer: { key: "framesDropped", at: 13 },
+    row: { table: "aggregate.packets", at: 7 },
+  };
+  const id = "aggregate.framesDropped";
+  assert.deepEqual(problemsOf([counter], w), [
+    `${id}: no fixture's report has aggregate.framesDropped: where does the report pool it?`,
+    `${id}: report key aggregate.framesDropped is not in test/e2e/report-keys.ts`,
+    `${id}: docs/definitions.md#aggregate does not mention framesDropped`,
+    `${id}: the Markdown label "frames dropped" is not in the fixtures' Markdown`,
+    `${id}: report key viewers[].framesDropped is not in test/e2e/report-keys.ts`,
+    `${id}: a joined viewer has no count framesDropped: where does the viewer count it?`,
+  ]);
+  assert.deepEqual(
+    viewerProblems({ ...counter, viewer: { key: "rtp.lost", at: 6, only: "twoKeyframes" } }, id),
+    [
+      `${id}: a sum keeps every joined viewer (no \`only\`)`,
+      `${id}: stalls is at 6 of the aggregate's pooled keys too`,
+    ],
+  );
+  const ratio: FigureDecl = {
+    ...counter,
+    unit: "%",
+    kind: "ratio",
+    pool: "ofSums",
+    viewer: { part: "framesDropped", of: ["packetsReceived", "jitterMs"], at: 14 },
+    row: { table: "aggregate.packets", at: -1 },
+  };
+  assert.deepEqual(viewerProblems(ratio, id), [
+    `${id}: framesDropped is no summed count with a viewer source (its ratio divides it)`,
+    `${id}: jitterMs is no summed count with a viewer source (its ratio divides it)`,
+  ]);
+  assert.deepEqual(rowProblems({ ...ratio, pool: "max" }, id), [
+    `${id}: a aggregate.packets item needs pool sum or ofSums`,
+  ]);
+  assert.deepEqual(rowProblems(ratio, id), [
+    `${id}: a ratio's aggregate.packets item needs a count before it`,
   ]);
 });

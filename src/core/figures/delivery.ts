@@ -37,16 +37,21 @@ type PerViewer = Pick<
 >;
 
 /** A summary taking one exact value per joined viewer (docs/definitions.md#summaries-and-percentiles). */
-function perViewer<const D extends PerViewer & { html?: Shown }>(d: D): FigureDecl & D {
+function perViewer<const D extends PerViewer & { html?: Shown }>(
+  d: D,
+): FigureDecl & D & { pool: "perViewer" } {
   const metric = NO_LIVE("summary over the viewers");
   return { stats: "summary", pool: "perViewer", metric, html: NO_HTML, ...d };
 }
 
-/** A count summed over the viewers, threads and agents. */
-function count(
-  d: Pick<FigureDecl, "name" | "report" | "metric" | "markdown" | "anchor"> & Partial<FigureDecl>,
-) {
-  return { unit: "", kind: "counter", pool: "sum", html: d.markdown, ...d } satisfies FigureDecl;
+type Count = Pick<FigureDecl, "name" | "report" | "metric" | "markdown" | "anchor"> & Partial<FigureDecl>;
+
+/**
+ * A count summed over the viewers, threads and agents; with a `viewer` source, the aggregate sums
+ * each joined viewer's count (core/report/aggregate.ts pooledOverViewers).
+ */
+function count<const D extends Count>(d: D) {
+  return { unit: "", kind: "counter", pool: "sum", html: d.markdown, ...d } as const satisfies FigureDecl;
 }
 
 export const DELIVERY_FIGURES = [
@@ -170,6 +175,8 @@ export const DELIVERY_FIGURES = [
     kind: "ratio",
     pool: "ofSums",
     report: "aggregate.lossPercentTotal",
+    viewer: { part: "packetsLost", of: ["packetsReceived", "packetsLost"], at: 9 },
+    row: { table: "aggregate.packets", at: 2 },
     metric: NO_LIVE("ratio of the viewers' lost and expected packets"),
     markdown: "% of expected",
     html: "loss",
@@ -179,6 +186,8 @@ export const DELIVERY_FIGURES = [
   count({
     name: "nacks",
     report: "aggregate.nacksSent",
+    viewer: { key: "nacksSent", at: 10 },
+    row: { table: "aggregate.packets", at: 3 },
     metric: NO_LIVE("count"),
     markdown: "NACKs sent",
     anchor: "nacks",
@@ -187,6 +196,8 @@ export const DELIVERY_FIGURES = [
   count({
     name: "stalls",
     report: "aggregate.stalls",
+    viewer: { key: "rtp.stalls", at: 6 },
+    row: { table: "aggregate.packets", at: 6 },
     metric: NO_LIVE("count"),
     markdown: "stalls across all viewers",
     html: "stalls",
@@ -234,6 +245,8 @@ export const DELIVERY_FIGURES = [
     name: "packetsReceived",
     threshold: false,
     report: "aggregate.packetsReceived",
+    viewer: { key: "rtp.received", at: 7 },
+    row: { table: "aggregate.packets", at: 0 },
     metric: "whipbench_rtp_packets_received_total",
     markdown: "received",
     html: NO_HTML,
@@ -243,6 +256,8 @@ export const DELIVERY_FIGURES = [
     name: "packetsLost",
     threshold: false,
     report: "aggregate.packetsLost",
+    viewer: { key: "rtp.lost", at: 8 },
+    row: { table: "aggregate.packets", at: 1 },
     metric: NO_LIVE("count"),
     markdown: "lost",
     anchor: "aggregate",
@@ -251,6 +266,8 @@ export const DELIVERY_FIGURES = [
     name: "transportFeedbackSent",
     threshold: false,
     report: "aggregate.transportFeedbackSent",
+    viewer: { key: "transportFeedbackSent", at: 11 },
+    row: { table: "aggregate.packets", at: 4 },
     metric: "whipbench_transport_feedback_sent_total",
     markdown: "transport feedback messages sent",
     html: NO_HTML,
@@ -260,19 +277,11 @@ export const DELIVERY_FIGURES = [
     name: "rtxReceived",
     threshold: false,
     report: "aggregate.rtxReceived",
+    viewer: { key: "rtxReceived", at: 12 },
+    row: { table: "aggregate.packets", at: 5 },
     metric: "whipbench_rtx_packets_received_total",
     markdown: "RTX packets received",
     html: NO_HTML,
     anchor: "rtx-received",
   }),
 ] as const satisfies readonly FigureDecl[];
-
-/** The aggregate's keys of the summaries pooled from each viewer's report (their `viewer` source). */
-export type ViewerSummaryKey = Extract<
-  (typeof DELIVERY_FIGURES)[number],
-  { viewer: object }
->["report"] extends infer R
-  ? R extends `aggregate.${infer K}`
-    ? K
-    : never
-  : never;

@@ -8,7 +8,15 @@ import { DELIVERY_FIGURES } from "./delivery.ts";
 import { EXPERIENCE_FIGURES } from "./experience.ts";
 import type { FigureDecl, SummaryTable } from "./types.ts";
 
-export type { FigureDecl, FigureKind, FigurePool, RegistryUnit, Shown, SummaryTable } from "./types.ts";
+export type {
+  FigureDecl,
+  FigureKind,
+  FigurePool,
+  RegistryUnit,
+  Shown,
+  SummaryTable,
+  ViewerSource,
+} from "./types.ts";
 
 export const FIGURE_REGISTRY: readonly FigureDecl[] = [...DELIVERY_FIGURES, ...EXPERIENCE_FIGURES];
 
@@ -18,10 +26,40 @@ export function rowsOf(table: SummaryTable): FigureDecl[] {
   return rows.sort((a, b) => (a.row?.at ?? 0) - (b.row?.at ?? 0));
 }
 
-/** The perViewer summaries read from each joined viewer's report object, in the report's key order. */
-export function viewerSummaries(): (FigureDecl & { viewer: NonNullable<FigureDecl["viewer"]> })[] {
-  const list = FIGURE_REGISTRY.flatMap((d) => (d.viewer === undefined ? [] : [{ ...d, viewer: d.viewer }]));
-  return list.sort((a, b) => a.viewer.at - b.viewer.at);
+/** A figure the aggregate pools from each joined viewer's report object: its key there and its source. */
+export type ViewerPooling =
+  | { key: string; pool: "perViewer"; path: string; only?: "twoKeyframes" }
+  | { key: string; pool: "sum"; path: string }
+  | { key: string; pool: "ofSums"; part: string; of: string[] };
+
+/** The aggregate key (`jitterMs`) of a declaration's report key (`aggregate.jitterMs`). */
+export function aggregateKey(d: FigureDecl): string {
+  return d.report.replace(/^aggregate\./, "");
+}
+
+/**
+ * The figures pooled from the viewers, one per declaration with a `viewer` source, in the report's
+ * key order; a ratio's counters resolved to the key paths their declarations sum.
+ */
+export function pooledFromViewers(): ViewerPooling[] {
+  const list = FIGURE_REGISTRY.flatMap((d) => (d.viewer === undefined ? [] : [{ d, v: d.viewer }]));
+  const summed = new Map<string, string>();
+  for (const { d, v } of list) if (d.pool === "sum" && "key" in v) summed.set(aggregateKey(d), v.key);
+  const pathOf = (counter: string, ratio: string): string => {
+    const path = summed.get(counter);
+    // internal: invariant, test/unit/figure-registry.test.ts checks every ratio's counters
+    if (path === undefined) throw new Error(`internal error: ${ratio} divides ${counter}, no summed count`);
+    return path;
+  };
+  return list
+    .sort((a, b) => a.v.at - b.v.at)
+    .map(({ d, v }): ViewerPooling => {
+      const key = aggregateKey(d);
+      if ("part" in v)
+        return { key, pool: "ofSums", part: pathOf(v.part, key), of: v.of.map((c) => pathOf(c, key)) };
+      if (d.pool === "sum") return { key, pool: "sum", path: v.key };
+      return { key, pool: "perViewer", path: v.key, ...(v.only !== undefined ? { only: v.only } : {}) };
+    });
 }
 
 /** What an object holds at a declaration's key path (`aggregate.jitterMs`; no list on the way). */

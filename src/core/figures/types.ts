@@ -15,9 +15,15 @@ export type FigurePool = "merge" | "sum" | "max" | "perViewer" | "ofSums";
 /**
  * A Markdown table of summary rows generated from the declarations (core/report/markdown-cells.ts
  * summaryRows): the Aggregate table's rows before packet transit (aggregate.join) and after it
- * (aggregate.rtp), and the "What viewers saw" table (render).
+ * (aggregate.rtp), the "What viewers saw" table (render), and the Aggregate's sentence of packet
+ * counts (aggregate.packets: one item per row, not a table).
  */
-export type SummaryTable = "aggregate.join" | "aggregate.rtp" | "render";
+export type SummaryTable = "aggregate.join" | "aggregate.rtp" | "render" | "aggregate.packets";
+
+/** A pooled figure's source in each viewer's report object (FigureDecl's `viewer`). */
+export type ViewerSource =
+  | { key: string; at: number; only?: "twoKeyframes" }
+  | { part: string; of: readonly string[]; at: number };
 
 /** A label the output shows, or why that output has none. */
 export type Shown = string | { none: string };
@@ -41,13 +47,19 @@ export interface FigureDecl {
   /** text the Markdown report shows beside it */
   markdown: Shown;
   /**
-   * a perViewer summary's source (core/report/aggregate.ts perViewerSummaries): the key path of
-   * each joined viewer's value in its report object; the viewers it keeps (by default those with
-   * the value; `twoKeyframes`: those that received two keyframes or more); its place among the
-   * aggregate's summaries, the report's key order
+   * where the aggregate pools it from each joined viewer's report object (core/report/aggregate.ts
+   * pooledOverViewers), by its pool: perViewer, an exact summary of the values at `key` over the
+   * viewers kept (by default those with the value; `twoKeyframes`: those that received two keyframes
+   * or more); sum, the sum of the counts at `key`; ofSums, the sum of the counter `part` as a % of
+   * the sums of the counters `of` (their aggregate keys; 0 when those sum to 0). `at`: its place
+   * among the aggregate's pooled keys, the report's key order
    */
-  viewer?: { key: string; at: number; only?: "twoKeyframes" };
-  /** its Markdown summary row, labelled `markdown`: the table and its place there (rows sorted by it) */
+  viewer?: ViewerSource;
+  /**
+   * its Markdown summary row, labelled `markdown`: the table and its place there (rows sorted by
+   * it); in the Packets sentence, a count is its number and label, a ratio its % and label in
+   * brackets after the count before it
+   */
   row?: { table: SummaryTable; at: number };
   /** text the HTML report shows beside it */
   html: Shown;

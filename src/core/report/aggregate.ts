@@ -1,8 +1,8 @@
 // The aggregate (docs/definitions.md#aggregate): counts, exact summaries over joined viewers, sums,
 // pooled blocks and verdict.
 
-import type { ViewerSummaryKey } from "../figures/delivery.ts";
-import { valueAt, viewerSummaries } from "../figures/registry.ts";
+import type { ViewerRatioKey, ViewerSumKey, ViewerSummaryKey } from "../figures/pooled-keys.ts";
+import { pooledFromViewers, valueAt } from "../figures/registry.ts";
 import { exactSummary } from "../stats/summaries.ts";
 import type { Summary } from "../types.ts";
 import { clientBoundReason } from "./client-block.ts";
@@ -14,22 +14,41 @@ import type { Aggregate, ViewerReport } from "./types.ts";
 import { decideVerdict, failedPercent } from "./verdict.ts";
 
 /** Values of one key over the joined viewers that have it. */
-function present(values: ReadonlyArray<number | undefined>): number[] {
-  return values.filter((v): v is number => v !== undefined);
+function present(values: readonly unknown[]): number[] {
+  return values.filter((v): v is number => typeof v === "number");
 }
 
+/** A joined viewer's count at a declaration's key path: every joined viewer carries each it sums. */
+function countAt(v: ViewerReport, path: string): number {
+  const n = valueAt(v, path);
+  // internal: invariant, the viewer's builder sets it (test/unit/figure-registry.test.ts checks the fixtures)
+  if (typeof n !== "number") throw new Error(`internal error: viewer ${v.id} has no count ${path}`);
+  return n;
+}
+
+/** What the aggregate pools from the joined viewers' report objects (Aggregate's ViewerPooled). */
+type Pooled = Pick<Aggregate, ViewerSummaryKey | ViewerSumKey | ViewerRatioKey>;
+
 /**
- * The exact summaries over the joined viewers, one per declaration with a `viewer` source
- * (core/figures/registry.ts), in the report's key order.
+ * The figures pooled over the joined viewers, one per declaration with a `viewer` source
+ * (core/figures/registry.ts pooledFromViewers), in the report's key order: an exact summary of each
+ * viewer's value, a sum of each viewer's count, or a ratio of sums (0 when the whole is 0).
  */
-function perViewerSummaries(joined: readonly ViewerReport[]): Record<ViewerSummaryKey, Summary> {
-  const out: Record<string, Summary> = {};
-  for (const d of viewerSummaries()) {
-    const kept = d.viewer.only === "twoKeyframes" ? joined.filter((v) => v.rtp.keyframes > 1) : joined;
-    const values = kept.map((v) => valueAt(v, d.viewer.key) as number | undefined);
-    out[d.report.replace(/^aggregate\./, "")] = exactSummary(present(values));
+function pooledOverViewers(joined: readonly ViewerReport[]): Pooled {
+  const sumAt = (path: string): number => joined.reduce((a, v) => a + countAt(v, path), 0);
+  const out: Record<string, Summary | number> = {};
+  for (const p of pooledFromViewers()) {
+    if (p.pool === "ofSums") {
+      const whole = p.of.reduce((a, path) => a + sumAt(path), 0);
+      out[p.key] = whole === 0 ? 0 : (sumAt(p.part) / whole) * 100;
+    } else if (p.pool === "sum") {
+      out[p.key] = sumAt(p.path);
+    } else {
+      const kept = p.only === "twoKeyframes" ? joined.filter((v) => v.rtp.keyframes > 1) : joined;
+      out[p.key] = exactSummary(present(kept.map((v) => valueAt(v, p.path))));
+    }
   }
-  return out as Record<ViewerSummaryKey, Summary>;
+  return out as Pooled;
 }
 
 /**
@@ -47,9 +66,6 @@ export function buildAggregate(
   const joinedCount = viewers.filter((v) => v.joined).length;
   const failed = asked - joinedCount;
   const joinedReports = viewers.filter((v) => v.joined);
-  const sum = (pick: (v: ViewerReport) => number): number => joinedReports.reduce((a, v) => a + pick(v), 0);
-  const packetsReceived = sum((v) => v.rtp.received);
-  const packetsLost = sum((v) => v.rtp.lost);
   const verdict = decideVerdict({
     ...(input.publisher !== undefined
       ? {
@@ -73,15 +89,7 @@ export function buildAggregate(
     failed,
     failedPercent: failedPercent(failed, asked),
     droppedAfterJoin: joinedReports.filter((v) => v.droppedAfterJoin === true).length,
-    ...perViewerSummaries(joinedReports),
-    stalls: sum((v) => v.rtp.stalls),
-    packetsReceived,
-    packetsLost,
-    lossPercentTotal:
-      packetsReceived + packetsLost === 0 ? 0 : (packetsLost / (packetsReceived + packetsLost)) * 100,
-    nacksSent: sum((v) => v.nacksSent),
-    transportFeedbackSent: sum((v) => v.transportFeedbackSent),
-    rtxReceived: sum((v) => v.rtxReceived),
+    ...pooledOverViewers(joinedReports),
     oneWayDelay: [
       pooledDelayBlock(joined.length, pool, {
         hasSendLog: input.hasSendLog,

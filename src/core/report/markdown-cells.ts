@@ -67,6 +67,22 @@ export function summaryRows(r: Report, table: SummaryTable): string[] {
   });
 }
 
+/**
+ * The Aggregate's sentence of packet counts, generated from the declarations with an
+ * aggregate.packets row: each count its number and label, a ratio its % (3 decimals) and label in
+ * brackets after the count before it.
+ */
+export function packetsSentence(r: Report): string {
+  const items: string[] = [];
+  for (const d of rowsOf("aggregate.packets")) {
+    const label = typeof d.markdown === "string" ? d.markdown : d.name;
+    const v = valueAt(r, d.report) as number;
+    if (d.pool === "ofSums") items.push(`${items.pop() ?? ""} (${fmtFixed(v, 3)}${label})`);
+    else items.push(`${v} ${label}`);
+  }
+  return `Packets: ${items.join(", ")}.`;
+}
+
 /** `marker 4, timestamp 1`: entries sorted by key. */
 export function frameEndsText(byFrameEnd: Record<string, number>): string {
   return Object.keys(byFrameEnd)

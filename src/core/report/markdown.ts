@@ -13,6 +13,7 @@ import {
   managedServiceRows,
   ms1OrNa,
   msOrDash,
+  packetsSentence,
   parseRfc3339Ns,
   resourcesText,
   scenarioText,
@@ -152,10 +153,7 @@ function aggregate(r: Report): string[] {
   } else if ((t.reason ?? "") !== "") {
     lines.push(`Packet transit ${esc(t.reason ?? "")}.`, "");
   }
-  lines.push(
-    `Packets: ${a.packetsReceived} received, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 3)}% of expected), ${a.nacksSent} NACKs sent, ${a.transportFeedbackSent} transport feedback messages sent, ${a.rtxReceived} RTX packets received, ${a.stalls} stalls across all viewers.`,
-    "",
-  );
+  lines.push(packetsSentence(r), "");
   return lines;
 }
 

@@ -8,7 +8,12 @@
 
 import type { DelayCounts } from "../delay/counters.ts";
 import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
-import type { ViewerSummaryKey } from "../figures/delivery.ts";
+import type {
+  ViewerCountKey,
+  ViewerRatioKey,
+  ViewerSumKey,
+  ViewerSummaryKey,
+} from "../figures/pooled-keys.ts";
 import type { LinkRecord } from "../link/types.ts";
 import type { ThresholdResult } from "../scenario/threshold-types.ts";
 import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
@@ -163,8 +168,11 @@ export interface PooledTransitBlock {
   ms?: Summary;
 }
 
+/** A viewer's counts that the aggregate sums, one per registry declaration reading a top-level key. */
+type ViewerCounts = { [K in ViewerCountKey]: number };
+
 /** docs/definitions.md#viewer one viewer. */
-export interface ViewerReport {
+export interface ViewerReport extends ViewerCounts {
   id: number;
   startOffsetMs: number;
   rampOffsetMs?: number;
@@ -184,10 +192,7 @@ export interface ViewerReport {
   firstRtpMs?: number;
   firstKeyframeMs?: number;
   rtp: RtpReport;
-  nacksSent: number;
-  /** ours: docs/definitions.md#transport-feedback and #rtx-received */
-  transportFeedbackSent: number;
-  rtxReceived: number;
+  // ViewerCounts: nacksSent, ours transportFeedbackSent and rtxReceived (their declarations)
   oneWayDelay: ViewerDelayBlock[];
   packetTransit: ViewerTransitBlock;
   /** ours: what it would have seen (docs/definitions.md#viewer-experience-per-viewer) */
@@ -205,11 +210,14 @@ export interface ViewerReport {
   layerChoice?: ViewerLayerChoice;
 }
 
-/** The summaries over the joined viewers, one per registry declaration with a viewer source. */
-type ViewerSummaries = { [K in ViewerSummaryKey]: Summary };
+/**
+ * The figures pooled over the joined viewers, one per registry declaration with a viewer source:
+ * summaries, sums and ratios of sums (core/figures/pooled-keys.ts).
+ */
+type ViewerPooled = { [K in ViewerSummaryKey]: Summary } & { [K in ViewerSumKey | ViewerRatioKey]: number };
 
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */
-export interface Aggregate extends ViewerSummaries {
+export interface Aggregate extends ViewerPooled {
   valid: boolean;
   verdict: string;
   viewers: number;
@@ -217,14 +225,7 @@ export interface Aggregate extends ViewerSummaries {
   failed: number;
   failedPercent: number;
   droppedAfterJoin: number;
-  stalls: number;
-  packetsReceived: number;
-  packetsLost: number;
-  lossPercentTotal: number;
-  nacksSent: number;
-  /** ours, summed over joined viewers: docs/definitions.md#transport-feedback, #rtx-received */
-  transportFeedbackSent: number;
-  rtxReceived: number;
+  // ViewerPooled: the summaries, stalls, packet counts, lossPercentTotal, NACKs, ours TWCC and RTX
   oneWayDelay: PooledDelayBlock[];
   packetTransit: PooledTransitBlock;
   /** ours: what the viewers would have seen (docs/definitions.md#viewer-experience-pooled) */

@@ -1,0 +1,31 @@
+// The report's types derived from the declarations of delivery.ts (docs/architecture.md#adding-a-figure):
+// the aggregate's keys pooled from each joined viewer's report object (a declaration's `viewer`
+// source), by how they pool, and the viewer's own counts a sum reads.
+import type { DELIVERY_FIGURES } from "./delivery.ts";
+
+type Decl = (typeof DELIVERY_FIGURES)[number];
+
+/** The aggregate key of the declarations D with a `viewer` source. */
+type AggregateKey<D> = D extends { report: `aggregate.${infer K}`; viewer: object } ? K : never;
+
+/** The aggregate's summaries over the viewers (pool perViewer). */
+export type ViewerSummaryKey = AggregateKey<Extract<Decl, { pool: "perViewer" }>>;
+
+/** The aggregate's sums of each viewer's count (pool sum). */
+export type ViewerSumKey = AggregateKey<Extract<Decl, { pool: "sum" }>>;
+
+/** The aggregate's ratios of two sums (pool ofSums). */
+export type ViewerRatioKey = AggregateKey<Extract<Decl, { pool: "ofSums" }>>;
+
+/**
+ * The counts a sum reads at the top of each viewer's report object (a key path with no dot): the
+ * viewer report's type (core/report/types.ts ViewerReport) carries each, so its builder must set it.
+ */
+export type ViewerCountKey = Extract<
+  Decl,
+  { pool: "sum"; viewer: { key: string } }
+>["viewer"]["key"] extends infer K
+  ? K extends `${string}.${string}`
+    ? never
+    : K
+  : never;
