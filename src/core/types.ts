@@ -6,6 +6,7 @@ import type { ViewerDelayCounts } from "./delay/counters.ts";
 import type { LayerChoiceRecord } from "./delay/layer-switches.ts";
 import type { ViewerErrorKind } from "./errors.ts";
 import type { ViewerHistogramKey } from "./figures/histograms.ts";
+import type { ViewerCountKey } from "./figures/pooled-keys.ts";
 import type { LinkRecord } from "./link/types.ts";
 import type { RenderCounts } from "./render/counts.ts";
 
@@ -137,9 +138,11 @@ export interface RenderCounters extends RenderCounts {
  * What one viewer yields at the end, in the encoded (thread-crossing) form. The main thread
  * decodes the histograms and hands the result to the report builder. Its histograms (each delay
  * source's samples: all, keyframes, delta frames; recovery; PLI → keyframe) are declared in
- * figures/histograms.ts.
+ * figures/histograms.ts, its counts that the aggregate sums by the registry (figures/pooled-keys.ts).
  */
-export interface ViewerRecord extends Record<ViewerHistogramKey, EncodedHistogram> {
+export interface ViewerRecord
+  extends Record<ViewerHistogramKey, EncodedHistogram>,
+    Record<ViewerCountKey, number> {
   id: number;
   /** the viewer's cohort (docs/definitions.md#cohorts); absent: unimpaired */
   cohort?: string;
@@ -159,11 +162,8 @@ export interface ViewerRecord extends Record<ViewerHistogramKey, EncodedHistogra
   firstRtpNs?: number;
   firstKeyframeNs?: number;
   rtp: RtpReport;
-  nacksSent: number;
-  /** RTCP transport feedback messages the viewer wrote (docs/definitions.md#transport-feedback) */
-  transportFeedbackSent: number;
-  /** retransmissions received on the RTX payload type (docs/definitions.md#rtx-received) */
-  rtxReceived: number;
+  // the counts the aggregate sums (their declarations, figures/pooled-keys.ts): nacksSent, RTCP transport
+  // feedback messages written (transportFeedbackSent), retransmissions received on RTX (rtxReceived)
   oneWayDelay: OneWayDelayCounters;
   oneWayDelayBlocker: OneWayDelayBlocker;
   packetTransit: PacketTransitCounters;

@@ -3,6 +3,7 @@
 import { NO_FINGERPRINT } from "./delay/fingerprint-delay.ts";
 import { emptyStampCounters } from "./delay/stamp-delay.ts";
 import { VIEWER_HISTOGRAM_KEYS, type ViewerHistogramKey } from "./figures/histograms.ts";
+import { zeroCounts } from "./figures/pooled-keys.ts";
 import { emptyRender } from "./render/render-model.ts";
 import type { EncodedHistogram, ViewerRecord } from "./types.ts";
 
@@ -31,9 +32,7 @@ export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
       keyframeIntervalMeanS: 0,
       keyframeIntervalMaxS: 0,
     },
-    nacksSent: 0,
-    transportFeedbackSent: 0,
-    rtxReceived: 0,
+    ...zeroCounts(),
     oneWayDelay: { frameEnd: "", ...NO_FINGERPRINT },
     oneWayDelayBlocker: hasSendLog ? { kind: "no_track" } : { kind: "no_send_log" },
     packetTransit: { negotiated: false, stamped: 0, invalid: 0 },

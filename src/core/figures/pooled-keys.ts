@@ -2,6 +2,7 @@
 // the aggregate's keys pooled from each joined viewer's report object (a declaration's `viewer`
 // source), by how they pool, and the viewer's own counts a sum reads.
 import type { DELIVERY_FIGURES } from "./delivery.ts";
+import { pooledFromViewers } from "./registry.ts";
 
 type Decl = (typeof DELIVERY_FIGURES)[number];
 
@@ -29,3 +30,18 @@ export type ViewerCountKey = Extract<
     ? never
     : K
   : never;
+
+/** The viewer's counts the aggregate sums (ViewerCountKey), in the report's key order. */
+export const VIEWER_COUNT_KEYS = pooledFromViewers().flatMap((p) =>
+  p.pool === "sum" && !p.path.includes(".") ? [p.path as ViewerCountKey] : [],
+);
+
+/** Each count at zero: what a viewer starts from (core/viewer-record.ts, workers/viewer/viewer.ts). */
+export function zeroCounts(): Record<ViewerCountKey, number> {
+  return Object.fromEntries(VIEWER_COUNT_KEYS.map((k) => [k, 0])) as Record<ViewerCountKey, number>;
+}
+
+/** A viewer's counts copied from what carries them (its record, its state), in the key order. */
+export function countsOf(from: Readonly<Record<ViewerCountKey, number>>): Record<ViewerCountKey, number> {
+  return Object.fromEntries(VIEWER_COUNT_KEYS.map((k) => [k, from[k]])) as Record<ViewerCountKey, number>;
+}

@@ -2,6 +2,7 @@
 // packet transit (docs/definitions.md#packet-transit-per-viewer) and the viewer object
 // (docs/definitions.md#viewer). Durations arrive in ns and leave in ms (ns / 1e6).
 
+import { countsOf } from "../figures/pooled-keys.ts";
 import type { RtpReport } from "../types.ts";
 import { blockCounts, frameKindSplit, nsToMs } from "./block-fields.ts";
 import { applyComparability } from "./comparability.ts";
@@ -155,9 +156,7 @@ export function viewerReport(
     ...msIfSet("firstRtpMs", v.firstRtpNs),
     ...msIfSet("firstKeyframeMs", v.firstKeyframeNs),
     rtp: rtpBlock(v.rtp),
-    nacksSent: v.nacksSent,
-    transportFeedbackSent: v.transportFeedbackSent,
-    rtxReceived: v.rtxReceived,
+    ...countsOf(v),
     oneWayDelay: [
       viewerDelayBlock(v, hasSendLog, clock, clientBound),
       viewerStampBlock(v, clock, clientBound),

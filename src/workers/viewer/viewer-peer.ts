@@ -6,6 +6,7 @@
 import { monoNs, wallOf } from "../../core/clock/clock.ts";
 import type { LayerAsk } from "../../core/delay/layer-switches.ts";
 import { ViewerPipeline, type ViewerPipelineOptions } from "../../core/delay/viewer-pipeline.ts";
+import type { ViewerCountKey } from "../../core/figures/pooled-keys.ts";
 import { newPeer, videoCodecs, viewerCodecExtras, viewerExtensions } from "../../net/rtc.ts";
 import { HttpExchangeError } from "../../net/sdp-http.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
@@ -17,8 +18,11 @@ import { type AudioState, audioSink, offsetOf } from "./viewer-audio.ts";
 import type { ShardContext, ViewerLive } from "./viewer-context.ts";
 import type { HandshakeSeen } from "./viewer-errors.ts";
 
-/** What the viewer's callbacks share; the viewer reads it after the run. */
-export interface ViewerState extends AudioState {
+/**
+ * What the viewer's callbacks share; the viewer reads it after the run. Its counts that the
+ * aggregate sums (core/figures/pooled-keys.ts) go to its record as they are.
+ */
+export interface ViewerState extends AudioState, Record<ViewerCountKey, number> {
   pipeline: ViewerPipeline | null;
   connected: boolean;
   joined: boolean;
@@ -27,9 +31,6 @@ export interface ViewerState extends AudioState {
   /** the connection failed after the viewer joined (dropped) */
   droppedAfterJoin: boolean;
   receiveError: Error | null;
-  nacksSent: number;
-  transportFeedbackSent: number;
-  rtxReceived: number;
   iceConnectedNs: number;
   /** the WHEP POST instant; set before any media can arrive */
   postNs: number;

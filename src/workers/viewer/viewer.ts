@@ -7,6 +7,7 @@
 import { monoNs } from "../../core/clock/clock.ts";
 import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
 import { errorMessage, type ViewerErrorKind } from "../../core/errors.ts";
+import { countsOf, zeroCounts } from "../../core/figures/pooled-keys.ts";
 import { cohortLayerSpec, type LayerSwitchSpec } from "../../core/layer/layer-switch.ts";
 import type { ViewerRecord } from "../../core/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
@@ -91,9 +92,7 @@ function initialState(wake: () => void, link: ViewerLink | null): ViewerState {
     failedBeforeJoin: false,
     droppedAfterJoin: false,
     receiveError: null,
-    nacksSent: 0,
-    transportFeedbackSent: 0,
-    rtxReceived: 0,
+    ...zeroCounts(),
     iceConnectedNs: -1,
     postNs: 0,
     audio: null,
@@ -246,9 +245,7 @@ function setCaughtFailure(rec: ViewerRecord, err: unknown, runEnded: boolean): v
 
 function finishRecord(rec: ViewerRecord, state: ViewerState): void {
   rec.joined = state.joined;
-  rec.nacksSent = state.nacksSent;
-  rec.transportFeedbackSent = state.transportFeedbackSent;
-  rec.rtxReceived = state.rtxReceived;
+  Object.assign(rec, countsOf(state));
   if (state.iceConnectedNs >= 0) rec.iceConnectedNs = state.iceConnectedNs;
   if (state.droppedAfterJoin) {
     rec.droppedAfterJoin = true;
