@@ -5,6 +5,8 @@
 // and the reverse: a threshold name, a compare row, an `aggregate` key or a /metrics family that no
 // declaration covers fails. Each missing piece is named in the failure.
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { COMPARE_FIGURES } from "../../src/core/compare/compare.ts";
 import { VIEWER_HISTOGRAMS } from "../../src/core/figures/histograms.ts";
@@ -47,6 +49,8 @@ interface World {
   html: string;
   /** the fixtures' reports */
   reports: readonly Report[];
+  /** the source text where a viewer's count can be counted (countingCode) */
+  counting: string;
 }
 
 /** The golden run with a receive lag, and a simulcast run with a layer switch: every figure shown. */
@@ -100,6 +104,7 @@ async function world(): Promise<World> {
     markdown,
     html,
     reports,
+    counting: countingCode(),
   };
 }
 
@@ -185,7 +190,19 @@ function countProblems(d: FigureDecl, id: string, w: World): string[] {
   const joined = w.reports.flatMap((r) => (r.viewers ?? []).filter((v) => v.joined));
   if (joined.some((v) => typeof valueAt(v, key) !== "number"))
     out.push(`${id}: a joined viewer has no count ${key}: where does the viewer count it?`);
+  const counted = new RegExp(`\\.${key.split(".").at(-1) ?? key}(\\+\\+| \\+= )`);
+  if (!counted.test(w.counting))
+    out.push(
+      `${id}: no code under src/ (but core/figures, core/report) counts ${key} (\`.${key}++\` or \`+=\`)`,
+    );
   return out;
+}
+
+/** The code that can count what a viewer sees: src/ but the registry and the report built from it. */
+function countingCode(): string {
+  const files = readdirSync("src", { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+  const kept = files.filter((f) => !f.startsWith("core/figures/") && !f.startsWith("core/report/"));
+  return kept.map((f) => readFileSync(join("src", f), "utf8")).join("\n");
 }
 
 /** Every piece a declaration lacks, named. */
@@ -346,6 +363,7 @@ test("a summed count or a ratio of counts declared and not wired in is named wit
     `${id}: the Markdown label "frames dropped" is not in the fixtures' Markdown`,
     `${id}: report key viewers[].framesDropped is not in test/e2e/report-keys.ts`,
     `${id}: a joined viewer has no count framesDropped: where does the viewer count it?`,
+    `${id}: no code under src/ (but core/figures, core/report) counts framesDropped (\`.framesDropped++\` or \`+=\`)`,
   ]);
   assert.deepEqual(
     viewerProblems({ ...counter, viewer: { key: "rtp.lost", at: 6, only: "twoKeyframes" } }, id),

@@ -2,6 +2,7 @@
 
 import { emptyStampCounters } from "../../src/core/delay/stamp-delay.ts";
 import type { ViewerErrorKind } from "../../src/core/errors.ts";
+import { zeroCounts } from "../../src/core/figures/pooled-keys.ts";
 import { emptyRender } from "../../src/core/render/render-model.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import type { ReportInput, ViewerInput } from "../../src/core/report/input.ts";
@@ -107,6 +108,7 @@ export function makeViewer(id: number, o: ViewerOpts = {}): ViewerInput {
       : {}),
     ...(joined ? { iceConnectedNs: 20 * NS } : {}),
     rtp,
+    ...zeroCounts(),
     nacksSent: o.nacksSent ?? 0,
     transportFeedbackSent: o.transportFeedbackSent ?? 0,
     rtxReceived: o.rtxReceived ?? 0,
