@@ -352,8 +352,8 @@ test("a summed count or a ratio of counts declared and not wired in is named wit
     markdown: "frames dropped",
     html: { none: "the HTML report leaves it to the Markdown report" },
     anchor: "aggregate",
-    viewer: { key: "framesDropped", at: 13 },
-    row: { table: "aggregate.packets", at: 7 },
+    viewer: { key: "framesDropped", at: 99 },
+    row: { table: "aggregate.packets", at: 99 },
   };
   const id = "aggregate.framesDropped";
   assert.deepEqual(problemsOf([counter], w), [
@@ -377,7 +377,7 @@ test("a summed count or a ratio of counts declared and not wired in is named wit
     unit: "%",
     kind: "ratio",
     pool: "ofSums",
-    viewer: { part: "framesDropped", of: ["packetsReceived", "jitterMs"], at: 14 },
+    viewer: { part: "framesDropped", of: ["packetsReceived", "jitterMs"], at: 98 },
     row: { table: "aggregate.packets", at: -1 },
   };
   assert.deepEqual(viewerProblems(ratio, id), [

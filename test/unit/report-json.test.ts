@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { VIEWER_COUNT_KEYS } from "../../src/core/figures/pooled-keys.ts";
 import { buildReport } from "../../src/core/report/build.ts";
 import { reportStem, stdoutLines } from "../../src/core/report/headline.ts";
 import { reportToJson } from "../../src/core/report/json.ts";
@@ -109,9 +110,7 @@ describe("JSON (docs/definitions.md#json-layout)", () => {
       "firstRtpMs",
       "firstKeyframeMs",
       "rtp",
-      "nacksSent",
-      "transportFeedbackSent",
-      "rtxReceived",
+      ...VIEWER_COUNT_KEYS, // nacksSent, transportFeedbackSent, rtxReceived: the registry's order
       "oneWayDelay",
       "packetTransit",
       "render",
