@@ -40,10 +40,11 @@ function big(label: string, value: string): string {
   return `<div class="stat"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div></div>`;
 }
 
-/** A facts row written by hand (it combines several figures in one sentence) and its place. */
-type HandRow = readonly [at: number, label: string, value: string];
+/** A row of the facts table: its place, label and value. */
+type FactRow = readonly [at: number, label: string, value: string];
 
-function handRows(b: PooledRenderBlock): HandRow[] {
+/** The rows written by hand: each combines several figures in one sentence, or is no figure. */
+function handRows(b: PooledRenderBlock): FactRow[] {
   return [
     [0, "viewers judged", `${b.viewers} (reference finder: ${frameEndsText(b.viewersByFinder)})`],
     [1, "frames", `${b.framesShown} shown, ${b.framesNotDecodable} not decodable, ${b.framesLate} late`],
@@ -79,17 +80,17 @@ function factValue(v: number, unit: RegistryUnit): string {
  * The rows of one figure each, from the registry's declarations with an `htmlRow` in `table`:
  * labelled with the HTML label, read at the report key, the row's stats (one: the value alone).
  */
-export function figureRows(r: Report, table: HtmlTable): HandRow[] {
+export function figureRows(r: Report, table: HtmlTable): FactRow[] {
   return FIGURE_REGISTRY.flatMap((d) => {
     const row = d.htmlRow;
-    if (row?.table !== table) return [];
+    if (row?.table !== table || typeof d.html !== "string") return [];
     const s = valueAt(r, d.report) as Summary | undefined;
     const cell = (k: (typeof row.stats)[number]) => (s === undefined ? DASH : factValue(s[k], d.unit));
     const value =
       row.stats.length === 1 && row.stats[0] !== undefined
         ? cell(row.stats[0])
         : row.stats.map((k) => `${k} ${cell(k)}`).join(", ");
-    return [[row.at, typeof d.html === "string" ? d.html : d.name, value] as const];
+    return [[row.at, d.html, value] as const];
   });
 }
 
