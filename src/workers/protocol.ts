@@ -7,6 +7,7 @@ import type { WallAnchor } from "../core/clock/clock.ts";
 import type { ClipIdentity } from "../core/delay/fingerprint.ts";
 import type { LayerSwitchSpec } from "../core/layer/layer-switch.ts";
 import type { Cohort } from "../core/link/types.ts";
+import type { ThreadCarried } from "../core/report/client-types.ts";
 import type {
   KeyframeRequestMode,
   ReceivePath,
@@ -159,13 +160,11 @@ export interface CohortTick extends CohortTickCounts {
   frozenNs: number[];
 }
 
-/** What a shard's thread did over the whole run (the client's own ceiling). */
-export interface ShardProfile extends ThreadFigures {
-  shard: number;
-  /** "main" when the shard ran in the main thread (--workers 0), else "worker" */
-  thread: "main" | "worker";
-  viewers: number;
-  packets: number;
+/**
+ * What a shard's thread did over the whole run (the client's own ceiling): what the report carries
+ * as it is (ThreadCarried, core/report/client-types.ts), and what the main thread merges or derives.
+ */
+export interface ShardProfile extends ThreadFigures, ThreadCarried {
   /** the receive lag of every media datagram this thread stamped during the shard (exact, mergeable) */
   receiveLagHist: EncodedHistogram;
   /** datagrams the intake dropped because its queue was full */
@@ -174,30 +173,8 @@ export interface ShardProfile extends ThreadFigures {
   stamps: StampSources;
   /** frames this shard's viewers completed with a late packet (a repair: the ceiling rule's late feedback) */
   repairedFrames: number;
-  /**
-   * the receive path that read this thread's media: the task's, or "lean"/"mixed" where the arena
-   * could not run
-   */
+  /** every thread names the path that read its media: the task's, or the arena's fallback (lean, mixed) */
   receivePath: ReceivePath | "mixed";
-  /** why the arena path fell back to the lean one (absent when it did not) */
-  receivePathReason?: string;
-  /**
-   * who sent the viewers' RTCP: native SRTCP, werift's sendRtcp, or both (docs/definitions.md#receive-paths);
-   * absent where no viewer reached SRTP
-   */
-  rtcpSend?: "native" | "werift" | "mixed";
-  /** why werift's sendRtcp sent some or all of it on our receive path */
-  rtcpSendReason?: string;
-  /** arena path: whether its viewers shared one socket (docs/definitions.md#receive-paths) */
-  viewerSockets?: "shared" | "own" | "mixed";
-  /** why some or all kept sockets of their own */
-  viewerSocketsReason?: string;
-  /** datagrams the shared socket dropped, from a source no viewer had (absent when none) */
-  unroutedDatagrams?: number;
-  /** datagrams the kernel dropped on this thread's own sockets (docs/definitions.md#udp-drops) */
-  socketDrops?: number;
-  /** why those could not be read (then socketDrops is absent) */
-  socketDropsReason?: string;
 }
 
 export interface ShardResult {

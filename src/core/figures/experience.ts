@@ -84,6 +84,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     markdown: "frozen share per viewer",
     row: { table: "render", at: 0 },
     html: "frozen share max",
+    htmlRow: { table: "render", at: 3, stats: ["max"] },
   }),
   render({
     name: "endGap",
@@ -96,6 +97,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     markdown: "end gap per viewer (last frame shown → end)",
     row: { table: "render", at: 1 },
     html: "end gap (last frame shown → end)",
+    htmlRow: { table: "render", at: 5, stats: ["p50", "max"] },
   }),
   render({
     name: "recovery",

@@ -25,6 +25,12 @@ export type ViewerSource =
   | { key: string; at: number; only?: "twoKeyframes" }
   | { part: string; of: readonly string[]; at: number };
 
+/**
+ * An HTML table with one figure per row generated from the declarations (core/report/html-render.ts
+ * figureRows): the "What viewers saw" card's facts.
+ */
+export type HtmlTable = "render";
+
 /** A label the output shows, or why that output has none. */
 export type Shown = string | { none: string };
 
@@ -63,6 +69,11 @@ export interface FigureDecl {
   row?: { table: SummaryTable; at: number };
   /** text the HTML report shows beside it */
   html: Shown;
+  /**
+   * its HTML row, labelled `html`: the table, its place among the table's rows (those written by
+   * hand included) and the stats of its summary the row shows
+   */
+  htmlRow?: { table: HtmlTable; at: number; stats: readonly ("p50" | "p95" | "p99" | "min" | "max")[] };
   /** its paragraph in docs/definitions.md */
   anchor: string;
   /** the threshold catalogue's line; `<stat>` stands for the stat (figures derived from here) */

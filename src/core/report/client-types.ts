@@ -1,7 +1,7 @@
 // The report's `client` block (docs/definitions.md#client): this process, its threads, the
 // receive and send lag it adds, and its own ceiling. Keys in serialisation order, as in types.ts.
 
-import type { StampSourceSeen } from "../scenario/defaults.ts";
+import type { ReceivePath, StampSourceSeen } from "../scenario/defaults.ts";
 
 /**
  * The publisher's send-instant source (docs/definitions.md#send-instant): "mixed" when frames had
@@ -38,38 +38,38 @@ export interface ThreadReport {
   eventLoopDelayMs: EventLoopDelayMs;
 }
 
-/** `client.workers[]`: one entry per shard, in shard order. */
-export interface WorkerReport {
+/**
+ * What a shard's thread says of itself that `client.workers[]` carries as it is: declared once
+ * here. The worker protocol's ShardProfile extends it, WorkerReport adds what the main thread
+ * derives, and main/run/report-input.ts copies every key THREAD_CARRIED names.
+ */
+export interface ThreadCarried extends ThreadReport {
   shard: number;
   /** "main" with --workers 0, else "worker" */
   thread: "main" | "worker";
   viewers: number;
   packets: number;
-  cpuSeconds: number;
-  /** µs of this thread's CPU per received packet; absent when no packet arrived */
-  usPerPacket?: number;
-  eventLoopUtilisation: number;
-  eventLoopDelayMs: EventLoopDelayMs;
   /**
    * how long this thread's media datagrams may have waited before their stamp
    * (docs/definitions.md#receive-lag); absent when it stamped none
    */
   receiveLagMs?: EventLoopDelayMs;
-  /** datagrams this thread's intake dropped with its queue full; absent when none */
-  intakeDropped?: number;
   /**
    * arrival stamp to the start of processing, the receive lag plus the intake's queue
    * (docs/definitions.md#receive-lag)
    */
   processingWaitMs?: EventLoopDelayMs;
   /**
-   * the receive path that read this thread's media: werift, lean, arena, or mixed
-   * (docs/definitions.md#receive-paths)
+   * the receive path that read this thread's media: werift, lean, arena, or mixed where the arena
+   * could not run for all (docs/definitions.md#receive-paths)
    */
-  receivePath?: string;
+  receivePath?: ReceivePath | "mixed";
   /** why the arena path fell back to the lean one on this thread */
   receivePathReason?: string;
-  /** who sent the viewers' RTCP: native, werift or mixed (docs/definitions.md#receive-paths) */
+  /**
+   * who sent the viewers' RTCP: native SRTCP, werift's sendRtcp, or both
+   * (docs/definitions.md#receive-paths); absent where no viewer reached SRTP
+   */
   rtcpSend?: "native" | "werift" | "mixed";
   /** why werift's sendRtcp sent some or all of it on our receive path */
   rtcpSendReason?: string;
@@ -85,6 +85,36 @@ export interface WorkerReport {
    */
   socketDrops?: number;
   socketDropsReason?: string;
+}
+
+/** Every key of ThreadCarried, held to it both ways by the compiler: the keys the report copies. */
+export const THREAD_CARRIED: { readonly [K in keyof ThreadCarried]-?: true } = {
+  shard: true,
+  thread: true,
+  viewers: true,
+  packets: true,
+  cpuSeconds: true,
+  eventLoopUtilisation: true,
+  eventLoopDelayMs: true,
+  receiveLagMs: true,
+  processingWaitMs: true,
+  receivePath: true,
+  receivePathReason: true,
+  rtcpSend: true,
+  rtcpSendReason: true,
+  viewerSockets: true,
+  viewerSocketsReason: true,
+  unroutedDatagrams: true,
+  socketDrops: true,
+  socketDropsReason: true,
+};
+
+/** `client.workers[]`: one entry per shard, in shard order: the thread's own, and what is derived. */
+export interface WorkerReport extends ThreadCarried {
+  /** µs of this thread's CPU per received packet; absent when no packet arrived */
+  usPerPacket?: number;
+  /** datagrams this thread's intake dropped with its queue full; absent when none */
+  intakeDropped?: number;
   /** which clock stamped this thread's media datagrams (docs/definitions.md#arrival-stamps) */
   stampSource?: StampSourceSeen;
   /** media datagrams stamped by the kernel and by the thread */

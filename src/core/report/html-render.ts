@@ -3,7 +3,10 @@
 // rows the cohort section adds per cohort; shown only with a valid verdict, as the aggregate is.
 // Every value is escaped.
 
+import { FIGURE_REGISTRY, type RegistryUnit, valueAt } from "../figures/registry.ts";
+import type { HtmlTable } from "../figures/types.ts";
 import { fmtFixed } from "../go-compat/fmt.ts";
+import type { Summary } from "../types.ts";
 import { escapeHtml } from "./html-sections.ts";
 import { frameEndsText } from "./markdown-cells.ts";
 import type { PooledRenderBlock } from "./render-types.ts";
@@ -37,31 +40,63 @@ function big(label: string, value: string): string {
   return `<div class="stat"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div></div>`;
 }
 
-function facts(b: PooledRenderBlock): string {
-  const rows: [string, string][] = [
-    ["viewers judged", `${b.viewers} (reference finder: ${frameEndsText(b.viewersByFinder)})`],
-    ["frames", `${b.framesShown} shown, ${b.framesNotDecodable} not decodable, ${b.framesLate} late`],
+/** A row of the facts table: its place, label and value. */
+type FactRow = readonly [at: number, label: string, value: string];
+
+/** The rows written by hand: each combines several figures in one sentence, or is no figure. */
+function handRows(b: PooledRenderBlock): FactRow[] {
+  return [
+    [0, "viewers judged", `${b.viewers} (reference finder: ${frameEndsText(b.viewersByFinder)})`],
+    [1, "frames", `${b.framesShown} shown, ${b.framesNotDecodable} not decodable, ${b.framesLate} late`],
     [
+      2,
       "freezes",
       `${b.freezes}, ${fmtFixed(b.frozenSeconds, 1)} s frozen of ${fmtFixed(b.measuredSeconds, 1)} s judged; the longest ${ms0(b.longestFreezeMs)}`,
     ],
-    ["frozen share max", pct(b.frozenPercent.max)],
-    ["pauses", `${b.pauses} (${fmtFixed(b.pausedSeconds, 1)} s)`],
-    ["end gap (last frame shown → end)", `p50 ${ms0(b.endGapMs.p50)}, max ${ms0(b.endGapMs.max)}`],
+    [4, "pauses", `${b.pauses} (${fmtFixed(b.pausedSeconds, 1)} s)`],
     [
+      6,
       "recovery (broken chain → next frame shown)",
       b.recoveryMs === undefined
         ? `${b.recoveries}`
         : `${b.recoveries}, p50 ${ms0(b.recoveryMs.p50)}, p95 ${ms0(b.recoveryMs.p95)}, max ${ms0(b.recoveryMs.max)}`,
     ],
     [
+      7,
       "PLIs sent",
       b.pliKeyframeMs === undefined
         ? `${b.plisSent}, ${b.plisAnswered} answered by a shown keyframe`
         : `${b.plisSent}, ${b.plisAnswered} answered by a shown keyframe, p50 ${ms0(b.pliKeyframeMs.p50)} after`,
     ],
   ];
-  return `<table class="facts">${rows.map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`;
+}
+
+/** A summary's value in the facts table, in its declared unit. */
+function factValue(v: number, unit: RegistryUnit): string {
+  return unit === "%" ? pct(v) : unit === "ms" ? ms0(v) : `${fmtFixed(v, 2)}${unit === "" ? "" : ` ${unit}`}`;
+}
+
+/**
+ * The rows of one figure each, from the registry's declarations with an `htmlRow` in `table`:
+ * labelled with the HTML label, read at the report key, the row's stats (one: the value alone).
+ */
+export function figureRows(r: Report, table: HtmlTable): FactRow[] {
+  return FIGURE_REGISTRY.flatMap((d) => {
+    const row = d.htmlRow;
+    if (row?.table !== table || typeof d.html !== "string") return [];
+    const s = valueAt(r, d.report) as Summary | undefined;
+    const cell = (k: (typeof row.stats)[number]) => (s === undefined ? DASH : factValue(s[k], d.unit));
+    const value =
+      row.stats.length === 1 && row.stats[0] !== undefined
+        ? cell(row.stats[0])
+        : row.stats.map((k) => `${k} ${cell(k)}`).join(", ");
+    return [[row.at, d.html, value] as const];
+  });
+}
+
+function facts(r: Report, b: PooledRenderBlock): string {
+  const rows = [...handRows(b), ...figureRows(r, "render")].sort((x, y) => x[0] - y[0]);
+  return `<table class="facts">${rows.map(([, k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`;
 }
 
 /** The card; empty for a report without the block (an older one). */
@@ -80,5 +115,5 @@ export function renderSection(r: Report): string {
     big("freezes per viewer-minute", rate),
   ].join("");
   const partial = (b.reason ?? "") === "" ? "" : `<p class="note">${escapeHtml(b.reason ?? "")}.</p>`;
-  return `${head}<p class="note">A freeze as a browser counts it: a frame shown at least max(3 × the mean interval, mean + 150 ms) after the one before; the frozen share is each viewer's frozen time over its judged time.</p><div class="stats">${stats}</div>${partial}${facts(b)}</section>`;
+  return `${head}<p class="note">A freeze as a browser counts it: a frame shown at least max(3 × the mean interval, mean + 150 ms) after the one before; the frozen share is each viewer's frozen time over its judged time.</p><div class="stats">${stats}</div>${partial}${facts(r, b)}</section>`;
 }

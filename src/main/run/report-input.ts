@@ -5,6 +5,7 @@ import { arch, cpus, platform } from "node:os";
 import { type ClipIdentity, clipHashOf } from "../../core/delay/fingerprint.ts";
 import type { SendLog } from "../../core/delay/sendlog.ts";
 import { type CeilingThresholds, ceilingVerdict } from "../../core/report/ceiling.ts";
+import { THREAD_CARRIED, type ThreadCarried } from "../../core/report/client-types.ts";
 import { decodeViewer } from "../../core/report/decode.ts";
 import type { ReportInput, SendStamps, ViewerInput } from "../../core/report/input.ts";
 import type { ClockBlock, TimelineEntry, UdpDropsReport, WorkerReport } from "../../core/report/types.ts";
@@ -61,28 +62,22 @@ export function goArch(a: string): string {
   return a === "x64" ? "amd64" : a === "ia32" ? "386" : a;
 }
 
+/** One key of a thread's profile, where it has one (a generic key keeps the two sides one type). */
+function carry<K extends keyof ThreadCarried>(to: ThreadCarried, from: ThreadCarried, k: K): void {
+  const v = from[k];
+  if (v !== undefined) to[k] = v;
+}
+
+/** What the thread says of itself: every key THREAD_CARRIED names (the required ones always hold one). */
+function carried(p: ShardProfile): ThreadCarried {
+  const w = {} as ThreadCarried;
+  for (const k of Object.keys(THREAD_CARRIED) as (keyof ThreadCarried)[]) carry(w, p, k);
+  return w;
+}
+
 export function workerReport(p: ShardProfile): WorkerReport {
-  const w: WorkerReport = {
-    shard: p.shard,
-    thread: p.thread,
-    viewers: p.viewers,
-    packets: p.packets,
-    cpuSeconds: p.cpuSeconds,
-    eventLoopUtilisation: p.eventLoopUtilisation,
-    eventLoopDelayMs: p.eventLoopDelayMs,
-  };
+  const w: WorkerReport = carried(p);
   if (p.packets > 0) w.usPerPacket = (p.cpuSeconds * 1e6) / p.packets;
-  if (p.receiveLagMs !== undefined) w.receiveLagMs = p.receiveLagMs;
-  if (p.processingWaitMs !== undefined) w.processingWaitMs = p.processingWaitMs;
-  if (p.receivePath !== undefined) w.receivePath = p.receivePath;
-  if (p.receivePathReason !== undefined) w.receivePathReason = p.receivePathReason;
-  if (p.rtcpSend !== undefined) w.rtcpSend = p.rtcpSend;
-  if (p.rtcpSendReason !== undefined) w.rtcpSendReason = p.rtcpSendReason;
-  if (p.viewerSockets !== undefined) w.viewerSockets = p.viewerSockets;
-  if (p.viewerSocketsReason !== undefined) w.viewerSocketsReason = p.viewerSocketsReason;
-  if (p.unroutedDatagrams !== undefined) w.unroutedDatagrams = p.unroutedDatagrams;
-  if (p.socketDrops !== undefined) w.socketDrops = p.socketDrops;
-  if (p.socketDropsReason !== undefined) w.socketDropsReason = p.socketDropsReason;
   // a count wherever the thing could happen: every thread that stamped datagrams through its intake
   if (p.stamps !== undefined || p.intakeDropped > 0) w.intakeDropped = p.intakeDropped;
   if (p.stamps !== undefined) {
