@@ -30,7 +30,13 @@ function delayRows(): Row[] {
     out.push([`keyframes ${stat}`, (c) => ms(fingerprint(c)?.keyframes.ms?.[stat])]);
     out.push([`delta frames ${stat}`, (c) => ms(fingerprint(c)?.deltaFrames.ms?.[stat])]);
   }
-  out.push(["delay samples", (c) => String(fingerprint(c)?.samples ?? 0)]);
+  out.push([
+    "delay samples",
+    (c) => {
+      const f = fingerprint(c);
+      return f === undefined ? DASH : String(f.samples);
+    },
+  ]);
   return out;
 }
 

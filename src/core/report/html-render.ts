@@ -32,7 +32,13 @@ export const COHORT_RENDER_ROWS: readonly (readonly [string, (c: CohortReport) =
       return r === undefined ? DASH : fmtFixed(r, 2);
     },
   ],
-  ["freezes", (c) => String(c.render?.freezes ?? 0)],
+  [
+    "freezes",
+    (c) => {
+      const r = available(c.render);
+      return r === undefined ? DASH : String(r.freezes);
+    },
+  ],
   ["frozen seconds", (c) => (available(c.render) ? fmtFixed(c.render?.frozenSeconds ?? 0, 1) : DASH)],
 ];
 

@@ -30,7 +30,7 @@ function cohortRow(c: CohortReport): string {
     `${b?.viewers ?? 0}/${c.joined}`,
     pct(b?.frozenPercent.p50),
     pct(b?.frozenPercent.p95),
-    `${b?.freezes ?? 0}`,
+    ok ? String(b.freezes) : "n/a",
     ok && b.freezesPerViewerMinute !== undefined ? fmtFixed(b.freezesPerViewerMinute, 2) : "n/a",
     ok ? `${fmtFixed(b.frozenSeconds, 1)} s` : "n/a",
     ok ? `${fmtFixed(b.longestFreezeMs, 0)} ms` : "n/a",
