@@ -4,7 +4,8 @@
 // layer extension, which the front turns into VideoRoom `configure` with `substream`. The viewers
 // ask for l at once and for h 5 s after their WHEP POST; the report names each frame's layer from
 // its fingerprint and times the switch from the ask to the first complete keyframe of h
-// (docs/definitions.md#layer-switches). The stack runs in a network namespace of the test's own
+// (docs/definitions.md#layer-switches). A second run asks for nothing: its viewers get h, the highest
+// (the front joins each subscriber on it), as the relay's do. The stack runs in a network namespace of the test's own
 // (test/janus/netns-janus.ts), so it never meets one on the host's 127.0.0.1. Skipped without root
 // or the stack, unless WHIPBENCH_JANUS_REQUIRED=1 (CI) makes that a failure.
 import assert from "node:assert/strict";
@@ -22,6 +23,8 @@ const SCENARIO = fileURLToPath(
 );
 const VIEWERS = 4;
 const SWITCH_AT_MS = 5000;
+/** one frame of the layers (30 fps, docs/definitions.md#simulcast-layers) */
+const FRAME_MS = 1000 / 30;
 
 const missing = process.getuid?.() !== 0 ? "not root (ip netns)" : stackMissing();
 const skip = missing && !REQUIRED ? `cannot run here: ${missing}` : false;
@@ -44,9 +47,51 @@ function publisherRids(stack: ReturnType<typeof startNetnsJanus>): Record<string
   return null;
 }
 
+/**
+ * A second run on the same stack, with no layer choice: every viewer gets the highest layer, as the
+ * relay's do, because the front joins each subscriber on Janus's substream 0 (our h).
+ */
+async function noAskViewersOnHighest(
+  stack: ReturnType<typeof startNetnsJanus>,
+  scenario: Record<string, unknown>,
+  dir: string,
+  t: { diagnostic: (s: string) => void },
+): Promise<void> {
+  const { layerSwitch: _ls, ...rest } = scenario;
+  const out = join(dir, "no-ask");
+  const file = join(dir, "no-ask.json");
+  writeFileSync(
+    file,
+    JSON.stringify({ ...rest, name: "janus-simulcast-no-ask", viewers: 2, holdSeconds: 5 }),
+  );
+  const run = stack.whipbench(stack.server, ["run", file, "--out", out, "--no-html"]);
+  const code = await new Promise<number | null>((r) => run.once("close", (c) => r(c)));
+  assert.equal(code, 0, `whipbench run (no ask) exited ${code}\n${run.text()}`);
+  const name = readdirSync(out).find((f) => f.startsWith("whipbench-") && f.endsWith(".json"));
+  assert.ok(name, "a report of the no-ask run");
+  const report = JSON.parse(readFileSync(join(out, name), "utf8")) as Report;
+  const viewers = report.viewers ?? [];
+  assert.equal(viewers.length, 2);
+  for (const v of viewers) {
+    const at = `no-ask viewer ${v.id}`;
+    assert.equal(v.joined, true, at);
+    assert.equal(v.layerChoice, undefined, `${at}: asked nothing`);
+    const layer = new Map((v.layers ?? []).map((l) => [l.rid, l]));
+    assert.ok((layer.get("h")?.samples ?? 0) > 0, `${at}: ${JSON.stringify(v.layers)}`);
+    assert.ok((layer.get("h")?.timeMs ?? 0) > 3000, `${at}: time on h ${layer.get("h")?.timeMs}`);
+    // Janus may hand on the first keyframe to arrive, a lower layer's (the publisher sends each
+    // frame lowest layer first), and move to h at h's keyframe of the same picture: at most one frame
+    for (const rid of ["l", "m"])
+      assert.ok((layer.get(rid)?.timeMs ?? 0) < FRAME_MS, `${at}: time on ${rid} ${layer.get(rid)?.timeMs}`);
+  }
+  const times = (v: (typeof viewers)[number]) =>
+    (v.layers ?? []).map((l) => `${l.rid} ${l.timeMs.toFixed(1)}`);
+  t.diagnostic(`no ask, ms per layer: ${viewers.map((v) => `${v.id}: ${times(v).join(" ")}`).join("; ")}`);
+}
+
 test("Janus VideoRoom: simulcast publisher, one substream per viewer, switched l -> h", {
   skip,
-  timeout: 150_000,
+  timeout: 210_000,
 }, async (t) => {
   assert.equal(missing, null, `required here but ${missing}`);
   const out = mkdtempSync(join(tmpdir(), "whipbench-janus-simulcast-"));
@@ -121,6 +166,7 @@ test("Janus VideoRoom: simulcast publisher, one substream per viewer, switched l
       `switch ask -> first h keyframe p50 ${pooled.switchMs.p50.toFixed(0)} ms, max ` +
         `${pooled.switchMs.max.toFixed(0)} ms; ${lines.join("; ")}`,
     );
+    await noAskViewersOnHighest(stack, scenario, out, t);
   } finally {
     await stack.close();
     rmSync(out, { recursive: true, force: true });
