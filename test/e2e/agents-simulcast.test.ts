@@ -2,7 +2,8 @@
 // publishes the layers to the built-in relay, two `whipbench agent` processes run the viewers. The
 // layers' combined clip identity reaches the agents with the send log, their viewers' per-layer
 // records come back, and the pooled per-layer delay is exactly the viewers' per-layer samples
-// merged across both hosts. Choosing a layer on agents is refused (exit 2 naming the key).
+// merged across both hosts. The agents' viewers choose layers as local ones do (a forced switch l→h):
+// their layer choice records come back with their instants on the coordinator's clock.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import { test } from "node:test";
 import { LAYER_NO_FRAME } from "../../src/core/report/layer-delay.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import { agentsFixture } from "./agents-fixture.ts";
-import { cli, freePort, readReportPair } from "./cli-harness.ts";
+import { freePort, readReportPair } from "./cli-harness.ts";
 import { shortScenario } from "./harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
 
@@ -97,14 +98,80 @@ test("simulcast on two agents: per-layer delay pooled across hosts is the viewer
   assert.equal(h?.samples, fp?.samples, "every pooled sample is on h");
 });
 
-test("choosing a layer on agents is refused: exit 2 naming layerSwitch", async () => {
-  for (const extra of [
-    { layerSwitch: { startRid: "l" } },
-    { cohorts: [{ name: "low", viewers: 2, layer: "l" }] },
-  ]) {
-    const file = scenarioFile("refused", extra);
-    const res = await cli(["run", file, "--agents", "2", ...common], { env, timeoutMs: 20_000 });
-    assert.equal(res.code, 2, `${JSON.stringify(extra)}: ${res.stderr}`);
-    assert.match(res.stderr, /layerSwitch: a run on agents does not choose layers yet/);
+/** The coordinator and two agents (alpha, beta: one thread each) on 127.0.0.1; the report. */
+async function runOnTwoAgents(file: string, out: string): Promise<Report> {
+  const port = await freePort();
+  const flags = ["--coordinator-listen", `127.0.0.1:${port}`, "--agent-wait", "30", ...common];
+  const c = fx.start(["run", file, "--agents", "2", ...flags, "--out", out, "--no-html"]);
+  await c.waitForStderr("waiting up to");
+  const agents = ["alpha", "beta"].map((name) =>
+    fx.start([
+      "agent",
+      "--coordinator",
+      `127.0.0.1:${port}`,
+      ...["--workers", "1", ...common, "--name", name, "--out", join(fx.dir, `${name}-ls`)],
+    ]),
+  );
+  const [rc, ...ra] = await Promise.all([c.done, ...agents.map((a) => a.done)]);
+  assert.equal(rc.code, 0, rc.stderr);
+  for (const res of ra) assert.equal(res.code, 0, res.stderr);
+  return readReportPair(out).report as unknown as Report;
+}
+
+/** The clip's GOP (docs/definitions.md#simulcast-layers: keyframes every 30 frames at 30 fps), ms. */
+const GOP_MS = 1000;
+
+test("layer choice on two agents: every viewer switches l→h at 1 s, asks on the coordinator's clock", async () => {
+  const layerSwitch = { startRid: "l", atSeconds: 1, rid: "h" };
+  // every frame sampled: a join late on a busy machine still has l's frames before the switch
+  const file = scenarioFile("ls", { layerSwitch, excludeFirstSeconds: 0 });
+  const r = await runOnTwoAgents(file, join(fx.dir, "ls"));
+  assert.deepEqual(checkReportKeys(r).problems, []);
+  assert.deepEqual(r.scenario.layerSwitch, layerSwitch);
+  assert.deepEqual(
+    r.client.hosts?.map((h) => [h.name, h.viewers, h.lost]),
+    [
+      ["alpha", 2, undefined],
+      ["beta", 2, undefined],
+    ],
+  );
+  assert.equal(r.client.agentMessagesRejected, 0);
+  const viewers = r.viewers ?? [];
+  assert.equal(viewers.length, 4);
+  for (const v of viewers) {
+    assert.equal(v.joined, true, `viewer ${v.id} joined`);
+    const c = v.layerChoice;
+    assert.ok(c?.available, `viewer ${v.id}: the relay offered the extension (${c?.reason})`);
+    assert.deepEqual(
+      c.asks.map((a) => [a.rid, a.status]),
+      [
+        ["l", 200],
+        ["h", 200],
+      ],
+    );
+    // the agent's ask instants, rebased onto the coordinator's clock, keep their place after the POST
+    const [askL, askH] = c.asks.map((a) => a.askedMs);
+    assert.ok((askL ?? -1) >= 0 && (askL ?? 1e9) < 1000, `viewer ${v.id}: asked for l at ${askL} ms`);
+    assert.ok((askH ?? -1) >= 1000 && (askH ?? 1e9) < 1500, `viewer ${v.id}: asked for h at ${askH} ms`);
+    assert.equal(c.switches.length, 1, `viewer ${v.id}: ${JSON.stringify(c.switches)}`);
+    const s = c.switches[0];
+    assert.deepEqual([s?.from, s?.to, s?.askedMs], ["l", "h", askH], `viewer ${v.id}: ${JSON.stringify(s)}`);
+    // at most one GOP (the relay's PLI may miss the keyframe on request) and a round trip to the relay,
+    // which the viewer measured as its WHEP exchange
+    const ms = s?.switchMs ?? Number.NaN;
+    const bound = GOP_MS + (v.signallingMs ?? Number.NaN);
+    assert.ok(ms > 0 && ms <= bound, `viewer ${v.id}: switch ${ms} ms, bound ${bound} ms`);
+    const [l, h] = v.layers ?? [];
+    assert.ok((l?.samples ?? 0) > 0 && (h?.samples ?? 0) > 0, `viewer ${v.id}: ${JSON.stringify(v.layers)}`);
   }
+  // the pooled switches are every host's viewers' switches
+  const pooled = r.aggregate.layerSwitches;
+  const mine = viewers.flatMap((v) => v.layerChoice?.switches ?? []);
+  assert.equal(pooled?.viewers, 4);
+  assert.equal(pooled?.withExtension, 4);
+  assert.equal(pooled?.asked, mine.length);
+  assert.equal(pooled?.reached, mine.filter((s) => s.switchMs !== null).length);
+  assert.equal(pooled?.reached, 4);
+  assert.equal(pooled?.unasked, 0);
+  assert.equal(pooled?.switchMs?.max, Math.max(...mine.map((s) => s.switchMs ?? Number.NaN)));
 });

@@ -456,7 +456,7 @@ export const REPORT_KEYS: readonly string[] = [
     (k) => `+aggregate.layerSwitches.${k}`,
   ),
   ...summary("+aggregate.layerSwitches.switchMs", true),
-  "+aggregate.layerSwitches.framesLost",
+  "+aggregate.layerSwitches.framesLost?", // absent when no switch's loss was measured
   ...layerDelayKeys("+aggregate.layerDelay"),
   "errors",
   "errors.*?",

@@ -1,7 +1,8 @@
 // Simulcast on agents (docs/definitions.md#many-hosts): the send log's hello carries the layers'
 // combined identity and their number, the agent checks a simulcast scenario without whip, the
 // coordinator accepts a record's per-layer fields and a tick's live layer pairs (and nothing
-// malformed in them), and an agent's threads' layer pairs merge whole.
+// malformed in them), an agent's threads' layer pairs merge whole, and a viewer's layer choice
+// (its asks and switches) passes the shape check and moves between the clocks.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { syntheticRecord } from "../../bench/sim-agents.ts";
@@ -9,6 +10,7 @@ import { loadSimulcastClips } from "../../src/core/clip/simulcast.ts";
 import { clipIdentity, createHasher } from "../../src/core/delay/fingerprint.ts";
 import { DelayHistogram } from "../../src/core/stats/summaries.ts";
 import { agentScenario } from "../../src/main/agents/agent-share.ts";
+import { shiftRecordInstants } from "../../src/main/agents/record-clock.ts";
 import { recordOk, tickOk } from "../../src/main/agents/shapes.ts";
 import { emptyTick, MAX_LIVE_SAMPLES, mergeTicks } from "../../src/main/agents/tick-merge.ts";
 import { followSendLog, serveSendLog } from "../../src/main/split/sendlog-channel.ts";
@@ -76,4 +78,68 @@ test("an agent's threads' layer pairs merge whole: all of them, or thinned pairs
   const thinned = mergeTicks([tick(many)])?.layers?.delays ?? [];
   assert.equal(thinned.length, 2 * MAX_LIVE_SAMPLES);
   for (let i = 0; i < thinned.length; i += 2) assert.equal(thinned[i], 1, "every pair starts with its layer");
+});
+
+test("an agent takes layerSwitch and a cohort's layer without whip; a layer simulcast lacks names its key", () => {
+  const base = { whip: "http://h/whip", whep: "http://h/whep", viewers: 2, holdSeconds: 1 };
+  const layerSwitch = { startRid: "l", atSeconds: 1, rid: "h" };
+  const cohorts = [{ name: "low", viewers: 1, layer: "l", layerSwitch: { atSeconds: 2, rid: "h" } }];
+  const s = agentScenario({ ...base, simulcast: ["l", "h"], layerSwitch, cohorts });
+  assert.deepEqual(s.layerSwitch, layerSwitch);
+  assert.equal(s.cohorts?.[0]?.layer, "l");
+  assert.deepEqual(s.cohorts?.[0]?.layerSwitch, { atSeconds: 2, rid: "h" });
+  assert.throws(
+    () => agentScenario({ ...base, simulcast: ["l", "h"], layerSwitch: { startRid: "m" } }),
+    /layerSwitch: startRid "m" is not one of the simulcast layers/,
+  );
+  assert.throws(
+    () => agentScenario({ ...base, cohorts: [{ name: "low", viewers: 1, layer: "l" }] }),
+    /cohorts\[0\]\.layer needs simulcast/,
+  );
+});
+
+const CHOICE = {
+  asks: [
+    { rid: "l", atNs: 5e6, status: 200 },
+    { rid: "h", atNs: 1.005e9, status: 200 },
+  ],
+  switches: [{ from: "l", to: "h", askedNs: 1.005e9, switchNs: 4e7, framesLost: 0 }],
+};
+
+test("a record's layer choice passes; a malformed or oversized one does not", () => {
+  const ids = new Set([1]);
+  const rec = { ...syntheticRecord(1, [1e6]), layerChoice: CHOICE };
+  assert.equal(recordOk(JSON.parse(JSON.stringify(rec)), ids), true);
+  const unasked = { ...CHOICE, switches: [{ ...CHOICE.switches[0], askedNs: null, switchNs: null }] };
+  assert.equal(recordOk({ ...rec, layerChoice: unasked }, ids), true);
+  const refused = { reason: "the server offered no layer extension", asks: [], switches: [] };
+  assert.equal(recordOk({ ...rec, layerChoice: refused }, ids), true);
+  const bad = [
+    { ...CHOICE, asks: [{ rid: "h", atNs: "soon", status: 200 }] },
+    { ...CHOICE, asks: [{ rid: "h", atNs: 1, status: 200, token: "x" }] },
+    { ...CHOICE, switches: [{ from: "l", to: "h", askedNs: 1, switchNs: 1 }] },
+    { ...CHOICE, switches: Array(513).fill(CHOICE.switches[0]) },
+    { ...CHOICE, extra: 1 },
+    { asks: [] },
+  ];
+  for (const layerChoice of bad)
+    assert.equal(recordOk({ ...rec, layerChoice }, ids), false, JSON.stringify(layerChoice).slice(0, 80));
+});
+
+test("a record's instants go out relative to the agent's t0 and come back on the coordinator's", () => {
+  const rec = { ...syntheticRecord(1, [1e6]), postMonoNs: 7e9, stopMonoNs: 9e9, layerChoice: CHOICE };
+  const wire = shiftRecordInstants(rec, -6e9);
+  assert.equal(wire.postMonoNs, 1e9);
+  assert.equal(wire.stopMonoNs, 3e9);
+  assert.deepEqual(
+    wire.layerChoice?.asks.map((a) => a.atNs),
+    [5e6 - 6e9, 1.005e9 - 6e9],
+  );
+  const back = shiftRecordInstants(wire, 100e9);
+  assert.equal(back.postMonoNs, 101e9);
+  assert.equal(back.layerChoice?.switches[0]?.askedNs, 1.005e9 + 94e9);
+  assert.equal(back.layerChoice?.switches[0]?.switchNs, 4e7, "a duration is not moved");
+  assert.equal(rec.postMonoNs, 7e9, "the record itself is not changed");
+  const ask = (r: typeof back) => (r.layerChoice?.asks[1]?.atNs ?? 0) - (r.postMonoNs ?? 0);
+  assert.equal(ask(back), ask(rec), "the ask stays where it was after the viewer's POST");
 });

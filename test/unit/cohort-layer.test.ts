@@ -111,3 +111,10 @@ test("the shards carry the layers when only a cohort chooses, with no scenario-w
   const none = parseScenario(JSON.stringify({ ...BASE, cohorts: [{ name: "low", viewers: 2 }] }));
   for (const t of shardTasks({ ...opts, scenario: none })) assert.equal(t.layerSwitch, undefined);
 });
+
+test("a layerSwitch reads back in the report's key order (startRid, atSeconds, rid), as the file wrote it or not", () => {
+  const s = parseScenario(
+    JSON.stringify({ ...BASE, layerSwitch: { rid: "h", atSeconds: 1, startRid: "l" } }),
+  );
+  assert.deepEqual(Object.keys(s.layerSwitch ?? {}), ["startRid", "atSeconds", "rid"]);
+});

@@ -92,6 +92,8 @@ post_json "$WHIP_BASE/create" \
   '{"id":"h264","room":1234,"label":"whipbench-h264","secret":"adminpwd","recipient":{"host":"127.0.0.1","videoPort":15006,"videoRtcpPort":15007}}'
 # WHIP vp8-sim: a simulcast publisher into room 1235, not forwarded (its viewers subscribe in the room)
 post_json "$WHIP_BASE/create" '{"id":"vp8-sim","room":1235,"label":"whipbench-vp8-sim","secret":"adminpwd"}'
+# WHIP h264-sim: the same for H.264 simulcast, room 1236
+post_json "$WHIP_BASE/create" '{"id":"h264-sim","room":1236,"label":"whipbench-h264-sim","secret":"adminpwd"}'
 # WHEP: Streaming mountpoints
 post_json "$WHEP_BASE/create" '{"id":"vp8","mountpoint":1}'
 post_json "$WHEP_BASE/create" '{"id":"h264","mountpoint":2}'
@@ -99,6 +101,7 @@ post_json "$WHEP_BASE/create" '{"id":"ext-vp8","mountpoint":3}'
 post_json "$WHEP_BASE/create" '{"id":"ext-h264","mountpoint":4}'
 # WHEP vp8-sim: VideoRoom subscribers of room 1235's publisher, one substream each (layer extension)
 post_json "$WHEP_BASE/create" '{"id":"vp8-sim","plugin":"videoroom","room":1235,"layers":["l","m","h"]}'
+post_json "$WHEP_BASE/create" '{"id":"h264-sim","plugin":"videoroom","room":1236,"layers":["l","m","h"]}'
 
 cat <<MSG
 janus stack up (logs and PIDs in $RUN_DIR):
@@ -106,4 +109,5 @@ janus stack up (logs and PIDs in $RUN_DIR):
   WHEP  $WHEP_BASE/endpoint/vp8      $WHEP_BASE/endpoint/h264
         $WHEP_BASE/endpoint/ext-vp8  $WHEP_BASE/endpoint/ext-h264   (gst-publish.sh vp8|h264)
   simulcast (VP8, layers l,m,h): WHIP $WHIP_BASE/endpoint/vp8-sim  WHEP $WHEP_BASE/endpoint/vp8-sim
+  simulcast (H.264, l,m,h):      WHIP $WHIP_BASE/endpoint/h264-sim WHEP $WHEP_BASE/endpoint/h264-sim
 MSG

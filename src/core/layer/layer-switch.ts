@@ -22,19 +22,16 @@ export function layerSwitchFields(raw: unknown, fail: (msg: string) => never): L
   const o = raw as Record<string, unknown>;
   for (const k of Object.keys(o))
     if (!KEYS.includes(k)) fail(`unknown key ${JSON.stringify(k.slice(0, 40))} (${WANT})`);
-  const out: LayerSwitchSpec = {};
-  for (const k of ["startRid", "rid"] as const) {
-    const v = o[k];
-    if (v === undefined) continue;
-    if (!isLayer(v)) fail(`${k} is not a layer (${WANT})`);
-    out[k] = v;
-  }
+  for (const k of ["startRid", "rid"] as const)
+    if (o[k] !== undefined && !isLayer(o[k])) fail(`${k} is not a layer (${WANT})`);
   const at = o["atSeconds"];
-  if (at !== undefined) {
-    if (typeof at !== "number" || !Number.isFinite(at) || at <= 0 || at > 3600)
-      fail("atSeconds must be a number of seconds above 0 and at most 3600");
-    out.atSeconds = at;
-  }
+  if (at !== undefined && (typeof at !== "number" || !Number.isFinite(at) || at <= 0 || at > 3600))
+    fail("atSeconds must be a number of seconds above 0 and at most 3600");
+  // the keys in the report's order (startRid, atSeconds, rid), however the file wrote them
+  const out: LayerSwitchSpec = {};
+  if (o["startRid"] !== undefined) out.startRid = o["startRid"] as string;
+  if (at !== undefined) out.atSeconds = at as number;
+  if (o["rid"] !== undefined) out.rid = o["rid"] as string;
   if ((out.atSeconds === undefined) !== (out.rid === undefined)) fail("atSeconds and rid come together");
   if (out.startRid === undefined && out.rid === undefined) fail("name startRid, or atSeconds and rid");
   if (out.startRid !== undefined && out.startRid === out.rid) fail("rid is the layer it starts on");

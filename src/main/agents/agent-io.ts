@@ -9,6 +9,7 @@ import type { Logger } from "../observe/log.ts";
 import { finishReport, jsonOutput, markdownOutput } from "../output/outputs.ts";
 import type { ShareOutcome } from "./agent-share.ts";
 import { agentFigures } from "./host-merge.ts";
+import { shiftRecordInstants } from "./record-clock.ts";
 import type { Conn } from "./wire.ts";
 
 const RECORDS_PER_FRAME = 50;
@@ -64,9 +65,7 @@ export async function dial(
 
 /** The records (instants relative to t0), in chunks, then this host's own figures. */
 export function sendResults(conn: Conn, opts: ShareOutcome): void {
-  const wire = opts.records.map((r) =>
-    r.postMonoNs !== undefined ? { ...r, postMonoNs: r.postMonoNs - opts.t0MonoNs } : r,
-  );
+  const wire = opts.records.map((r) => shiftRecordInstants(r, -opts.t0MonoNs));
   for (let i = 0; i < wire.length; i += RECORDS_PER_FRAME) {
     conn.send({ type: "records", records: wire.slice(i, i + RECORDS_PER_FRAME) });
   }

@@ -5,7 +5,8 @@
 // t0 moved onto this host's monotonic clock, through the runner's own steps (its clocks, the
 // viewers' phase, the report input). What the run leaves is a report input of its own.
 import { monoNs } from "../../core/clock/clock.ts";
-import { AgentError } from "../../core/errors.ts";
+import { AgentError, ScenarioError } from "../../core/errors.ts";
+import { layerSwitchProblem } from "../../core/layer/layer-switch.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import {
   decodeScenario,
@@ -52,11 +53,21 @@ export function agentScenario(raw: unknown): Scenario {
   // the seed travels as a decimal string (JSON has no int64); the schedule itself comes from the coordinator
   if (typeof seed === "string" && /^-?\d{1,20}$/.test(seed)) s.rampOffsetSeed = BigInt(seed);
   // simulcast needs whip, which the coordinator kept: it publishes the layers, the agent's
-  // viewers only receive them (their table's layers come with the send log)
-  const { simulcast, ...rest } = s;
+  // viewers only receive them (their table's layers come with the send log) and may choose one
+  // (docs/definitions.md#layer-switches): the layer keys are checked against simulcast here
+  const { simulcast, layerSwitch, ...rest } = s;
+  const cohorts = rest.cohorts;
+  if (cohorts !== undefined) rest.cohorts = cohorts.map(({ layer: _l, layerSwitch: _s, ...c }) => c);
   const out = validateScenario(normaliseScenario(rest));
   if (!out.whep) throw new AgentError("the scenario has no whep");
-  return simulcast !== undefined ? { ...out, simulcast } : out;
+  const problem = layerSwitchProblem(layerSwitch, simulcast, cohorts);
+  if (problem !== null) throw new ScenarioError(problem);
+  return {
+    ...out,
+    ...(simulcast !== undefined ? { simulcast } : {}),
+    ...(layerSwitch !== undefined ? { layerSwitch } : {}),
+    ...(cohorts !== undefined ? { cohorts } : {}),
+  };
 }
 
 export interface StartMessage {

@@ -15,6 +15,7 @@ import type { Logger } from "../observe/log.ts";
 import type { Engine, EngineResult } from "../run/engine.ts";
 import { type AgentFigures, figuresOk, finishInput, hostOf } from "./host-merge.ts";
 import type { AgentLink } from "./hub.ts";
+import { shiftRecordInstants } from "./record-clock.ts";
 import { profileOk, recordOk, tickOk } from "./shapes.ts";
 import { emptyTick } from "./tick-merge.ts";
 import { type Message, printable } from "./wire.ts";
@@ -212,7 +213,7 @@ function collect(shares: Share[]): EngineResult {
         rec.error = `the agent ${s.link.name} running this viewer was lost: ${s.link.lost ?? "it sent no record of it"}`;
         records.push(rec);
       } else {
-        records.push(r.postMonoNs !== undefined ? { ...r, postMonoNs: r.postMonoNs + t0 } : r);
+        records.push(shiftRecordInstants(r, t0));
       }
     }
     if (s.figures !== null) for (const p of s.profiles) profiles.push({ ...p, shard: profiles.length });

@@ -7,7 +7,6 @@ import { scenarioClip } from "../../core/clip/temporal.ts";
 import { takeWallAnchor, wallOf } from "../../core/clock/clock.ts";
 import { type ClipIdentity, clipIdentity, createHasher } from "../../core/delay/fingerprint.ts";
 import { errorMessage, RunError, UsageError } from "../../core/errors.ts";
-import { cohortLayerSpec } from "../../core/layer/layer-switch.ts";
 import type { Scenario } from "../../core/scenario/types.ts";
 import { emptyRecord } from "../../core/viewer-record.ts";
 import { stderrLogger } from "../observe/log.ts";
@@ -58,13 +57,6 @@ export async function coordinate(s: Scenario, out: RunOutputs, c: CoordinatorFla
   if (s.whip === undefined || s.whip === "") {
     throw new UsageError("the scenario needs whip: the coordinator publishes", "run --agents");
   }
-  // the agents' viewers take the layers the server sends; choosing one needs the layer driver's
-  // instants moved across hosts, which the wire does not do yet
-  if (s.layerSwitch !== undefined || (s.cohorts ?? []).some((k) => cohortLayerSpec(k) !== undefined))
-    throw new UsageError(
-      "layerSwitch: a run on agents does not choose layers yet (run on one host)",
-      "run --agents",
-    );
   const token = tokenFromEnv("--token-env", c.tokenEnv, "run");
   const log = out.log;
   if (token === undefined) log.line("note: no --token-env: any agent that reaches the control port may join");

@@ -60,6 +60,48 @@ const str = (x: unknown) => typeof x === "string" && x.length <= 2000;
 const MAX_LAYERS = 16;
 const layerNumbers = (x: unknown) => Array.isArray(x) && x.length <= MAX_LAYERS && x.every(isNum);
 const LAYER_TICK = { delays: [], switches: [], switchNs: [] };
+/** more asks or switches than a viewer keeps (its first 256 stays: docs/definitions.md#layer-switches) */
+const MAX_SWITCHES = 512;
+const numOrNull = (x: unknown) => x === null || isNum(x);
+const strOrNull = (x: unknown) => x === null || str(x);
+const ASK_KEYS = ["rid", "atNs", "status", "error"];
+const SWITCH_KEYS = ["from", "to", "askedNs", "switchNs", "framesLost"];
+
+function askOk(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  const a = v as Record<string, unknown>;
+  const known = Object.keys(a).every((k) => ASK_KEYS.includes(k));
+  return known && str(a.rid) && isNum(a.atNs) && isNum(a.status) && (a.error === undefined || str(a.error));
+}
+
+function switchOk(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  const s = v as Record<string, unknown>;
+  const known = Object.keys(s).length === SWITCH_KEYS.length && SWITCH_KEYS.every((k) => k in s);
+  return (
+    known &&
+    strOrNull(s.from) &&
+    str(s.to) &&
+    numOrNull(s.askedNs) &&
+    numOrNull(s.switchNs) &&
+    numOrNull(s.framesLost)
+  );
+}
+
+/** A viewer's layer choice (docs/definitions.md#layer-switches): its asks and switches, bounded. */
+function layerChoiceOk(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  const { asks, switches, reason, ...extra } = v as Record<string, unknown>;
+  const list = (x: unknown, ok: (e: unknown) => boolean) =>
+    Array.isArray(x) && x.length <= MAX_SWITCHES && x.every(ok);
+  return (
+    Object.keys(extra).length === 0 &&
+    (reason === undefined || str(reason)) &&
+    list(asks, askOk) &&
+    list(switches, switchOk)
+  );
+}
+
 const COUNTS_TEMPLATE = { datagrams: 0, delayed: 0, droppedLoss: 0, droppedQueue: 0 };
 const LINK_TEMPLATE = { down: COUNTS_TEMPLATE, up: COUNTS_TEMPLATE };
 /** A viewer's audio record (docs/definitions.md#audio-track): the template's types, its histogram decodes. */
@@ -100,6 +142,7 @@ const RECORD_OPTIONAL: Record<string, (x: unknown) => boolean> = {
   layerFrames: layerNumbers,
   layerExcluded: layerNumbers,
   layerDelayHists: (x) => Array.isArray(x) && x.length <= MAX_LAYERS && x.every(histogramOk),
+  layerChoice: layerChoiceOk,
 };
 const HISTS = VIEWER_HISTOGRAM_KEYS;
 

@@ -1,8 +1,12 @@
 // Simulcast WHEP endpoints of the recipe's front: a VideoRoom subscriber per viewer, one
 // substream of the room's simulcast publisher, and the WHEP layer extension (the WHEP draft's
-// core extensions) to choose it. Janus 1.1.2's VideoRoom subscriber gets one substream (by
-// default substream 2, which Janus takes for the highest) and switches on a `configure` request
-// naming the substream; this file maps the extension onto that request.
+// core extensions) to choose it. Janus 1.1.2's VideoRoom subscriber gets one substream and
+// switches on a `configure` request naming the substream; this file maps the extension onto that
+// request. Janus numbers the rids highest first (its JSEP `rid_order` defaults to "hml" and
+// simple-whip-server sends none), so the first rid listed, our lowest, is its substream n-1, and its
+// default for a new subscriber, substream 2, would be our l: each subscription here asks for
+// substream 0 (our highest) at its join, so a viewer that asks nothing gets the highest layer, as
+// the relay's does.
 //
 //   admin POST /whep/create {"id":"vp8-sim","plugin":"videoroom","room":1235,"layers":["l","m","h"]}
 //         `layers`: the publisher's rids, lowest first, as its a=simulcast lists them; no `feed`:
@@ -40,6 +44,24 @@ export function simulcastEndpoint(b) {
 export function forgetEndpoint(id) {
   simulcast.delete(id);
 }
+
+/**
+ * The library joins a VideoRoom subscriber with `{room, feed}`: a join in a simulcast endpoint's
+ * room goes out as `streams: [{feed, substream: 0}]` instead (every stream of the feed, the video
+ * on Janus's substream 0, our highest), so the leg starts on the highest layer with no switch.
+ */
+function joinOnHighest() {
+  const proto = VideoRoomPlugin.Handle.prototype;
+  const join = proto.joinSubscriber;
+  proto.joinSubscriber = function (details) {
+    const simRoom = [...simulcast.values()].some((s) => s.room === details?.room);
+    if (!simRoom || details.streams !== undefined || details.feed === undefined)
+      return join.call(this, details);
+    const { feed, ...rest } = details;
+    return join.call(this, { ...rest, streams: [{ feed, substream: 0 }] });
+  };
+}
+joinOnHighest();
 
 /** The two routes; call before `whep.start()`, so that the WHEP POST route runs ahead of the library's. */
 export function layerRoutes(app, whep) {
@@ -96,8 +118,7 @@ export function layerRoutes(app, whep) {
       res.status(400).send("unknown mediaId or encodingId");
       return;
     }
-    // Janus numbers the rids as if the offer listed them highest first (its JSEP `rid_order`
-    // defaults to "hml" and simple-whip-server sends none): the first rid listed is substream n-1
+    // Janus's numbering (highest first, see above): the first rid listed is substream n-1
     const substream = sim.layers.length - 1 - layer;
     const video = (subscriber.handle.streams ?? []).find((s) => s.type === "video");
     const mid = video?.mid ?? "0";
