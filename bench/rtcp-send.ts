@@ -22,6 +22,9 @@
 //         and the wake-up's own cost (the timer, epoll) is in the figure (alone: the last variant)
 //   pass  5 messages back to back per wake-up of a 1 ms timer: a pass of the thread's shared
 //         feedback tick (src/workers/timers.ts) at 25 viewers, 20 messages/s each, on a 10 ms grid
+// The variants marked "gathered" run each wake-up's messages as the tick's pass does: held
+// (src/net/write-gather.ts) and written in one sendmmsg at its end, against the same bytes through
+// dgram's socket.send (which looks the IP literal up with dns.lookup and sends one at a time).
 //
 //   node bench/rtcp-send.ts [--messages 4000] [--cold-messages 400] [--rounds 7]
 import { type ChildProcess, spawn } from "node:child_process";
@@ -33,6 +36,7 @@ import { openssl } from "../src/net/srtp/openssl.ts";
 import { OpensslSrtcpSender } from "../src/net/srtp/protect-rtcp.ts";
 import { nativeRtcpSender } from "../src/net/werift/rtcp-wire.ts";
 import { dtlsOf, rtcpSender } from "../src/net/werift/srtp-start.ts";
+import { beginGather, endGather, gather } from "../src/net/write-gather.ts";
 import { serializeRr, serializeSdes } from "../src/workers/receive/rtcp-out.ts";
 import { median } from "./median.ts";
 import { connectedPair } from "./peer-pair.ts";
@@ -89,12 +93,21 @@ const messages = [feedback, head];
  * µs of this thread's CPU per message for `send`, `mode.perWake` messages per wake-up of the loop:
  * user + system, and system alone (the kernel's share: the send's syscall, loopback delivery in it)
  */
-async function cpuPerMessage(send: (m: Buffer) => unknown, mode: Mode): Promise<[number, number]> {
+async function cpuPerMessage(
+  send: (m: Buffer) => unknown,
+  mode: Mode,
+  gathered: boolean,
+): Promise<[number, number]> {
   const t0 = process.threadCpuUsage();
   for (let i = 0; i < mode.messages; i++) {
+    if (gathered && i % mode.perWake === 0) beginGather();
     send(messages[i & 1]!);
-    if (i % mode.perWake === mode.perWake - 1) await (mode.sleeps ? sleep(1) : turn());
+    if (i % mode.perWake === mode.perWake - 1) {
+      if (gathered) endGather();
+      await (mode.sleeps ? sleep(1) : turn());
+    }
   }
+  endGather();
   await turn();
   const d = process.threadCpuUsage(t0);
   return [(d.user + d.system) / mode.messages, d.system / mode.messages];
@@ -160,9 +173,10 @@ const weriftSrtcp = new SrtcpSession({
 const ours = new OpensslSrtcpSender(SRTP_AEAD_AES_128_GCM, key, salt);
 let index = 0;
 
-const variants: [string, (m: Buffer) => unknown][] = [
+const variants: [string, (m: Buffer) => unknown, boolean?][] = [
   ["werift sendRtcp (protect + send)", weriftSend],
   ["native protect + socket.send", nativeSend],
+  ["native protect + gathered (one sendmmsg per wake-up)", nativeSend, true],
   ["werift SRTCP protect alone (GCM)", (m) => weriftSrtcp.encrypt(m)],
   [
     "native SRTCP protect alone (GCM)",
@@ -172,17 +186,18 @@ const variants: [string, (m: Buffer) => unknown][] = [
     },
   ],
   ["bare socket.send → reader in epoll (floor)", (m) => socket.send(m, port, host)],
+  ["bare gathered → reader in epoll", (m) => gather(socket, m, host, port), true],
   ["bare socket.send → socket nobody reads", (m) => socket.send(m, deafPort, host)],
   ["bare socket.send → port with no socket", (m) => socket.send(m, nobodyPort, host)],
   ["nothing (the loop and its wake-ups alone)", () => undefined],
 ];
 const samples = MODES.map(() => variants.map(() => [] as number[]));
 const kernel = MODES.map(() => variants.map(() => [] as number[]));
-for (const mode of MODES) for (const [, send] of variants) await cpuPerMessage(send, mode); // warm-up
+for (const mode of MODES) for (const [, send, g] of variants) await cpuPerMessage(send, mode, g === true); // warm-up
 for (let r = 0; r < ROUNDS; r++) {
   for (const [m, mode] of MODES.entries())
-    for (const [i, [, send]] of variants.entries()) {
-      const [all, system] = await cpuPerMessage(send, mode);
+    for (const [i, [, send, g]] of variants.entries()) {
+      const [all, system] = await cpuPerMessage(send, mode, g === true);
       samples[m]![i]!.push(all);
       kernel[m]![i]!.push(system);
     }
