@@ -22,18 +22,32 @@
 //         and the wake-up's own cost (the timer, epoll) is in the figure (alone: the last variant)
 //   pass  5 messages back to back per wake-up of a 1 ms timer: a pass of the thread's shared
 //         feedback tick (src/workers/timers.ts) at 25 viewers, 20 messages/s each, on a 10 ms grid
+// The variants marked "gathered" run each wake-up's messages as the tick's pass does: held
+// (src/net/write-gather.ts) and written in one sendmmsg at its end, against the same bytes through
+// dgram's socket.send (which looks the IP literal up with dns.lookup and sends one at a time).
 //
-//   node bench/rtcp-send.ts [--messages 4000] [--cold-messages 400] [--rounds 7]
+// Last, receiver reports on the thread's shared tick: 25 viewers' periodic reports (each every
+// 0.5–1.5 s, src/workers/receive/receiver-reports.ts) sent as the viewers' are (native protect,
+// gathered in the pass), their instants on the tick's 10 ms grid (as before) against the report
+// grid (REPORT_GRID_MS), windows alternating: passes (here each a timer wake-up: nothing else
+// wakes this thread) and reports a second, and this thread's CPU per report.
+//
+//   node bench/rtcp-send.ts [--messages 4000] [--cold-messages 400] [--rounds 7] [--report-seconds 4]
 import { type ChildProcess, spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
 import { setTimeout as sleep, setImmediate as turn } from "node:timers/promises";
 import { SrtcpSession } from "werift";
+import { monoNs } from "../src/core/clock/clock.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../src/core/srtp/kdf.ts";
 import { openssl } from "../src/net/srtp/openssl.ts";
 import { OpensslSrtcpSender } from "../src/net/srtp/protect-rtcp.ts";
 import { nativeRtcpSender } from "../src/net/werift/rtcp-wire.ts";
 import { dtlsOf, rtcpSender } from "../src/net/werift/srtp-start.ts";
+import { beginGather, endGather, gather } from "../src/net/write-gather.ts";
+import { REPORT_GRID_MS, ReceiverReports } from "../src/workers/receive/receiver-reports.ts";
+import { ReceptionStats } from "../src/workers/receive/reception.ts";
 import { serializeRr, serializeSdes } from "../src/workers/receive/rtcp-out.ts";
+import { FEEDBACK_TICK_MS, SharedTick } from "../src/workers/timers.ts";
 import { median } from "./median.ts";
 import { connectedPair } from "./peer-pair.ts";
 
@@ -50,6 +64,8 @@ function arg(name: string, fallback: number): number {
 const MESSAGES = arg("messages", 4000);
 const COLD_MESSAGES = arg("cold-messages", 400);
 const ROUNDS = arg("rounds", 7);
+const REPORT_SECONDS = arg("report-seconds", 4);
+const REPORT_VIEWERS = 25;
 /** the modes: messages per wake-up, whether the thread sleeps 1 ms between wake-ups, messages per round */
 const MODES = [
   { name: "hot", perWake: 20, sleeps: false, messages: MESSAGES },
@@ -89,12 +105,21 @@ const messages = [feedback, head];
  * µs of this thread's CPU per message for `send`, `mode.perWake` messages per wake-up of the loop:
  * user + system, and system alone (the kernel's share: the send's syscall, loopback delivery in it)
  */
-async function cpuPerMessage(send: (m: Buffer) => unknown, mode: Mode): Promise<[number, number]> {
+async function cpuPerMessage(
+  send: (m: Buffer) => unknown,
+  mode: Mode,
+  gathered: boolean,
+): Promise<[number, number]> {
   const t0 = process.threadCpuUsage();
   for (let i = 0; i < mode.messages; i++) {
+    if (gathered && i % mode.perWake === 0) beginGather();
     send(messages[i & 1]!);
-    if (i % mode.perWake === mode.perWake - 1) await (mode.sleeps ? sleep(1) : turn());
+    if (i % mode.perWake === mode.perWake - 1) {
+      if (gathered) endGather();
+      await (mode.sleeps ? sleep(1) : turn());
+    }
   }
+  endGather();
   await turn();
   const d = process.threadCpuUsage(t0);
   return [(d.user + d.system) / mode.messages, d.system / mode.messages];
@@ -160,9 +185,10 @@ const weriftSrtcp = new SrtcpSession({
 const ours = new OpensslSrtcpSender(SRTP_AEAD_AES_128_GCM, key, salt);
 let index = 0;
 
-const variants: [string, (m: Buffer) => unknown][] = [
+const variants: [string, (m: Buffer) => unknown, boolean?][] = [
   ["werift sendRtcp (protect + send)", weriftSend],
   ["native protect + socket.send", nativeSend],
+  ["native protect + gathered (one sendmmsg per wake-up)", nativeSend, true],
   ["werift SRTCP protect alone (GCM)", (m) => weriftSrtcp.encrypt(m)],
   [
     "native SRTCP protect alone (GCM)",
@@ -172,21 +198,23 @@ const variants: [string, (m: Buffer) => unknown][] = [
     },
   ],
   ["bare socket.send → reader in epoll (floor)", (m) => socket.send(m, port, host)],
+  ["bare gathered → reader in epoll", (m) => gather(socket, m, host, port), true],
   ["bare socket.send → socket nobody reads", (m) => socket.send(m, deafPort, host)],
   ["bare socket.send → port with no socket", (m) => socket.send(m, nobodyPort, host)],
   ["nothing (the loop and its wake-ups alone)", () => undefined],
 ];
 const samples = MODES.map(() => variants.map(() => [] as number[]));
 const kernel = MODES.map(() => variants.map(() => [] as number[]));
-for (const mode of MODES) for (const [, send] of variants) await cpuPerMessage(send, mode); // warm-up
+for (const mode of MODES) for (const [, send, g] of variants) await cpuPerMessage(send, mode, g === true); // warm-up
 for (let r = 0; r < ROUNDS; r++) {
   for (const [m, mode] of MODES.entries())
-    for (const [i, [, send]] of variants.entries()) {
-      const [all, system] = await cpuPerMessage(send, mode);
+    for (const [i, [, send, g]] of variants.entries()) {
+      const [all, system] = await cpuPerMessage(send, mode, g === true);
       samples[m]![i]!.push(all);
       kernel[m]![i]!.push(system);
     }
 }
+const reportRows = await reportRounds();
 await viewer.close();
 for (const c of children) c.kill();
 for (const [m, mode] of MODES.entries()) {
@@ -203,4 +231,54 @@ for (const [m, mode] of MODES.entries()) {
       `| ${name} | ${median(s).toFixed(2)} | ${Math.min(...s).toFixed(2)}–${Math.max(...s).toFixed(2)} | ${median(kernel[m]![i]!).toFixed(2)} |\n`,
     );
   }
+}
+process.stdout.write(
+  `\nreceiver reports of ${REPORT_VIEWERS} viewers on one tick, ${REPORT_SECONDS} s windows × ${ROUNDS} rounds, medians\n`,
+);
+process.stdout.write(
+  "| report grid | passes/s | reports/s | µs CPU per report | min–max |\n| ---: | ---: | ---: | ---: | ---: |\n",
+);
+for (const row of reportRows) process.stdout.write(`${row}\n`);
+
+/** One window of REPORT_VIEWERS viewers' reports on a tick of its own: [passes/s, reports/s, µs CPU/report]. */
+async function reportWindow(gridMs: number): Promise<[number, number, number]> {
+  let passes = 0;
+  const tick = new SharedTick(FEEDBACK_TICK_MS, {
+    begin: () => {
+      passes++;
+      beginGather();
+    },
+    end: endGather,
+  });
+  const stats = new ReceptionStats(90_000);
+  stats.onPacket(block.ssrc, 1, 0, monoNs());
+  const send = nativeSend as (m: Uint8Array) => void;
+  const reports = Array.from(
+    { length: REPORT_VIEWERS },
+    (_, i) => new ReceiverReports(stats, send, ssrc + 1 + i, { gridMs }, tick),
+  );
+  await sleep(1500); // every viewer's first report drawn and sent: the steady state
+  const [p0, r0] = [passes, reports.reduce((n, r) => n + r.sent, 0)];
+  const t0 = process.threadCpuUsage();
+  await sleep(REPORT_SECONDS * 1000);
+  const d = process.threadCpuUsage(t0);
+  const sent = reports.reduce((n, r) => n + r.sent, 0) - r0;
+  for (const r of reports) r.close();
+  return [(passes - p0) / REPORT_SECONDS, sent / REPORT_SECONDS, (d.user + d.system) / Math.max(1, sent)];
+}
+
+/** The report grids alternating, ROUNDS windows each; the table's rows. */
+async function reportRounds(): Promise<string[]> {
+  const grids = [FEEDBACK_TICK_MS, REPORT_GRID_MS];
+  const got = grids.map(() => [[], [], []] as number[][]);
+  for (let r = 0; r < ROUNDS; r++)
+    for (const [g, gridMs] of grids.entries()) {
+      const w = await reportWindow(gridMs);
+      for (let k = 0; k < 3; k++) got[g]![k]!.push(w[k]!);
+    }
+  return grids.map((gridMs, g) => {
+    const [p, n, us] = got[g]!.map((a) => median(a));
+    const range = `${Math.min(...got[g]![2]!).toFixed(1)}–${Math.max(...got[g]![2]!).toFixed(1)}`;
+    return `| ${gridMs} ms | ${p!.toFixed(1)} | ${n!.toFixed(1)} | ${us!.toFixed(1)} | ${range} |`;
+  });
 }

@@ -1,8 +1,9 @@
 // A thread's gathered writes (docs/definitions.md#transport-feedback): while a pass of its shared
-// feedback tick runs (src/workers/timers.ts), the RTCP its viewers write on one socket is held in
-// the thread's send arena (./batch-write.ts) and leaves with one sendmmsg per socket when the
-// pass ends, or sooner when the arena is full or the next datagram is for another socket. Outside
-// a pass, or where batched writes cannot run here, nothing is held and the writer sends itself.
+// feedback tick runs (src/workers/timers.ts), the RTCP its viewers write — on the shared socket,
+// and on a viewer's own socket (./werift/rtcp-wire.ts) — is held in the thread's send arena
+// (./batch-write.ts) and leaves with one sendmmsg per socket when the pass ends, or sooner when
+// the arena is full or the next datagram is for another socket. Outside a pass, or where batched
+// writes cannot run here, nothing is held and the writer sends itself (a dgram send).
 import type { Socket } from "node:dgram";
 import { isIPv4 } from "node:net";
 import { ip4 } from "../core/wire/stun.ts";

@@ -69,9 +69,12 @@ export class SharedTick {
     return this.timer !== null;
   }
 
-  /** The grid instant nearest `delayNs` after `nowNs` (the next one where that is not after `nowNs`). */
-  after(nowNs: number, delayNs: number): number {
-    const g = this.granularityNs;
+  /**
+   * The grid instant nearest `delayNs` after `nowNs` (the next one where that is not after `nowNs`);
+   * `gridNs`: a coarser grid, a multiple of the tick's, for members whose instants need not be finer.
+   */
+  after(nowNs: number, delayNs: number, gridNs = this.granularityNs): number {
+    const g = gridNs;
     const t = Math.round((nowNs + delayNs) / g) * g;
     return t > nowNs ? t : t + g;
   }

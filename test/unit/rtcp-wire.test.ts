@@ -1,14 +1,17 @@
 // A lean viewer's RTCP out without werift's sendRtcp (src/net/werift/rtcp-wire.ts), on a real werift
 // pair over 127.0.0.1: what it sends reaches the other peer's werift, which decrypts and parses it;
 // it shares werift's SRTCP index (its sends and werift's interleave without reusing one) and
-// advances werift's sent counters.
+// advances werift's sent counters; inside a pass of the feedback tick it is gathered on werift's
+// own socket too (src/net/write-gather.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectedPair } from "../../bench/peer-pair.ts";
+import { batchWrites } from "../../src/net/batch-write.ts";
 import { openssl } from "../../src/net/srtp/openssl.ts";
 import { nativeRtcpSender } from "../../src/net/werift/rtcp-wire.ts";
 import { dtlsOf, rtcpSender } from "../../src/net/werift/srtp-start.ts";
+import { beginGather, endGather, gathered } from "../../src/net/write-gather.ts";
 import { serializePli, serializeRr, serializeSdes } from "../../src/workers/receive/rtcp-out.ts";
 
 const native = openssl();
@@ -49,6 +52,35 @@ test("native RTCP out reaches werift on the other side, sharing werift's SRTCP i
     );
     assert.equal(c.srtcp.localContext.getSrtcpSsrcState(ssrc).srtcpIndex, 3, "one index each, shared");
     assert.equal(c.packetsSent - before, 3);
+  } finally {
+    await viewer.close();
+    await server.close();
+  }
+});
+
+test("inside a pass of the feedback tick, RTCP on werift's own socket is gathered and arrives", {
+  skip: skip || (batchWrites().ok ? false : "no batch writes here"),
+}, async () => {
+  const { server, viewer } = await connectedPair();
+  try {
+    const vd = dtlsOf(viewer.getTransceivers()[0]!);
+    const sd = dtlsOf(server.getTransceivers()[0]!);
+    assert.ok(vd !== undefined && sd !== undefined);
+    const got: number[] = [];
+    (sd as unknown as { onRtcp: { subscribe(f: (p: { type: number }) => void): void } }).onRtcp.subscribe(
+      (p) => got.push(p.type),
+    );
+    const ours = nativeRtcpSender(vd) as (rtcp: Uint8Array) => void;
+    const ssrc = 0x0badcafe;
+    const datagrams = gathered.datagrams;
+    beginGather();
+    ours(serializePli(ssrc, 0x11111111));
+    ours(serializeRr(ssrc, null));
+    assert.equal(gathered.datagrams, datagrams, "held until the pass ends");
+    endGather();
+    assert.equal(gathered.datagrams, datagrams + 2, "both left in the pass's sendmmsg");
+    for (let i = 0; i < 200 && got.length < 2; i++) await sleep(10);
+    assert.deepEqual(got, [206, 201]);
   } finally {
     await viewer.close();
     await server.close();

@@ -1,9 +1,12 @@
 // The thread's shared feedback tick (src/workers/timers.ts SharedTick): one timer for many
 // viewers, each run at its own grid instant (never more than 1 ms early), those due together in
-// one pass; a closed viewer leaves it and the timer stops with the last. Through TwccSender too.
+// one pass; a closed viewer leaves it and the timer stops with the last. Through TwccSender too,
+// and ReceiverReports on their coarser grid.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
+import { REPORT_GRID_MS, ReceiverReports } from "../../src/workers/receive/receiver-reports.ts";
+import { ReceptionStats } from "../../src/workers/receive/reception.ts";
 import { TwccSender } from "../../src/workers/receive/twcc-sender.ts";
 import { SharedTick, type TickMember } from "../../src/workers/timers.ts";
 
@@ -122,4 +125,35 @@ test("TwccSenders on one tick: one message an interval, phases kept; a closed on
   }
   for (const s of senders) s.close();
   assert.equal(tick.armed, false);
+});
+
+test("receiver reports on the report grid: not early, and a thread's reports share passes", async () => {
+  const tick = new SharedTick(GRID_MS);
+  const grid = REPORT_GRID_MS * 1e6;
+  const sent: { atNs: number; dueNs: number }[] = [];
+  const reports: ReceiverReports[] = [];
+  for (let i = 0; i < 12; i++) {
+    const stats = new ReceptionStats(90_000);
+    stats.onPacket(0x2000 + i, 1, 0, monoNs());
+    const rr: ReceiverReports = new ReceiverReports(
+      stats,
+      () => sent.push({ atNs: monoNs(), dueNs: rr.dueNs }),
+      0x3000 + i,
+      { minMs: 100, maxMs: 300 },
+      tick,
+    );
+    assert.equal(rr.dueNs % grid, 0, "the first instant is off the report grid");
+    reports.push(rr);
+  }
+  await sleep(700);
+  for (const r of reports) r.close();
+  assert.equal(tick.armed, false);
+  // 12 reports every 100–300 ms over 700 ms: ≥ 2 each on average, on ≤ 7 grid instants
+  assert.ok(sent.length >= 24, `${sent.length} reports sent`);
+  for (const m of sent) {
+    assert.equal(m.dueNs % grid, 0, "an instant off the report grid");
+    assert.ok(m.atNs >= m.dueNs - 1e6, `sent ${(m.dueNs - m.atNs) / 1e6} ms early`);
+  }
+  const passes = new Set(sent.map((m) => m.dueNs)).size;
+  assert.ok(passes <= 8, `${sent.length} reports took ${passes} grid instants`);
 });

@@ -12,6 +12,7 @@
 import type { Socket } from "node:dgram";
 import { openssl } from "../srtp/openssl.ts";
 import { OpensslSrtcpSender } from "../srtp/protect-rtcp.ts";
+import { gather } from "../write-gather.ts";
 import { type DtlsTransport, srtpKeys } from "./srtp-start.ts";
 
 interface Pair {
@@ -78,12 +79,15 @@ export function nativeRtcpSender(dtlsTransport: unknown): ((rtcp: Uint8Array) =>
 const ignore = (): void => {};
 
 /**
- * Writes `enc` to `addr` on werift's UDP socket at once (UdpTransport.send's own call, without its
+ * Writes `enc` to `addr` on werift's UDP socket (UdpTransport.send's own call, without its
  * promise) or through the transport's send where it has no socket of its own (the thread's shared
- * socket, shared-udp.ts). False where neither can send.
+ * socket, shared-udp.ts). On werift's socket, inside a pass of the thread's feedback tick, it is
+ * gathered (../write-gather.ts: no dgram send and its dns.lookup of the address), else sent at
+ * once. False where neither can send.
  */
 function write(t: Transport, enc: Buffer, addr: [string, number]): boolean {
   if (t.socket !== undefined) {
+    if (gather(t.socket, enc, addr[0], addr[1])) return true;
     try {
       t.socket.send(enc, addr[1], addr[0]);
     } catch {

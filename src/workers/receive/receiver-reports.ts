@@ -1,13 +1,21 @@
 // A lean viewer's receiver reports: the periodic RR at libwebrtc's video interval (each drawn from
 // 0.5–1.5 s, docs/definitions.md#viewer-profile; its instants on the thread's shared tick,
-// ../timers.ts, as the transport feedback's) and the compound head — RR and SDES (CNAME) — that
-// leads every NACK and PLI (docs/definitions.md#nacks).
+// ../timers.ts, as the transport feedback's, on a coarser grid) and the compound head — RR and
+// SDES (CNAME) — that leads every NACK and PLI (docs/definitions.md#nacks).
 
 import { randomBytes } from "node:crypto";
 import { monoNs } from "../../core/clock/clock.ts";
 import { feedbackTick, type SharedTick, type TickMember } from "../timers.ts";
 import type { ReceptionStats } from "./reception.ts";
 import { serializeRr, serializeSdes } from "./rtcp-out.ts";
+
+/**
+ * The grid the periodic reports' instants are rounded to, ms: a multiple of the tick's, so a
+ * thread's viewers' reports share passes (each pass is a timer wake-up of the thread, whose CPU
+ * is most of what a lone report costs: bench/rtcp-send.ts), where the 10 ms grid gave most reports
+ * a wake-up of their own (docs/definitions.md#viewer-profile).
+ */
+export const REPORT_GRID_MS = 100;
 
 export class ReceiverReports implements TickMember {
   /** RR packets written, periodic and compound heads alike */
@@ -19,6 +27,7 @@ export class ReceiverReports implements TickMember {
   private readonly sdes: Buffer;
   private readonly minMs: number;
   private readonly spanMs: number;
+  private readonly gridNs: number;
   private readonly timerDone: () => void;
   private readonly tick: SharedTick;
   /** the next periodic report's instant on the tick's grid, −1 once closed (the tick reads it) */
@@ -30,7 +39,13 @@ export class ReceiverReports implements TickMember {
     stats: ReceptionStats,
     sendRtcp: (rtcp: Buffer) => void,
     senderSsrc: number,
-    timing: { minMs?: number | undefined; maxMs?: number | undefined; timerDone?: (() => void) | undefined },
+    timing: {
+      minMs?: number | undefined;
+      maxMs?: number | undefined;
+      timerDone?: (() => void) | undefined;
+      /** the grid the instants are rounded to (a multiple of the tick's); REPORT_GRID_MS unless told */
+      gridMs?: number;
+    },
     tick: SharedTick = feedbackTick(),
   ) {
     this.tick = tick;
@@ -40,6 +55,7 @@ export class ReceiverReports implements TickMember {
     this.sdes = serializeSdes(senderSsrc, randomBytes(12).toString("base64"));
     this.minMs = timing.minMs ?? 500;
     this.spanMs = (timing.maxMs ?? 1500) - this.minMs;
+    this.gridNs = (timing.gridMs ?? REPORT_GRID_MS) * 1e6;
     this.timerDone = timing.timerDone ?? (() => {});
     this.dueNs = this.next(monoNs());
     tick.join(this);
@@ -57,9 +73,9 @@ export class ReceiverReports implements TickMember {
     return Buffer.concat([rr, this.sdes]);
   };
 
-  /** A drawn interval after `nowNs`, at the tick's grid instant nearest it. */
+  /** A drawn interval after `nowNs`, at the report grid's instant nearest it. */
   private next(nowNs: number): number {
-    return this.tick.after(nowNs, (this.minMs + Math.random() * this.spanMs) * 1e6);
+    return this.tick.after(nowNs, (this.minMs + Math.random() * this.spanMs) * 1e6, this.gridNs);
   }
 
   /** The tick's pass reached the periodic report's instant. */
