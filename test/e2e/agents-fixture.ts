@@ -1,9 +1,12 @@
 // What the agents e2e tests share: the built-in relay on 127.0.0.1 for the file's tests, a
 // temporary directory, and CLI processes started through it, every one killed (by its own PID)
 // if still running when the file's tests end.
+import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, before } from "node:test";
+import type { Report } from "../../src/core/report/types.ts";
 import { Relay } from "../../src/main/relay/relay.ts";
-import { type CliRun, startCli, tempDir } from "./cli-harness.ts";
+import { type CliRun, freePort, readReportPair, startCli, tempDir } from "./cli-harness.ts";
 
 export interface AgentsFixture {
   /** the relay's base URL, set once the file's tests begin */
@@ -42,4 +45,33 @@ export function agentsFixture(prefix: string, env: Record<string, string>): Agen
       return r;
     },
   };
+}
+
+/**
+ * `run FILE --agents 2` and two agents (alpha, beta: one thread each, their own --out under
+ * `tag`) on 127.0.0.1 with `common` flags on every side; every process exits 0; the report.
+ */
+export async function runOnTwoAgents(
+  fx: AgentsFixture,
+  file: string,
+  out: string,
+  common: string[],
+  tag: string,
+): Promise<Report> {
+  const port = await freePort();
+  const flags = ["--coordinator-listen", `127.0.0.1:${port}`, "--agent-wait", "30", ...common];
+  const c = fx.start(["run", file, "--agents", "2", ...flags, "--out", out, "--no-html"]);
+  await c.waitForStderr("waiting up to");
+  const agents = ["alpha", "beta"].map((name) =>
+    fx.start([
+      "agent",
+      "--coordinator",
+      `127.0.0.1:${port}`,
+      ...["--workers", "1", ...common, "--name", name, "--out", join(fx.dir, `${name}-${tag}`)],
+    ]),
+  );
+  const [rc, ...ra] = await Promise.all([c.done, ...agents.map((a) => a.done)]);
+  assert.equal(rc.code, 0, rc.stderr);
+  for (const res of ra) assert.equal(res.code, 0, res.stderr);
+  return readReportPair(out).report as unknown as Report;
 }

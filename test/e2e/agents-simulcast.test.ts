@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { LAYER_NO_FRAME } from "../../src/core/report/layer-delay.ts";
 import type { Report } from "../../src/core/report/types.ts";
-import { agentsFixture } from "./agents-fixture.ts";
+import { agentsFixture, runOnTwoAgents } from "./agents-fixture.ts";
 import { freePort, readReportPair } from "./cli-harness.ts";
 import { shortScenario } from "./harness.ts";
 import { checkReportKeys } from "./report-keys.ts";
@@ -98,26 +98,6 @@ test("simulcast on two agents: per-layer delay pooled across hosts is the viewer
   assert.equal(h?.samples, fp?.samples, "every pooled sample is on h");
 });
 
-/** The coordinator and two agents (alpha, beta: one thread each) on 127.0.0.1; the report. */
-async function runOnTwoAgents(file: string, out: string): Promise<Report> {
-  const port = await freePort();
-  const flags = ["--coordinator-listen", `127.0.0.1:${port}`, "--agent-wait", "30", ...common];
-  const c = fx.start(["run", file, "--agents", "2", ...flags, "--out", out, "--no-html"]);
-  await c.waitForStderr("waiting up to");
-  const agents = ["alpha", "beta"].map((name) =>
-    fx.start([
-      "agent",
-      "--coordinator",
-      `127.0.0.1:${port}`,
-      ...["--workers", "1", ...common, "--name", name, "--out", join(fx.dir, `${name}-ls`)],
-    ]),
-  );
-  const [rc, ...ra] = await Promise.all([c.done, ...agents.map((a) => a.done)]);
-  assert.equal(rc.code, 0, rc.stderr);
-  for (const res of ra) assert.equal(res.code, 0, res.stderr);
-  return readReportPair(out).report as unknown as Report;
-}
-
 /** The clip's GOP (docs/definitions.md#simulcast-layers: keyframes every 30 frames at 30 fps), ms. */
 const GOP_MS = 1000;
 
@@ -125,7 +105,7 @@ test("layer choice on two agents: every viewer switches l→h at 1 s, asks on th
   const layerSwitch = { startRid: "l", atSeconds: 1, rid: "h" };
   // every frame sampled: a join late on a busy machine still has l's frames before the switch
   const file = scenarioFile("ls", { layerSwitch, excludeFirstSeconds: 0 });
-  const r = await runOnTwoAgents(file, join(fx.dir, "ls"));
+  const r = await runOnTwoAgents(fx, file, join(fx.dir, "ls"), common, "ls");
   assert.deepEqual(checkReportKeys(r).problems, []);
   assert.deepEqual(r.scenario.layerSwitch, layerSwitch);
   assert.deepEqual(

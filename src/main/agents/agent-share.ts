@@ -73,11 +73,15 @@ export function agentScenario(raw: unknown): Scenario {
 export interface StartMessage {
   t0WallNs: string;
   deadlineOffsetNs: number;
-  viewers: { id: number; startOffsetNs: number }[];
+  /** `cohort`: the index in the scenario's cohorts the coordinator assigned (absent: unimpaired) */
+  viewers: { id: number; startOffsetNs: number; cohort?: number }[];
 }
 
-/** A start message whose viewer ids are distinct ids of the scenario's viewers (fewer than `max`). */
-export function startOk(m: Record<string, unknown>, max: number): boolean {
+/**
+ * A start message whose viewer ids are distinct ids of the scenario's viewers (fewer than `max`)
+ * and whose cohorts index the scenario's `cohorts` of them.
+ */
+export function startOk(m: Record<string, unknown>, max: number, cohorts: number): boolean {
   const v = m.viewers;
   if (!Array.isArray(v) || new Set(v.map((x: { id?: unknown }) => x?.id)).size !== v.length) return false;
   return (
@@ -86,15 +90,16 @@ export function startOk(m: Record<string, unknown>, max: number): boolean {
     typeof m.deadlineOffsetNs === "number" &&
     m.deadlineOffsetNs >= 0 &&
     m.deadlineOffsetNs < 86_400e9 &&
-    Array.isArray(v) &&
     v.every(
-      (x: { id?: unknown; startOffsetNs?: unknown }) =>
+      (x: { id?: unknown; startOffsetNs?: unknown; cohort?: unknown }) =>
         Number.isSafeInteger(x?.id) &&
         (x.id as number) >= 0 &&
         (x.id as number) < max &&
         typeof x.startOffsetNs === "number" &&
         x.startOffsetNs >= 0 &&
-        x.startOffsetNs < 86_400e9,
+        x.startOffsetNs < 86_400e9 &&
+        (x.cohort === undefined ||
+          (Number.isSafeInteger(x.cohort) && (x.cohort as number) >= 0 && (x.cohort as number) < cohorts)),
     )
   );
 }
@@ -142,6 +147,11 @@ export class AgentShare {
     return this.o.scenario.viewers;
   }
 
+  /** the scenario's cohorts: every viewer's cohort index is below it */
+  get cohortsAsked(): number {
+    return this.o.scenario.cohorts?.length ?? 0;
+  }
+
   async prepare(): Promise<void> {
     await Promise.all([this.split.start(), this.o.engine.warmUp?.(Math.max(1, this.o.engine.workers))]);
     if (this.split.sendLog === null) throw new AgentError("the coordinator's send log did not arrive");
@@ -161,6 +171,8 @@ export class AgentShare {
       },
       t0MonoNs: Number(start.t0WallNs) - publisherWallMinusMonoNs,
       ids: start.viewers.map((v) => v.id),
+      // the coordinator assigned the cohorts over the whole run's viewers (docs/definitions.md#many-hosts)
+      cohorts: start.viewers.map((v) => v.cohort ?? -1),
     };
     const opts: PhaseOptions = {
       scenario: s,

@@ -218,7 +218,7 @@ class Session {
 
   private async start(m: Message): Promise<void> {
     const share = this.share;
-    if (share === null || !startOk(m, share.viewersAsked)) {
+    if (share === null || !startOk(m, share.viewersAsked, share.cohortsAsked)) {
       this.conn?.send({ type: "fail", reason: "the start message is malformed" });
       this.end(EXIT_ERROR);
       return;

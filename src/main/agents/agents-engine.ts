@@ -4,6 +4,7 @@
 // its per-second ticks as one shard's and gathers its records and shard profiles. An agent
 // that is lost takes only its own viewers (agent_lost).
 import { type WallAnchor, wallOf } from "../../core/clock/clock.ts";
+import { cohortsJson } from "../../core/link/assign.ts";
 import type { ReportInput } from "../../core/report/input.ts";
 import type { HostReport } from "../../core/report/types.ts";
 import { SCENARIO_DEFAULTS } from "../../core/scenario/defaults.ts";
@@ -136,6 +137,14 @@ export function agentsEngine(opts: AgentsEngineOptions): AgentsEngine {
   };
 }
 
+/**
+ * The scenario as the agent's parser reads it: its cohorts in the scenario's notation (the parsed
+ * profiles' keys, `delayNs` …, are not the file's).
+ */
+function wireScenario(s: Scenario): Record<string, unknown> {
+  return s.cohorts !== undefined ? { ...s, cohorts: cohortsJson(s.cohorts) } : { ...s };
+}
+
 /** The scenario out, the agent's ready (or its failure) back. */
 function prepare(s: Share, opts: AgentsEngineOptions, lose: (s: Share, why: string) => void): Promise<void> {
   if (s.link.lost !== null) return Promise.resolve();
@@ -158,7 +167,7 @@ function prepare(s: Share, opts: AgentsEngineOptions, lose: (s: Share, why: stri
         resolve();
       }
     };
-    s.link.conn.send({ type: "prepare", scenario: opts.scenario });
+    s.link.conn.send({ type: "prepare", scenario: wireScenario(opts.scenario) });
   });
 }
 
@@ -194,7 +203,12 @@ function runShare(
       type: "start",
       t0WallNs: BigInt(Math.round(wallOf(anchor, task.t0MonoNs))).toString(),
       deadlineOffsetNs: task.deadlineMonoNs - task.t0MonoNs,
-      viewers: task.viewers.map((v) => ({ id: v.id, startOffsetNs: v.startMonoNs - task.t0MonoNs })),
+      // each viewer's cohort as this run assigned it over all its viewers (absent: unimpaired)
+      viewers: task.viewers.map((v) => ({
+        id: v.id,
+        startOffsetNs: v.startMonoNs - task.t0MonoNs,
+        ...(v.cohort !== undefined ? { cohort: v.cohort } : {}),
+      })),
     });
   });
 }

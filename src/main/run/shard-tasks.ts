@@ -28,6 +28,11 @@ export interface ShardTaskOptions {
   publisherWallMinusMono: SharedArrayBuffer | null;
   /** the audio send log and fingerprints (a publishing run with audio); null: none */
   audioLog?: AudioShare | null;
+  /**
+   * each viewer's cohort index by place in the schedule (−1: unimpaired) as someone else assigned
+   * it over the whole run (an agent's share); absent: assigned here
+   */
+  cohortOf?: readonly number[];
 }
 
 /**
@@ -73,9 +78,10 @@ export function shardTasks(opts: ShardTaskOptions): ShardTask[] {
   const churn = opts.schedule.churn ?? null;
   // a late joiner takes its place's cohort, so each cohort keeps its share of the audience
   const cohortOf =
-    s.cohorts !== undefined
-      ? assignCohorts(s.cohorts, churn !== null ? s.viewers : opts.schedule.startNs.length)
-      : [];
+    s.cohorts === undefined
+      ? []
+      : (opts.cohortOf ??
+        assignCohorts(s.cohorts, churn !== null ? s.viewers : opts.schedule.startNs.length));
   opts.schedule.startNs.forEach((start, id) => {
     const place = churn?.placeOf[id] ?? id;
     const cohort = cohortOf[place] ?? -1;

@@ -107,6 +107,8 @@ export interface ViewerPlan {
   schedule: Schedule;
   t0MonoNs: number;
   ids: readonly number[];
+  /** each viewer's cohort index as the whole run assigned it (−1: unimpaired), by place in `ids` */
+  cohorts: readonly number[];
 }
 
 export function startClocks(given?: WallAnchor): RunClocks {
@@ -209,6 +211,7 @@ async function runViewers(
     identity: send.identity,
     publisherWallMinusMono: split?.publisherWallMinusMono ?? null,
     audioLog: audioShare(send.audio ?? null),
+    ...(plan ? { cohortOf: plan.cohorts } : {}),
   });
   // shardTasks numbers viewers by their place in the schedule: a plan's are the run's ids
   if (plan) for (const t of tasks) for (const v of t.viewers) v.id = plan.ids[v.id] ?? v.id;
