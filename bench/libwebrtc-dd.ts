@@ -6,9 +6,8 @@
 // with a peer alive, so this exits explicitly once the line is flushed.
 //   node bench/libwebrtc-dd.ts
 import { createRequire } from "node:module";
-import { TRANSPORT_CC_URI } from "../src/net/rtc.ts";
+import { DEPENDENCY_DESCRIPTOR_URI as DD_URI, TRANSPORT_CC_URI } from "../src/net/rtc.ts";
 
-export const DD_URI = "https://aomedia.org/av1-rtp-spec/#dependency-descriptor-rtp-header-extension";
 const GFD_URI = "http://www.webrtc.org/experiments/rtp-hdrext/generic-frame-descriptor/00";
 
 interface Pc {

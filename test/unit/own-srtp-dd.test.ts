@@ -1,0 +1,86 @@
+// Our SRTP stage (lean and arena paths) with the dependency descriptor negotiated
+// (docs/definitions.md#decodable-frames): each packet's descriptor reaches the render model before
+// the packet does, so a stream whose lost frame nothing references costs one frame (the generic
+// finder); without the extension id nothing is read and the same stream goes to the frame-id finder.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { RtpHeader, SrtpSession } from "werift";
+import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../../src/core/srtp/kdf.ts";
+import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
+import { deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
+import { plainPipeline } from "./plain-pipeline.ts";
+
+const KEY = Buffer.alloc(16, 3);
+const SALT = Buffer.alloc(12, 5);
+const MS = 1e6;
+const DD_ID = 5;
+const RX_KEYS = {
+  profile: SRTP_AEAD_AES_128_GCM as SrtpProfile,
+  remoteMasterKey: KEY,
+  remoteMasterSalt: SALT,
+};
+const N = 60;
+
+/** Frames 0..N−1 of one packet each (a keyframe at 0 and 30), L1T2 descriptors, frame `lose` lost. */
+function run(
+  inPlace: boolean,
+  ddId: number,
+  lose: number,
+): { finder: string; shown: number; descriptors: number } {
+  const tx = new SrtpSession({
+    keys: { localMasterKey: KEY, localMasterSalt: SALT, remoteMasterKey: KEY, remoteMasterSalt: SALT },
+    profile: SRTP_AEAD_AES_128_GCM,
+  });
+  const pipeline = plainPipeline("vp8");
+  let descriptors = 0;
+  const rx = new OwnSrtpStage({
+    ...RX_KEYS,
+    inPlace,
+    payloadTypes: [96],
+    clockRate: 90000,
+    absId: 0,
+    ddId,
+    onDescriptor: (seq, b, off, len) => {
+      descriptors++;
+      pipeline.render.model?.descriptor(seq, b, off, len);
+    },
+    senderSsrc: 1,
+    sendRtcp: () => {},
+    onNack: () => {},
+    next: {
+      receive: (p) => pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs),
+      close: () => {},
+    },
+  });
+  for (let i = 0; i < N; i++) {
+    if (i === lose) continue;
+    const key = i % 30 === 0;
+    const h = new RtpHeader({ sequenceNumber: 100 + i, timestamp: 3000 * i, payloadType: 96, ssrc: 7 });
+    h.marker = true;
+    h.extension = true;
+    const dd = key ? keyframeDescriptor(i, true) : deltaDescriptor(i, i % 2 === 0 ? 1 : 2, true, true);
+    h.extensions = [{ id: DD_ID, payload: Buffer.from(dd) }];
+    // VP8: S set, PictureID 7 bits (so without the descriptor the frame-id finder reads it)
+    const w = tx.encrypt(Buffer.from([0x90, 0x80, i, key ? 0 : 1, 1, 2]), h);
+    rx.receive(Buffer.from(w), w.length, ((i + 1) * 1000 * MS) / 30);
+  }
+  const r = pipeline.finish(((N + 2) * 1000 * MS) / 30);
+  return { finder: r.render.finder, shown: r.render.framesShown, descriptors };
+}
+
+for (const inPlace of [false, true]) {
+  test(`the dependency descriptor reaches the generic finder${inPlace ? " (in place)" : ""}`, () => {
+    // against the same stream with nothing lost (the playout's own skips are the same in both)
+    const all = run(inPlace, DD_ID, -1);
+    const r = run(inPlace, DD_ID, 11);
+    assert.equal(r.descriptors, N - 1);
+    assert.deepEqual([all.finder, r.finder], ["generic", "generic"]);
+    assert.ok(all.shown >= N - 1);
+    assert.equal(r.shown, all.shown - 1);
+    // not negotiated: nothing read; the frame-id finder waits for 11 until the keyframe at 30
+    const offAll = run(inPlace, 0, -1);
+    const off = run(inPlace, 0, 11);
+    assert.deepEqual([off.descriptors, off.finder, offAll.shown], [0, "frame-id", all.shown]);
+    assert.equal(off.shown, offAll.shown - 1 - 18);
+  });
+}
