@@ -41,6 +41,11 @@ export class FrameDescriptors {
     return this.droppedPackets + this.finder.dropped + this.finder.waiting;
   }
 
+  /** Whether `has` found a descriptor libwebrtc could not read (its frame never completes there). */
+  get unreadable(): boolean {
+    return this.state === 2;
+  }
+
   /** Whether the frame whose first packet is `lo` (extended) had a descriptor (then `find` read it). */
   has(lo: number): boolean {
     return this.find(lo & 0xffff) !== 0;

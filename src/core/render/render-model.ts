@@ -256,7 +256,7 @@ export class RenderModel {
   private vp8Frame(f: RenderFrame, id: number, layers: number, b: number, retransmitted: boolean): void {
     const at = f.completedNs;
     this.nowNs = at;
-    this.playout.completed(at, f.timestamp, retransmitted);
+    if (id >= 0 || !this.dd!.unreadable) this.playout.completed(at, f.timestamp, retransmitted);
     this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
     const fi =
       id < 0
