@@ -1,4 +1,4 @@
-// Our SRTP stage (lean and arena paths) with the dependency descriptor negotiated
+// Our SRTP stage (lean and arena paths) and werift's with the dependency descriptor negotiated
 // (docs/definitions.md#decodable-frames): each packet's descriptor reaches the render model before
 // the packet does, so a stream whose lost frame nothing references costs one frame (the generic
 // finder); without the extension id nothing is read and the same stream goes to the frame-id finder.
@@ -6,7 +6,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RtpHeader, SrtpSession } from "werift";
 import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../../src/core/srtp/kdf.ts";
+import { DEPENDENCY_DESCRIPTOR_URI } from "../../src/net/rtc.ts";
+import type { MediaStreamTrack } from "../../src/net/werift/api.ts";
+import { NackGenerator } from "../../src/workers/receive/nack.ts";
+import { NackSender } from "../../src/workers/receive/nack-sender.ts";
 import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
+import { TwccSender } from "../../src/workers/receive/twcc-sender.ts";
+import { WeriftSrtpStage } from "../../src/workers/receive/werift-stage.ts";
 import { deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
 import { plainPipeline } from "./plain-pipeline.ts";
 
@@ -84,3 +90,47 @@ for (const inPlace of [false, true]) {
     assert.equal(off.shown, offAll.shown - 1 - 18);
   });
 }
+
+test("werift's path: the descriptor from werift's extension map, only where negotiated", () => {
+  for (const negotiated of [true, false]) {
+    const pipeline = plainPipeline("vp8");
+    const nack = new NackSender(
+      new NackGenerator({}),
+      () => {},
+      1,
+      () => {},
+      () => null,
+    );
+    const stage = new WeriftSrtpStage(
+      nack,
+      new TwccSender(
+        () => {},
+        1,
+        () => {},
+      ),
+      () => {},
+    );
+    type Listener = (rtp: unknown, ext: Record<string, unknown>) => void;
+    let listener: Listener = () => {};
+    const track = { onReceiveRtp: { subscribe: (f: Listener) => (listener = f) } };
+    let descriptors = 0;
+    const onDescriptor = (seq: number, b: Uint8Array, off: number, len: number): void => {
+      descriptors++;
+      pipeline.render.model?.descriptor(seq, b, off, len);
+    };
+    stage.bind(null, {
+      receive: (p) => pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs),
+      close: () => {},
+    });
+    stage.takeVideo(track as unknown as MediaStreamTrack, false, [], negotiated ? onDescriptor : null);
+    for (let i = 0; i < 10; i++) {
+      const key = i === 0;
+      const dd = key ? keyframeDescriptor(i, true) : deltaDescriptor(i, i % 2 === 0 ? 1 : 2, true, true);
+      const header = { ssrc: 7, sequenceNumber: 100 + i, timestamp: 3000 * i, marker: true };
+      const payload = Buffer.from([0x90, 0x80, i, key ? 0 : 1, 1, 2]);
+      listener({ header, payload }, { [DEPENDENCY_DESCRIPTOR_URI]: Buffer.from(dd) });
+    }
+    const r = pipeline.finish(400 * MS).render;
+    assert.deepEqual([descriptors, r.finder], negotiated ? [10, "generic"] : [0, "frame-id"]);
+  }
+});
