@@ -1,7 +1,54 @@
 // Hand-built dependency descriptors for the tests
 // (https://aomedia.org/av1-rtp-spec/#dependency-descriptor-rtp-header-extension): a bit writer and
 // an L1T2 structure — template 0 the keyframe (no diffs), 1 a base-layer frame (diff 2), 2 a
-// top-layer frame (diff 1) — with two decode targets, one chain and a render resolution.
+// top-layer frame (diff 1) — with two decode targets, one chain and a render resolution; and our
+// SRTP stage handing such packets to a viewer pipeline, descriptors first (where negotiated).
+import { SrtpSession } from "werift";
+import type { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
+import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../../src/core/srtp/kdf.ts";
+import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
+
+const DD_KEY = Buffer.alloc(16, 3);
+const DD_SALT = Buffer.alloc(12, 5);
+const DD_PROFILE = SRTP_AEAD_AES_128_GCM as SrtpProfile;
+
+/** werift's SRTP session with the keys ddStage reads with (encrypt packets for it). */
+export function ddSender(): SrtpSession {
+  const keys = {
+    localMasterKey: DD_KEY,
+    localMasterSalt: DD_SALT,
+    remoteMasterKey: DD_KEY,
+    remoteMasterSalt: DD_SALT,
+  };
+  return new SrtpSession({ keys, profile: DD_PROFILE });
+}
+
+/** Our SRTP stage (keys DD_KEY, DD_SALT) for payload type 96 into `pipeline`; `ddId` 0: not negotiated. */
+export function ddStage(
+  pipeline: ViewerPipeline,
+  ddId: number,
+  inPlace: boolean,
+  onDescriptor: (seq: number, b: Uint8Array, off: number, len: number) => void,
+): OwnSrtpStage {
+  return new OwnSrtpStage({
+    profile: DD_PROFILE,
+    remoteMasterKey: DD_KEY,
+    remoteMasterSalt: DD_SALT,
+    inPlace,
+    payloadTypes: [96],
+    clockRate: 90000,
+    absId: 0,
+    ddId,
+    onDescriptor,
+    senderSsrc: 1,
+    sendRtcp: () => {},
+    onNack: () => {},
+    next: {
+      receive: (p) => pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs),
+      close: () => {},
+    },
+  });
+}
 
 export class BitWriter {
   private readonly bits: number[] = [];

@@ -4,27 +4,18 @@
 // finder); without the extension id nothing is read and the same stream goes to the frame-id finder.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RtpHeader, SrtpSession } from "werift";
-import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../../src/core/srtp/kdf.ts";
+import { RtpHeader } from "werift";
 import { DEPENDENCY_DESCRIPTOR_URI } from "../../src/net/rtc.ts";
 import type { MediaStreamTrack } from "../../src/net/werift/api.ts";
 import { NackGenerator } from "../../src/workers/receive/nack.ts";
 import { NackSender } from "../../src/workers/receive/nack-sender.ts";
-import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
 import { TwccSender } from "../../src/workers/receive/twcc-sender.ts";
 import { WeriftSrtpStage } from "../../src/workers/receive/werift-stage.ts";
-import { deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
+import { ddSender, ddStage, deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
 import { plainPipeline } from "./plain-pipeline.ts";
 
-const KEY = Buffer.alloc(16, 3);
-const SALT = Buffer.alloc(12, 5);
 const MS = 1e6;
 const DD_ID = 5;
-const RX_KEYS = {
-  profile: SRTP_AEAD_AES_128_GCM as SrtpProfile,
-  remoteMasterKey: KEY,
-  remoteMasterSalt: SALT,
-};
 const N = 60;
 
 /** Frames 0..N−1 of one packet each (a keyframe at 0 and 30), L1T2 descriptors, frame `lose` lost. */
@@ -33,30 +24,12 @@ function run(
   ddId: number,
   lose: number,
 ): { finder: string; shown: number; descriptors: number } {
-  const tx = new SrtpSession({
-    keys: { localMasterKey: KEY, localMasterSalt: SALT, remoteMasterKey: KEY, remoteMasterSalt: SALT },
-    profile: SRTP_AEAD_AES_128_GCM,
-  });
+  const tx = ddSender();
   const pipeline = plainPipeline("vp8");
   let descriptors = 0;
-  const rx = new OwnSrtpStage({
-    ...RX_KEYS,
-    inPlace,
-    payloadTypes: [96],
-    clockRate: 90000,
-    absId: 0,
-    ddId,
-    onDescriptor: (seq, b, off, len) => {
-      descriptors++;
-      pipeline.render.model?.descriptor(seq, b, off, len);
-    },
-    senderSsrc: 1,
-    sendRtcp: () => {},
-    onNack: () => {},
-    next: {
-      receive: (p) => pipeline.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs),
-      close: () => {},
-    },
+  const rx = ddStage(pipeline, ddId, inPlace, (seq, b, off, len) => {
+    descriptors++;
+    pipeline.render.model?.descriptor(seq, b, off, len);
   });
   for (let i = 0; i < N; i++) {
     if (i === lose) continue;

@@ -94,15 +94,17 @@ export function readDependencyDescriptor(
   out: DdFields,
 ): boolean {
   if (len < 3) return false;
-  const r = bits;
-  r.reset(b, off, len);
-  out.start = r.f(1) === 1;
-  out.end = r.f(1) === 1;
-  out.templateId = r.f(6);
-  out.frameNumber = r.f(16);
+  // the mandatory fields are whole bytes: read as such (every packet has them)
+  const b0 = b[off]!;
+  out.start = b0 >= 0x80;
+  out.end = (b0 & 0x40) !== 0;
+  out.templateId = b0 & 0x3f;
+  out.frameNumber = (b[off + 1]! << 8) | b[off + 2]!;
   out.attached = false;
   let s = known;
   let customFdiffs = false;
+  const r = bits;
+  r.reset(b, off + 3, len - 3);
   if (len > 3) {
     const structurePresent = r.f(1) === 1;
     const activePresent = r.f(1) === 1;
