@@ -127,9 +127,10 @@ export interface AudioRecord {
 export interface RenderCounters extends RenderCounts {
   /**
    * the reference finder in force: "frame-id" (VP8 with PictureID), "vp8" (VP8 with PictureID,
-   * temporal index and TL0PICIDX), "seq-num" (H.264, VP8 without PictureID); "" when no frame closed
+   * temporal index and TL0PICIDX), "seq-num" (H.264, VP8 without PictureID), "generic" (a dependency
+   * descriptor); "" when no frame closed
    */
-  finder: "" | "frame-id" | "seq-num" | "vp8";
+  finder: "" | "frame-id" | "seq-num" | "vp8" | "generic";
   /** last shown frame → the viewer's end, ms; -1 when nothing was shown */
   endGapMs: number;
 }

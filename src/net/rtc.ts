@@ -16,6 +16,9 @@ import { patchWerift } from "./werift/patches.ts";
 export const ABS_CAPTURE_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time";
 export const TRANSPORT_CC_URI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01";
 export const ABS_SEND_TIME_URI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time";
+/** The dependency descriptor (the render model's generic finder reads it where it was negotiated). */
+export const DEPENDENCY_DESCRIPTOR_URI =
+  "https://aomedia.org/av1-rtp-spec/#dependency-descriptor-rtp-header-extension";
 /** The extensions a simulcast publisher's packets carry (RFC 8852, RFC 8843): mid, rid and repaired rid. */
 export const SDES_MID_URI = "urn:ietf:params:rtp-hdrext:sdes:mid";
 export const RID_URI = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id";

@@ -3,7 +3,8 @@
 // chosen per frame (finder-choice.ts, docs/definitions.md#decodable-frames): VP8 with temporal
 // layers, libwebrtc's VP8 finder (vp8-ref-finder.ts); VP8 with a PictureID references PictureID − 1
 // (frame-id); H.264 and VP8 without one continue the last packet of the last frame passed on
-// (seq-num); a frame that needs another finder than the last starts a new one. A
+// (seq-num); a frame whose first packet had a dependency descriptor, the generic finder
+// (frame-descriptors.ts); a frame that needs another finder than the last starts a new one. A
 // keyframe opens a new chain; a delta frame whose reference was not decodable waits in a stash until
 // it is, and is dropped (not decodable) when a later keyframe is decodable. A frame at or before the
 // last decodable one is late. A decodable frame goes to the playout stage (playout.ts,
@@ -15,6 +16,7 @@ import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
 import { RENDER_COUNT_KEYS } from "./counts.ts";
 import { type FinderKind, finderOf } from "./finder-choice.ts";
+import { FrameDescriptors } from "./frame-descriptors.ts";
 import { FrameStash } from "./frame-stash.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 import { PaddingSeqs } from "./padding-seqs.ts";
@@ -68,6 +70,8 @@ export class RenderModel {
   private readonly pids = new PictureIds();
   /** VP8 with temporal layers: libwebrtc's VP8 finder (made for such a stream), the instant it is given */
   private vp8: Vp8RefFinder | null = null;
+  /** dependency descriptors and the generic finder, from the first descriptor given */
+  private dd: FrameDescriptors | null = null;
   private nowNs = 0;
   /** the chain broke (a frame could not be shown) at this instant, ns; −1 while unbroken */
   private brokenNs = -1;
@@ -103,12 +107,14 @@ export class RenderModel {
    */
   frame(f: RenderFrame, bytes = 0, retransmitted = false): void {
     // the descriptor is read once a frame: its PictureID and layer fields choose the finder
-    const pid = this.codec === "vp8" ? vp8PictureId(f.head) : -1;
+    const generic = this.dd?.has(f.lo) === true;
+    const pid = this.codec === "vp8" && !generic ? vp8PictureId(f.head) : -1;
     const layers = pid >= 0 ? vp8Layers(f.head) : -1;
-    const kind = finderOf(pid, layers);
+    const kind = generic ? "generic" : finderOf(pid, layers);
     if (kind !== this.finder) this.switchTo(kind);
-    if (kind === "vp8") {
-      this.vp8Frame(f, this.pids.unwrap(pid), layers, retransmitted ? -bytes - 1 : bytes, retransmitted);
+    if (kind === "vp8" || generic) {
+      const id = generic ? -1 : this.pids.unwrap(pid);
+      this.vp8Frame(f, id, layers, retransmitted ? -bytes - 1 : bytes, retransmitted);
       return;
     }
     let start: number;
@@ -165,6 +171,12 @@ export class RenderModel {
     this.playout.release(ns);
   }
 
+  /** Packet `seq` (16 bits) had a dependency descriptor at b[off, off + len) (it was negotiated). */
+  descriptor(seq: number, b: Uint8Array, off: number, len: number): void {
+    this.dd ??= new FrameDescriptors((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
+    this.dd.packet(seq, b, off, len);
+  }
+
   /** Runs the playout up to `ns` (frames due by then are shown). */
   advance(ns: number): void {
     this.playout.advance(ns);
@@ -174,6 +186,7 @@ export class RenderModel {
   finish(endNs: number): RenderCounters {
     this.playout.advance(endNs);
     this.notDecodable += this.stashed.clear() + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
+    if (this.dd !== null) this.notDecodable += this.dd.lost;
     const c = this.clock;
     const shown = c.frames > 0;
     return {
@@ -239,13 +252,17 @@ export class RenderModel {
     }
   }
 
-  /** A frame to the VP8 finder: `id` its unwrapped PictureID; `b` bytes, negative when retransmitted. */
+  /** A frame to the VP8 finder (`id` its unwrapped PictureID) or the generic one (−1); `b` < 0: rtx. */
   private vp8Frame(f: RenderFrame, id: number, layers: number, b: number, retransmitted: boolean): void {
     const at = f.completedNs;
     this.nowNs = at;
-    this.playout.completed(at, f.timestamp, retransmitted);
+    if (id >= 0 || !this.dd!.unreadable) this.playout.completed(at, f.timestamp, retransmitted);
     this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
-    if (this.vp8.frame(id, layers, f.keyframe, at, f.timestamp, b)) this.breakAt(at);
+    const fi =
+      id < 0
+        ? this.dd!.frame(at, f.timestamp, b)
+        : this.vp8.frame(id, layers, f.keyframe, at, f.timestamp, b);
+    if (fi) this.breakAt(at);
     this.playout.release(at);
   }
 
@@ -253,8 +270,8 @@ export class RenderModel {
    * The frame needs another finder than the last: libwebrtc makes a new one
    * (rtp_frame_reference_finder.cc), so what the old one held is gone — the frames waiting for their
    * reference are given up (not decodable), and so is the padding kept. The frame buffer stays: ids
-   * of the two PictureID finders continue each other, but sequence numbers and PictureIDs do not,
-   * so a switch between them restarts the chain at the next keyframe.
+   * of the two PictureID finders continue each other, but sequence numbers, PictureIDs and generic
+   * frame ids do not, so a switch between them restarts the chain at the next keyframe.
    */
   private switchTo(kind: FinderKind): void {
     if (this.finder === "") this.firstFinder = kind;
@@ -263,7 +280,7 @@ export class RenderModel {
       if (this.vp8 !== null) this.notDecodable += this.vp8.waiting + this.vp8.dropped;
       this.vp8 = null;
       this.pads.clear();
-      if (kind === "seq-num" || this.finder === "seq-num") this.lastId = -1;
+      if (![kind, this.finder].every((k) => k === "vp8" || k === "frame-id")) this.lastId = -1;
     }
     this.finder = kind;
   }

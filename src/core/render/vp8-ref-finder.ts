@@ -205,13 +205,19 @@ export class Vp8RefFinder {
 /**
  * PictureIDs to frame ids that keep increasing across wraps, as libwebrtc unwraps them: in a
  * 15-bit space whatever the descriptor's width (video_rtp_depacketizer_vp8.cc), so a 7-bit
- * PictureID's 127 → 0 is a step back of 127, not a step forward.
+ * PictureID's 127 → 0 is a step back of 127, not a step forward. With `mod` 65536, the dependency
+ * descriptor's frame numbers (its SeqNumUnwrapper).
  */
 export class PictureIds {
   private last = -1;
+  private readonly mod: number;
+
+  constructor(mod = 32768) {
+    this.mod = mod;
+  }
 
   unwrap(pid: number): number {
-    const mod = 32768;
+    const mod = this.mod;
     if (this.last < 0) {
       this.last = mod * 1024 + pid;
       return this.last;

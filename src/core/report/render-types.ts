@@ -6,7 +6,7 @@ import type { PooledRenderCounts, RenderCounts } from "../render/counts.ts";
 import type { Summary } from "../types.ts";
 
 /** The reference finder a viewer's frames went to (docs/definitions.md#viewer-experience). */
-export type RenderFinder = "frame-id" | "seq-num" | "vp8";
+export type RenderFinder = "frame-id" | "seq-num" | "vp8" | "generic";
 
 /**
  * docs/definitions.md#viewer-experience-per-viewer one viewer's `render` block: after `finder`

@@ -25,7 +25,14 @@ import type { OwnSrtpDiagnostics, ViewerThread } from "../thread.ts";
 import type { ViewerLink } from "./link.ts";
 import { NackGenerator } from "./nack.ts";
 import { NackSender } from "./nack-sender.ts";
-import { codecName, mediaCodecs, rtxPayloadTypes, rtxTimeMs, transportCcId } from "./negotiated.ts";
+import {
+  codecName,
+  dependencyDescriptorId,
+  mediaCodecs,
+  rtxPayloadTypes,
+  rtxTimeMs,
+  transportCcId,
+} from "./negotiated.ts";
 import { OwnSrtpStage } from "./receiver.ts";
 import {
   type AudioPacketSink,
@@ -164,6 +171,8 @@ function ownSrtp(
       clockRate: codecs[0]?.clockRate ?? 90000,
       absId: absCaptureId(tr.headerExtensions),
       twccId: transportCcId(tr),
+      ddId: dependencyDescriptorId(tr),
+      onDescriptor: (seq, b, off, len) => pipeline.render.model?.descriptor(seq, b, off, len),
       rtxPayloadTypes: rtxPayloadTypes(tr),
       senderSsrc: tr.receiver.rtcpSsrc,
       sendRtcp,
@@ -248,8 +257,12 @@ function takeTracks(
   const video = (track: Parameters<WeriftSrtpStage["takeVideo"]>[0]) => {
     if (taken) return;
     taken = true;
-    feed.feed(negotiatedPipeline(opts, tr, track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? ""));
-    werift.takeVideo(track, transportCcId(tr) !== 0, rtxPayloadTypes(tr));
+    const pipeline = negotiatedPipeline(opts, tr, track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? "");
+    feed.feed(pipeline);
+    const dd = dependencyDescriptorId(tr) !== 0;
+    const onDescriptor = (seq: number, b: Uint8Array, off: number, len: number): void =>
+      pipeline.render.model?.descriptor(seq, b, off, len);
+    werift.takeVideo(track, transportCcId(tr) !== 0, rtxPayloadTypes(tr), dd ? onDescriptor : null);
   };
   const sound = (track: Parameters<WeriftSrtpStage["takeAudio"]>[0]) => {
     if (audioStage === null || audioTaken) return;

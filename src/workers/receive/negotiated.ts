@@ -2,7 +2,7 @@
 // starts or its track arrives: the media codecs apart from rtx (RFC 4588), the rtx payload types,
 // the transport-wide sequence number's extension id (docs/definitions.md#viewer-profile) and the
 // codec's name as the pipeline takes it.
-import { extensionId, TRANSPORT_CC_URI } from "../../net/rtc.ts";
+import { DEPENDENCY_DESCRIPTOR_URI, extensionId, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import type { RTCRtpTransceiver } from "../../net/werift/api.ts";
 
 function isRtx(mime: string): boolean {
@@ -22,6 +22,14 @@ export function transportCcId(tr: RTCRtpTransceiver): number {
   const media = tr.codecs.find((c) => !isRtx(c.mimeType));
   if (media?.rtcpFeedback.some((f) => f.type === "transport-cc") !== true) return 0;
   return extensionId(tr.headerExtensions, TRANSPORT_CC_URI);
+}
+
+/**
+ * The dependency descriptor's extension id where it was negotiated, else 0
+ * (docs/definitions.md#decodable-frames: no viewer profile offers it today).
+ */
+export function dependencyDescriptorId(tr: RTCRtpTransceiver): number {
+  return extensionId(tr.headerExtensions, DEPENDENCY_DESCRIPTOR_URI);
 }
 
 /** The negotiated rtx codecs' payload types (RFC 4588), none where rtx was not negotiated. */

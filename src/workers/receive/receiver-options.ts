@@ -15,6 +15,10 @@ export interface OwnSrtpOptions {
   clockRate: number;
   /** negotiated abs-capture-time extension id, 0 when none */
   absId: number;
+  /** negotiated dependency descriptor extension id, 0 when none; each packet's goes to onDescriptor */
+  ddId?: number;
+  /** a video packet's dependency descriptor at b[off, off + len), before the packet is handed on */
+  onDescriptor?: (seq: number, b: Uint8Array, off: number, len: number) => void;
   /** negotiated transport-wide sequence number extension id, 0 when none (no transport feedback) */
   twccId?: number;
   /** payload types of the negotiated rtx codecs (RFC 4588), none when rtx was not negotiated */

@@ -61,6 +61,8 @@ export class OwnSrtpStage implements ReceiveStage {
   private readonly audioPacket = new ReceivedPacket();
   private readonly absId: number;
   private readonly twccId: number;
+  private readonly ddId: number;
+  private readonly onDescriptor: (seq: number, b: Uint8Array, off: number, len: number) => void;
   private readonly onRtxPacket: () => void;
   private readonly next: PacketStage;
   /** the packet handed on, rewritten for each */
@@ -90,6 +92,8 @@ export class OwnSrtpStage implements ReceiveStage {
     this.audioNext = opts.audio?.next ?? null;
     this.absId = opts.absId;
     this.twccId = opts.twccId ?? 0;
+    this.ddId = opts.onDescriptor !== undefined ? (opts.ddId ?? 0) : 0;
+    this.onDescriptor = opts.onDescriptor ?? noop;
     this.twcc =
       this.twccId !== 0
         ? new TwccSender(opts.sendRtcp, opts.senderSsrc, opts.onTransportFeedback ?? noop, opts.timerDone)
@@ -198,6 +202,10 @@ export class OwnSrtpStage implements ReceiveStage {
       if (found >= 0 && extensionLength(found) >= 8) {
         captureWallNs = absCaptureAtToUnixNs(data, extensionOffset(found));
       }
+    }
+    if (this.ddId !== 0) {
+      const dd = findExtension(data, h, this.ddId);
+      if (dd >= 0) this.onDescriptor(seq, data, extensionOffset(dd), extensionLength(dd));
     }
     this.stats.onPacket(ssrc, seq, ts, arrivalNs);
     this.nack.onPacket(ssrc, seq, arrivalNs);

@@ -12,7 +12,7 @@
 import { monoNs } from "../../core/clock/clock.ts";
 import { absCaptureToUnixNs } from "../../core/rtp/abs-capture-time.ts";
 import { isRtcp } from "../../core/wire/first-byte.ts";
-import { ABS_CAPTURE_TIME_URI, TRANSPORT_CC_URI } from "../../net/rtc.ts";
+import { ABS_CAPTURE_TIME_URI, DEPENDENCY_DESCRIPTOR_URI, TRANSPORT_CC_URI } from "../../net/rtc.ts";
 import type { MediaStreamTrack } from "../../net/werift/api.ts";
 import type { NackSender } from "./nack-sender.ts";
 import { type PacketStage, ReceivedPacket, type ReceiveStage } from "./stages.ts";
@@ -76,9 +76,15 @@ export class WeriftSrtpStage implements ReceiveStage {
 
   /**
    * The video track's packets to the NACK generator and the sink; what was negotiated is known
-   * with the track: transport-cc, and the RTX payload types.
+   * with the track: transport-cc, the RTX payload types, and the dependency descriptor (its
+   * packets' descriptors to `onDescriptor`, null where it was not negotiated).
    */
-  takeVideo(track: MediaStreamTrack, transportCc: boolean, rtxPayloadTypes: readonly number[]): void {
+  takeVideo(
+    track: MediaStreamTrack,
+    transportCc: boolean,
+    rtxPayloadTypes: readonly number[],
+    onDescriptor: ((seq: number, b: Uint8Array, off: number, len: number) => void) | null = null,
+  ): void {
     this.twccOn = transportCc;
     for (const p of rtxPayloadTypes) if (p >= 0 && p < 128) this.rtxPt[p] = 1;
     track.onReceiveRtp.subscribe((rtp, ext) => {
@@ -97,6 +103,8 @@ export class WeriftSrtpStage implements ReceiveStage {
         this.onRtx();
       }
       this.nack.onPacket(h.ssrc, h.sequenceNumber, arrivalNs);
+      const dd = onDescriptor !== null ? ext?.[DEPENDENCY_DESCRIPTOR_URI] : undefined;
+      if (Buffer.isBuffer(dd)) onDescriptor!(h.sequenceNumber, dd, 0, dd.length);
       const p = this.packet.set(
         h.sequenceNumber,
         h.timestamp,
