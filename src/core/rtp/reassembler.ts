@@ -23,6 +23,13 @@ export { MAX_PENDING } from "./frames.ts";
 
 /** How long a frame may stay incomplete after its first packet arrived. */
 export const WINDOW_NS = 1e9;
+/**
+ * A stream's first sequence number is extended to EXT_BASE + seq: room for 2^14 wraps back and 2^14
+ * forward (10^9 packets) within V8's small integers, so that an extended number passed between
+ * functions is never a boxed heap number (2^32, as before, made every one a double). A multiple of
+ * 2^16: the low 16 bits of an extended number are its sequence number.
+ */
+export const EXT_BASE = 2 ** 30;
 /** Seen packets and closed frames older than this are forgotten (pruned at most once per WINDOW_NS). */
 const FORGET_NS = 2 * WINDOW_NS;
 
@@ -126,7 +133,7 @@ export class Reassembler {
   private extend(seq: number): number {
     if (!this.haveSeq) {
       this.haveSeq = true;
-      this.maxExt = 4294967296 + seq;
+      this.maxExt = EXT_BASE + seq;
       return this.maxExt;
     }
     const ext = this.maxExt + (((seq - this.maxExt) << 16) >> 16); // int16(seq − uint16(maxExt))
