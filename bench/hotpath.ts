@@ -352,7 +352,14 @@ async function measureHere(contexts: Context[]): Promise<Results> {
 function measureApart(): Results {
   const res: Results = { timed: {}, alloc: {} };
   const self = fileURLToPath(import.meta.url);
-  const rest = ["--viewers", args.viewers, "--packets", args.packets, "--alloc-packets", args["alloc-packets"]];
+  const rest = [
+    "--viewers",
+    args.viewers,
+    "--packets",
+    args.packets,
+    "--alloc-packets",
+    args["alloc-packets"],
+  ];
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
     for (const v of order) {
