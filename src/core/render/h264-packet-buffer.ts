@@ -10,7 +10,7 @@
 // the instant libwebrtc would. An IDR packet that arrives before any SPS and PPS is dropped by the
 // tracker, which asks for a keyframe. Fixed arrays; no allocation per packet.
 
-import { EXT_BASE } from "../rtp/reassembler.ts";
+import { EXT_BASE } from "../rtp/seen-ring.ts";
 
 const SLOTS = 1024;
 const MASK = SLOTS - 1;

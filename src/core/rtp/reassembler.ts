@@ -15,7 +15,7 @@ import { describeFrame, type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketizer } from "./frames.ts";
 import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
 import { type PayloadStore, ReleaseQueue } from "./payload-store.ts";
-import { SeenRing } from "./seen-ring.ts";
+import { EXT_BASE, SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
 export type { CompletedFrame, Depacketize, Depacketizer } from "./frames.ts";
@@ -23,13 +23,6 @@ export { MAX_PENDING } from "./frames.ts";
 
 /** How long a frame may stay incomplete after its first packet arrived. */
 export const WINDOW_NS = 1e9;
-/**
- * A stream's first sequence number is extended to EXT_BASE + seq: room for 2^14 wraps back and 2^14
- * forward (10^9 packets) within V8's small integers, so that an extended number passed between
- * functions is never a boxed heap number (2^32, as before, made every one a double). A multiple of
- * 2^16: the low 16 bits of an extended number are its sequence number.
- */
-export const EXT_BASE = 2 ** 30;
 /** Seen packets and closed frames older than this are forgotten (pruned at most once per WINDOW_NS). */
 const FORGET_NS = 2 * WINDOW_NS;
 
