@@ -6,8 +6,11 @@
 // as from a relay's fan-out, with the send log written just before a frame's first packet).
 // No werift, no sockets: this is our own cost on top of werift's receive path.
 //
-// Variants, measured in the same process and interleaved round by round so that a noisy machine
-// moves them together:
+// Variants, each in its own process (a child per variant and round, the order reversed every other
+// round, each child warmed up on its own variant), so that no variant's type feedback and inlining
+// shape the code another one runs; --one-process runs them all in this process, interleaved round
+// by round, as before (bench/README.md: in one process, `run` minus `run-nomodel` read 2–6 times
+// the model's cost):
 //   loop        the harness alone: the same calls into a sink that only reads its arguments
 //   rtpstats    RtpStats.push only (loss, jitter, gaps, keyframes, join)
 //   bare        ViewerPipeline with table = null and abs-capture-time not negotiated: the
@@ -40,9 +43,12 @@
 //   1e6 two-field objects (40 B each, the size V8 gives them without pointer compression).
 //
 //   npm run bench:hotpath                 # 8 viewers × 25 000 packets per variant and codec
+//   node bench/hotpath.ts --variants loop,run,run-nomodel [--one-process]
 //   node bench/hotpath.ts --viewers 4 --packets 50000 --rounds 7
+import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { PerformanceObserver } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadClip } from "../src/core/clip/clip.ts";
 import { keyframeStartH264 } from "../src/core/codec/h264.ts";
@@ -69,6 +75,10 @@ const { values: args } = parseArgs({
     "alloc-packets": { type: "string", default: "2500" },
     /** a comma-separated subset of the variants (all when absent) */
     variants: { type: "string" },
+    /** every variant in this one process, interleaved round by round (before: each in its own) */
+    "one-process": { type: "boolean", default: false },
+    /** internal: one process's windows as JSON, for the parent's medians */
+    child: { type: "boolean", default: false },
   },
 });
 const VIEWERS = Number(args.viewers);
@@ -309,6 +319,62 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
   }
 }
 
+interface Results {
+  timed: Record<string, Window[]>;
+  alloc: Record<string, Window[]>;
+}
+
+/** Every round of VARIANTS in this process, after a warm-up round (JIT and caches). */
+async function measureHere(contexts: Context[]): Promise<Results> {
+  const res: Results = { timed: {}, alloc: {} };
+  const add = (m: Record<string, Window[]>, key: string, w: Window) => {
+    m[key] = [...(m[key] ?? []), w];
+  };
+  for (let round = -1; round < ROUNDS; round++) {
+    for (const ctx of contexts) {
+      for (const variant of VARIANTS) {
+        const t = await measure(ctx, variant, ctx.packets.length);
+        const a = await measure(ctx, variant, ALLOC_PACKETS);
+        if (round < 0) continue;
+        add(res.timed, `${ctx.codec}/${variant}`, t);
+        if (a.gcs === 0) add(res.alloc, `${ctx.codec}/${variant}`, a);
+      }
+    }
+  }
+  return res;
+}
+
+/**
+ * Each variant in its own process (the same V8 flags), one round each, the variants' order
+ * reversed every other round: no variant's type feedback, inlining or heap shapes the code another
+ * one runs. Each child warms up on its own variant before its measured round.
+ */
+function measureApart(): Results {
+  const res: Results = { timed: {}, alloc: {} };
+  const self = fileURLToPath(import.meta.url);
+  const rest = [
+    "--viewers",
+    args.viewers,
+    "--packets",
+    args.packets,
+    "--alloc-packets",
+    args["alloc-packets"],
+  ];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+    for (const v of order) {
+      const argv = [...process.execArgv, self, "--child", "--variants", v, "--rounds", "1", ...rest];
+      const r = spawnSync(process.execPath, argv as string[], { stdio: ["ignore", "pipe", "inherit"] });
+      if (r.status !== 0) throw new Error(`hotpath: the ${v} child exited with ${r.status}`);
+      const got = JSON.parse(r.stdout.toString()) as Results;
+      for (const k of ["timed", "alloc"] as const) {
+        for (const [key, ws] of Object.entries(got[k])) res[k][key] = [...(res[k][key] ?? []), ...ws];
+      }
+    }
+  }
+  return res;
+}
+
 async function main(): Promise<void> {
   const hasher = await createHasher();
   const contexts: Context[] = (["vp8", "h264"] as const).map((codec) => {
@@ -320,27 +386,21 @@ async function main(): Promise<void> {
       packets: recording(clip, PACKETS_PER_VIEWER),
     };
   });
-  const timed = new Map<string, Window[]>();
-  const alloc = new Map<string, Window[]>();
-  const add = (m: Map<string, Window[]>, key: string, w: Window) => m.set(key, [...(m.get(key) ?? []), w]);
-  for (let round = -1; round < ROUNDS; round++) {
-    for (const ctx of contexts) {
-      for (const variant of VARIANTS) {
-        const t = await measure(ctx, variant, ctx.packets.length);
-        const a = await measure(ctx, variant, ALLOC_PACKETS);
-        if (round < 0) continue; // warm-up: JIT and caches
-        add(timed, `${ctx.codec}/${variant}`, t);
-        if (a.gcs === 0) add(alloc, `${ctx.codec}/${variant}`, a);
-      }
-    }
+  if (args.child === true) {
+    process.stdout.write(JSON.stringify(await measureHere(contexts)));
+    return;
   }
+  const { timed: t, alloc: a } = args["one-process"] === true ? await measureHere(contexts) : measureApart();
+  const timed = new Map(Object.entries(t));
+  const alloc = new Map(Object.entries(a));
 
   const med = (m: Map<string, Window[]>, codec: string, v: Variant, f: (w: Window) => number): number =>
     median((m.get(`${codec}/${v}`) ?? []).map(f));
   const fixed = (x: number, d: number) => (Number.isNaN(x) ? "n/a" : x.toFixed(d));
   console.log(
     `whipbench hot path: ${VIEWERS} viewers × ${PACKETS_PER_VIEWER} packets = ${VIEWERS * PACKETS_PER_VIEWER} ` +
-      `deliveries per timed window (allocation: ${VIEWERS} × ${ALLOC_PACKETS}), median of ${ROUNDS} rounds, ` +
+      `deliveries per timed window (allocation: ${VIEWERS} × ${ALLOC_PACKETS}), median of ${ROUNDS} rounds ` +
+      `(${args["one-process"] === true ? "all variants in one process" : "each variant in its own process"}), ` +
       `node ${process.version} ${process.arch}, ${cpus().length} CPUs`,
   );
   console.log("");

@@ -12,8 +12,12 @@
 import { parseArgs } from "node:util";
 import { JitterEstimator } from "../src/core/render/jitter-estimator.ts";
 import { Playout } from "../src/core/render/playout.ts";
+import { allocationGc } from "./allocation-gc.ts";
 import { median } from "./median.ts";
 import { renderCost } from "./render-cost.ts";
+
+// re-runs itself with the flags the render model's allocation figures need (bench/allocation-gc.ts)
+const gc = allocationGc(import.meta.url);
 
 const { values } = parseArgs({
   options: {
@@ -73,4 +77,4 @@ console.log(
     `${(median(ns.jitter) - loop).toFixed(0)} ns`,
 );
 
-await renderCost(Number(values.packets), ROUNDS, Number(values.viewers), values.baseline);
+await renderCost(Number(values.packets), ROUNDS, Number(values.viewers), values.baseline, gc);

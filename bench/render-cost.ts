@@ -13,6 +13,7 @@
 // checkout> the same through that checkout's ViewerRender (a model before and after a change, in one
 // process). Figures: CPU ns per packet.
 import { resolve } from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { loadClip } from "../src/core/clip/clip.ts";
 import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerprint.ts";
 import { SendLog } from "../src/core/delay/sendlog.ts";
@@ -56,11 +57,32 @@ function record(codec: Codec, count: number, hasher: Hasher): Recorded {
   return { codec, packets, frames, first, table: new ClipTable(hasher, clip), hasher };
 }
 
+/**
+ * One window's CPU and heap growth per delivery (`stop` with the deliveries it made). The caller
+ * forces a full GC before the pass (the process runs with bench/allocation-gc.ts's flags) and counts
+ * the heap growth as the bytes allocated only where no GC ran in the window.
+ */
+class Meter {
+  private cpu0 = process.cpuUsage();
+  private heap0 = 0;
+  ns = 0;
+  bytes = 0;
+  start(): void {
+    this.heap0 = process.memoryUsage().heapUsed;
+    this.cpu0 = process.cpuUsage();
+  }
+  stop(deliveries: number): void {
+    const used = process.cpuUsage(this.cpu0);
+    this.bytes = (process.memoryUsage().heapUsed - this.heap0) / deliveries;
+    this.ns = ((used.user + used.system) * 1000) / deliveries;
+  }
+}
+
 type Variant = "loop" | "model" | "baseline" | "reasm" | "reasm+model" | "pipeline" | "pipeline-nomodel";
 type Render = typeof ViewerRender;
 
 /** CPU ns per packet for one pass of a variant that reassembles: "reasm" or "reasm+model". */
-function livePass(r: Recorded, model: boolean, viewers: number): number {
+function livePass(r: Recorded, model: boolean, viewers: number, meter: Meter): void {
   const at = r.packets[0]!.arrivalNs - 50e6;
   const vs = Array.from({ length: viewers }, () => new ViewerRender(r.codec, "browser", null, at));
   const rs = Array.from({ length: viewers }, () => reassemblerFor(r.codec));
@@ -70,7 +92,7 @@ function livePass(r: Recorded, model: boolean, viewers: number): number {
     x.depacketise = false;
   }
   let sink = 0;
-  const t0 = process.cpuUsage();
+  meter.start();
   for (let i = 0; i < r.packets.length; i++) {
     const p = r.packets[i]!;
     sink += p.payload[0]!;
@@ -85,16 +107,15 @@ function livePass(r: Recorded, model: boolean, viewers: number): number {
       }
     }
   }
-  const used = process.cpuUsage(t0);
+  meter.stop(r.packets.length * viewers);
   const shown = vs[0]!.finish(r.packets[r.packets.length - 1]!.arrivalNs + 100e6).render.framesShown;
   if (model && shown < r.frames.length - 2)
     throw new Error(`reasm+model: ${shown} of ${r.frames.length} shown`);
   if (!(sink > 0)) throw new Error("nothing summed");
-  return ((used.user + used.system) * 1000) / (r.packets.length * viewers);
 }
 
 /** CPU ns per packet through the whole viewer pipeline, as bench/hotpath.ts's `run` (or `run-nomodel`). */
-function pipelinePass(r: Recorded, model: boolean, viewers: number): number {
+function pipelinePass(r: Recorded, model: boolean, viewers: number, meter: Meter): void {
   const log = SendLog.create(r.table.loopFrames);
   const postNs = r.packets[0]!.arrivalNs - 50e6;
   const vs = Array.from(
@@ -113,25 +134,24 @@ function pipelinePass(r: Recorded, model: boolean, viewers: number): number {
         renderModel: model,
       }),
   );
-  const t0 = process.cpuUsage();
+  meter.start();
   for (const p of r.packets) {
     if (p.logK >= 0) log.record(p.logK, p.sendNs);
     for (let k = 0; k < viewers; k++) {
       vs[k]!.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs);
     }
   }
-  const used = process.cpuUsage(t0);
+  meter.stop(r.packets.length * viewers);
   const res = vs[0]!.finish();
   if (
     res.oneWayDelay.samples < r.frames.length - 2 ||
     (model && res.render.framesShown < r.frames.length - 2)
   )
     throw new Error(`pipeline: ${res.oneWayDelay.samples} samples, ${res.render.framesShown} shown`);
-  return ((used.user + used.system) * 1000) / (r.packets.length * viewers);
 }
 
 /** CPU ns per packet for one pass of `variant`. */
-function pass(r: Recorded, variant: Variant, base: Render | null, viewers: number): number {
+function pass(r: Recorded, variant: Variant, base: Render | null, viewers: number, meter: Meter): void {
   const Model = variant === "baseline" && base !== null ? base : ViewerRender;
   const vs = Array.from(
     { length: viewers },
@@ -139,7 +159,7 @@ function pass(r: Recorded, variant: Variant, base: Render | null, viewers: numbe
   );
   const { packets, frames, first } = r;
   let sink = 0;
-  const t0 = process.cpuUsage();
+  meter.start();
   for (let i = 0; i < packets.length; i++) {
     const p = packets[i]!;
     // every variant reads the payload's first byte, as the receive path has just done: its cache
@@ -157,23 +177,32 @@ function pass(r: Recorded, variant: Variant, base: Render | null, viewers: numbe
       }
     }
   }
-  const used = process.cpuUsage(t0);
+  meter.stop(r.packets.length * viewers);
   const end = packets[packets.length - 1]!.arrivalNs + 100e6;
   const shown = Math.min(...vs.map((v) => v.finish(end).render.framesShown));
   // the work must have happened: the model showed every frame but the first, the sums were read
   if (variant !== "loop" && shown < frames.length - 2)
     throw new Error(`${variant}: ${shown} of ${frames.length} shown`);
   if (!(sink > 0)) throw new Error("nothing summed");
-  return ((used.user + used.system) * 1000) / (packets.length * viewers);
 }
 
-/** `baseline`: another checkout's root, whose ViewerRender runs beside ours; "" none. */
+let gcCount = 0;
+const settle = () => new Promise((r) => setImmediate(r));
+
+/**
+ * `baseline`: another checkout's root, whose ViewerRender runs beside ours; "" none. `gc`: the forced
+ * full GC before each window (bench/allocation-gc.ts).
+ */
 export async function renderCost(
   count: number,
   rounds: number,
   viewers: number,
   baseline: string,
+  gc: () => void,
 ): Promise<void> {
+  new PerformanceObserver((list) => {
+    gcCount += list.getEntries().length;
+  }).observe({ entryTypes: ["gc"] });
   const hasher = await createHasher();
   const recs = (["vp8", "h264"] as const).map((c) => record(c, count, hasher));
   const base: Render | null =
@@ -183,15 +212,26 @@ export async function renderCost(
   const variants: Variant[] = ["loop", "model", "reasm", "reasm+model", "pipeline", "pipeline-nomodel"];
   if (base !== null) variants.push("baseline");
   const ns = new Map<string, number[]>();
+  const bytes = new Map<string, number[]>();
+  const add = (m: Map<string, number[]>, k: string, x: number) => m.set(k, [...(m.get(k) ?? []), x]);
+  const meter = new Meter();
   for (let round = -1; round < rounds; round++) {
     for (const r of recs) {
       for (const v of variants) {
-        const x = v.startsWith("reasm")
-          ? livePass(r, v === "reasm+model", viewers)
-          : v.startsWith("pipeline")
-            ? pipelinePass(r, v === "pipeline", viewers)
-            : pass(r, v, base, viewers);
-        if (round >= 0) ns.set(`${r.codec}/${v}`, [...(ns.get(`${r.codec}/${v}`) ?? []), x]);
+        gc();
+        await settle(); // the forced GC's entry arrives on a later turn
+        await settle();
+        const gcBefore = gcCount;
+        if (v.startsWith("reasm")) livePass(r, v === "reasm+model", viewers, meter);
+        else if (v.startsWith("pipeline")) pipelinePass(r, v === "pipeline", viewers, meter);
+        else pass(r, v, base, viewers, meter);
+        const { ns: x, bytes: b } = meter;
+        await settle();
+        await settle();
+        if (round < 0) continue;
+        add(ns, `${r.codec}/${v}`, x);
+        // a window that saw a GC undercounts: left out
+        if (gcCount === gcBefore) add(bytes, `${r.codec}/${v}`, b);
       }
     }
   }
@@ -213,6 +253,14 @@ export async function renderCost(
       `${r.codec}: the whole viewer pipeline (bench:hotpath's run): with the model ` +
         `${m("pipeline").toFixed(0)}, without ${m("pipeline-nomodel").toFixed(0)}, the model ` +
         `${(m("pipeline") - m("pipeline-nomodel")).toFixed(0)} ns per packet`,
+    );
+    const b = (v: Variant) => {
+      const xs = bytes.get(`${r.codec}/${v}`) ?? [];
+      return xs.length === 0 ? "unavailable (a GC ran in every window)" : `${median(xs).toFixed(0)}`;
+    };
+    console.log(
+      `${r.codec}: heap bytes allocated per packet (windows without a GC): ` +
+        variants.map((v) => `${v} ${b(v)}`).join(", "),
     );
     if (base !== null) {
       console.log(

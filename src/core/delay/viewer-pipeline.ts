@@ -136,6 +136,7 @@ export class ViewerPipeline {
       clockRate: opts.clockRate ?? VIDEO_CLOCK_RATE,
       stallNs: opts.stallNs,
       keyframeStart,
+      originNs: opts.postNs,
     });
     this.modelled = opts.renderModel !== false;
     const mode = opts.keyframeRequests ?? "browser";
@@ -200,31 +201,22 @@ export class ViewerPipeline {
     arrivalNs: number,
     captureWallNs: number,
   ): void {
-    const sincePost = arrivalNs - this.postNs;
     if (!this.started) {
       this.started = true;
       this.sampleFromNs = arrivalNs + this.excludeFirstNs;
-      this.firstRtpNs = sincePost;
+      this.firstRtpNs = arrivalNs - this.postNs;
     }
 
     this.lastArrivalNs = arrivalNs;
     if (this.modelled) this.render.packet(arrivalNs, payload, this.firstKeyframeNs >= 0, seq, ts, marker);
     const rtp = this.rtp;
     // a duplicate or too-late packet is counted there and taken by no other figure
-    if (!rtp.push(seq, ts, marker, payload, sincePost)) return;
+    if (!rtp.push(seq, ts, marker, payload, arrivalNs)) return;
     if (this.firstKeyframeNs < 0 && rtp.firstKeyframeArrivalNs >= 0) {
       this.firstKeyframeNs = rtp.firstKeyframeArrivalNs;
     }
 
-    if (this.negotiated && captureWallNs !== -1) {
-      this.stamped++;
-      const transit = arrivalNs + this.wallMinusMonoNs - captureWallNs;
-      if (transit < 0 || transit > MAX_PLAUSIBLE_TRANSIT_NS) this.transitInvalid++;
-      else {
-        this.transitHist.recordNs(transit);
-        if (this.onTransitSample !== null) this.onTransitSample(transit);
-      }
-    }
+    if (this.negotiated && captureWallNs !== -1) this.transit(arrivalNs, captureWallNs);
 
     if (this.stamp !== null) {
       this.stamp.packet(seq, ts, this.negotiated ? captureWallNs : -1, this.keyframeStart(payload));
@@ -242,6 +234,21 @@ export class ViewerPipeline {
       }
     }
     if (this.fingerprint !== null) this.fingerprint.due(arrivalNs);
+  }
+
+  /**
+   * A stamped packet's transit. Its own function: the transit is a new number, boxed on the heap
+   * where it is passed to a call that is not inlined, as in onPacket (whose inlining budget the
+   * reassembler takes), but not here.
+   */
+  private transit(arrivalNs: number, captureWallNs: number): void {
+    this.stamped++;
+    const transit = arrivalNs + this.wallMinusMonoNs - captureWallNs;
+    if (transit < 0 || transit > MAX_PLAUSIBLE_TRANSIT_NS) this.transitInvalid++;
+    else {
+      this.transitHist.recordNs(transit);
+      if (this.onTransitSample !== null) this.onTransitSample(transit);
+    }
   }
 
   /**

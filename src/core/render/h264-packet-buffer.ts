@@ -10,6 +10,8 @@
 // the instant libwebrtc would. An IDR packet that arrives before any SPS and PPS is dropped by the
 // tracker, which asks for a keyframe. Fixed arrays; no allocation per packet.
 
+import { EXT_BASE } from "../rtp/seen-ring.ts";
+
 const SLOTS = 1024;
 const MASK = SLOTS - 1;
 /** a packet libwebrtc's depacketizer marks first in its frame: single NAL, STAP-A, FU-A start */
@@ -125,7 +127,7 @@ export class H264PacketBuffer {
   private extend(seq: number): number {
     if (!this.haveSeq) {
       this.haveSeq = true;
-      this.maxExt = 4294967296 + seq;
+      this.maxExt = EXT_BASE + seq;
       return this.maxExt;
     }
     const ext = this.maxExt + (((seq - this.maxExt) << 16) >> 16);

@@ -65,6 +65,11 @@ export class Playout {
   /** the next event, ns (−1: none): the decoder takes the next frame, or decodes the head frame */
   private eventNs = -1;
   private eventDecode = false;
+  /**
+   * the instant schedule() and decode() act at, ns: a field, not an argument, because a number
+   * outside the small integers is boxed on the heap when passed to a call that is not inlined
+   */
+  private atNs = 0;
   /** the decoder is busy with the last frame until then, ns */
   private busyUntilNs = 0;
   private scheduledRenderMs = 0;
@@ -129,10 +134,12 @@ export class Playout {
       const at = this.eventNs;
       this.eventNs = -1;
       if (!this.eventDecode) {
-        this.schedule(at);
+        this.atNs = at;
+        this.schedule();
         continue;
       }
-      this.decode(at);
+      this.atNs = at;
+      this.decode();
       // the decoder takes the next frame once this one is decoded
       this.busyUntilNs = at + DECODER_BUSY_MS * 1e6;
       if (this.qLen > 0) {
@@ -142,8 +149,9 @@ export class Playout {
     }
   }
 
-  /** The next frame to decode, at `ns`: skips late ones while a later one waits. */
-  private schedule(ns: number): void {
+  /** The next frame to decode, at atNs: skips late ones while a later one waits. */
+  private schedule(): void {
+    const ns = this.atNs;
     const nowMs = ns / 1e6;
     while (this.qLen > 0) {
       const ts = this.qTs[this.qHead]!;
@@ -171,8 +179,9 @@ export class Playout {
     }
   }
 
-  /** The head frame is decoded (shown) at `ns`: the timing learns from it. */
-  private decode(ns: number): void {
+  /** The head frame is decoded (shown) at atNs: the timing learns from it. */
+  private decode(): void {
+    const ns = this.atNs;
     const nowMs = ns / 1e6;
     const h = this.qHead;
     const ts = this.qTs[h]!;

@@ -15,7 +15,7 @@ import { describeFrame, type FrameStart, StartProof } from "./frame-start.ts";
 import type { CompletedFrame, Depacketizer } from "./frames.ts";
 import { FrameDepacketiser, FrameResults, MAX_PENDING, PendingFrame } from "./frames.ts";
 import { type PayloadStore, ReleaseQueue } from "./payload-store.ts";
-import { SeenRing } from "./seen-ring.ts";
+import { EXT_BASE, SeenRing } from "./seen-ring.ts";
 
 export type { FrameStart } from "./frame-start.ts";
 export type { CompletedFrame, Depacketize, Depacketizer } from "./frames.ts";
@@ -126,7 +126,7 @@ export class Reassembler {
   private extend(seq: number): number {
     if (!this.haveSeq) {
       this.haveSeq = true;
-      this.maxExt = 4294967296 + seq;
+      this.maxExt = EXT_BASE + seq;
       return this.maxExt;
     }
     const ext = this.maxExt + (((seq - this.maxExt) << 16) >> 16); // int16(seq − uint16(maxExt))

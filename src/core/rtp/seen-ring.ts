@@ -12,6 +12,13 @@
 // 2^16 slots hold every packet of a stream whose live entries span fewer than 2^16
 // sequence numbers — the most the 16-bit RTP sequence number can tell apart anyway.
 
+/**
+ * A stream's first sequence number is extended to EXT_BASE + seq: room for 2^14 wraps back and 2^14
+ * forward (10^9 packets) within V8's small integers, so that an extended number passed between
+ * functions is never a boxed heap number (2^32, as before, made every one a double). A multiple of
+ * 2^16: the low 16 bits of an extended number are its sequence number.
+ */
+export const EXT_BASE = 2 ** 30;
 const EMPTY = -1;
 /** The ring never grows past this many slots (1.25 MiB of arrays). */
 export const MAX_CAPACITY = 1 << 16;

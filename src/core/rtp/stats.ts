@@ -13,11 +13,18 @@ export interface RtpStatsOptions {
   stallNs: number;
   /** whether a payload starts a keyframe (codec specific; `() => false` for other codecs) */
   keyframeStart: (payload: Uint8Array) => boolean;
+  /**
+   * push's instants are taken from this origin (ns; 0 when omitted): the viewer passes its arrival
+   * instant and its POST here, so that no new number crosses the call (a double outside the small
+   * integers is boxed on the heap when passed to a function that is not inlined)
+   */
+  originNs?: number;
 }
 
 export class RtpStats {
   private readonly clockRate: number;
   private readonly stallNs: number;
+  private readonly originNs: number;
   private readonly keyframeStart: (payload: Uint8Array) => boolean;
 
   // Extended sequence numbers (RFC 3550 A.1) and the bitmap of the last 2^16 of them.
@@ -64,17 +71,19 @@ export class RtpStats {
   constructor(opts: RtpStatsOptions) {
     this.clockRate = opts.clockRate;
     this.stallNs = opts.stallNs;
+    this.originNs = opts.originNs ?? 0;
     this.keyframeStart = opts.keyframeStart;
   }
 
   /**
-   * Records one packet. `arrivalNs` is measured from the viewer's POST (any fixed origin
-   * works: only differences and the RTP-unit conversion for jitter use it). False when the
-   * packet was a duplicate or too late (counted, and nothing else may take it).
+   * Records one packet. `atNs` minus the origin is its arrival measured from the viewer's POST
+   * (any fixed origin works: only differences and the RTP-unit conversion for jitter use it).
+   * False when the packet was a duplicate or too late (counted, and nothing else may take it).
    */
-  push(seq: number, ts: number, marker: boolean, payload: Uint8Array, arrivalNs: number): boolean {
+  push(seq: number, ts: number, marker: boolean, payload: Uint8Array, atNs: number): boolean {
     if (!this.extend(seq)) return false;
     this.received++;
+    const arrivalNs = atNs - this.originNs;
 
     // Interarrival jitter, RFC 3550 A.8, arrival converted to RTP units.
     const arr = (arrivalNs / 1e9) * this.clockRate;
@@ -94,7 +103,7 @@ export class RtpStats {
     this.lastTs = ts;
     this.lastArrivalNs = arrivalNs;
 
-    this.keyframe(seq, ts, marker, this.keyframeStart(payload), arrivalNs);
+    this.keyframe(seq, ts, marker, this.keyframeStart(payload));
     return true;
   }
 
@@ -146,7 +155,8 @@ export class RtpStats {
     return (this.window[seq >>> 5]! & (1 << (seq & 31))) !== 0;
   }
 
-  private keyframe(seq: number, ts: number, marker: boolean, keyStart: boolean, arrivalNs: number): void {
+  /** After push stored the packet's arrival (no number passed: see originNs). */
+  private keyframe(seq: number, ts: number, marker: boolean, keyStart: boolean): void {
     if (keyStart) {
       if (!this.haveKey || ts !== this.lastKeyTs) {
         if (this.haveKey) {
@@ -169,7 +179,7 @@ export class RtpStats {
     this.pendCount++;
     if (marker) {
       if (((seq - this.pendStart) & 0xffff) + 1 === this.pendCount && this.firstKeyframeArrivalNs < 0) {
-        this.firstKeyframeArrivalNs = arrivalNs;
+        this.firstKeyframeArrivalNs = this.lastArrivalNs;
       }
       this.pending = false;
     }
