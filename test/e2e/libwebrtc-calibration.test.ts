@@ -26,8 +26,11 @@ const CI_PATTERNS: ReadonlyArray<[number, number]> = [
   [7, 1], // 7-bit PictureIDs: a freeze at every 127 → 0 until the next keyframe, on both
   [10, -1], // temporal layers: a lost layer-1 frame is missed alone, no freeze on either
   [11, 2], // its control without layers: each lost frame a freeze to the next keyframe, on both
-  // not the 220 ms stall (4): within the rule in 2 of 3 runs at 16 s, libwebrtc's playout delay
-  // following its machine's load (bench/README.md, the calibration's third pass)
+  // the 220 ms stall, then a burst: libwebrtc's playout delay absorbs part of each stall (its
+  // jitter estimate follows the bursts), the model's playout stage the same. Within the rule in 3
+  // of 3 runs at 16 s on a quiet machine (4 freezes on both); on a loaded one 2 of 3, libwebrtc's
+  // delay following its machine's load (bench/README.md, the calibration's third pass)
+  [4, 2],
 ];
 
 for (const [index, least] of CI_PATTERNS) {
