@@ -6,7 +6,7 @@
 import { isViewerErrorKind } from "../../core/errors.ts";
 import { VIEWER_HISTOGRAM_KEYS } from "../../core/figures/histograms.ts";
 import { zeroCounts } from "../../core/figures.ts";
-import { type KeyShape, THREAD_CARRIED } from "../../core/report/client-types.ts";
+import { type KeyShape, THREAD_CARRIED, type ThreadCarried } from "../../core/report/client-types.ts";
 import { STAMP_SOURCES } from "../../core/scenario/defaults.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import { COHORT_TICK_COUNT_KEYS } from "../../core/tick-counts.ts";
@@ -233,8 +233,11 @@ function fits(x: unknown, shape: KeyShape): boolean {
   return shape.includes(x as string);
 }
 
-/** The profile's keys besides the carried ones (workers/protocol.ts ShardProfile), each checked. */
-const PROFILE_OWN: Record<string, { ok: (x: unknown) => boolean; optional: boolean }> = {
+/** Every key of the protocol's profile (workers/protocol.ts ShardProfile) not carried, each checked. */
+const PROFILE_OWN: Record<
+  Exclude<keyof ShardProfile, keyof ThreadCarried>,
+  { ok: (x: unknown) => boolean; optional: boolean }
+> = {
   receiveLagHist: { ok: histogramOk, optional: false },
   intakeDropped: { ok: isNum, optional: false },
   stamps: { ok: stampsOk, optional: false },
@@ -247,9 +250,10 @@ export function profileOk(v: unknown): v is ShardProfile {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const p = v as Record<string, unknown>;
   const carried: Record<string, { shape: KeyShape; optional: boolean }> = THREAD_CARRIED;
+  const owns: Record<string, { ok: (x: unknown) => boolean; optional: boolean }> = PROFILE_OWN;
   for (const [k, x] of Object.entries(p)) {
     const key = Object.hasOwn(carried, k) ? carried[k] : undefined;
-    const own = Object.hasOwn(PROFILE_OWN, k) ? PROFILE_OWN[k] : undefined;
+    const own = Object.hasOwn(owns, k) ? owns[k] : undefined;
     if (!(key !== undefined ? fits(x, key.shape) : (own?.ok(x) ?? false))) return false;
   }
   const required = [...Object.entries(carried), ...Object.entries(PROFILE_OWN)].filter(
