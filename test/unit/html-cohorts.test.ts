@@ -3,10 +3,11 @@
 // with the report; neither appears without cohorts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { FIGURE_REGISTRY } from "../../src/core/figures/registry.ts";
 import { buildReport, buildReportParts } from "../../src/core/report/build.ts";
 import { delayDistribution } from "../../src/core/report/distribution.ts";
 import { reportToHtml } from "../../src/core/report/html.ts";
-import { cohortSection } from "../../src/core/report/html-cohorts.ts";
+import { cohortFigureRows, cohortSection } from "../../src/core/report/html-cohorts.ts";
 import type { ChartData } from "../../src/core/report/html-data.ts";
 import { htmlAssets } from "../../src/main/output/html-report.ts";
 import { cohortInput } from "./cohort-fixtures.ts";
@@ -87,4 +88,86 @@ test("the cohort chart's data: each cohort's CDF over its own samples, ending at
   );
   assert.ok(!without.includes(`id="chart-cohort-delay"`) && !without.includes(`<section id="cohorts"`));
   assert.equal(charts(without).cohortDelayCdf, undefined);
+});
+
+/** Each declared cohort row's label, in declared place order (equal places: declaration order). */
+function declaredLabels(): string[] {
+  return FIGURE_REGISTRY.filter((d) => d.cohortRow !== undefined)
+    .sort((x, y) => (x.cohortRow?.at ?? 0) - (y.cohortRow?.at ?? 0))
+    .flatMap((d) => {
+      const label = d.cohortRow?.label ?? String(d.html);
+      return d.cohortRow?.stats?.map((s) => `${label} ${s}`) ?? [label];
+    });
+}
+
+test("the cohort rows of one declared figure each come from the declarations' cohortRow, in place order", () => {
+  const rows = table(cohortSection(buildReport(cohortInput()))).map((r) => r[0]);
+  const labels = declaredLabels();
+  assert.ok(labels.includes("NACKs sent") && labels.includes("freezes"), "the declarations give the rows");
+  const at = labels.map((l) => rows.indexOf(l));
+  assert.ok(!at.includes(-1), `declared rows missing: ${labels.filter((_, i) => at[i] === -1).join(", ")}`);
+  assert.deepEqual(
+    [...at].sort((x, y) => x - y),
+    at,
+    "declared rows out of their places' order",
+  );
+  for (const l of labels) assert.equal(rows.filter((x) => x === l).length, 1, `${l}: not one row`);
+  const around = (l: string) => rows.slice(rows.indexOf(l) - 1, rows.indexOf(l) + 2);
+  assert.deepEqual(around("NACKs sent"), ["loss after repair", "NACKs sent", "late-completed frames"]);
+  assert.deepEqual(around("stalls"), ["incomplete frames", "stalls", "frozen share p50"]);
+  assert.deepEqual(around("frozen seconds"), [
+    "freezes",
+    "frozen seconds",
+    "emulated down (server → viewer): datagrams",
+  ]);
+  const places = cohortFigureRows().map(([p, label]) => `${p}:${label}`);
+  assert.equal(new Set(places).size, places.length, "a declared row twice");
+});
+
+test("a cohort with no judged render block shows a dash in the render rows, its counts still", () => {
+  const r = buildReport(cohortInput());
+  const [far, unimpaired] = r.aggregate.cohorts ?? [];
+  assert.ok(far?.render !== undefined && unimpaired !== undefined, "the fixture has a render block");
+  const { render: _, ...noRender } = unimpaired;
+  const cohorts = [{ ...far, render: { ...far.render, available: false } }, noRender];
+  const rows = table(cohortSection({ ...r, aggregate: { ...r.aggregate, cohorts } }));
+  const byLabel = new Map(rows.slice(1).map((row) => [row[0], row.slice(1)]));
+  const render = [
+    "frozen share p50",
+    "frozen share p95",
+    "freezes per viewer-minute",
+    "freezes",
+    "frozen seconds",
+  ];
+  for (const l of render) assert.deepEqual(byLabel.get(l), ["—", "—"], l);
+  assert.deepEqual(byLabel.get("NACKs sent"), [String(far.nacksSent), String(unimpaired.nacksSent)]);
+  assert.deepEqual(byLabel.get("stalls"), [String(far.stalls), String(unimpaired.stalls)]);
+});
+
+test("a cohort's declared rows read its own figures: counts whole, seconds to a tenth, % to two places", () => {
+  const r = buildReport(cohortInput());
+  const rows = table(cohortSection(r));
+  const byLabel = new Map(rows.slice(1).map((row) => [row[0], row.slice(1)]));
+  const cohorts = r.aggregate.cohorts ?? [];
+  const render = cohorts.map((c) => c.render);
+  assert.ok(
+    render.every((b) => b?.available === true && b.freezes >= 0),
+    "judged render blocks",
+  );
+  assert.deepEqual(
+    byLabel.get("freezes"),
+    render.map((b) => String(b?.freezes)),
+  );
+  assert.deepEqual(
+    byLabel.get("frozen seconds"),
+    render.map((b) => (b?.frozenSeconds ?? NaN).toFixed(1)),
+  );
+  assert.deepEqual(
+    byLabel.get("frozen share p95"),
+    render.map((b) => `${b?.frozenPercent.p95.toFixed(2)}%`),
+  );
+  assert.ok(
+    render.some((b) => (b?.freezes ?? 0) > 0),
+    "the fixture freezes somewhere",
+  );
 });

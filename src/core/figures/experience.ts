@@ -4,7 +4,6 @@
 import type { FigureDecl, Shown } from "./types.ts";
 
 const NO_LIVE: Shown = { none: "an end-of-run figure of the render model; /metrics has no family for it" };
-const NO_HTML: Shown = { none: "the HTML report's render table leaves it to the Markdown" };
 
 /** A render figure: pooled in aggregate.render (docs/definitions.md#viewer-experience-pooled). */
 function render(d: Omit<FigureDecl, "report" | "anchor"> & { key: string }): FigureDecl {
@@ -22,6 +21,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     metric: "whipbench_freezes_total",
     markdown: "freezes (",
     html: "freezes",
+    cohortRow: { at: 9 },
   }),
   render({
     name: "freezes.perViewerMinute",
@@ -31,7 +31,8 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     pool: "ofSums",
     metric: NO_LIVE,
     markdown: "per viewer-minute",
-    html: NO_HTML,
+    html: "freezes per viewer-minute",
+    cohortRow: { at: 8 },
   }),
   render({
     name: "frozenSeconds",
@@ -42,6 +43,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     metric: "whipbench_frozen_seconds_total",
     markdown: "frozen of",
     html: "frozen of",
+    cohortRow: { at: 10, label: "frozen seconds" },
   }),
   render({
     name: "longestFreeze",
@@ -85,6 +87,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     row: { table: "render", at: 0 },
     html: "frozen share max",
     htmlRow: { table: "render", at: 3, stats: ["max"] },
+    cohortRow: { at: 7, stats: ["p50", "p95"], label: "frozen share" },
   }),
   render({
     name: "endGap",

@@ -31,6 +31,9 @@ export type ViewerSource =
  */
 export type HtmlTable = "render";
 
+/** The stats of a summary an HTML row may show. */
+export type HtmlStat = "p50" | "p95" | "p99" | "min" | "max";
+
 /** A label the output shows, or why that output has none. */
 export type Shown = string | { none: string };
 
@@ -73,7 +76,13 @@ export interface FigureDecl {
    * its HTML row, labelled `html`: the table, its place among the table's rows (those written by
    * hand included) and the stats of its summary the row shows
    */
-  htmlRow?: { table: HtmlTable; at: number; stats: readonly ("p50" | "p95" | "p99" | "min" | "max")[] };
+  htmlRow?: { table: HtmlTable; at: number; stats: readonly HtmlStat[] };
+  /**
+   * its rows in the HTML cohort table (a cell per cohort), labelled `html`, or `label` where `html`
+   * is worded for a card: its place among the table's rows (those written by hand included; equal
+   * places keep their order) and, for a summary, the stats shown, a row each labelled with the stat
+   */
+  cohortRow?: { at: number; stats?: readonly HtmlStat[]; label?: string };
   /** its paragraph in docs/definitions.md */
   anchor: string;
   /** the threshold catalogue's line; `<stat>` stands for the stat (figures derived from here) */

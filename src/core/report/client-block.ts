@@ -1,5 +1,6 @@
 // `client`: the machine, the process's resources, one entry per shard thread, and the ceiling
 // verdict (our additions beside the reference's keys; see the method lines).
+import { WORKER_KEYS } from "./client-types.ts";
 import { type ReportInput, type SendStamps, sendStampSource } from "./input.ts";
 import type {
   CeilingReport,
@@ -46,33 +47,12 @@ function resourcesBlock(r: ClientResources): ClientResources {
 }
 
 function workerBlock(w: WorkerReport): WorkerReport {
-  return {
-    shard: w.shard,
-    thread: w.thread,
-    viewers: w.viewers,
-    packets: w.packets,
-    cpuSeconds: w.cpuSeconds,
-    ...(w.usPerPacket !== undefined ? { usPerPacket: w.usPerPacket } : {}),
-    eventLoopUtilisation: w.eventLoopUtilisation,
-    eventLoopDelayMs: delay(w.eventLoopDelayMs),
-    ...(w.receiveLagMs !== undefined ? { receiveLagMs: delay(w.receiveLagMs) } : {}),
-    ...(w.intakeDropped !== undefined ? { intakeDropped: w.intakeDropped } : {}),
-    ...(w.processingWaitMs !== undefined ? { processingWaitMs: delay(w.processingWaitMs) } : {}),
-    ...(w.receivePath !== undefined ? { receivePath: w.receivePath } : {}),
-    ...(w.receivePathReason !== undefined ? { receivePathReason: w.receivePathReason } : {}),
-    ...(w.rtcpSend !== undefined ? { rtcpSend: w.rtcpSend } : {}),
-    ...(w.rtcpSendReason !== undefined ? { rtcpSendReason: w.rtcpSendReason } : {}),
-    ...(w.viewerSockets !== undefined ? { viewerSockets: w.viewerSockets } : {}),
-    ...(w.viewerSocketsReason !== undefined ? { viewerSocketsReason: w.viewerSocketsReason } : {}),
-    ...(w.unroutedDatagrams !== undefined ? { unroutedDatagrams: w.unroutedDatagrams } : {}),
-    ...(w.socketDrops !== undefined ? { socketDrops: w.socketDrops } : {}),
-    ...(w.socketDropsReason !== undefined ? { socketDropsReason: w.socketDropsReason } : {}),
-    ...(w.stampSource !== undefined ? { stampSource: w.stampSource } : {}),
-    ...(w.kernelStamped !== undefined ? { kernelStamped: w.kernelStamped } : {}),
-    ...(w.threadStamped !== undefined ? { threadStamped: w.threadStamped } : {}),
-    ...(w.stampReason !== undefined ? { stampReason: w.stampReason } : {}),
-    ...(w.threadStampedLagMs !== undefined ? { threadStampedLagMs: delay(w.threadStampedLagMs) } : {}),
-  };
+  const out: Record<string, unknown> = {};
+  for (const [k, key] of Object.entries(WORKER_KEYS)) {
+    const v = w[k as keyof WorkerReport];
+    if (v !== undefined) out[k] = key.shape === "delay" ? delay(v as EventLoopDelayMs) : v;
+  }
+  return out as unknown as WorkerReport;
 }
 
 /** client.udpDrops in key order. */

@@ -1,7 +1,12 @@
 // The report's `client` block (docs/definitions.md#client): this process, its threads, the
 // receive and send lag it adds, and its own ceiling. Keys in serialisation order, as in types.ts.
 
-import type { ReceivePath, StampSourceSeen } from "../scenario/defaults.ts";
+import {
+  RECEIVE_PATHS,
+  type ReceivePath,
+  STAMP_SOURCES,
+  type StampSourceSeen,
+} from "../scenario/defaults.ts";
 
 /**
  * The publisher's send-instant source (docs/definitions.md#send-instant): "mixed" when frames had
@@ -41,7 +46,7 @@ export interface ThreadReport {
 /**
  * What a shard's thread says of itself that `client.workers[]` carries as it is: declared once
  * here. The worker protocol's ShardProfile extends it, WorkerReport adds what the main thread
- * derives, and main/run/report-input.ts copies every key THREAD_CARRIED names.
+ * derives, and main/run/report-input.ts copies every key THREAD_CARRIED (below) names.
  */
 export interface ThreadCarried extends ThreadReport {
   shard: number;
@@ -87,28 +92,6 @@ export interface ThreadCarried extends ThreadReport {
   socketDropsReason?: string;
 }
 
-/** Every key of ThreadCarried, held to it both ways by the compiler: the keys the report copies. */
-export const THREAD_CARRIED: { readonly [K in keyof ThreadCarried]-?: true } = {
-  shard: true,
-  thread: true,
-  viewers: true,
-  packets: true,
-  cpuSeconds: true,
-  eventLoopUtilisation: true,
-  eventLoopDelayMs: true,
-  receiveLagMs: true,
-  processingWaitMs: true,
-  receivePath: true,
-  receivePathReason: true,
-  rtcpSend: true,
-  rtcpSendReason: true,
-  viewerSockets: true,
-  viewerSocketsReason: true,
-  unroutedDatagrams: true,
-  socketDrops: true,
-  socketDropsReason: true,
-};
-
 /** `client.workers[]`: one entry per shard, in shard order: the thread's own, and what is derived. */
 export interface WorkerReport extends ThreadCarried {
   /** µs of this thread's CPU per received packet; absent when no packet arrived */
@@ -125,6 +108,59 @@ export interface WorkerReport extends ThreadCarried {
   /** a mixed thread's receive lag of its thread-stamped datagrams alone (the ceiling's rule) */
   threadStampedLagMs?: EventLoopDelayMs;
 }
+
+/**
+ * A key's JSON shape: a count (an integer ≥ 0), any finite number, a delay block, a text, or one of
+ * the listed words.
+ */
+export type KeyShape = "count" | "number" | "delay" | "text" | readonly string[];
+
+/**
+ * One `client.workers[]` key: its shape, whether the thread carries it (a ThreadCarried key) and
+ * whether it may be absent; the compiler holds both flags to the interfaces.
+ */
+export interface WorkerKey<K extends keyof WorkerReport> {
+  shape: KeyShape;
+  carried: K extends keyof ThreadCarried ? true : false;
+  optional: object extends Pick<WorkerReport, K> ? true : false;
+}
+
+/**
+ * Every key of WorkerReport, in the report's key order (core/report/client-block.ts writes them in
+ * this order; an agent's profile check, main/agents/shapes.ts, reads the carried ones' shapes).
+ */
+export const WORKER_KEYS: { readonly [K in keyof WorkerReport]-?: WorkerKey<K> } = {
+  shard: { shape: "count", carried: true, optional: false },
+  thread: { shape: ["main", "worker"], carried: true, optional: false },
+  viewers: { shape: "count", carried: true, optional: false },
+  packets: { shape: "count", carried: true, optional: false },
+  cpuSeconds: { shape: "number", carried: true, optional: false },
+  usPerPacket: { shape: "number", carried: false, optional: true },
+  eventLoopUtilisation: { shape: "number", carried: true, optional: false },
+  eventLoopDelayMs: { shape: "delay", carried: true, optional: false },
+  receiveLagMs: { shape: "delay", carried: true, optional: true },
+  intakeDropped: { shape: "count", carried: false, optional: true },
+  processingWaitMs: { shape: "delay", carried: true, optional: true },
+  receivePath: { shape: [...RECEIVE_PATHS, "mixed"], carried: true, optional: true },
+  receivePathReason: { shape: "text", carried: true, optional: true },
+  rtcpSend: { shape: ["native", "werift", "mixed"], carried: true, optional: true },
+  rtcpSendReason: { shape: "text", carried: true, optional: true },
+  viewerSockets: { shape: ["shared", "own", "mixed"], carried: true, optional: true },
+  viewerSocketsReason: { shape: "text", carried: true, optional: true },
+  unroutedDatagrams: { shape: "count", carried: true, optional: true },
+  socketDrops: { shape: "count", carried: true, optional: true },
+  socketDropsReason: { shape: "text", carried: true, optional: true },
+  stampSource: { shape: [...STAMP_SOURCES, "mixed"], carried: false, optional: true },
+  kernelStamped: { shape: "count", carried: false, optional: true },
+  threadStamped: { shape: "count", carried: false, optional: true },
+  stampReason: { shape: "text", carried: false, optional: true },
+  threadStampedLagMs: { shape: "delay", carried: false, optional: true },
+};
+
+/** The carried keys of WORKER_KEYS, in its order: what main/run/report-input.ts copies as it is. */
+export const THREAD_CARRIED = Object.fromEntries(
+  Object.entries(WORKER_KEYS).filter(([, k]) => k.carried),
+) as { readonly [K in keyof ThreadCarried]-?: WorkerKey<K> };
 
 /**
  * `client.udpDrops` (docs/definitions.md#udp-drops): datagrams the kernel dropped on receive, by

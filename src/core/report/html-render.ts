@@ -1,6 +1,6 @@
 // The HTML report's "What viewers saw" card (docs/definitions.md#viewer-experience-pooled): the
-// frozen share p50/p95 and freezes per viewer-minute first, then the other pooled figures; the
-// rows the cohort section adds per cohort; shown only with a valid verdict, as the aggregate is.
+// frozen share p50/p95 and freezes per viewer-minute first, then the other pooled figures; shown
+// only with a valid verdict, as the aggregate is.
 // Every value is escaped.
 
 import { FIGURE_REGISTRY, type RegistryUnit, valueAt } from "../figures/registry.ts";
@@ -10,37 +10,12 @@ import type { Summary } from "../types.ts";
 import { escapeHtml } from "./html-sections.ts";
 import { frameEndsText } from "./markdown-cells.ts";
 import type { PooledRenderBlock } from "./render-types.ts";
-import type { CohortReport, Report } from "./types.ts";
+import type { Report } from "./types.ts";
 
 const DASH = "—";
 
 const pct = (v: number) => `${fmtFixed(v, 2)}%`;
 const ms0 = (v: number) => `${fmtFixed(v, 0)} ms`;
-
-function available(b: PooledRenderBlock | undefined): PooledRenderBlock | undefined {
-  return b?.available === true ? b : undefined;
-}
-
-/** The rows the cohort section adds: each cohort's frozen share, freezes and frozen time. */
-export const COHORT_RENDER_ROWS: readonly (readonly [string, (c: CohortReport) => string])[] = [
-  ["frozen share p50", (c) => (available(c.render) ? pct(c.render?.frozenPercent.p50 ?? 0) : DASH)],
-  ["frozen share p95", (c) => (available(c.render) ? pct(c.render?.frozenPercent.p95 ?? 0) : DASH)],
-  [
-    "freezes per viewer-minute",
-    (c) => {
-      const r = available(c.render)?.freezesPerViewerMinute;
-      return r === undefined ? DASH : fmtFixed(r, 2);
-    },
-  ],
-  [
-    "freezes",
-    (c) => {
-      const r = available(c.render);
-      return r === undefined ? DASH : String(r.freezes);
-    },
-  ],
-  ["frozen seconds", (c) => (available(c.render) ? fmtFixed(c.render?.frozenSeconds ?? 0, 1) : DASH)],
-];
 
 function big(label: string, value: string): string {
   return `<div class="stat"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div></div>`;

@@ -6,7 +6,8 @@
 import { isViewerErrorKind } from "../../core/errors.ts";
 import { VIEWER_HISTOGRAM_KEYS } from "../../core/figures/histograms.ts";
 import { zeroCounts } from "../../core/figures.ts";
-import { RECEIVE_PATHS, STAMP_SOURCES } from "../../core/scenario/defaults.ts";
+import { type KeyShape, THREAD_CARRIED, type ThreadCarried } from "../../core/report/client-types.ts";
+import { STAMP_SOURCES } from "../../core/scenario/defaults.ts";
 import { DelayHistogram } from "../../core/stats/summaries.ts";
 import { COHORT_TICK_COUNT_KEYS } from "../../core/tick-counts.ts";
 import type { EncodedHistogram, ViewerRecord } from "../../core/types.ts";
@@ -223,36 +224,40 @@ function stampsOk(x: unknown): boolean {
   );
 }
 
-const PROFILE_TEMPLATE = {
-  ...THREAD,
-  shard: 0,
-  thread: "",
-  viewers: 0,
-  packets: 0,
-  intakeDropped: 0,
-  repairedFrames: 0,
+/** A value of a declared shape (core/report/client-types.ts KeyShape). */
+function fits(x: unknown, shape: KeyShape): boolean {
+  if (shape === "count") return Number.isInteger(x) && (x as number) >= 0;
+  if (shape === "number") return isNum(x);
+  if (shape === "delay") return like(x, DELAY);
+  if (shape === "text") return typeof x === "string";
+  return shape.includes(x as string);
+}
+
+/** Every key of the protocol's profile (workers/protocol.ts ShardProfile) not carried, each checked. */
+const PROFILE_OWN: Record<
+  Exclude<keyof ShardProfile, keyof ThreadCarried>,
+  { ok: (x: unknown) => boolean; optional: boolean }
+> = {
+  receiveLagHist: { ok: histogramOk, optional: false },
+  intakeDropped: { ok: isNum, optional: false },
+  stamps: { ok: stampsOk, optional: false },
+  repairedFrames: { ok: isNum, optional: false },
+  stampSource: { ok: stampSourceOk, optional: true },
 };
 
+/** Every key carried (THREAD_CARRIED) or the profile's own, of its shape; the required ones present. */
 export function profileOk(v: unknown): v is ShardProfile {
-  return (
-    like(v, PROFILE_TEMPLATE, {
-      receiveLagMs: (x) => like(x, DELAY),
-      processingWaitMs: (x) => like(x, DELAY),
-      stampSource: stampSourceOk,
-      receiveLagHist: histogramOk,
-      stamps: stampsOk,
-      receivePath: (x) => x === "mixed" || (RECEIVE_PATHS as readonly unknown[]).includes(x),
-      receivePathReason: (x) => typeof x === "string",
-      rtcpSend: (x) => x === "native" || x === "werift" || x === "mixed",
-      rtcpSendReason: (x) => typeof x === "string",
-      viewerSockets: (x) => x === "shared" || x === "own" || x === "mixed",
-      viewerSocketsReason: (x) => typeof x === "string",
-      unroutedDatagrams: (x) => Number.isInteger(x) && (x as number) >= 0,
-      socketDrops: (x) => Number.isInteger(x) && (x as number) >= 0,
-      socketDropsReason: (x) => typeof x === "string",
-    }) &&
-    stampsOk((v as ShardProfile).stamps) &&
-    ((v as ShardProfile).thread === "worker" || (v as ShardProfile).thread === "main") &&
-    histogramOk((v as ShardProfile).receiveLagHist)
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const p = v as Record<string, unknown>;
+  const carried: Record<string, { shape: KeyShape; optional: boolean }> = THREAD_CARRIED;
+  const owns: Record<string, { ok: (x: unknown) => boolean; optional: boolean }> = PROFILE_OWN;
+  for (const [k, x] of Object.entries(p)) {
+    const key = Object.hasOwn(carried, k) ? carried[k] : undefined;
+    const own = Object.hasOwn(owns, k) ? owns[k] : undefined;
+    if (!(key !== undefined ? fits(x, key.shape) : (own?.ok(x) ?? false))) return false;
+  }
+  const required = [...Object.entries(carried), ...Object.entries(PROFILE_OWN)].filter(
+    ([, k]) => !k.optional,
   );
+  return required.every(([k]) => k in p);
 }
