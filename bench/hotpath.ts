@@ -45,15 +45,26 @@
 //   npm run bench:hotpath                 # 8 viewers × 25 000 packets per variant and codec
 //   node bench/hotpath.ts --variants loop,run,run-nomodel [--one-process]
 //   node bench/hotpath.ts --viewers 4 --packets 50000 --rounds 7
+//   node bench/hotpath.ts --simulcast --variants loop,bare,run   # the layer bookkeeping's cost
+//
+// --simulcast (issue 41) measures each codec's stream three ways: the plain embedded clip; the
+// simulcast h layer's clip (clips/clip-<codec>-h) as one encoding, its own table; and the same h
+// packets as a simulcast viewer gets them from the relay (one layer per leg): the table of the
+// three layers l, m, h (docs/definitions.md#simulcast-layers), the send log written as a simulcast
+// publisher writes it (every layer's frame of each picture, k = 3·f + j), so the matcher, the
+// per-layer histograms, counters and stays run. h as one encoding against h in simulcast: the same
+// packets, the layer work alone.
 import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadClip } from "../src/core/clip/clip.ts";
+import type { Clip } from "../src/core/clip/model.ts";
+import { embeddedLayerPath, loadSimulcastClips } from "../src/core/clip/simulcast.ts";
 import { keyframeStartH264 } from "../src/core/codec/h264.ts";
 import { keyframeStartVp8 } from "../src/core/codec/vp8.ts";
-import { ClipTable, createHasher, type Hasher } from "../src/core/delay/fingerprint.ts";
+import { ClipTable, clipIdentity, createHasher, type Hasher } from "../src/core/delay/fingerprint.ts";
 import { SendLog } from "../src/core/delay/sendlog.ts";
 import { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
 import { RtpStats } from "../src/core/rtp/stats.ts";
@@ -77,6 +88,10 @@ const { values: args } = parseArgs({
     variants: { type: "string" },
     /** every variant in this one process, interleaved round by round (before: each in its own) */
     "one-process": { type: "boolean", default: false },
+    /** internal: the one stream (contextNames) a child measures */
+    context: { type: "string" },
+    /** also the simulcast h layer, as one encoding and as a simulcast viewer receives it */
+    simulcast: { type: "boolean", default: false },
     /** internal: one process's windows as JSON, for the parent's medians */
     child: { type: "boolean", default: false },
   },
@@ -205,10 +220,16 @@ class TwccSink implements Sink {
 }
 
 interface Context {
+  /** the results' key: the codec, then "-h" (the h layer as one encoding) or "-sim" (in simulcast) */
+  name: string;
   codec: Codec;
   hasher: Hasher;
   table: ClipTable;
   packets: Packet[];
+  /** the simulcast layers the table and the send log hold (1: one encoding) */
+  layers: number;
+  /** with layers > 1: the received layer's index, lowest first */
+  layer: number;
 }
 
 function sinks(ctx: Context, variant: Variant, log: SendLog): Sink[] {
@@ -248,6 +269,21 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ["gc"] });
 const settle = () => new Promise((r) => setImmediate(r));
 
+/**
+ * The send log's entries for a frame's first packet: with simulcast, every layer's frame of the
+ * picture, as the publisher logs them (docs/definitions.md#simulcast-publisher): k = L·f + j, clip
+ * index j·N + i.
+ */
+function logFrame(ctx: Context, log: SendLog, p: Packet): void {
+  const L = ctx.layers;
+  if (L === 1) {
+    log.record(p.logK, p.sendNs);
+    return;
+  }
+  const n = ctx.table.loopFrames / L;
+  for (let j = 0; j < L; j++) log.record(L * p.logK + j, p.sendNs, j * n + (p.logK % n));
+}
+
 /** One window: the first `count` packets to every viewer, in arrival order. Per-delivery figures. */
 async function measure(ctx: Context, variant: Variant, count: number): Promise<Window> {
   const log = SendLog.create(ctx.table.loopFrames);
@@ -262,7 +298,7 @@ async function measure(ctx: Context, variant: Variant, count: number): Promise<W
   const wall0 = process.hrtime.bigint();
   for (let i = 0; i < count; i++) {
     const p = pkts[i]!;
-    if (p.logK >= 0) log.record(p.logK, p.sendNs);
+    if (p.logK >= 0) logFrame(ctx, log, p);
     for (let v = 0; v < targets.length; v++) {
       targets[v]!.onPacket(p.seq, p.ts, p.marker, p.payload, p.arrivalNs, p.captureWallNs);
     }
@@ -309,6 +345,10 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
       if (d.samples < frames - 2 || d.unmatchedFrames !== 0 || d.invalid !== 0) {
         throw new Error(`pipeline: ${d.samples} samples of ${frames} frames, ${d.unmatchedFrames} unmatched`);
       }
+      // with simulcast, every sample on the received layer
+      if (ctx.layers > 1 && r.layerSamples?.[ctx.layer] !== d.samples) {
+        throw new Error(`${ctx.name}: ${r.layerSamples?.join(",")} layer samples, ${d.samples} in all`);
+      }
     } else if (d.samples !== 0) {
       throw new Error(`${variant}: delay samples without a table`);
     }
@@ -336,8 +376,8 @@ async function measureHere(contexts: Context[]): Promise<Results> {
         const t = await measure(ctx, variant, ctx.packets.length);
         const a = await measure(ctx, variant, ALLOC_PACKETS);
         if (round < 0) continue;
-        add(res.timed, `${ctx.codec}/${variant}`, t);
-        if (a.gcs === 0) add(res.alloc, `${ctx.codec}/${variant}`, a);
+        add(res.timed, `${ctx.name}/${variant}`, t);
+        if (a.gcs === 0) add(res.alloc, `${ctx.name}/${variant}`, a);
       }
     }
   }
@@ -345,11 +385,11 @@ async function measureHere(contexts: Context[]): Promise<Results> {
 }
 
 /**
- * Each variant in its own process (the same V8 flags), one round each, the variants' order
- * reversed every other round: no variant's type feedback, inlining or heap shapes the code another
- * one runs. Each child warms up on its own variant before its measured round.
+ * Each variant and stream in its own process (the same V8 flags), one round each, the order
+ * reversed every other round: no variant's or stream's type feedback, inlining or heap shapes the
+ * code another one runs. Each child warms up on its own variant before its measured round.
  */
-function measureApart(): Results {
+function measureApart(names: string[]): Results {
   const res: Results = { timed: {}, alloc: {} };
   const self = fileURLToPath(import.meta.url);
   const rest = [
@@ -360,12 +400,25 @@ function measureApart(): Results {
     "--alloc-packets",
     args["alloc-packets"],
   ];
+  const runs = names.flatMap((name) => VARIANTS.map((v) => ({ name, v })));
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
-    for (const v of order) {
-      const argv = [...process.execArgv, self, "--child", "--variants", v, "--rounds", "1", ...rest];
-      const r = spawnSync(process.execPath, argv as string[], { stdio: ["ignore", "pipe", "inherit"] });
-      if (r.status !== 0) throw new Error(`hotpath: the ${v} child exited with ${r.status}`);
+    const order = round % 2 === 0 ? runs : [...runs].reverse();
+    for (const { name, v } of order) {
+      const argv = [
+        ...process.execArgv,
+        self,
+        "--child",
+        "--context",
+        name,
+        "--variants",
+        v,
+        "--rounds",
+        "1",
+      ];
+      const r = spawnSync(process.execPath, [...argv, ...rest] as string[], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      if (r.status !== 0) throw new Error(`hotpath: the ${name} ${v} child exited with ${r.status}`);
       const got = JSON.parse(r.stdout.toString()) as Results;
       for (const k of ["timed", "alloc"] as const) {
         for (const [key, ws] of Object.entries(got[k])) res[k][key] = [...(res[k][key] ?? []), ...ws];
@@ -375,28 +428,59 @@ function measureApart(): Results {
   return res;
 }
 
+/** The streams measured: each codec's plain clip; with --simulcast, its h layer alone and in simulcast. */
+function contextNames(): string[] {
+  const suffixes = args.simulcast === true ? ["", "-h", "-sim"] : [""];
+  return ["vp8", "h264"].flatMap((c) => suffixes.map((s) => c + s));
+}
+
+/** The stream named `name` (contextNames). */
+function makeContext(hasher: Hasher, name: string): Context {
+  const codec: Codec = name.startsWith("h264") ? "h264" : "vp8";
+  const one = (clip: Clip): Context => ({
+    name,
+    codec,
+    hasher,
+    table: new ClipTable(hasher, clip),
+    packets: recording(clip, PACKETS_PER_VIEWER),
+    layers: 1,
+    layer: 0,
+  });
+  if (name === codec) return one(loadClip(codec));
+  if (name.endsWith("-h")) return one(loadClip(codec, { path: embeddedLayerPath(codec, "h") }));
+  const sim = loadSimulcastClips(codec);
+  const layer = sim.layers.findIndex((l) => l.rid === "h");
+  return {
+    name,
+    codec,
+    hasher,
+    table: new ClipTable(hasher, { ...clipIdentity(hasher, sim.combined), layers: sim.layers.length }),
+    packets: recording((sim.layers[layer] as { clip: Clip }).clip, PACKETS_PER_VIEWER),
+    layers: sim.layers.length,
+    layer,
+  };
+}
+
 async function main(): Promise<void> {
   const hasher = await createHasher();
-  const contexts: Context[] = (["vp8", "h264"] as const).map((codec) => {
-    const clip = loadClip(codec);
-    return {
-      codec,
-      hasher,
-      table: new ClipTable(hasher, clip),
-      packets: recording(clip, PACKETS_PER_VIEWER),
-    };
-  });
+  const names = args.child === true ? [String(args.context)] : contextNames();
   if (args.child === true) {
-    process.stdout.write(JSON.stringify(await measureHere(contexts)));
+    process.stdout.write(JSON.stringify(await measureHere([makeContext(hasher, names[0] as string)])));
     return;
   }
-  const { timed: t, alloc: a } = args["one-process"] === true ? await measureHere(contexts) : measureApart();
-  const timed = new Map(Object.entries(t));
-  const alloc = new Map(Object.entries(a));
+  const contexts = args["one-process"] === true ? names.map((n) => makeContext(hasher, n)) : [];
+  const { timed: t, alloc: a } =
+    args["one-process"] === true ? await measureHere(contexts) : measureApart(names);
+  // the streams' shapes, for the print (no timing)
+  const shapes = names.map((n) => makeContext(hasher, n));
+  print(shapes, new Map(Object.entries(t)), new Map(Object.entries(a)));
+}
 
-  const med = (m: Map<string, Window[]>, codec: string, v: Variant, f: (w: Window) => number): number =>
-    median((m.get(`${codec}/${v}`) ?? []).map(f));
-  const fixed = (x: number, d: number) => (Number.isNaN(x) ? "n/a" : x.toFixed(d));
+const fixed = (x: number, d: number) => (Number.isNaN(x) ? "n/a" : x.toFixed(d));
+const med = (m: Map<string, Window[]>, name: string, v: Variant, f: (w: Window) => number): number =>
+  median((m.get(`${name}/${v}`) ?? []).map(f));
+
+function print(contexts: Context[], timed: Map<string, Window[]>, alloc: Map<string, Window[]>): void {
   console.log(
     `whipbench hot path: ${VIEWERS} viewers × ${PACKETS_PER_VIEWER} packets = ${VIEWERS * PACKETS_PER_VIEWER} ` +
       `deliveries per timed window (allocation: ${VIEWERS} × ${ALLOC_PACKETS}), median of ${ROUNDS} rounds ` +
@@ -408,51 +492,93 @@ async function main(): Promise<void> {
     "| codec | variant | CPU µs/pkt | wall µs/pkt | heap B/pkt | buffer B/pkt | GC in timed windows |",
   );
   console.log("|---|---|---:|---:|---:|---:|---:|");
-  for (const { codec } of contexts) {
+  for (const { name } of contexts) {
     for (const v of VARIANTS) {
-      const ts = timed.get(`${codec}/${v}`) ?? [];
-      console.log(
-        `| ${codec} | ${v} | ${fixed(
-          med(timed, codec, v, (w) => w.cpuUs),
+      const ts = timed.get(`${name}/${v}`) ?? [];
+      const cells = [
+        fixed(
+          med(timed, name, v, (w) => w.cpuUs),
           3,
-        )} | ` +
-          `${fixed(
-            med(timed, codec, v, (w) => w.wallUs),
-            3,
-          )} | ` +
-          `${fixed(
-            med(alloc, codec, v, (w) => w.heapBytes),
-            0,
-          )} | ` +
-          `${fixed(
-            med(alloc, codec, v, (w) => w.bufferBytes),
-            0,
-          )} | ` +
-          `${ts.filter((w) => w.gcs > 0).length} of ${ts.length} |`,
-      );
+        ),
+        fixed(
+          med(timed, name, v, (w) => w.wallUs),
+          3,
+        ),
+        fixed(
+          med(alloc, name, v, (w) => w.heapBytes),
+          0,
+        ),
+        fixed(
+          med(alloc, name, v, (w) => w.bufferBytes),
+          0,
+        ),
+        `${ts.filter((w) => w.gcs > 0).length} of ${ts.length}`,
+      ];
+      console.log(`| ${name} | ${v} | ${cells.join(" | ")} |`);
     }
   }
   console.log("");
-  for (const ctx of contexts) {
-    const c = ctx.codec;
-    const cpu = (v: Variant) => med(timed, c, v, (w) => w.cpuUs);
+  for (const ctx of contexts) summary(ctx, timed);
+  if (args.simulcast === true) for (const c of ["vp8", "h264"]) simulcastSummary(c, contexts, timed);
+}
+
+function summary(ctx: Context, timed: Map<string, Window[]>): void {
+  const c = ctx.name;
+  const cpu = (v: Variant) => med(timed, c, v, (w) => w.cpuUs);
+  const frames = ctx.packets.filter((p) => p.logK >= 0).length;
+  console.log(
+    `${c}: run pipeline minus harness ${fixed(cpu("run") - cpu("loop"), 3)} µs CPU per packet ` +
+      `(DESIGN budget: under 3); of which everything past the statistics (reassembly, hash, match, histograms, transit) ` +
+      `${fixed(cpu("run") - cpu("bare"), 3)} µs at ${(ctx.packets.length / frames).toFixed(2)} packets per frame`,
+  );
+  console.log(
+    `${c}: transport-wide number recorded and feedback written: twcc minus loop ` +
+      `${fixed(cpu("twcc") - cpu("loop"), 3)}, run+twcc minus run ${fixed(cpu("run+twcc") - cpu("run"), 3)} ` +
+      "µs CPU per packet (issue 39's budget: 0.5)",
+  );
+  const model = (v: "bare" | "view" | "run") => fixed(cpu(v) - cpu(`${v}-nomodel`), 3);
+  console.log(
+    `${c}: render model (with and without it, same run): bare +${model("bare")}, view +${model("view")}, ` +
+      `run +${model("run")} µs CPU per packet (target: 0.3)`,
+  );
+}
+
+/**
+ * The simulcast viewer's layer work: h in simulcast minus h as one encoding (the same packets), per
+ * variant; `bare` runs no table on either, so its difference is the noise. The streams' packets per
+ * frame, packet rates and bit rates, for the per-packet figures' sake.
+ */
+function simulcastSummary(codec: string, contexts: Context[], timed: Map<string, Window[]>): void {
+  for (const ctx of contexts.filter((x) => x.codec === codec)) {
     const frames = ctx.packets.filter((p) => p.logK >= 0).length;
+    const fps = 90_000 / ctx.table.ticks;
+    const bytes = ctx.packets.reduce((sum, p) => sum + p.payload.length, 0);
     console.log(
-      `${c}: run pipeline minus harness ${fixed(cpu("run") - cpu("loop"), 3)} µs CPU per packet ` +
-        `(DESIGN budget: under 3); of which everything past the statistics (reassembly, hash, match, histograms, transit) ` +
-        `${fixed(cpu("run") - cpu("bare"), 3)} µs at ${(ctx.packets.length / frames).toFixed(2)} packets per frame`,
-    );
-    console.log(
-      `${c}: transport-wide number recorded and feedback written: twcc minus loop ` +
-        `${fixed(cpu("twcc") - cpu("loop"), 3)}, run+twcc minus run ${fixed(cpu("run+twcc") - cpu("run"), 3)} ` +
-        "µs CPU per packet (issue 39's budget: 0.5)",
-    );
-    const model = (v: "bare" | "view" | "run") => fixed(cpu(v) - cpu(`${v}-nomodel`), 3);
-    console.log(
-      `${c}: render model (with and without it, same run): bare +${model("bare")}, view +${model("view")}, ` +
-        `run +${model("run")} µs CPU per packet (target: 0.3)`,
+      `${ctx.name}: ${(ctx.packets.length / frames).toFixed(2)} packets per frame, ` +
+        `${((ctx.packets.length / frames) * fps).toFixed(0)} packets/s at ${fps.toFixed(0)} fps, ` +
+        `${((bytes * 8 * fps) / frames / 1000).toFixed(0)} kbit/s of payload` +
+        (ctx.layers > 1 ? `, layer ${ctx.layer} of a ${ctx.layers}-layer table` : ""),
     );
   }
+  const diffs = VARIANTS.map((v) => {
+    const d = med(timed, `${codec}-sim`, v, (w) => w.cpuUs) - med(timed, `${codec}-h`, v, (w) => w.cpuUs);
+    return `${v} ${d >= 0 ? "+" : ""}${fixed(d, 3)}`;
+  });
+  console.log(`${codec}: h in simulcast minus h alone, CPU µs per packet: ${diffs.join(", ")}`);
+  // each round's figure, for the noise the differences stand in
+  for (const n of [codec, `${codec}-h`, `${codec}-sim`]) {
+    const rounds = VARIANTS.map((v) => {
+      const cpus = (timed.get(`${n}/${v}`) ?? []).map((w) => w.cpuUs.toFixed(3));
+      return `${v} ${cpus.join(" ")}`;
+    });
+    console.log(`${n}: CPU µs per packet, each round: ${rounds.join("; ")}`);
+  }
+  // the harness writes L log entries per picture with simulcast (the publisher's work, not the viewer's)
+  const own = (n: string) => med(timed, n, "run", (w) => w.cpuUs) - med(timed, n, "loop", (w) => w.cpuUs);
+  console.log(
+    `${codec}: run minus loop (the viewer's own work): plain ${fixed(own(codec), 3)}, h alone ` +
+      `${fixed(own(`${codec}-h`), 3)}, h in simulcast ${fixed(own(`${codec}-sim`), 3)} µs CPU per packet`,
+  );
 }
 
 await main();
