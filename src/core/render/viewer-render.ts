@@ -37,6 +37,11 @@ export class ViewerRender {
   /** sequence numbers (by their low 10 bits) of packets that carried a marker bit; −1 none */
   private readonly marked = new Int32Array(1024).fill(-1);
   private seqKnown = false;
+  /**
+   * VP8: the reassembler closed a frame itself, so it has learnt that the S bit begins frames and
+   * closes every later one when libwebrtc's buffer would: the buffer is no longer needed
+   */
+  private vp8Learnt = false;
   /** libwebrtc's packet buffer where it hands out frames our reassembler does not */
   private readonly buffer: PacketBuffer | null;
   private readonly vp8: boolean;
@@ -85,7 +90,8 @@ export class ViewerRender {
         if (marker) this.marked[seq & 1023] = seq;
       }
       if (seq >= 0 && payload.length === 0) m.padding(seq, ns);
-      else if (seq >= 0 && this.buffer !== null) this.bufferPacket(seq, ts, marker, payload, ns);
+      else if (seq >= 0 && this.buffer !== null && !this.vp8Learnt)
+        this.bufferPacket(seq, ts, marker, payload, ns);
     }
     const r = this.requests;
     if (r.poll(ns)) this.wanted = true;
@@ -96,6 +102,7 @@ export class ViewerRender {
   frame(f: RenderFrame & { late?: boolean }): void {
     // a frame libwebrtc's packet buffer already handed out (packet-buffer.ts): its packets are gone
     if (this.buffer !== null && f !== this.headless && this.buffer.wasReleased(f.timestamp)) return;
+    if (this.vp8 && f !== this.headless) this.vp8Learnt = true;
     const m = this.model;
     if (m === null) return;
     // libwebrtc's packet buffer ends a frame only at a packet with the marker bit: a frame whose
