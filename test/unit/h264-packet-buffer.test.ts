@@ -1,4 +1,4 @@
-// libwebrtc's H.264 packet buffer in the render model (src/core/render/h264-packet-buffer.ts,
+// libwebrtc's H.264 packet buffer in the render model (src/core/render/packet-buffer.ts,
 // docs/definitions.md#decodable-frames): a keyframe whose leading packets are lost is still handed
 // out when a packet after the hole is first in its frame (an FU-A start, a single NAL) and carries
 // the IDR, once SPS/PPS are known from an earlier keyframe; lost from its first FU-A fragment on
@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { packetizeH264 } from "../../src/core/codec/h264.ts";
-import { H264PacketBuffer } from "../../src/core/render/h264-packet-buffer.ts";
+import { PacketBuffer } from "../../src/core/render/packet-buffer.ts";
 import { plainPipeline } from "./plain-pipeline.ts";
 
 const FRAME_NS = 1e9 / 30;
@@ -72,7 +72,7 @@ test("a keyframe lost from its first FU-A fragment on is not handed out: its GOP
 });
 
 test("an IDR before any SPS/PPS: the tracker drops it and asks for a keyframe at once", () => {
-  const b = new H264PacketBuffer();
+  const b = new PacketBuffer("h264");
   const [stap, fuStart, fuMid, fuEnd] = packetizeH264(accessUnit(true), 200) as Uint8Array[];
   assert.equal(b.packet(10, 0, false, fuStart!), "ask");
   assert.equal(b.packet(11, 0, false, fuMid!), "none");

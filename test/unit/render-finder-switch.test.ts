@@ -91,3 +91,25 @@ test("layer fields dropped: frame-id continues the VP8 finder's PictureIDs, no f
   assert.equal(r.framesNotDecodable, 0);
   assert.equal(r.freezes, 0);
 });
+
+test("seq-num: padding before the first frame is dropped (libwebrtc has no finder for it yet)", () => {
+  // H.264 keyframe 0 at 10..11; padding 12 overtakes packet 11 and arrives before frame 0 is
+  // complete; delta frames from 13 on, 2 packets each, keyframe 30 at 71..72
+  const run = (padAfterFrame: boolean): RenderCounters => {
+    const m = new RenderModel("h264");
+    for (let i = 0; i < 31; i++) {
+      if (i === 0 && !padAfterFrame) m.padding(12, 0);
+      const lo = i === 0 ? 10 : 11 + 2 * i;
+      const key = i % 30 === 0;
+      const head = Uint8Array.of(key ? 0x65 : 0x41);
+      const at = i * FRAME_MS * MS + 1;
+      m.frame({ lo, hi: lo + 1, head, keyframe: key, completedNs: at, timestamp: i * 3000 });
+      if (i === 0 && padAfterFrame) m.padding(12, at);
+    }
+    return m.finish(32 * FRAME_MS * MS);
+  };
+  // after the first frame the seq-num finder keeps it, and the chain continues across it
+  assert.deepEqual([run(true).framesShown, run(true).framesNotDecodable], [31, 0]);
+  // before it, it is gone: frames 1..29 wait for sequence number 12 until keyframe 30
+  assert.deepEqual([run(false).framesShown, run(false).framesNotDecodable], [2, 29]);
+});

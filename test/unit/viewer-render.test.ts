@@ -58,10 +58,9 @@ test("a clean stream: every frame shown, no freeze, no PLI after the first keyfr
   const { result, plis, freezes } = stream({ frames: 150, gop: 30 });
   const r = result.render;
   assert.equal(r.finder, "frame-id");
-  // the reassembler closes frame 0 when frame 2's first packet proves its head, frame 1 with it:
-  // 0 is shown at once (the first keyframe), 1 is past its render time with 2 behind it: skipped
-  assert.equal(r.framesShown, 149);
-  assert.equal(r.framesLate, 1);
+  // frame 0 is handed out with its last packet, as libwebrtc's packet buffer does (packet-buffer.ts)
+  assert.equal(r.framesShown, 150);
+  assert.equal(r.framesLate, 0);
   assert.equal(r.framesNotDecodable, 0);
   assert.equal(r.freezes, 0);
   assert.equal(r.frozenMs, 0);
@@ -80,7 +79,7 @@ test("packets dropped for good: one freeze per loss, until the next keyframe", (
   assert.equal(freezes.length, 2);
   // frame 39 → keyframe 60 and frame 99 → keyframe 120: 21 frames each (≈ 700 ms)
   assert.ok(Math.abs(r.frozenMs - 2 * 700) <= 2, `${r.frozenMs}`);
-  assert.equal(r.framesShown, 150 - 21 - 21 + 2 - 1); // frame 1 skipped (the clean stream's test)
+  assert.equal(r.framesShown, 150 - 21 - 21 + 2);
   assert.equal(r.recoveries, 2);
   assert.equal(result.recoveryHist.n, 2);
   // no stall: packets kept flowing (the stall rule is silent)

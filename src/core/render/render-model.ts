@@ -158,12 +158,11 @@ export class RenderModel {
    * seq-num finder it continues the chain (frames waiting behind it may become decodable).
    */
   padding(seq: number, ns: number): void {
-    // libwebrtc passes padding to its seq-num finder only; before the first frame it has no finder
-    // and drops it, where the model keeps it (unchanged: such a packet continues the first frame's
-    // chain only if it overtook that frame's last packet)
-    if (this.finder !== "" && this.finder !== "seq-num") return;
+    // libwebrtc passes padding to its seq-num finder only (rtp_frame_reference_finder.cc): before
+    // the first frame it has no finder yet and drops it, as it does under any other finder
+    if (this.finder !== "seq-num") return;
     this.pads.add(seq, ns);
-    if (this.lastId < 0 || this.finder !== "seq-num") return;
+    if (this.lastId < 0) return;
     const id = this.pads.extend(this.lastId, ns);
     if (id === this.lastId) return;
     this.lastId = id;

@@ -1,13 +1,14 @@
 // One viewer's render model and keyframe requests together (docs/definitions.md#viewer-experience),
 // as the viewer pipeline drives them: every packet (its instant, whether it carries part of a
 // keyframe; its sequence number and timestamp for the playout's frame sizes and retransmissions),
-// every frame the reassembler completes, and the PLIs the receive path sends. Pure: the receive
-// path's timer calls pliDue() on time, the pipeline everything else.
+// every frame the reassembler completes (and those libwebrtc's packet buffer hands out before it,
+// packet-buffer.ts), and the PLIs the receive path sends. Pure: the receive path's timer calls
+// pliDue() on time, the pipeline everything else.
 import { idrPartH264 } from "../codec/h264.ts";
 import { keyframeStartVp8 } from "../codec/vp8.ts";
 import type { EncodedHistogram, RenderCounters } from "../types.ts";
-import { H264PacketBuffer } from "./h264-packet-buffer.ts";
 import { type KeyframeRequestMode, KeyframeRequestRule } from "./keyframe-request-rule.ts";
+import { PacketBuffer } from "./packet-buffer.ts";
 import { emptyRender, type RenderFrame, RenderModel } from "./render-model.ts";
 
 export interface RenderResult {
@@ -36,8 +37,14 @@ export class ViewerRender {
   /** sequence numbers (by their low 10 bits) of packets that carried a marker bit; −1 none */
   private readonly marked = new Int32Array(1024).fill(-1);
   private seqKnown = false;
-  /** H.264: libwebrtc's packet buffer where it hands out frames our reassembler does not */
-  private readonly h264: H264PacketBuffer | null;
+  /**
+   * VP8: the reassembler closed a frame itself, so it has learnt that the S bit begins frames and
+   * closes every later one when libwebrtc's buffer would: the buffer is no longer needed
+   */
+  private vp8Learnt = false;
+  /** libwebrtc's packet buffer where it hands out frames our reassembler does not */
+  private readonly buffer: PacketBuffer | null;
+  private readonly vp8: boolean;
   private readonly headless: RenderFrame = {
     lo: 0,
     hi: 0,
@@ -63,7 +70,8 @@ export class ViewerRender {
     this.requests = new KeyframeRequestRule(read ? mode : "join", () => model?.clock.inactive());
     if (startNs >= 0) this.requests.start(startNs);
     this.keyPart = codec === "vp8" ? keyframeStartVp8 : codec === "h264" ? idrPartH264 : notKey;
-    this.h264 = codec === "h264" ? new H264PacketBuffer() : null;
+    this.buffer = read ? new PacketBuffer(codec) : null;
+    this.vp8 = codec === "vp8";
   }
 
   /**
@@ -82,7 +90,8 @@ export class ViewerRender {
         if (marker) this.marked[seq & 1023] = seq;
       }
       if (seq >= 0 && payload.length === 0) m.padding(seq, ns);
-      else if (seq >= 0 && this.h264 !== null) this.h264Packet(seq, ts, marker, payload, ns);
+      else if (seq >= 0 && this.buffer !== null && !this.vp8Learnt)
+        this.bufferPacket(seq, ts, marker, payload, ns);
     }
     const r = this.requests;
     if (r.poll(ns)) this.wanted = true;
@@ -91,8 +100,9 @@ export class ViewerRender {
 
   /** One frame the reassembler completed (`late`: a packet of it came after its last one). */
   frame(f: RenderFrame & { late?: boolean }): void {
-    // a keyframe libwebrtc's packet buffer already handed out without its head: its packets are gone
-    if (this.h264 !== null && f !== this.headless && this.h264.wasReleased(f.timestamp)) return;
+    // a frame libwebrtc's packet buffer already handed out (packet-buffer.ts): its packets are gone
+    if (this.buffer !== null && f !== this.headless && this.buffer.wasReleased(f.timestamp)) return;
+    if (this.vp8 && f !== this.headless) this.vp8Learnt = true;
     const m = this.model;
     if (m === null) return;
     // libwebrtc's packet buffer ends a frame only at a packet with the marker bit: a frame whose
@@ -105,15 +115,19 @@ export class ViewerRender {
     this.shownTo(m.clock.lastNs);
   }
 
-  /** An H.264 packet through libwebrtc's packet buffer rules (h264-packet-buffer.ts). */
-  private h264Packet(seq: number, ts: number, marker: boolean, payload: Uint8Array, ns: number): void {
-    const r = this.h264?.packet(seq, ts, marker, payload) ?? "none";
+  /** A packet through libwebrtc's packet buffer rules (packet-buffer.ts). */
+  private bufferPacket(seq: number, ts: number, marker: boolean, payload: Uint8Array, ns: number): void {
+    const r = this.buffer?.packet(seq, ts, marker, payload) ?? "none";
     if (r === "ask") this.requests.parameterSetsMissing();
-    if (r !== "release" || this.h264 === null) return;
+    if (r !== "release" || this.buffer === null) return;
     const f = this.headless;
-    f.lo = this.h264.out.lo;
-    f.hi = this.h264.out.hi;
-    f.timestamp = this.h264.out.timestamp;
+    const out = this.buffer.out;
+    f.lo = out.lo;
+    f.hi = out.hi;
+    f.timestamp = out.timestamp;
+    // H.264: only keyframes are released; VP8: its first packet's P bit says
+    f.head = out.head;
+    f.keyframe = !this.vp8 || keyframeStartVp8(out.head);
     f.completedNs = ns;
     this.frame(f);
   }

@@ -1,15 +1,19 @@
-// libwebrtc's H.264 packet buffer where it differs from our reassembler
+// libwebrtc's packet buffer where it hands out frames our reassembler does not
 // (docs/definitions.md#decodable-frames; modules/video_coding/packet_buffer.cc FindFrames,
-// h264_sps_pps_tracker.cc). H.264 has no frame-begin bit: libwebrtc walks back from a frame's
-// marker packet while the packet before is present with the same timestamp, and stops at a hole.
-// A frame found that way is a keyframe when one of its packets carries an IDR NAL unit, and a
-// keyframe is handed out even when its leading packets (the STAP-A with SPS/PPS, a first FU-A) are
-// missing — the SPS/PPS tracker puts back parameter sets it knows from earlier; a delta frame with a
-// hole before it is not. Our reassembler never completes a frame whose head it cannot prove, so
-// this keeps the packets' kinds by sequence number and releases such a keyframe to the model at
-// the instant libwebrtc would. An IDR packet that arrives before any SPS and PPS is dropped by the
-// tracker, which asks for a keyframe. Fixed arrays; no allocation per packet.
+// h264_sps_pps_tracker.cc). Our reassembler completes a frame whose packet before it is absent only
+// once the stream has taught it that the frame's first packet begins frames (reassembly), so such a
+// frame is handed to the model here, at the instant libwebrtc would, and the reassembler's later
+// copy is left out. VP8: libwebrtc's frame runs from the packet its depacketizer marks first in its
+// frame (S set, partition 0) to a marker packet, every packet between present — the viewer's first
+// frame among them. H.264 has no frame-begin bit: libwebrtc walks back from a frame's marker packet
+// while the packet before is present with the same timestamp, and stops at a hole. A frame found
+// that way is a keyframe when one of its packets carries an IDR NAL unit, and a keyframe is handed
+// out even when its leading packets (the STAP-A with SPS/PPS, a first FU-A) are missing — the
+// SPS/PPS tracker puts back parameter sets it knows from earlier; a delta frame with a hole before
+// it is not. An IDR packet that arrives before any SPS and PPS is dropped by the tracker, which
+// asks for a keyframe. Fixed arrays; no allocation per packet.
 
+import { frameStartVp8 } from "../codec/vp8.ts";
 import { EXT_BASE } from "../rtp/seen-ring.ts";
 
 const SLOTS = 1024;
@@ -19,41 +23,53 @@ const FIRST = 1;
 /** it carries an IDR NAL unit as the depacketizer records it (an FU-A only in its first fragment) */
 const IDR = 2;
 const MARKER = 4;
-/** timestamps of keyframes released here, kept to leave out the reassembler's later copy */
+/** timestamps of frames released here, kept to leave out the reassembler's later copy */
 const RELEASED = 16;
+/** VP8: the bytes kept of a first packet, enough for its descriptor and the P bit after it */
+const HEAD = 8;
 
-/** A keyframe released here: its extended sequence numbers and timestamp. */
-export interface HeadlessKeyframe {
+/** A frame released here: its extended sequence numbers, timestamp and (VP8) its first bytes. */
+export interface ReleasedFrame {
   lo: number;
   hi: number;
   timestamp: number;
+  head: Uint8Array;
 }
 
-export class H264PacketBuffer {
+export class PacketBuffer {
   /** what the last packet released, valid until the next packet */
-  readonly out: HeadlessKeyframe = { lo: 0, hi: 0, timestamp: 0 };
+  readonly out: ReleasedFrame = { lo: 0, hi: 0, timestamp: 0, head: new Uint8Array(0) };
+  private readonly vp8: boolean;
+  /** VP8: the first HEAD bytes of each first packet, by slot (the caller may reuse payloads) */
+  private readonly heads: Uint8Array;
+  private readonly headLen = new Uint8Array(SLOTS);
   private readonly seq = new Float64Array(SLOTS).fill(-1);
   private readonly ts = new Float64Array(SLOTS);
   private readonly flags = new Uint8Array(SLOTS);
   private readonly released = new Float64Array(RELEASED).fill(-1);
   private releasedAt = 0;
-  /** keyframes released here so far (none: every frame is the reassembler's, nothing to look up) */
+  /** frames released here so far (none: every frame is the reassembler's, nothing to look up) */
   private releasedN = 0;
   private haveSeq = false;
   private maxExt = 0;
   private sps = false;
   private pps = false;
 
+  constructor(codec: "vp8" | "h264") {
+    this.vp8 = codec === "vp8";
+    this.heads = new Uint8Array(this.vp8 ? SLOTS * HEAD : 0);
+  }
+
   /**
-   * One packet (16-bit `seq`). Returns "release" when it completes a keyframe whose head is lost
-   * (then `out` holds it), "ask" when it is an IDR packet the tracker drops for want of SPS/PPS,
-   * else "none".
+   * One packet (16-bit `seq`). Returns "release" when it completes a frame without the packet
+   * before it (then `out` holds it), "ask" when it is an IDR packet the tracker drops for want of
+   * SPS/PPS, else "none".
    */
   packet(seq: number, ts: number, marker: boolean, payload: Uint8Array): "release" | "ask" | "none" {
     const ext = this.extend(seq);
-    const f = this.kinds(payload);
-    if ((f & IDR) !== 0 && !(this.sps && this.pps)) return "ask";
     const slot = ext & MASK;
+    const f = this.vp8 ? this.vp8Head(slot, payload) : this.kinds(payload);
+    if ((f & IDR) !== 0 && !(this.sps && this.pps)) return "ask";
     this.seq[slot] = ext;
     this.ts[slot] = ts;
     this.flags[slot] = f | (marker ? MARKER : 0);
@@ -68,23 +84,38 @@ export class H264PacketBuffer {
     let idr = false;
     for (;;) {
       const g = this.flags[start & MASK]!;
-      first ||= (g & FIRST) !== 0;
+      // VP8: only the lowest packet may be first in the frame
+      first = this.vp8 ? (g & FIRST) !== 0 : first || (g & FIRST) !== 0;
       idr ||= (g & IDR) !== 0;
       if (!this.present(start - 1, ts) || end - start >= SLOTS - 1) break;
       start--;
     }
     // a frame whose packet before is present (another timestamp) is our reassembler's to complete
-    if (this.seq[(start - 1) & MASK] === start - 1 || !first || !idr || this.wasReleased(ts)) return "none";
+    if (this.seq[(start - 1) & MASK] === start - 1 || !first || !(idr || this.vp8) || this.wasReleased(ts))
+      return "none";
     this.released[this.releasedAt] = ts;
     this.releasedAt = (this.releasedAt + 1) % RELEASED;
     this.releasedN++;
     this.out.lo = start;
     this.out.hi = end;
     this.out.timestamp = ts;
+    if (this.vp8) {
+      const at = (start & MASK) * HEAD;
+      this.out.head = this.heads.subarray(at, at + this.headLen[start & MASK]!);
+    }
     return "release";
   }
 
-  /** Whether a keyframe with this timestamp was released here (the reassembler's copy is not shown). */
+  /** VP8: whether the packet is first in its frame (S set, partition 0); its first bytes kept then. */
+  private vp8Head(slot: number, payload: Uint8Array): number {
+    if (frameStartVp8(payload) !== 0) return 0;
+    const n = Math.min(payload.length, HEAD);
+    for (let i = 0; i < n; i++) this.heads[slot * HEAD + i] = payload[i]!;
+    this.headLen[slot] = n;
+    return FIRST;
+  }
+
+  /** Whether a frame with this timestamp was released here (the reassembler's copy is not shown). */
   wasReleased(ts: number): boolean {
     if (this.releasedN === 0) return false;
     for (let i = 0; i < RELEASED; i++) if (this.released[i] === ts) return true;
