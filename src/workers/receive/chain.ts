@@ -172,7 +172,7 @@ function ownSrtp(
       absId: absCaptureId(tr.headerExtensions),
       twccId: transportCcId(tr),
       ddId: dependencyDescriptorId(tr),
-      onDescriptor: (seq, b, off, len) => pipeline.render.model?.descriptor(seq, b, off, len),
+      onDescriptor: descriptorSink(pipeline),
       rtxPayloadTypes: rtxPayloadTypes(tr),
       senderSsrc: tr.receiver.rtcpSsrc,
       sendRtcp,
@@ -196,6 +196,13 @@ function ownSrtp(
       if (rx !== null) sessionClosed(thread.diagnostics, rx);
     },
   };
+}
+
+/** Where a packet's dependency descriptor goes: the pipeline's render model (its generic finder). */
+function descriptorSink(
+  pipeline: ViewerPipeline,
+): (seq: number, b: Uint8Array, off: number, len: number) => void {
+  return (seq, b, off, len) => pipeline.render.model?.descriptor(seq, b, off, len);
 }
 
 /**
@@ -259,10 +266,8 @@ function takeTracks(
     taken = true;
     const pipeline = negotiatedPipeline(opts, tr, track.codec?.mimeType ?? tr.codecs[0]?.mimeType ?? "");
     feed.feed(pipeline);
-    const dd = dependencyDescriptorId(tr) !== 0;
-    const onDescriptor = (seq: number, b: Uint8Array, off: number, len: number): void =>
-      pipeline.render.model?.descriptor(seq, b, off, len);
-    werift.takeVideo(track, transportCcId(tr) !== 0, rtxPayloadTypes(tr), dd ? onDescriptor : null);
+    const dd = dependencyDescriptorId(tr) !== 0 ? descriptorSink(pipeline) : null;
+    werift.takeVideo(track, transportCcId(tr) !== 0, rtxPayloadTypes(tr), dd);
   };
   const sound = (track: Parameters<WeriftSrtpStage["takeAudio"]>[0]) => {
     if (audioStage === null || audioTaken) return;
