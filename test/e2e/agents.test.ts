@@ -287,11 +287,11 @@ async function fakeCoordinator(
 }
 
 test("an agent survives a hostile coordinator: an oversized frame, a scenario with a publisher and a foreign key", async () => {
-  const { encodeFrame } = await import("../../src/main/agents/wire.ts");
+  const { encodeFrame, PROTOCOL_VERSION } = await import("../../src/main/agents/wire.ts");
   const { version } = await import("../../src/main/process/version.ts");
   const welcome = {
     type: "welcome",
-    protocol: 1,
+    protocol: PROTOCOL_VERSION,
     version: version(),
     index: 0,
     clockPort: 9,

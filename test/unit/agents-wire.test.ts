@@ -96,7 +96,16 @@ test("hello: version skew is refused naming both versions; the token is required
   assert.equal(skew.ok, false);
   assert.match(!skew.ok ? skew.reason : "", /coordinator is whipbench 1\.2\.3.*agent whipbench 1\.2\.4/);
   const wire = checkHello(hello({ protocol: 99 }), "1.2.3", "t0ken");
-  assert.match(!wire.ok ? wire.reason : "", /wire 1\).*wire 99\)/);
+  assert.match(!wire.ok ? wire.reason : "", new RegExp(`wire ${PROTOCOL_VERSION}\\).*wire 99\\)`));
+  // an agent of the wire before this one (same whipbench version string: a build without its commit)
+  const older = checkHello(hello({ protocol: PROTOCOL_VERSION - 1 }), "1.2.3", "t0ken");
+  assert.equal(older.ok, false, "an agent of an older wire is refused, not misread");
+  assert.match(
+    !older.ok ? older.reason : "",
+    new RegExp(
+      `whipbench 1\\.2\\.3 \\(wire ${PROTOCOL_VERSION}\\).*whipbench 1\\.2\\.3 \\(wire ${PROTOCOL_VERSION - 1}\\)`,
+    ),
+  );
   for (const [over, want] of [
     [{ token: undefined }, /a token is required/],
     [{ token: "" }, /a token is required/],

@@ -5,8 +5,14 @@
 import type { Socket } from "node:net";
 import { AgentError } from "../../core/errors.ts";
 
-/** The wire's own version: an agent and a coordinator speak only the same one. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The wire's own version: an agent and a coordinator speak only the same one (handshake.ts refuses
+ * any other, naming both). Bump it when a message gains a required field or a field changes
+ * meaning. 2: `start`'s `viewers[].cohort`, the coordinator's cohort assignment over the whole
+ * run (absent: unimpaired); a wire-1 agent ignored it and assigned the scenario's cohorts over its
+ * own share, so it would have run a wire-2 start's viewers in other cohorts than the report's.
+ */
+export const PROTOCOL_VERSION = 2;
 /** The largest frame either side accepts (records travel in chunks well below it). */
 export const MAX_FRAME_BYTES = 4 << 20;
 
