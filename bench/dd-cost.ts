@@ -7,9 +7,9 @@
 // each and their difference are printed. Only the same run's rows compare.
 //   node bench/dd-cost.ts [rounds]
 import { RtpHeader } from "werift";
-import { ddSender, ddStage, deltaDescriptor, keyframeDescriptor } from "../test/unit/dd-writer.ts";
-import { plainPipeline } from "../test/unit/plain-pipeline.ts";
+import { ddSender, ddStage, deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
 import { median } from "./median.ts";
+import { plainPipeline } from "./plain-pipeline.ts";
 
 const ROUNDS = Math.max(1, Number(process.argv[2] ?? 15));
 const FRAMES = 3000;

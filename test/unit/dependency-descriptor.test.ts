@@ -1,10 +1,10 @@
 // The dependency descriptor reader (src/core/rtp/dependency-descriptor.ts) on hand-built descriptors
-// (test/unit/dd-writer.ts): the mandatory fields, the structure a keyframe carries, the frame diffs a
+// (bench/dd-writer.ts): the mandatory fields, the structure a keyframe carries, the frame diffs a
 // template gives or the frame carries, and the descriptors libwebrtc cannot read.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { customDescriptor, deltaDescriptor, keyframeDescriptor } from "../../bench/dd-writer.ts";
 import { DdFields, readDependencyDescriptor } from "../../src/core/rtp/dependency-descriptor.ts";
-import { customDescriptor, deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
 
 function read(b: Uint8Array, known: DdFields["structure"]): DdFields | null {
   const out = new DdFields();

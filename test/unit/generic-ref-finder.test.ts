@@ -1,13 +1,13 @@
 // The render model's generic finder (src/core/render/generic-ref-finder.ts, frame-descriptors.ts,
 // docs/definitions.md#decodable-frames) on an L1T2 stream whose packets carry hand-built dependency
-// descriptors (test/unit/dd-writer.ts): even frames the base layer (each references the one two
+// descriptors (bench/dd-writer.ts): even frames the base layer (each references the one two
 // before), odd frames the top layer (each references the frame before), a keyframe every 30.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { customDescriptor, deltaDescriptor, keyframeDescriptor } from "../../bench/dd-writer.ts";
 import { GenericRefFinder } from "../../src/core/render/generic-ref-finder.ts";
 import { RenderModel } from "../../src/core/render/render-model.ts";
 import type { RenderCounters } from "../../src/core/types.ts";
-import { customDescriptor, deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
 
 const MS = 1e6;
 const FRAME_MS = 1000 / 30;

@@ -5,9 +5,9 @@
 // (only middle fragments left), it is not; an IDR before any SPS/PPS asks for a keyframe.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { plainPipeline } from "../../bench/plain-pipeline.ts";
 import { packetizeH264 } from "../../src/core/codec/h264.ts";
 import { PacketBuffer } from "../../src/core/render/packet-buffer.ts";
-import { plainPipeline } from "./plain-pipeline.ts";
 
 const FRAME_NS = 1e9 / 30;
 const start = [0, 0, 0, 1];

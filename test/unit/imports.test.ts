@@ -402,3 +402,46 @@ test("no two sibling folders anywhere in src/ import each other, directly or rou
   assert.ok([...folders.keys()].filter((f) => f.startsWith("src/main/")).length >= 10);
   assert.deepEqual(circles(folders), []);
 });
+
+// Tests may use bench/'s helpers (peer pairs, impaired links, synthetic records), so a bench never
+// imports from test/: a helper both need lives in bench/. One bench still does, named with why.
+
+/** bench files that still import test/ helpers, each with the helpers' reason. */
+const KNOWN: Readonly<Record<string, string>> = {
+  "bench/janus-lossy.ts":
+    "the Janus namespace and impairer harness (test/janus/netns-janus.ts, test/netem/impairer.ts) has not moved",
+};
+
+/** `bench/x.ts → test/y.ts` for each import of a bench file that reaches into test/. */
+export function benchIntoTest(files: readonly string[], read: (f: string) => string): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    for (const s of specifiers(read(f))) {
+      const to = relative(ROOT, normalize(join(ROOT, dirname(f), s)));
+      if (to.startsWith("test/")) out.push(`${f} → ${to}`);
+    }
+  }
+  return out;
+}
+
+test("bench/ imports nothing from test/ (but the benches named with a reason)", () => {
+  const bench = sourceFiles("bench").filter((f) => KNOWN[f] === undefined);
+  assert.deepEqual(
+    benchIntoTest(bench, (f) => readFileSync(join(ROOT, f), "utf8")),
+    [],
+  );
+  for (const f of Object.keys(KNOWN))
+    assert.ok(
+      benchIntoTest([f], (x) => readFileSync(join(ROOT, x), "utf8")).length > 0,
+      `${f} no longer imports test/: take it off the list`,
+    );
+});
+
+test("the check sees a bench reaching into test/", () => {
+  const text =
+    'import { plainPipeline } from "../test/unit/plain-pipeline.ts";\nimport { m } from "./median.ts";';
+  assert.deepEqual(
+    benchIntoTest(["bench/x.ts"], () => text),
+    ["bench/x.ts → test/unit/plain-pipeline.ts"],
+  );
+});

@@ -4,10 +4,10 @@
 // the same frames the render model shows; the in-order rule alone (RtpStats) never saw it whole.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { plainPipeline } from "../../bench/plain-pipeline.ts";
 import { keyframeStartVp8, packetizeVp8 } from "../../src/core/codec/vp8.ts";
 import type { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
 import { RtpStats } from "../../src/core/rtp/stats.ts";
-import { plainPipeline } from "./plain-pipeline.ts";
 
 const MS = 1e6;
 const FRAME_NS = 1e9 / 30;

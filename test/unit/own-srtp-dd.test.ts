@@ -5,14 +5,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RtpHeader } from "werift";
+import { ddSender, ddStage, deltaDescriptor, keyframeDescriptor } from "../../bench/dd-writer.ts";
+import { plainPipeline } from "../../bench/plain-pipeline.ts";
 import { DEPENDENCY_DESCRIPTOR_URI } from "../../src/net/rtc.ts";
 import type { MediaStreamTrack } from "../../src/net/werift/api.ts";
 import { NackGenerator } from "../../src/workers/receive/nack.ts";
 import { NackSender } from "../../src/workers/receive/nack-sender.ts";
 import { TwccSender } from "../../src/workers/receive/twcc-sender.ts";
 import { WeriftSrtpStage } from "../../src/workers/receive/werift-stage.ts";
-import { ddSender, ddStage, deltaDescriptor, keyframeDescriptor } from "./dd-writer.ts";
-import { plainPipeline } from "./plain-pipeline.ts";
 
 const MS = 1e6;
 const DD_ID = 5;

@@ -12,9 +12,9 @@ import {
   SrtpSession,
   TransportWideCC,
 } from "werift";
+import { plainPipeline } from "../../bench/plain-pipeline.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../src/core/srtp/kdf.ts";
 import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
-import { plainPipeline } from "./plain-pipeline.ts";
 
 const KEY = Buffer.alloc(16, 3);
 const SALT = Buffer.alloc(12, 5);

@@ -5,8 +5,8 @@
 // at its last packet. A stream of one packet per frame, nothing lost, shows every frame.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { plainPipeline } from "../../bench/plain-pipeline.ts";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
-import { plainPipeline } from "./plain-pipeline.ts";
 
 const FRAME_NS = 1e9 / 30;
 const N = 60;

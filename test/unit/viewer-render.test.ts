@@ -4,9 +4,9 @@
 // the receive path's NACK sender reads them after each packet, by "browser" and "join".
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { plainPipeline } from "../../bench/plain-pipeline.ts";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
 import type { KeyframeRequestMode } from "../../src/core/scenario/defaults.ts";
-import { plainPipeline } from "./plain-pipeline.ts";
 
 const MS = 1e6;
 const FRAME_NS = 1e9 / 30;

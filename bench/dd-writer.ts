@@ -4,9 +4,9 @@
 // top-layer frame (diff 1) — with two decode targets, one chain and a render resolution; and our
 // SRTP stage handing such packets to a viewer pipeline, descriptors first (where negotiated).
 import { SrtpSession } from "werift";
-import type { ViewerPipeline } from "../../src/core/delay/viewer-pipeline.ts";
-import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../../src/core/srtp/kdf.ts";
-import { OwnSrtpStage } from "../../src/workers/receive/receiver.ts";
+import type { ViewerPipeline } from "../src/core/delay/viewer-pipeline.ts";
+import { SRTP_AEAD_AES_128_GCM, type SrtpProfile } from "../src/core/srtp/kdf.ts";
+import { OwnSrtpStage } from "../src/workers/receive/receiver.ts";
 
 const DD_KEY = Buffer.alloc(16, 3);
 const DD_SALT = Buffer.alloc(12, 5);
