@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
 import { reportToJson } from "../src/core/report/json.ts";
+import { lossCell } from "../src/core/report/reasons.ts";
 import type { Report } from "../src/core/report/types.ts";
 import { VIEWER_PROFILES, type ViewerProfile } from "../src/core/scenario/defaults.ts";
 import { normaliseScenario, type Scenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
@@ -250,7 +251,7 @@ try {
           `${fmtFixed(rss / row.viewers / 1024, 0)} KB`,
           Number.isFinite(marginal) ? `${fmtFixed(marginal / 1024, 0)} KB` : "—",
           `${fmtFixed(eld, 1)} ms (${holdEldText} ms)`,
-          `${fmtFixed(r.aggregate.lossPercentTotal, 3)}%`,
+          lossCell(r.aggregate.lossPercentTotal, 3),
           udp ? String(udp.rcvbufErrors + udp.inErrors) : "n/a",
           `${fmtFixed(joins.p50, 0)}/${fmtFixed(joins.p99, 0)} ms`,
           `${fmtFixed(setupP99, 0)} ms (${setups.filter((x) => x > 1000).length})`,

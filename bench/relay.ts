@@ -16,6 +16,7 @@
 import { readFileSync } from "node:fs";
 import { fmtFixed } from "../src/core/go-compat/fmt.ts";
 import { buildReport } from "../src/core/report/build.ts";
+import { lossCell } from "../src/core/report/reasons.ts";
 import { normaliseScenario, validateScenario } from "../src/core/scenario-file/scenario.ts";
 import { memoryLogger } from "../src/main/observe/log.ts";
 import { poolEngine } from "../src/main/run/pool-engine.ts";
@@ -62,7 +63,8 @@ interface Row {
   usPerPacket: number;
   relayCores: number;
   ppsPerViewer: number;
-  loss: number;
+  /** null where no packet was expected */
+  loss: number | null;
   drops: string;
   ceiling: string;
   sendLine: string;
@@ -182,7 +184,7 @@ for (let round = 0; round < rounds; round++) {
           fmtFixed(r.usPerPacket, 1),
           fmtFixed(r.relayCores, 2),
           fmtFixed(1e6 / (r.usPerPacket * 69), 0),
-          `${fmtFixed(r.loss, 3)}%`,
+          lossCell(r.loss, 3),
           r.drops,
           r.ceiling,
         ]),

@@ -52,7 +52,7 @@ async function pattern(name: string, faults: Partial<RelayOptions>): Promise<voi
       console.log(
         `| ${name} | ${v.id} | ${x.framesShown} | ${x.framesNotDecodable} | ${x.freezes} | ` +
           `${(x.frozenMs / 1000).toFixed(2)} | ${share} % | ${x.longestFreezeMs} | ${x.plisSent} | ` +
-          `${v.rtp.lossPercent.toFixed(3)} % | ${v.rtp.stalls} | ${v.nacksSent} |`,
+          `${v.rtp.lossPercent === null ? "—" : `${v.rtp.lossPercent.toFixed(3)} %`} | ${v.rtp.stalls} | ${v.nacksSent} |`,
       );
     }
   } finally {

@@ -148,7 +148,14 @@ function scenarioCohortKeys(): string[] {
 function cohortKeys(): string[] {
   const c = "+aggregate.cohorts";
   const fields = ["name", "impaired", "viewers", "joined"].map((k) => `${c}[].${k}`);
-  const sums = ["packetsReceived", "packetsLost", "lossPercentTotal", "nacksSent", "stalls"];
+  const sums = [
+    "packetsReceived",
+    "packetsLost",
+    "lossPercentTotal",
+    "lossPercentTotalReason?",
+    "nacksSent",
+    "stalls",
+  ];
   const frames = ["lateCompletedFrames", "incompleteFrames"];
   const block = REPORT_BASE_DELAY_KEYS.map((k) => {
     const key = `${c}[].oneWayDelay${k}`;
@@ -397,6 +404,7 @@ export const REPORT_KEYS: readonly string[] = [
   "aggregate.packetsReceived",
   "aggregate.packetsLost",
   "aggregate.lossPercentTotal",
+  "aggregate.lossPercentTotalReason?", // only where it is null: no packet was expected
   "aggregate.nacksSent",
   "+aggregate.transportFeedbackSent", // docs/definitions.md#transport-feedback
   "+aggregate.rtxReceived", // docs/definitions.md#rtx-received

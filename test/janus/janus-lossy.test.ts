@@ -78,7 +78,7 @@ test(`Janus repairs a leg losing ${LOSS * 100} % of its datagrams (namespaces, N
     t.diagnostic(
       `injected ${(injected * 100).toFixed(2)} % (${counts.dropped} of ${counts.seen}); Janus retransmitted ` +
         `${retransmitted}; loss after repair ${(after * 100).toFixed(2)} % (${lost} of ${expected}); ` +
-        `per viewer ${viewers.map((v) => v.rtp.lossPercent.toFixed(2)).join(", ")} %; ` +
+        `per viewer ${viewers.map((v) => v.rtp.lossPercent?.toFixed(2) ?? "—").join(", ")} %; ` +
         `NACK messages ${viewers.map((v) => v.nacksSent).join(", ")}; RTX packets ` +
         `${viewers.map((v) => v.rtxReceived).join(", ")}; nack-queue-ms ${queueMs.join(", ")}`,
     );
@@ -97,7 +97,7 @@ test(`Janus repairs a leg losing ${LOSS * 100} % of its datagrams (namespaces, N
       // (docs/definitions.md#rtx-received)
       assert.ok(v.rtxReceived > 0, `viewer ${v.id} received retransmissions on RTX`);
       assert.ok(
-        v.rtp.lossPercent / 100 < injected / 2,
+        (v.rtp.lossPercent ?? Number.NaN) / 100 < injected / 2,
         `viewer ${v.id} lost ${v.rtp.lossPercent} % after repair`,
       );
     }

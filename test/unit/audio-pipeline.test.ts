@@ -72,6 +72,8 @@ describe("audio pipeline", () => {
     const v = viewerAudio(decodeAudio(r));
     assert.equal(v.available, true);
     assert.equal(v.packetsLost, 1);
+    assert.equal(v.lossPercent, 10, "1 of the 10 expected");
+    assert.equal(pooledAudio(true, [decodeAudio(r)]).lossPercentTotal, 10);
     assert.equal(v.oneWayDelay.available, true);
     assert.equal(v.oneWayDelay.ms?.p50, 1);
   });
@@ -109,6 +111,10 @@ describe("audio in the report", () => {
     assert.equal(pooledAudio(false, []).available, false);
     assert.equal(pooledAudio(true, [undefined]).reason, "no audio packet arrived");
     assert.equal(viewerAudio(undefined).reason, "the viewer received no audio track");
+    // nothing expected, so no loss measured: null beside the block's reason, never a 0
+    assert.equal(pooledAudio(false, []).lossPercentTotal, null);
+    assert.equal(pooledAudio(true, [undefined]).lossPercentTotal, null);
+    assert.equal(viewerAudio(undefined).lossPercent, null);
   });
 
   test("the audio key is parsed, and omitted when false", () => {

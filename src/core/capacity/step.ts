@@ -25,7 +25,8 @@ export function stepFigures(r: Report): StepFigures {
     out.oneWayDelayP50Ms = fp.ms.p50;
     out.oneWayDelayP99Ms = fp.ms.p99;
   }
-  if (a.packetsReceived + a.packetsLost > 0) out.lossPercent = a.lossPercentTotal;
+  if (a.lossPercentTotal !== null && a.packetsReceived + a.packetsLost > 0)
+    out.lossPercent = a.lossPercentTotal;
   if (a.joinFirstKeyframeMs.n > 0) out.joinP95Ms = a.joinFirstKeyframeMs.p95;
   if (a.jitterMs.n > 0) out.jitterP95Ms = a.jitterMs.p95;
   const render = a.render;

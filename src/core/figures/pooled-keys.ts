@@ -45,3 +45,12 @@ export function zeroCounts(): Record<ViewerCountKey, number> {
 export function countsOf(from: Readonly<Record<ViewerCountKey, number>>): Record<ViewerCountKey, number> {
   return Object.fromEntries(VIEWER_COUNT_KEYS.map((k) => [k, from[k]])) as Record<ViewerCountKey, number>;
 }
+
+/**
+ * The figures pooled over the joined viewers, one per registry declaration with a viewer source:
+ * summaries (of type S: core/types.ts Summary, which imports this file), sums and ratios of sums;
+ * a ratio is null, with its reason, where nothing was expected.
+ */
+export type ViewerPooled<S> = { [K in ViewerSummaryKey]: S } & { [K in ViewerSumKey]: number } & {
+  [K in ViewerRatioKey]: number | null;
+} & { [K in `${ViewerRatioKey}Reason`]?: string };

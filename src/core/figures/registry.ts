@@ -100,6 +100,7 @@ export const NOT_IN_REGISTRY: Readonly<Record<string, string>> = {
   valid: "the verdict (docs/definitions.md#verdict), not a figure",
   verdict: "the verdict's sentence (docs/definitions.md#verdict)",
   viewers: "the viewers the scenario asked for, not measured",
+  lossPercentTotalReason: "why aggregate.lossPercentTotal is null (docs/definitions.md#aggregate)",
   cohorts: "each entry carries the figures above for its viewers (docs/definitions.md#cohort-figures)",
   churn: "the churn counts (docs/definitions.md#churn-figures), from the churn schedule",
   audio: "the audio track's blocks (docs/definitions.md#audio-track)",

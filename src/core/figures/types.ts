@@ -60,7 +60,7 @@ export interface FigureDecl {
    * pooledOverViewers), by its pool: perViewer, an exact summary of the values at `key` over the
    * viewers kept (by default those with the value; `twoKeyframes`: those that received two keyframes
    * or more); sum, the sum of the counts at `key`; ofSums, the sum of the counter `part` as a % of
-   * the sums of the counters `of` (their aggregate keys; 0 when those sum to 0). `at`: its place
+   * the sums of the counters `of` (their aggregate keys; null when those sum to 0). `at`: its place
    * among the aggregate's pooled keys, the report's key order
    */
   viewer?: ViewerSource;

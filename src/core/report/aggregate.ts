@@ -8,6 +8,7 @@ import type { Summary } from "../types.ts";
 import { clientBoundReason } from "./client-block.ts";
 import type { ReportInput } from "./input.ts";
 import { type JoinedViewer, type Pool, pooledDelayBlock, pooledTransitBlock } from "./pooled.ts";
+import { NO_PACKET_EXPECTED_REASON } from "./reasons.ts";
 import { pooledRenderBlock } from "./render.ts";
 import { pooledStampBlock } from "./stamp-blocks.ts";
 import type { Aggregate, ViewerReport } from "./types.ts";
@@ -32,15 +33,17 @@ type Pooled = Pick<Aggregate, ViewerSummaryKey | ViewerSumKey | ViewerRatioKey>;
 /**
  * The figures pooled over the joined viewers, one per declaration with a `viewer` source
  * (core/figures/registry.ts pooledFromViewers), in the report's key order: an exact summary of each
- * viewer's value, a sum of each viewer's count, or a ratio of sums (0 when the whole is 0).
+ * viewer's value, a sum of each viewer's count, or a ratio of sums: null when the whole is 0 (nothing
+ * was expected, so nothing measured it), with `<key>Reason` after it saying so.
  */
 function pooledOverViewers(joined: readonly ViewerReport[]): Pooled {
   const sumAt = (path: string): number => joined.reduce((a, v) => a + countAt(v, path), 0);
-  const out: Record<string, Summary | number> = {};
+  const out: Record<string, Summary | number | string | null> = {};
   for (const p of pooledFromViewers()) {
     if (p.pool === "ofSums") {
       const whole = p.of.reduce((a, path) => a + sumAt(path), 0);
-      out[p.key] = whole === 0 ? 0 : (sumAt(p.part) / whole) * 100;
+      out[p.key] = whole === 0 ? null : (sumAt(p.part) / whole) * 100;
+      if (whole === 0) out[`${p.key}Reason`] = NO_PACKET_EXPECTED_REASON;
     } else if (p.pool === "sum") {
       out[p.key] = sumAt(p.path);
     } else {

@@ -34,7 +34,8 @@ export interface ViewerAudioBlock {
   packetsReceived: number;
   packetsExpected: number;
   packetsLost: number;
-  lossPercent: number;
+  /** null where no packet arrived (the block's reason says why) */
+  lossPercent: number | null;
   jitterMs: number;
   firstAudioMs?: number;
   oneWayDelay: AudioDelayBlock;
@@ -48,7 +49,8 @@ export interface PooledAudioBlock {
   viewers: number;
   packetsReceived: number;
   packetsLost: number;
-  lossPercentTotal: number;
+  /** null where no viewer received an audio packet (the block's reason says why) */
+  lossPercentTotal: number | null;
   /** over those viewers, one value each */
   jitterMs?: Summary;
   firstAudioMs?: Summary;
@@ -99,7 +101,7 @@ export function viewerAudio(a: DecodedAudio | undefined): ViewerAudioBlock {
     packetsReceived: received,
     packetsExpected: a?.rtp.expected ?? 0,
     packetsLost: a?.rtp.lost ?? 0,
-    lossPercent: a?.rtp.lossPercent ?? 0,
+    lossPercent: a !== undefined && a.rtp.expected > 0 ? a.rtp.lossPercent : null,
     jitterMs: a?.rtp.jitterMs ?? 0,
     ...(a?.firstAudioNs !== undefined ? { firstAudioMs: a.firstAudioNs / 1e6 } : {}),
     oneWayDelay:
@@ -118,7 +120,7 @@ export function pooledAudio(
   asked: boolean,
   records: readonly (DecodedAudio | undefined)[],
 ): PooledAudioBlock {
-  const base = { viewers: 0, packetsReceived: 0, packetsLost: 0, lossPercentTotal: 0 };
+  const base = { viewers: 0, packetsReceived: 0, packetsLost: 0, lossPercentTotal: null };
   if (!asked) return { available: false, reason: NOT_ASKED, ...base };
   const heard = records.filter((a): a is DecodedAudio => a !== undefined && a.rtp.received > 0);
   if (heard.length === 0) return { available: false, reason: NO_PACKET, ...base };
@@ -139,7 +141,8 @@ export function pooledAudio(
     viewers: heard.length,
     packetsReceived: received,
     packetsLost: lost,
-    lossPercentTotal: expected > 0 ? (lost / expected) * 100 : 0,
+    // every viewer heard received a packet, so expected ≥ 1
+    lossPercentTotal: (lost / expected) * 100,
     jitterMs: exactSummary(heard.map((a) => a.rtp.jitterMs)),
     firstAudioMs: exactSummary(firsts),
     oneWayDelay: delayBlock(sum, h, heard.some((a) => a.matched) ? "" : NO_LOG),

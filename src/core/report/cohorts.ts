@@ -58,6 +58,7 @@ function group(
     packetsReceived: a.packetsReceived,
     packetsLost: a.packetsLost,
     lossPercentTotal: a.lossPercentTotal,
+    ...(a.lossPercentTotalReason !== undefined ? { lossPercentTotalReason: a.lossPercentTotalReason } : {}),
     nacksSent: a.nacksSent,
     stalls: a.stalls,
     lateCompletedFrames: fp?.lateCompletedFrames ?? 0,

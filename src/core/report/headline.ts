@@ -2,6 +2,7 @@
 // (docs/definitions.md#report-files).
 
 import { fileStamp, fmtFixed } from "../go-compat/fmt.ts";
+import { lossSentence } from "./reasons.ts";
 import type { Report } from "./types.ts";
 
 /**
@@ -40,7 +41,7 @@ export function stdoutLines(r: Report): string[] {
       ? `packet transit p50 ${fmtFixed(t.ms.p50, 1)} ms, p99 ${fmtFixed(t.ms.p99, 1)} ms`
       : `packet transit unavailable: ${t.reason ?? ""}`;
   lines.push(
-    `join (first keyframe) p50 ${fmtFixed(join.p50, 0)} ms, p95 ${fmtFixed(join.p95, 0)} ms; loss ${fmtFixed(a.lossPercentTotal, 3)}%; ${transit}`,
+    `join (first keyframe) p50 ${fmtFixed(join.p50, 0)} ms, p95 ${fmtFixed(join.p95, 0)} ms; loss ${lossSentence(a.lossPercentTotal, 3, a.lossPercentTotalReason)}; ${transit}`,
     renderLine(a),
   );
   return lines;

@@ -3,6 +3,7 @@
 import { fmtFixed } from "../go-compat/fmt.ts";
 import type { Summary } from "../types.ts";
 import { escapeHtml } from "./html-sections.ts";
+import { lossSentence } from "./reasons.ts";
 import type { Report } from "./types.ts";
 
 function row(name: string, s: Summary | undefined): string {
@@ -23,7 +24,7 @@ export function audioSection(r: Report): string {
     .flatMap((b) => (b !== undefined && !b.available && b.reason !== undefined ? [b.reason] : []))
     .map((t) => `<li>${escapeHtml(t)}</li>`)
     .join("");
-  return `<section class="card"><h2>Audio</h2><p>Opus, 20 ms packets; ${a.viewers} viewers received audio: ${a.packetsReceived} packets, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 2)}%). A/V offset: audio's delay − video's (send → arrival), per second with samples of both.</p>
+  return `<section class="card"><h2>Audio</h2><p>Opus, 20 ms packets; ${a.viewers} viewers received audio: ${a.packetsReceived} packets, ${a.packetsLost} lost (${lossSentence(a.lossPercentTotal, 2, a.reason)}). A/V offset: audio's delay − video's (send → arrival), per second with samples of both.</p>
 <table class="viewers"><thead><tr><th>audio</th><th>n</th><th>p50</th><th>p95</th><th>p99</th><th>min</th><th>max</th></tr></thead><tbody>${[
     row("first audio packet (POST →)", a.firstAudioMs),
     row("jitter (48 kHz)", a.jitterMs),

@@ -7,6 +7,7 @@ import type { FigureDecl } from "../figures/types.ts";
 import { fmtFixed } from "../go-compat/fmt.ts";
 import type { LinkCounts } from "../link/types.ts";
 import { escapeHtml } from "./html-sections.ts";
+import { lossCell } from "./reasons.ts";
 import type { CohortReport, PooledDelayBlock, Report } from "./types.ts";
 
 const DASH = "—";
@@ -66,7 +67,7 @@ const HAND_ROWS: readonly PlacedRow[] = [
   [
     3,
     "loss after repair",
-    (c) => `${fmtFixed(c.lossPercentTotal, 3)}% (${c.packetsLost} of ${c.packetsLost + c.packetsReceived})`,
+    (c) => `${lossCell(c.lossPercentTotal, 3)} (${c.packetsLost} of ${c.packetsLost + c.packetsReceived})`,
   ],
   [5, "late-completed frames", (c) => String(c.lateCompletedFrames)],
   [5, "incomplete frames", (c) => String(c.incompleteFrames)],

@@ -16,6 +16,7 @@ import {
   udpDropsText,
   workersText,
 } from "./markdown-cells.ts";
+import { lossCell, lossSentence } from "./reasons.ts";
 import type { PooledDelayBlock, Report, ViewerReport } from "./types.ts";
 import { fmtPercent } from "./verdict.ts";
 
@@ -92,7 +93,7 @@ function headline(r: Report): string[] {
   const j = a.joinFirstKeyframeMs;
   out.push(`join (first keyframe) p50 ${fmtFixed(j.p50, 0)} ms, p95 ${fmtFixed(j.p95, 0)} ms`);
   out.push(
-    `loss ${fmtFixed(a.lossPercentTotal, 3)}% (${a.packetsLost} of ${a.packetsLost + a.packetsReceived} packets), ${a.nacksSent} NACKs sent, ${a.stalls} stalls`,
+    `loss ${lossSentence(a.lossPercentTotal, 3, a.lossPercentTotalReason)} (${a.packetsLost} of ${a.packetsLost + a.packetsReceived} packets), ${a.nacksSent} NACKs sent, ${a.stalls} stalls`,
   );
   const t = a.packetTransit;
   out.push(
@@ -152,7 +153,7 @@ function viewerRow(v: ViewerReport): string {
     cell(ms1(v.firstKeyframeMs), true),
     cell(String(v.rtp.received), true),
     cell(String(v.rtp.lost), true),
-    cell(`${fmtFixed(v.rtp.lossPercent, 2)}%`, true),
+    cell(lossCell(v.rtp.lossPercent, 2), true),
     cell(String(v.nacksSent), true),
     cell(ms1(v.rtp.jitterMs), true),
     cell(String(v.rtp.stalls), true),

@@ -2,9 +2,9 @@
 // audio: the pooled figures (packets, loss, jitter, first audio packet, packet one-way delay, the
 // A/V offset) and one row per viewer; each figure without a basis says why.
 
-import { fmtFixed } from "../go-compat/fmt.ts";
 import type { AudioDelayBlock, AvOffsetBlock } from "./audio.ts";
 import { DASH, esc, ms1OrNa, summaryRow } from "./markdown-cells.ts";
+import { lossSentence } from "./reasons.ts";
 import type { Report } from "./types.ts";
 
 function why(b: { available: boolean; reason?: string } | undefined): string[] {
@@ -22,7 +22,7 @@ export function audioMarkdown(r: Report): string[] {
   if (!a.available) return [...out, `Unavailable: ${esc(a.reason ?? "")}.`, ""];
   const sent = r.publisher?.audio;
   out.push(
-    `Opus, 20 ms packets${sent !== undefined ? `; ${sent.packetsSent} sent` : ""}; ${a.viewers} viewers received audio: ${a.packetsReceived} packets, ${a.packetsLost} lost (${fmtFixed(a.lossPercentTotal, 2)}%). A/V offset: audio's delay − video's (send → arrival), per second with samples of both.`,
+    `Opus, 20 ms packets${sent !== undefined ? `; ${sent.packetsSent} sent` : ""}; ${a.viewers} viewers received audio: ${a.packetsReceived} packets, ${a.packetsLost} lost (${lossSentence(a.lossPercentTotal, 2, a.reason)}). A/V offset: audio's delay − video's (send → arrival), per second with samples of both.`,
     "",
     "| audio | n | p50 | p95 | p99 | min | max |",
     "|---|---:|---:|---:|---:|---:|---:|",

@@ -70,14 +70,17 @@ export function summaryRows(r: Report, table: SummaryTable): string[] {
 /**
  * The Aggregate's sentence of packet counts, generated from the declarations with an
  * aggregate.packets row: each count its number and label, a ratio its % (3 decimals) and label in
- * brackets after the count before it.
+ * brackets after the count before it, or, where it is null, the label unavailable and why.
  */
 export function packetsSentence(r: Report): string {
   const items: string[] = [];
   for (const d of rowsOf("aggregate.packets")) {
     const label = typeof d.markdown === "string" ? d.markdown : d.name;
-    const v = valueAt(r, d.report) as number;
-    if (d.pool === "ofSums") items.push(`${items.pop() ?? ""} (${fmtFixed(v, 3)}${label})`);
+    const v = valueAt(r, d.report) as number | null;
+    const why = valueAt(r, `${d.report}Reason`);
+    const ratio = (n: number | null) =>
+      n === null ? `${d.name} unavailable, because ${String(why)}` : `${fmtFixed(n, 3)}${label}`;
+    if (d.pool === "ofSums") items.push(`${items.pop() ?? ""} (${ratio(v)})`);
     else items.push(`${v} ${label}`);
   }
   return `Packets: ${items.join(", ")}.`;

@@ -1,9 +1,9 @@
 // The Markdown report's cohort table (docs/definitions.md#cohort-figures): one row per cohort and
 // one for the unimpaired viewers, shown only with a valid verdict, as the aggregate is.
 
-import { fmtFixed } from "../go-compat/fmt.ts";
 import type { LinkCounts } from "../link/types.ts";
 import { esc, ms1OrNa } from "./markdown-cells.ts";
+import { lossCell } from "./reasons.ts";
 import type { CohortReport, Report } from "./types.ts";
 
 function linkText(c: LinkCounts | undefined): string {
@@ -22,7 +22,7 @@ function row(c: CohortReport): string {
     ok ? ms1OrNa(fp.keyframes.ms?.p50) : "n/a",
     ok ? ms1OrNa(fp.deltaFrames.ms?.p50) : "n/a",
     c.joinFirstKeyframeMs.n > 0 ? ms1OrNa(c.joinFirstKeyframeMs.p50) : "n/a",
-    `${fmtFixed(c.lossPercentTotal, 3)}%`,
+    lossCell(c.lossPercentTotal, 3),
     `${c.nacksSent}`,
     `${c.lateCompletedFrames}`,
     `${c.incompleteFrames}`,

@@ -27,6 +27,7 @@ import { cohortsMarkdown } from "./markdown-cohorts.ts";
 import { layerDelayMarkdown, layersMarkdown } from "./markdown-layers.ts";
 import { referenceMarkdown } from "./markdown-reference.ts";
 import { renderMarkdown } from "./markdown-render.ts";
+import { lossCell } from "./reasons.ts";
 import { thresholdsMarkdown } from "./threshold-render.ts";
 import type {
   Aggregate,
@@ -199,7 +200,7 @@ function viewerRow(v: ViewerReport): string {
     msOrDash(v.firstKeyframeMs),
     String(rtp.received),
     String(rtp.lost),
-    `${fmtFixed(rtp.lossPercent, 2)}%`,
+    lossCell(rtp.lossPercent, 2),
     String(v.nacksSent),
     `${fmtFixed(rtp.jitterMs, 2)} ms`,
     rtp.keyframes > 1 ? `${fmtFixed(rtp.keyframeIntervalMeanS, 2)} s` : DASH,

@@ -1,6 +1,8 @@
 // Exact reason texts of the one-way delay and packet transit blocks
 // (docs/definitions.md#one-way-delay, docs/definitions.md#packet-transit), and the "most common
-// reason" rule used by pooling.
+// reason" rule used by pooling; the loss ratios' reason and how the reports print them.
+
+import { fmtFixed } from "../go-compat/fmt.ts";
 
 export const NO_SEND_LOG_REASON =
   "no send log: the send log lives in the `run` process that publishes the clip, and this process published nothing";
@@ -34,6 +36,19 @@ export function transitInvalidReason(invalid: number, stamped: number): string {
 export const TRANSIT_NO_VALID_REASON = "no valid samples";
 
 export const NO_VIEWER_JOINED_REASON = "no viewer joined";
+
+/** Why a loss ratio is null (docs/definitions.md#aggregate): no packet was expected, so none was lost. */
+export const NO_PACKET_EXPECTED_REASON = "no packet was expected: no joined viewer received one";
+
+/** A loss ratio in a sentence: `1.250%`, or `unavailable, because <reason>` where it is null. */
+export function lossSentence(v: number | null, digits: number, reason = NO_PACKET_EXPECTED_REASON): string {
+  return v === null ? `unavailable, because ${reason}` : `${fmtFixed(v, digits)}%`;
+}
+
+/** A loss ratio in a table cell: `1.25%`, or a dash where it is null (nothing was expected). */
+export function lossCell(v: number | null, digits: number): string {
+  return v === null ? "—" : `${fmtFixed(v, digits)}%`;
+}
 
 export function pooledPartialReason(pooled: number, joined: number, reason: string): string {
   return `pooled over ${pooled} of ${joined} joined viewers; the other ${joined - pooled} had none (${reason})`;

@@ -8,12 +8,7 @@
 
 import type { DelayCounts } from "../delay/counters.ts";
 import type { PublisherErrorKind, ViewerErrorKind } from "../errors.ts";
-import type {
-  ViewerCountKey,
-  ViewerRatioKey,
-  ViewerSumKey,
-  ViewerSummaryKey,
-} from "../figures/pooled-keys.ts";
+import type { ViewerCountKey, ViewerPooled } from "../figures/pooled-keys.ts";
 import type { LinkRecord } from "../link/types.ts";
 import type { ThresholdResult } from "../scenario/threshold-types.ts";
 import type { Scenario, SERVER_KEYS } from "../scenario/types.ts";
@@ -191,7 +186,8 @@ export interface ViewerReport extends ViewerCounts {
   iceConnectedMs?: number;
   firstRtpMs?: number;
   firstKeyframeMs?: number;
-  rtp: RtpReport;
+  /** lossPercent null where no packet arrived (expected 0: nothing measured it) */
+  rtp: ViewerRtpBlock;
   // ViewerCounts: nacksSent, ours transportFeedbackSent and rtxReceived (their declarations)
   oneWayDelay: ViewerDelayBlock[];
   packetTransit: ViewerTransitBlock;
@@ -210,14 +206,11 @@ export interface ViewerReport extends ViewerCounts {
   layerChoice?: ViewerLayerChoice;
 }
 
-/**
- * The figures pooled over the joined viewers, one per registry declaration with a viewer source:
- * summaries, sums and ratios of sums (core/figures/pooled-keys.ts).
- */
-type ViewerPooled = { [K in ViewerSummaryKey]: Summary } & { [K in ViewerSumKey | ViewerRatioKey]: number };
-
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */
-export interface Aggregate extends ViewerPooled {
+/** A viewer's RTP statistics as the report writes them (viewer-blocks.ts rtpBlock). */
+export type ViewerRtpBlock = Omit<RtpReport, "lossPercent"> & { lossPercent: number | null };
+
+export interface Aggregate extends ViewerPooled<Summary> {
   valid: boolean;
   verdict: string;
   viewers: number;
@@ -257,7 +250,9 @@ export interface CohortReport {
   joinFirstKeyframeMs: Summary;
   packetsReceived: number;
   packetsLost: number;
-  lossPercentTotal: number;
+  /** null where no packet was expected (lossPercentTotalReason says so) */
+  lossPercentTotal: number | null;
+  lossPercentTotalReason?: string;
   nacksSent: number;
   stalls: number;
   lateCompletedFrames: number;

@@ -19,7 +19,13 @@ import {
 } from "./reasons.ts";
 import type { ViewerRenderBlock } from "./render-types.ts";
 import { viewerStampBlock } from "./stamp-blocks.ts";
-import type { ClockBlock, ViewerDelayBlock, ViewerReport, ViewerTransitBlock } from "./types.ts";
+import type {
+  ClockBlock,
+  ViewerDelayBlock,
+  ViewerReport,
+  ViewerRtpBlock,
+  ViewerTransitBlock,
+} from "./types.ts";
 
 /** The per-viewer fingerprint block's reason when it cannot be available; undefined when it can. */
 function blockedReason(v: DecodedViewer, hasSendLog: boolean): string | undefined {
@@ -96,15 +102,18 @@ export function viewerTransitBlock(v: DecodedViewer): ViewerTransitBlock {
   };
 }
 
-/** docs/definitions.md#rtp-statistics in key order (the record may have been built in another order). */
-export function rtpBlock(r: RtpReport): RtpReport {
+/**
+ * docs/definitions.md#rtp-statistics in key order (the record may have been built in another order);
+ * lossPercent null where nothing was expected (the record's 0 there measured nothing).
+ */
+export function rtpBlock(r: RtpReport): ViewerRtpBlock {
   return {
     received: r.received,
     expected: r.expected,
     lost: r.lost,
     duplicates: r.duplicates,
     tooLate: r.tooLate,
-    lossPercent: r.lossPercent,
+    lossPercent: r.expected > 0 ? r.lossPercent : null,
     jitterMs: r.jitterMs,
     receivingSeconds: r.receivingSeconds,
     stalls: r.stalls,

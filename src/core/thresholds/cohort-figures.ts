@@ -41,7 +41,8 @@ export function isCohortFigure(figure: string): boolean {
 /** The run's report seen through one cohort: its aggregate's figures replaced by the cohort's. */
 function throughCohort(r: Report, c: CohortReport): Report {
   // the run's render block never stands in for a cohort's (an older report's cohort has none)
-  const { render: _run, layerDelay: _layers, ...aggregate } = r.aggregate;
+  // nor does the run's reason for a loss it could not measure
+  const { render: _run, layerDelay: _layers, lossPercentTotalReason: _why, ...aggregate } = r.aggregate;
   return {
     ...r,
     aggregate: {
@@ -51,6 +52,7 @@ function throughCohort(r: Report, c: CohortReport): Report {
       packetsReceived: c.packetsReceived,
       packetsLost: c.packetsLost,
       lossPercentTotal: c.lossPercentTotal,
+      ...(c.lossPercentTotalReason !== undefined ? { lossPercentTotalReason: c.lossPercentTotalReason } : {}),
       nacksSent: c.nacksSent,
       stalls: c.stalls,
       ...(c.render !== undefined ? { render: c.render } : {}),

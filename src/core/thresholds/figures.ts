@@ -3,6 +3,7 @@
 // and lines come from the figure registry (core/figures/registry.ts); the readers are here.
 
 import { FIGURE_REGISTRY, type FigureDecl, statsOf, thresholdNames, valueAt } from "../figures/registry.ts";
+import { NO_PACKET_EXPECTED_REASON } from "../report/reasons.ts";
 import type { DelaySource, Report } from "../report/types.ts";
 import { type FigureUnit, type FigureValue, STATS, type Stat } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
@@ -70,10 +71,13 @@ const READERS: Readonly<Record<string, Reader>> = {
   "keyframeInterval.<stat>": (r, stat) =>
     ofSummary(r.aggregate.keyframeIntervalMeanS, stat, "viewer with two keyframes"),
   "receiveLag.<stat>": (r, stat) => receiveLag(r, stat as "p50" | "p99" | "max"),
-  loss: (r) =>
-    r.aggregate.packetsReceived + r.aggregate.packetsLost === 0
-      ? unavailable("no packet was expected")
-      : value(r.aggregate.lossPercentTotal),
+  // null in our reports where nothing was expected; 0 with no packet in an older or the Go tool's
+  loss: (r) => {
+    const a = r.aggregate;
+    return a.lossPercentTotal === null || a.packetsReceived + a.packetsLost === 0
+      ? unavailable(a.lossPercentTotalReason ?? NO_PACKET_EXPECTED_REASON)
+      : value(a.lossPercentTotal);
+  },
 };
 
 /**
