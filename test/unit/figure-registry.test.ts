@@ -180,6 +180,26 @@ function viewerProblems(d: FigureDecl, id: string): string[] {
   return out;
 }
 
+/** A big stat (htmlBig) the card (html-render.ts bigStats) could not print, or prints twice. */
+function bigProblems(d: FigureDecl, id: string, w: World): string[] {
+  const big = d.htmlBig;
+  if (big === undefined) return [];
+  const out: string[] = [];
+  const label = big.label ?? (typeof d.html === "string" ? d.html : undefined);
+  if (label === undefined) out.push(`${id}: a big stat needs an HTML label (html or label)`);
+  if ((big.stats !== undefined) !== (d.stats === "summary"))
+    out.push(`${id}: a big stat names stats exactly when its figure is a summary`);
+  const shownAll = label === undefined ? [] : (big.stats?.map((s) => `${label} ${s}`) ?? [label]);
+  for (const shown of shownAll)
+    if (!w.html.includes(`<div class="label">${shown}</div>`))
+      out.push(`${id}: the fixtures' HTML has no big stat "${shown}"`);
+  const same = FIGURE_REGISTRY.filter(
+    (o) => o !== d && o.htmlBig?.card === big.card && o.htmlBig.at === big.at,
+  );
+  for (const o of same) out.push(`${id}: ${o.name} is big stat ${big.at} of ${big.card} too`);
+  return out;
+}
+
 /** A summed count the viewer report does not carry: its key there and in report-keys.ts. */
 function countProblems(d: FigureDecl, id: string, w: World): string[] {
   if (d.pool !== "sum" || d.viewer === undefined || !("key" in d.viewer)) return [];
@@ -238,6 +258,7 @@ function problemsOf(decls: readonly FigureDecl[], w: World): string[] {
     out.push(...shownProblem(id, "Markdown label", d.markdown, "the fixtures' Markdown", w.markdown));
     out.push(...shownProblem(id, "HTML label", d.html, "the fixtures' HTML", w.html));
     out.push(...rowProblems(d, id), ...viewerProblems(d, id), ...countProblems(d, id, w));
+    out.push(...bigProblems(d, id, w));
   }
   return out;
 }
@@ -321,6 +342,20 @@ test("a figure declared and not wired in, or wired in and not declared, is named
     'newFigure: a render row needs a summary (stats: "summary")',
     "newFigure: a render row needs a unit ms, % or s",
     "newFigure: freezeShare is at 0 of render too",
+  ]);
+  const big: FigureDecl = {
+    ...noStats,
+    html: { none: "x" },
+    htmlBig: { card: "render", at: 1, stats: ["p50"] },
+  };
+  assert.deepEqual(bigProblems(big, "newFigure", w), [
+    "newFigure: a big stat needs an HTML label (html or label)",
+    "newFigure: a big stat names stats exactly when its figure is a summary",
+    "newFigure: freezes.perViewerMinute is big stat 1 of render too",
+  ]);
+  const unshown: FigureDecl = { ...noStats, html: "made-up", htmlBig: { card: "render", at: 9 } };
+  assert.deepEqual(bigProblems(unshown, "newFigure", w), [
+    'newFigure: the fixtures\' HTML has no big stat "made-up"',
   ]);
   const summary: FigureDecl = { ...newcomer, pool: "perViewer" };
   assert.deepEqual(viewerProblems(summary, "newFigure"), [

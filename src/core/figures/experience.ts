@@ -32,6 +32,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     metric: NO_LIVE,
     markdown: "per viewer-minute",
     html: "freezes per viewer-minute",
+    htmlBig: { card: "render", at: 1 },
     cohortRow: { at: 8 },
   }),
   render({
@@ -87,6 +88,7 @@ export const EXPERIENCE_FIGURES: readonly FigureDecl[] = [
     row: { table: "render", at: 0 },
     html: "frozen share max",
     htmlRow: { table: "render", at: 3, stats: ["max"] },
+    htmlBig: { card: "render", at: 0, stats: ["p50", "p95"], label: "frozen share" },
     cohortRow: { at: 7, stats: ["p50", "p95"], label: "frozen share" },
   }),
   render({

@@ -26,8 +26,8 @@ export type ViewerSource =
   | { part: string; of: readonly string[]; at: number };
 
 /**
- * An HTML table with one figure per row generated from the declarations (core/report/html-render.ts
- * figureRows): the "What viewers saw" card's facts.
+ * An HTML card whose facts table (one figure per row) and big stats are generated from the
+ * declarations (core/report/html-render.ts figureRows, bigStats): the "What viewers saw" card.
  */
 export type HtmlTable = "render";
 
@@ -77,6 +77,12 @@ export interface FigureDecl {
    * hand included) and the stats of its summary the row shows
    */
   htmlRow?: { table: HtmlTable; at: number; stats: readonly HtmlStat[] };
+  /**
+   * its big stats at the top of an HTML card (core/report/html-render.ts bigStats): the card, its
+   * place among them, and for a summary the stats shown, one big stat each labelled `label` (or
+   * `html`) and the stat
+   */
+  htmlBig?: { card: HtmlTable; at: number; stats?: readonly HtmlStat[]; label?: string };
   /**
    * its rows in the HTML cohort table (a cell per cohort), labelled `html`, or `label` where `html`
    * is worded for a card: its place among the table's rows (those written by hand included; equal

@@ -1,6 +1,7 @@
 // The HTML report's "What viewers saw" card (docs/definitions.md#viewer-experience-pooled): the
-// frozen share p50/p95 and freezes per viewer-minute first, then the other pooled figures; shown
-// only with a valid verdict, as the aggregate is.
+// frozen share p50/p95 and freezes per viewer-minute first (big stats declared in the figure
+// registry, htmlBig), then the other pooled figures; shown only with a valid verdict, as the
+// aggregate is.
 // Every value is escaped.
 
 import { FIGURE_REGISTRY, type RegistryUnit, valueAt } from "../figures/registry.ts";
@@ -75,6 +76,24 @@ export function figureRows(r: Report, table: HtmlTable): FactRow[] {
   });
 }
 
+/**
+ * A card's big stats, from the registry's declarations with an `htmlBig` on that card, in their
+ * order: label and value (in the declared unit; a dash where the report has none).
+ */
+export function bigStats(r: Report, card: HtmlTable): [label: string, value: string][] {
+  const decls = FIGURE_REGISTRY.filter((d) => d.htmlBig?.card === card);
+  decls.sort((x, y) => (x.htmlBig?.at ?? 0) - (y.htmlBig?.at ?? 0));
+  return decls.flatMap((d): [string, string][] => {
+    const big = d.htmlBig;
+    if (big === undefined) return [];
+    const label = big.label ?? (typeof d.html === "string" ? d.html : d.name);
+    const v = valueAt(r, d.report);
+    if (big.stats === undefined) return [[label, typeof v === "number" ? factValue(v, d.unit) : DASH]];
+    const s = v as Summary | undefined;
+    return big.stats.map((k) => [`${label} ${k}`, s === undefined ? DASH : factValue(s[k], d.unit)]);
+  });
+}
+
 function facts(r: Report, b: PooledRenderBlock): string {
   const rows = [...handRows(b), ...figureRows(r, "render")].sort((x, y) => x[0] - y[0]);
   return `<table class="facts">${rows.map(([, k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`;
@@ -89,12 +108,9 @@ export function renderSection(r: Report): string {
     return `${head}<p>No verdict: these figures stay in the JSON report and are not shown here as results.</p></section>`;
   }
   if (!b.available) return `${head}<p>Unavailable: ${escapeHtml(b.reason ?? "")}.</p></section>`;
-  const rate = b.freezesPerViewerMinute === undefined ? DASH : fmtFixed(b.freezesPerViewerMinute, 2);
-  const stats = [
-    big("frozen share p50", pct(b.frozenPercent.p50)),
-    big("frozen share p95", pct(b.frozenPercent.p95)),
-    big("freezes per viewer-minute", rate),
-  ].join("");
+  const stats = bigStats(r, "render")
+    .map(([label, value]) => big(label, value))
+    .join("");
   const partial = (b.reason ?? "") === "" ? "" : `<p class="note">${escapeHtml(b.reason ?? "")}.</p>`;
   return `${head}<p class="note">A freeze as a browser counts it: a frame shown at least max(3 × the mean interval, mean + 150 ms) after the one before; the frozen share is each viewer's frozen time over its judged time.</p><div class="stats">${stats}</div>${partial}${facts(r, b)}</section>`;
 }
