@@ -84,35 +84,42 @@ export function byMessages(handles: HandleNacks[], messages: number[]): (HandleN
   });
 }
 
-/** When each Streaming handle appeared and when Janus began keeping its packets, s from `start`. */
+/** When a Streaming handle appeared and when Janus began keeping its packets, s from the watch's start. */
 export interface KeepingTimes {
   seenS: number;
-  /** −1: not by the end of the watch */
+  /** −1: not while watched */
   keepingS: number;
+  /** its nack-queue-ms at the last poll that listed it */
+  queueMs: number;
 }
 
 /**
- * Polls `handles()` (every Streaming handle's `handle_info`) every `everyMs` until `untilS` after
- * `start` (ms, Date.now()), recording per handle id when it appeared and when its nack-queue-ms first
- * read more than 0.
+ * Polls `handles()` (every Streaming handle's `handle_info`) every `everyMs` until `done` settles (the
+ * viewers' process closed: whenever its viewers started, a busy machine's slow start included),
+ * recording per handle id when it appeared and when its nack-queue-ms first read more than 0.
  */
 export async function watchKeeping(
   handles: () => Record<string, unknown>[],
-  start: number,
-  untilS: number,
+  done: Promise<unknown>,
   everyMs = 500,
-): Promise<Map<string, KeepingTimes>> {
+): Promise<KeepingTimes[]> {
+  const start = Date.now();
   const out = new Map<string, KeepingTimes>();
-  while (Date.now() - start < untilS * 1000) {
+  let over = false;
+  void done.finally(() => {
+    over = true;
+  });
+  while (!over) {
     const list = handles();
     const nowS = (Date.now() - start) / 1000;
     nackQueueMs(list).forEach((nq, i) => {
       const id = String(list[i]?.handle_id);
-      const t = out.get(id) ?? { seenS: nowS, keepingS: -1 };
+      const t = out.get(id) ?? { seenS: nowS, keepingS: -1, queueMs: 0 };
       if (nq > 0 && t.keepingS < 0) t.keepingS = nowS;
+      t.queueMs = nq;
       out.set(id, t);
     });
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  return out;
+  return [...out.values()];
 }
