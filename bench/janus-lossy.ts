@@ -213,14 +213,13 @@ async function main(): Promise<void> {
     // Janus's log per handle, told apart by NACK messages (each receiver's count is Janus's)
     if (values["janus-log"] !== undefined) writeFileSync(values["janus-log"], stack.log());
     const janus = nacksInLog(stack.log());
-    const libH = byMessages(
-      janus,
-      libOk.map((s) => s.nackCount ?? 0),
-    );
+    // ours told apart by their NACK message counts (Janus counts the same messages); libwebrtc's
+    // getStats count can lag what Janus received, so its handles are the rest
     const ourH = byMessages(
-      janus.filter((h) => !libH.includes(h)),
+      janus,
       ours.map((v) => v.nacksSent),
     );
+    const libH = janus.filter((h) => !ourH.includes(h));
     const janusRow = (name: string, x: (h: HandleNacks) => number) =>
       row(
         name,
