@@ -66,12 +66,13 @@ export function nacksInLog(log: string): HandleNacks[] {
   }));
 }
 
+type Medium = { "nack-queue-ms"?: number; stats?: { out?: { packets?: number } } };
+const medium = (h: Record<string, unknown>): Medium | undefined =>
+  Object.values((h.webrtc as { media?: Record<string, Medium> } | undefined)?.media ?? {})[0];
+
 /** Each handle's nack-queue-ms from its `handle_info` (0: Janus keeps nothing for retransmission). */
 export function nackQueueMs(handles: Record<string, unknown>[]): number[] {
-  return handles.map((h) => {
-    const media = (h.webrtc as { media?: Record<string, { "nack-queue-ms"?: number }> } | undefined)?.media;
-    return Object.values(media ?? {})[0]?.["nack-queue-ms"] ?? 0;
-  });
+  return handles.map((h) => medium(h)?.["nack-queue-ms"] ?? 0);
 }
 
 /** The handles in the order of `messages` (each receiver's NACK count, as Janus counts them too); a
@@ -87,6 +88,8 @@ export function byMessages(handles: HandleNacks[], messages: number[]): (HandleN
 /** When a Streaming handle appeared and when Janus began keeping its packets, s from the watch's start. */
 export interface KeepingTimes {
   seenS: number;
+  /** when Janus had sent the viewer media (its stats.out.packets > 0), −1: not while watched */
+  mediaS: number;
   /** −1: not while watched */
   keepingS: number;
   /** its nack-queue-ms at the last poll that listed it */
@@ -96,7 +99,8 @@ export interface KeepingTimes {
 /**
  * Polls `handles()` (every Streaming handle's `handle_info`) every `everyMs` until `done` settles (the
  * viewers' process closed: whenever its viewers started, a busy machine's slow start included),
- * recording per handle id when it appeared and when its nack-queue-ms first read more than 0.
+ * recording per handle id when it appeared, when Janus had sent it media and when its nack-queue-ms first
+ * read more than 0.
  */
 export async function watchKeeping(
   handles: () => Record<string, unknown>[],
@@ -112,9 +116,11 @@ export async function watchKeeping(
   while (!over) {
     const list = handles();
     const nowS = (Date.now() - start) / 1000;
-    nackQueueMs(list).forEach((nq, i) => {
-      const id = String(list[i]?.handle_id);
-      const t = out.get(id) ?? { seenS: nowS, keepingS: -1, queueMs: 0 };
+    list.forEach((h, i) => {
+      const id = String(h.handle_id);
+      const nq = nackQueueMs(list)[i] ?? 0;
+      const t = out.get(id) ?? { seenS: nowS, mediaS: -1, keepingS: -1, queueMs: 0 };
+      if ((medium(h)?.stats?.out?.packets ?? 0) > 0 && t.mediaS < 0) t.mediaS = nowS;
       if (nq > 0 && t.keepingS < 0) t.keepingS = nowS;
       t.queueMs = nq;
       out.set(id, t);
