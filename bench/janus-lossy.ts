@@ -9,13 +9,15 @@
 //        [--drop-dtls 1,3-5] (also drop those DTLS datagrams, from 1, of each viewer's: test/netem)
 //        [--drop-ccs N] (also drop the first N of each viewer's that hold a ChangeCipherSpec)
 //        [--pcap FILE] (tshark writes what reaches the viewers' namespace to FILE, for reading after)
+//        [--janus-log FILE] (Janus's log, level 6: what it did with each NACKed number)
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Report } from "../src/core/report/types.ts";
+import { byMessages, type HandleNacks, nacksInLog } from "../test/janus/nack-log.ts";
 import { retransmittedInLog, startNetnsJanus } from "../test/janus/netns-janus.ts";
 import { buildImpairer, type Impairer, startImpairer } from "../test/netem/impairer.ts";
 import type { LibwebrtcStats } from "./libwebrtc.ts";
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     "drop-dtls": { type: "string", default: "" },
     "drop-ccs": { type: "string", default: "0" },
     pcap: { type: "string" },
+    "janus-log": { type: "string" },
   },
 });
 const seconds = Number(values.seconds);
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
       capture = spawn("ip", args, { stdio: "ignore" });
       await new Promise((r) => setTimeout(r, 1500));
     }
-    stack.admin({ janus: "set_log_level", level: 5 });
+    stack.admin({ janus: "set_log_level", level: 6 }); // each NACKed number's fate (test/janus/nack-log.ts)
     const publisher = stack.whipbench(stack.server, [
       "publish",
       "--whip",
@@ -207,6 +210,25 @@ async function main(): Promise<void> {
       libOk.map((s) => s.packetsLost ?? 0),
       ours.map((v) => v.rtp.lost),
     );
+    // Janus's log per handle, told apart by NACK messages (each receiver's count is Janus's)
+    if (values["janus-log"] !== undefined) writeFileSync(values["janus-log"], stack.log());
+    const janus = nacksInLog(stack.log());
+    // ours told apart by their NACK message counts (Janus counts the same messages); libwebrtc's
+    // getStats count can lag what Janus received, so its handles are the rest
+    const ourH = byMessages(
+      janus,
+      ours.map((v) => v.nacksSent),
+    );
+    const libH = janus.filter((h) => !ourH.includes(h));
+    const janusRow = (name: string, x: (h: HandleNacks) => number) =>
+      row(
+        name,
+        libH.flatMap((h) => (h ? [x(h)] : [])),
+        ourH.flatMap((h) => (h ? [x(h)] : [])),
+      );
+    janusRow("NACK messages before Janus kept a packet (its log)", (h) => h.beforeBuffer);
+    janusRow("numbers Janus resent (its log)", (h) => h.resent.size);
+    janusRow("numbers asked for, not held (its log)", (h) => h.notHeld.size);
     row(
       "measured s",
       libOk.map(() => seconds),
