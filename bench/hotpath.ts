@@ -341,7 +341,7 @@ function check(ctx: Context, variant: Variant, targets: Sink[], n: number): void
     }
     if (baseOf(variant) === "run") {
       const frames = ctx.packets.slice(0, n).filter((p) => p.logK >= 0).length;
-      // the first frame never completes (docs/definitions.md#reassembly) and the last may be cut short
+      // at most the first (if the window starts mid-frame) and the last (cut short) missing
       if (d.samples < frames - 2 || d.unmatchedFrames !== 0 || d.invalid !== 0) {
         throw new Error(`pipeline: ${d.samples} samples of ${frames} frames, ${d.unmatchedFrames} unmatched`);
       }

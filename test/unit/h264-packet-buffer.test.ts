@@ -72,7 +72,7 @@ test("a keyframe lost from its first FU-A fragment on is not handed out: its GOP
 });
 
 test("an IDR before any SPS/PPS: the tracker drops it and asks for a keyframe at once", () => {
-  const b = new PacketBuffer("h264");
+  const b = new PacketBuffer();
   const [stap, fuStart, fuMid, fuEnd] = packetizeH264(accessUnit(true), 200) as Uint8Array[];
   assert.equal(b.packet(10, 0, false, fuStart!), "ask");
   assert.equal(b.packet(11, 0, false, fuMid!), "none");

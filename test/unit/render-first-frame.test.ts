@@ -1,8 +1,8 @@
 // The viewer's first frame (docs/definitions.md#decodable-frames): libwebrtc's packet buffer hands a
 // VP8 frame out once every packet from its first one (S set, partition 0) to its marker packet is
-// in, with no packet before it; our reassembler proves that head only once a later frame has taught
-// it, so the render path takes such a frame from libwebrtc's rule (src/core/render/packet-buffer.ts)
-// at its last packet. A stream of one packet per frame, nothing lost, shows every frame.
+// in, with no packet before it; our reassembler proves that head by the S bit at once
+// (docs/definitions.md#reassembly), so the model gets it at its last packet. A stream of one packet
+// per frame, nothing lost, shows every frame.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { plainPipeline } from "../../bench/plain-pipeline.ts";
@@ -43,7 +43,7 @@ test("three packets a frame: the first keyframe is shown at its last packet", ()
   assert.equal(firstShownNs, 1e9 + 2e4);
 });
 
-test("the first frame's first packet lost: neither buffer hands it out; its delta frames wait", () => {
+test("the first frame's first packet lost: the reassembler does not complete it; its delta frames wait", () => {
   // libwebrtc finds no first packet for frame 0 (its middle one is not), so frames 1..29 have no
   // decodable reference until keyframe 30
   const { r, firstShownNs } = run(3, [0]);

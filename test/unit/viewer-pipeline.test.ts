@@ -27,7 +27,7 @@ before(async () => {
 
 interface Stream {
   pipeline: ViewerPipeline;
-  delaysNs: number[]; // expected delay of every frame that completes (firstCompletes: k ≥ 0, else k ≥ 1)
+  delaysNs: number[]; // expected delay of every frame that completes (k ≥ 0: the first one too)
   packets: number;
   stapA: number;
   firstArrival: number;
@@ -112,7 +112,7 @@ function stream(
     const lag = opts.logLagFrames ?? 0;
     if (opts.lateLog === true && k >= lag)
       log.record(k - lag, SEND_START + Math.round(((k - lag) * 1e9) / clip.fps), indexOf(k - lag));
-    if (k > 0 || firstCompletes(codec)) delaysNs.push(TRANSIT_NS + (payloads.length - 1) * PACKET_SPACING_NS);
+    delaysNs.push(TRANSIT_NS + (payloads.length - 1) * PACKET_SPACING_NS);
   }
   // the log's tail arrives before the viewer finishes
   const lag = opts.logLagFrames ?? 0;
@@ -122,40 +122,31 @@ function stream(
   return { pipeline, delaysNs, packets, stapA, firstArrival: SEND_START + TRANSIT_NS, firstKeyArrival, hook };
 }
 
-/**
- * Whether the viewer's first frame completes: its head has no packet before it, so only the codec
- * proof can prove it, once the stream showed its class starting a frame proven by the packet
- * before — at once for VP8 (the S bit), a second later for this H.264 clip (its keyframes' STAP-A
- * of SPS/PPS), when the first frame has expired.
- */
-function firstCompletes(codec: Codec): boolean {
-  return codec === "vp8";
-}
-
 for (const codec of ["vp8", "h264"] as const) {
-  test(`${codec}: offline round trip of two loops + 1 frame samples every frame (VP8) or every frame but the first (H.264)`, () => {
+  test(`${codec}: offline round trip of two loops + 1 frame samples every frame, the first too`, () => {
     const s = stream(codec);
     const r = s.pipeline.finish();
     const d = r.oneWayDelay;
-    const first = firstCompletes(codec) ? 1 : 0;
     assert.equal(r.codec, codec);
     assert.deepEqual(r.oneWayDelayBlocker, { kind: "none" });
     assert.equal(d.frameEnd, "marker");
-    assert.equal(d.completeFrames, 240 + first); // 2N + 1 sent
-    assert.equal(d.samples, 240 + first);
+    // the viewer's first frame too: no packet before it, its first packet proves its head (VP8's S
+    // bit; this H.264 clip's keyframe STAP-A of SPS/PPS at the viewer's first packet)
+    assert.equal(d.completeFrames, 241); // 2N + 1 sent
+    assert.equal(d.samples, 241);
     assert.equal(d.incompleteFrames, 0);
     assert.deepEqual(
       [d.invalid, d.unmatchedFrames, d.excludedFrames, d.duplicateFrames, d.lateCompletedFrames],
       [0, 0, 0, 0, 0],
     );
-    assert.equal(d.keyframeSamples, 8 + first); // k = (0,) 30, 60, …, 240
+    assert.equal(d.keyframeSamples, 9); // k = 0, 30, 60, …, 240
     assert.equal(d.deltaFrameSamples, 232);
-    assert.deepEqual(s.hook, { n: 240 + first, key: 8 + first });
+    assert.deepEqual(s.hook, { n: 241, key: 9 });
 
     const all = DelayHistogram.decode(r.delayHist);
     const key = DelayHistogram.decode(r.delayKeyHist);
     const delta = DelayHistogram.decode(r.delayDeltaHist);
-    assert.equal(all.count, 240 + first);
+    assert.equal(all.count, 241);
     assert.equal(key.count + delta.count, all.count);
     // the histogram of all frames (built from the keyframe and delta-frame ones) is the one
     // a histogram fed every delay holds
@@ -196,7 +187,7 @@ test("deferred matching (split runs): a send log that learns of each frame late 
     assert.deepEqual(deferred.oneWayDelay, base.oneWayDelay, codec);
     assert.deepEqual(deferred.delayHist, base.delayHist, codec);
     assert.deepEqual(deferred.delayKeyHist, base.delayKeyHist, codec);
-    assert.equal(deferred.oneWayDelay.samples, 240 + (firstCompletes(codec) ? 1 : 0));
+    assert.equal(deferred.oneWayDelay.samples, 241);
     // without the deferral the same late log matches the previous loop's send or nothing
     const undeferred = stream(codec, { lateLog: true }).pipeline.finish();
     assert.notDeepEqual(undeferred.delayHist, base.delayHist, codec);
@@ -342,9 +333,6 @@ function jumpingIndices(codec: Codec, requestsAt: readonly number[]): (k: number
 for (const codec of ["vp8", "h264"] as const) {
   test(`${codec}: a clip cut short by keyframes on request samples every frame, in process and from a log that falls behind`, () => {
     const clipIndex = jumpingIndices(codec, [5, 40, 41, 100, 170]);
-    const clip = loadClip(codec);
-    const frame0 =
-      codec === "vp8" ? packetizeVp8(clip.frames[0]!, 1200, 0) : packetizeH264(clip.frames[0]!, 1200);
     for (const split of [false, true]) {
       const s = stream(
         codec,
@@ -353,8 +341,6 @@ for (const codec of ["vp8", "h264"] as const) {
       const r = s.pipeline.finish();
       const d = r.oneWayDelay;
       assert.equal(d.invalid + d.unmatchedFrames, 0, `split ${split}`);
-      // an H.264 viewer's first frame completes too: a keyframe on request showed its STAP-A
-      // starting a frame before the first frame expired
       assert.deepEqual([d.samples, d.completeFrames], [241, 241], `split ${split}`);
       assert.ok(
         d.keyframeSamples > 9,
@@ -362,7 +348,6 @@ for (const codec of ["vp8", "h264"] as const) {
       );
       const want = new DelayHistogram();
       for (const ns of s.delaysNs) want.recordNs(ns);
-      if (!firstCompletes(codec)) want.recordNs(TRANSIT_NS + (frame0.length - 1) * PACKET_SPACING_NS);
       assert.deepEqual(r.delayHist, want.encode(), `split ${split}: every frame's delay is its own send's`);
     }
   });

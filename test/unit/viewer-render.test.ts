@@ -58,7 +58,7 @@ test("a clean stream: every frame shown, no freeze, no PLI after the first keyfr
   const { result, plis, freezes } = stream({ frames: 150, gop: 30 });
   const r = result.render;
   assert.equal(r.finder, "frame-id");
-  // frame 0 is handed out with its last packet, as libwebrtc's packet buffer does (packet-buffer.ts)
+  // frame 0 is complete at its last packet (its S bit proves its head), as libwebrtc hands it out
   assert.equal(r.framesShown, 150);
   assert.equal(r.framesLate, 0);
   assert.equal(r.framesNotDecodable, 0);

@@ -1,19 +1,16 @@
-// libwebrtc's packet buffer where it hands out frames our reassembler does not
+// libwebrtc's H.264 packet buffer where it hands out frames our reassembler does not
 // (docs/definitions.md#decodable-frames; modules/video_coding/packet_buffer.cc FindFrames,
-// h264_sps_pps_tracker.cc). Our reassembler completes a frame whose packet before it is absent only
-// once the stream has taught it that the frame's first packet begins frames (reassembly), so such a
-// frame is handed to the model here, at the instant libwebrtc would, and the reassembler's later
-// copy is left out. VP8: libwebrtc's frame runs from the packet its depacketizer marks first in its
-// frame (S set, partition 0) to a marker packet, every packet between present — the viewer's first
-// frame among them. H.264 has no frame-begin bit: libwebrtc walks back from a frame's marker packet
-// while the packet before is present with the same timestamp, and stops at a hole. A frame found
-// that way is a keyframe when one of its packets carries an IDR NAL unit, and a keyframe is handed
-// out even when its leading packets (the STAP-A with SPS/PPS, a first FU-A) are missing — the
+// h264_sps_pps_tracker.cc). H.264 has no frame-begin bit: libwebrtc walks back from a frame's marker
+// packet while the packet before is present with the same timestamp, and stops at a hole. A frame
+// found that way is a keyframe when one of its packets carries an IDR NAL unit, and a keyframe is
+// handed out even when its leading packets (the STAP-A with SPS/PPS, a first FU-A) are missing — the
 // SPS/PPS tracker puts back parameter sets it knows from earlier; a delta frame with a hole before
-// it is not. An IDR packet that arrives before any SPS and PPS is dropped by the tracker, which
-// asks for a keyframe. Fixed arrays; no allocation per packet.
+// it is not. Such a keyframe is handed to the model here, at the instant libwebrtc would, and the
+// reassembler's later copy (should the hole be repaired) is left out. An IDR packet that arrives
+// before any SPS and PPS is dropped by the tracker, which asks for a keyframe. (VP8 needs no buffer
+// here: the reassembler proves a frame's head by its S bit, as libwebrtc's VP8 buffer does.) Fixed
+// arrays; no allocation per packet.
 
-import { frameStartVp8 } from "../codec/vp8.ts";
 import { EXT_BASE } from "../rtp/seen-ring.ts";
 
 const SLOTS = 1024;
@@ -25,24 +22,17 @@ const IDR = 2;
 const MARKER = 4;
 /** timestamps of frames released here, kept to leave out the reassembler's later copy */
 const RELEASED = 16;
-/** VP8: the bytes kept of a first packet, enough for its descriptor and the P bit after it */
-const HEAD = 8;
 
-/** A frame released here: its extended sequence numbers, timestamp and (VP8) its first bytes. */
+/** A frame released here: its extended sequence numbers and timestamp. */
 export interface ReleasedFrame {
   lo: number;
   hi: number;
   timestamp: number;
-  head: Uint8Array;
 }
 
 export class PacketBuffer {
   /** what the last packet released, valid until the next packet */
-  readonly out: ReleasedFrame = { lo: 0, hi: 0, timestamp: 0, head: new Uint8Array(0) };
-  private readonly vp8: boolean;
-  /** VP8: the first HEAD bytes of each first packet, by slot (the caller may reuse payloads) */
-  private readonly heads: Uint8Array;
-  private readonly headLen = new Uint8Array(SLOTS);
+  readonly out: ReleasedFrame = { lo: 0, hi: 0, timestamp: 0 };
   private readonly seq = new Float64Array(SLOTS).fill(-1);
   private readonly ts = new Float64Array(SLOTS);
   private readonly flags = new Uint8Array(SLOTS);
@@ -55,11 +45,6 @@ export class PacketBuffer {
   private sps = false;
   private pps = false;
 
-  constructor(codec: "vp8" | "h264") {
-    this.vp8 = codec === "vp8";
-    this.heads = new Uint8Array(this.vp8 ? SLOTS * HEAD : 0);
-  }
-
   /**
    * One packet (16-bit `seq`). Returns "release" when it completes a frame without the packet
    * before it (then `out` holds it), "ask" when it is an IDR packet the tracker drops for want of
@@ -68,7 +53,7 @@ export class PacketBuffer {
   packet(seq: number, ts: number, marker: boolean, payload: Uint8Array): "release" | "ask" | "none" {
     const ext = this.extend(seq);
     const slot = ext & MASK;
-    const f = this.vp8 ? this.vp8Head(slot, payload) : this.kinds(payload);
+    const f = this.kinds(payload);
     if ((f & IDR) !== 0 && !(this.sps && this.pps)) return "ask";
     this.seq[slot] = ext;
     this.ts[slot] = ts;
@@ -84,35 +69,20 @@ export class PacketBuffer {
     let idr = false;
     for (;;) {
       const g = this.flags[start & MASK]!;
-      // VP8: only the lowest packet may be first in the frame
-      first = this.vp8 ? (g & FIRST) !== 0 : first || (g & FIRST) !== 0;
+      first ||= (g & FIRST) !== 0;
       idr ||= (g & IDR) !== 0;
       if (!this.present(start - 1, ts) || end - start >= SLOTS - 1) break;
       start--;
     }
     // a frame whose packet before is present (another timestamp) is our reassembler's to complete
-    if (this.seq[(start - 1) & MASK] === start - 1 || !first || !(idr || this.vp8) || this.wasReleased(ts))
-      return "none";
+    if (this.seq[(start - 1) & MASK] === start - 1 || !first || !idr || this.wasReleased(ts)) return "none";
     this.released[this.releasedAt] = ts;
     this.releasedAt = (this.releasedAt + 1) % RELEASED;
     this.releasedN++;
     this.out.lo = start;
     this.out.hi = end;
     this.out.timestamp = ts;
-    if (this.vp8) {
-      const at = (start & MASK) * HEAD;
-      this.out.head = this.heads.subarray(at, at + this.headLen[start & MASK]!);
-    }
     return "release";
-  }
-
-  /** VP8: whether the packet is first in its frame (S set, partition 0); its first bytes kept then. */
-  private vp8Head(slot: number, payload: Uint8Array): number {
-    if (frameStartVp8(payload) !== 0) return 0;
-    const n = Math.min(payload.length, HEAD);
-    for (let i = 0; i < n; i++) this.heads[slot * HEAD + i] = payload[i]!;
-    this.headLen[slot] = n;
-    return FIRST;
   }
 
   /** Whether a frame with this timestamp was released here (the reassembler's copy is not shown). */

@@ -1,9 +1,9 @@
 // One viewer's render model and keyframe requests together (docs/definitions.md#viewer-experience),
 // as the viewer pipeline drives them: every packet (its instant, whether it carries part of a
 // keyframe; its sequence number and timestamp for the playout's frame sizes and retransmissions),
-// every frame the reassembler completes (and those libwebrtc's packet buffer hands out before it,
-// packet-buffer.ts), and the PLIs the receive path sends. Pure: the receive path's timer calls
-// pliDue() on time, the pipeline everything else.
+// every frame the reassembler completes (and the H.264 keyframes libwebrtc's packet buffer hands out
+// without their leading packets, packet-buffer.ts), and the PLIs the receive path sends. Pure: the
+// receive path's timer calls pliDue() on time, the pipeline everything else.
 import { idrPartH264 } from "../codec/h264.ts";
 import { keyframeStartVp8 } from "../codec/vp8.ts";
 import type { EncodedHistogram, RenderCounters } from "../types.ts";
@@ -37,14 +37,8 @@ export class ViewerRender {
   /** sequence numbers (by their low 10 bits) of packets that carried a marker bit; −1 none */
   private readonly marked = new Int32Array(1024).fill(-1);
   private seqKnown = false;
-  /**
-   * VP8: the reassembler closed a frame itself, so it has learnt that the S bit begins frames and
-   * closes every later one when libwebrtc's buffer would: the buffer is no longer needed
-   */
-  private vp8Learnt = false;
-  /** libwebrtc's packet buffer where it hands out frames our reassembler does not */
+  /** H.264: libwebrtc's packet buffer where it hands out keyframes our reassembler does not */
   private readonly buffer: PacketBuffer | null;
-  private readonly vp8: boolean;
   private readonly headless: RenderFrame = {
     lo: 0,
     hi: 0,
@@ -70,8 +64,7 @@ export class ViewerRender {
     this.requests = new KeyframeRequestRule(read ? mode : "join", () => model?.clock.inactive());
     if (startNs >= 0) this.requests.start(startNs);
     this.keyPart = codec === "vp8" ? keyframeStartVp8 : codec === "h264" ? idrPartH264 : notKey;
-    this.buffer = read ? new PacketBuffer(codec) : null;
-    this.vp8 = codec === "vp8";
+    this.buffer = codec === "h264" ? new PacketBuffer() : null;
   }
 
   /**
@@ -90,8 +83,7 @@ export class ViewerRender {
         if (marker) this.marked[seq & 1023] = seq;
       }
       if (seq >= 0 && payload.length === 0) m.padding(seq, ns);
-      else if (seq >= 0 && this.buffer !== null && !this.vp8Learnt)
-        this.bufferPacket(seq, ts, marker, payload, ns);
+      else if (seq >= 0 && this.buffer !== null) this.bufferPacket(seq, ts, marker, payload, ns);
     }
     const r = this.requests;
     if (r.poll(ns)) this.wanted = true;
@@ -102,7 +94,6 @@ export class ViewerRender {
   frame(f: RenderFrame & { late?: boolean }): void {
     // a frame libwebrtc's packet buffer already handed out (packet-buffer.ts): its packets are gone
     if (this.buffer !== null && f !== this.headless && this.buffer.wasReleased(f.timestamp)) return;
-    if (this.vp8 && f !== this.headless) this.vp8Learnt = true;
     const m = this.model;
     if (m === null) return;
     // libwebrtc's packet buffer ends a frame only at a packet with the marker bit: a frame whose
@@ -124,10 +115,7 @@ export class ViewerRender {
     const out = this.buffer.out;
     f.lo = out.lo;
     f.hi = out.hi;
-    f.timestamp = out.timestamp;
-    // H.264: only keyframes are released; VP8: its first packet's P bit says
-    f.head = out.head;
-    f.keyframe = !this.vp8 || keyframeStartVp8(out.head);
+    f.timestamp = out.timestamp; // only keyframes are released (keyframe: true)
     f.completedNs = ns;
     this.frame(f);
   }

@@ -20,11 +20,14 @@ export const VP8_FRAME_START: FrameStart = {
   startClass: frameStartVp8,
   keyPart: keyPartVp8,
   frameKey: frameKeyVp8,
+  certain: 1 << 0, // S with partition 0 marks only a frame's first packet (libwebrtc's VP8 packet buffer)
 };
 export const H264_FRAME_START: FrameStart = {
   startClass: frameStartH264,
   keyPart: idrPartH264,
   frameKey: frameKeyH264,
+  certain: 1 << 9, // an AUD is the first NAL unit of its access unit (H.264 7.4.1.2.3)
+  streamFirst: 1 << 7, // an SPS begins the keyframe a viewer starts on (docs/definitions.md#reassembly)
 };
 
 /** The reassembler of a VP8 or H.264 track, with the codec's frame-start head proof. */

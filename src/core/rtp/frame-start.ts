@@ -22,13 +22,24 @@ export interface FrameStart {
    * (the payload at its lowest sequence number) and its `count` payloads in arrival order.
    */
   frameKey?(head: Uint8Array, payloads: readonly Uint8Array[], count: number): boolean;
+  /**
+   * Classes (bit c for class c) that begin a frame with certainty, nothing learnt (VP8: S with
+   * partition 0; H.264: an AUD, first in its access unit by the standard).
+   */
+  certain?: number;
+  /**
+   * Classes that also begin the viewer's first frame (its earliest timestamp: no packet of an
+   * earlier frame received to prove it; H.264: an SPS, which WebRTC senders put first in a keyframe).
+   */
+  streamFirst?: number;
 }
 /** Frame-start classes are below this (one bit each of an int32), learnt per class and frame kind. */
 const START_CLASSES = 32;
 
 /**
  * A frame whose lowest packet starts with a frame-start class is whole without the packet before
- * it, once this stream has shown that class at the head of a frame of the same kind (keyframe or
+ * it when the class is certain (the codec's `certain`; `streamFirst` at the viewer's first packet),
+ * else once this stream has shown that class at the head of a frame of the same kind (keyframe or
  * not) proven by its previous packet, and never past the head of a complete frame of that kind.
  * So a lost last packet of frame N does not cost the complete frame N + 1 its head proof, and a
  * frame whose real first packet was lost stays incomplete: VP8's S bit with partition 0 marks
@@ -43,9 +54,13 @@ export class StartProof {
   private startLater = 0;
   private startFirstKey = 0;
   private startLaterKey = 0;
+  private readonly certain: number;
+  private readonly streamFirst: number;
 
   constructor(rule: FrameStart) {
     this.rule = rule;
+    this.certain = rule.certain ?? 0;
+    this.streamFirst = rule.streamFirst ?? 0;
   }
 
   startClass(payload: Uint8Array): number {
@@ -60,12 +75,14 @@ export class StartProof {
   }
 
   /**
-   * Whether the codec proves the head: lo's class has begun proven frames of this frame's kind
-   * and never followed another packet in a complete frame of that kind.
+   * Whether the codec proves the head: lo's class is certain (`streamFirst`: the frame is the
+   * viewer's first, its earliest timestamp), or has begun proven frames of this frame's kind and
+   * never followed another packet in a complete frame of that kind.
    */
-  codecHead(f: PendingFrame): boolean {
+  codecHead(f: PendingFrame, streamFirst: boolean): boolean {
     if (f.loClass < 0) return false;
     const bit = 1 << f.loClass;
+    if ((this.certain & bit) !== 0 || (streamFirst && (this.streamFirst & bit) !== 0)) return true;
     const key = this.isKey(f);
     const first = key ? this.startFirstKey : this.startFirst;
     const later = key ? this.startLaterKey : this.startLater;

@@ -276,7 +276,7 @@ export class Reassembler {
     if (f.count !== f.hi - f.lo + 1) return false;
     const head = this.seen.tsOf(f.lo - 1);
     f.headBySeq = head >= 0 && ((head - f.ts) | 0) < 0;
-    if (!f.headBySeq && !(this.starts?.codecHead(f) ?? false)) return false;
+    if (!f.headBySeq && !(this.starts?.codecHead(f, f.ts === this.earliest) ?? false)) return false;
     const next = this.seen.tsOf(f.hi + 1);
     const nextIsLater = next >= 0 && ((next - f.ts) | 0) > 0;
     if (this.end === "timestamp") return nextIsLater; // markers no longer end a frame
