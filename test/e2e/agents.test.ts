@@ -219,12 +219,15 @@ test("not all agents within --agent-wait: stderr names who came, every viewer ag
   const port = await freePort();
   const out = dir("missing");
   const file = scenario("missing", 3, 2);
+  // the agent first, dialling (it retries every second until the coordinator listens): started
+  // after the coordinator, a loaded machine's process start took the whole 3 s wait (here, at
+  // load average 10: "only 0 of 2 agents connected")
+  const a = agent(port, "solo", dir("solo"));
+  await a.waitForStderr("is not reachable yet");
   const c = fx.start([
     ...["run", file, "--agents", "2", "--coordinator-listen", `127.0.0.1:${port}`],
     ...["--token-env", "WB_AGENT_TOKEN", "--agent-wait", "3", "--out", out, "--no-html"],
   ]);
-  await c.waitForStderr("waiting up to");
-  const a = agent(port, "solo", dir("solo"));
   const [rc, ra] = await Promise.all([c.done, a.done]);
   assert.equal(rc.code, 3, rc.stderr);
   assert.match(rc.stderr, /only 1 of 2 agents connected within 3 s \(solo\); 1 missing/);
