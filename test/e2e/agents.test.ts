@@ -138,13 +138,20 @@ test("two agents: one report with client.hosts, every viewer accounted for; a wr
   );
   for (const h of hosts) {
     assert.equal(h.clock.method, "exchange");
-    assert.ok((h.clock.uncertaintyMs ?? 99) <= 1, `${h.name} uncertainty ${h.clock.uncertaintyMs}`);
+    assert.ok((h.clock.uncertaintyMs ?? 0) > 0, `${h.name} uncertainty ${h.clock.uncertaintyMs}`);
   }
   assert.equal(r.clock.method, "exchange");
-  assert.equal(r.clock.uncertaintyMs, Math.max(...hosts.map((h) => h.clock.uncertaintyMs ?? 0)));
+  const u = Math.max(...hosts.map((h) => h.clock.uncertaintyMs ?? 0));
+  assert.equal(r.clock.uncertaintyMs, u);
   assert.equal(r.client.agentMessagesRejected, 2);
   const [fp] = r.aggregate.oneWayDelay;
   assert.equal(fp?.available, true, fp?.reason);
+  // the largest rtt/2 of loopback exchanges: within 1 ms on a quiet machine, 1.5 and 2.5 ms in 2 of
+  // 3 runs at load average 11–15 (the processes wait for a core); above 1 ms the delay must say it
+  // may not be ranked (docs/definitions.md#comparability), at or below it must not blame the clock
+  const clockReason = /clock uncertainty [\d.]+ ms is above the 1 ms a ranking allows/;
+  if (u > 1) assert.match(fp.notComparableReason ?? "", clockReason);
+  else assert.doesNotMatch(fp.notComparableReason ?? "", /clock uncertainty/);
   // the token and the control port never reach the report or the coordinator's lines
   for (const text of [JSON.stringify(r), rc.stderr, rc.stdout, ra.stderr]) assert.ok(!text.includes(TOKEN));
   assert.ok(!jsonStrings(r).includes(`:${port}`), `control port ${port} in the report`);
