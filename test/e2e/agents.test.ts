@@ -138,13 +138,20 @@ test("two agents: one report with client.hosts, every viewer accounted for; a wr
   );
   for (const h of hosts) {
     assert.equal(h.clock.method, "exchange");
-    assert.ok((h.clock.uncertaintyMs ?? 99) <= 1, `${h.name} uncertainty ${h.clock.uncertaintyMs}`);
+    assert.ok((h.clock.uncertaintyMs ?? 0) > 0, `${h.name} uncertainty ${h.clock.uncertaintyMs}`);
   }
   assert.equal(r.clock.method, "exchange");
-  assert.equal(r.clock.uncertaintyMs, Math.max(...hosts.map((h) => h.clock.uncertaintyMs ?? 0)));
+  const u = Math.max(...hosts.map((h) => h.clock.uncertaintyMs ?? 0));
+  assert.equal(r.clock.uncertaintyMs, u);
   assert.equal(r.client.agentMessagesRejected, 2);
   const [fp] = r.aggregate.oneWayDelay;
   assert.equal(fp?.available, true, fp?.reason);
+  // the largest rtt/2 of loopback exchanges: within 1 ms on a quiet machine, 1.5 and 2.5 ms in 2 of
+  // 3 runs at load average 11–15 (the processes wait for a core); above 1 ms the delay must say it
+  // may not be ranked (docs/definitions.md#comparability), at or below it must not blame the clock
+  const clockReason = /clock uncertainty [\d.]+ ms is above the 1 ms a ranking allows/;
+  if (u > 1) assert.match(fp.notComparableReason ?? "", clockReason);
+  else assert.doesNotMatch(fp.notComparableReason ?? "", /clock uncertainty/);
   // the token and the control port never reach the report or the coordinator's lines
   for (const text of [JSON.stringify(r), rc.stderr, rc.stdout, ra.stderr]) assert.ok(!text.includes(TOKEN));
   assert.ok(!jsonStrings(r).includes(`:${port}`), `control port ${port} in the report`);
@@ -219,12 +226,15 @@ test("not all agents within --agent-wait: stderr names who came, every viewer ag
   const port = await freePort();
   const out = dir("missing");
   const file = scenario("missing", 3, 2);
+  // the agent first, dialling (it retries every second until the coordinator listens): started
+  // after the coordinator, a loaded machine's process start took the whole 3 s wait (here, at
+  // load average 10: "only 0 of 2 agents connected")
+  const a = agent(port, "solo", dir("solo"));
+  await a.waitForStderr("is not reachable yet");
   const c = fx.start([
     ...["run", file, "--agents", "2", "--coordinator-listen", `127.0.0.1:${port}`],
     ...["--token-env", "WB_AGENT_TOKEN", "--agent-wait", "3", "--out", out, "--no-html"],
   ]);
-  await c.waitForStderr("waiting up to");
-  const a = agent(port, "solo", dir("solo"));
   const [rc, ra] = await Promise.all([c.done, a.done]);
   assert.equal(rc.code, 3, rc.stderr);
   assert.match(rc.stderr, /only 1 of 2 agents connected within 3 s \(solo\); 1 missing/);

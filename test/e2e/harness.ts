@@ -43,12 +43,33 @@ export function shortScenario(base: string, over: Partial<Scenario> = {}): Scena
   };
 }
 
+/**
+ * Ends a run before its hold does, as an interrupt (the report says `interrupted`), once `done`
+ * has held for `afterMs`: a test whose stream the relay sends in a fixed burst waits for the burst
+ * to have reached every leg, not for a hold that a loaded machine's slow joins can outlast.
+ */
+export interface StopWhen {
+  done: (relay: Relay) => boolean;
+  afterMs: number;
+}
+
+function watchStop(relay: Relay, w: StopWhen, stop: AbortController): () => void {
+  let grace: NodeJS.Timeout | undefined;
+  const poll = setInterval(() => {
+    if (grace === undefined && w.done(relay)) grace = setTimeout(() => stop.abort(), w.afterMs);
+  }, 50);
+  return () => {
+    clearInterval(poll);
+    clearTimeout(grace);
+  };
+}
+
 export async function runThroughRelay(
   relayOpts: Omit<RelayOptions, "ice" | "token"> = {},
   over: Partial<Scenario> = {},
   engine: Engine = inThreadEngine(),
   onShardTick?: (tick: ShardTick) => void,
-  extra: Pick<RunOptions, "onReferenceFigures"> = {},
+  { stopWhen, ...extra }: Pick<RunOptions, "onReferenceFigures"> & { stopWhen?: StopWhen } = {},
 ): Promise<E2EResult> {
   const relay = new Relay({
     ice: { loopbackOnly: true, includeLoopback: false },
@@ -57,6 +78,8 @@ export async function runThroughRelay(
   });
   const base = await relay.listen();
   const log = memoryLogger();
+  const stop = new AbortController();
+  const unwatch = stopWhen === undefined ? () => {} : watchStop(relay, stopWhen, stop);
   try {
     const s = normaliseScenario(shortScenario(base, over));
     validateScenario(s);
@@ -66,7 +89,7 @@ export async function runThroughRelay(
       bearer: BEARER_SECRET,
       engine,
       log,
-      interrupt: new AbortController().signal,
+      interrupt: stop.signal,
       relaySocketDrops: relay.socketDrops,
       ...(onShardTick ? { onShardTick } : {}),
       ...extra,
@@ -80,6 +103,7 @@ export async function runThroughRelay(
       relay,
     };
   } finally {
+    unwatch();
     await relay.close();
   }
 }

@@ -4,6 +4,8 @@
 // exactly the same stream, faults included; and a shift of sequence numbers and timestamps so that
 // both wrap a few packets into that stream.
 
+import type { Leg } from "./leg.ts";
+
 export interface BurstOptions {
   /** hold every leg until this many are connected, and then `settleMs` more */
   legs: number;
@@ -42,6 +44,16 @@ export class Burst {
     if (keyframeStart && nowMs - this.allConnectedAt >= (this.opts.settleMs ?? 300)) this.open = true;
     return this.open;
   }
+}
+
+/**
+ * Per leg: the packets sent to it so far, the fewer of its video and its audio when it has an audio
+ * track (the burst limits both), so that a test can end its run once every leg has had the burst.
+ */
+export function burstSent(legs: Iterable<Leg>): number[] {
+  return [...legs].map((l) =>
+    l.audioTr === undefined ? l.forwarded : Math.min(l.forwarded, l.audioForwarded ?? 0),
+  );
 }
 
 /** Maps publisher seq/ts so that both wrap `afterPackets` packets after the first one mapped. */

@@ -21,6 +21,7 @@ import type { RTCPeerConnection } from "../../net/werift/api.ts";
 import { faultyAnswer } from "./answer-fault.ts";
 import { legAudio, receiveAll } from "./audio.ts";
 import { CapacityGate } from "./capacity.ts";
+import { burstSent } from "./conformance.ts";
 import { forwardKeyframeRequests, type Stream } from "./forward.ts";
 import type { FrameCutCounts } from "./frame-cuts.ts";
 import { patchAnswer, readBody, reply, sdpReply } from "./http.ts";
@@ -89,6 +90,8 @@ export class Relay {
   keyframeRequests = (name: string): number => this.streams.get(name)?.keyframeRequests ?? 0;
   /** Per leg of the stream still open: the transport feedback messages it sent the relay (leg.ts). */
   legFeedback = (name: string): number[] => [...(this.streams.get(name)?.legs ?? [])].map((l) => l.feedback);
+  /** Per leg still open: the packets a test's burst sent it so far, the fewer of video and audio. */
+  legBurst = (name: string): number[] => burstSent(this.streams.get(name)?.legs ?? []);
 
   /** Test-only: the state of leg n's fault (RelayTestHooks.legFaults), once that leg exists. */
   legFault = (n: number): LegFaultState | undefined => this.knobs.fault(n);
