@@ -41,23 +41,14 @@ export interface TickMember {
  * a grid of `granularityNs` on the monotonic clock (`after`), so members' instants coincide; the
  * timer fires at most that early for a member as libuv's millisecond rounding allows (≤ 1 ms,
  * never more than half the grid), late as the loop is. No timer while no member is joined.
- * With a slack (`slack`: the thread's packet wake-ups call `woken`), a pass runs in the first
- * packet wake-up at or after the earliest instant, and the timer is only the fallback, `slackNs`
- * after it, for a thread whose packets stopped.
  */
 export class SharedTick {
   readonly granularityNs: number;
   private readonly members: TickMember[] = [];
   private readonly due: TickMember[] = [];
   private timer: NodeJS.Timeout | null = null;
-  /** the earliest member's instant (−1: none due) */
-  private earliestNs = -1;
+  private timerDueNs = -1;
   private readonly earlyNs: number;
-  /** how late a pass may run to share a packet wake-up, ns (0: the timer at the instant) */
-  private slackNs = 0;
-  /** passes run, and of those run by the fallback timer (diagnostics) */
-  passes = 0;
-  timerPasses = 0;
 
   /** around each pass (the feedback tick: its writes gathered, net/write-gather.ts) */
   private readonly pass: { begin(): void; end(): void } | null;
@@ -107,52 +98,23 @@ export class SharedTick {
     if (this.members.length === 0 && this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
-      this.earliestNs = -1;
+      this.timerDueNs = -1;
     }
   }
 
-  /**
-   * The thread's packet wake-ups call `woken` from now (`slackMs` > 0): a due pass waits for one
-   * up to `slackMs`; 0: the timer runs every pass at its instant again.
-   */
-  slack(slackMs: number): void {
-    const ns = slackMs * 1e6;
-    if (ns === this.slackNs) return;
-    this.slackNs = ns;
-    const e = this.earliestNs;
-    this.earliestNs = -1;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    this.arm(e);
-  }
-
-  /** A packet wake-up of the thread ends: the pass runs now if a member is due (never early). */
-  woken(): void {
-    if (this.earliestNs >= 0 && monoNs() >= this.earliestNs) this.run(false);
-  }
-
   private arm(dueNs: number): void {
-    if (dueNs < 0 || (this.earliestNs >= 0 && this.earliestNs <= dueNs)) return;
+    if (dueNs < 0 || (this.timer !== null && this.timerDueNs <= dueNs)) return;
     if (this.timer !== null) clearTimeout(this.timer);
-    this.earliestNs = dueNs;
-    const atNs = dueNs + this.slackNs;
-    this.timer = setTimeout(this.fire, Math.max(0, Math.ceil((atNs - monoNs()) / 1e6)));
+    this.timerDueNs = dueNs;
+    this.timer = setTimeout(this.fire, Math.max(0, Math.ceil((dueNs - monoNs()) / 1e6)));
     this.timer.unref();
   }
 
   private readonly fire = (): void => {
     this.timer = null;
-    this.run(true);
-  };
-
-  private run(byTimer: boolean): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    this.earliestNs = -1;
-    this.passes++;
-    if (byTimer) this.timerPasses++;
+    this.timerDueNs = -1;
     const now = monoNs();
-    const by = byTimer ? now + this.earlyNs : now;
+    const by = now + this.earlyNs;
     const due = this.due;
     for (const m of this.members) if (m.dueNs >= 0 && m.dueNs <= by) due.push(m);
     // a member may leave (or join) during the pass: each due one runs once, if still a member
@@ -166,17 +128,11 @@ export class SharedTick {
     let next = -1;
     for (const m of this.members) if (m.dueNs >= 0 && (next < 0 || m.dueNs < next)) next = m.dueNs;
     this.arm(next);
-  }
+  };
 }
 
 /** The grid of the thread's feedback tick, ms (docs/definitions.md#transport-feedback). */
 export const FEEDBACK_TICK_MS = 10;
-/**
- * How late the thread's feedback pass may run to share a packet wake-up (the arena reader's), ms:
- * a frame at 30 fps and a little, so a due instant finds the next frame's packets
- * (docs/definitions.md#viewer-profile; the timer's wake-up is most of a lone pass's CPU).
- */
-export const FEEDBACK_SLACK_MS = 35;
 let feedback: SharedTick | null = null;
 
 /**

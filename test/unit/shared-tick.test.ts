@@ -1,7 +1,7 @@
 // The thread's shared feedback tick (src/workers/timers.ts SharedTick): one timer for many
 // viewers, each run at its own grid instant (never more than 1 ms early), those due together in
 // one pass; a closed viewer leaves it and the timer stops with the last. Through TwccSender too,
-// and ReceiverReports on their coarser grid. With a slack, passes wait for packet wake-ups (woken).
+// and ReceiverReports on their coarser grid.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { monoNs } from "../../src/core/clock/clock.ts";
@@ -156,49 +156,4 @@ test("receiver reports on the report grid: not early, and a thread's reports sha
   }
   const passes = new Set(sent.map((m) => m.dueNs)).size;
   assert.ok(passes <= 8, `${sent.length} reports took ${passes} grid instants`);
-});
-
-test("with a slack, a due pass waits for the thread's packet wake-up; the timer only after the slack", async () => {
-  const tick = new SharedTick(GRID_MS);
-  const SLACK_MS = 200; // long, so that a loaded machine's late sleeps do not reach it
-  tick.slack(SLACK_MS);
-  const a = member(tick, 30, 20);
-  const b = member(tick, 30, 20);
-  b.m.dueNs = a.m.dueNs + 100e6; // due 100 ms after a: a later pass
-  tick.join(a.m);
-  tick.join(b.m);
-  tick.woken(); // before a's instant: nothing runs early
-  assert.equal(a.runs.length + b.runs.length, 0, "a wake-up before the instant ran a member");
-  while (monoNs() <= a.m.dueNs) await sleep(1);
-  assert.equal(a.runs.length, 0, "the timer ran a before its slack");
-  tick.woken(); // the packet wake-up: a runs in it, synchronously; b is not due
-  assert.equal(a.runs.length, 1);
-  assert.ok(a.runs[0]!.nowNs >= a.runs[0]!.dueNs, "a ran early");
-  assert.equal(b.runs.length, 0, "b ran before its instant");
-  assert.deepEqual([tick.passes, tick.timerPasses], [1, 0]);
-  // b alone on a thread with no more wake-ups (its packets stopped): the fallback timer runs it
-  // SLACK_MS after its instant (it would run sooner in a pass the timer ran for an earlier member)
-  tick.leave(a.m);
-  const silent = new SharedTick(GRID_MS);
-  silent.slack(SLACK_MS);
-  tick.leave(b.m);
-  silent.join(b.m);
-  while (b.runs.length === 0) await sleep(5);
-  const late = b.runs[0]!.nowNs - b.runs[0]!.dueNs;
-  assert.ok(
-    late >= (SLACK_MS - 1) * 1e6,
-    `the fallback ran ${late / 1e6} ms after b's instant, not ${SLACK_MS}`,
-  );
-  assert.deepEqual([silent.passes, silent.timerPasses], [1, 1]);
-  silent.leave(b.m);
-  // without the slack the timer runs each pass at its instant again: a's next instant after now
-  tick.slack(0);
-  const fromNs = monoNs();
-  a.m.dueNs = tick.after(fromNs, 20e6);
-  tick.join(a.m);
-  while (!a.runs.some((r) => r.dueNs > fromNs)) await sleep(5);
-  const r = a.runs.find((x) => x.dueNs > fromNs)!;
-  assert.ok(r.nowNs - r.dueNs < SLACK_MS * 1e6, `slack 0: a ran ${(r.nowNs - r.dueNs) / 1e6} ms late`);
-  tick.leave(a.m);
-  assert.equal(tick.armed, false);
 });

@@ -10,8 +10,6 @@
 // its server derive the keys again over the wrong transcript: test/unit/arena-handoff.test.ts).
 // The thread sleeps until a socket of its set is ready (arena-pace.ts). A wake reads for at most
 // READ_SLICE_NS, then the loop turns (NACKs, reports, ticks), and the set, still ready, wakes it again.
-// A wake that drained the set also runs the thread's feedback pass when one is due (../timers.ts
-// SharedTick, FEEDBACK_SLACK_MS): while the reader has sockets, that pass waits for the packets.
 import type { Socket } from "node:dgram";
 import { performance } from "node:perf_hooks";
 import { monoNs } from "../../core/clock/clock.ts";
@@ -20,7 +18,6 @@ import { BATCH, DatagramArena, ReadySet, stopLibuvReading } from "../../net/batc
 import { realToMonoNs, socketFd } from "../../net/kernel.ts";
 import { SharedTransport } from "../../net/werift/shared-udp.ts";
 import { beforeClose, hasClose, type UdpTransport } from "../../net/werift/transports.ts";
-import { FEEDBACK_SLACK_MS, feedbackTick } from "../timers.ts";
 import { type Demux, deliver, deliverOwn, nobody, type OtherHandler, type Route } from "./arena-demux.ts";
 import { ArenaPace } from "./arena-pace.ts";
 import type { Intake } from "./intake.ts";
@@ -84,7 +81,6 @@ export class ArenaReader {
     }
     route.fd = fd;
     this.routes.set(token, route);
-    if (this.routes.size === 1) feedbackTick().slack(FEEDBACK_SLACK_MS);
     this.pace.added();
     return () => {
       if (route.removed) return;
@@ -92,10 +88,7 @@ export class ArenaReader {
       this.set.remove(fd);
       this.routes.delete(token);
       this.leftDrops += route.drops;
-      if (this.routes.size === 0) {
-        this.pace.emptied();
-        feedbackTick().slack(0);
-      }
+      if (this.routes.size === 0) this.pace.emptied();
     };
   }
 
@@ -117,7 +110,6 @@ export class ArenaReader {
         return;
       }
     }
-    feedbackTick().woken();
     this.intake.mark();
   };
 

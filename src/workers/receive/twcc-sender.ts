@@ -4,8 +4,7 @@
 // default start bitrate, as a receive-only libwebrtc sends them) what arrived since the last
 // message goes out as RTCP transport feedback through the viewer's RTCP sender (rtcp-out.ts). Its
 // instants are kept by the thread's shared tick (../timers.ts: one timer for all the thread's
-// viewers, on a 10 ms grid, each viewer's due messages sent back to back in one pass; on the arena
-// path that pass waits up to FEEDBACK_SLACK_MS for the thread's next packet wake-up). It starts
+// viewers, on a 10 ms grid, each viewer's due messages sent back to back in one pass). It starts
 // with the first packet that carries the number, so a viewer that never gets one sends nothing.
 // No REMB is sent on any path.
 import { monoNs } from "../../core/clock/clock.ts";
