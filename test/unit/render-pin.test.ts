@@ -36,9 +36,9 @@ const bytesOf = (i: number): number => (i % 60 === 0 ? 14_000 : 1800 + ((i * 37)
 test("pin: the playout's show instants over an uneven stream", () => {
   const shown: number[] = [];
   const keys: number[] = [];
-  const p = new Playout((ns, key) => {
-    shown.push(ns);
-    if (key) keys.push(ns);
+  const p: Playout = new Playout((key) => {
+    shown.push(p.shownNs);
+    if (key) keys.push(p.shownNs);
   });
   for (let i = 0; i < 600; i++) {
     const at = readyNs(i);
