@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { JitterEstimator } from "../../src/core/render/jitter-estimator.ts";
-import { DECODER_BUSY_MS, Playout } from "../../src/core/render/playout.ts";
+import { Playout } from "../../src/core/render/playout.ts";
+import { DECODER_BUSY_MS } from "../../src/core/render/playout-params.ts";
 import { TimestampExtrapolator } from "../../src/core/render/timestamp-extrapolator.ts";
 
 const MS = 1e6;
@@ -40,7 +41,7 @@ test("jitter estimate: 11 ms on a steady stream (1 ms + 10 ms for the OS), more 
 /** Playout of a 30 fps stream (3 000 bytes a frame) whose frames become decodable at `readyMs(i)`. */
 function play(frames: number, readyMs: (i: number) => number, retransmitted = (_i: number) => false) {
   const shown: number[] = [];
-  const p = new Playout((ns) => shown.push(ns / MS));
+  const p: Playout = new Playout(() => shown.push(p.shownNs / MS));
   for (let i = 0; i < frames; i++) {
     const at = readyMs(i) * MS;
     p.completed(at, i * 3000, retransmitted(i));
@@ -106,7 +107,7 @@ test("playout: a late frame raises the playout delay, unless a retransmission de
 });
 test("playout: a timestamp jump 2 s forward holds the frames after it (a freeze of seconds)", () => {
   const shown: number[] = [];
-  const p = new Playout((ns) => shown.push(ns / MS));
+  const p: Playout = new Playout(() => shown.push(p.shownNs / MS));
   for (let i = 0; i < 150; i++) {
     const at = (1000 + i * FRAME_MS) * MS;
     const ts = i * 3000 + (i >= 60 ? 180_000 : 0); // +2 s of RTP time from frame 60

@@ -24,6 +24,11 @@ export class FreezeClock {
   /** instant of the first and last shown frame, ns (−1 before) */
   firstNs = -1;
   lastNs = -1;
+  /**
+   * shownIn()'s instant, ns, set by the caller: a field, not an argument, because a number outside the
+   * small integers is boxed on the heap when passed to a call that is not inlined (issue 40)
+   */
+  inNs = 0;
 
   private lastMs = 0;
   private readonly window = new Int32Array(FREEZE_WINDOW);
@@ -44,6 +49,13 @@ export class FreezeClock {
 
   /** One shown frame at `ns` (monotonic, non-decreasing). */
   shown(ns: number): void {
+    this.inNs = ns;
+    this.shownIn();
+  }
+
+  /** shown(inNs). */
+  shownIn(): void {
+    const ns = this.inNs;
     const ms = Math.floor(ns / 1e6);
     if (this.frames > 0) {
       const interval = ms - this.lastMs;
@@ -61,6 +73,23 @@ export class FreezeClock {
     this.frames++;
     this.lastMs = ms;
     this.lastNs = ns;
+  }
+
+  /** Its figures for a viewer that ended at `endNs` (RenderCounters' freeze and pause keys). */
+  figures(endNs: number) {
+    const shown = this.frames > 0;
+    return {
+      freezes: this.freezes,
+      frozenMs: this.frozenMs,
+      longestFreezeMs: this.longestFreezeMs,
+      pauses: this.pauses,
+      pausedMs: this.pausedMs,
+      // libwebrtc's span for its rates: first → last shown frame; the pauses are not judged either
+      measuredMs: shown
+        ? Math.max(0, Math.floor(this.lastNs / 1e6) - Math.floor(this.firstNs / 1e6) - this.pausedMs)
+        : 0,
+      endGapMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(this.lastNs / 1e6)) : -1,
+    };
   }
 
   /** Adds the interval to the window, then tests it against the window's mean. */

@@ -25,6 +25,13 @@ const THETA_LOW = 1e-6;
 const FPS_WINDOW = 30;
 
 export class JitterEstimator {
+  /**
+   * updateIn()'s instant and frame delay, ms, set by the caller: fields, not arguments, because a
+   * number outside the small integers (−0 too) is boxed on the heap when passed to a call that is not
+   * inlined (issue 40)
+   */
+  inMs = 0;
+  inDelayMs = 0;
   private avgSize = 500;
   private maxSize = 500;
   private varSize = 100;
@@ -52,6 +59,10 @@ export class JitterEstimator {
   private intervalN = 0;
   private intervalAt = 0;
   private intervalSum = 0;
+  /** the frame rate of those intervals, fps (0: none yet) */
+  private rate = 0;
+  /** the frame delay clamped, kalman()'s input */
+  private clampedMs = 0;
 
   reset(): void {
     this.avgSize = 500;
@@ -77,11 +88,20 @@ export class JitterEstimator {
     this.intervalN = 0;
     this.intervalAt = 0;
     this.intervalSum = 0;
+    this.rate = 0;
   }
 
   /** One frame released at `nowMs`: its frame delay (whole ms) and size (bytes; 0 is ignored). */
   update(nowMs: number, delayMs: number, bytes: number): void {
+    this.inMs = nowMs;
+    this.inDelayMs = delayMs;
+    this.updateIn(bytes);
+  }
+
+  /** update(inMs, inDelayMs, bytes). */
+  updateIn(bytes: number): void {
     if (bytes === 0) return;
+    const delayMs = this.inDelayMs;
     const deltaBytes = bytes - this.prevSize;
     if (this.startupSizeCount < SIZE_FILTER_FRAMES) {
       this.startupSizeSum += bytes;
@@ -102,19 +122,21 @@ export class JitterEstimator {
     this.prevSize = bytes;
     const bound = Math.floor(DELAY_CLAMP_SD * Math.sqrt(this.varNoise) + 0.5);
     const delay = Math.min(Math.max(delayMs, -bound), bound);
+    this.clampedMs = delay;
     const deviation = delay - (this.theta0 * deltaBytes + this.theta1);
     const sd = Math.sqrt(this.varNoise);
     if (
       Math.abs(deviation) < DELAY_OUTLIER_SD * sd ||
       bytes > this.avgSize + SIZE_OUTLIER_SD * Math.sqrt(this.varSize)
     ) {
-      this.noise(nowMs, deviation);
-      if (deltaBytes > CONGESTION_FACTOR * this.maxSize) this.kalman(delay, deltaBytes);
+      this.noise(deviation);
+      if (deltaBytes > CONGESTION_FACTOR * this.maxSize) this.kalman(deltaBytes);
     } else {
-      this.noise(nowMs, (deviation >= 0 ? DELAY_OUTLIER_SD : -DELAY_OUTLIER_SD) * sd);
+      this.noise((deviation >= 0 ? DELAY_OUTLIER_SD : -DELAY_OUTLIER_SD) * sd);
     }
     if (this.startup >= STARTUP_FRAMES) {
-      this.filtered = this.calculate();
+      this.calculate();
+      this.filtered = this.prevEstimate;
       this.fresh = true;
     } else this.startup++;
   }
@@ -122,37 +144,38 @@ export class JitterEstimator {
   /** The jitter delay, whole ms, at the latest update. */
   estimateMs(): number {
     // libwebrtc computes the estimate again here; right after an update that is the filtered one
-    const calc = this.fresh ? this.filtered : this.calculate();
+    let calc = this.filtered;
+    if (!this.fresh) {
+      this.calculate();
+      calc = this.prevEstimate;
+    }
     this.fresh = false;
     let jitter = calc + OS_JITTER_MS;
     if (this.filtered > jitter) jitter = this.filtered;
-    const fps = this.fps();
+    const fps = this.rate;
     if (fps > 0 && fps < 5) return 0;
     if (fps > 0 && fps < 10) jitter *= (fps - 5) / 5;
     return Math.floor(Math.max(0, jitter) + 0.5);
   }
 
-  private calculate(): number {
-    let ms = this.theta0 * (this.maxSize - this.avgSize) + this.noiseThreshold();
+  /** The estimate from the state as it is, into prevEstimate. */
+  private calculate(): void {
+    const noiseThreshold = Math.max(NOISE_SD * Math.sqrt(this.varNoise) - NOISE_OFFSET_MS, 1);
+    let ms = this.theta0 * (this.maxSize - this.avgSize) + noiseThreshold;
     if (ms < 1) ms = this.prevEstimate < 0 ? 1 : this.prevEstimate;
     else if (ms > MAX_ESTIMATE_MS) ms = MAX_ESTIMATE_MS;
     this.prevEstimate = ms;
-    return ms;
   }
 
-  private noiseThreshold(): number {
-    const t = NOISE_SD * Math.sqrt(this.varNoise) - NOISE_OFFSET_MS;
-    return Math.max(t, 1);
+  /** The frame rate of the intervals kept, into rate (0: none yet). */
+  private setRate(): void {
+    const mean = this.intervalN === 0 ? 0 : this.intervalSum / this.intervalN;
+    this.rate = mean <= 0 ? 0 : Math.min(1000 / mean, 200);
   }
 
-  private fps(): number {
-    if (this.intervalN === 0) return 0;
-    const mean = this.intervalSum / this.intervalN;
-    return mean <= 0 ? 0 : Math.min(1000 / mean, 200);
-  }
-
-  /** The residual noise's mean and variance, weighted for a 30 fps stream. */
-  private noise(nowMs: number, dev: number): void {
+  /** The residual noise's mean and variance at inMs, weighted for a 30 fps stream. */
+  private noise(dev: number): void {
+    const nowMs = this.inMs;
     if (!Number.isNaN(this.lastUpdateMs)) {
       const x = nowMs - this.lastUpdateMs;
       if (this.intervalN === FPS_WINDOW) this.intervalSum -= this.intervals[this.intervalAt]!;
@@ -160,11 +183,12 @@ export class JitterEstimator {
       this.intervals[this.intervalAt] = x;
       this.intervalSum += x;
       this.intervalAt = (this.intervalAt + 1) % FPS_WINDOW;
+      this.setRate();
     }
     this.lastUpdateMs = nowMs;
     let alpha = (this.alphaCount - 1) / this.alphaCount;
     this.alphaCount = Math.min(this.alphaCount + 1, ALPHA_COUNT_MAX);
-    const fps = this.fps();
+    const fps = this.rate;
     if (fps > 0) {
       let scale = 30 / fps;
       if (this.alphaCount < STARTUP_FRAMES)
@@ -177,7 +201,8 @@ export class JitterEstimator {
   }
 
   /** The Kalman filter of frame delay against the frame size change. */
-  private kalman(delay: number, deltaBytes: number): void {
+  private kalman(deltaBytes: number): void {
+    const delay = this.clampedMs;
     if (this.maxSize < 1) return;
     this.c00 += 2.5e-10;
     this.c11 += 1e-10;

@@ -11,6 +11,8 @@ const MASK = SLOTS - 1;
 const FORGET_NS = 60e9;
 
 export class PaddingSeqs {
+  /** extendIn()'s instant, ns, set by the caller: a field, not an argument (a double is boxed in a call) */
+  inNs = 0;
   private readonly seq = new Int32Array(SLOTS).fill(-1);
   private readonly atNs = new Float64Array(SLOTS);
 
@@ -30,6 +32,13 @@ export class PaddingSeqs {
    * it, at `ns`; those packets are used up.
    */
   extend(lastId: number, ns: number): number {
+    this.inNs = ns;
+    return this.extendIn(lastId);
+  }
+
+  /** extend(lastId, inNs). */
+  extendIn(lastId: number): number {
+    const ns = this.inNs;
     let id = lastId;
     for (;;) {
       const next = (id + 1) & 0xffff;

@@ -12,36 +12,19 @@
 // here: the timing takes DECODE_MS for libwebrtc's decode-time estimate, and the decoder is busy
 // DECODER_BUSY_MS with each frame. Pure; no allocation per frame.
 import { JitterEstimator } from "./jitter-estimator.ts";
+import {
+  DECODE_MS,
+  DECODER_BUSY_MS,
+  LOW_LATENCY_MAX_MS,
+  MAX_VIDEO_DELAY_MS,
+  MAX_WAIT_MS,
+  type PlayoutDelay,
+  QMASK,
+  QUEUE,
+  RENDER_DELAY_MS,
+  SKIP_LATE_MS,
+} from "./playout-params.ts";
 import { TimestampExtrapolator } from "./timestamp-extrapolator.ts";
-
-/** kMaxAllowedFrameDelay: a frame this late is skipped when a later one is decodable, ms */
-export const SKIP_LATE_MS = 5;
-/** the render delay (kDefaultRenderDelay), ms */
-export const RENDER_DELAY_MS = 10;
-/**
- * libwebrtc's decode-time estimate (the 95th percentile of its decodes over 10 s, each in whole ms):
- * a fixed value here, the whole ms the calibration binary's 0.5–0.75 ms mean decodes round to, ms
- */
-export const DECODE_MS = 1;
-/**
- * how long the decoder is busy with one frame: the calibration binary's mean VP8 decode at 640×360
- * (getStats totalDecodeTime / framesDecoded, 0.55–0.72 ms in four runs), ms
- */
-export const DECODER_BUSY_MS = 0.6;
-/** the frame buffer's wait once frames are shown (its timeout), ms */
-const MAX_WAIT_MS = 3000;
-/** a render time this far from now, or a target delay this long, resets the timing, ms */
-const MAX_VIDEO_DELAY_MS = 10_000;
-/** playout delays at or under this (with a min of 0) render at once (the low-latency path), ms */
-const LOW_LATENCY_MAX_MS = 500;
-/** frames decodable and waiting, at most (libwebrtc's buffer holds 800) */
-const QUEUE = 1024;
-const QMASK = QUEUE - 1;
-
-export interface PlayoutDelay {
-  minMs: number;
-  maxMs: number;
-}
 
 export class Playout {
   /** decodable frames passed over because they were late (skipped, or the queue overflowed) */
@@ -49,9 +32,19 @@ export class Playout {
   /** decodable frames taken off the queue so far, shown or skipped */
   taken = 0;
   readonly extrapolator = new TimestampExtrapolator(0);
+  /**
+   * The instant (ns), RTP timestamp and receive instant (ns) the next completedIn(), readyIn() or
+   * releaseIn() acts on, set by the caller: fields, not arguments, because a number outside the small
+   * integers is boxed on the heap when passed to a call that is not inlined (issue 40).
+   */
+  inNs = 0;
+  inTs = 0;
+  inRecvNs = 0;
+  /** the instant the last frame was shown, ns: onShow reads it (a field for the same reason) */
+  shownNs = 0;
   private readonly jitter = new JitterEstimator();
   private readonly delay: PlayoutDelay;
-  private readonly onShow: (ns: number, keyframe: boolean) => void;
+  private readonly onShow: (keyframe: boolean) => void;
   private currentMs = 0;
   private jitterMs = 0;
   // the queue of decodable frames: RTP timestamp, receive instant (ms), bytes (negative:
@@ -65,24 +58,24 @@ export class Playout {
   /** the next event, ns (−1: none): the decoder takes the next frame, or decodes the head frame */
   private eventNs = -1;
   private eventDecode = false;
-  /**
-   * the instant schedule() and decode() act at, ns: a field, not an argument, because a number
-   * outside the small integers is boxed on the heap when passed to a call that is not inlined
-   */
+  // the instants schedule() and decode() act at and run() decodes up to, ns (fields: see inNs)
   private atNs = 0;
+  private untilNs = 0;
   /** the decoder is busy with the last frame until then, ns */
   private busyUntilNs = 0;
   private scheduledRenderMs = 0;
+  // the frame schedule() and decode() work on (its RTP timestamp), atNs in ms, and render()'s result
+  private frameTs = 0;
+  private nowMs = 0;
+  private renderAtMs = 0;
   private lastDecodeMs = Number.NaN;
   private keyframeRequired = true;
-  // the inter-frame delay's previous decoded frame
+  // the inter-frame delay's previous decoded frame, and frameDelay()'s result
   private prevTs = Number.NaN;
   private prevRecvMs = 0;
+  private delayMs = 0;
 
-  constructor(
-    onShow: (ns: number, keyframe: boolean) => void,
-    delay: PlayoutDelay = { minMs: 0, maxMs: 10_000 },
-  ) {
+  constructor(onShow: (keyframe: boolean) => void, delay: PlayoutDelay = { minMs: 0, maxMs: 10_000 }) {
     this.onShow = onShow;
     this.delay = delay;
   }
@@ -94,26 +87,38 @@ export class Playout {
 
   /** A frame entered the frame buffer (complete, not late) at `recvNs`. */
   completed(recvNs: number, ts: number, retransmitted: boolean): void {
-    if (!retransmitted) this.extrapolator.update(recvNs / 1e6, ts);
+    this.inNs = recvNs;
+    this.inTs = ts;
+    this.completedIn(retransmitted);
+  }
+
+  /** completed(inNs, inTs, retransmitted). */
+  completedIn(retransmitted: boolean): void {
+    if (retransmitted) return;
+    this.extrapolator.inMs = this.inNs / 1e6;
+    this.extrapolator.inTs = this.inTs;
+    this.extrapolator.updateIn();
   }
 
   /**
    * A frame became decodable at `readyNs` (its reference decodable, or itself a keyframe); call
    * release(readyNs) once every frame decodable at that instant is in.
    */
-  ready(
-    readyNs: number,
-    ts: number,
-    recvNs: number,
-    bytes: number,
-    retransmitted: boolean,
-    key: boolean,
-  ): void {
-    this.advance(readyNs);
+  ready(readyNs: number, ts: number, recvNs: number, bytes: number, rtx: boolean, key: boolean): void {
+    this.inNs = readyNs;
+    this.inTs = ts;
+    this.inRecvNs = recvNs;
+    this.readyIn(bytes, rtx, key);
+  }
+
+  /** ready(inNs, inTs, inRecvNs, bytes, retransmitted, key). */
+  readyIn(bytes: number, retransmitted: boolean, key: boolean): void {
+    this.untilNs = this.inNs;
+    this.run();
     if (this.qLen === QUEUE) this.drop();
     const at = (this.qHead + this.qLen) & QMASK;
-    this.qTs[at] = ts;
-    this.qRecvMs[at] = recvNs / 1e6;
+    this.qTs[at] = this.inTs;
+    this.qRecvMs[at] = this.inRecvNs / 1e6;
     this.qBytes[at] = retransmitted ? -bytes - 1 : bytes;
     this.qKey[at] = key ? 1 : 0;
     this.qLen++;
@@ -121,24 +126,38 @@ export class Playout {
 
   /** The frames made decodable at `ns` are in: an idle decoder takes the next one. */
   release(ns: number): void {
+    this.inNs = ns;
+    this.releaseIn();
+  }
+
+  /** release(inNs). */
+  releaseIn(): void {
+    const ns = this.inNs;
     if (this.eventNs < 0 && this.qLen > 0) {
       this.eventNs = Math.max(ns, this.busyUntilNs);
       this.eventDecode = false;
     }
-    this.advance(ns);
+    this.untilNs = ns;
+    this.run();
   }
 
-  /** Decodes every frame due by `ns`. */
+  /** Decodes every frame due by `ns` (run() takes it in untilNs). */
   advance(ns: number): void {
+    this.untilNs = ns;
+    this.run();
+  }
+
+  private run(): void {
+    const ns = this.untilNs;
     while (this.eventNs >= 0 && this.eventNs <= ns) {
       const at = this.eventNs;
       this.eventNs = -1;
+      this.atNs = at;
+      this.nowMs = at / 1e6;
       if (!this.eventDecode) {
-        this.atNs = at;
         this.schedule();
         continue;
       }
-      this.atNs = at;
       this.decode();
       // the decoder takes the next frame once this one is decoded
       this.busyUntilNs = at + DECODER_BUSY_MS * 1e6;
@@ -152,20 +171,22 @@ export class Playout {
   /** The next frame to decode, at atNs: skips late ones while a later one waits. */
   private schedule(): void {
     const ns = this.atNs;
-    const nowMs = ns / 1e6;
+    const nowMs = this.nowMs;
     while (this.qLen > 0) {
-      const ts = this.qTs[this.qHead]!;
+      this.frameTs = this.qTs[this.qHead]!;
       if (this.keyframeRequired) {
         if (this.qKey[this.qHead] === 0) {
           this.drop();
           continue;
         }
-        this.scheduledRenderMs = this.renderMs(ts, nowMs);
+        this.render();
+        this.scheduledRenderMs = this.renderAtMs;
         this.eventNs = ns;
         this.eventDecode = true;
         return;
       }
-      const render = this.renderMs(ts, nowMs);
+      this.render();
+      const render = this.renderAtMs;
       const wait = render === 0 ? 0 : render - nowMs - DECODE_MS - RENDER_DELAY_MS;
       if (wait <= -SKIP_LATE_MS && this.qLen > 1) {
         this.drop();
@@ -182,33 +203,38 @@ export class Playout {
   /** The head frame is decoded (shown) at atNs: the timing learns from it. */
   private decode(): void {
     const ns = this.atNs;
-    const nowMs = ns / 1e6;
+    const nowMs = this.nowMs;
     const h = this.qHead;
-    const ts = this.qTs[h]!;
-    const recvMs = this.qRecvMs[h]!;
+    this.frameTs = this.qTs[h]!;
     const bytes = this.qBytes[h]!;
     const key = this.qKey[h] === 1;
     this.qHead = (h + 1) & QMASK;
     this.qLen--;
     this.taken++;
-    let render = this.scheduledRenderMs;
+    const render = this.scheduledRenderMs;
+    this.renderAtMs = render;
     const bad = render !== 0 && (render < 0 || Math.abs(render - nowMs) > MAX_VIDEO_DELAY_MS);
     if (bad || this.targetMs() > MAX_VIDEO_DELAY_MS) {
       this.jitter.reset();
       this.extrapolator.reset(nowMs);
       this.currentMs = 0;
       this.jitterMs = 0;
-      render = this.renderMs(ts, nowMs);
+      this.render();
     }
     if (bytes >= 0) {
-      const delay = this.frameDelayMs(ts, recvMs);
-      if (!Number.isNaN(delay)) this.jitter.update(nowMs, delay, bytes);
+      this.frameDelay(h);
+      if (!Number.isNaN(this.delayMs)) {
+        this.jitter.inMs = nowMs;
+        this.jitter.inDelayMs = this.delayMs;
+        this.jitter.updateIn(bytes);
+      }
       this.setJitter(this.jitter.estimateMs());
-      this.updateCurrent(render, nowMs);
+      this.updateCurrent();
     }
     this.keyframeRequired = false;
     this.lastDecodeMs = nowMs;
-    this.onShow(ns, key);
+    this.shownNs = ns;
+    this.onShow(key);
   }
 
   private drop(): void {
@@ -222,13 +248,18 @@ export class Playout {
     return Math.max(this.delay.minMs, this.jitterMs + DECODE_MS + RENDER_DELAY_MS);
   }
 
-  /** The render time of a frame, ms; 0: render at once (the low-latency path). */
-  private renderMs(ts: number, nowMs: number): number {
+  /** The render time of frameTs at nowMs into renderAtMs; 0: render at once (the low-latency path). */
+  private render(): void {
     const { minMs, maxMs } = this.delay;
-    if (minMs === 0 && maxMs <= LOW_LATENCY_MAX_MS) return 0;
-    const local = this.extrapolator.localMs(ts);
-    const complete = Number.isNaN(local) ? Math.round(nowMs) : local;
-    return complete + Math.min(Math.max(this.currentMs, minMs), maxMs);
+    if (minMs === 0 && maxMs <= LOW_LATENCY_MAX_MS) {
+      this.renderAtMs = 0;
+      return;
+    }
+    const x = this.extrapolator;
+    x.inTs = this.frameTs;
+    x.localIn();
+    const complete = Number.isNaN(x.outMs) ? Math.round(this.nowMs) : x.outMs;
+    this.renderAtMs = complete + Math.min(Math.max(this.currentMs, minMs), maxMs);
   }
 
   private setJitter(ms: number): void {
@@ -238,26 +269,32 @@ export class Playout {
   }
 
   /** The current delay rises by what the frame was late, up to the target, or drops to it. */
-  private updateCurrent(renderMs: number, nowMs: number): void {
+  private updateCurrent(): void {
     const target = this.targetMs();
-    const delayed = Math.round(nowMs - renderMs) + DECODE_MS + RENDER_DELAY_MS;
+    const delayed = Math.round(this.nowMs - this.renderAtMs) + DECODE_MS + RENDER_DELAY_MS;
     if (delayed < 0) return;
     if (this.currentMs + delayed <= target) this.currentMs += delayed;
     else this.currentMs = target;
   }
 
-  /** The receive interval minus the RTP interval to the last decoded frame, whole ms; NaN when older. */
-  private frameDelayMs(ts: number, recvMs: number): number {
+  /** Slot h: receive minus RTP interval to the last decoded frame, whole ms, into delayMs; NaN: older. */
+  private frameDelay(h: number): void {
+    const ts = this.qTs[h]!;
+    const recvMs = this.qRecvMs[h]!;
     if (Number.isNaN(this.prevTs)) {
       this.prevTs = ts;
       this.prevRecvMs = recvMs;
-      return 0;
+      this.delayMs = 0;
+      return;
     }
     const dTs = (ts - this.prevTs) | 0; // the signed 32-bit step
-    if (dTs < 0) return Number.NaN;
-    const delay = Math.round(recvMs - this.prevRecvMs - dTs / 90);
+    if (dTs < 0) {
+      this.delayMs = Number.NaN;
+      return;
+    }
+    // often −0, which is boxed as any double is: a field, not a return
+    this.delayMs = Math.round(recvMs - this.prevRecvMs - dTs / 90);
     this.prevTs = ts;
     this.prevRecvMs = recvMs;
-    return delay;
   }
 }

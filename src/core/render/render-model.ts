@@ -11,36 +11,19 @@
 // docs/definitions.md#playout), which shows it at its render time, or skips it when it is late and a
 // later one waits; the freeze clock counts the show instants. Pure; no allocation per frame.
 import { vp8PictureId } from "../codec/vp8.ts";
-import { zeroCounts } from "../figures.ts";
 import { DelayHistogram } from "../stats/summaries.ts";
 import type { RenderCounters } from "../types.ts";
-import { RENDER_COUNT_KEYS } from "./counts.ts";
 import { type FinderKind, finderOf } from "./finder-choice.ts";
 import { FrameDescriptors } from "./frame-descriptors.ts";
 import { FrameStash } from "./frame-stash.ts";
 import { FreezeClock } from "./freeze-clock.ts";
 import { PaddingSeqs } from "./padding-seqs.ts";
-import { Playout, type PlayoutDelay } from "./playout.ts";
+import { Playout } from "./playout.ts";
+import type { PlayoutDelay } from "./playout-params.ts";
+import type { RenderFrame } from "./render-frame.ts";
 import { PictureIds, Vp8RefFinder, vp8Layers } from "./vp8-ref-finder.ts";
 
-/** The render counters of a viewer that showed nothing. */
-export function emptyRender(): RenderCounters {
-  return { finder: "", ...zeroCounts(RENDER_COUNT_KEYS), endGapMs: -1 };
-}
-
-/** What the model needs of a completed frame (the reassembler's CompletedFrame has it). */
-export interface RenderFrame {
-  /** extended sequence numbers of its lowest and highest packets */
-  lo: number;
-  hi: number;
-  /** the payload at `lo` (VP8: its descriptor carries the PictureID) */
-  head: Uint8Array;
-  keyframe: boolean;
-  /** arrival of the packet that completed it, ns */
-  completedNs: number;
-  /** its RTP timestamp (32 bits) */
-  timestamp: number;
-}
+export { emptyRender, type RenderFrame } from "./render-frame.ts";
 
 /** PLIs awaiting a keyframe, at most (older ones are answered by the same keyframe anyway). */
 const PLI_SLOTS = 32;
@@ -87,7 +70,7 @@ export class RenderModel {
   ) {
     this.codec = codec;
     this.clock = new FreezeClock(onFreeze);
-    this.playout = new Playout((ns, key) => this.onShown(ns, key), delay);
+    this.playout = new Playout((key) => this.onShown(key), delay);
   }
 
   /** A keyframe request (PLI) went out at `ns`. */
@@ -127,6 +110,7 @@ export class RenderModel {
       end = f.hi;
     }
     const at = f.completedNs;
+    const p = this.playout;
     if (this.lastId >= 0 && end <= this.lastId) {
       // FrameBuffer3 refuses a frame at or before the last one passed on, except a keyframe with a
       // newer RTP timestamp: the ids jumped back (a 7-bit PictureID wrapped, a sender restarted),
@@ -138,19 +122,24 @@ export class RenderModel {
       this.notDecodable += this.stashed.clear();
       this.lastId = -1;
     }
-    this.playout.completed(at, f.timestamp, retransmitted);
+    // the playout reads the frame's instants and timestamp from its fields (playout.ts: inNs)
+    p.inNs = at;
+    p.inTs = f.timestamp;
+    p.inRecvNs = at;
+    p.completedIn(retransmitted);
     const b = retransmitted ? -bytes - 1 : bytes;
     if (f.keyframe) {
       if (this.stashed.count > 0) this.notDecodable += this.stashed.dropBefore(start);
-      this.decodable(end, at, true, f.timestamp, at, b);
+      this.decodable(end, true, b);
     } else if (this.lastId >= 0 && start === this.lastId + 1) {
-      this.decodable(end, at, false, f.timestamp, at, b);
+      this.decodable(end, false, b);
     } else {
       this.stash(start, end, at, f.timestamp, b);
       return;
     }
     if (this.stashed.count > 0) this.cascade(at);
-    this.playout.release(at);
+    p.inNs = at;
+    p.releaseIn();
   }
 
   /**
@@ -186,42 +175,40 @@ export class RenderModel {
     this.playout.advance(endNs);
     this.notDecodable += this.stashed.clear() + (this.vp8 === null ? 0 : this.vp8.waiting + this.vp8.dropped);
     if (this.dd !== null) this.notDecodable += this.dd.lost;
-    const c = this.clock;
-    const shown = c.frames > 0;
     return {
       finder: this.firstFinder,
       framesShown: this.shown,
       framesNotDecodable: this.notDecodable,
       framesLate: this.late + this.playout.skipped,
-      freezes: c.freezes,
-      frozenMs: c.frozenMs,
-      longestFreezeMs: c.longestFreezeMs,
-      pauses: c.pauses,
-      pausedMs: c.pausedMs,
-      // libwebrtc's span for its rates: first → last shown frame; the pauses are not judged either
-      measuredMs: shown
-        ? Math.max(0, Math.floor(c.lastNs / 1e6) - Math.floor(c.firstNs / 1e6) - c.pausedMs)
-        : 0,
-      endGapMs: shown ? Math.max(0, Math.floor(endNs / 1e6) - Math.floor(c.lastNs / 1e6)) : -1,
+      ...this.clock.figures(endNs),
       recoveries: this.recoveries,
       plisSent: this.plisSent,
       plisAnswered: this.plisAnswered,
     };
   }
 
-  /** A frame is decodable at `at`: the playout shows it (or skips it) later. */
-  private decodable(end: number, at: number, key: boolean, ts: number, recvNs: number, b: number): void {
-    this.lastTs = ts;
+  /**
+   * A frame is decodable at the playout's inNs (its RTP timestamp inTs, received at inRecvNs: fields,
+   * not arguments, issue 40): the playout shows it (or skips it) later.
+   */
+  private decodable(end: number, key: boolean, b: number): void {
+    const p = this.playout;
+    this.lastTs = p.inTs;
     // padding that came after the frame's last packet continues the chain (seq-num)
-    this.lastId = this.finder === "seq-num" ? this.pads.extend(end, at) : end;
+    if (this.finder === "seq-num") {
+      this.pads.inNs = p.inNs;
+      this.lastId = this.pads.extendIn(end);
+    } else this.lastId = end;
     const retransmitted = b < 0;
-    this.playout.ready(at, ts, recvNs, retransmitted ? -b - 1 : b, retransmitted, key);
+    p.readyIn(retransmitted ? -b - 1 : b, retransmitted, key);
   }
 
-  /** The playout showed a frame at `at`. */
-  private onShown(at: number, keyframe: boolean): void {
+  /** The playout showed a frame (at its shownNs). */
+  private onShown(keyframe: boolean): void {
+    const at = this.playout.shownNs;
     this.shown++;
-    this.clock.shown(at);
+    this.clock.inNs = at;
+    this.clock.shownIn();
     // the first frame decodable after the break ends it (those decodable before it may show later)
     if (this.brokenNs >= 0 && this.playout.taken > this.brokenTaken) {
       this.recoveries++;
@@ -238,8 +225,12 @@ export class RenderModel {
   /** Shows every stashed frame that now continues the chain, at the instant that unlocked it. */
   private cascade(at: number): void {
     const s = this.stashed;
+    const p = this.playout;
     for (let slot = s.take(this.lastId + 1); slot >= 0; slot = s.take(this.lastId + 1)) {
-      this.decodable(s.end[slot]!, at, false, s.ts[slot]!, s.recv[slot]!, s.bytes[slot]!);
+      p.inNs = at;
+      p.inTs = s.ts[slot]!;
+      p.inRecvNs = s.recv[slot]!;
+      this.decodable(s.end[slot]!, false, s.bytes[slot]!);
     }
   }
 
@@ -255,14 +246,18 @@ export class RenderModel {
   private vp8Frame(f: RenderFrame, id: number, layers: number, b: number, retransmitted: boolean): void {
     const at = f.completedNs;
     this.nowNs = at;
-    if (id >= 0 || !this.dd!.unreadable) this.playout.completed(at, f.timestamp, retransmitted);
+    const p = this.playout;
+    p.inNs = at;
+    p.inTs = f.timestamp;
+    if (id >= 0 || !this.dd!.unreadable) p.completedIn(retransmitted);
     this.vp8 ??= new Vp8RefFinder((id, key, recvNs, ts, c) => this.vp8HandOff(id, key, recvNs, ts, c));
     const fi =
       id < 0
         ? this.dd!.frame(at, f.timestamp, b)
         : this.vp8.frame(id, layers, f.keyframe, at, f.timestamp, b);
     if (fi) this.breakAt(at);
-    this.playout.release(at);
+    p.inNs = at;
+    p.releaseIn();
   }
 
   /**
@@ -287,7 +282,13 @@ export class RenderModel {
   /** The VP8 finder handed a frame on: decodable now, unless a later one was (late). */
   private vp8HandOff(id: number, key: boolean, recvNs: number, ts: number, b: number): void {
     if (this.lastId >= 0 && id <= this.lastId) this.late++;
-    else this.decodable(id, this.nowNs, key, ts, recvNs, b);
+    else {
+      const p = this.playout;
+      p.inNs = this.nowNs;
+      p.inTs = ts;
+      p.inRecvNs = recvNs;
+      this.decodable(id, key, b);
+    }
   }
 
   private stash(start: number, end: number, at: number, ts: number, b: number): void {

@@ -16,6 +16,14 @@ const P11 = 1e10;
 const RESET_AFTER_MS = 10_000;
 
 export class TimestampExtrapolator {
+  /**
+   * updateIn()'s instant (ms) and its and localIn()'s RTP timestamp, set by the caller, and localIn()'s
+   * result: fields, not arguments or a return, because a number outside the small integers is boxed
+   * on the heap when it crosses a call that is not inlined (issue 40)
+   */
+  inMs = 0;
+  inTs = 0;
+  outMs = Number.NaN;
   private startMs = 0;
   private prevMs = 0;
   /** unwrapped timestamp of the first frame since the reset; NaN before */
@@ -59,10 +67,23 @@ export class TimestampExtrapolator {
 
   /** A complete frame with RTP timestamp `ts` (32 bits) was received at `nowMs`. */
   update(nowMs: number, ts: number): void {
+    this.inMs = nowMs;
+    this.inTs = ts;
+    this.updateIn();
+  }
+
+  /** update(inMs, inTs). */
+  updateIn(): void {
+    const nowMs = this.inMs;
     if (nowMs - this.prevMs > RESET_AFTER_MS) this.reset(nowMs);
     else this.prevMs = nowMs;
     const t = Math.round(nowMs - this.startMs);
-    const u = this.unwrap(ts);
+    // the timestamp unwrapped: the signed 32-bit step from the last one
+    const ts = this.inTs;
+    const last = this.lastUnwrapped;
+    const u = Number.isNaN(last) ? ts : last + ((ts - this.lastTs) | 0);
+    this.lastUnwrapped = u;
+    this.lastTs = ts;
     if (Number.isNaN(this.firstTs)) {
       this.w1 = -this.w0 * t;
       this.firstTs = u;
@@ -89,11 +110,22 @@ export class TimestampExtrapolator {
 
   /** The local instant, ms, a frame with RTP timestamp `ts` is expected complete; NaN before any frame. */
   localMs(ts: number): number {
-    if (Number.isNaN(this.firstTs)) return Number.NaN;
-    const u = this.peekUnwrap(ts);
-    if (this.frames < STARTUP_FRAMES) return this.prevMs + Math.floor((u - this.prevTs) / 90 + 0.5);
-    if (this.w0 < 1e-3) return this.startMs;
-    return this.startMs + Math.floor((u - this.firstTs - this.w1) / this.w0 + 0.5);
+    this.inTs = ts;
+    this.localIn();
+    return this.outMs;
+  }
+
+  /** localMs(inTs), into outMs. */
+  localIn(): void {
+    if (Number.isNaN(this.firstTs)) {
+      this.outMs = Number.NaN;
+      return;
+    }
+    const last = this.lastUnwrapped;
+    const u = Number.isNaN(last) ? this.inTs : last + ((this.inTs - this.lastTs) | 0);
+    if (this.frames < STARTUP_FRAMES) this.outMs = this.prevMs + Math.floor((u - this.prevTs) / 90 + 0.5);
+    else if (this.w0 < 1e-3) this.outMs = this.startMs;
+    else this.outMs = this.startMs + Math.floor((u - this.firstTs - this.w1) / this.w0 + 0.5);
   }
 
   /** CUSUM of the residuals: true (and restarted) when the delay moved. */
@@ -107,19 +139,5 @@ export class TimestampExtrapolator {
       return true;
     }
     return false;
-  }
-
-  private peekUnwrap(ts: number): number {
-    const last = this.lastUnwrapped;
-    if (Number.isNaN(last)) return ts;
-    // the signed 32-bit step from the last timestamp
-    return last + ((ts - this.lastTs) | 0);
-  }
-
-  private unwrap(ts: number): number {
-    const u = this.peekUnwrap(ts);
-    this.lastUnwrapped = u;
-    this.lastTs = ts;
-    return u;
   }
 }
