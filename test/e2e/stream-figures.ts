@@ -54,7 +54,10 @@ export function nacksAgree(vs: readonly ViewerReport[], unrepaired: number): str
   // how far batching moves the count: a retry due on a tick shares its message with every other
   // number due then, so the phase of a viewer's 20 ms grid against the losses decides how many
   // retries coincide; the widest spread on record is 35 to 46 (1.31×, h264 in CI on 2026-12-07,
-  // one path's two viewers 37 and 46), and a path that asked twice or half as often is past 1.5×
+  // one path's two viewers 37 and 46), and a path that asked twice or half as often is past 1.5×.
+  // (29 to 46 in CI with two CPU hogs, 2026-12-07, the 46 an arena viewer: its gaps' first NACKs
+  // were stamped with the kernel's arrival, so on a busy thread each first retry was overdue and went
+  // out alone; requests are now stamped when written, docs/definitions.md#nacks)
   const ns = vs.map((v) => v.nacksSent);
   if (Math.max(...ns) > 1.5 * Math.min(...ns))
     return `NACK messages differ beyond batching: ${ns.join(", ")}`;

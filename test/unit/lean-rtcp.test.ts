@@ -13,6 +13,7 @@ import {
   RtcpSrPacket,
   RtcpTransportLayerFeedback,
 } from "werift";
+import { monoNs } from "../../src/core/clock/clock.ts";
 import { ViewerRender } from "../../src/core/render/viewer-render.ts";
 import { NackGenerator } from "../../src/workers/receive/nack.ts";
 import { NackSender } from "../../src/workers/receive/nack-sender.ts";
@@ -66,6 +67,27 @@ test("NACK sender: a NACK list overflow and the browser rule send a PLI after th
   assert.equal(joinSent.filter((b) => b.equals(pli)).length, 0);
   nack.close();
   j.close();
+});
+
+test("NACK sender: a gap's first request is stamped when it is written, not at the packet's arrival", () => {
+  // a packet read 300 ms after the kernel stamped it (a busy thread on the arena path): its gap's
+  // first NACK goes out now, and the retry is due 100 ms after that, not already overdue
+  const sent: Buffer[] = [];
+  const gen = new NackGenerator();
+  const nack = new NackSender(
+    gen,
+    (b) => sent.push(b),
+    0x11,
+    () => {},
+    () => null,
+  );
+  const t0 = monoNs();
+  const arrival = t0 - 300 * MS;
+  nack.onPacket(0x22, 0, arrival);
+  nack.onPacket(0x22, 3, arrival + 1 * MS);
+  assert.deepEqual(sent, [serializeNack(0x11, 0x22, [1, 2])]);
+  assert.ok(gen.nextDueNs() >= t0 + 100 * MS, `retry due ${(gen.nextDueNs() - t0) / MS} ms after t0`);
+  nack.close();
 });
 
 test("generic NACK bytes parse in werift as the same sequence numbers", () => {

@@ -54,7 +54,12 @@ export class NackSender {
     this.onMessage = onMessage;
   }
 
-  /** One received packet of `ssrc`, before the pipeline takes it. */
+  /**
+   * One received packet of `ssrc`, before the pipeline takes it. `nowNs` is its arrival (a kernel
+   * stamp on the arena path); a gap's first NACK is stamped with the instant it is written, as
+   * libwebrtc's NACK module takes its clock when it processes the packet: stamped with the arrival,
+   * a thread that read the packet late would ask again early (docs/definitions.md#nacks).
+   */
   onPacket(ssrc: number, seq: number, nowNs: number): void {
     this.mediaSsrc = ssrc;
     const opened = this.gen.onPacket(seq, nowNs);
@@ -63,7 +68,7 @@ export class NackSender {
       this.keyframes()?.nackOverflow();
     }
     if (!opened || this.closed) return;
-    this.gen.pollNew(nowNs, this.emit);
+    this.gen.pollNew(monoNs(), this.emit);
     this.arm();
   }
 
