@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { packetizeVp8 } from "../../src/core/codec/vp8.ts";
+import type { RenderFrame } from "../../src/core/render/render-frame.ts";
 import { RenderModel } from "../../src/core/render/render-model.ts";
 import { H264_FRAME_START, VP8_FRAME_START } from "../../src/core/rtp/codec-frames.ts";
 
@@ -20,17 +21,8 @@ function vp8HeadNoPid(key: boolean): Uint8Array {
   return Uint8Array.of(0x10, key ? 0x00 : 0x01, 1, 2);
 }
 
-interface Frame {
-  lo: number;
-  hi: number;
-  head: Uint8Array;
-  keyframe: boolean;
-  completedNs: number;
-  timestamp: number;
-}
-
 /** VP8 frame i of a stream with a 30-frame GOP, 3 packets each, PictureID i, completed at i frames. */
-function vp8Frame(i: number, atMs = i * FRAME_MS, gop = 30): Frame {
+function vp8Frame(i: number, atMs = i * FRAME_MS, gop = 30): RenderFrame {
   const key = i % gop === 0;
   return {
     lo: 1000 + 3 * i,
@@ -133,7 +125,7 @@ test("frame-id: the 15-bit PictureID wraps", () => {
 test("seq-num (VP8 without PictureID, H.264): a delta passes only when its first packet follows the last shown", () => {
   const m = new RenderModel("vp8");
   // frames of 2 packets: frame i at 10 + 2i .. 11 + 2i; frame 5 lost
-  const f = (i: number, at = i * FRAME_MS): Frame => ({
+  const f = (i: number, at = i * FRAME_MS): RenderFrame => ({
     lo: 10 + 2 * i,
     hi: 11 + 2 * i,
     head: vp8HeadNoPid(i % 30 === 0),
@@ -205,7 +197,7 @@ test("frame keyframe tests: VP8 P bit; H.264 IDR single, inside STAP-A and FU-A"
 test("seq-num: padding-only packets between frames continue the chain (bandwidth probing)", () => {
   // H.264 frames of 2 packets; after frame 10, a server sends 3 padding-only packets (seq 32..34),
   // so frame 11 starts at 35: with the padding seen it continues the chain, without it it waits
-  const f = (i: number): Frame => {
+  const f = (i: number): RenderFrame => {
     const lo = 10 + 2 * i + (i > 10 ? 3 : 0);
     return {
       lo,
