@@ -179,7 +179,7 @@ async function ourViewers(whep: string, n: number, seconds: number, dir: string,
   const file = readdirSync(dir).find((f) => f.endsWith(".json"));
   if (file === undefined) return { code: r.code, stderr: r.err, ours: [], jitterMs: [] };
   const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
-    viewers?: { render?: ViewerRenderBlock; rtp?: { jitterMs?: number } }[];
+    viewers?: { render?: ViewerRenderBlock; rtp?: { jitterMs?: number | null } }[];
   };
   const watched = (report.viewers ?? []).filter((v) => v.render !== undefined);
   const ours = watched.map((v) => v.render as ViewerRenderBlock);
