@@ -6,6 +6,7 @@
 // change on the same stream).
 import { parseArgs } from "node:util";
 import { FreezeClock } from "../src/core/render/freeze-clock.ts";
+import { windowLine } from "./fault-window.ts";
 import { type Calibration, calibrate, type LibwebrtcStats, libwebrtcMissing, PATTERNS } from "./libwebrtc.ts";
 
 const { values } = parseArgs({
@@ -46,6 +47,8 @@ function perFrame(l: LibwebrtcStats): string {
 
 function rows(c: Calibration): void {
   console.log(`\n## ${c.pattern}, ${c.seconds} s`);
+  if (c.faultWindow !== null) console.log(`\n${windowLine(c.faultWindow)}`);
+  if (c.unavailable !== undefined) console.log(`\n**Comparison unavailable, because** ${c.unavailable}.`);
   console.log(
     "| receiver | freezes | frozen s | frames shown / decoded | not decodable / dropped | PLIs | our freeze rule on its sink's JS instants | decode ms / jitter-buffer ms per frame | RFC 3550 jitter ms |",
   );
@@ -75,6 +78,7 @@ function rows(c: Calibration): void {
   const os = mean(c.ours.map((r) => r.frozenMs / 1000));
   const perThirty = (Math.abs(of - lf) * 30) / c.seconds;
   const rel = ls === 0 ? (os === 0 ? 0 : Number.POSITIVE_INFINITY) : Math.abs(os - ls) / ls;
+  if (c.unavailable !== undefined) return;
   console.log(
     `\nmeans: libwebrtc ${f1(lf)} freezes, ${f1(ls)} s; whipbench ${f1(of)} freezes, ${f1(os)} s; ` +
       `|Δ freezes| per 30 s ${f1(perThirty)} (target ≤ 1), frozen s off by ${Number.isFinite(rel) ? `${(rel * 100).toFixed(1)} %` : "∞"} (target ≤ 15 %)`,

@@ -3,9 +3,10 @@
 // (bench/libwebrtc-viewer.ts, each a child process) and a `whipbench view` (a child process) watching
 // the same stream for the same time. Every leg loses the same packets (the relay's dropStreamEvery),
 // so the two receivers see the same frames broken, and only from FAULT_FROM_S after every receiver
-// has its leg until FAULT_UNTIL_S before the first of them stops: a `view` on a busy machine can
-// take seconds to start, and a freeze it never saw begin would count for libwebrtc alone. Used by
-// bench:calibration and its CI test.
+// has its leg until FAULT_UNTIL_S before the first of them stops (bench/fault-window.ts): a `view` on
+// a busy machine can take seconds to start, and a freeze it never saw begin would count for libwebrtc
+// alone. The window applied is in the result; a faulted pattern whose window came out short is
+// unavailable. Used by bench:calibration and its CI test.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -19,13 +20,11 @@ import { Publisher } from "../src/main/publisher/publisher.ts";
 import type { RelayTestHooks } from "../src/main/relay/options.ts";
 import { Relay, type RelayOptions } from "../src/main/relay/relay.ts";
 import type { IceOptions } from "../src/net/rtc.ts";
+import { type AppliedWindow, FaultWindowClock, shortWindowReason } from "./fault-window.ts";
 
 const ICE: IceOptions = { loopbackOnly: true, includeLoopback: false };
 const BIN = fileURLToPath(new URL("../bin/whipbench.js", import.meta.url));
 const VIEWER = fileURLToPath(new URL("./libwebrtc-viewer.ts", import.meta.url));
-/** Stream-wide drops start this long after the last receiver has its leg, and end this long before the first stops. */
-export const FAULT_FROM_S = 2;
-export const FAULT_UNTIL_S = 3;
 
 export interface FaultPattern {
   name: string;
@@ -127,6 +126,10 @@ export interface Calibration {
   /** the `view`'s exit status and stderr (for a failure message) */
   viewCode: number | null;
   viewStderr: string;
+  /** the stream-wide faults' window as applied; null for a pattern without one (its faults hold all along) */
+  faultWindow: AppliedWindow | null;
+  /** why the pattern cannot be compared: its fault window was short or empty (fault-window.ts) */
+  unavailable?: string;
 }
 
 /** Why libwebrtc cannot run here, or null when it can (its binary ships inside the npm package). */
@@ -179,7 +182,7 @@ async function ourViewers(whep: string, n: number, seconds: number, dir: string,
   const file = readdirSync(dir).find((f) => f.endsWith(".json"));
   if (file === undefined) return { code: r.code, stderr: r.err, ours: [], jitterMs: [] };
   const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
-    viewers?: { render?: ViewerRenderBlock; rtp?: { jitterMs?: number } }[];
+    viewers?: { render?: ViewerRenderBlock; rtp?: { jitterMs?: number | null } }[];
   };
   const watched = (report.viewers ?? []).filter((v) => v.render !== undefined);
   const ours = watched.map((v) => v.render as ViewerRenderBlock);
@@ -222,6 +225,7 @@ export async function calibrate(
     const streaming = publisher.stream(stop.signal);
     await relay.ready("cal");
     const whep = `${base}/cal/whep`;
+    const spawnedMs = performance.now();
     const lib = Array.from({ length: libwebrtcViewers }, () => libwebrtcViewer(whep, seconds));
     const view = ourViewers(whep, viewers, seconds, dir);
     const baseDir = mkdtempSync(join(tmpdir(), "whipbench-calibration-base-"));
@@ -230,27 +234,35 @@ export async function calibrate(
         ? Promise.resolve({ ours: [] as ViewerRenderBlock[] })
         : ourViewers(whep, viewers, seconds, baseDir, baselineBin);
     const legsWanted = libwebrtcViewers + viewers * (baselineBin === undefined ? 1 : 2);
+    const faulted = Object.keys(faults).length > 0;
+    const faultClock = new FaultWindowClock(seconds, legsWanted);
+    const since = () => performance.now() - spawnedMs;
     let from: NodeJS.Timeout | undefined;
+    let until: NodeJS.Timeout | undefined;
     const legs = setInterval(() => {
-      if (relay.viewers("cal") < legsWanted) return;
+      const plan = faultClock.legs(relay.viewers("cal"), since());
+      if (plan === null) return;
       clearInterval(legs);
+      if (!faulted || plan.untilMs <= plan.fromMs) return;
       from = setTimeout(() => {
         Object.assign(test, faults);
-      }, FAULT_FROM_S * 1000);
-    }, 100);
-    const until = setTimeout(
-      () => {
+        faultClock.switchedOn(since());
+      }, plan.fromMs - since());
+      until = setTimeout(() => {
         for (const k of TOGGLED) delete test[k];
-      },
-      (seconds - FAULT_UNTIL_S) * 1000,
-    );
+        faultClock.switchedOff(since());
+      }, plan.untilMs - since());
+    }, 100);
     const [libwebrtc, ours, baseline] = await Promise.all([Promise.all(lib), view, baseView]);
+    const applied = faultClock.applied(since());
     rmSync(baseDir, { recursive: true, force: true });
     clearInterval(legs);
     clearTimeout(from);
     clearTimeout(until);
+    for (const k of TOGGLED) delete test[k];
     stop.abort();
     await streaming;
+    const short = faulted ? shortWindowReason(applied) : null;
     return {
       pattern: pattern.name,
       seconds,
@@ -260,6 +272,8 @@ export async function calibrate(
       baseline: baseline.ours,
       viewCode: ours.code,
       viewStderr: ours.stderr,
+      faultWindow: faulted ? applied : null,
+      ...(short !== null ? { unavailable: short } : {}),
     };
   } finally {
     stop.abort();

@@ -197,7 +197,7 @@ async function measure(
         : "—",
       owe?.ms ? `${fmtFixed(owe.ms.p50, 2)} / ${fmtFixed(owe.ms.p99, 2)}` : "—",
       `${guard}${thr !== undefined && c.stampSource !== "kernel" ? ` (≥ ${fmtFixed(thr, 2)} ms)` : ""}`,
-      `${fmtFixed(r.aggregate.jitterMs.p50, 3)} / ${fmtFixed(exactSummary(truth.legWrites.jitterMs()).p50, 3)}`,
+      `${r.aggregate.jitterMs.n > 0 ? fmtFixed(r.aggregate.jitterMs.p50, 3) : "—"} / ${fmtFixed(exactSummary(truth.legWrites.jitterMs()).p50, 3)}`,
       `${r.aggregate.joined}/${viewers}`,
     ];
   } finally {

@@ -34,7 +34,8 @@ export interface RtpReport {
   duplicates: number;
   tooLate: number;
   lossPercent: number;
-  jitterMs: number;
+  /** null before two packets arrived: interarrival jitter compares each packet with the one before */
+  jitterMs: number | null;
   receivingSeconds: number;
   stalls: number;
   stalledMs: number;

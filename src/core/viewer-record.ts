@@ -22,7 +22,7 @@ export function emptyRecord(id: number, hasSendLog: boolean): ViewerRecord {
       duplicates: 0,
       tooLate: 0,
       lossPercent: 0,
-      jitterMs: 0,
+      jitterMs: null,
       receivingSeconds: 0,
       stalls: 0,
       stalledMs: 0,

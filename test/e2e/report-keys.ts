@@ -502,6 +502,8 @@ export const REPORT_KEYS: readonly string[] = [
     "tooLate",
     "lossPercent",
     "jitterMs",
+    // only where jitterMs is null: fewer than two packets arrived (the reference tool writes 0)
+    "+jitterMsReason?",
     "receivingSeconds",
     "stalls",
     "stalledMs",
@@ -510,7 +512,7 @@ export const REPORT_KEYS: readonly string[] = [
     "keyframeIntervalMinS",
     "keyframeIntervalMeanS",
     "keyframeIntervalMaxS",
-  ].map((k) => `viewers[].rtp.${k}`),
+  ].map((k) => (k.startsWith("+") ? `+viewers[].rtp.${k.slice(1)}` : `viewers[].rtp.${k}`)),
   "viewers[].nacksSent",
   "+viewers[].transportFeedbackSent",
   "+viewers[].rtxReceived",
@@ -552,6 +554,7 @@ export const REPORT_KEYS: readonly string[] = [
   "+viewers[].audio.packetsLost",
   "+viewers[].audio.lossPercent",
   "+viewers[].audio.jitterMs",
+  "+viewers[].audio.jitterMsReason?", // only where jitterMs is null: fewer than two audio packets
   "+viewers[].audio.firstAudioMs?",
   ...audioBlocks("+viewers[].audio", false),
   "+viewers[].layers?", // with simulcast (docs/definitions.md#layer)

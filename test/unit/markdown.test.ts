@@ -88,10 +88,10 @@ describe("sections and rows (docs/definitions.md#markdown-report)", () => {
       assert.ok(md.includes(`\n${section}\n\n`), section);
     }
     assert.ok(md.includes("| `http_503` | 1 |"));
-    // no packet arrived, so its loss was not measured: a dash, not 0.00%
+    // no packet arrived, so neither its loss nor its jitter was measured: dashes, not 0.00% or 0.00 ms
     assert.ok(
       md.includes(
-        "| 1 | 1000 ms | no | — | — | 0 | 0 | — | 0 | 0.00 ms | — | 0 | n/a | n/a | n/a | n/a | n/a | n/a | http_503 |",
+        "| 1 | 1000 ms | no | — | — | 0 | 0 | — | 0 | — | — | 0 | n/a | n/a | n/a | n/a | n/a | n/a | http_503 |",
       ),
     );
     assert.ok(md.endsWith(".\n") && !md.endsWith("\n\n"));

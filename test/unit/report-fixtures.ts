@@ -84,7 +84,7 @@ export function makeViewer(id: number, o: ViewerOpts = {}): ViewerInput {
     duplicates: 0,
     tooLate: 0,
     lossPercent: 0,
-    jitterMs: joined ? 0.5 : 0,
+    jitterMs: joined ? 0.5 : null,
     receivingSeconds: joined ? 30 : 0,
     stalls: 0,
     stalledMs: 0,

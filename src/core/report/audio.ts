@@ -4,6 +4,7 @@
 // (docs/definitions.md#audio-video-offset). "Unavailable, because …" where a figure has no basis.
 import { DelayHistogram, exactSummary } from "../stats/summaries.ts";
 import type { AudioRecord, Summary } from "../types.ts";
+import { jitterUnmeasuredReason } from "./reasons.ts";
 
 /** A viewer's audio record with its histogram decoded (decode.ts). */
 export type DecodedAudio = Omit<AudioRecord, "delayHist"> & { delayHist: DelayHistogram };
@@ -36,7 +37,9 @@ export interface ViewerAudioBlock {
   packetsLost: number;
   /** null where no packet arrived (the block's reason says why) */
   lossPercent: number | null;
-  jitterMs: number;
+  /** null before two packets arrived, with jitterMsReason */
+  jitterMs: number | null;
+  jitterMsReason?: string;
   firstAudioMs?: number;
   oneWayDelay: AudioDelayBlock;
   avOffset: AvOffsetBlock;
@@ -51,7 +54,7 @@ export interface PooledAudioBlock {
   packetsLost: number;
   /** null where no viewer received an audio packet (the block's reason says why) */
   lossPercentTotal: number | null;
-  /** over those viewers, one value each */
+  /** over those of them that received two packets, one value each */
   jitterMs?: Summary;
   firstAudioMs?: Summary;
   oneWayDelay?: AudioDelayBlock;
@@ -95,6 +98,7 @@ export function viewerAudio(a: DecodedAudio | undefined): ViewerAudioBlock {
   const received = a?.rtp.received ?? 0;
   const why = a === undefined ? NO_TRACK : received === 0 ? NO_PACKET : "";
   const zero = { samples: 0, invalid: 0, unmatchedPackets: 0, duplicatePackets: 0, excludedPackets: 0 };
+  const jitter = received > 1 ? (a?.rtp.jitterMs ?? null) : null;
   return {
     available: why === "",
     ...(why !== "" ? { reason: why } : {}),
@@ -102,7 +106,8 @@ export function viewerAudio(a: DecodedAudio | undefined): ViewerAudioBlock {
     packetsExpected: a?.rtp.expected ?? 0,
     packetsLost: a?.rtp.lost ?? 0,
     lossPercent: a !== undefined && a.rtp.expected > 0 ? a.rtp.lossPercent : null,
-    jitterMs: a?.rtp.jitterMs ?? 0,
+    jitterMs: jitter,
+    ...(jitter === null ? { jitterMsReason: jitterUnmeasuredReason(received) } : {}),
     ...(a?.firstAudioNs !== undefined ? { firstAudioMs: a.firstAudioNs / 1e6 } : {}),
     oneWayDelay:
       a === undefined
@@ -143,7 +148,9 @@ export function pooledAudio(
     packetsLost: lost,
     // every viewer heard received a packet, so expected ≥ 1
     lossPercentTotal: (lost / expected) * 100,
-    jitterMs: exactSummary(heard.map((a) => a.rtp.jitterMs)),
+    jitterMs: exactSummary(
+      heard.flatMap((a) => (a.rtp.received > 1 && a.rtp.jitterMs !== null ? [a.rtp.jitterMs] : [])),
+    ),
     firstAudioMs: exactSummary(firsts),
     oneWayDelay: delayBlock(sum, h, heard.some((a) => a.matched) ? "" : NO_LOG),
     avOffset: offsetBlock(heard.flatMap((a) => a.avOffsetNs)),

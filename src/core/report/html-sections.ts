@@ -16,7 +16,7 @@ import {
   udpDropsText,
   workersText,
 } from "./markdown-cells.ts";
-import { lossCell, lossSentence } from "./reasons.ts";
+import { jitterCell, lossCell, lossSentence } from "./reasons.ts";
 import type { PooledDelayBlock, Report, ViewerReport } from "./types.ts";
 import { fmtPercent } from "./verdict.ts";
 
@@ -155,7 +155,7 @@ function viewerRow(v: ViewerReport): string {
     cell(String(v.rtp.lost), true),
     cell(lossCell(v.rtp.lossPercent, 2), true),
     cell(String(v.nacksSent), true),
-    cell(ms1(v.rtp.jitterMs), true),
+    cell(jitterCell(v.rtp.jitterMs, 1), true),
     cell(String(v.rtp.stalls), true),
     cell(v.render?.available === true ? String(v.render.freezes) : DASH, true),
     cell(v.render?.frozenPercent !== undefined ? `${fmtFixed(v.render.frozenPercent, 2)}%` : DASH, true),

@@ -4,7 +4,7 @@
 
 import type { AudioDelayBlock, AvOffsetBlock } from "./audio.ts";
 import { DASH, esc, ms1OrNa, summaryRow } from "./markdown-cells.ts";
-import { lossSentence } from "./reasons.ts";
+import { jitterCell, lossSentence } from "./reasons.ts";
 import type { Report } from "./types.ts";
 
 function why(b: { available: boolean; reason?: string } | undefined): string[] {
@@ -40,7 +40,7 @@ export function audioMarkdown(r: Report): string[] {
     const b = v.audio;
     if (b === undefined) continue;
     out.push(
-      `| ${v.id} | ${b.packetsReceived} | ${b.packetsLost} | ${ms1OrNa(b.jitterMs)} | ${p50(b.oneWayDelay)} | ${p50(b.avOffset)} |`,
+      `| ${v.id} | ${b.packetsReceived} | ${b.packetsLost} | ${jitterCell(b.jitterMs, 1)} | ${p50(b.oneWayDelay)} | ${p50(b.avOffset)} |`,
     );
   }
   out.push("");

@@ -27,7 +27,7 @@ import { cohortsMarkdown } from "./markdown-cohorts.ts";
 import { layerDelayMarkdown, layersMarkdown } from "./markdown-layers.ts";
 import { referenceMarkdown } from "./markdown-reference.ts";
 import { renderMarkdown } from "./markdown-render.ts";
-import { lossCell } from "./reasons.ts";
+import { jitterCell, lossCell } from "./reasons.ts";
 import { thresholdsMarkdown } from "./threshold-render.ts";
 import type {
   Aggregate,
@@ -202,7 +202,7 @@ function viewerRow(v: ViewerReport): string {
     String(rtp.lost),
     lossCell(rtp.lossPercent, 2),
     String(v.nacksSent),
-    `${fmtFixed(rtp.jitterMs, 2)} ms`,
+    jitterCell(rtp.jitterMs, 2),
     rtp.keyframes > 1 ? `${fmtFixed(rtp.keyframeIntervalMeanS, 2)} s` : DASH,
     String(rtp.stalls),
     v.render?.available === true ? String(v.render.freezes) : "n/a",

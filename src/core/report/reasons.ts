@@ -1,6 +1,6 @@
 // Exact reason texts of the one-way delay and packet transit blocks
 // (docs/definitions.md#one-way-delay, docs/definitions.md#packet-transit), and the "most common
-// reason" rule used by pooling; the loss ratios' reason and how the reports print them.
+// reason" rule used by pooling; the loss ratios' and the jitter's reasons and how the reports print them.
 
 import { fmtFixed } from "../go-compat/fmt.ts";
 
@@ -48,6 +48,22 @@ export function lossSentence(v: number | null, digits: number, reason = NO_PACKE
 /** A loss ratio in a table cell: `1.25%`, or a dash where it is null (nothing was expected). */
 export function lossCell(v: number | null, digits: number): string {
   return v === null ? "—" : `${fmtFixed(v, digits)}%`;
+}
+
+/**
+ * Why a jitter is null (docs/definitions.md#rtp-statistics): RFC 3550's D compares a packet with
+ * the one before, so jitter needs two packets.
+ */
+export function jitterUnmeasuredReason(received: number): string {
+  return `${received === 0 ? "no packet" : "one packet"} arrived: interarrival jitter needs two`;
+}
+
+/** Why a jitter threshold is unavailable: no joined viewer measured one. */
+export const NO_JITTER_REASON = "no joined viewer received two packets: jitter was not measured";
+
+/** A jitter in a table cell: `0.63 ms`, or a dash where it is null (fewer than two packets). */
+export function jitterCell(v: number | null | undefined, digits: number): string {
+  return v === null || v === undefined ? "—" : `${fmtFixed(v, digits)} ms`;
 }
 
 export function pooledPartialReason(pooled: number, joined: number, reason: string): string {

@@ -186,7 +186,7 @@ export interface ViewerReport extends ViewerCounts {
   iceConnectedMs?: number;
   firstRtpMs?: number;
   firstKeyframeMs?: number;
-  /** lossPercent null where no packet arrived (expected 0: nothing measured it) */
+  /** lossPercent null where no packet arrived, jitterMs null before two (nothing measured them) */
   rtp: ViewerRtpBlock;
   // ViewerCounts: nacksSent, ours transportFeedbackSent and rtxReceived (their declarations)
   oneWayDelay: ViewerDelayBlock[];
@@ -206,9 +206,13 @@ export interface ViewerReport extends ViewerCounts {
   layerChoice?: ViewerLayerChoice;
 }
 
+/** A viewer's RTP statistics as written (viewer-blocks.ts rtpBlock); jitterMsReason where it is null. */
+export type ViewerRtpBlock = Omit<RtpReport, "lossPercent"> & {
+  lossPercent: number | null;
+  jitterMsReason?: string;
+};
+
 /** The pooled figures over every viewer (docs/definitions.md#aggregate). */
-/** A viewer's RTP statistics as the report writes them (viewer-blocks.ts rtpBlock). */
-export type ViewerRtpBlock = Omit<RtpReport, "lossPercent"> & { lossPercent: number | null };
 
 export interface Aggregate extends ViewerPooled<Summary> {
   valid: boolean;

@@ -9,6 +9,7 @@ import { applyComparability } from "./comparability.ts";
 import type { DecodedViewer, ViewerInput } from "./input.ts";
 import {
   codecReason,
+  jitterUnmeasuredReason,
   NO_SEND_LOG_REASON,
   NO_TRACK_REASON,
   noValidSampleReason,
@@ -104,9 +105,11 @@ export function viewerTransitBlock(v: DecodedViewer): ViewerTransitBlock {
 
 /**
  * docs/definitions.md#rtp-statistics in key order (the record may have been built in another order);
- * lossPercent null where nothing was expected (the record's 0 there measured nothing).
+ * lossPercent null where nothing was expected (the record's 0 there measured nothing), jitterMs null
+ * with its reason before two packets (an older agent's record says 0 there).
  */
 export function rtpBlock(r: RtpReport): ViewerRtpBlock {
+  const jitterMs = r.received > 1 ? r.jitterMs : null;
   return {
     received: r.received,
     expected: r.expected,
@@ -114,7 +117,8 @@ export function rtpBlock(r: RtpReport): ViewerRtpBlock {
     duplicates: r.duplicates,
     tooLate: r.tooLate,
     lossPercent: r.expected > 0 ? r.lossPercent : null,
-    jitterMs: r.jitterMs,
+    jitterMs,
+    ...(jitterMs === null ? { jitterMsReason: jitterUnmeasuredReason(r.received) } : {}),
     receivingSeconds: r.receivingSeconds,
     stalls: r.stalls,
     stalledMs: r.stalledMs,

@@ -205,7 +205,8 @@ export class RtpStats {
       duplicates: this.duplicates,
       tooLate: this.tooLate,
       lossPercent,
-      jitterMs: (this.jitter / this.clockRate) * 1000,
+      // RFC 3550 6.4.1: D needs two packets; before the second, J measured nothing (not 0)
+      jitterMs: this.received > 1 ? (this.jitter / this.clockRate) * 1000 : null,
       receivingSeconds,
       stalls: this.stalls,
       stalledMs: this.stalledNs / 1e6,

@@ -3,7 +3,7 @@
 // and lines come from the figure registry (core/figures/registry.ts); the readers are here.
 
 import { FIGURE_REGISTRY, type FigureDecl, statsOf, thresholdNames, valueAt } from "../figures/registry.ts";
-import { NO_PACKET_EXPECTED_REASON } from "../report/reasons.ts";
+import { NO_JITTER_REASON, NO_PACKET_EXPECTED_REASON } from "../report/reasons.ts";
 import type { DelaySource, Report } from "../report/types.ts";
 import { type FigureUnit, type FigureValue, STATS, type Stat } from "../scenario/threshold-types.ts";
 import type { Summary } from "../types.ts";
@@ -71,6 +71,11 @@ const READERS: Readonly<Record<string, Reader>> = {
   "keyframeInterval.<stat>": (r, stat) =>
     ofSummary(r.aggregate.keyframeIntervalMeanS, stat, "viewer with two keyframes"),
   "receiveLag.<stat>": (r, stat) => receiveLag(r, stat as "p50" | "p99" | "max"),
+  // over the joined viewers that received two packets (a viewer's jitter is null before that)
+  "jitter.<stat>": (r, stat) => {
+    const s = r.aggregate.jitterMs;
+    return s.n === 0 ? unavailable(NO_JITTER_REASON) : value(s[stat]);
+  },
   // null in our reports where nothing was expected; 0 with no packet in an older or the Go tool's
   loss: (r) => {
     const a = r.aggregate;

@@ -24,10 +24,11 @@ function isNum(v: unknown): v is number {
 
 /**
  * Every template key present with the template's JSON type (recursively); extra keys only from
- * `optional`.
+ * `optional`. A null in the template is a figure not measured yet: a number or null.
  */
 function like(v: unknown, t: unknown, optional: Record<string, (x: unknown) => boolean> = {}): boolean {
   if (typeof t === "number") return isNum(v);
+  if (t === null) return v === null || isNum(v);
   if (typeof t !== "object" || t === null) return typeof v === typeof t;
   if (typeof v !== "object" || v === null) return false;
   if (Array.isArray(t)) return Array.isArray(v) && v.every(isNum);
