@@ -227,6 +227,10 @@ async function main(): Promise<void> {
         ourH.flatMap((h) => (h ? [x(h)] : [])),
       );
     janusRow("NACK messages before Janus kept a packet (its log)", (h) => h.beforeBuffer);
+    // why: Janus keeps packets from the first report whose round trip reads > 0 ms (−1: none did)
+    janusRow("NACK messages before its first round trip > 0 ms (its log)", (h) => h.beforeRtt);
+    janusRow("first round trip Janus computed, ms (its log)", (h) => h.firstRttMs);
+    janusRow("reports whose round trip read 0 ms (its log)", (h) => h.rttZero);
     janusRow("numbers Janus resent (its log)", (h) => h.resent.size);
     janusRow("numbers asked for, not held (its log)", (h) => h.notHeld.size);
     row(

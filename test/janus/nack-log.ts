@@ -5,7 +5,9 @@
 // just … ago, skipping" (resent < 200 ms before). Until Janus has kept a first packet for that
 // handle — which it does only once a receiver report's round-trip time, in whole milliseconds, has
 // differed from 0 (nack-queue-ms, docs/definitions.md#nacks) — it has no table to look in and logs
-// no line per number: those messages are counted as `beforeBuffer`.
+// no line per number: those messages are counted as `beforeBuffer`. The round trips it computes come
+// from src/rtcp.c's "rtt=N" line, which names no handle: it is the one whose "Got an RTCP packet"
+// came last (one ICE loop thread per handle, so a line of another's can come between, rarely).
 
 /** One subscriber handle's NACKs as Janus handled them. */
 export interface HandleNacks {
@@ -20,32 +22,63 @@ export interface HandleNacks {
   retransmissions: number;
   /** numbers asked for while held, never resent: "we don't have it" (expired or never kept) */
   notHeld: Set<number>;
+  /** the first round-trip time Janus computed from the handle's receiver reports, ms; −1: none */
+  firstRttMs: number;
+  /** of `messages`: before the first report whose round-trip time read more than 0 ms; −1: none did */
+  beforeRtt: number;
+  /** reports whose round-trip time read 0 ms (Janus keeps nothing on those) */
+  rttZero: number;
 }
 
 const LINE = /^\[[^\]]*\] \[(\d+)\]\s+(?:Just got some NACKS \((\d+)\) we should handle...|>> >> (.*))$/;
 const SEQ = /^(?:Scheduling (\d+) for|Can't retransmit packet (\d+),|Packet (\d+) was retransmitted)/;
+const RTCP_IN = /^\[[^\]]*\] \[(\d+)\]\s+Got an RTCP packet$/;
+const RTT = /^\[[^\]]*\] rtt=(\d+)$/;
 
-/** Every handle that received a NACK, in the order of its first message. */
+type Reading = HandleNacks & { open: boolean };
+const reading = (handle: string): Reading => ({
+  handle,
+  messages: 0,
+  beforeBuffer: 0,
+  resent: new Set(),
+  retransmissions: 0,
+  notHeld: new Set(),
+  firstRttMs: -1,
+  beforeRtt: -1,
+  rttZero: 0,
+  open: false,
+});
+
+/** A round-trip time Janus computed from `h`'s report. */
+function onRtt(h: Reading, ms: number): void {
+  if (h.firstRttMs < 0) h.firstRttMs = ms;
+  if (ms === 0) h.rttZero++;
+  else if (h.beforeRtt < 0) h.beforeRtt = h.messages;
+}
+
+/** Every handle that received a NACK, in the order of its first RTCP Janus logged (or first NACK). */
 export function nacksInLog(log: string): HandleNacks[] {
-  const byHandle = new Map<string, HandleNacks & { open: boolean }>();
+  const byHandle = new Map<string, Reading>();
+  const of = (handle: string): Reading => {
+    const h = byHandle.get(handle) ?? reading(handle);
+    byHandle.set(handle, h);
+    return h;
+  };
+  let reporting: Reading | null = null; // the handle whose RTCP Janus is parsing
   for (const line of log.split("\n")) {
+    const rtt = RTT.exec(line);
+    if (rtt !== null) {
+      if (reporting !== null) onRtt(reporting, Number(rtt[1]));
+      continue;
+    }
+    const r = RTCP_IN.exec(line);
+    if (r !== null) reporting = of(r[1] ?? "");
     const m = LINE.exec(line);
     if (m === null) continue;
     const [, handle = "", count, rest] = m;
     let h = byHandle.get(handle);
     if (count !== undefined) {
-      if (h === undefined) {
-        h = {
-          handle,
-          messages: 0,
-          beforeBuffer: 0,
-          resent: new Set(),
-          retransmissions: 0,
-          notHeld: new Set(),
-          open: false,
-        };
-        byHandle.set(handle, h);
-      }
+      h = of(handle);
       if (h.open) h.beforeBuffer++; // the previous message named no number Janus could look up
       h.messages++;
       h.open = true;
@@ -60,10 +93,12 @@ export function nacksInLog(log: string): HandleNacks[] {
       h.notHeld.delete(Number(s[1]));
     } else if (s[2] !== undefined && !h.resent.has(Number(s[2]))) h.notHeld.add(Number(s[2]));
   }
-  return [...byHandle.values()].map(({ open, ...h }) => ({
-    ...h,
-    beforeBuffer: h.beforeBuffer + (open ? 1 : 0),
-  }));
+  return [...byHandle.values()]
+    .filter((h) => h.messages > 0)
+    .map(({ open, ...h }) => ({
+      ...h,
+      beforeBuffer: h.beforeBuffer + (open ? 1 : 0),
+    }));
 }
 
 type Medium = { "nack-queue-ms"?: number; stats?: { out?: { packets?: number } } };

@@ -46,3 +46,33 @@ test("handles are matched to receivers by their NACK message counts, a count no 
     ["2", "1", "3", undefined],
   );
 });
+
+test("round trips: each rtt= line is the handle's whose RTCP Janus parsed last; NACKs before the first > 0 counted", () => {
+  const rtcp = (h: string) => `${at} [${h}]  Got an RTCP packet`;
+  const log = [
+    rtcp("7"),
+    `${at}    Parsing compound packet (total of 76 bytes)`,
+    `${at} rtt=0`, // a report before Janus's SR would log nothing; a sub-millisecond round trip logs 0
+    got("7", 1),
+    rtcp("9"),
+    `${at} rtt=6`, // 9's first sample: no NACK before it
+    got("9", 1),
+    got("7", 1),
+    rtcp("7"),
+    `${at} rtt=5`, // 7's first sample > 0, after two of its NACK messages
+    got("7", 1),
+    rtcp("7"),
+    `${at} rtt=0`,
+    rtcp("5"), // a handle that never sent a NACK is not listed
+    `${at} rtt=1`,
+  ].join("\n");
+  const [h7, h9, h5] = nacksInLog(log);
+  assert.equal(h7?.firstRttMs, 0);
+  assert.equal(h7?.beforeRtt, 2);
+  assert.equal(h7?.rttZero, 2);
+  assert.equal(h9?.firstRttMs, 6);
+  assert.equal(h9?.beforeRtt, 0);
+  assert.equal(h9?.rttZero, 0);
+  assert.equal(h5, undefined);
+  assert.equal(nacksInLog(got("3", 1))[0]?.beforeRtt, -1);
+});

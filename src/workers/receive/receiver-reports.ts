@@ -64,8 +64,8 @@ export class ReceiverReports implements TickMember {
   /**
    * A receiver report (its block when a packet has arrived) and our CNAME: the head of every
    * compound RTCP packet the viewer sends (RFC 3550 section 6.1; libwebrtc without rtcp-rsize
-   * puts them before each NACK and PLI too, so a server takes an RTT sample from each: Janus
-   * sizes its retransmission buffer from them, docs/definitions.md#nacks)
+   * puts the report, though no SDES, before each NACK and PLI too, so a server takes an RTT sample
+   * from each: Janus sizes its retransmission buffer from them, docs/definitions.md#nacks)
    */
   readonly head = (): Buffer => {
     this.sent++;
