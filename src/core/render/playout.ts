@@ -141,8 +141,12 @@ export class Playout {
     this.run();
   }
 
-  /** Decodes every frame due by `ns` (run() takes it in untilNs). */
+  /**
+   * Decodes every frame due by `ns` (run() takes it in untilNs). Called for every packet: with no
+   * event due by then (most packets) it returns before the call to run(), which would do nothing.
+   */
   advance(ns: number): void {
+    if (this.eventNs < 0 || this.eventNs > ns) return;
     this.untilNs = ns;
     this.run();
   }
