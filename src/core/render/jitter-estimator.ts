@@ -43,6 +43,12 @@ export class JitterEstimator {
   /** √varNoise, taken once where varNoise changes (each update read it up to four times) */
   private sdNoise = 2;
   private alphaCount = 1;
+  // the last alpha ** scale noise() took, with its two operands: after 400 frames alpha is fixed, and
+  // frames decoded at their render time (whole ms) repeat the interval mean, so the scale repeats
+  // (bench:hotpath's streams: 42–46 % of frames); ** is the costliest operation of an update
+  private powAlpha = -1;
+  private powScale = -1;
+  private powOut = 0;
   private filtered = 0;
   private prevEstimate = -1;
   private startup = 0;
@@ -196,7 +202,13 @@ export class JitterEstimator {
       let scale = 30 / fps;
       if (this.alphaCount < STARTUP_FRAMES)
         scale = (this.alphaCount * scale + (STARTUP_FRAMES - this.alphaCount)) / STARTUP_FRAMES;
-      alpha = alpha ** scale;
+      // the same operands give the same result (alpha is +0 or more and scale above 0: no −0 for ===)
+      if (alpha !== this.powAlpha || scale !== this.powScale) {
+        this.powAlpha = alpha;
+        this.powScale = scale;
+        this.powOut = alpha ** scale;
+      }
+      alpha = this.powOut;
     }
     const e = dev - this.avgNoise;
     this.avgNoise = alpha * this.avgNoise + (1 - alpha) * dev;
