@@ -40,7 +40,15 @@ export class JitterEstimator {
   private prevSize = 0;
   private avgNoise = 0;
   private varNoise = 4;
+  /** √varNoise, taken once where varNoise changes (each update read it up to four times) */
+  private sdNoise = 2;
   private alphaCount = 1;
+  // the last alpha ** scale noise() took, with its two operands: after 400 frames alpha is fixed, and
+  // frames decoded at their render time (whole ms) repeat the interval mean, so the scale repeats
+  // (bench:hotpath's streams: 42–46 % of frames); ** is the costliest operation of an update
+  private powAlpha = -1;
+  private powScale = -1;
+  private powOut = 0;
   private filtered = 0;
   private prevEstimate = -1;
   private startup = 0;
@@ -73,6 +81,7 @@ export class JitterEstimator {
     this.prevSize = 0;
     this.avgNoise = 0;
     this.varNoise = 4;
+    this.sdNoise = 2;
     this.alphaCount = 1;
     this.filtered = 0;
     this.prevEstimate = -1;
@@ -120,11 +129,11 @@ export class JitterEstimator {
       return;
     }
     this.prevSize = bytes;
-    const bound = Math.floor(DELAY_CLAMP_SD * Math.sqrt(this.varNoise) + 0.5);
+    const sd = this.sdNoise;
+    const bound = Math.floor(DELAY_CLAMP_SD * sd + 0.5);
     const delay = Math.min(Math.max(delayMs, -bound), bound);
     this.clampedMs = delay;
     const deviation = delay - (this.theta0 * deltaBytes + this.theta1);
-    const sd = Math.sqrt(this.varNoise);
     if (
       Math.abs(deviation) < DELAY_OUTLIER_SD * sd ||
       bytes > this.avgSize + SIZE_OUTLIER_SD * Math.sqrt(this.varSize)
@@ -160,7 +169,7 @@ export class JitterEstimator {
 
   /** The estimate from the state as it is, into prevEstimate. */
   private calculate(): void {
-    const noiseThreshold = Math.max(NOISE_SD * Math.sqrt(this.varNoise) - NOISE_OFFSET_MS, 1);
+    const noiseThreshold = Math.max(NOISE_SD * this.sdNoise - NOISE_OFFSET_MS, 1);
     let ms = this.theta0 * (this.maxSize - this.avgSize) + noiseThreshold;
     if (ms < 1) ms = this.prevEstimate < 0 ? 1 : this.prevEstimate;
     else if (ms > MAX_ESTIMATE_MS) ms = MAX_ESTIMATE_MS;
@@ -193,11 +202,18 @@ export class JitterEstimator {
       let scale = 30 / fps;
       if (this.alphaCount < STARTUP_FRAMES)
         scale = (this.alphaCount * scale + (STARTUP_FRAMES - this.alphaCount)) / STARTUP_FRAMES;
-      alpha = alpha ** scale;
+      // the same operands give the same result (alpha is +0 or more and scale above 0: no −0 for ===)
+      if (alpha !== this.powAlpha || scale !== this.powScale) {
+        this.powAlpha = alpha;
+        this.powScale = scale;
+        this.powOut = alpha ** scale;
+      }
+      alpha = this.powOut;
     }
     const e = dev - this.avgNoise;
     this.avgNoise = alpha * this.avgNoise + (1 - alpha) * dev;
     this.varNoise = Math.max(alpha * this.varNoise + (1 - alpha) * e * e, 1);
+    this.sdNoise = Math.sqrt(this.varNoise);
   }
 
   /** The Kalman filter of frame delay against the frame size change. */
@@ -208,7 +224,7 @@ export class JitterEstimator {
     this.c11 += 1e-10;
     const m0 = this.c00 * deltaBytes + this.c01;
     const m1 = this.c10 * deltaBytes + this.c11;
-    let sigma = (300 * Math.exp(-Math.abs(deltaBytes) / this.maxSize) + 1) * Math.sqrt(this.varNoise);
+    let sigma = (300 * Math.exp(-Math.abs(deltaBytes) / this.maxSize) + 1) * this.sdNoise;
     if (sigma < 1) sigma = 1;
     const s = deltaBytes * m0 + m1 + sigma;
     if (Math.abs(s) < 1e-9) return;

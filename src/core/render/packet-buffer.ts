@@ -58,7 +58,10 @@ export class PacketBuffer {
     this.seq[slot] = ext;
     this.ts[slot] = ts;
     this.flags[slot] = f | (marker ? MARKER : 0);
-    // the frame's marker packet: this one, or a later one already here (a hole was filled)
+    // the frame's marker packet: this one, or a later one already here (a hole was filled); none is
+    // when this packet is the newest (every packet kept was extended to maxExt at most), so its
+    // successor's slot, last written SLOTS packets ago and likely out of the cache, is not read
+    if (!marker && ext === this.maxExt) return "none";
     let end = ext;
     while ((this.flags[end & MASK]! & MARKER) === 0 || this.seq[end & MASK] !== end) {
       if (!this.present(end + 1, ts) || end - ext >= SLOTS - 1) return "none";

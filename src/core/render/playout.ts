@@ -1,16 +1,15 @@
-// When a decodable frame is shown (docs/definitions.md#playout), as Chrome's libwebrtc M106 decides
-// it (video/video_stream_buffer_controller.cc, video/frame_decode_timing.cc,
-// modules/video_coding/timing/timing.cc): each frame's render time is its RTP timestamp
-// extrapolated to local time (timestamp-extrapolator.ts) plus the current playout delay, clamped
-// to the min/max playout delay; the next decodable frame is decoded when render time − decode time
-// − 10 ms render delay comes (at once when that has passed; never later than the frame buffer's
-// timeout), except that a frame ≥ 5 ms past it is skipped when a later decodable frame is waiting.
-// After each decode the jitter estimate (jitter-estimator.ts, frames delayed by a retransmission
-// left out) sets the target delay, and the current delay rises toward it by what the frame was
-// late, or drops to it. The first keyframe is decoded at once. Chrome shows a frame when it is
-// decoded (no pre-renderer smoothing): that instant is the show instant. There is no decoder
-// here: the timing takes DECODE_MS for libwebrtc's decode-time estimate, and the decoder is busy
-// DECODER_BUSY_MS with each frame. Pure; no allocation per frame.
+// When a decodable frame is shown (docs/definitions.md#playout), as Chrome's libwebrtc M106 decides it
+// (video/video_stream_buffer_controller.cc, video/frame_decode_timing.cc,
+// modules/video_coding/timing/timing.cc): each frame's render time is its RTP timestamp extrapolated to local
+// time (timestamp-extrapolator.ts) plus the current playout delay, clamped to the min/max playout delay; the
+// next decodable frame is decoded when render time − decode time − 10 ms render delay comes (at once when
+// that has passed; never later than the frame buffer's timeout), except that a frame ≥ 5 ms past it is
+// skipped when a later decodable frame is waiting. After each decode the jitter estimate
+// (jitter-estimator.ts, frames delayed by a retransmission left out) sets the target delay, and the current
+// delay rises toward it by what the frame was late, or drops to it. The first keyframe is decoded at once.
+// Chrome shows a frame when it is decoded (no pre-renderer smoothing): that instant is the show instant.
+// There is no decoder here: the timing takes DECODE_MS for libwebrtc's decode-time estimate, and the decoder
+// is busy DECODER_BUSY_MS with each frame. Pure; no allocation per frame.
 import { JitterEstimator } from "./jitter-estimator.ts";
 import {
   DECODE_MS,
@@ -141,8 +140,9 @@ export class Playout {
     this.run();
   }
 
-  /** Decodes every frame due by `ns` (run() takes it in untilNs). */
+  /** Decodes every frame due by `ns` (in untilNs); called per packet, so run() only when one is due. */
   advance(ns: number): void {
+    if (this.eventNs < 0 || this.eventNs > ns) return;
     this.untilNs = ns;
     this.run();
   }
