@@ -123,7 +123,11 @@ export function viewerProfileMethod(profile: "browser" | "minimal"): string {
     profile === "browser"
       ? "browser: each viewer offered what libwebrtc M106 offers for a receive-only video section as far as it honours it — transport-cc with the transport-wide sequence number, rtx per codec, sdes:mid, abs-send-time — beside abs-capture-time, sent RTCP transport feedback every 50 ms where transport-cc was negotiated (transportFeedbackSent) and no REMB, and restored each retransmission on the RTX payload type to its original sequence number before loss, NACK and reassembly saw it (rtxReceived)"
       : "minimal: each viewer offered abs-capture-time alone, no transport-cc and no rtx, sent no transport feedback and no REMB, and took retransmissions on the media SSRC";
-  return `Viewer profile: ${what}. Receiver reports go out every 0.5–1.5 s, drawn uniformly (libwebrtc's for video). Reports made with different profiles are not ranked.`;
+  const reports =
+    profile === "browser"
+      ? "Receiver reports go out 0.5–1.5 s, drawn uniformly, after the last one sent, alone or leading a NACK or PLI, and carry no SDES (libwebrtc's for a receive-only video stream)."
+      : "Receiver reports go out 0.5–1.5 s, drawn uniformly, after the last one sent alone, and each carries an SDES (CNAME), the NACKs and PLIs they lead included (the earlier viewer's).";
+  return `Viewer profile: ${what}. ${reports} Reports made with different profiles are not ranked.`;
 }
 
 /** The method lines in docs/definitions.md#method-lines order, with the applicable appended lines. */

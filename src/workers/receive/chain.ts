@@ -16,6 +16,7 @@
 // figures of one stream are the same on each (test/e2e/receive-path.test.ts;
 // docs/definitions.md#receive-paths). The thread's shared things come in its context (../thread.ts).
 import type { ViewerPipeline } from "../../core/delay/viewer-pipeline.ts";
+import type { ViewerProfile } from "../../core/scenario/defaults.ts";
 import { SRTP_AEAD_AES_128_GCM } from "../../core/srtp/kdf.ts";
 import { absCaptureId, type IceOptions } from "../../net/rtc.ts";
 import type { RTCPeerConnection, RTCRtpTransceiver } from "../../net/werift/api.ts";
@@ -64,6 +65,8 @@ export interface ChainOptions {
   onRtx: () => void;
   /** our SRTP could not take over (werift internals moved) */
   onError: (err: Error) => void;
+  /** what the viewer offers and honours; its RTCP follows it (docs/definitions.md#viewer-profile) */
+  viewerProfile: ViewerProfile;
   /** the viewer's emulated link (docs/definitions.md#link-emulator); null: unimpaired */
   link: ViewerLink | null;
   /** the viewer's ICE options (the arena path may put its host candidate on the shared socket) */
@@ -180,6 +183,7 @@ function ownSrtp(
       onTransportFeedback: opts.onTransportFeedback,
       onRtx: opts.onRtx,
       keyframes,
+      viewerProfile: opts.viewerProfile,
       timerDone: () => thread.intake.mark(),
       ...(audioTr !== undefined && audio !== null
         ? { audio: { payloadTypes: audioTr.codecs.map((c) => c.payloadType), next: audio } }

@@ -33,9 +33,9 @@ export class NackSender {
   /**
    * `keyframes`: the viewer's request rule, once its pipeline exists; `timerDone`: told at the end
    * of each timer callback (the thread's intake marks it, intake.ts); `report`: the receiver report
-   * and SDES that lead each feedback message in one compound packet (RFC 3550 section 6.1;
-   * libwebrtc without rtcp-rsize leads with the report, no SDES: docs/definitions.md#nacks), or null
-   * for a bare message
+   * (and on the minimal profile an SDES) that leads each feedback message in one compound packet
+   * (RFC 3550 section 6.1; libwebrtc without rtcp-rsize leads with the report: receiver-reports.ts,
+   * docs/definitions.md#nacks), or null for a bare message
    */
   constructor(
     gen: NackGenerator,

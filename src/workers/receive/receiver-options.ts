@@ -1,5 +1,6 @@
 // What our SRTP and RTP stage (receiver.ts: the lean and arena paths) is told when its chain folds
 // (chain.ts).
+import type { ViewerProfile } from "../../core/scenario/defaults.ts";
 import type { SrtpProfile } from "../../core/srtp/kdf.ts";
 import type { KeyframeSource } from "./nack-sender.ts";
 import type { PacketStage } from "./stages.ts";
@@ -44,6 +45,12 @@ export interface OwnSrtpOptions {
    */
   rrMinMs?: number;
   rrMaxMs?: number;
+  /**
+   * the viewer's profile: browser (absent) sends its reports as libwebrtc M106, no SDES and each
+   * NACK or PLI compound re-drawing the periodic report; minimal, with an SDES and no re-draw
+   * (receiver-reports.ts, docs/definitions.md#nacks)
+   */
+  viewerProfile?: ViewerProfile;
   /** told at the end of each of its timer callbacks (the thread's intake marks it, intake.ts) */
   timerDone?: () => void;
 }

@@ -106,6 +106,7 @@ export class OwnSrtpStage implements ReceiveStage {
       minMs: opts.rrMinMs,
       maxMs: opts.rrMaxMs,
       timerDone: opts.timerDone,
+      browser: opts.viewerProfile !== "minimal",
     });
     this.nack = new NackSender(
       new NackGenerator(),
@@ -121,6 +122,11 @@ export class OwnSrtpStage implements ReceiveStage {
   /** Receiver reports written, periodic and compound heads alike. */
   get reportsSent(): number {
     return this.reports.sent;
+  }
+
+  /** Periodic receiver reports sent, each a compound packet of its own (no NACK or PLI after it). */
+  get reportsAlone(): number {
+    return this.reports.alone;
   }
 
   /** The rollover counter of the media SSRC (0 before any packet). */

@@ -64,6 +64,7 @@ function attach(
   const receive = buildReceiveChain(ctx.thread, ctx.receivePath, pc, tr, {
     ...(atr !== undefined && ctx.audio ? { audio: { tr: atr, sink: audioSink(ctx, st) } } : {}),
     counters: ctx.counters,
+    viewerProfile: ctx.viewerProfile,
     pipelineFor: (codec) => {
       const opts: ViewerPipelineOptions = {
         codec,
