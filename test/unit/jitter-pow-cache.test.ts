@@ -7,7 +7,10 @@
 // and sizes vary so that the state moves.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { JitterEstimator } from "../../src/core/render/jitter-estimator.ts";
+import { JitterEstimator, POW_ALPHA, POW_SCALE } from "../../src/core/render/jitter-estimator.ts";
+
+/** The estimator's doubles (one Float64Array, jitter-estimator.ts). */
+const doubles = (j: JitterEstimator): Float64Array => Reflect.get(j, "s");
 
 /** Every own field of the estimator that holds numbers, as a flat list (typed arrays expanded). */
 function state(j: JitterEstimator): [string, number][] {
@@ -30,15 +33,15 @@ test("jitter estimate: the kept alpha ** scale changes no field, bit for bit", (
     const delay = ((i * 7919) % 9) - 4;
     const bytes = i % 60 === 0 ? 14_000 : 1800 + ((i * 37) % 11) * 90;
     // forget the kept power: this one calls ** on every frame
-    Reflect.set(fresh, "powAlpha", -1);
-    const before = [Reflect.get(kept, "powAlpha"), Reflect.get(kept, "powScale")];
+    doubles(fresh)[POW_ALPHA] = -1;
+    const before = [doubles(kept)[POW_ALPHA], doubles(kept)[POW_SCALE]];
     kept.update(ms, delay, bytes);
     fresh.update(ms, delay, bytes);
-    const after = [Reflect.get(kept, "powAlpha"), Reflect.get(kept, "powScale")];
+    const after = [doubles(kept)[POW_ALPHA], doubles(kept)[POW_SCALE]];
     if (i > 0 && before[0] === after[0] && before[1] === after[1]) taken++;
     assert.equal(kept.estimateMs(), fresh.estimateMs());
-    const a = state(kept).filter(([k]) => k !== "powAlpha");
-    const b = state(fresh).filter(([k]) => k !== "powAlpha");
+    const a = state(kept).filter(([k]) => k !== `s[${POW_ALPHA}]`);
+    const b = state(fresh).filter(([k]) => k !== `s[${POW_ALPHA}]`);
     for (let f = 0; f < a.length; f++) {
       assert.ok(Object.is(a[f]![1], b[f]![1]), `frame ${i}: ${a[f]![0]} ${a[f]![1]} against ${b[f]![1]}`);
     }
